@@ -1,0 +1,281 @@
+//! The safe, scoped API: the compiler enforces the spec's lifetimes.
+//!
+//! * [`Arena`] owns the state over a borrowed buffer. [`Arena::split`] gives a [`Loader`]
+//!   (persistent and shared tensors, usable for as long as the split lasts) and a [`Runner`].
+//! * [`Runner::inference`] runs one inference in a scope: ephemeral tensors and scratch buffers
+//!   borrow the scope, and the ephemeral reset happens when it ends (also on unwind). Using an
+//!   ephemeral tensor after that reset does not compile.
+//! * [`Arena::reinit`] reclaims everything, persistent memory included; it needs `&mut Arena`,
+//!   so no tensor can be alive across it.
+//!
+//! ```
+//! use synaptic_mem::{Arena, ArenaBuffer, DType};
+//! let mut buf = ArenaBuffer::<{ 128 * 1024 }>::new();
+//! let mut arena = Arena::new(buf.as_mut_slice()).unwrap();
+//! let (loader, mut runner) = arena.split();
+//! let mut weights = loader.persistent(&[8, 8], DType::Int8).unwrap();
+//! weights.as_mut_slice::<i8>().unwrap().fill(3);
+//! for _ in 0..10 {
+//!     let sum = runner.inference(|inf| {
+//!         let mut act = inf.ephemeral(&[1, 8], DType::Int32).unwrap();
+//!         let scratch = inf.scratch(256).unwrap();
+//!         scratch.fill(0);
+//!         let w = weights.as_slice::<i8>().unwrap();
+//!         for (i, a) in act.as_mut_slice::<i32>().unwrap().iter_mut().enumerate() {
+//!             *a = w[i * 8..i * 8 + 8].iter().map(|&x| x as i32).sum();
+//!         }
+//!         act.as_slice::<i32>().unwrap().iter().sum::<i32>()
+//!     });
+//!     assert_eq!(sum, 192);
+//! }
+//! assert_eq!(runner.stats().reset_count, 10);
+//! assert_eq!(runner.stats().ephemeral_used, 0);
+//! ```
+//!
+//! An ephemeral tensor cannot outlive its inference:
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer, DType};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (_loader, mut runner) = arena.split();
+//! let escaped = runner.inference(|inf| inf.ephemeral(&[4], DType::Int8).unwrap());
+//! ```
+//!
+//! Nor be smuggled out through a captured variable:
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer, DType, Tensor};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (_loader, mut runner) = arena.split();
+//! let mut slot: Option<Tensor<'_>> = None;
+//! runner.inference(|inf| slot = Some(inf.ephemeral(&[4], DType::Int8).unwrap()));
+//! runner.inference(|_| ());
+//! let _ = slot.unwrap().bytes();
+//! ```
+//!
+//! Nor can a scratch buffer:
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (_loader, mut runner) = arena.split();
+//! let s: &mut [u8] = runner.inference(|inf| inf.scratch(64).unwrap());
+//! ```
+//!
+//! Inferences cannot nest (the inner reset would reclaim the outer scope's tensors):
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer, DType};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (_loader, mut runner) = arena.split();
+//! runner.inference(|inf| {
+//!     let t = inf.ephemeral(&[4], DType::Int8).unwrap();
+//!     runner.inference(|_| ());
+//!     let _ = t.bytes();
+//! });
+//! ```
+//!
+//! Re-initialising (which reclaims persistent memory) needs every tensor gone:
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer, DType};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (loader, _runner) = arena.split();
+//! let w = loader.persistent(&[4], DType::Int8).unwrap();
+//! arena.reinit();
+//! let _ = w.bytes();
+//! ```
+//!
+//! And there is only one runner per split, so the arena cannot be split twice at once:
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer};
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (_l1, mut r1) = arena.split();
+//! let (_l2, mut r2) = arena.split();
+//! r1.inference(|_| ());
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::config::{ConfigError, DEFAULT_SCRATCH_SIZE};
+use crate::dtype::{DType, Lifetime};
+use crate::error::AllocError;
+use crate::raw::{RawArena, Tensor};
+use crate::stats::Stats;
+
+/// A 16-byte aligned byte buffer of `N` bytes, e.g. a local or a field holding an arena.
+///
+/// ```
+/// let mut buf = synaptic_mem::ArenaBuffer::<4096>::new();
+/// assert_eq!(buf.as_mut_slice().as_ptr() as usize % 16, 0);
+/// ```
+#[repr(C, align(16))]
+pub struct ArenaBuffer<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> ArenaBuffer<N> {
+    /// A zeroed buffer (`const`, so it can initialise a `static`).
+    pub const fn new() -> Self {
+        Self([0; N])
+    }
+    /// The bytes, 16-byte aligned.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+}
+
+impl<const N: usize> Default for ArenaBuffer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A tensor arena over a borrowed buffer: persistent, ephemeral and scratch regions, plus an
+/// optional shared region. Several arenas may exist at once (one per model).
+///
+/// See the [module docs](crate::arena) for the scoped API and what it refuses to compile.
+///
+/// ```
+/// use synaptic_mem::{Arena, ArenaBuffer, DType, Lifetime};
+/// let mut buf = ArenaBuffer::<131072>::new();
+/// let mut io = ArenaBuffer::<1024>::new();
+/// let mut arena = Arena::new(buf.as_mut_slice()).unwrap(); // 16 KB scratch by default
+/// arena.set_shared_region(io.as_mut_slice()).unwrap();
+/// assert_eq!(arena.stats().tensor_capacity, 114_688); // 112 KB tensor space
+/// let (loader, mut runner) = arena.split();
+/// let input = loader.shared(&[1, 4], DType::Float32).unwrap();
+/// assert_eq!(input.lifetime(), Lifetime::Shared);
+/// runner.inference(|inf| {
+///     let t = inf.ephemeral(&[1, 16], DType::Int8).unwrap();
+///     assert_eq!(t.size(), 16);
+/// });
+/// ```
+pub struct Arena<'buf> {
+    raw: RawArena<'buf>,
+}
+
+impl<'buf> Arena<'buf> {
+    /// An arena over all of `buf` with the default 16 KB scratch pool.
+    pub fn new(buf: &'buf mut [u8]) -> Result<Self, ConfigError> {
+        Self::with_scratch(buf, DEFAULT_SCRATCH_SIZE)
+    }
+
+    /// An arena over all of `buf` with a `scratch_size`-byte scratch pool at its top.
+    /// `buf.len()` must lie in 4096..=524288 and `scratch_size` in 1024..=65536, below it.
+    /// An unaligned buffer is aligned up; the lost bytes show in [`Stats::usable_size`].
+    pub fn with_scratch(buf: &'buf mut [u8], scratch_size: usize) -> Result<Self, ConfigError> {
+        Ok(Self {
+            raw: RawArena::new(buf, scratch_size)?,
+        })
+    }
+
+    /// Registers the shared (IPC) region that SHARED tensors are allocated from.
+    pub fn set_shared_region(&mut self, region: &'buf mut [u8]) -> Result<(), ConfigError> {
+        self.raw.set_shared(region)
+    }
+
+    /// Splits the arena into a [`Loader`] (persistent and shared tensors) and a [`Runner`]
+    /// (inference scopes). Both borrow the arena until they and their tensors are dropped.
+    pub fn split(&mut self) -> (Loader<'_>, Runner<'_>) {
+        (Loader { raw: &self.raw }, Runner { raw: &self.raw })
+    }
+
+    /// Re-initialises: every region empty (the shared region stays registered), statistics
+    /// zero. The only way to reclaim persistent memory; needs every tensor gone.
+    pub fn reinit(&mut self) {
+        self.raw.clear();
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> Stats {
+        self.raw.stats()
+    }
+}
+
+/// Allocates persistent (weights, biases) and shared (model input/output) tensors; they stay
+/// usable across inferences for as long as the split lasts. `Copy`: hand it to model loaders.
+#[derive(Clone, Copy)]
+pub struct Loader<'a> {
+    raw: &'a RawArena<'a>,
+}
+
+impl<'a> Loader<'a> {
+    /// A persistent tensor. Refused with [`ErrorKind::EphemeralLive`](crate::ErrorKind) while
+    /// ephemeral tensors or scratch are live (it would overlap the ephemeral region).
+    pub fn persistent(&self, shape: &[u32], dtype: DType) -> Result<Tensor<'a>, AllocError> {
+        self.raw.alloc_view(shape, dtype, Lifetime::Persistent)
+    }
+
+    /// A tensor in the shared (IPC) region; fails with
+    /// [`ErrorKind::NoSharedRegion`](crate::ErrorKind) if none is registered.
+    pub fn shared(&self, shape: &[u32], dtype: DType) -> Result<Tensor<'a>, AllocError> {
+        self.raw.alloc_view(shape, dtype, Lifetime::Shared)
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> Stats {
+        self.raw.stats()
+    }
+}
+
+/// Runs inferences. There is one per [`Arena::split`]; [`Runner::inference`] needs it mutably,
+/// so inference scopes never nest.
+pub struct Runner<'a> {
+    raw: &'a RawArena<'a>,
+}
+
+impl<'a> Runner<'a> {
+    /// Runs `f` as one inference. Ephemeral tensors and scratch buffers allocated through the
+    /// [`Inference`] borrow it; when `f` returns (or unwinds) the ephemeral region and the
+    /// scratch pool are reset in O(1).
+    pub fn inference<R>(&mut self, f: impl for<'i> FnOnce(&Inference<'i>) -> R) -> R {
+        struct ResetOnDrop<'r, 'b>(&'r RawArena<'b>);
+        impl Drop for ResetOnDrop<'_, '_> {
+            fn drop(&mut self) {
+                self.0.reset_ephemeral();
+            }
+        }
+        let _reset = ResetOnDrop(self.raw);
+        f(&Inference {
+            raw: self.raw,
+            _scope: PhantomData,
+        })
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> Stats {
+        self.raw.stats()
+    }
+}
+
+/// One inference scope: ephemeral tensors and scratch buffers live until it ends.
+pub struct Inference<'i> {
+    raw: &'i RawArena<'i>,
+    /// Invariant in `'i`, so nothing allocated here can be stretched past the scope.
+    _scope: PhantomData<fn(&'i ()) -> &'i ()>,
+}
+
+impl<'i> Inference<'i> {
+    /// An ephemeral tensor (an activation), reclaimed when the inference ends.
+    #[inline]
+    pub fn ephemeral(&self, shape: &[u32], dtype: DType) -> Result<Tensor<'i>, AllocError> {
+        self.raw.alloc_view(shape, dtype, Lifetime::Ephemeral)
+    }
+
+    /// `size` bytes (16-byte aligned) from the scratch pool, reclaimed when the inference ends.
+    #[inline]
+    pub fn scratch(&self, size: usize) -> Result<&'i mut [u8], AllocError> {
+        self.raw.scratch_view(size)
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> Stats {
+        self.raw.stats()
+    }
+}

@@ -1,0 +1,157 @@
+//! Arena configuration: the spec's Kconfig defaults and ranges.
+
+use core::fmt;
+
+/// Every allocation (descriptor and data) is aligned to this many bytes (NPU DMA alignment).
+pub const ALIGN: usize = 16;
+
+/// `CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE` default: 128 KB.
+pub const DEFAULT_ARENA_SIZE: usize = 131_072;
+/// `CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE` default: 16 KB.
+pub const DEFAULT_SCRATCH_SIZE: usize = 16_384;
+/// Smallest accepted arena (4 KB).
+pub const MIN_ARENA_SIZE: usize = 4_096;
+/// Largest accepted arena (512 KB).
+pub const MAX_ARENA_SIZE: usize = 524_288;
+/// Smallest accepted scratch pool (1 KB).
+pub const MIN_SCRATCH_SIZE: usize = 1_024;
+/// Largest accepted scratch pool (64 KB).
+pub const MAX_SCRATCH_SIZE: usize = 65_536;
+/// Smallest accepted shared (IPC) region after alignment: one descriptor and 16 data bytes.
+pub const MIN_SHARED_SIZE: usize = 48;
+/// Largest accepted shared (IPC) region.
+pub const MAX_SHARED_SIZE: usize = 1 << 30;
+
+/// Rounds `n` up to the next multiple of [`ALIGN`]. `n` must be at most `usize::MAX - 15`.
+#[inline(always)]
+pub const fn align_up(n: usize) -> usize {
+    (n + (ALIGN - 1)) & !(ALIGN - 1)
+}
+
+/// Rounds `n` down to a multiple of [`ALIGN`].
+#[inline(always)]
+pub const fn align_down(n: usize) -> usize {
+    n & !(ALIGN - 1)
+}
+
+/// Sizes of an arena: the whole region and the scratch pool at its top.
+///
+/// ```
+/// use synaptic_mem::ArenaConfig;
+/// let cfg = ArenaConfig::DEFAULT;
+/// assert_eq!((cfg.arena_size, cfg.scratch_size), (131_072, 16_384));
+/// assert!(cfg.validate().is_ok());
+/// assert!(ArenaConfig { arena_size: 2048, scratch_size: 1024 }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArenaConfig {
+    /// Bytes of the whole arena (persistent + ephemeral + scratch), 4096..=524288.
+    pub arena_size: usize,
+    /// Bytes of the scratch pool at the top of the arena, 1024..=65536 and below `arena_size`.
+    pub scratch_size: usize,
+}
+
+impl ArenaConfig {
+    /// The spec's defaults: 128 KB arena, 16 KB scratch pool (112 KB tensor space).
+    pub const DEFAULT: ArenaConfig = ArenaConfig {
+        arena_size: DEFAULT_ARENA_SIZE,
+        scratch_size: DEFAULT_SCRATCH_SIZE,
+    };
+
+    /// Checks the Kconfig ranges: arena 4096..=524288, scratch 1024..=65536, scratch < arena.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if self.arena_size < MIN_ARENA_SIZE || self.arena_size > MAX_ARENA_SIZE {
+            return Err(ConfigError::ArenaSizeOutOfRange {
+                size: self.arena_size,
+            });
+        }
+        if self.scratch_size < MIN_SCRATCH_SIZE || self.scratch_size > MAX_SCRATCH_SIZE {
+            return Err(ConfigError::ScratchSizeOutOfRange {
+                size: self.scratch_size,
+            });
+        }
+        if self.scratch_size >= self.arena_size {
+            return Err(ConfigError::ScratchNotSmallerThanArena {
+                scratch_size: self.scratch_size,
+                arena_size: self.arena_size,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// Why an arena (or a shared region) could not be set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The arena size is outside 4096..=524288 bytes.
+    ArenaSizeOutOfRange {
+        /// The size that was asked for.
+        size: usize,
+    },
+    /// The scratch pool size is outside 1024..=65536 bytes.
+    ScratchSizeOutOfRange {
+        /// The size that was asked for.
+        size: usize,
+    },
+    /// The scratch pool would take the whole arena (or more).
+    ScratchNotSmallerThanArena {
+        /// Requested scratch pool size.
+        scratch_size: usize,
+        /// Requested arena size.
+        arena_size: usize,
+    },
+    /// After aligning the base up to 16 bytes, no tensor space is left below the scratch pool.
+    NoTensorSpace {
+        /// Usable bytes after alignment.
+        usable_size: usize,
+        /// Requested scratch pool size.
+        scratch_size: usize,
+    },
+    /// The base pointer is NULL.
+    NullBase,
+    /// The shared (IPC) region is outside 48..=2^30 bytes after alignment.
+    SharedSizeOutOfRange {
+        /// The size that was given.
+        size: usize,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ConfigError::ArenaSizeOutOfRange { size } => write!(
+                f,
+                "arena size {size} B is outside {MIN_ARENA_SIZE}..={MAX_ARENA_SIZE} B"
+            ),
+            ConfigError::ScratchSizeOutOfRange { size } => write!(
+                f,
+                "scratch pool size {size} B is outside {MIN_SCRATCH_SIZE}..={MAX_SCRATCH_SIZE} B"
+            ),
+            ConfigError::ScratchNotSmallerThanArena {
+                scratch_size,
+                arena_size,
+            } => write!(
+                f,
+                "scratch pool ({scratch_size} B) must be smaller than the arena ({arena_size} B)"
+            ),
+            ConfigError::NoTensorSpace {
+                usable_size,
+                scratch_size,
+            } => write!(
+                f,
+                "no tensor space left: {usable_size} B usable after alignment, {scratch_size} B scratch pool"
+            ),
+            ConfigError::NullBase => f.write_str("arena base pointer is NULL"),
+            ConfigError::SharedSizeOutOfRange { size } => write!(
+                f,
+                "shared region size {size} B is outside {MIN_SHARED_SIZE}..={MAX_SHARED_SIZE} B (after 16-byte alignment)"
+            ),
+        }
+    }
+}

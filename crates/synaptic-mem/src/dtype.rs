@@ -1,0 +1,180 @@
+//! Data types, lifetimes and the shape → byte-size rule.
+
+use crate::error::ErrorKind;
+
+/// Element type of a tensor. Values match the C enum `syn_npu_dtype_t` (0..=7).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// Signed 8-bit integer.
+    Int8 = 0,
+    /// Unsigned 8-bit integer.
+    UInt8 = 1,
+    /// Signed 16-bit integer.
+    Int16 = 2,
+    /// Signed 32-bit integer.
+    Int32 = 3,
+    /// IEEE 754 half precision (stored as raw `u16` bits).
+    Float16 = 4,
+    /// IEEE 754 single precision.
+    Float32 = 5,
+    /// bfloat16 (stored as raw `u16` bits).
+    BFloat16 = 6,
+    /// Signed 4-bit integer, two values per byte; the byte size is rounded up.
+    Int4 = 7,
+}
+
+impl DType {
+    /// All data types, in C enum order.
+    pub const ALL: [DType; 8] = [
+        DType::Int8,
+        DType::UInt8,
+        DType::Int16,
+        DType::Int32,
+        DType::Float16,
+        DType::Float32,
+        DType::BFloat16,
+        DType::Int4,
+    ];
+
+    /// Bits per element (4 for [`DType::Int4`]).
+    #[inline(always)]
+    pub const fn bits(self) -> u32 {
+        match self {
+            DType::Int4 => 4,
+            DType::Int8 | DType::UInt8 => 8,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 16,
+            DType::Int32 | DType::Float32 => 32,
+        }
+    }
+
+    /// The data type with C enum value `v`, if there is one.
+    #[inline]
+    pub const fn from_u8(v: u8) -> Option<DType> {
+        if (v as usize) < Self::ALL.len() {
+            Some(Self::ALL[v as usize])
+        } else {
+            None
+        }
+    }
+
+    /// Short lower-case name (`"int8"`, `"float32"`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::Int8 => "int8",
+            DType::UInt8 => "uint8",
+            DType::Int16 => "int16",
+            DType::Int32 => "int32",
+            DType::Float16 => "float16",
+            DType::Float32 => "float32",
+            DType::BFloat16 => "bfloat16",
+            DType::Int4 => "int4",
+        }
+    }
+}
+
+/// How long a tensor lives. Values match the C enum `syn_mem_lifetime_t` (0, 1, 2).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lifetime {
+    /// Lives across inference calls (weights, biases); reclaimed only by re-initialising.
+    Persistent = 0,
+    /// Freed after each inference (activations) by `reset_ephemeral`.
+    Ephemeral = 1,
+    /// In the shared IPC region (input/output tensors); survives resets.
+    Shared = 2,
+}
+
+impl Lifetime {
+    /// The lifetime with C enum value `v`, if there is one.
+    #[inline]
+    pub const fn from_u8(v: u8) -> Option<Lifetime> {
+        match v {
+            0 => Some(Lifetime::Persistent),
+            1 => Some(Lifetime::Ephemeral),
+            2 => Some(Lifetime::Shared),
+            _ => None,
+        }
+    }
+}
+
+/// Largest data size of one tensor, in bytes (anything larger is reported as a size overflow).
+pub const MAX_TENSOR_BYTES: u64 = (u32::MAX >> 1) as u64;
+
+/// Pads a 1- to 4-D shape to four dimensions (unused trailing dimensions are 1), and returns it
+/// with the data size in bytes for `dtype`. Constant work: no loop over the shape.
+///
+/// Errors: [`ErrorKind::InvalidNdim`] (0 or more than 4 dimensions), [`ErrorKind::ZeroDimension`],
+/// [`ErrorKind::SizeOverflow`] (element count above `u32::MAX` or bytes above
+/// [`MAX_TENSOR_BYTES`]).
+///
+/// ```
+/// use synaptic_mem::{shape_bytes, DType};
+/// assert_eq!(shape_bytes(&[2, 3], DType::Float32), Ok(([2, 3, 1, 1], 24)));
+/// assert_eq!(shape_bytes(&[3], DType::Int4), Ok(([3, 1, 1, 1], 2)));
+/// ```
+#[inline(always)]
+pub fn shape_bytes(shape: &[u32], dtype: DType) -> Result<([u32; 4], u32), ErrorKind> {
+    let dims = match *shape {
+        [a] => [a, 1, 1, 1],
+        [a, b] => [a, b, 1, 1],
+        [a, b, c] => [a, b, c, 1],
+        [a, b, c, d] => [a, b, c, d],
+        _ => return Err(ErrorKind::InvalidNdim),
+    };
+    let elements = match dims[0]
+        .checked_mul(dims[1])
+        .and_then(|n| n.checked_mul(dims[2]))
+        .and_then(|n| n.checked_mul(dims[3]))
+    {
+        Some(0) => return Err(ErrorKind::ZeroDimension),
+        Some(n) => n,
+        None => return Err(overflow_kind(&dims)),
+    };
+    let bytes = (elements as u64 * dtype.bits() as u64 + 7) >> 3;
+    if bytes > MAX_TENSOR_BYTES {
+        return Err(ErrorKind::SizeOverflow);
+    }
+    Ok((dims, bytes as u32))
+}
+
+/// A zero dimension wins over an overflow in the other dimensions.
+#[cold]
+fn overflow_kind(dims: &[u32; 4]) -> ErrorKind {
+    if dims.contains(&0) {
+        ErrorKind::ZeroDimension
+    } else {
+        ErrorKind::SizeOverflow
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A plain element type that tensor data can be viewed as (`i8`, `u8`, `i16`, `i32`, `f32`,
+/// `u16` for the raw bits of FLOAT16/BFLOAT16, `u8` for packed INT4 pairs).
+///
+/// Sealed: every implementor is valid for every bit pattern and has alignment ≤ 16.
+pub trait Element: Copy + sealed::Sealed + 'static {
+    /// Whether a tensor of data type `dtype` may be viewed as a slice of `Self`.
+    fn matches(dtype: DType) -> bool;
+}
+
+macro_rules! element {
+    ($t:ty, $($d:pat_param)|+) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            #[inline]
+            fn matches(dtype: DType) -> bool {
+                matches!(dtype, $($d)|+)
+            }
+        }
+    };
+}
+element!(i8, DType::Int8);
+element!(u8, DType::UInt8 | DType::Int4);
+element!(i16, DType::Int16);
+element!(u16, DType::Float16 | DType::BFloat16);
+element!(i32, DType::Int32);
+element!(f32, DType::Float32);

@@ -1,0 +1,115 @@
+//! Memory plans: activations at precomputed offsets in an ephemeral region of exactly the
+//! planned size (made by `synaptic-plan` / `synmem emit`).
+
+use crate::config::align_up;
+
+/// One planned activation tensor.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlanSlot {
+    /// Offset of the data from the start of the planned ephemeral region (multiple of 16).
+    pub offset: u32,
+    /// Bytes of data (the block spans `size` rounded up to 16).
+    pub size: u32,
+    /// First operator (execution order, 0-based) at which the tensor is live.
+    pub first_op: u16,
+    /// Last operator at which the tensor is live (inclusive).
+    pub last_op: u16,
+}
+
+impl PlanSlot {
+    /// End of the slot's block (offset + size rounded up to 16).
+    #[inline]
+    pub const fn end(&self) -> usize {
+        self.offset as usize + align_up(self.size as usize)
+    }
+    /// Whether the two slots are live at a common operator.
+    #[inline]
+    pub const fn lifetimes_overlap(&self, other: &PlanSlot) -> bool {
+        self.first_op <= other.last_op && other.first_op <= self.last_op
+    }
+    /// Whether the two slots' blocks share a byte.
+    #[inline]
+    pub const fn memory_overlaps(&self, other: &PlanSlot) -> bool {
+        (self.offset as usize) < other.end() && (other.offset as usize) < self.end()
+    }
+}
+
+/// A plan: the size of the ephemeral region and one slot per activation.
+///
+/// ```
+/// use synaptic_mem::plan::{Plan, PlanSlot};
+/// const SLOTS: &[PlanSlot] = &[
+///     PlanSlot { offset: 0, size: 100, first_op: 0, last_op: 1 },
+///     PlanSlot { offset: 112, size: 40, first_op: 1, last_op: 2 },
+///     PlanSlot { offset: 0, size: 64, first_op: 2, last_op: 3 }, // reuses slot 0's memory
+/// ];
+/// let plan = Plan { region_size: 160, slots: SLOTS };
+/// assert_eq!(plan.validate(), Ok(()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan<'p> {
+    /// Bytes of the planned ephemeral region (multiple of 16).
+    pub region_size: u32,
+    /// One slot per activation, indexed by the runtime.
+    pub slots: &'p [PlanSlot],
+}
+
+/// Why a plan is not usable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// The region size is not a multiple of 16.
+    UnalignedRegion,
+    /// Slot `0` has an offset that is not a multiple of 16.
+    UnalignedOffset(usize),
+    /// Slot `0` ends beyond the region.
+    OutOfRegion(usize),
+    /// Slot `0` has `first_op > last_op` or a zero size.
+    BadSlot(usize),
+    /// Slots `.0` and `.1` are live at the same time and share memory.
+    Overlap(usize, usize),
+}
+
+impl core::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            PlanError::UnalignedRegion => f.write_str("plan region size is not a multiple of 16"),
+            PlanError::UnalignedOffset(i) => write!(f, "slot {i}: offset not 16-byte aligned"),
+            PlanError::OutOfRegion(i) => write!(f, "slot {i}: ends beyond the plan's region"),
+            PlanError::BadSlot(i) => write!(f, "slot {i}: empty size or first_op > last_op"),
+            PlanError::Overlap(a, b) => {
+                write!(
+                    f,
+                    "slots {a} and {b} are live together and overlap in memory"
+                )
+            }
+        }
+    }
+}
+
+impl Plan<'_> {
+    /// Checks every slot: aligned, inside the region, and disjoint in memory from every slot
+    /// whose lifetime overlaps its own. O(n²), done once when a plan is loaded.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.region_size % 16 != 0 {
+            return Err(PlanError::UnalignedRegion);
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.offset % 16 != 0 {
+                return Err(PlanError::UnalignedOffset(i));
+            }
+            if s.size == 0 || s.first_op > s.last_op {
+                return Err(PlanError::BadSlot(i));
+            }
+            if s.end() > self.region_size as usize {
+                return Err(PlanError::OutOfRegion(i));
+            }
+            for (j, t) in self.slots[..i].iter().enumerate() {
+                if s.lifetimes_overlap(t) && s.memory_overlaps(t) {
+                    return Err(PlanError::Overlap(j, i));
+                }
+            }
+        }
+        Ok(())
+    }
+}

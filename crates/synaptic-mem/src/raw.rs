@@ -1,0 +1,654 @@
+//! The raw arena: bump logic over a raw byte region, and every `unsafe` block of the crate.
+//!
+//! # Layout (offsets from the 16-byte aligned base)
+//!
+//! ```text
+//! 0          pers_end        top                 tensor_cap          usable
+//! | persistent | ephemeral     | free ...           | scratch pool ... |
+//! ```
+//!
+//! # Invariants (hold between any two calls)
+//!
+//! 1. `base` is 16-byte aligned and `base .. base + usable` is memory this arena alone may use
+//!    (a `&'a mut [u8]` it borrows, or what the `unsafe` constructor's caller promised).
+//! 2. `0 <= pers_end <= top <= tensor_cap <= usable`, all multiples of 16;
+//!    `0 <= scratch_top <= scratch_cap = usable - tensor_cap`, multiple of 16;
+//!    `0 <= shared_top <= shared_cap`, multiples of 16, `shared_base` 16-byte aligned.
+//! 3. Every block handed out lies below its region's bump offset, and blocks of one region never
+//!    overlap: an offset only moves up, except `reset_ephemeral` (ephemeral and scratch) and
+//!    [`RawArena::clear`] / re-initialisation (everything).
+//! 4. An uninitialised arena has every capacity 0, so every allocation fails.
+//!
+//! The raw API hands out `NonNull` pointers: using them after the reset that reclaimed them is
+//! the caller's responsibility (the C API's contract). The safe API (`crate::arena`) is the only
+//! user of the `pub(crate)` view constructors below, and its types guarantee that no view
+//! outlives the reset or re-initialisation that reclaims its memory.
+
+use core::cell::Cell;
+use core::marker::PhantomData;
+use core::ptr::{self, NonNull};
+
+use crate::config::{
+    align_down, align_up, ArenaConfig, ConfigError, MAX_SHARED_SIZE, MIN_SHARED_SIZE,
+};
+use crate::dtype::{shape_bytes, DType, Element, Lifetime};
+use crate::error::{AllocError, ErrorKind, Region};
+use crate::stats::Stats;
+use crate::tensor::{TensorDesc, DESC_SPAN};
+
+/// Bump allocator state over one arena (and an optional shared region).
+///
+/// Interior mutability (`Cell`) lets several handles share it on one thread; it is `Send` but
+/// not `Sync`. The C API keeps one in a `critical_section::Mutex`.
+///
+/// ```
+/// use synaptic_mem::{raw::RawArena, DType, Lifetime};
+/// let mut buf = synaptic_mem::ArenaBuffer::<8192>::new();
+/// let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+/// let t = arena.alloc(&[4, 4], DType::Int8, Lifetime::Ephemeral).unwrap();
+/// let d = unsafe { t.as_ref() };
+/// assert_eq!(d.data_ptr() as usize % 16, 0);
+/// assert_eq!(d.size(), 16);
+/// arena.reset_ephemeral();
+/// assert_eq!(arena.stats().ephemeral_used, 0);
+/// ```
+pub struct RawArena<'a> {
+    base: Cell<*mut u8>,
+    arena_size: Cell<usize>,
+    usable: Cell<usize>,
+    tensor_cap: Cell<usize>,
+    scratch_size: Cell<usize>,
+    pers_end: Cell<usize>,
+    top: Cell<usize>,
+    scratch_top: Cell<usize>,
+    shared_base: Cell<*mut u8>,
+    shared_size: Cell<usize>,
+    shared_cap: Cell<usize>,
+    shared_top: Cell<usize>,
+    arena_peak: Cell<usize>,
+    ephemeral_peak: Cell<usize>,
+    scratch_peak: Cell<usize>,
+    alloc_count: Cell<u32>,
+    reset_count: Cell<u32>,
+    failed_count: Cell<u32>,
+    _mem: PhantomData<&'a mut [u8]>,
+}
+
+// SAFETY: the raw pointers refer to memory owned (borrowed mutably) by this arena alone; moving
+// the arena to another thread moves that ownership with it. `Cell` keeps it `!Sync`.
+unsafe impl Send for RawArena<'_> {}
+
+impl core::fmt::Debug for RawArena<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RawArena")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+impl Default for RawArena<'_> {
+    fn default() -> Self {
+        Self::UNINIT
+    }
+}
+
+impl<'a> RawArena<'a> {
+    /// An arena with no memory: every allocation fails with [`ErrorKind::NotInitialized`].
+    pub const UNINIT: RawArena<'a> = RawArena {
+        base: Cell::new(ptr::null_mut()),
+        arena_size: Cell::new(0),
+        usable: Cell::new(0),
+        tensor_cap: Cell::new(0),
+        scratch_size: Cell::new(0),
+        pers_end: Cell::new(0),
+        top: Cell::new(0),
+        scratch_top: Cell::new(0),
+        shared_base: Cell::new(ptr::null_mut()),
+        shared_size: Cell::new(0),
+        shared_cap: Cell::new(0),
+        shared_top: Cell::new(0),
+        arena_peak: Cell::new(0),
+        ephemeral_peak: Cell::new(0),
+        scratch_peak: Cell::new(0),
+        alloc_count: Cell::new(0),
+        reset_count: Cell::new(0),
+        failed_count: Cell::new(0),
+        _mem: PhantomData,
+    };
+
+    /// An arena over `buf` (its length is the arena size) with a `scratch_size`-byte pool.
+    pub fn new(buf: &'a mut [u8], scratch_size: usize) -> Result<Self, ConfigError> {
+        let arena = Self::UNINIT;
+        // SAFETY: `buf` is exclusively borrowed for 'a, which the arena carries in its type.
+        unsafe { arena.init(buf.as_mut_ptr(), buf.len(), scratch_size)? };
+        Ok(arena)
+    }
+
+    /// (Re-)initialises the arena over `len` bytes at `base`, dropping all earlier allocations,
+    /// statistics and the shared region. On error nothing changes.
+    ///
+    /// # Safety
+    /// `base .. base + len` must be valid for reads and writes and used by nothing but this arena
+    /// (and the pointers it hands out) until the next `init` or the arena's end of life.
+    pub unsafe fn init(
+        &self,
+        base: *mut u8,
+        len: usize,
+        scratch_size: usize,
+    ) -> Result<(), ConfigError> {
+        ArenaConfig {
+            arena_size: len,
+            scratch_size,
+        }
+        .validate()?;
+        if base.is_null() {
+            return Err(ConfigError::NullBase);
+        }
+        let pad = base.addr().wrapping_neg() & 15;
+        let usable = align_down(len - pad);
+        if usable <= scratch_size + DESC_SPAN {
+            return Err(ConfigError::NoTensorSpace {
+                usable_size: usable,
+                scratch_size,
+            });
+        }
+        let tensor_cap = align_down(usable - scratch_size);
+        self.base.set(base.wrapping_add(pad));
+        self.arena_size.set(len);
+        self.usable.set(usable);
+        self.tensor_cap.set(tensor_cap);
+        self.scratch_size.set(scratch_size);
+        self.shared_base.set(ptr::null_mut());
+        self.shared_size.set(0);
+        self.shared_cap.set(0);
+        self.clear();
+        Ok(())
+    }
+
+    /// Registers the shared (IPC) region for [`Lifetime::Shared`] tensors, replacing (and
+    /// emptying) any earlier one.
+    pub fn set_shared(&self, region: &'a mut [u8]) -> Result<(), ConfigError> {
+        // SAFETY: `region` is exclusively borrowed for 'a, which the arena carries in its type.
+        unsafe { self.set_shared_raw(region.as_mut_ptr(), region.len()) }
+    }
+
+    /// Registers `len` bytes at `base` as the shared region, replacing (and emptying) any earlier
+    /// one. The base is aligned up to 16 and the size reduced to a multiple of 16; the result
+    /// must lie in 48..=2^30 bytes. On error nothing changes.
+    ///
+    /// # Safety
+    /// As for [`RawArena::init`], for the shared region.
+    pub unsafe fn set_shared_raw(&self, base: *mut u8, len: usize) -> Result<(), ConfigError> {
+        if base.is_null() {
+            return Err(ConfigError::NullBase);
+        }
+        let pad = base.addr().wrapping_neg() & 15;
+        let cap = align_down(len.saturating_sub(pad));
+        if !(MIN_SHARED_SIZE..=MAX_SHARED_SIZE).contains(&cap) {
+            return Err(ConfigError::SharedSizeOutOfRange { size: len });
+        }
+        self.shared_base.set(base.wrapping_add(pad));
+        self.shared_size.set(len);
+        self.shared_cap.set(cap);
+        self.shared_top.set(0);
+        Ok(())
+    }
+
+    /// Whether [`RawArena::init`] (or [`RawArena::new`]) has succeeded.
+    #[inline]
+    pub fn is_initialized(&self) -> bool {
+        self.usable.get() != 0
+    }
+
+    /// Whether a shared region is registered.
+    #[inline]
+    pub fn has_shared(&self) -> bool {
+        self.shared_cap.get() != 0
+    }
+
+    /// Re-initialises in place: every region empty (the shared region stays registered, empty),
+    /// every statistic zero. The only way to reclaim persistent memory.
+    pub fn clear(&self) {
+        for c in [
+            &self.pers_end,
+            &self.top,
+            &self.scratch_top,
+            &self.shared_top,
+            &self.arena_peak,
+            &self.ephemeral_peak,
+            &self.scratch_peak,
+        ] {
+            c.set(0);
+        }
+        self.alloc_count.set(0);
+        self.reset_count.set(0);
+        self.failed_count.set(0);
+    }
+
+    /// Allocates a tensor: descriptor at a 16-byte aligned offset, data at the next 16-byte
+    /// boundary after it. Align, check, bump: constant work whatever the size.
+    ///
+    /// Persistent allocations are refused ([`ErrorKind::EphemeralLive`]) while ephemeral tensors
+    /// or scratch buffers are live. On error only the failed-allocation count changes.
+    #[inline]
+    pub fn alloc(
+        &self,
+        shape: &[u32],
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        let (dims, bytes) = match shape_bytes(shape, dtype) {
+            Ok(v) => v,
+            Err(kind) => return Err(self.fail(kind, region_of(lifetime), 0)),
+        };
+        let needed = DESC_SPAN + align_up(bytes as usize);
+        let (base, start) = match lifetime {
+            Lifetime::Ephemeral => {
+                let start = self.top.get();
+                let end = start + needed;
+                if end > self.tensor_cap.get() {
+                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+                }
+                self.top.set(end);
+                (self.base.get(), start)
+            }
+            Lifetime::Persistent => {
+                let start = self.top.get();
+                if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+                    return Err(self.fail(ErrorKind::EphemeralLive, Region::Persistent, needed));
+                }
+                let end = start + needed;
+                if end > self.tensor_cap.get() {
+                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Persistent, needed));
+                }
+                self.top.set(end);
+                self.pers_end.set(end);
+                (self.base.get(), start)
+            }
+            Lifetime::Shared => {
+                let start = self.shared_top.get();
+                let end = start + needed;
+                if end > self.shared_cap.get() {
+                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Shared, needed));
+                }
+                self.shared_top.set(end);
+                (self.shared_base.get(), start)
+            }
+        };
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        // SAFETY: `start .. start + needed` lies inside the region (`end <= cap` checked above,
+        // invariant 2), so both pointers are in bounds of the region's allocation; `start` is a
+        // multiple of 16 and `base` 16-byte aligned, so the descriptor is aligned. The block was
+        // free (above the old bump offset, invariant 3), so nothing else refers to it.
+        unsafe {
+            let desc = base.add(start).cast::<TensorDesc>();
+            let data = base.add(start + DESC_SPAN);
+            desc.write(TensorDesc {
+                data,
+                shape: dims,
+                ndim: shape.len() as u8,
+                dtype,
+                lifetime,
+                reserved: 0,
+                size: bytes,
+            });
+            Ok(NonNull::new_unchecked(desc))
+        }
+    }
+
+    /// Takes `size` bytes (16-byte aligned) from the scratch pool. Freed by
+    /// [`RawArena::reset_ephemeral`].
+    #[inline]
+    pub fn scratch_acquire(&self, size: usize) -> Result<NonNull<u8>, AllocError> {
+        let cap = self.scratch_cap();
+        if size.wrapping_sub(1) >= cap {
+            let kind = if size == 0 {
+                ErrorKind::ZeroSize
+            } else {
+                ErrorKind::TooLarge
+            };
+            return Err(self.fail(kind, Region::Scratch, size));
+        }
+        let start = self.scratch_top.get();
+        let end = start + align_up(size);
+        if end > cap {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Scratch, align_up(size)));
+        }
+        self.scratch_top.set(end);
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        // SAFETY: `tensor_cap + start < usable` (start < end <= cap = usable - tensor_cap), so
+        // the pointer is in bounds of the arena and non-null (base is non-null when cap > 0).
+        unsafe {
+            Ok(NonNull::new_unchecked(
+                self.base.get().add(self.tensor_cap.get() + start),
+            ))
+        }
+    }
+
+    /// `free` for one tensor: a deliberate no-op. A bump allocator never reclaims mid-region
+    /// holes; memory comes back wholesale with [`RawArena::reset_ephemeral`] or re-init.
+    #[inline(always)]
+    pub fn free(&self, _tensor: NonNull<TensorDesc>) {}
+
+    /// `release` for one scratch buffer: a deliberate no-op (see [`RawArena::free`]).
+    #[inline(always)]
+    pub fn scratch_release(&self, _ptr: NonNull<u8>) {}
+
+    /// Reclaims the whole ephemeral region and scratch pool in O(1) and counts a reset.
+    /// Persistent and shared tensors survive.
+    #[inline]
+    pub fn reset_ephemeral(&self) {
+        let top = self.top.get();
+        let pers_end = self.pers_end.get();
+        self.arena_peak.set(self.arena_peak.get().max(top));
+        self.ephemeral_peak
+            .set(self.ephemeral_peak.get().max(top - pers_end));
+        self.scratch_peak
+            .set(self.scratch_peak.get().max(self.scratch_top.get()));
+        self.top.set(pers_end);
+        self.scratch_top.set(0);
+        self.reset_count.set(self.reset_count.get().wrapping_add(1));
+    }
+
+    #[inline(always)]
+    fn scratch_cap(&self) -> usize {
+        self.usable.get() - self.tensor_cap.get()
+    }
+
+    /// The failure path: classifies, counts, and touches nothing else.
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, kind: ErrorKind, region: Region, needed: usize) -> AllocError {
+        self.failed_count
+            .set(self.failed_count.get().wrapping_add(1));
+        let (capacity, available) = match region {
+            Region::Persistent | Region::Ephemeral => (
+                self.tensor_cap.get() - self.pers_end.get(),
+                self.tensor_cap.get() - self.top.get(),
+            ),
+            Region::Scratch => (
+                self.scratch_cap(),
+                self.scratch_cap() - self.scratch_top.get(),
+            ),
+            Region::Shared => (
+                self.shared_cap.get(),
+                self.shared_cap.get() - self.shared_top.get(),
+            ),
+        };
+        let kind = if !self.is_initialized() {
+            ErrorKind::NotInitialized
+        } else if region == Region::Shared && !self.has_shared() {
+            ErrorKind::NoSharedRegion
+        } else if kind == ErrorKind::OutOfMemory && needed > capacity {
+            ErrorKind::TooLarge
+        } else {
+            kind
+        };
+        AllocError {
+            kind,
+            region,
+            needed,
+            available,
+        }
+    }
+
+    /// Counts a failure found by a layer above (e.g. an unknown C enum value) and describes it.
+    #[cold]
+    pub fn reject(&self, kind: ErrorKind, region: Region) -> AllocError {
+        self.fail(kind, region, 0)
+    }
+
+    /// Offset of `ptr` from the arena base (for tests and tools; `None` if outside the arena).
+    pub fn offset_of(&self, ptr: *const u8) -> Option<usize> {
+        let off = ptr.addr().wrapping_sub(self.base.get().addr());
+        (off < self.usable.get()).then_some(off)
+    }
+
+    /// Offset of `ptr` from the shared region's base (`None` if outside it).
+    pub fn shared_offset_of(&self, ptr: *const u8) -> Option<usize> {
+        let off = ptr.addr().wrapping_sub(self.shared_base.get().addr());
+        (off < self.shared_cap.get()).then_some(off)
+    }
+
+    /// A snapshot of every statistic.
+    pub fn stats(&self) -> Stats {
+        let top = self.top.get();
+        let pers_end = self.pers_end.get();
+        Stats {
+            arena_size: self.arena_size.get(),
+            usable_size: self.usable.get(),
+            tensor_capacity: self.tensor_cap.get(),
+            persistent_used: pers_end,
+            ephemeral_used: top - pers_end,
+            ephemeral_peak: self.ephemeral_peak.get().max(top - pers_end),
+            scratch_used: self.scratch_top.get(),
+            scratch_size: self.scratch_cap(),
+            scratch_peak: self.scratch_peak.get().max(self.scratch_top.get()),
+            shared_used: self.shared_top.get(),
+            shared_size: self.shared_cap.get(),
+            arena_peak: self.arena_peak.get().max(top),
+            alloc_count: self.alloc_count.get(),
+            reset_count: self.reset_count.get(),
+            failed_count: self.failed_count.get(),
+        }
+    }
+
+    // ---- views for the safe API (crate::arena); see the module docs for the contract ----
+
+    /// Allocates and wraps the descriptor in a view. Contract: the caller (crate::arena) ties
+    /// `'t` to a scope that ends before the reset or re-init that reclaims the tensor.
+    #[inline]
+    pub(crate) fn alloc_view<'t>(
+        &self,
+        shape: &[u32],
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Result<Tensor<'t>, AllocError> {
+        self.alloc(shape, dtype, lifetime).map(|desc| Tensor {
+            desc,
+            _mem: PhantomData,
+        })
+    }
+
+    /// Takes scratch bytes as a slice. Same contract as [`RawArena::alloc_view`].
+    #[inline]
+    pub(crate) fn scratch_view<'t>(&self, size: usize) -> Result<&'t mut [u8], AllocError> {
+        let p = self.scratch_acquire(size)?;
+        // SAFETY: `size` bytes from `p` lie in the scratch pool above the old scratch offset, so
+        // no other block or view refers to them (invariant 3); the contract keeps the slice from
+        // outliving the reset that reclaims them. `u8` is valid for any (even uninit-free:
+        // the arena memory came from an initialised `&mut [u8]` or the C caller) bytes.
+        Ok(unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), size) })
+    }
+}
+
+#[inline(always)]
+fn region_of(lifetime: Lifetime) -> Region {
+    match lifetime {
+        Lifetime::Persistent => Region::Persistent,
+        Lifetime::Ephemeral => Region::Ephemeral,
+        Lifetime::Shared => Region::Shared,
+    }
+}
+
+/// A tensor allocated through the safe API: its descriptor and exclusive access to its data for
+/// `'t`, the scope it was allocated in (the inference for ephemeral tensors, the arena split for
+/// persistent and shared ones).
+///
+/// ```
+/// use synaptic_mem::{Arena, ArenaBuffer, DType};
+/// let mut buf = ArenaBuffer::<8192>::new();
+/// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+/// let (loader, _runner) = arena.split();
+/// let mut w = loader.persistent(&[2, 2], DType::Float32).unwrap();
+/// w.as_mut_slice::<f32>().unwrap().copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(w.as_slice::<f32>().unwrap()[3], 4.0);
+/// assert!(w.as_slice::<i8>().is_err()); // checked against the dtype
+/// assert_eq!(w.as_ptr() as usize % 16, 0); // DMA-ready
+/// ```
+pub struct Tensor<'t> {
+    desc: NonNull<TensorDesc>,
+    _mem: PhantomData<&'t mut TensorDesc>,
+}
+
+impl core::fmt::Debug for Tensor<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.descriptor().fmt(f)
+    }
+}
+
+/// A typed view was asked of a tensor whose data type does not match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DTypeMismatch {
+    /// The tensor's data type.
+    pub actual: DType,
+}
+
+impl core::fmt::Display for DTypeMismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "tensor data type is {}", self.actual.name())
+    }
+}
+
+impl<'t> Tensor<'t> {
+    /// The C-layout descriptor.
+    #[inline]
+    pub fn descriptor(&self) -> &TensorDesc {
+        // SAFETY: the descriptor was written by `RawArena::alloc` and stays valid and unchanged
+        // for 't (module contract); only shared access is handed out here.
+        unsafe { self.desc.as_ref() }
+    }
+
+    /// Pointer to the descriptor, e.g. to hand the tensor to a C kernel as `syn_tensor_t *`.
+    #[inline]
+    pub fn descriptor_ptr(&self) -> NonNull<TensorDesc> {
+        self.desc
+    }
+
+    /// The used dimensions.
+    #[inline]
+    pub fn shape(&self) -> &[u32] {
+        self.descriptor().shape()
+    }
+
+    /// Element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        self.descriptor().dtype
+    }
+
+    /// Lifetime class.
+    #[inline]
+    pub fn lifetime(&self) -> Lifetime {
+        self.descriptor().lifetime
+    }
+
+    /// Bytes of data.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.descriptor().size()
+    }
+
+    /// The 16-byte aligned data address (a DMA source).
+    #[inline]
+    pub fn as_ptr(&self) -> *const u8 {
+        self.descriptor().data
+    }
+
+    /// The 16-byte aligned data address (a DMA target).
+    #[inline]
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.descriptor().data
+    }
+
+    /// The data bytes.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        let d = self.descriptor();
+        // SAFETY: `data .. data + size` was reserved for this tensor alone (invariant 3) and
+        // stays so for 't; `&self` gives shared access only.
+        unsafe { core::slice::from_raw_parts(d.data, d.size()) }
+    }
+
+    /// The data bytes, writable.
+    #[inline]
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let d = self.descriptor();
+        let (data, size) = (d.data, d.size());
+        // SAFETY: as in `bytes`; `&mut self` makes this the only live view of the data.
+        unsafe { core::slice::from_raw_parts_mut(data, size) }
+    }
+
+    /// The data as `&[T]`, if `T` matches the data type (e.g. `f32` for FLOAT32).
+    #[inline]
+    pub fn as_slice<T: Element>(&self) -> Result<&[T], DTypeMismatch> {
+        let d = self.descriptor();
+        if !T::matches(d.dtype) {
+            return Err(DTypeMismatch { actual: d.dtype });
+        }
+        // SAFETY: `data` is 16-byte aligned (≥ align_of::<T>() for every sealed `Element`),
+        // the length covers only whole `T`s inside the tensor's `size` bytes, and every
+        // `Element` is valid for any bit pattern.
+        Ok(unsafe {
+            core::slice::from_raw_parts(d.data.cast::<T>(), d.size() / core::mem::size_of::<T>())
+        })
+    }
+
+    /// The data as `&mut [T]`, if `T` matches the data type.
+    #[inline]
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T], DTypeMismatch> {
+        let d = self.descriptor();
+        if !T::matches(d.dtype) {
+            return Err(DTypeMismatch { actual: d.dtype });
+        }
+        let (data, len) = (d.data, d.size() / core::mem::size_of::<T>());
+        // SAFETY: as in `as_slice`; `&mut self` makes this the only live view of the data.
+        Ok(unsafe { core::slice::from_raw_parts_mut(data.cast::<T>(), len) })
+    }
+}
+
+/// A `'static`, 16-byte aligned arena buffer that can be handed out once, for firmware that keeps
+/// its arena in a `static`.
+///
+/// ```
+/// use synaptic_mem::{Arena, StaticArenaBuffer};
+/// static BUF: StaticArenaBuffer<8192> = StaticArenaBuffer::new();
+/// let buf: &'static mut [u8] = BUF.take().unwrap();
+/// assert!(BUF.take().is_none()); // only once
+/// assert_eq!(buf.as_ptr() as usize % 16, 0);
+/// let arena = Arena::with_scratch(buf, 1024).unwrap();
+/// assert_eq!(arena.stats().usable_size, 8192);
+/// ```
+#[cfg(target_has_atomic = "8")]
+#[repr(C, align(16))]
+pub struct StaticArenaBuffer<const N: usize> {
+    bytes: core::cell::UnsafeCell<[u8; N]>,
+    taken: core::sync::atomic::AtomicBool,
+}
+
+// SAFETY: the bytes are only reachable through `take`, which hands out the one `&mut` at most
+// once (atomic swap), so sharing the buffer between threads cannot create aliasing access.
+#[cfg(target_has_atomic = "8")]
+unsafe impl<const N: usize> Sync for StaticArenaBuffer<N> {}
+
+#[cfg(target_has_atomic = "8")]
+impl<const N: usize> StaticArenaBuffer<N> {
+    /// A zeroed buffer, usable as a `static` initialiser.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self {
+            bytes: core::cell::UnsafeCell::new([0; N]),
+            taken: core::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The buffer as `&'static mut [u8]`, the first time only; `None` afterwards.
+    pub fn take(&'static self) -> Option<&'static mut [u8]> {
+        if self.taken.swap(true, core::sync::atomic::Ordering::AcqRel) {
+            return None;
+        }
+        // SAFETY: the swap above returns `false` exactly once, so this is the only `&mut` to the
+        // bytes ever created; they live for 'static.
+        Some(unsafe { &mut *self.bytes.get() })
+    }
+}

@@ -1,0 +1,75 @@
+//! The tensor descriptor, laid out for C (`syn_tensor_t`).
+
+use crate::config::align_up;
+use crate::dtype::{DType, Lifetime};
+
+/// Tensor descriptor, `#[repr(C)]`, identical to the C API's `syn_tensor_t`.
+///
+/// The arena places it at a 16-byte aligned offset and the data at the next 16-byte boundary
+/// after it ([`DESC_SPAN`] bytes later). 28 bytes on 32-bit targets, 32 on 64-bit ones.
+///
+/// | field      | C type        | meaning                                              |
+/// |------------|---------------|------------------------------------------------------|
+/// | `data`     | `void *`      | 16-byte aligned data buffer                          |
+/// | `shape`    | `uint32_t[4]` | dimensions; unused trailing ones are 1               |
+/// | `ndim`     | `uint8_t`     | 1..=4                                                |
+/// | `dtype`    | `uint8_t`     | [`DType`] as its C value                             |
+/// | `lifetime` | `uint8_t`     | [`Lifetime`] as its C value                          |
+/// | `reserved` | `uint8_t`     | 0                                                    |
+/// | `size`     | `uint32_t`    | bytes of data (INT4 rounded up to whole bytes)       |
+#[repr(C)]
+#[derive(Debug)]
+pub struct TensorDesc {
+    pub(crate) data: *mut u8,
+    pub(crate) shape: [u32; 4],
+    pub(crate) ndim: u8,
+    pub(crate) dtype: DType,
+    pub(crate) lifetime: Lifetime,
+    pub(crate) reserved: u8,
+    pub(crate) size: u32,
+}
+
+/// Bytes from a descriptor's start to its data: the descriptor size rounded up to 16 (32).
+pub const DESC_SPAN: usize = align_up(core::mem::size_of::<TensorDesc>());
+
+const _: () = assert!(DESC_SPAN == 32);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(core::mem::size_of::<TensorDesc>() == 28);
+
+impl TensorDesc {
+    /// Address of the 16-byte aligned data buffer.
+    #[inline]
+    pub fn data_ptr(&self) -> *mut u8 {
+        self.data
+    }
+    /// The shape's used dimensions (`ndim` of them).
+    #[inline]
+    pub fn shape(&self) -> &[u32] {
+        &self.shape[..self.ndim as usize]
+    }
+    /// All four dimension slots (unused trailing ones are 1).
+    #[inline]
+    pub fn dims(&self) -> [u32; 4] {
+        self.shape
+    }
+    /// Number of dimensions, 1..=4.
+    #[inline]
+    pub fn ndim(&self) -> u8 {
+        self.ndim
+    }
+    /// Element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Lifetime class.
+    #[inline]
+    pub fn lifetime(&self) -> Lifetime {
+        self.lifetime
+    }
+    /// Bytes of data.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size as usize
+    }
+}
