@@ -91,6 +91,28 @@
 //! let _ = w.bytes();
 //! ```
 //!
+//! In a planned inference, a tensor reached at one operator cannot be held into the next
+//! (slots whose lifetimes do not overlap share memory):
+//!
+//! ```compile_fail
+//! use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+//! const SLOTS: &[PlanSlot] = &[
+//!     PlanSlot { offset: 0, size: 64, first_op: 0, last_op: 0 },
+//!     PlanSlot { offset: 0, size: 64, first_op: 1, last_op: 1 },
+//! ];
+//! let mut buf = ArenaBuffer::<8192>::new();
+//! let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+//! let (loader, mut runner) = arena.split();
+//! let plan = loader.load_plan(Plan { region_size: 64, slots: SLOTS }).unwrap();
+//! runner.planned(&plan, |p| {
+//!     p.alloc(0, &[64], DType::Int8).unwrap();
+//!     p.alloc(1, &[64], DType::Int8).unwrap();
+//!     let [t0] = p.at(0, [0]).unwrap();
+//!     let [mut t1] = p.at(1, [1]).unwrap();
+//!     t1.bytes_mut()[0] = t0.bytes()[0];
+//! }).unwrap();
+//! ```
+//!
 //! And there is only one runner per split, so the arena cannot be split twice at once:
 //!
 //! ```compile_fail
@@ -107,6 +129,7 @@ use core::marker::PhantomData;
 use crate::config::{ConfigError, DEFAULT_SCRATCH_SIZE};
 use crate::dtype::{DType, Lifetime};
 use crate::error::AllocError;
+use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
 use crate::raw::{RawArena, Tensor};
 use crate::stats::Stats;
 
@@ -218,9 +241,32 @@ impl<'a> Loader<'a> {
         self.raw.alloc_view(shape, dtype, Lifetime::Shared)
     }
 
+    /// Loads a memory plan (from `synmem emit`): validates it and reserves its descriptor
+    /// table (32 bytes per planned tensor) in the persistent region.
+    pub fn load_plan<'p>(&self, plan: Plan<'p>) -> Result<PlanHandle<'a, 'p>, PlanLoadError> {
+        Ok(PlanHandle {
+            loaded: self.raw.load_plan(plan)?,
+            _arena: PhantomData,
+        })
+    }
+
     /// Current statistics.
     pub fn stats(&self) -> Stats {
         self.raw.stats()
+    }
+}
+
+/// A plan loaded into an arena by [`Loader::load_plan`]; run it with [`Runner::planned`].
+#[derive(Debug)]
+pub struct PlanHandle<'a, 'p> {
+    loaded: LoadedPlan<'p>,
+    _arena: PhantomData<&'a RawArena<'a>>,
+}
+
+impl<'p> PlanHandle<'_, 'p> {
+    /// The plan.
+    pub fn plan(&self) -> &Plan<'p> {
+        self.loaded.plan()
     }
 }
 
@@ -248,9 +294,96 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// Runs `f` as one planned inference: the plan's ephemeral region (exactly its
+    /// `region_size`) is reserved first, activations are placed at their planned offsets with
+    /// [`PlannedInference::alloc`] (O(1) each) and reached per operator with
+    /// [`PlannedInference::at`]; the reset happens when `f` returns. Fails without running `f`
+    /// if the region does not fit.
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// // op 0: t0 -> t1; op 1: t1 -> t2 (t2 reuses t0's memory)
+    /// const SLOTS: &[PlanSlot] = &[
+    ///     PlanSlot { offset: 0, size: 64, first_op: 0, last_op: 0 },
+    ///     PlanSlot { offset: 64, size: 64, first_op: 0, last_op: 1 },
+    ///     PlanSlot { offset: 0, size: 64, first_op: 1, last_op: 1 },
+    /// ];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_plan(Plan { region_size: 128, slots: SLOTS }).unwrap();
+    /// let out = runner.planned(&plan, |p| {
+    ///     for slot in 0..3 {
+    ///         p.alloc(slot, &[64], DType::Int8).unwrap();
+    ///     }
+    ///     let [mut t0, mut t1] = p.at(0, [0, 1]).unwrap();
+    ///     t0.bytes_mut().fill(1);
+    ///     t1.bytes_mut().copy_from_slice(t0.bytes());
+    ///     assert!(p.at(0, [2]).is_err()); // t2 is not live at op 0
+    ///     let [t1, mut t2] = p.at(1, [1, 2]).unwrap();
+    ///     t2.bytes_mut().iter_mut().zip(t1.bytes()).for_each(|(o, i)| *o = i + 1);
+    ///     t2.bytes()[0]
+    /// }).unwrap();
+    /// assert_eq!(out, 2);
+    /// assert_eq!(runner.stats().ephemeral_peak, 128);
+    /// ```
+    pub fn planned<R>(
+        &mut self,
+        plan: &PlanHandle<'a, '_>,
+        f: impl for<'i> FnOnce(&mut PlannedInference<'i, '_>) -> R,
+    ) -> Result<R, AllocError> {
+        let region = self.raw.begin_plan(&plan.loaded)?;
+        Ok(self.inference(|inf| {
+            f(&mut PlannedInference {
+                inf: Inference {
+                    raw: inf.raw,
+                    _scope: PhantomData,
+                },
+                plan: plan.loaded,
+                region,
+            })
+        }))
+    }
+
     /// Current statistics.
     pub fn stats(&self) -> Stats {
         self.raw.stats()
+    }
+}
+
+/// One planned inference: activations at the plan's offsets, reached per operator.
+pub struct PlannedInference<'i, 'p> {
+    inf: Inference<'i>,
+    plan: LoadedPlan<'p>,
+    region: PlanRegion,
+}
+
+impl<'i> PlannedInference<'i, '_> {
+    /// Places slot `slot`'s tensor (its `shape` and `dtype`, at most the slot's size) at its
+    /// planned offset. O(1).
+    #[inline]
+    pub fn alloc(&mut self, slot: usize, shape: &[u32], dtype: DType) -> Result<(), AllocError> {
+        self.inf
+            .raw
+            .alloc_planned(&self.plan, self.region, slot, shape, dtype)
+            .map(drop)
+    }
+
+    /// The tensors of `slots` at operator `op`: they must be distinct, allocated, and live at
+    /// `op` (so, by the validated plan, disjoint in memory).
+    pub fn at<const N: usize>(
+        &mut self,
+        op: u16,
+        slots: [usize; N],
+    ) -> Result<[Tensor<'_>; N], AllocError> {
+        self.inf
+            .raw
+            .planned_views(&self.plan, self.region, op, slots)
+    }
+
+    /// The plain inference scope: extra ephemeral tensors and scratch buffers.
+    pub fn inference(&self) -> &Inference<'i> {
+        &self.inf
     }
 }
 

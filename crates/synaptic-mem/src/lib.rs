@@ -53,14 +53,14 @@ pub mod raw;
 pub mod stats;
 pub mod tensor;
 
-pub use arena::{Arena, ArenaBuffer, Inference, Loader, Runner};
+pub use arena::{Arena, ArenaBuffer, Inference, Loader, PlanHandle, PlannedInference, Runner};
 pub use config::{
     ArenaConfig, ConfigError, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE, MAX_ARENA_SIZE,
     MAX_SCRATCH_SIZE, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE,
 };
 pub use dtype::{shape_bytes, DType, Element, Lifetime, MAX_TENSOR_BYTES};
 pub use error::{AllocError, ErrorKind, Region};
-pub use plan::{Plan, PlanError, PlanSlot};
+pub use plan::{LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanSlot};
 #[cfg(target_has_atomic = "8")]
 pub use raw::StaticArenaBuffer;
 pub use raw::{DTypeMismatch, RawArena, Tensor};

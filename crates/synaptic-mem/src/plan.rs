@@ -113,3 +113,48 @@ impl Plan<'_> {
         Ok(())
     }
 }
+
+/// A plan loaded into an arena: its descriptor table lives in the persistent region.
+/// Made by [`RawArena::load_plan`](crate::RawArena::load_plan) or
+/// [`Loader::load_plan`](crate::Loader::load_plan).
+#[derive(Clone, Copy, Debug)]
+pub struct LoadedPlan<'p> {
+    pub(crate) plan: Plan<'p>,
+    /// Offset of the descriptor table from the arena base.
+    pub(crate) table: usize,
+    /// Address of the arena base it was loaded into (identifies the arena).
+    pub(crate) arena: usize,
+}
+
+impl<'p> LoadedPlan<'p> {
+    /// The plan.
+    pub fn plan(&self) -> &Plan<'p> {
+        &self.plan
+    }
+}
+
+/// One inference's planned ephemeral region (from
+/// [`RawArena::begin_plan`](crate::RawArena::begin_plan)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanRegion {
+    /// Offset of the region from the arena base.
+    pub offset: usize,
+}
+
+/// Why a plan could not be loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanLoadError {
+    /// The plan itself is inconsistent.
+    Invalid(PlanError),
+    /// Its descriptor table does not fit in (or may not grow) the persistent region.
+    Alloc(crate::AllocError),
+}
+
+impl core::fmt::Display for PlanLoadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            PlanLoadError::Invalid(e) => write!(f, "invalid plan: {e}"),
+            PlanLoadError::Alloc(e) => write!(f, "plan descriptor table: {e}"),
+        }
+    }
+}

@@ -33,6 +33,7 @@ use crate::config::{
 };
 use crate::dtype::{shape_bytes, DType, Element, Lifetime};
 use crate::error::{AllocError, ErrorKind, Region};
+use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
 use crate::stats::Stats;
 use crate::tensor::{TensorDesc, DESC_SPAN};
 
@@ -94,6 +95,8 @@ impl Default for RawArena<'_> {
 
 impl<'a> RawArena<'a> {
     /// An arena with no memory: every allocation fails with [`ErrorKind::NotInitialized`].
+    /// Each use is a fresh arena (that is the point: e.g. a `static` initialiser).
+    #[allow(clippy::declare_interior_mutable_const)]
     pub const UNINIT: RawArena<'a> = RawArena {
         base: Cell::new(ptr::null_mut()),
         arena_size: Cell::new(0),
@@ -375,11 +378,14 @@ impl<'a> RawArena<'a> {
                 self.shared_cap.get() - self.shared_top.get(),
             ),
         };
+        // Shape errors are reported as such; a space failure is refined into why.
         let kind = if !self.is_initialized() {
             ErrorKind::NotInitialized
+        } else if kind != ErrorKind::OutOfMemory {
+            kind
         } else if region == Region::Shared && !self.has_shared() {
             ErrorKind::NoSharedRegion
-        } else if kind == ErrorKind::OutOfMemory && needed > capacity {
+        } else if needed > capacity {
             ErrorKind::TooLarge
         } else {
             kind
@@ -431,6 +437,153 @@ impl<'a> RawArena<'a> {
             reset_count: self.reset_count.get(),
             failed_count: self.failed_count.get(),
         }
+    }
+
+    // ---- planned ephemeral regions (crate::plan) ----
+
+    /// Loads a validated plan: reserves its descriptor table (one [`DESC_SPAN`] block per slot)
+    /// in the persistent region and fills it with empty descriptors. O(n) once per model.
+    pub fn load_plan<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
+        plan.validate().map_err(PlanLoadError::Invalid)?;
+        let needed = plan.slots.len() * DESC_SPAN;
+        let start = self.top.get();
+        if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+            return Err(PlanLoadError::Alloc(self.fail(
+                ErrorKind::EphemeralLive,
+                Region::Persistent,
+                needed,
+            )));
+        }
+        if start + needed > self.tensor_cap.get() {
+            return Err(PlanLoadError::Alloc(self.fail(
+                ErrorKind::OutOfMemory,
+                Region::Persistent,
+                needed,
+            )));
+        }
+        self.top.set(start + needed);
+        self.pers_end.set(start + needed);
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        let base = self.base.get();
+        for i in 0..plan.slots.len() {
+            // SAFETY: the table `start .. start + needed` was just reserved in the persistent
+            // region (checked against `tensor_cap`), is 16-byte aligned, and nothing refers to it.
+            unsafe {
+                base.add(start + i * DESC_SPAN)
+                    .cast::<TensorDesc>()
+                    .write(TensorDesc::EMPTY);
+            }
+        }
+        Ok(LoadedPlan {
+            plan,
+            table: start,
+            arena: self.base.get().addr(),
+        })
+    }
+
+    /// Reserves the plan's ephemeral region (exactly `region_size` bytes) for one inference, like
+    /// one ephemeral allocation. Reclaimed by [`RawArena::reset_ephemeral`].
+    #[inline]
+    pub fn begin_plan(&self, plan: &LoadedPlan<'_>) -> Result<PlanRegion, AllocError> {
+        let needed = plan.plan.region_size as usize;
+        let start = self.top.get();
+        if plan.arena != self.base.get().addr() {
+            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
+        }
+        if start + needed > self.tensor_cap.get() {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+        }
+        self.top.set(start + needed);
+        Ok(PlanRegion { offset: start })
+    }
+
+    /// Places slot `slot`'s tensor at its planned offset in `region`: writes its descriptor in
+    /// the plan's table and points it at `region + slot.offset`. O(1). The tensor's byte size
+    /// must not exceed the slot's. The caller must not use a `region` after the reset that
+    /// reclaimed it (raw API contract).
+    #[inline]
+    pub fn alloc_planned(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        shape: &[u32],
+        dtype: DType,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        let (dims, bytes) = match shape_bytes(shape, dtype) {
+            Ok(v) => v,
+            Err(kind) => return Err(self.fail(kind, Region::Ephemeral, 0)),
+        };
+        let s = match plan.plan.slots.get(slot) {
+            Some(s) if bytes <= s.size && plan.arena == self.base.get().addr() => s,
+            _ => {
+                return Err(self.fail(
+                    ErrorKind::PlanMismatch,
+                    Region::Ephemeral,
+                    align_up(bytes as usize),
+                ))
+            }
+        };
+        if region.offset + plan.plan.region_size as usize > self.top.get() {
+            // The region was reclaimed by a reset.
+            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+        }
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        let base = self.base.get();
+        // SAFETY: the table entry lies in the persistent block reserved by `load_plan` on this
+        // arena (same base checked above; `slot < len`); the data offset lies inside the plan
+        // region reserved by `begin_plan` (`offset + size <= region_size`, plan validated), which
+        // is still below `top`.
+        unsafe {
+            let desc = base.add(plan.table + slot * DESC_SPAN).cast::<TensorDesc>();
+            desc.write(TensorDesc {
+                data: base.add(region.offset + s.offset as usize),
+                shape: dims,
+                ndim: shape.len() as u8,
+                dtype,
+                lifetime: Lifetime::Ephemeral,
+                reserved: 0,
+                size: bytes,
+            });
+            Ok(NonNull::new_unchecked(desc))
+        }
+    }
+
+    /// Views of the tensors in `slots`, which must be distinct, allocated in this `region`
+    /// (with [`RawArena::alloc_planned`]) and live at operator `op`. Contract as for
+    /// [`RawArena::alloc_view`], with `'t` ending before the next call for the same region.
+    pub(crate) fn planned_views<'t, const N: usize>(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        op: u16,
+        slots: [usize; N],
+    ) -> Result<[Tensor<'t>; N], AllocError> {
+        let base = self.base.get();
+        for (i, &slot) in slots.iter().enumerate() {
+            let ok = match plan.plan.slots.get(slot) {
+                Some(s) => {
+                    let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
+                    // SAFETY: `slot < len`, so the entry lies in this plan's descriptor table,
+                    // initialised by `load_plan` and only written by `alloc_planned`.
+                    let d = unsafe { &*table.cast::<TensorDesc>() };
+                    s.first_op <= op
+                        && op <= s.last_op
+                        && !slots[..i].contains(&slot)
+                        && d.data.addr() == base.addr() + region.offset + s.offset as usize
+                        && d.size <= s.size
+                }
+                None => false,
+            };
+            if !ok || plan.arena != base.addr() {
+                return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+            }
+        }
+        Ok(slots.map(|slot| Tensor {
+            // SAFETY: in bounds of the table (checked above); never null.
+            desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
+            _mem: PhantomData,
+        }))
     }
 
     // ---- views for the safe API (crate::arena); see the module docs for the contract ----
@@ -643,6 +796,7 @@ impl<const N: usize> StaticArenaBuffer<N> {
     }
 
     /// The buffer as `&'static mut [u8]`, the first time only; `None` afterwards.
+    #[allow(clippy::mut_from_ref)] // exclusive by the one-shot flag, like a singleton
     pub fn take(&'static self) -> Option<&'static mut [u8]> {
         if self.taken.swap(true, core::sync::atomic::Ordering::AcqRel) {
             return None;

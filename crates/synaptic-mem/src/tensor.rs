@@ -37,6 +37,17 @@ const _: () = assert!(DESC_SPAN == 32);
 const _: () = assert!(core::mem::size_of::<TensorDesc>() == 28);
 
 impl TensorDesc {
+    /// A descriptor with no data (null pointer, size 0), e.g. for a plan's unused table entry.
+    pub const EMPTY: TensorDesc = TensorDesc {
+        data: core::ptr::null_mut(),
+        shape: [1; 4],
+        ndim: 1,
+        dtype: DType::Int8,
+        lifetime: Lifetime::Ephemeral,
+        reserved: 0,
+        size: 0,
+    };
+
     /// Address of the 16-byte aligned data buffer.
     #[inline]
     pub fn data_ptr(&self) -> *mut u8 {

@@ -1,0 +1,222 @@
+//! Planned ephemeral regions: activations at precomputed offsets, O(1) each, with the same
+//! safety rules and statistics as the bump path.
+
+use synaptic_mem::{
+    Arena, ArenaBuffer, DType, ErrorKind, Plan, PlanError, PlanLoadError, PlanSlot, RawArena,
+};
+
+/// A chain: t0 (ops 0..=0) → t1 (0..=1) → t2 (1..=2) → t3 (2..=2); t2 reuses t0's memory.
+const SLOTS: &[PlanSlot] = &[
+    PlanSlot {
+        offset: 0,
+        size: 100,
+        first_op: 0,
+        last_op: 0,
+    },
+    PlanSlot {
+        offset: 112,
+        size: 200,
+        first_op: 0,
+        last_op: 1,
+    },
+    PlanSlot {
+        offset: 0,
+        size: 96,
+        first_op: 1,
+        last_op: 2,
+    },
+    PlanSlot {
+        offset: 112,
+        size: 50,
+        first_op: 2,
+        last_op: 2,
+    },
+];
+const PLAN: Plan<'static> = Plan {
+    region_size: 320,
+    slots: SLOTS,
+};
+
+#[test]
+fn validation_rejects_overlaps_and_bad_slots() {
+    assert_eq!(PLAN.validate(), Ok(()));
+    let bad = |slots: &[PlanSlot], region| {
+        Plan {
+            region_size: region,
+            slots,
+        }
+        .validate()
+    };
+    let s = |offset, size, first_op, last_op| PlanSlot {
+        offset,
+        size,
+        first_op,
+        last_op,
+    };
+    assert_eq!(
+        bad(&[s(0, 16, 0, 1), s(0, 16, 1, 2)], 32),
+        Err(PlanError::Overlap(0, 1))
+    );
+    assert_eq!(
+        bad(&[s(0, 17, 0, 1), s(16, 16, 1, 2)], 48),
+        Err(PlanError::Overlap(0, 1))
+    );
+    assert_eq!(bad(&[s(0, 17, 0, 1), s(32, 16, 1, 2)], 48), Ok(()));
+    assert_eq!(
+        bad(&[s(8, 16, 0, 1)], 32),
+        Err(PlanError::UnalignedOffset(0))
+    );
+    assert_eq!(bad(&[s(0, 33, 0, 1)], 32), Err(PlanError::OutOfRegion(0)));
+    assert_eq!(bad(&[s(0, 0, 0, 1)], 32), Err(PlanError::BadSlot(0)));
+    assert_eq!(bad(&[s(0, 16, 2, 1)], 32), Err(PlanError::BadSlot(0)));
+    assert_eq!(bad(&[s(0, 16, 0, 1)], 24), Err(PlanError::UnalignedRegion));
+}
+
+#[test]
+fn planned_tensors_land_at_their_offsets_and_stats_count_them() {
+    let mut buf = Box::new(ArenaBuffer::<8192>::new());
+    let base = buf.as_mut_slice().as_ptr() as usize;
+    let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+    arena
+        .alloc(&[10], DType::Int8, synaptic_mem::Lifetime::Persistent)
+        .unwrap(); // 48
+    let lp = arena.load_plan(PLAN).unwrap();
+    let s = arena.stats();
+    assert_eq!(s.persistent_used, 48 + 4 * 32); // descriptor table in persistent
+    assert_eq!(s.alloc_count, 2);
+    for round in 0..3 {
+        let region = arena.begin_plan(&lp).unwrap();
+        assert_eq!(region.offset, 176);
+        assert_eq!(arena.stats().ephemeral_used, 320);
+        for (i, (shape, dt)) in [
+            (&[100u32][..], DType::Int8),
+            (&[50], DType::Int32),
+            (&[2, 48], DType::Int8),
+            (&[25], DType::Int16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let d = arena.alloc_planned(&lp, region, i, shape, dt).unwrap();
+            // SAFETY: fresh descriptor in the plan's table.
+            let d = unsafe { d.as_ref() };
+            assert_eq!(d.data_ptr() as usize - base, 176 + SLOTS[i].offset as usize);
+            assert_eq!(d.data_ptr() as usize % 16, 0);
+            assert_eq!(d.shape(), shape);
+        }
+        // Wrong slot, too many bytes, another dtype that needs more bytes: refused.
+        let failed = arena.stats().failed_count;
+        let e = arena
+            .alloc_planned(&lp, region, 4, &[1], DType::Int8)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::PlanMismatch);
+        let e = arena
+            .alloc_planned(&lp, region, 0, &[101], DType::Int8)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::PlanMismatch);
+        let e = arena
+            .alloc_planned(&lp, region, 3, &[50], DType::Float32)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::PlanMismatch);
+        let e = arena
+            .alloc_planned(&lp, region, 3, &[0], DType::Int8)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::ZeroDimension);
+        assert_eq!(arena.stats().failed_count, failed + 4);
+        assert_eq!(arena.stats().alloc_count, 2 + (round + 1) * 4);
+        arena.reset_ephemeral();
+        // After the reset the region is gone.
+        let e = arena
+            .alloc_planned(&lp, region, 0, &[1], DType::Int8)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::PlanMismatch);
+    }
+    let s = arena.stats();
+    assert_eq!(s.ephemeral_peak, 320);
+    assert_eq!(s.arena_peak, 176 + 320);
+}
+
+#[test]
+fn region_that_does_not_fit_fails_cleanly() {
+    let mut buf = Box::new(ArenaBuffer::<4096>::new());
+    let arena = RawArena::new(buf.as_mut_slice(), 4096 - 128 - 304).unwrap();
+    let lp = arena.load_plan(PLAN).unwrap();
+    let before = arena.stats();
+    assert_eq!(
+        before.tensor_capacity - before.persistent_used,
+        304 + 48 - 48
+    );
+    let e = arena.begin_plan(&lp).unwrap_err();
+    assert_eq!(
+        (e.kind, e.needed, e.available),
+        (ErrorKind::TooLarge, 320, 304)
+    );
+    assert_eq!(arena.stats().failed_count, before.failed_count + 1);
+    assert_eq!(arena.stats().ephemeral_used, 0);
+}
+
+#[test]
+fn plan_load_follows_the_persistent_rules() {
+    let mut buf = Box::new(ArenaBuffer::<8192>::new());
+    let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+    arena
+        .alloc(&[4], DType::Int8, synaptic_mem::Lifetime::Ephemeral)
+        .unwrap();
+    match arena.load_plan(PLAN) {
+        Err(PlanLoadError::Alloc(e)) => assert_eq!(e.kind, ErrorKind::EphemeralLive),
+        other => panic!("{other:?}"),
+    }
+    let bad = Plan {
+        region_size: 16,
+        slots: SLOTS,
+    };
+    assert_eq!(
+        arena.load_plan(bad).unwrap_err(),
+        PlanLoadError::Invalid(PlanError::OutOfRegion(0))
+    );
+}
+
+#[test]
+fn safe_planned_inference_reuses_memory_by_operator() {
+    let mut buf = Box::new(ArenaBuffer::<8192>::new());
+    let mut other = Box::new(ArenaBuffer::<8192>::new());
+    let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    let mut arena2 = Arena::with_scratch(other.as_mut_slice(), 1024).unwrap();
+    let (loader, mut runner) = arena.split();
+    let (_l2, mut runner2) = arena2.split();
+    let plan = loader.load_plan(PLAN).unwrap();
+    for n in 0..4u8 {
+        let r = runner
+            .planned(&plan, |p| {
+                p.alloc(0, &[100], DType::Int8).unwrap();
+                p.alloc(1, &[200], DType::Int8).unwrap();
+                p.alloc(2, &[96], DType::Int8).unwrap();
+                p.alloc(3, &[50], DType::Int8).unwrap();
+                {
+                    let [mut t0, mut t1] = p.at(0, [0, 1]).unwrap();
+                    t0.bytes_mut().fill(n);
+                    t1.bytes_mut().fill(n + 1);
+                }
+                // Not live together, duplicates, unknown slots: refused.
+                assert!(p.at(0, [2]).is_err());
+                assert!(p.at(1, [1, 1]).is_err());
+                assert!(p.at(1, [9]).is_err());
+                let s = p.inference().scratch(64).unwrap();
+                s.fill(7);
+                let [t1, mut t2] = p.at(1, [1, 2]).unwrap();
+                assert!(t1.bytes().iter().all(|&b| b == n + 1));
+                t2.bytes_mut().fill(9); // overwrites t0's memory: t0 is dead
+                assert_eq!(t1.as_ptr() as usize - t2.as_ptr() as usize, 112);
+                t2.bytes()[0]
+            })
+            .unwrap();
+        assert_eq!(r, 9);
+    }
+    assert_eq!(runner.stats().reset_count, 4);
+    assert_eq!(runner.stats().ephemeral_peak, 320);
+    // A plan loaded into one arena cannot run on another.
+    assert_eq!(
+        runner2.planned(&plan, |_| ()).unwrap_err().kind,
+        ErrorKind::PlanMismatch
+    );
+}
