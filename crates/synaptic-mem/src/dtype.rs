@@ -98,15 +98,35 @@ impl Lifetime {
     }
 }
 
-/// Largest data size of one tensor, in bytes (anything larger is reported as a size overflow).
-pub const MAX_TENSOR_BYTES: u64 = (u32::MAX >> 1) as u64;
+/// Largest data size of one tensor, in bytes (2^30): a tensor of `n` elements of `b` bits is a
+/// size overflow when `n * b >= 2^33`.
+pub const MAX_TENSOR_BYTES: u32 = 1 << 30;
+
+impl DType {
+    /// log2(bits / 4): 0 for INT4, 1 for 8-bit, 2 for 16-bit, 3 for 32-bit types.
+    #[inline(always)]
+    const fn quarter_shift(self) -> u32 {
+        match self {
+            DType::Int4 => 0,
+            DType::Int8 | DType::UInt8 => 1,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
+            DType::Int32 | DType::Float32 => 3,
+        }
+    }
+
+    /// `2^(31 - quarter_shift) - 1`: one less than the first element count that overflows.
+    #[inline(always)]
+    const fn max_count(self) -> u32 {
+        (1u32 << (31 - self.quarter_shift())) - 1
+    }
+}
 
 /// Pads a 1- to 4-D shape to four dimensions (unused trailing dimensions are 1), and returns it
-/// with the data size in bytes for `dtype`. Constant work: no loop over the shape.
+/// with the data size in bytes for `dtype`. Constant work: no loop over the shape, 32-bit
+/// arithmetic only (three 32×32→64 multiplies with a high-word test).
 ///
 /// Errors: [`ErrorKind::InvalidNdim`] (0 or more than 4 dimensions), [`ErrorKind::ZeroDimension`],
-/// [`ErrorKind::SizeOverflow`] (element count above `u32::MAX` or bytes above
-/// [`MAX_TENSOR_BYTES`]).
+/// [`ErrorKind::SizeOverflow`] (more than 2^33 bits of data, i.e. above [`MAX_TENSOR_BYTES`]).
 ///
 /// ```
 /// use synaptic_mem::{shape_bytes, DType};
@@ -122,26 +142,26 @@ pub fn shape_bytes(shape: &[u32], dtype: DType) -> Result<([u32; 4], u32), Error
         [a, b, c, d] => [a, b, c, d],
         _ => return Err(ErrorKind::InvalidNdim),
     };
-    let elements = match dims[0]
-        .checked_mul(dims[1])
-        .and_then(|n| n.checked_mul(dims[2]))
-        .and_then(|n| n.checked_mul(dims[3]))
-    {
-        Some(0) => return Err(ErrorKind::ZeroDimension),
-        Some(n) => n,
-        None => return Err(overflow_kind(&dims)),
-    };
-    let bytes = (elements as u64 * dtype.bits() as u64 + 7) >> 3;
-    if bytes > MAX_TENSOR_BYTES {
-        return Err(ErrorKind::SizeOverflow);
+    // Each partial product is exact while every high word is 0.
+    let p1 = dims[0] as u64 * dims[1] as u64;
+    let p2 = (p1 as u32) as u64 * dims[2] as u64;
+    let p3 = (p2 as u32) as u64 * dims[3] as u64;
+    let count = p3 as u32;
+    // Valid iff no high word is set and 1 <= count < 2^(31 - shift), so that count << shift
+    // stays below 2^31 (fewer than 2^33 bits).
+    if ((p1 | p2 | p3) >> 32) != 0 || count.wrapping_sub(1) >= dtype.max_count() {
+        return Err(size_error(dims[0], dims[1], dims[2], dims[3]));
     }
-    Ok((dims, bytes as u32))
+    // count × bits / 8, rounded up: ((count << shift) + 1) / 2.
+    Ok((dims, ((count << dtype.quarter_shift()) + 1) >> 1))
 }
 
-/// A zero dimension wins over an overflow in the other dimensions.
+/// Why a shape's size is unusable: a zero dimension wins over an overflow in the others.
+/// (Four scalars, not an array, so the hot path keeps the dimensions in registers.)
 #[cold]
-fn overflow_kind(dims: &[u32; 4]) -> ErrorKind {
-    if dims.contains(&0) {
+#[inline(never)]
+fn size_error(a: u32, b: u32, c: u32, d: u32) -> ErrorKind {
+    if a == 0 || b == 0 || c == 0 || d == 0 {
         ErrorKind::ZeroDimension
     } else {
         ErrorKind::SizeOverflow

@@ -55,6 +55,8 @@ pub enum ErrorKind {
     NotInitialized,
     /// A planned allocation that does not match the plan (unknown slot, wrong size, no plan).
     PlanMismatch,
+    /// A NULL pointer or other malformed argument (C API only).
+    InvalidArgument,
 }
 
 impl ErrorKind {
@@ -75,6 +77,7 @@ impl ErrorKind {
             ErrorKind::NoSharedRegion => "no shared region registered",
             ErrorKind::NotInitialized => "arena not initialised",
             ErrorKind::PlanMismatch => "allocation does not match the plan",
+            ErrorKind::InvalidArgument => "invalid argument",
         }
     }
 }

@@ -66,12 +66,19 @@ pub struct RawArena<'a> {
     shared_size: Cell<usize>,
     shared_cap: Cell<usize>,
     shared_top: Cell<usize>,
+    /// Highest `top` since the persistent region last changed (kept at allocation time, so a
+    /// reset only moves offsets). The persistent region is constant within an epoch, so the
+    /// epoch's ephemeral peak is `epoch_peak - pers_end`.
+    epoch_peak: Cell<usize>,
+    /// Highest `top` of earlier epochs.
     arena_peak: Cell<usize>,
+    /// Highest ephemeral usage of earlier epochs.
     ephemeral_peak: Cell<usize>,
     scratch_peak: Cell<usize>,
     alloc_count: Cell<u32>,
     reset_count: Cell<u32>,
     failed_count: Cell<u32>,
+    last_error: Cell<Option<AllocError>>,
     _mem: PhantomData<&'a mut [u8]>,
 }
 
@@ -110,12 +117,14 @@ impl<'a> RawArena<'a> {
         shared_size: Cell::new(0),
         shared_cap: Cell::new(0),
         shared_top: Cell::new(0),
+        epoch_peak: Cell::new(0),
         arena_peak: Cell::new(0),
         ephemeral_peak: Cell::new(0),
         scratch_peak: Cell::new(0),
         alloc_count: Cell::new(0),
         reset_count: Cell::new(0),
         failed_count: Cell::new(0),
+        last_error: Cell::new(None),
         _mem: PhantomData,
     };
 
@@ -217,6 +226,7 @@ impl<'a> RawArena<'a> {
             &self.top,
             &self.scratch_top,
             &self.shared_top,
+            &self.epoch_peak,
             &self.arena_peak,
             &self.ephemeral_peak,
             &self.scratch_peak,
@@ -226,6 +236,30 @@ impl<'a> RawArena<'a> {
         self.alloc_count.set(0);
         self.reset_count.set(0);
         self.failed_count.set(0);
+        self.last_error.set(None);
+    }
+
+    /// Returns the arena to the uninitialised state (no memory, no shared region, statistics
+    /// zero): every allocation fails with [`ErrorKind::NotInitialized`] until the next `init`.
+    pub fn deinit(&self) {
+        self.base.set(ptr::null_mut());
+        for c in [
+            &self.arena_size,
+            &self.usable,
+            &self.tensor_cap,
+            &self.scratch_size,
+            &self.shared_size,
+            &self.shared_cap,
+        ] {
+            c.set(0);
+        }
+        self.shared_base.set(ptr::null_mut());
+        self.clear();
+    }
+
+    /// The most recent allocation failure, if any since the last (re-)initialisation.
+    pub fn last_error(&self) -> Option<AllocError> {
+        self.last_error.get()
     }
 
     /// Allocates a tensor: descriptor at a 16-byte aligned offset, data at the next 16-byte
@@ -240,9 +274,24 @@ impl<'a> RawArena<'a> {
         dtype: DType,
         lifetime: Lifetime,
     ) -> Result<NonNull<TensorDesc>, AllocError> {
+        match self.try_alloc(shape, dtype, lifetime) {
+            Some(p) => Ok(p),
+            None => Err(self.last_error_or_default()),
+        }
+    }
+
+    /// [`RawArena::alloc`] returning a bare pointer (a register, not a 16-byte `Result`): `None`
+    /// on failure, with the details in [`RawArena::last_error`]. The C API's hot path.
+    #[inline(always)]
+    pub fn try_alloc(
+        &self,
+        shape: &[u32],
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Option<NonNull<TensorDesc>> {
         let (dims, bytes) = match shape_bytes(shape, dtype) {
             Ok(v) => v,
-            Err(kind) => return Err(self.fail(kind, region_of(lifetime), 0)),
+            Err(kind) => return self.fail_none(kind, region_of(lifetime), 0),
         };
         let needed = DESC_SPAN + align_up(bytes as usize);
         let (base, start) = match lifetime {
@@ -250,29 +299,31 @@ impl<'a> RawArena<'a> {
                 let start = self.top.get();
                 let end = start + needed;
                 if end > self.tensor_cap.get() {
-                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+                    return self.fail_none(ErrorKind::OutOfMemory, Region::Ephemeral, needed);
                 }
                 self.top.set(end);
+                if end > self.epoch_peak.get() {
+                    self.epoch_peak.set(end);
+                }
                 (self.base.get(), start)
             }
             Lifetime::Persistent => {
                 let start = self.top.get();
                 if start != self.pers_end.get() || self.scratch_top.get() != 0 {
-                    return Err(self.fail(ErrorKind::EphemeralLive, Region::Persistent, needed));
+                    return self.fail_none(ErrorKind::EphemeralLive, Region::Persistent, needed);
                 }
                 let end = start + needed;
                 if end > self.tensor_cap.get() {
-                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Persistent, needed));
+                    return self.fail_none(ErrorKind::OutOfMemory, Region::Persistent, needed);
                 }
-                self.top.set(end);
-                self.pers_end.set(end);
+                self.grow_persistent(end);
                 (self.base.get(), start)
             }
             Lifetime::Shared => {
                 let start = self.shared_top.get();
                 let end = start + needed;
                 if end > self.shared_cap.get() {
-                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Shared, needed));
+                    return self.fail_none(ErrorKind::OutOfMemory, Region::Shared, needed);
                 }
                 self.shared_top.set(end);
                 (self.shared_base.get(), start)
@@ -285,9 +336,8 @@ impl<'a> RawArena<'a> {
         // free (above the old bump offset, invariant 3), so nothing else refers to it.
         unsafe {
             let desc = base.add(start).cast::<TensorDesc>();
-            let data = base.add(start + DESC_SPAN);
             desc.write(TensorDesc {
-                data,
+                data: base.add(start + DESC_SPAN),
                 shape: dims,
                 ndim: shape.len() as u8,
                 dtype,
@@ -295,8 +345,24 @@ impl<'a> RawArena<'a> {
                 reserved: 0,
                 size: bytes,
             });
-            Ok(NonNull::new_unchecked(desc))
+            Some(NonNull::new_unchecked(desc))
         }
+    }
+
+    /// Moves the end of the persistent region (ephemeral and scratch are empty) to `end`,
+    /// closing the current peak epoch.
+    #[inline]
+    fn grow_persistent(&self, end: usize) {
+        let epoch_peak = self.epoch_peak.get();
+        self.arena_peak.set(self.arena_peak.get().max(epoch_peak));
+        self.ephemeral_peak.set(
+            self.ephemeral_peak
+                .get()
+                .max(epoch_peak - self.pers_end.get()),
+        );
+        self.top.set(end);
+        self.pers_end.set(end);
+        self.epoch_peak.set(end);
     }
 
     /// Takes `size` bytes (16-byte aligned) from the scratch pool. Freed by
@@ -318,6 +384,9 @@ impl<'a> RawArena<'a> {
             return Err(self.fail(ErrorKind::OutOfMemory, Region::Scratch, align_up(size)));
         }
         self.scratch_top.set(end);
+        if end > self.scratch_peak.get() {
+            self.scratch_peak.set(end);
+        }
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
         // SAFETY: `tensor_cap + start < usable` (start < end <= cap = usable - tensor_cap), so
         // the pointer is in bounds of the arena and non-null (base is non-null when cap > 0).
@@ -337,18 +406,12 @@ impl<'a> RawArena<'a> {
     #[inline(always)]
     pub fn scratch_release(&self, _ptr: NonNull<u8>) {}
 
-    /// Reclaims the whole ephemeral region and scratch pool in O(1) and counts a reset.
+    /// Reclaims the whole ephemeral region and scratch pool in O(1) and counts a reset: two
+    /// offsets written and a counter bumped (high-water marks are kept at allocation time).
     /// Persistent and shared tensors survive.
     #[inline]
     pub fn reset_ephemeral(&self) {
-        let top = self.top.get();
-        let pers_end = self.pers_end.get();
-        self.arena_peak.set(self.arena_peak.get().max(top));
-        self.ephemeral_peak
-            .set(self.ephemeral_peak.get().max(top - pers_end));
-        self.scratch_peak
-            .set(self.scratch_peak.get().max(self.scratch_top.get()));
-        self.top.set(pers_end);
+        self.top.set(self.pers_end.get());
         self.scratch_top.set(0);
         self.reset_count.set(self.reset_count.get().wrapping_add(1));
     }
@@ -358,7 +421,26 @@ impl<'a> RawArena<'a> {
         self.usable.get() - self.tensor_cap.get()
     }
 
-    /// The failure path: classifies, counts, and touches nothing else.
+    /// The failure path of [`RawArena::try_alloc`].
+    #[cold]
+    #[inline(never)]
+    fn fail_none<T>(&self, kind: ErrorKind, region: Region, needed: usize) -> Option<T> {
+        self.fail(kind, region, needed);
+        None
+    }
+
+    #[cold]
+    fn last_error_or_default(&self) -> AllocError {
+        self.last_error.get().unwrap_or(AllocError {
+            kind: ErrorKind::NotInitialized,
+            region: Region::Ephemeral,
+            needed: 0,
+            available: 0,
+        })
+    }
+
+    /// The failure path: classifies, counts, records it as the last error, and touches nothing
+    /// else.
     #[cold]
     #[inline(never)]
     fn fail(&self, kind: ErrorKind, region: Region, needed: usize) -> AllocError {
@@ -390,12 +472,14 @@ impl<'a> RawArena<'a> {
         } else {
             kind
         };
-        AllocError {
+        let e = AllocError {
             kind,
             region,
             needed,
             available,
-        }
+        };
+        self.last_error.set(Some(e));
+        e
     }
 
     /// Counts a failure found by a layer above (e.g. an unknown C enum value) and describes it.
@@ -426,13 +510,16 @@ impl<'a> RawArena<'a> {
             tensor_capacity: self.tensor_cap.get(),
             persistent_used: pers_end,
             ephemeral_used: top - pers_end,
-            ephemeral_peak: self.ephemeral_peak.get().max(top - pers_end),
+            ephemeral_peak: self
+                .ephemeral_peak
+                .get()
+                .max(self.epoch_peak.get() - pers_end),
             scratch_used: self.scratch_top.get(),
             scratch_size: self.scratch_cap(),
-            scratch_peak: self.scratch_peak.get().max(self.scratch_top.get()),
+            scratch_peak: self.scratch_peak.get(),
             shared_used: self.shared_top.get(),
             shared_size: self.shared_cap.get(),
-            arena_peak: self.arena_peak.get().max(top),
+            arena_peak: self.arena_peak.get().max(self.epoch_peak.get()),
             alloc_count: self.alloc_count.get(),
             reset_count: self.reset_count.get(),
             failed_count: self.failed_count.get(),
@@ -461,8 +548,7 @@ impl<'a> RawArena<'a> {
                 needed,
             )));
         }
-        self.top.set(start + needed);
-        self.pers_end.set(start + needed);
+        self.grow_persistent(start + needed);
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
         let base = self.base.get();
         for i in 0..plan.slots.len() {
@@ -494,6 +580,9 @@ impl<'a> RawArena<'a> {
             return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
         }
         self.top.set(start + needed);
+        if start + needed > self.epoch_peak.get() {
+            self.epoch_peak.set(start + needed);
+        }
         Ok(PlanRegion { offset: start })
     }
 

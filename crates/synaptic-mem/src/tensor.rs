@@ -20,13 +20,20 @@ use crate::dtype::{DType, Lifetime};
 #[repr(C)]
 #[derive(Debug)]
 pub struct TensorDesc {
-    pub(crate) data: *mut u8,
-    pub(crate) shape: [u32; 4],
-    pub(crate) ndim: u8,
-    pub(crate) dtype: DType,
-    pub(crate) lifetime: Lifetime,
-    pub(crate) reserved: u8,
-    pub(crate) size: u32,
+    /// 16-byte aligned data buffer.
+    pub data: *mut u8,
+    /// Dimensions; unused trailing ones are 1.
+    pub shape: [u32; 4],
+    /// Number of dimensions, 1..=4.
+    pub ndim: u8,
+    /// Element type.
+    pub dtype: DType,
+    /// Lifetime class.
+    pub lifetime: Lifetime,
+    /// Always 0.
+    pub reserved: u8,
+    /// Bytes of data (INT4 rounded up to whole bytes).
+    pub size: u32,
 }
 
 /// Bytes from a descriptor's start to its data: the descriptor size rounded up to 16 (32).

@@ -1,0 +1,69 @@
+//! # synaptic-plan
+//!
+//! Model-aware memory for SynapticOS: import a TensorFlow Lite (`.tflite`) model, compute every
+//! activation's lifetime, size each region of the arena in the spec's terms, plan activations
+//! into a reused ephemeral region, and hand the plan to the core
+//! ([`synaptic_mem::plan::Plan`]) or to firmware ([`emit`]).
+//!
+//! * [`Model`] — the main subgraph: tensors (shape, dtype, bytes, constant / variable /
+//!   activation, graph input/output) and operators in execution order. Read with the
+//!   `flatbuffers` crate's verifier on every file and bounds-checked accessors (the private `fb`
+//!   internals); malformed, truncated or hostile files give an [`ImportError`], never a panic.
+//! * [`lifetimes`] / [`live_lower_bound`] — lifetimes in the models README's scopes.
+//! * [`plan_items`] — the planner (bump, greedy-by-size, best = heuristics + hill-climbing +
+//!   exact branch-and-bound), reporting whether each plan is proven optimal.
+//! * [`Analysis`] — sizing by region (persistent, ephemeral, scratch, shared) and the verdict
+//!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
+//! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
+//!   other allocators.
+//!
+//! ```no_run
+//! use synaptic_plan::{Analysis, Model, SizingOptions};
+//! let model = Model::from_file("../shared/models/person_detect.tflite")?;
+//! let analysis = Analysis::new(model, &SizingOptions::default())?;
+//! let r = &analysis.report;
+//! println!("{}: live bound {} B, planned {} B (optimal: {})",
+//!          r.model, r.live_lower_bound_bytes, r.planned_activation_bytes, r.proven_optimal);
+//! println!("{}", analysis.verdict());
+//! let plan = analysis.ephemeral_plan.core_plan(); // synaptic_mem::Plan
+//! assert!(plan.validate().is_ok());
+//! # Ok::<(), synaptic_plan::ImportError>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod analysis;
+pub mod emit;
+mod error;
+mod fb;
+mod lifetime;
+mod model;
+mod planner;
+pub mod reference;
+pub mod svg;
+pub mod trace;
+
+pub use analysis::{
+    Analysis, IoPlacement, PersistentBreakdown, Report, Shortfall, SizingOptions, WeightsPlacement,
+};
+pub use error::ImportError;
+pub use lifetime::{lifetimes, live_lower_bound, Lifetime};
+pub use model::{Model, Operator, TensorInfo, TensorKind, TensorType, MAX_ITEMS};
+pub use planner::{
+    items_lower_bound, plan_items, MemoryPlan, PlanItem, PlanOptions, SearchStats, Strategy,
+    GREEDY_MAX_ITEMS, SEARCH_MAX_ITEMS,
+};
+pub use trace::{
+    allocation_sequence, sequence_of, ActivationEntry, AllocationSequence, CoreRequest,
+    PersistentEntry, PersistentKind, SharedEntry, TensorRef,
+};
+
+/// Rounds `n` up to a multiple of 16 (the arena's alignment), saturating.
+///
+/// ```
+/// assert_eq!(synaptic_plan::align16(1), 16);
+/// assert_eq!(synaptic_plan::align16(32), 32);
+/// ```
+pub const fn align16(n: u64) -> u64 {
+    n.saturating_add(15) & !15
+}

@@ -1,0 +1,663 @@
+//! The imported model: the main subgraph's tensors and operators.
+
+use crate::error::ImportError;
+use crate::fb::{self, field::*, Table};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Element type of a TFLite tensor (`TensorType` in TFLite's schema, same numeric values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[allow(missing_docs)]
+pub enum TensorType {
+    Float32,
+    Float16,
+    Int32,
+    UInt8,
+    Int64,
+    String,
+    Bool,
+    Int16,
+    Complex64,
+    Int8,
+    Float64,
+    Complex128,
+    UInt64,
+    Resource,
+    Variant,
+    UInt32,
+    UInt16,
+    Int4,
+    BFloat16,
+}
+
+impl TensorType {
+    /// The type with TFLite schema value `v`.
+    pub fn from_schema(v: u8) -> Option<Self> {
+        use TensorType::*;
+        Some(match v {
+            0 => Float32,
+            1 => Float16,
+            2 => Int32,
+            3 => UInt8,
+            4 => Int64,
+            5 => String,
+            6 => Bool,
+            7 => Int16,
+            8 => Complex64,
+            9 => Int8,
+            10 => Float64,
+            11 => Complex128,
+            12 => UInt64,
+            13 => Resource,
+            14 => Variant,
+            15 => UInt32,
+            16 => UInt16,
+            17 => Int4,
+            18 => BFloat16,
+            _ => return None,
+        })
+    }
+
+    /// Bits per element, or `None` for types without a fixed size (string, resource, variant).
+    pub fn bits(self) -> Option<u64> {
+        use TensorType::*;
+        Some(match self {
+            Int4 => 4,
+            Bool | Int8 | UInt8 => 8,
+            Int16 | UInt16 | Float16 | BFloat16 => 16,
+            Int32 | UInt32 | Float32 => 32,
+            Int64 | UInt64 | Float64 | Complex64 => 64,
+            Complex128 => 128,
+            String | Resource | Variant => return None,
+        })
+    }
+
+    /// Short name, as in the reference lifetime tables (`i8`, `f32`, `u64`, …).
+    pub fn short_name(self) -> &'static str {
+        use TensorType::*;
+        match self {
+            Float32 => "f32",
+            Float16 => "f16",
+            Int32 => "i32",
+            UInt8 => "u8",
+            Int64 => "i64",
+            String => "string",
+            Bool => "bool",
+            Int16 => "i16",
+            Complex64 => "c64",
+            Int8 => "i8",
+            Float64 => "f64",
+            Complex128 => "c128",
+            UInt64 => "u64",
+            Resource => "resource",
+            Variant => "variant",
+            UInt32 => "u32",
+            UInt16 => "u16",
+            Int4 => "i4",
+            BFloat16 => "bf16",
+        }
+    }
+}
+
+/// What role a tensor plays in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TensorKind {
+    /// Constant data (weights, biases) in model buffer `buffer`.
+    Constant {
+        /// Index of the model buffer holding the data.
+        buffer: u32,
+    },
+    /// A variable tensor (LSTM/SVDF state): persistent, mutable, survives inferences.
+    Variable,
+    /// An activation: produced or consumed by an operator, or a graph input/output.
+    Activation,
+    /// Referenced by no operator input/output and not a graph input/output (for example an
+    /// operator's `intermediates`): never allocated.
+    Unused,
+}
+
+/// One tensor of the main subgraph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TensorInfo {
+    /// Index in the subgraph's tensor list.
+    pub index: usize,
+    /// Name (may be empty).
+    pub name: String,
+    /// Element type.
+    pub dtype: TensorType,
+    /// Dimensions (empty for a scalar).
+    pub shape: Vec<u32>,
+    /// Bytes of data: elements × element size (INT4 rounded up to whole bytes).
+    pub bytes: u64,
+    /// Memory role.
+    pub kind: TensorKind,
+    /// Whether it is a graph input.
+    pub is_input: bool,
+    /// Whether it is a graph output.
+    pub is_output: bool,
+}
+
+impl TensorInfo {
+    /// Shape in the reference tables' format: dimensions joined by `x` (`1x49x10x1`), empty
+    /// for a scalar.
+    pub fn shape_string(&self) -> String {
+        self.shape
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    }
+    /// Whether the tensor is an activation (non-constant, non-variable, used).
+    pub fn is_activation(&self) -> bool {
+        self.kind == TensorKind::Activation
+    }
+}
+
+/// One operator, in execution order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Operator {
+    /// Position in execution order (0-based).
+    pub index: usize,
+    /// Builtin operator name (`CONV_2D`) or custom code.
+    pub opcode: String,
+    /// Input tensor indices (optional inputs, `-1` in the file, are left out).
+    pub inputs: Vec<usize>,
+    /// Output tensor indices.
+    pub outputs: Vec<usize>,
+    /// Intermediate tensor indices (not allocated).
+    pub intermediates: Vec<usize>,
+}
+
+/// A `.tflite` model's main subgraph (subgraph 0), as needed for memory planning.
+///
+/// ```no_run
+/// use synaptic_plan::Model;
+/// let model = Model::from_file("person_detect.tflite")?;
+/// println!("{} tensors, {} operators, {} weight bytes",
+///          model.tensors.len(), model.operators.len(), model.weights_bytes);
+/// # Ok::<(), synaptic_plan::ImportError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Model {
+    /// Model name (file stem when read from a file, otherwise the subgraph name or "model").
+    pub name: String,
+    /// All tensors of the main subgraph.
+    pub tensors: Vec<TensorInfo>,
+    /// Operators in execution order.
+    pub operators: Vec<Operator>,
+    /// Graph input tensor indices.
+    pub inputs: Vec<usize>,
+    /// Graph output tensor indices.
+    pub outputs: Vec<usize>,
+    /// Number of subgraphs in the file (only the first is planned).
+    pub subgraphs: usize,
+    /// Bytes of constant data: each distinct buffer used by a constant tensor counted once.
+    pub weights_bytes: u64,
+}
+
+/// Largest number of tensors or operators accepted (hostile-file guard).
+pub const MAX_ITEMS: usize = 1 << 20;
+
+/// TFLite builtin operator names, by code (0..=161; later codes print as `BUILTIN_<n>`).
+const BUILTIN_NAMES: &[&str] = &[
+    "ADD",
+    "AVERAGE_POOL_2D",
+    "CONCATENATION",
+    "CONV_2D",
+    "DEPTHWISE_CONV_2D",
+    "DEPTH_TO_SPACE",
+    "DEQUANTIZE",
+    "EMBEDDING_LOOKUP",
+    "FLOOR",
+    "FULLY_CONNECTED",
+    "HASHTABLE_LOOKUP",
+    "L2_NORMALIZATION",
+    "L2_POOL_2D",
+    "LOCAL_RESPONSE_NORMALIZATION",
+    "LOGISTIC",
+    "LSH_PROJECTION",
+    "LSTM",
+    "MAX_POOL_2D",
+    "MUL",
+    "RELU",
+    "RELU_N1_TO_1",
+    "RELU6",
+    "RESHAPE",
+    "RESIZE_BILINEAR",
+    "RNN",
+    "SOFTMAX",
+    "SPACE_TO_DEPTH",
+    "SVDF",
+    "TANH",
+    "CONCAT_EMBEDDINGS",
+    "SKIP_GRAM",
+    "CALL",
+    "CUSTOM",
+    "EMBEDDING_LOOKUP_SPARSE",
+    "PAD",
+    "UNIDIRECTIONAL_SEQUENCE_RNN",
+    "GATHER",
+    "BATCH_TO_SPACE_ND",
+    "SPACE_TO_BATCH_ND",
+    "TRANSPOSE",
+    "MEAN",
+    "SUB",
+    "DIV",
+    "SQUEEZE",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM",
+    "STRIDED_SLICE",
+    "BIDIRECTIONAL_SEQUENCE_RNN",
+    "EXP",
+    "TOPK_V2",
+    "SPLIT",
+    "LOG_SOFTMAX",
+    "DELEGATE",
+    "BIDIRECTIONAL_SEQUENCE_LSTM",
+    "CAST",
+    "PRELU",
+    "MAXIMUM",
+    "ARG_MAX",
+    "MINIMUM",
+    "LESS",
+    "NEG",
+    "PADV2",
+    "GREATER",
+    "GREATER_EQUAL",
+    "LESS_EQUAL",
+    "SELECT",
+    "SLICE",
+    "SIN",
+    "TRANSPOSE_CONV",
+    "SPARSE_TO_DENSE",
+    "TILE",
+    "EXPAND_DIMS",
+    "EQUAL",
+    "NOT_EQUAL",
+    "LOG",
+    "SUM",
+    "SQRT",
+    "RSQRT",
+    "SHAPE",
+    "POW",
+    "ARG_MIN",
+    "FAKE_QUANT",
+    "REDUCE_PROD",
+    "REDUCE_MAX",
+    "PACK",
+    "LOGICAL_OR",
+    "ONE_HOT",
+    "LOGICAL_AND",
+    "LOGICAL_NOT",
+    "UNPACK",
+    "REDUCE_MIN",
+    "FLOOR_DIV",
+    "REDUCE_ANY",
+    "SQUARE",
+    "ZEROS_LIKE",
+    "FILL",
+    "FLOOR_MOD",
+    "RANGE",
+    "RESIZE_NEAREST_NEIGHBOR",
+    "LEAKY_RELU",
+    "SQUARED_DIFFERENCE",
+    "MIRROR_PAD",
+    "ABS",
+    "SPLIT_V",
+    "UNIQUE",
+    "CEIL",
+    "REVERSE_V2",
+    "ADD_N",
+    "GATHER_ND",
+    "COS",
+    "WHERE",
+    "RANK",
+    "ELU",
+    "REVERSE_SEQUENCE",
+    "MATRIX_DIAG",
+    "QUANTIZE",
+    "MATRIX_SET_DIAG",
+    "ROUND",
+    "HARD_SWISH",
+    "IF",
+    "WHILE",
+    "NON_MAX_SUPPRESSION_V4",
+    "NON_MAX_SUPPRESSION_V5",
+    "SCATTER_ND",
+    "SELECT_V2",
+    "DENSIFY",
+    "SEGMENT_SUM",
+    "BATCH_MATMUL",
+    "PLACEHOLDER_FOR_GREATER_OP_CODES",
+    "CUMSUM",
+    "CALL_ONCE",
+    "BROADCAST_TO",
+    "RFFT2D",
+    "CONV_3D",
+    "IMAG",
+    "REAL",
+    "COMPLEX_ABS",
+    "HASHTABLE",
+    "HASHTABLE_FIND",
+    "HASHTABLE_IMPORT",
+    "HASHTABLE_SIZE",
+    "REDUCE_ALL",
+    "CONV_3D_TRANSPOSE",
+    "VAR_HANDLE",
+    "READ_VARIABLE",
+    "ASSIGN_VARIABLE",
+    "BROADCAST_ARGS",
+    "RANDOM_STANDARD_NORMAL",
+    "BUCKETIZE",
+    "RANDOM_UNIFORM",
+    "MULTINOMIAL",
+    "GELU",
+    "DYNAMIC_UPDATE_SLICE",
+    "RELU_0_TO_1",
+    "UNSORTED_SEGMENT_PROD",
+    "UNSORTED_SEGMENT_MAX",
+    "UNSORTED_SEGMENT_SUM",
+    "ATAN2",
+    "UNSORTED_SEGMENT_MIN",
+    "SIGN",
+    "BITCAST",
+    "BITWISE_XOR",
+    "RIGHT_SHIFT",
+];
+
+fn builtin_name(code: i32) -> String {
+    usize::try_from(code)
+        .ok()
+        .and_then(|c| BUILTIN_NAMES.get(c))
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| format!("BUILTIN_{code}"))
+}
+
+fn tensor_index(v: i32, n: usize, what: &str) -> Result<Option<usize>, ImportError> {
+    if v == -1 {
+        return Ok(None);
+    }
+    match usize::try_from(v) {
+        Ok(i) if i < n => Ok(Some(i)),
+        _ => Err(ImportError::invalid(format!(
+            "{what} refers to tensor {v}, but the subgraph has {n} tensors"
+        ))),
+    }
+}
+
+impl Model {
+    /// Reads and imports a `.tflite` file. The model's name is the file stem.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Model, ImportError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        let mut m = Model::from_bytes(&bytes)?;
+        if let Some(stem) = path.file_stem() {
+            m.name = stem.to_string_lossy().into_owned();
+        }
+        Ok(m)
+    }
+
+    /// Imports a `.tflite` model from its bytes: checks the `TFL3` identifier, runs the
+    /// `flatbuffers` verifier, then reads the main subgraph. Never panics.
+    ///
+    /// ```
+    /// use synaptic_plan::Model;
+    /// assert!(Model::from_bytes(&[]).is_err());
+    /// assert!(Model::from_bytes(&[0xff; 64]).is_err());
+    /// ```
+    pub fn from_bytes(buf: &[u8]) -> Result<Model, ImportError> {
+        if buf.len() < 8 {
+            return Err(ImportError::Truncated { len: buf.len() });
+        }
+        if &buf[4..8] != b"TFL3" {
+            return Err(ImportError::NotTflite {
+                found: String::from_utf8_lossy(&buf[4..8]).into_owned(),
+            });
+        }
+        fb::verify(buf)?;
+        Self::read(buf)
+    }
+
+    fn read(buf: &[u8]) -> Result<Model, ImportError> {
+        let root = Table::root(buf)?;
+        let subgraphs = root.tables(MODEL_SUBGRAPHS)?;
+        if subgraphs.len() == 0 {
+            return Err(ImportError::NoSubgraph);
+        }
+        let sg = subgraphs.get(0)?;
+        let codes = root.tables(MODEL_OPERATOR_CODES)?;
+        let buffers = root.tables(MODEL_BUFFERS)?;
+        let ts = sg.tables(SUBGRAPH_TENSORS)?;
+        let ops = sg.tables(SUBGRAPH_OPERATORS)?;
+        let n = ts.len();
+        if n > MAX_ITEMS || ops.len() > MAX_ITEMS {
+            return Err(ImportError::unsupported(format!(
+                "{n} tensors / {} operators (limit {MAX_ITEMS})",
+                ops.len()
+            )));
+        }
+
+        let mut inputs = Vec::new();
+        for v in sg.vector(SUBGRAPH_INPUTS, 4)?.i32s()? {
+            if let Some(i) = tensor_index(v, n, "graph input")? {
+                inputs.push(i);
+            }
+        }
+        let mut outputs = Vec::new();
+        for v in sg.vector(SUBGRAPH_OUTPUTS, 4)?.i32s()? {
+            if let Some(i) = tensor_index(v, n, "graph output")? {
+                outputs.push(i);
+            }
+        }
+
+        // Opcode names.
+        let mut opcode_names = Vec::with_capacity(codes.len());
+        for i in 0..codes.len() {
+            let c = codes.get(i)?;
+            let deprecated = c.u8_or(OPCODE_DEPRECATED_BUILTIN, 0)? as i8 as i32;
+            let builtin = c.u32_or(OPCODE_BUILTIN, 0)? as i32;
+            let code = builtin.max(deprecated);
+            let name = if code == 32 {
+                c.string(OPCODE_CUSTOM_CODE)?
+                    .unwrap_or_else(|| "CUSTOM".to_string())
+            } else {
+                builtin_name(code)
+            };
+            opcode_names.push(name);
+        }
+
+        // Operators.
+        let mut operators = Vec::with_capacity(ops.len());
+        let mut is_input = vec![false; n];
+        let mut is_output = vec![false; n];
+        for &i in &inputs {
+            is_input[i] = true;
+        }
+        for &o in &outputs {
+            is_output[o] = true;
+        }
+        let mut referenced: Vec<bool> = (0..n).map(|i| is_input[i] || is_output[i]).collect();
+        for o in 0..ops.len() {
+            let op = ops.get(o)?;
+            let code_index = op.u32_or(OP_OPCODE_INDEX, 0)? as usize;
+            let opcode = opcode_names.get(code_index).cloned().ok_or_else(|| {
+                ImportError::invalid(format!(
+                    "operator {o} uses opcode {code_index}, but the model has {} opcodes",
+                    opcode_names.len()
+                ))
+            })?;
+            let mut oi = Vec::new();
+            for v in op.vector(OP_INPUTS, 4)?.i32s()? {
+                if let Some(i) = tensor_index(v, n, &format!("operator {o} input"))? {
+                    oi.push(i);
+                    referenced[i] = true;
+                }
+            }
+            let mut oo = Vec::new();
+            for v in op.vector(OP_OUTPUTS, 4)?.i32s()? {
+                if let Some(i) = tensor_index(v, n, &format!("operator {o} output"))? {
+                    oo.push(i);
+                    referenced[i] = true;
+                }
+            }
+            let mut inter = Vec::new();
+            for v in op.vector(OP_INTERMEDIATES, 4)?.i32s()? {
+                if let Some(i) = tensor_index(v, n, &format!("operator {o} intermediate"))? {
+                    inter.push(i);
+                }
+            }
+            operators.push(Operator {
+                index: o,
+                opcode,
+                inputs: oi,
+                outputs: oo,
+                intermediates: inter,
+            });
+        }
+
+        // Tensors.
+        let mut tensors = Vec::with_capacity(n);
+        let mut weight_buffers = BTreeSet::new();
+        let mut weights_bytes = 0u64;
+        for (t, &is_referenced) in referenced.iter().enumerate() {
+            let tt = ts.get(t)?;
+            let name = tt.string(TENSOR_NAME)?.unwrap_or_default();
+            let type_code = tt.u8_or(TENSOR_TYPE, 0)?;
+            let dtype = TensorType::from_schema(type_code).ok_or_else(|| {
+                ImportError::unsupported(format!("tensor {t}: unknown tensor type {type_code}"))
+            })?;
+            let raw_shape = tt.vector(TENSOR_SHAPE, 4)?;
+            if raw_shape.len() > 16 {
+                return Err(ImportError::unsupported(format!(
+                    "tensor {t}: {} dimensions",
+                    raw_shape.len()
+                )));
+            }
+            let mut shape = Vec::with_capacity(raw_shape.len());
+            for d in raw_shape.i32s()? {
+                let d = u32::try_from(d).map_err(|_| {
+                    ImportError::unsupported(format!(
+                        "tensor {t} ({name}): negative (dynamic) dimension {d}"
+                    ))
+                })?;
+                shape.push(d);
+            }
+            let is_variable = tt.u8_or(TENSOR_IS_VARIABLE, 0)? != 0;
+            let buffer = tt.u32_or(TENSOR_BUFFER, 0)?;
+            let (has_data, data_len) = if buffer == 0 {
+                (false, 0)
+            } else {
+                let b = buffers.get(buffer as usize).map_err(|_| {
+                    ImportError::invalid(format!(
+                        "tensor {t} uses buffer {buffer}, but the model has {} buffers",
+                        buffers.len()
+                    ))
+                })?;
+                let data = b.vector(BUFFER_DATA, 1)?.len() as u64;
+                // Models over 2 GB keep data outside the flatbuffer (offset > 1, size).
+                let offset = b.u64_or(BUFFER_OFFSET, 0)?;
+                let size = b.u64_or(BUFFER_SIZE, 0)?;
+                if data > 0 {
+                    (true, data)
+                } else if offset > 1 {
+                    (true, size)
+                } else {
+                    (false, 0)
+                }
+            };
+            let kind = if is_variable {
+                TensorKind::Variable
+            } else if has_data {
+                if weight_buffers.insert(buffer) {
+                    weights_bytes += data_len;
+                }
+                TensorKind::Constant { buffer }
+            } else if is_referenced {
+                TensorKind::Activation
+            } else {
+                TensorKind::Unused
+            };
+            let bytes = tensor_bytes(&shape, dtype, kind, t)?;
+            tensors.push(TensorInfo {
+                index: t,
+                name,
+                dtype,
+                shape,
+                bytes,
+                kind,
+                is_input: is_input[t],
+                is_output: is_output[t],
+            });
+        }
+
+        let name = sg
+            .string(SUBGRAPH_NAME)?
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "model".to_string());
+        Ok(Model {
+            name,
+            tensors,
+            operators,
+            inputs,
+            outputs,
+            subgraphs: subgraphs.len(),
+            weights_bytes,
+        })
+    }
+
+    /// Indices of the activation tensors, ascending.
+    pub fn activations(&self) -> impl Iterator<Item = &TensorInfo> {
+        self.tensors.iter().filter(|t| t.is_activation())
+    }
+
+    /// Bytes of all activations, unrounded (the "act sum" of the models README).
+    pub fn activation_sum_bytes(&self) -> u64 {
+        self.activations().map(|t| t.bytes).sum()
+    }
+}
+
+/// Largest tensor accepted: the core's limit ([`synaptic_mem::MAX_TENSOR_BYTES`]).
+fn tensor_bytes(
+    shape: &[u32],
+    dtype: TensorType,
+    kind: TensorKind,
+    t: usize,
+) -> Result<u64, ImportError> {
+    let elements = shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+        .filter(|&e| e <= u32::MAX as u64 * 4)
+        .ok_or_else(|| ImportError::unsupported(format!("tensor {t}: element count overflows")))?;
+    match dtype.bits() {
+        Some(bits) => {
+            let bytes = (elements * bits).div_ceil(8);
+            if bytes == 0 && matches!(kind, TensorKind::Activation | TensorKind::Variable) {
+                return Err(ImportError::unsupported(format!(
+                    "tensor {t}: zero-sized {} tensor",
+                    if kind == TensorKind::Variable {
+                        "variable"
+                    } else {
+                        "activation"
+                    }
+                )));
+            }
+            let max: u64 = synaptic_mem::MAX_TENSOR_BYTES.into();
+            if bytes > max && kind != TensorKind::Unused {
+                return Err(ImportError::unsupported(format!(
+                    "tensor {t}: {bytes} bytes exceeds the arena's per-tensor limit of {max} bytes"
+                )));
+            }
+            Ok(bytes)
+        }
+        None => match kind {
+            TensorKind::Activation | TensorKind::Variable => Err(ImportError::unsupported(
+                format!("tensor {t}: {dtype:?} activations have no fixed size"),
+            )),
+            _ => Ok(0),
+        },
+    }
+}

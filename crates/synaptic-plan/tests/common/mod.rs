@@ -1,0 +1,37 @@
+//! Locating the shared models (`<repo>/../shared/models`).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The shared models directory, or `None` if it is missing and `SYNMEM_SKIP_MODELS=1`.
+/// Panics with a clear message if it is missing otherwise.
+pub fn models_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
+    if dir.join("README.md").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("SYNMEM_SKIP_MODELS").as_deref() == Ok("1") {
+        eprintln!(
+            "SKIPPED: {} not found and SYNMEM_SKIP_MODELS=1",
+            dir.display()
+        );
+        return None;
+    }
+    panic!(
+        "shared models not found at {} (expected <repo>/../shared/models); \
+         set SYNMEM_SKIP_MODELS=1 to skip the model tests",
+        dir.display()
+    );
+}
+
+/// All `*.tflite` files, sorted.
+pub fn model_paths(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read models dir")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tflite"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no .tflite models in {}", dir.display());
+    v
+}

@@ -1,0 +1,130 @@
+//! Replays every shared model's allocation sequence on the core's plain bump path (the
+//! planned path is tested in the core by the lead): an arena of exactly the reported size
+//! (`--strategy bump`) takes the whole sequence, `arena_peak` and every region's usage equal
+//! the report, and 16 bytes less fails.
+
+mod common;
+
+use synaptic_mem::{Lifetime, RawArena, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
+use synaptic_plan::{allocation_sequence, Model, PlanOptions, SizingOptions, Strategy};
+
+/// A 16-byte aligned window of exactly `len` bytes inside `store`.
+fn aligned(store: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    store.clear();
+    store.resize(len + 16, 0);
+    let off = store.as_ptr().align_offset(16);
+    &mut store[off..off + len]
+}
+
+/// Runs load + shared + `inferences` inferences; returns the first error as text.
+fn replay(
+    seq: &synaptic_plan::AllocationSequence,
+    arena_len: usize,
+    scratch: usize,
+    inferences: usize,
+) -> Result<synaptic_mem::Stats, String> {
+    let mut store = Vec::new();
+    let mut shared_store = Vec::new();
+    let buf = aligned(&mut store, arena_len);
+    let arena = RawArena::new(buf, scratch).map_err(|e| e.to_string())?;
+    if seq.shared_bytes > 0 {
+        let sh = aligned(&mut shared_store, seq.shared_bytes as usize);
+        arena.set_shared(sh).map_err(|e| e.to_string())?;
+    }
+    for p in &seq.persistent {
+        arena
+            .alloc(&p.request.shape, p.request.dtype, Lifetime::Persistent)
+            .map_err(|e| format!("persistent tensor {}: {e}", p.tensor.tensor))?;
+    }
+    for s in &seq.shared {
+        arena
+            .alloc(&s.request.shape, s.request.dtype, Lifetime::Shared)
+            .map_err(|e| format!("shared tensor {}: {e}", s.tensor.tensor))?;
+    }
+    for _ in 0..inferences {
+        for a in &seq.activations {
+            arena
+                .alloc(&a.request.shape, a.request.dtype, Lifetime::Ephemeral)
+                .map_err(|e| format!("activation {}: {e}", a.tensor.tensor))?;
+        }
+        arena
+            .scratch_acquire(scratch)
+            .map_err(|e| format!("scratch: {e}"))?;
+        arena.reset_ephemeral();
+    }
+    Ok(arena.stats())
+}
+
+#[test]
+fn bump_sequences_fit_exactly_the_reported_arena() {
+    let Some(dir) = common::models_dir() else {
+        return;
+    };
+    let mut replayed = 0;
+    for path in common::model_paths(&dir) {
+        let model = Model::from_file(&path).unwrap();
+        let mut opts = SizingOptions {
+            scratch_bytes: 1024,
+            plan: PlanOptions {
+                strategy: Strategy::Bump,
+                ..PlanOptions::default()
+            },
+            ..SizingOptions::default()
+        };
+        // Tiny models: grow the scratch pool so the arena reaches the core's 4 KB minimum.
+        let first = synaptic_plan::Analysis::new(model.clone(), &opts).unwrap();
+        let need = first.report.arena_bytes_required as usize;
+        if need < MIN_ARENA_SIZE {
+            opts.scratch_bytes += MIN_ARENA_SIZE - need;
+        }
+        let scratch = opts.scratch_bytes;
+        let a = synaptic_plan::Analysis::new(model.clone(), &opts).unwrap();
+        let seq = allocation_sequence(model, &opts).unwrap();
+        let r = &a.report;
+        let need = r.arena_bytes_required as usize;
+        for e in &seq.activations {
+            assert_eq!(e.request.bytes, seq.plan_slots[e.slot].size);
+        }
+        if r.persistent_bytes + r.ephemeral_bytes == 0 {
+            println!(
+                "{}: nothing in the arena but scratch (all tensors shared)",
+                r.model
+            );
+            assert_eq!(r.min_valid_arena_bytes, need as u64 + 16);
+            continue;
+        }
+        if !(MIN_ARENA_SIZE..=MAX_ARENA_SIZE).contains(&need) {
+            println!(
+                "{}: {need} B is outside the core's arena range, not replayed",
+                r.model
+            );
+            continue;
+        }
+        let st = replay(&seq, need, scratch, 3).unwrap_or_else(|e| panic!("{}: {e}", r.model));
+        assert_eq!(st.persistent_used as u64, r.persistent_bytes, "{}", r.model);
+        assert_eq!(
+            st.arena_peak as u64,
+            r.persistent_bytes + r.ephemeral_bytes,
+            "{}",
+            r.model
+        );
+        assert_eq!(
+            st.ephemeral_peak as u64, r.bump_ephemeral_bytes,
+            "{}",
+            r.model
+        );
+        assert_eq!(st.shared_used as u64, r.shared_bytes, "{}", r.model);
+        assert_eq!(st.reset_count, 3);
+        assert_eq!(st.failed_count, 0);
+        if need - 16 >= MIN_ARENA_SIZE {
+            let err = replay(&seq, need - 16, scratch, 1).unwrap_err();
+            assert!(
+                err.contains("out of memory") || err.contains("bytes"),
+                "{}: {err}",
+                r.model
+            );
+        }
+        replayed += 1;
+    }
+    assert!(replayed >= 16, "only {replayed} models replayed");
+}

@@ -1,0 +1,359 @@
+//! The `synmem` binary end to end.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+fn models() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
+    if dir.join("README.md").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("SYNMEM_SKIP_MODELS").as_deref() == Ok("1") {
+        eprintln!(
+            "SKIPPED: {} not found and SYNMEM_SKIP_MODELS=1",
+            dir.display()
+        );
+        return None;
+    }
+    panic!(
+        "shared models not found at {} (expected <repo>/../shared/models); set SYNMEM_SKIP_MODELS=1 to skip",
+        dir.display()
+    );
+}
+
+fn synmem() -> Command {
+    Command::cargo_bin("synmem").unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("synmem-{}-{name}", std::process::id()))
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = synmem().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Asserts a failure with exit `code` and exactly one stderr line starting `synmem: error:`.
+fn fails(args: &[&str], code: i32) -> String {
+    let out = synmem().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err:?}");
+    assert!(err.starts_with("synmem: error: "), "{err:?}");
+    err
+}
+
+const FIELDS: &[&str] = &[
+    "model",
+    "tensors",
+    "operators",
+    "weights_bytes",
+    "activation_sum_bytes",
+    "live_lower_bound_bytes",
+    "planned_activation_bytes",
+    "proven_optimal",
+    "persistent_bytes",
+    "ephemeral_bytes",
+    "scratch_bytes",
+    "shared_bytes",
+    "arena_bytes_required",
+    "fits",
+];
+
+#[test]
+fn plan_json_has_the_issue_fields() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("person_detect.tflite");
+    let v = json(&["plan", p.to_str().unwrap(), "--json"]);
+    for f in FIELDS {
+        assert!(v.get(f).is_some(), "missing field {f}");
+    }
+    assert_eq!(v["model"], "person_detect");
+    assert_eq!(v["tensors"], 89);
+    assert_eq!(v["operators"], 31);
+    assert_eq!(v["weights_bytes"], 218928);
+    assert_eq!(v["activation_sum_bytes"], 241030);
+    assert_eq!(v["live_lower_bound_bytes"], 55296);
+    assert_eq!(v["planned_activation_bytes"], 55296);
+    assert_eq!(v["proven_optimal"], true);
+    assert_eq!(v["fits"], false); // 219 KB of weights in a 128 KB arena
+    let sum = v["persistent_bytes"].as_u64().unwrap()
+        + v["ephemeral_bytes"].as_u64().unwrap()
+        + v["scratch_bytes"].as_u64().unwrap();
+    assert_eq!(v["arena_bytes_required"].as_u64().unwrap(), sum);
+}
+
+#[test]
+fn verdict_flips_exactly_at_the_required_size() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("micro_speech_quantized.tflite");
+    let p = p.to_str().unwrap();
+    let v = json(&["plan", p, "--json", "--scratch", "2048", "--arena", "65536"]);
+    let need = v["arena_bytes_required"].as_u64().unwrap();
+    let at = json(&[
+        "plan",
+        p,
+        "--json",
+        "--scratch",
+        "2048",
+        "--arena",
+        &need.to_string(),
+    ]);
+    assert_eq!(at["fits"], true);
+    let below = json(&[
+        "plan",
+        p,
+        "--json",
+        "--scratch",
+        "2048",
+        "--arena",
+        &(need - 16).to_string(),
+    ]);
+    assert_eq!(below["fits"], false);
+    assert_eq!(below["short_by"][0]["bytes"], 16);
+    assert_eq!(below["short_by"][0]["region"], "ephemeral");
+    // --check turns "does not fit" into exit status 3; the human output names the region.
+    let out = synmem()
+        .args([
+            "plan",
+            p,
+            "--check",
+            "--scratch",
+            "2048",
+            "--arena",
+            &(need - 16).to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("short by 16 bytes in the ephemeral region"),
+        "{text}"
+    );
+    synmem()
+        .args([
+            "plan",
+            p,
+            "--check",
+            "--scratch",
+            "2048",
+            "--arena",
+            &need.to_string(),
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn per_operator_scratch_table() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("micro_speech_quantized.tflite"); // 4 operators
+    let p = p.to_str().unwrap();
+    let table = tmp("scratch.txt");
+    std::fs::write(&table, "0, 100\n5000 0\n").unwrap();
+    let t = table.to_str().unwrap();
+    let v = json(&[
+        "plan",
+        p,
+        "--json",
+        "--scratch",
+        "2048",
+        "--scratch-table",
+        t,
+    ]);
+    assert_eq!(v["scratch_bytes"], 5008);
+    assert_eq!(v["fits"], false);
+    assert_eq!(v["short_by"][0]["region"], "scratch");
+    assert_eq!(v["short_by"][0]["bytes"], 5008 - 2048);
+    let v = json(&[
+        "plan",
+        p,
+        "--json",
+        "--scratch",
+        "8192",
+        "--scratch-table",
+        t,
+    ]);
+    assert_eq!(v["fits"], true);
+    let tr = json(&["trace", p, "--scratch-table", t]);
+    assert_eq!(tr["scratch_per_op"][2], 5000);
+    std::fs::write(&table, "1 2 3").unwrap();
+    let e = fails(&["plan", p, "--scratch-table", t], 2);
+    assert!(e.contains("3 entries") && e.contains("4 operators"), "{e}");
+    std::fs::write(&table, "1 2 x 4").unwrap();
+    fails(&["plan", p, "--scratch-table", t], 2);
+}
+
+#[test]
+fn strategies_and_weights_options() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("person_detect.tflite");
+    let p = p.to_str().unwrap();
+    let bump = json(&["plan", p, "--json", "--strategy", "bump"]);
+    let greedy = json(&["plan", p, "--json", "--strategy", "greedy"]);
+    let best = json(&["plan", p, "--json"]);
+    let e = |v: &serde_json::Value| v["ephemeral_bytes"].as_u64().unwrap();
+    assert!(e(&bump) > e(&greedy) && e(&greedy) >= e(&best));
+    assert_eq!(e(&bump), bump["bump_ephemeral_bytes"].as_u64().unwrap());
+    let flash = json(&["plan", p, "--json", "--weights", "flash"]);
+    assert!(flash["persistent_bytes"].as_u64().unwrap() < 10_000);
+    assert_eq!(flash["fits"], true);
+    let eph = json(&["plan", p, "--json", "--io", "ephemeral"]);
+    assert_eq!(eph["shared_bytes"], 0);
+    assert_eq!(eph["ephemeral_bytes"], 55296);
+}
+
+#[test]
+fn bad_files_and_options_fail_with_one_line() {
+    let Some(dir) = models() else { return };
+    let good = std::fs::read(dir.join("hello_world_int8.tflite")).unwrap();
+    let trunc = tmp("trunc.tflite");
+    std::fs::write(&trunc, &good[..good.len() / 2]).unwrap();
+    let e = fails(&["plan", trunc.to_str().unwrap()], 1);
+    assert!(e.contains("truncated or corrupt"), "{e}");
+    fails(&["inspect", trunc.to_str().unwrap()], 1);
+    fails(&["plan", "/nonexistent/model.tflite"], 1);
+    fails(&["plan", dir.join("README.md").to_str().unwrap()], 1);
+    let hw = dir.join("hello_world_int8.tflite");
+    let hw = hw.to_str().unwrap();
+    fails(&["plan", hw, "--weights", "rom"], 2);
+    fails(&["plan", hw, "--strategy", "magic"], 2);
+    fails(&["plan", hw, "--arena", "lots"], 2);
+    fails(&["plan", hw, "--arena", "1024"], 2);
+    fails(&["plan", hw, "--scratch", "999999"], 2);
+    fails(&["plan"], 2);
+    fails(&["frobnicate"], 2);
+    fails(&["emit", hw, "--lang", "go", "-o", "/tmp/x"], 2);
+    fails(
+        &["emit", hw, "--lang", "c", "-o", "/nonexistent/dir/plan.h"],
+        1,
+    );
+    synmem().arg("--help").assert().success();
+}
+
+#[test]
+fn svg_draws_one_rect_per_tensor_and_the_bound() {
+    let Some(dir) = models() else { return };
+    let svg = tmp("pd.svg");
+    let p = dir.join("person_detect.tflite");
+    synmem()
+        .args(["plan", p.to_str().unwrap(), "--svg", svg.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"));
+    assert_eq!(text.matches("<title>tensor ").count(), 32);
+    assert!(text.contains("live lower bound 55296 B"));
+    assert!(text.trim_end().ends_with("</svg>"));
+}
+
+#[test]
+fn emit_rust_and_c() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("kws_ref_model.tflite");
+    let rs = tmp("kws.rs");
+    let h = tmp("kws.h");
+    synmem()
+        .args([
+            "emit",
+            p.to_str().unwrap(),
+            "--lang",
+            "rust",
+            "-o",
+            rs.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    synmem()
+        .args([
+            "emit",
+            p.to_str().unwrap(),
+            "--lang",
+            "c",
+            "-o",
+            h.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let rs = std::fs::read_to_string(&rs).unwrap();
+    assert!(rs.contains("pub const SLOTS: [PlanSlot; "));
+    assert!(rs.contains("pub const PLAN: Plan<'static>"));
+    assert!(rs.contains("pub const SLOT_TENSORS: [u32; "));
+    let hdr = std::fs::read_to_string(&h).unwrap();
+    assert!(hdr.contains("#define KWS_REF_MODEL_REGION_SIZE "));
+    assert!(hdr.contains("static const syn_plan_slot_t kws_ref_model_slots[]"));
+    // Compile and run the header with the system C compiler, when there is one.
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if std::process::Command::new(&cc)
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no C compiler; header not compiled");
+        return;
+    }
+    let main = tmp("kws_main.c");
+    std::fs::write(
+        &main,
+        format!(
+            "#include \"{}\"\n#include <stdio.h>\nint main(void) {{\n  unsigned n = sizeof kws_ref_model_slots / sizeof kws_ref_model_slots[0];\n  if (n != KWS_REF_MODEL_SLOT_COUNT) return 1;\n  for (unsigned i = 0; i < n; i++) {{\n    if (kws_ref_model_slots[i].offset % 16) return 2;\n    if (kws_ref_model_slots[i].offset + ((kws_ref_model_slots[i].size + 15u) & ~15u) > KWS_REF_MODEL_REGION_SIZE) return 3;\n  }}\n  printf(\"%u %u\\n\", n, KWS_REF_MODEL_REGION_SIZE);\n  return sizeof(syn_plan_slot_t) == 12 ? 0 : 4;\n}}\n",
+            h.display()
+        ),
+    )
+    .unwrap();
+    let exe = tmp("kws_main");
+    let st = std::process::Command::new(&cc)
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Werror",
+            "-o",
+            exe.to_str().unwrap(),
+            main.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success(), "header does not compile");
+    let out = std::process::Command::new(&exe).output().unwrap();
+    assert!(
+        out.status.success(),
+        "header values wrong: {:?}",
+        out.status
+    );
+}
+
+#[test]
+fn inspect_trace_and_survey() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("trained_lstm.tflite");
+    let p = p.to_str().unwrap();
+    let out = synmem().args(["inspect", p]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("UNIDIRECTIONAL_SEQUENCE_LSTM"));
+    assert!(text.contains("variable"));
+    let v = json(&["inspect", p, "--json"]);
+    assert_eq!(v["lifetimes"].as_array().unwrap().len(), 5);
+    let t = json(&["trace", p]);
+    assert_eq!(t["activations"].as_array().unwrap().len(), 3);
+    assert_eq!(t["shared"].as_array().unwrap().len(), 2);
+    let out = synmem()
+        .args(["survey", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("person_detect") && text.contains("total: planned"));
+}
