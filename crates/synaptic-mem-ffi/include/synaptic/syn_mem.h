@@ -14,7 +14,7 @@
  *
  *   -EINVAL    bad argument: NULL pointer, size out of range, ndim 0 or > 4, a zero dimension,
  *              unknown dtype or lifetime value, 0-byte scratch request
- *   -EOVERFLOW the tensor's element count or byte size overflows (more than 2^31-1 bytes)
+ *   -EOVERFLOW the tensor's element count or byte size overflows (more than 2^30 bytes of data)
  *   -ENOMEM    does not fit: larger than what is left of the region, or than the whole region
  *              (e.g. a scratch request larger than the pool)
  *   -EBUSY     SYN_MEM_PERSISTENT while ephemeral tensors or scratch buffers are live
