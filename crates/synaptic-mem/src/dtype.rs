@@ -99,7 +99,7 @@ impl Lifetime {
 }
 
 /// Largest data size of one tensor, in bytes (2^30): a tensor of `n` elements of `b` bits is a
-/// size overflow when `n * b >= 2^33`.
+/// size overflow when `n * b > 2^33`.
 pub const MAX_TENSOR_BYTES: u32 = 1 << 30;
 
 impl DType {
@@ -112,12 +112,6 @@ impl DType {
             DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
             DType::Int32 | DType::Float32 => 3,
         }
-    }
-
-    /// `2^(31 - quarter_shift) - 1`: one less than the first element count that overflows.
-    #[inline(always)]
-    const fn max_count(self) -> u32 {
-        (1u32 << (31 - self.quarter_shift())) - 1
     }
 }
 
@@ -147,13 +141,14 @@ pub fn shape_bytes(shape: &[u32], dtype: DType) -> Result<([u32; 4], u32), Error
     let p2 = (p1 as u32) as u64 * dims[2] as u64;
     let p3 = (p2 as u32) as u64 * dims[3] as u64;
     let count = p3 as u32;
-    // Valid iff no high word is set and 1 <= count < 2^(31 - shift), so that count << shift
-    // stays below 2^31 (fewer than 2^33 bits).
-    if ((p1 | p2 | p3) >> 32) != 0 || count.wrapping_sub(1) >= dtype.max_count() {
+    let shift = dtype.quarter_shift();
+    // Valid iff no high word is set and 1 <= count <= 2^(31 - shift), so that count << shift
+    // is at most 2^31 (at most 2^33 bits of data; count 0 wraps to a huge count - 1).
+    if ((p1 | p2 | p3) >> 32) != 0 || (count.wrapping_sub(1) >> (31 - shift)) != 0 {
         return Err(size_error(dims[0], dims[1], dims[2], dims[3]));
     }
     // count × bits / 8, rounded up: ((count << shift) + 1) / 2.
-    Ok((dims, ((count << dtype.quarter_shift()) + 1) >> 1))
+    Ok((dims, ((count << shift) + 1) >> 1))
 }
 
 /// Why a shape's size is unusable: a zero dimension wins over an overflow in the others.

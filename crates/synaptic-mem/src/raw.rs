@@ -281,7 +281,9 @@ impl<'a> RawArena<'a> {
     }
 
     /// [`RawArena::alloc`] returning a bare pointer (a register, not a 16-byte `Result`): `None`
-    /// on failure, with the details in [`RawArena::last_error`]. The C API's hot path.
+    /// on failure, with the details in [`RawArena::last_error`]. The C API's hot path: the
+    /// ephemeral case is inline; persistent and shared (load-time) allocations take an
+    /// out-of-line path with the same bump logic.
     #[inline(always)]
     pub fn try_alloc(
         &self,
@@ -293,59 +295,105 @@ impl<'a> RawArena<'a> {
             Ok(v) => v,
             Err(kind) => return self.fail_none(kind, region_of(lifetime), 0),
         };
+        if lifetime != Lifetime::Ephemeral {
+            return self.alloc_load_time(shape, bytes, dtype, lifetime);
+        }
         let needed = DESC_SPAN + align_up(bytes as usize);
-        let (base, start) = match lifetime {
-            Lifetime::Ephemeral => {
-                let start = self.top.get();
-                let end = start + needed;
-                if end > self.tensor_cap.get() {
-                    return self.fail_none(ErrorKind::OutOfMemory, Region::Ephemeral, needed);
-                }
-                self.top.set(end);
-                if end > self.epoch_peak.get() {
-                    self.epoch_peak.set(end);
-                }
-                (self.base.get(), start)
-            }
-            Lifetime::Persistent => {
-                let start = self.top.get();
-                if start != self.pers_end.get() || self.scratch_top.get() != 0 {
-                    return self.fail_none(ErrorKind::EphemeralLive, Region::Persistent, needed);
-                }
-                let end = start + needed;
-                if end > self.tensor_cap.get() {
-                    return self.fail_none(ErrorKind::OutOfMemory, Region::Persistent, needed);
-                }
-                self.grow_persistent(end);
-                (self.base.get(), start)
-            }
-            Lifetime::Shared => {
-                let start = self.shared_top.get();
-                let end = start + needed;
-                if end > self.shared_cap.get() {
-                    return self.fail_none(ErrorKind::OutOfMemory, Region::Shared, needed);
-                }
-                self.shared_top.set(end);
-                (self.shared_base.get(), start)
-            }
-        };
-        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
-        // SAFETY: `start .. start + needed` lies inside the region (`end <= cap` checked above,
-        // invariant 2), so both pointers are in bounds of the region's allocation; `start` is a
-        // multiple of 16 and `base` 16-byte aligned, so the descriptor is aligned. The block was
-        // free (above the old bump offset, invariant 3), so nothing else refers to it.
-        unsafe {
-            let desc = base.add(start).cast::<TensorDesc>();
-            desc.write(TensorDesc {
-                data: base.add(start + DESC_SPAN),
-                shape: dims,
-                ndim: shape.len() as u8,
+        let start = self.top.get();
+        let end = start + needed;
+        if end > self.tensor_cap.get() {
+            return self.fail_none(ErrorKind::OutOfMemory, Region::Ephemeral, needed);
+        }
+        self.top.set(end);
+        if end > self.epoch_peak.get() {
+            self.epoch_peak.set(end);
+        }
+        // SAFETY: `start .. end` is inside tensor space (checked above) and was free.
+        Some(unsafe {
+            self.place(
+                self.base.get(),
+                start,
+                dims,
+                shape.len() as u8,
+                bytes,
                 dtype,
                 lifetime,
-                reserved: 0,
-                size: bytes,
-            });
-            Some(NonNull::new_unchecked(desc))
+            )
+        })
+    }
+
+    /// Persistent and shared allocations (model load time).
+    #[inline(never)]
+    fn alloc_load_time(
+        &self,
+        shape: &[u32],
+        bytes: u32,
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Option<NonNull<TensorDesc>> {
+        // Recomputed here (load time) so the hot path's dimensions stay in registers.
+        let Ok((dims, _)) = shape_bytes(shape, dtype) else {
+            return None; // unreachable: the caller validated the shape
+        };
+        let ndim = shape.len() as u8;
+        let needed = DESC_SPAN + align_up(bytes as usize);
+        let (base, start) = if lifetime == Lifetime::Shared {
+            let start = self.shared_top.get();
+            let end = start + needed;
+            if end > self.shared_cap.get() {
+                return self.fail_none(ErrorKind::OutOfMemory, Region::Shared, needed);
+            }
+            self.shared_top.set(end);
+            (self.shared_base.get(), start)
+        } else {
+            let start = self.top.get();
+            if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+                return self.fail_none(ErrorKind::EphemeralLive, Region::Persistent, needed);
+            }
+            let end = start + needed;
+            if end > self.tensor_cap.get() {
+                return self.fail_none(ErrorKind::OutOfMemory, Region::Persistent, needed);
+            }
+            self.grow_persistent(end);
+            (self.base.get(), start)
+        };
+        // SAFETY: `start .. start + needed` is inside the region (checked above) and was free.
+        Some(unsafe { self.place(base, start, dims, ndim, bytes, dtype, lifetime) })
+    }
+
+    /// Writes a descriptor at `base + start` and its data pointer `DESC_SPAN` bytes later, and
+    /// counts the allocation.
+    ///
+    /// # Safety
+    /// `start .. start + DESC_SPAN + align_up(bytes)` must lie inside the region starting at
+    /// `base` (16-byte aligned), be a multiple of 16 from it, and be referred to by nothing else
+    /// (it was above the region's bump offset, invariant 3).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn place(
+        &self,
+        base: *mut u8,
+        start: usize,
+        dims: [u32; 4],
+        ndim: u8,
+        bytes: u32,
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> NonNull<TensorDesc> {
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        // SAFETY: by the contract both pointers are in bounds of the region and the descriptor
+        // is 16-byte aligned; nothing else refers to the block. The four one-byte fields
+        // (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)` after
+        // the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
+        unsafe {
+            let desc = base.add(start).cast::<TensorDesc>();
+            ptr::addr_of_mut!((*desc).data).write(base.add(start + DESC_SPAN));
+            ptr::addr_of_mut!((*desc).shape).write(dims);
+            ptr::addr_of_mut!((*desc).ndim)
+                .cast::<u32>()
+                .write(u32::from_ne_bytes([ndim, dtype as u8, lifetime as u8, 0]));
+            ptr::addr_of_mut!((*desc).size).write(bytes);
+            NonNull::new_unchecked(desc)
         }
     }
 

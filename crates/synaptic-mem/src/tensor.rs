@@ -91,3 +91,15 @@ impl TensorDesc {
         self.size as usize
     }
 }
+
+// `RawArena` writes `ndim, dtype, lifetime, reserved` as one aligned `u32`.
+const _: () = assert!(
+    core::mem::offset_of!(TensorDesc, dtype) == core::mem::offset_of!(TensorDesc, ndim) + 1
+);
+const _: () = assert!(
+    core::mem::offset_of!(TensorDesc, lifetime) == core::mem::offset_of!(TensorDesc, ndim) + 2
+);
+const _: () = assert!(
+    core::mem::offset_of!(TensorDesc, reserved) == core::mem::offset_of!(TensorDesc, ndim) + 3
+);
+const _: () = assert!(core::mem::offset_of!(TensorDesc, ndim) % 4 == 0);

@@ -254,25 +254,25 @@ fn byte_size_from_shape_and_dtype() {
         shape_bytes(&[65_536, 32_768], DType::Float32),
         Err(ErrorKind::SizeOverflow)
     );
-    // The limit: fewer than 2^33 bits of data (2^30 bytes).
-    assert_eq!(
-        shape_bytes(&[(1 << 31) - 1], DType::Int4),
-        Ok(([(1 << 31) - 1, 1, 1, 1], 1 << 30))
-    );
+    // The limit: at most 2^33 bits of data (2^30 bytes).
     assert_eq!(
         shape_bytes(&[1 << 31], DType::Int4),
+        Ok(([1 << 31, 1, 1, 1], 1 << 30))
+    );
+    assert_eq!(
+        shape_bytes(&[(1 << 31) + 1], DType::Int4),
         Err(ErrorKind::SizeOverflow)
     );
     assert_eq!(
-        shape_bytes(&[1 << 16, 1 << 12, 4], DType::Int8),
+        shape_bytes(&[1 << 16, 1 << 14, 2], DType::Int8),
         Err(ErrorKind::SizeOverflow)
-    );
-    assert_eq!(
-        shape_bytes(&[(1 << 28) - 1], DType::Float32),
-        Ok(([(1 << 28) - 1, 1, 1, 1], (1 << 30) - 4))
     );
     assert_eq!(
         shape_bytes(&[1 << 28], DType::Float32),
+        Ok(([1 << 28, 1, 1, 1], 1 << 30))
+    );
+    assert_eq!(
+        shape_bytes(&[(1 << 28) + 1], DType::Float32),
         Err(ErrorKind::SizeOverflow)
     );
     assert_eq!(
