@@ -9,7 +9,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr::{self, NonNull};
 
 use critical_section::Mutex;
-use synaptic_mem::{ErrorKind, Lifetime, RawArena, Region, Stats};
+use synaptic_mem::{ErrorKind, Lifetime, RawArena, Region, Stats, TensorRequest};
 
 use crate::config::SCRATCH_POOL_SIZE;
 use crate::errno::{self, EALREADY, EINVAL, ENODEV};
@@ -79,17 +79,11 @@ pub unsafe extern "C" fn syn_mem_init(arena_base: *mut c_void, arena_size: usize
 }
 
 /// Resets the ephemeral region and the scratch pool in O(1), between inference jobs, and counts
-/// a reset. Persistent and shared tensors survive. Before syn_mem_init() it does nothing and
-/// records -ENODEV.
+/// a reset. Persistent and shared tensors survive. Before syn_mem_init() it has no effect (the
+/// uninitialised arena has nothing to reclaim, and syn_mem_init() starts every count at 0).
 #[no_mangle]
 pub extern "C" fn syn_mem_reset_ephemeral() {
-    with(|s| {
-        if s.arena.is_initialized() {
-            s.arena.reset_ephemeral();
-        } else {
-            s.last_error.set(-ENODEV);
-        }
-    })
+    with(|s| s.arena.reset_ephemeral())
 }
 
 /// Allocates a tensor of `ndim` dimensions (`shape[0..ndim]`, 1..4 of them; only those are
@@ -120,7 +114,13 @@ pub unsafe extern "C" fn syn_mem_tensor_alloc(
     // SAFETY: `shape` is non-null and, by the caller's contract, points to `ndim` (at most 4,
     // checked above) readable `u32`s that stay unchanged during the call.
     let dims = unsafe { core::slice::from_raw_parts(shape, ndim as usize) };
-    with(|s| match s.arena.try_alloc(dims, dt, lt) {
+    // Validation and sizing touch no shared state: done before the critical section, which
+    // then covers only the bump and the descriptor write.
+    let req = match TensorRequest::new(dims, dt) {
+        Ok(req) => req,
+        Err(kind) => return reject_kind(kind, region_of(lt)),
+    };
+    with(|s| match s.arena.try_alloc_request(req, lt) {
         Some(desc) => desc.as_ptr().cast(),
         None => record_failure(s),
     })
@@ -148,6 +148,13 @@ fn reject_alloc(dtype: RawDtype, lifetime: RawLifetime) -> *mut SynTensor {
         (Some(l), None) => (ErrorKind::InvalidDtype, region_of(l)),
         (Some(l), Some(_)) => (ErrorKind::InvalidArgument, region_of(l)),
     };
+    reject_kind(kind, region)
+}
+
+/// Counts a failure found before the arena was consulted and records its errno; NULL.
+#[cold]
+#[inline(never)]
+fn reject_kind(kind: ErrorKind, region: Region) -> *mut SynTensor {
     with(|s| {
         let e = s.arena.reject(kind, region);
         s.last_error.set(errno::from_kind(e.kind));

@@ -65,4 +65,4 @@ pub use plan::{LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanSlot}
 pub use raw::StaticArenaBuffer;
 pub use raw::{DTypeMismatch, RawArena, Tensor};
 pub use stats::Stats;
-pub use tensor::{TensorDesc, DESC_SPAN};
+pub use tensor::{TensorDesc, TensorRequest, DESC_SPAN};

@@ -35,7 +35,7 @@ use crate::dtype::{shape_bytes, DType, Element, Lifetime};
 use crate::error::{AllocError, ErrorKind, Region};
 use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
 use crate::stats::Stats;
-use crate::tensor::{TensorDesc, DESC_SPAN};
+use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
 
 /// Bump allocator state over one arena (and an optional shared region).
 ///
@@ -291,14 +291,24 @@ impl<'a> RawArena<'a> {
         dtype: DType,
         lifetime: Lifetime,
     ) -> Option<NonNull<TensorDesc>> {
-        let (dims, bytes) = match shape_bytes(shape, dtype) {
-            Ok(v) => v,
-            Err(kind) => return self.fail_none(kind, region_of(lifetime), 0),
-        };
-        if lifetime != Lifetime::Ephemeral {
-            return self.alloc_load_time(shape, bytes, dtype, lifetime);
+        match TensorRequest::new(shape, dtype) {
+            Ok(req) => self.try_alloc_request(req, lifetime),
+            Err(kind) => self.fail_none(kind, region_of(lifetime), 0),
         }
-        let needed = DESC_SPAN + align_up(bytes as usize);
+    }
+
+    /// Allocates a tensor for an already validated request (see [`TensorRequest`]): only the
+    /// bump and the descriptor write, so a caller can keep its critical section this short.
+    #[inline(always)]
+    pub fn try_alloc_request(
+        &self,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> Option<NonNull<TensorDesc>> {
+        if lifetime != Lifetime::Ephemeral {
+            return self.alloc_load_time(req, lifetime);
+        }
+        let needed = DESC_SPAN + align_up(req.bytes as usize);
         let start = self.top.get();
         let end = start + needed;
         if end > self.tensor_cap.get() {
@@ -309,34 +319,17 @@ impl<'a> RawArena<'a> {
             self.epoch_peak.set(end);
         }
         // SAFETY: `start .. end` is inside tensor space (checked above) and was free.
-        Some(unsafe {
-            self.place(
-                self.base.get(),
-                start,
-                dims,
-                shape.len() as u8,
-                bytes,
-                dtype,
-                lifetime,
-            )
-        })
+        Some(unsafe { self.place(self.base.get(), start, req, lifetime) })
     }
 
     /// Persistent and shared allocations (model load time).
     #[inline(never)]
     fn alloc_load_time(
         &self,
-        shape: &[u32],
-        bytes: u32,
-        dtype: DType,
+        req: TensorRequest,
         lifetime: Lifetime,
     ) -> Option<NonNull<TensorDesc>> {
-        // Recomputed here (load time) so the hot path's dimensions stay in registers.
-        let Ok((dims, _)) = shape_bytes(shape, dtype) else {
-            return None; // unreachable: the caller validated the shape
-        };
-        let ndim = shape.len() as u8;
-        let needed = DESC_SPAN + align_up(bytes as usize);
+        let needed = DESC_SPAN + align_up(req.bytes as usize);
         let (base, start) = if lifetime == Lifetime::Shared {
             let start = self.shared_top.get();
             let end = start + needed;
@@ -358,7 +351,7 @@ impl<'a> RawArena<'a> {
             (self.base.get(), start)
         };
         // SAFETY: `start .. start + needed` is inside the region (checked above) and was free.
-        Some(unsafe { self.place(base, start, dims, ndim, bytes, dtype, lifetime) })
+        Some(unsafe { self.place(base, start, req, lifetime) })
     }
 
     /// Writes a descriptor at `base + start` and its data pointer `DESC_SPAN` bytes later, and
@@ -369,15 +362,11 @@ impl<'a> RawArena<'a> {
     /// `base` (16-byte aligned), be a multiple of 16 from it, and be referred to by nothing else
     /// (it was above the region's bump offset, invariant 3).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     unsafe fn place(
         &self,
         base: *mut u8,
         start: usize,
-        dims: [u32; 4],
-        ndim: u8,
-        bytes: u32,
-        dtype: DType,
+        req: TensorRequest,
         lifetime: Lifetime,
     ) -> NonNull<TensorDesc> {
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
@@ -388,11 +377,11 @@ impl<'a> RawArena<'a> {
         unsafe {
             let desc = base.add(start).cast::<TensorDesc>();
             ptr::addr_of_mut!((*desc).data).write(base.add(start + DESC_SPAN));
-            ptr::addr_of_mut!((*desc).shape).write(dims);
+            ptr::addr_of_mut!((*desc).shape).write(req.dims);
             ptr::addr_of_mut!((*desc).ndim)
                 .cast::<u32>()
-                .write(u32::from_ne_bytes([ndim, dtype as u8, lifetime as u8, 0]));
-            ptr::addr_of_mut!((*desc).size).write(bytes);
+                .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
+            ptr::addr_of_mut!((*desc).size).write(req.bytes);
             NonNull::new_unchecked(desc)
         }
     }

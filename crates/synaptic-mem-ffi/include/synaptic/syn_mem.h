@@ -245,8 +245,8 @@ int syn_mem_init(void *arena_base, size_t arena_size);
 
 /**
  * Resets the ephemeral region and the scratch pool in O(1), between inference jobs, and counts
- * a reset. Persistent and shared tensors survive. Before syn_mem_init() it does nothing and
- * records -ENODEV.
+ * a reset. Persistent and shared tensors survive. Before syn_mem_init() it has no effect (the
+ * uninitialised arena has nothing to reclaim, and syn_mem_init() starts every count at 0).
  */
 void syn_mem_reset_ephemeral(void);
 
