@@ -5,16 +5,10 @@
 
 mod common;
 
+use common::aligned;
+
 use synaptic_mem::{Lifetime, RawArena, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
 use synaptic_plan::{allocation_sequence, Model, PlanOptions, SizingOptions, Strategy};
-
-/// A 16-byte aligned window of exactly `len` bytes inside `store`.
-fn aligned(store: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    store.clear();
-    store.resize(len + 16, 0);
-    let off = store.as_ptr().align_offset(16);
-    &mut store[off..off + len]
-}
 
 /// Runs load + shared + `inferences` inferences; returns the first error as text.
 fn replay(

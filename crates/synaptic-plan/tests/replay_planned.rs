@@ -6,16 +6,10 @@
 
 mod common;
 
+use common::aligned;
+
 use synaptic_mem::{Arena, ErrorKind, Plan, Stats, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
 use synaptic_plan::{allocation_sequence, AllocationSequence, Analysis, Model, SizingOptions};
-
-/// A 16-byte aligned window of exactly `len` bytes inside `store`.
-fn aligned(store: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    store.clear();
-    store.resize(len + 16, 0);
-    let off = store.as_ptr().align_offset(16);
-    &mut store[off..off + len]
-}
 
 fn canary(tensor: usize) -> u8 {
     (tensor % 251) as u8 + 1

@@ -35,3 +35,11 @@ pub fn model_paths(dir: &std::path::Path) -> Vec<PathBuf> {
     assert!(!v.is_empty(), "no .tflite models in {}", dir.display());
     v
 }
+
+/// A 16-byte aligned window of exactly `len` bytes inside `store` (an arena buffer).
+pub fn aligned(store: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    store.clear();
+    store.resize(len + 16, 0);
+    let off = store.as_ptr().align_offset(16);
+    &mut store[off..off + len]
+}
