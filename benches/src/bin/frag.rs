@@ -1,0 +1,262 @@
+//! Fragmentation run: synaptic-mem versus TLSF (rlsf) and LLFF (linked_list_allocator) in one
+//! fixed 128 KB region.
+//!
+//! `cargo run --release -p synaptic-benches --bin frag [-- --cycles N --seed S --serialized
+//! --heap-region BYTES]`
+//! (or `scripts/frag`). Prints, per allocator,
+//! `frag <allocator> <failed-allocations> <first-failure-cycle or ->`, where a failed allocation
+//! counts when it failed **while the allocator's total free memory was enough** for it.
+//!
+//! Workload (identical for every allocator, from a fixed seed): two models are resident at a
+//! time, drawn from a pool of real models; each cycle runs one inference of one of them
+//! (alternating, with a random extra inference now and then); every 50..2000 cycles one of the
+//! two is unloaded and another model loaded in its place. Heaps free each activation after its
+//! last use, scratch after its operator and an unloaded model's weights and I/O tensors.
+//!
+//! Mixed (default): as on a multi-task MCU, the new model is loaded by another task while the
+//! model that stays is half way through an inference, so on a heap its weights land between
+//! live activations. synaptic-mem cannot do that (a persistent allocation while activations
+//! are live is refused by design), so it loads between inferences: re-initialising is the only
+//! way to reclaim persistent memory, so an unload re-initialises the arena and reloads the
+//! model that stays. `--serialized` makes the heaps load between inferences too.
+//!
+//! synaptic-mem's 128 KB are split like the heaps' region is used: a 124 KB arena (16 KB
+//! scratch pool) + a 4 KB shared region for the models' I/O tensors.
+
+use std::cell::Cell;
+
+use synaptic_benches::allocs::{Llff, SynapticMem, TensorAlloc, Tlsf};
+use synaptic_benches::replay::{self, Loaded};
+use synaptic_benches::trace::ModelTrace;
+
+const REGION: usize = 128 * 1024;
+const SHARED: usize = 4096;
+const SCRATCH: usize = synaptic_mem::DEFAULT_SCRATCH_SIZE;
+const POOL: [&str; 5] = [
+    "kws_ref_model",
+    "micro_speech_quantized",
+    "trained_lstm_int8",
+    "keyword_scrambled_8bit",
+    "hello_world_int8",
+];
+
+struct XorShift(u64);
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Whether models `a` and `b` can be resident together in synaptic-mem's arena (bump path).
+fn pair_fits(a: &ModelTrace, b: &ModelTrace) -> bool {
+    let tensor_cap = REGION - SHARED - SCRATCH;
+    a.bump_persistent_bytes()
+        + b.bump_persistent_bytes()
+        + a.bump_activation_bytes().max(b.bump_activation_bytes())
+        <= tensor_cap
+        && a.bump_shared_bytes() + b.bump_shared_bytes() <= SHARED
+}
+
+/// One step of the schedule.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Run one inference of resident slot 0 or 1.
+    Infer(usize),
+    /// Replace resident slot `.0` by pool model `.1`.
+    Swap(usize, usize),
+}
+
+fn schedule(pool: &[ModelTrace], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2]) {
+    let mut rng = XorShift(seed | 1);
+    let mut resident = [0usize, 2usize];
+    let initial = resident;
+    let mut steps = Vec::with_capacity(cycles as usize + cycles as usize / 50);
+    let mut next_swap = 50 + rng.below(1950);
+    let mut cycle = 0u64;
+    let mut turn = 0usize;
+    while cycle < cycles {
+        if cycle == next_swap {
+            next_swap = cycle + 50 + rng.below(1950);
+            let slot = rng.below(2) as usize;
+            let keep = resident[1 - slot];
+            let candidates: Vec<usize> = (0..pool.len())
+                .filter(|&m| m != keep && m != resident[slot] && pair_fits(&pool[m], &pool[keep]))
+                .collect();
+            if !candidates.is_empty() {
+                let m = candidates[rng.below(candidates.len() as u64) as usize];
+                resident[slot] = m;
+                steps.push(Step::Swap(slot, m));
+            }
+        }
+        // Alternate, with an occasional repeat of the same model; right after a swap, the model
+        // that stayed runs (a heap loads the new one half way through that inference).
+        if let Some(Step::Swap(slot, _)) = steps.last() {
+            turn = 1 - *slot;
+        } else if rng.below(8) != 0 {
+            turn = 1 - turn;
+        }
+        steps.push(Step::Infer(turn));
+        cycle += 1;
+    }
+    (steps, initial)
+}
+
+#[derive(Default)]
+struct Frag {
+    failed: Cell<u64>,
+    failed_with_room: Cell<u64>,
+    first: Cell<Option<u64>>,
+    cycle: Cell<u64>,
+}
+
+impl Frag {
+    fn hook<A: TensorAlloc>(&self) -> impl FnMut(&mut A, usize) + '_ {
+        move |a: &mut A, needed| {
+            self.failed.set(self.failed.get() + 1);
+            if a.free_bytes() >= needed {
+                self.failed_with_room.set(self.failed_with_room.get() + 1);
+                if self.first.get().is_none() {
+                    self.first.set(Some(self.cycle.get()));
+                }
+            }
+        }
+    }
+}
+
+fn empty() -> Loaded {
+    Loaded {
+        persistent: Vec::new(),
+        shared: Vec::new(),
+        slots: Vec::new(),
+        failed: 0,
+    }
+}
+
+fn run<A: TensorAlloc>(
+    mut a: A,
+    pool: &[ModelTrace],
+    steps: &[Step],
+    initial: [usize; 2],
+    mixed: bool,
+) -> Frag {
+    let f = Frag::default();
+    let mut resident = initial;
+    let mut loaded: Vec<Loaded> = resident
+        .iter()
+        .map(|&m| replay::load(&mut a, &pool[m], f.hook()))
+        .collect();
+    // A model whose load is due half way through the next inference (mixed heaps).
+    let mut pending: Option<usize> = None;
+    for step in steps {
+        match *step {
+            Step::Infer(slot) => {
+                let t = &pool[resident[slot]];
+                let mut slots = std::mem::take(&mut loaded[slot].slots);
+                match pending.take() {
+                    Some(new_slot) => {
+                        let nt = &pool[resident[new_slot]];
+                        let mut newly = None;
+                        replay::inference_with(
+                            &mut a,
+                            t,
+                            &mut slots,
+                            f.hook(),
+                            t.events.len() / 2,
+                            |a: &mut A| newly = Some(replay::load(a, nt, f.hook())),
+                        );
+                        loaded[new_slot] = newly.expect("load ran");
+                    }
+                    None => {
+                        replay::inference(&mut a, t, &mut slots, f.hook());
+                    }
+                }
+                loaded[slot].slots = slots;
+                f.cycle.set(f.cycle.get() + 1);
+            }
+            Step::Swap(slot, m) => {
+                let old = std::mem::replace(&mut loaded[slot], empty());
+                replay::unload(&mut a, &pool[resident[slot]], old);
+                resident[slot] = m;
+                if A::HEAP && mixed {
+                    pending = Some(slot);
+                } else if A::HEAP {
+                    loaded[slot] = replay::load(&mut a, &pool[m], f.hook());
+                } else {
+                    // Re-initialise, reload the model that stays, then the new one.
+                    a.unload_all();
+                    let keep = 1 - slot;
+                    loaded[keep] = replay::load(&mut a, &pool[resident[keep]], f.hook());
+                    loaded[slot] = replay::load(&mut a, &pool[m], f.hook());
+                }
+            }
+        }
+    }
+    f
+}
+
+fn arg(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().expect("numeric argument"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let cycles = arg(&args, "--cycles", 1_000_000);
+    let seed = arg(&args, "--seed", 0x5eed_cafe);
+    let mixed = !args.iter().any(|a| a == "--serialized");
+    // Exploration only: a smaller region for the heaps (same schedule), to see how much
+    // headroom they have before fragmentation bites. The default is the 128 KB.
+    let heap_region = arg(&args, "--heap-region", REGION as u64) as usize;
+    let pool: Vec<ModelTrace> = POOL
+        .iter()
+        .map(|n| ModelTrace::load(n).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let (steps, initial) = schedule(&pool, cycles, seed);
+    let swaps = steps.iter().filter(|s| matches!(s, Step::Swap(..))).count();
+    eprintln!(
+        "# {cycles} inference cycles, {swaps} model swaps, 128 KB region, {} loads, pool: {}",
+        if mixed {
+            "mixed (heaps load during an inference)"
+        } else {
+            "serialized"
+        },
+        POOL.join(" ")
+    );
+    let report = |name: &str, f: Frag| {
+        let first = f.first.get().map_or("-".to_string(), |c| c.to_string());
+        println!("frag {name} {} {first}", f.failed_with_room.get());
+        eprintln!(
+            "#   {name}: {} failed allocations in all, {} of them with enough total free memory",
+            f.failed.get(),
+            f.failed_with_room.get()
+        );
+    };
+    report(
+        SynapticMem::NAME,
+        run(
+            SynapticMem::new(REGION - SHARED, SCRATCH, SHARED),
+            &pool,
+            &steps,
+            initial,
+            mixed,
+        ),
+    );
+    report(
+        Tlsf::NAME,
+        run(Tlsf::new(heap_region), &pool, &steps, initial, mixed),
+    );
+    report(
+        Llff::NAME,
+        run(Llff::new(heap_region), &pool, &steps, initial, mixed),
+    );
+}
