@@ -15,18 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
 
-sudo_=()
-if [ "$(id -u)" -ne 0 ]; then sudo_=(sudo); fi
-pkgs=()
-command -v qemu-system-arm >/dev/null 2>&1 || pkgs+=(qemu-system-arm)
-command -v arm-none-eabi-gcc >/dev/null 2>&1 || pkgs+=(gcc-arm-none-eabi)
-[ -f /usr/lib/arm-none-eabi/include/errno.h ] || pkgs+=(libnewlib-arm-none-eabi)
-command -v arm-none-eabi-size >/dev/null 2>&1 || pkgs+=(binutils-arm-none-eabi)
-if [ "${#pkgs[@]}" -gt 0 ]; then
-  "${sudo_[@]}" apt-get update
-  DEBIAN_FRONTEND=noninteractive "${sudo_[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}"
-fi
-rustup target list --installed | grep -qx thumbv7m-none-eabi || rustup target add thumbv7m-none-eabi
+source "$root/scripts/firmware-deps.sh"
 
 cd "$root/firmware"
 cargo build --release --bin bench

@@ -18,23 +18,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
 
-sudo_=()
-if [ "$(id -u)" -ne 0 ]; then sudo_=(sudo); fi
-pkgs=()
-command -v qemu-system-arm >/dev/null 2>&1 || pkgs+=(qemu-system-arm)
-command -v arm-none-eabi-gcc >/dev/null 2>&1 || pkgs+=(gcc-arm-none-eabi)
-[ -f /usr/lib/arm-none-eabi/include/errno.h ] || pkgs+=(libnewlib-arm-none-eabi)
-command -v arm-none-eabi-objdump >/dev/null 2>&1 || pkgs+=(binutils-arm-none-eabi)
-command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
-if [ "${#pkgs[@]}" -gt 0 ]; then
-  echo "==> installing ${pkgs[*]}"
-  "${sudo_[@]}" apt-get update
-  DEBIAN_FRONTEND=noninteractive "${sudo_[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}"
-fi
-installed=$(rustup target list --installed)
-for t in thumbv7m-none-eabi thumbv6m-none-eabi; do
-  grep -qx "$t" <<<"$installed" || rustup target add "$t"
-done
+source "$root/scripts/firmware-deps.sh"
 for c in rustfmt clippy; do
   rustup component list --installed | grep -q "^$c" || rustup component add "$c"
 done
