@@ -1,8 +1,10 @@
 //! One inference of one trace on one allocator, for `scripts/bench-callgrind`.
 //!
-//! `callgrind_one ALLOCATOR TRACE` sets up the allocator, loads the model, runs one warm-up
-//! inference, then one inference inside [`measured_inference`] (the function callgrind's
-//! `--toggle-collect` counts), and prints `allocs <n>`: the allocations in that inference.
+//! `callgrind_one ALLOCATOR TRACE [N]` sets up the allocator, loads the model, runs one warm-up
+//! inference, then N (default 1) inferences, each inside one call of [`measured_inference`]
+//! (the function callgrind's `--toggle-collect` counts; `--dump-after` on it gives one count
+//! per inference, see `scripts/determinism-callgrind`), and prints `allocs <n>`: the
+//! allocations in one inference.
 
 use std::hint::black_box;
 use std::ptr::NonNull;
@@ -26,6 +28,7 @@ fn measured_inference<A: Make>(
 struct One<'a> {
     alloc: &'a str,
     trace: &'a ModelTrace,
+    inferences: usize,
     done: bool,
 }
 
@@ -42,8 +45,10 @@ impl Visit for One<'_> {
             replay::inference(&mut a, t, &mut l.slots, replay::ignore),
             0
         );
-        let failed = measured_inference(black_box(&mut a), t, &mut l.slots);
-        assert_eq!(failed, 0, "inference failed");
+        for _ in 0..self.inferences {
+            let failed = measured_inference(black_box(&mut a), t, &mut l.slots);
+            assert_eq!(failed, 0, "inference failed");
+        }
         println!("allocs {}", t.allocs_per_inference());
         replay::unload(&mut a, t, l);
         self.done = true;
@@ -52,9 +57,17 @@ impl Visit for One<'_> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() != 2 {
+    let inferences = match args.get(2).map(|n| n.parse::<usize>()) {
+        None => 1,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("error: N must be a positive number");
+            std::process::exit(2);
+        }
+    };
+    if !(2..=3).contains(&args.len()) {
         eprintln!(
-            "usage: callgrind_one ALLOCATOR TRACE   (allocators: {} harness)",
+            "usage: callgrind_one ALLOCATOR TRACE [N]   (allocators: {} harness)",
             ALLOCATORS.join(" ")
         );
         std::process::exit(2);
@@ -66,6 +79,7 @@ fn main() {
     let mut one = One {
         alloc: &args[0],
         trace: &trace,
+        inferences,
         done: false,
     };
     for_each_alloc_and_harness(&mut one);
