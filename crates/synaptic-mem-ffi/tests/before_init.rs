@@ -35,6 +35,8 @@ fn every_call_before_init_fails_cleanly() {
     // SAFETY: `io` outlives the call (it fails anyway).
     let r = unsafe { syn_mem_shared_init(io.as_mut_ptr().cast::<c_void>(), io.len()) };
     assert_eq!(r, -ENODEV);
+    // Reset before init has no effect: it neither fails nor touches the last error (still the
+    // -ENODEV of the call above).
     syn_mem_reset_ephemeral();
     assert_eq!(syn_mem_last_error(), -ENODEV);
     syn_mem_print_stats(); // prints nothing
