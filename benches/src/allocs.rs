@@ -98,9 +98,9 @@ pub trait TensorAlloc {
     /// Called once a model's persistent tensors are loaded (the planned path loads its plan).
     #[inline(always)]
     fn prepare(&mut self, _t: &ModelTrace) {}
-    /// Start of an inference (the planned path reserves its planned region).
+    /// Start of an inference of model `t` (the planned path reserves `t`'s planned region).
     #[inline(always)]
-    fn begin_inference(&mut self) {}
+    fn begin_inference(&mut self, _t: &ModelTrace) {}
     /// Allocates an activation: by default an ephemeral tensor; the planned path places it at
     /// its plan slot.
     #[inline(always)]
@@ -251,8 +251,10 @@ impl SynapticMem {
 /// (`alloc_planned`, O(1)); the reset is the same as the bump path's.
 pub struct SynapticPlanned {
     inner: SynapticMem,
-    plan: Option<LoadedPlan<'static>>,
-    region: Option<PlanRegion>,
+    /// One loaded plan per resident model, keyed by the trace's address (at most a few).
+    plans: Vec<(*const ModelTrace, LoadedPlan<'static>)>,
+    /// The plan and region of the inference in progress.
+    current: Option<(LoadedPlan<'static>, PlanRegion)>,
 }
 
 impl SynapticPlanned {
@@ -260,9 +262,13 @@ impl SynapticPlanned {
     pub fn new(arena_size: usize, scratch_size: usize, shared_size: usize) -> Self {
         Self {
             inner: SynapticMem::new(arena_size, scratch_size, shared_size),
-            plan: None,
-            region: None,
+            plans: Vec::new(),
+            current: None,
         }
+    }
+    /// The arena, for statistics.
+    pub fn arena(&self) -> &RawArena<'static> {
+        self.inner.arena()
     }
 }
 
@@ -287,11 +293,12 @@ impl TensorAlloc for SynapticPlanned {
     }
     #[inline(always)]
     fn end_inference(&mut self) {
-        self.region = None;
+        self.current = None;
         self.inner.end_inference();
     }
     fn unload_all(&mut self) {
-        self.plan = None;
+        self.plans.clear();
+        self.current = None;
         self.inner.unload_all();
     }
     fn free_bytes(&mut self) -> usize {
@@ -304,21 +311,27 @@ impl TensorAlloc for SynapticPlanned {
             region_size: u32::try_from(t.plan_region_size).expect("plan region fits u32"),
             slots,
         };
-        self.plan = Some(self.inner.arena.load_plan(plan).expect("plan loads"));
-    }
-    #[inline(always)]
-    fn begin_inference(&mut self) {
-        if let Some(p) = &self.plan {
-            self.region = self.inner.arena.begin_plan(p).ok();
+        // A plan that does not fit leaves the model without one: its activations then fail.
+        if let Ok(p) = self.inner.arena.load_plan(plan) {
+            self.plans.retain(|(k, _)| !std::ptr::eq(*k, t));
+            self.plans.push((t as *const ModelTrace, p));
         }
     }
     #[inline(always)]
+    fn begin_inference(&mut self, t: &ModelTrace) {
+        let key = t as *const ModelTrace;
+        self.current = self
+            .plans
+            .iter()
+            .find(|(k, _)| std::ptr::eq(*k, key))
+            .and_then(|(_, p)| Some((*p, self.inner.arena.begin_plan(p).ok()?)));
+    }
+    #[inline(always)]
     fn alloc_act(&mut self, act: &Activation) -> Option<NonNull<u8>> {
-        let (p, r) = (self.plan.as_ref()?, self.region?);
+        let (p, r) = self.current.as_ref()?;
         self.inner
             .arena
-            .alloc_planned(p, r, act.slot as usize, act.spec.dims(), act.spec.dtype)
-            .ok()
+            .try_alloc_planned(p, *r, act.slot as usize, act.spec.dims(), act.spec.dtype)
             .map(NonNull::cast)
     }
 }
@@ -483,6 +496,8 @@ macro_rules! heap_common {
 pub struct Tlsf {
     tlsf: rlsf::Tlsf<'static, u32, u32, 24, 16>,
     cap: usize,
+    /// The bytes of the buffer TLSF made its pool of (what `iter_blocks` must be given).
+    pool_len: usize,
     _buf: AlignedBuf,
 }
 
@@ -493,11 +508,14 @@ impl Tlsf {
         let mut tlsf = rlsf::Tlsf::new();
         // SAFETY: the buffer is owned by the returned value, outlives the heap (field order)
         // and is used by nothing else.
-        let block = unsafe { buf.as_uninit() };
-        tlsf.insert_free_block(block);
+        let pool_len =
+            unsafe { tlsf.insert_free_block_ptr(NonNull::slice_from_raw_parts(buf.ptr, buf.len)) }
+                .expect("buffer large enough for a TLSF pool")
+                .get();
         Self {
             tlsf,
             cap,
+            pool_len,
             _buf: buf,
         }
     }
@@ -517,9 +535,10 @@ impl TensorAlloc for Tlsf {
     heap_common!();
     fn free_bytes(&mut self) -> usize {
         let mut free = 0;
-        // SAFETY: the only pool inserted is the buffer owned by `self`, still alive.
+        // SAFETY: the only pool inserted is the buffer owned by `self`, still alive, and
+        // `pool_len` is the size `insert_free_block_ptr` returned for it.
         unsafe {
-            let pool = NonNull::slice_from_raw_parts(self._buf.ptr, self._buf.len);
+            let pool = NonNull::slice_from_raw_parts(self._buf.ptr, self.pool_len);
             for b in self.tlsf.iter_blocks(pool) {
                 if !b.is_occupied() {
                     free += b.max_payload_size();
@@ -686,6 +705,52 @@ impl TensorAlloc for Harness {
         // SAFETY: the block is DESC_SPAN bytes, 16-byte aligned, owned by `self`.
         unsafe { write_desc(p, dims, spec, bytes, lifetime) };
         Some(p)
+    }
+    #[inline(always)]
+    fn free(&mut self, _block: NonNull<u8>, _spec: &TensorSpec) {}
+    #[inline(always)]
+    fn scratch(&mut self, _bytes: usize) -> Option<NonNull<u8>> {
+        NonNull::new(self.block.ptr())
+    }
+    #[inline(always)]
+    fn scratch_release(&mut self, _p: NonNull<u8>, _bytes: usize) {}
+    #[inline(always)]
+    fn end_inference(&mut self) {}
+    fn unload_all(&mut self) {}
+    fn free_bytes(&mut self) -> usize {
+        0
+    }
+}
+
+/// Not an allocator: the replay loop alone (walking the events, keeping the live blocks), each
+/// allocation answered with one fixed block and no work at all. Its time is subtracted to give
+/// the "call" figures: the cost of one allocation call *with* the per-tensor work (size,
+/// descriptor), without the benchmark's own loop.
+pub struct ReplayLoop {
+    block: AlignedBuf,
+}
+
+impl ReplayLoop {
+    /// A loop baseline with one descriptor-sized block.
+    pub fn new() -> Self {
+        Self {
+            block: AlignedBuf::new(DESC_SPAN),
+        }
+    }
+}
+
+impl Default for ReplayLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TensorAlloc for ReplayLoop {
+    const NAME: &'static str = "loop";
+    const HEAP: bool = false;
+    #[inline(always)]
+    fn alloc(&mut self, _spec: &TensorSpec, _lifetime: Lifetime) -> Option<NonNull<u8>> {
+        NonNull::new(self.block.ptr())
     }
     #[inline(always)]
     fn free(&mut self, _block: NonNull<u8>, _spec: &TensorSpec) {}

@@ -14,8 +14,8 @@ pub mod replay;
 pub mod trace;
 
 use allocs::{
-    Bumpalo, Harness, Llff, StaticAlloc, SynapticMem, SynapticPlanned, SystemMalloc, Talc,
-    TensorAlloc, Tlsf,
+    Bumpalo, Harness, Llff, ReplayLoop, StaticAlloc, SynapticMem, SynapticPlanned, SystemMalloc,
+    Talc, TensorAlloc, Tlsf,
 };
 
 /// Arena size used by the speed benches: the largest the spec allows (512 KB), so that every
@@ -74,6 +74,11 @@ impl Make for Harness {
         Harness::new()
     }
 }
+impl Make for ReplayLoop {
+    fn make(_arena: usize, _scratch: usize, _shared: usize) -> Self {
+        ReplayLoop::new()
+    }
+}
 impl Make for SystemMalloc {
     fn make(_arena: usize, _scratch: usize, _shared: usize) -> Self {
         SystemMalloc::new()
@@ -110,8 +115,10 @@ pub fn for_each_alloc(v: &mut impl Visit) {
     v.visit::<SystemMalloc>();
 }
 
-/// Visits the harness baseline ([`allocs::Harness`], not an allocator), then every allocator.
+/// Visits the two baselines ([`allocs::ReplayLoop`] and [`allocs::Harness`], not allocators),
+/// then every allocator.
 pub fn for_each_alloc_and_harness(v: &mut impl Visit) {
+    v.visit::<ReplayLoop>();
     v.visit::<Harness>();
     for_each_alloc(v);
 }

@@ -99,7 +99,7 @@ pub fn inference_with<A: TensorAlloc>(
     let mut failed = 0;
     let mut scratch: Option<(NonNull<u8>, usize)> = None;
     let mut hook = Some(hook);
-    a.begin_inference();
+    a.begin_inference(t);
     for (k, ev) in t.events.iter().enumerate() {
         if k == at {
             if let Some(h) = hook.take() {

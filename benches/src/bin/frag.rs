@@ -8,10 +8,15 @@
 //! counts when it failed **while the allocator's total free memory was enough** for it.
 //!
 //! Workload (identical for every allocator, from a fixed seed): two models are resident at a
-//! time, drawn from a pool of real models; each cycle runs one inference of one of them
-//! (alternating, with a random extra inference now and then); every 50..2000 cycles one of the
-//! two is unloaded and another model loaded in its place. Heaps free each activation after its
-//! last use, scratch after its operator and an unloaded model's weights and I/O tensors.
+//! time, drawn from a pool of eleven real models (1 KB to 98 KB); each cycle runs one inference
+//! of one of them (alternating, with a random extra inference now and then); every 50..2000
+//! cycles one of the two is unloaded and another model loaded in its place. Only pairs that
+//! synaptic-mem provably runs in the 128 KB are drawn ([`pair_fits`]), so the workload is
+//! always satisfiable, and near capacity: kws_ref_model_float32 (34 KB of weights, 32 KB
+//! activations, 64 KB live at once) with a 25–39 KB model fills 96–99 % of the region. Heaps
+//! free each activation after its last reader, scratch after its operator and an unloaded
+//! model's weights and I/O tensors; each heap block holds the tensor descriptor and its data,
+//! as synaptic-mem's do.
 //!
 //! Mixed (default): as on a multi-task MCU, the new model is loaded by another task while the
 //! model that stays is half way through an inference, so on a heap its weights land between
@@ -20,25 +25,43 @@
 //! way to reclaim persistent memory, so an unload re-initialises the arena and reloads the
 //! model that stays. `--serialized` makes the heaps load between inferences too.
 //!
-//! synaptic-mem's 128 KB are split like the heaps' region is used: a 124 KB arena (16 KB
-//! scratch pool) + a 4 KB shared region for the models' I/O tensors.
+//! synaptic-mem runs its planned path (what a deployment this close to capacity uses: each
+//! model's plan, from `synaptic-plan`, is loaded with its weights and every inference places
+//! its activations in the planned region). Its 128 KB are split like the heaps' region is
+//! used: a 124 KB arena with the smallest scratch pool (1 KB; no model here asks for scratch)
+//! and a 4 KB shared region for the models' I/O tensors.
 
 use std::cell::Cell;
 
-use synaptic_benches::allocs::{Llff, SynapticMem, TensorAlloc, Tlsf};
+use synaptic_benches::allocs::{Llff, SynapticPlanned, TensorAlloc, Tlsf};
 use synaptic_benches::replay::{self, Loaded};
 use synaptic_benches::trace::ModelTrace;
 
 const REGION: usize = 128 * 1024;
+/// synaptic-mem's shared (I/O) region; the rest of the 128 KB is its arena.
 const SHARED: usize = 4096;
-const SCRATCH: usize = synaptic_mem::DEFAULT_SCRATCH_SIZE;
-const POOL: [&str; 5] = [
+/// No model in the pool asks for scratch, so synaptic-mem's pool is the smallest allowed.
+const SCRATCH: usize = synaptic_mem::MIN_SCRATCH_SIZE;
+/// Models that can be resident. A pair is used only if synaptic-mem runs it in 128 KB
+/// ([`pair_fits`]); sizes range from 1 KB (hello_world) to 98 KB (kws float32: 34 KB of
+/// weights and a 64 KB planned activation region with 32 KB tensors).
+const POOL: [&str; 11] = [
+    "kws_ref_model_float32",
     "kws_ref_model",
+    "keyword_scrambled",
+    "trained_lstm",
+    "keyword_scrambled_8bit",
     "micro_speech_quantized",
     "trained_lstm_int8",
-    "keyword_scrambled_8bit",
+    "audio_preprocessor_int8",
+    "audio_preprocessor_float",
+    "hello_world_float",
     "hello_world_int8",
 ];
+
+fn synaptic() -> SynapticPlanned {
+    SynapticPlanned::new(REGION - SHARED, SCRATCH, SHARED)
+}
 
 struct XorShift(u64);
 impl XorShift {
@@ -55,14 +78,19 @@ impl XorShift {
     }
 }
 
-/// Whether models `a` and `b` can be resident together in synaptic-mem's arena (bump path).
+/// Whether models `a` and `b` can be resident together in synaptic-mem's 128 KB (planned
+/// path), loaded in either order: tried on a fresh arena, loading both and running one
+/// inference of each, with no allocation failing.
 fn pair_fits(a: &ModelTrace, b: &ModelTrace) -> bool {
-    let tensor_cap = REGION - SHARED - SCRATCH;
-    a.bump_persistent_bytes()
-        + b.bump_persistent_bytes()
-        + a.bump_activation_bytes().max(b.bump_activation_bytes())
-        <= tensor_cap
-        && a.bump_shared_bytes() + b.bump_shared_bytes() <= SHARED
+    [(a, b), (b, a)].iter().all(|&(x, y)| {
+        let mut s = synaptic();
+        let mut failed = 0u32;
+        let mut lx = replay::load(&mut s, x, |_: &mut _, _| failed += 1);
+        let mut ly = replay::load(&mut s, y, |_: &mut _, _| failed += 1);
+        failed += replay::inference(&mut s, x, &mut lx.slots, replay::ignore);
+        failed += replay::inference(&mut s, y, &mut ly.slots, replay::ignore);
+        failed == 0
+    })
 }
 
 /// One step of the schedule.
@@ -74,9 +102,14 @@ enum Step {
     Swap(usize, usize),
 }
 
-fn schedule(pool: &[ModelTrace], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2]) {
+fn schedule(fits: &[Vec<bool>], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2]) {
     let mut rng = XorShift(seed | 1);
-    let mut resident = [0usize, 2usize];
+    let pairs: Vec<[usize; 2]> = (0..fits.len())
+        .flat_map(|a| (a + 1..fits.len()).map(move |b| [a, b]))
+        .filter(|&[a, b]| fits[a][b])
+        .collect();
+    assert!(!pairs.is_empty(), "no pair of pool models fits the region");
+    let mut resident = pairs[rng.below(pairs.len() as u64) as usize];
     let initial = resident;
     let mut steps = Vec::with_capacity(cycles as usize + cycles as usize / 50);
     let mut next_swap = 50 + rng.below(1950);
@@ -87,8 +120,8 @@ fn schedule(pool: &[ModelTrace], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 
             next_swap = cycle + 50 + rng.below(1950);
             let slot = rng.below(2) as usize;
             let keep = resident[1 - slot];
-            let candidates: Vec<usize> = (0..pool.len())
-                .filter(|&m| m != keep && m != resident[slot] && pair_fits(&pool[m], &pool[keep]))
+            let candidates: Vec<usize> = (0..fits.len())
+                .filter(|&m| m != keep && m != resident[slot] && fits[m][keep])
                 .collect();
             if !candidates.is_empty() {
                 let m = candidates[rng.below(candidates.len() as u64) as usize];
@@ -114,6 +147,11 @@ struct Frag {
     failed: Cell<u64>,
     failed_with_room: Cell<u64>,
     first: Cell<Option<u64>>,
+    /// `(bytes needed, total bytes free)` at the first failure with room.
+    first_detail: Cell<(usize, usize)>,
+    /// Inference cycles in which at least one allocation failed.
+    failed_cycles: Cell<u64>,
+    last_failed_cycle: Cell<Option<u64>>,
     cycle: Cell<u64>,
 }
 
@@ -121,10 +159,16 @@ impl Frag {
     fn hook<A: TensorAlloc>(&self) -> impl FnMut(&mut A, usize) + '_ {
         move |a: &mut A, needed| {
             self.failed.set(self.failed.get() + 1);
-            if a.free_bytes() >= needed {
+            if self.last_failed_cycle.get() != Some(self.cycle.get()) {
+                self.last_failed_cycle.set(Some(self.cycle.get()));
+                self.failed_cycles.set(self.failed_cycles.get() + 1);
+            }
+            let free = a.free_bytes();
+            if free >= needed {
                 self.failed_with_room.set(self.failed_with_room.get() + 1);
                 if self.first.get().is_none() {
                     self.first.set(Some(self.cycle.get()));
+                    self.first_detail.set((needed, free));
                 }
             }
         }
@@ -221,7 +265,11 @@ fn main() {
         .iter()
         .map(|n| ModelTrace::load(n).unwrap_or_else(|e| panic!("{e}")))
         .collect();
-    let (steps, initial) = schedule(&pool, cycles, seed);
+    let fits: Vec<Vec<bool>> = pool
+        .iter()
+        .map(|a| pool.iter().map(|b| pair_fits(a, b)).collect())
+        .collect();
+    let (steps, initial) = schedule(&fits, cycles, seed);
     let swaps = steps.iter().filter(|s| matches!(s, Step::Swap(..))).count();
     eprintln!(
         "# {cycles} inference cycles, {swaps} model swaps, 128 KB region, {} loads, pool: {}",
@@ -236,20 +284,22 @@ fn main() {
         let first = f.first.get().map_or("-".to_string(), |c| c.to_string());
         println!("frag {name} {} {first}", f.failed_with_room.get());
         eprintln!(
-            "#   {name}: {} failed allocations in all, {} of them with enough total free memory",
+            "#   {name}: {} failed allocations in all, {} of them with enough total free memory; \
+             {} of {cycles} inference cycles hit a failure",
             f.failed.get(),
-            f.failed_with_room.get()
+            f.failed_with_room.get(),
+            f.failed_cycles.get(),
         );
+        if f.first.get().is_some() {
+            let (needed, free) = f.first_detail.get();
+            eprintln!(
+                "#   {name}: first failure with room: a {needed} B block refused with {free} B free"
+            );
+        }
     };
     report(
-        SynapticMem::NAME,
-        run(
-            SynapticMem::new(REGION - SHARED, SCRATCH, SHARED),
-            &pool,
-            &steps,
-            initial,
-            mixed,
-        ),
+        "synaptic-mem",
+        run(synaptic(), &pool, &steps, initial, mixed),
     );
     report(
         Tlsf::NAME,

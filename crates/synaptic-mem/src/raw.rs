@@ -31,7 +31,7 @@ use core::ptr::{self, NonNull};
 use crate::config::{
     align_down, align_up, ArenaConfig, ConfigError, MAX_SHARED_SIZE, MIN_SHARED_SIZE,
 };
-use crate::dtype::{shape_bytes, DType, Element, Lifetime};
+use crate::dtype::{DType, Element, Lifetime};
 use crate::error::{AllocError, ErrorKind, Region};
 use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
 use crate::stats::Stats;
@@ -369,14 +369,31 @@ impl<'a> RawArena<'a> {
         req: TensorRequest,
         lifetime: Lifetime,
     ) -> NonNull<TensorDesc> {
+        // SAFETY: by the contract both pointers are in bounds of the region, the descriptor is
+        // 16-byte aligned and nothing else refers to the block.
+        unsafe { self.write_desc(base.add(start), base.add(start + DESC_SPAN), req, lifetime) }
+    }
+
+    /// Writes a descriptor for `req` at `desc` pointing at `data`, and counts the allocation.
+    ///
+    /// # Safety
+    /// `desc` must be valid for writes of a [`TensorDesc`], 16-byte aligned, and referred to by
+    /// nothing else; `data` must point at the tensor's data block.
+    #[inline(always)]
+    unsafe fn write_desc(
+        &self,
+        desc: *mut u8,
+        data: *mut u8,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> NonNull<TensorDesc> {
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
-        // SAFETY: by the contract both pointers are in bounds of the region and the descriptor
-        // is 16-byte aligned; nothing else refers to the block. The four one-byte fields
-        // (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)` after
-        // the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
+        // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
+        // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
+        // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
         unsafe {
-            let desc = base.add(start).cast::<TensorDesc>();
-            ptr::addr_of_mut!((*desc).data).write(base.add(start + DESC_SPAN));
+            let desc = desc.cast::<TensorDesc>();
+            ptr::addr_of_mut!((*desc).data).write(data);
             ptr::addr_of_mut!((*desc).shape).write(req.dims);
             ptr::addr_of_mut!((*desc).ndim)
                 .cast::<u32>()
@@ -627,6 +644,10 @@ impl<'a> RawArena<'a> {
     /// the plan's table and points it at `region + slot.offset`. O(1). The tensor's byte size
     /// must not exceed the slot's. The caller must not use a `region` after the reset that
     /// reclaimed it (raw API contract).
+    ///
+    /// Errors: the shape's ([`ErrorKind::InvalidNdim`], [`ErrorKind::ZeroDimension`],
+    /// [`ErrorKind::SizeOverflow`]), or [`ErrorKind::PlanMismatch`] (no such slot, a tensor
+    /// larger than its slot, a plan loaded into another arena, a region already reclaimed).
     #[inline]
     pub fn alloc_planned(
         &self,
@@ -636,43 +657,83 @@ impl<'a> RawArena<'a> {
         shape: &[u32],
         dtype: DType,
     ) -> Result<NonNull<TensorDesc>, AllocError> {
-        let (dims, bytes) = match shape_bytes(shape, dtype) {
-            Ok(v) => v,
-            Err(kind) => return Err(self.fail(kind, Region::Ephemeral, 0)),
-        };
-        let s = match plan.plan.slots.get(slot) {
-            Some(s) if bytes <= s.size && plan.arena == self.base.get().addr() => s,
-            _ => {
-                return Err(self.fail(
-                    ErrorKind::PlanMismatch,
-                    Region::Ephemeral,
-                    align_up(bytes as usize),
-                ))
-            }
-        };
-        if region.offset + plan.plan.region_size as usize > self.top.get() {
-            // The region was reclaimed by a reset.
-            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+        match self.try_alloc_planned(plan, region, slot, shape, dtype) {
+            Some(p) => Ok(p),
+            None => Err(self.last_error_or_default()),
         }
-        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+    }
+
+    /// [`RawArena::alloc_planned`] returning a bare pointer: `None` on failure, with the details
+    /// in [`RawArena::last_error`]. The planned path's hot path (inline).
+    #[inline(always)]
+    pub fn try_alloc_planned(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        shape: &[u32],
+        dtype: DType,
+    ) -> Option<NonNull<TensorDesc>> {
+        match TensorRequest::new(shape, dtype) {
+            Ok(req) => self.try_alloc_planned_request(plan, region, slot, req),
+            Err(kind) => self.fail_none(kind, Region::Ephemeral, 0),
+        }
+    }
+
+    /// [`RawArena::try_alloc_planned`] for an already validated request: three checks and the
+    /// descriptor write.
+    #[inline(always)]
+    pub fn try_alloc_planned_request(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        req: TensorRequest,
+    ) -> Option<NonNull<TensorDesc>> {
         let base = self.base.get();
-        // SAFETY: the table entry lies in the persistent block reserved by `load_plan` on this
-        // arena (same base checked above; `slot < len`); the data offset lies inside the plan
-        // region reserved by `begin_plan` (`offset + size <= region_size`, plan validated), which
-        // is still below `top`.
-        unsafe {
-            let desc = base.add(plan.table + slot * DESC_SPAN).cast::<TensorDesc>();
-            desc.write(TensorDesc {
-                data: base.add(region.offset + s.offset as usize),
-                shape: dims,
-                ndim: shape.len() as u8,
-                dtype,
-                lifetime: Lifetime::Ephemeral,
-                reserved: 0,
-                size: bytes,
-            });
-            Ok(NonNull::new_unchecked(desc))
+        match plan.plan.slots.get(slot) {
+            // The slot exists and holds the tensor, the plan's table is in this arena, and the
+            // region has not been reclaimed by a reset (it still ends at or below `top`).
+            Some(s)
+                if req.bytes <= s.size
+                    && plan.arena == base.addr()
+                    && region.offset + plan.plan.region_size as usize <= self.top.get() =>
+            {
+                // SAFETY: the table entry lies in the persistent block reserved by `load_plan` on
+                // this arena (same base, `slot < len`); the data lies inside the plan region
+                // reserved by `begin_plan` (`offset + size <= region_size`, plan validated),
+                // which is still below `top`, so in tensor space.
+                unsafe {
+                    Some(self.write_desc(
+                        base.add(plan.table + slot * DESC_SPAN),
+                        base.add(region.offset + s.offset as usize),
+                        req,
+                        Lifetime::Ephemeral,
+                    ))
+                }
+            }
+            _ => self.planned_mismatch(plan, slot, req),
         }
+    }
+
+    /// The planned path's failure: the slot is missing or too small for the tensor (needed:
+    /// the tensor's aligned size), or the plan or region does not belong to this arena's
+    /// current inference (needed: 0).
+    #[cold]
+    #[inline(never)]
+    fn planned_mismatch<T>(
+        &self,
+        plan: &LoadedPlan<'_>,
+        slot: usize,
+        req: TensorRequest,
+    ) -> Option<T> {
+        let slot_bad = plan.plan.slots.get(slot).is_none_or(|s| req.bytes > s.size);
+        let needed = if slot_bad {
+            align_up(req.bytes as usize)
+        } else {
+            0
+        };
+        self.fail_none(ErrorKind::PlanMismatch, Region::Ephemeral, needed)
     }
 
     /// Views of the tensors in `slots`, which must be distinct, allocated in this `region`

@@ -114,6 +114,8 @@ fn planned_tensors_land_at_their_offsets_and_stats_count_them() {
             .alloc_planned(&lp, region, 0, &[101], DType::Int8)
             .unwrap_err();
         assert_eq!(e.kind, ErrorKind::PlanMismatch);
+        assert_eq!(e.needed, 112, "the tensor's aligned size");
+        assert_eq!(arena.last_error(), Some(e));
         let e = arena
             .alloc_planned(&lp, region, 3, &[50], DType::Float32)
             .unwrap_err();
@@ -130,6 +132,7 @@ fn planned_tensors_land_at_their_offsets_and_stats_count_them() {
             .alloc_planned(&lp, region, 0, &[1], DType::Int8)
             .unwrap_err();
         assert_eq!(e.kind, ErrorKind::PlanMismatch);
+        assert_eq!(e.needed, 0, "a stale region, not a size problem");
     }
     let s = arena.stats();
     assert_eq!(s.ephemeral_peak, 320);
