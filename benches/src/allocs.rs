@@ -671,17 +671,24 @@ impl TensorAlloc for SystemMalloc {
     }
 }
 
-// ---------------------------------------------------------------- harness baseline
+// ---------------------------------------------------------------- baselines
 
-/// Not an allocator: the replay harness plus the per-tensor work every allocator does (shape
-/// check, byte size, descriptor write) into one fixed block. Its time is subtracted to give
-/// the "net" (allocator-only) figures.
-pub struct Harness {
+/// Not an allocator: a baseline that runs the same replay with one fixed block for every
+/// allocation. With `WORK` ([`Harness`]) it also does the per-tensor work every allocator does
+/// (shape check, byte size, descriptor write); without ([`ReplayLoop`]) nothing at all. Their
+/// times are subtracted to give the "net" (allocator-only) and "call" (one allocation call with
+/// its work, without the benchmark's loop) figures.
+pub struct Baseline<const WORK: bool> {
     block: AlignedBuf,
 }
 
-impl Harness {
-    /// A harness with one descriptor-sized block.
+/// The replay loop plus the per-tensor work, no allocator (the "net" figures' baseline).
+pub type Harness = Baseline<true>;
+/// The replay loop alone (the "call" figures' baseline).
+pub type ReplayLoop = Baseline<false>;
+
+impl<const WORK: bool> Baseline<WORK> {
+    /// A baseline with one descriptor-sized block.
     pub fn new() -> Self {
         Self {
             block: AlignedBuf::new(DESC_SPAN),
@@ -689,68 +696,24 @@ impl Harness {
     }
 }
 
-impl Default for Harness {
+impl<const WORK: bool> Default for Baseline<WORK> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl TensorAlloc for Harness {
-    const NAME: &'static str = "harness";
+impl<const WORK: bool> TensorAlloc for Baseline<WORK> {
+    const NAME: &'static str = if WORK { "harness" } else { "loop" };
     const HEAP: bool = false;
     #[inline(always)]
     fn alloc(&mut self, spec: &TensorSpec, lifetime: Lifetime) -> Option<NonNull<u8>> {
-        let (_, dims, bytes) = block_layout(spec)?;
         let p = NonNull::new(self.block.ptr())?;
-        // SAFETY: the block is DESC_SPAN bytes, 16-byte aligned, owned by `self`.
-        unsafe { write_desc(p, dims, spec, bytes, lifetime) };
-        Some(p)
-    }
-    #[inline(always)]
-    fn free(&mut self, _block: NonNull<u8>, _spec: &TensorSpec) {}
-    #[inline(always)]
-    fn scratch(&mut self, _bytes: usize) -> Option<NonNull<u8>> {
-        NonNull::new(self.block.ptr())
-    }
-    #[inline(always)]
-    fn scratch_release(&mut self, _p: NonNull<u8>, _bytes: usize) {}
-    #[inline(always)]
-    fn end_inference(&mut self) {}
-    fn unload_all(&mut self) {}
-    fn free_bytes(&mut self) -> usize {
-        0
-    }
-}
-
-/// Not an allocator: the replay loop alone (walking the events, keeping the live blocks), each
-/// allocation answered with one fixed block and no work at all. Its time is subtracted to give
-/// the "call" figures: the cost of one allocation call *with* the per-tensor work (size,
-/// descriptor), without the benchmark's own loop.
-pub struct ReplayLoop {
-    block: AlignedBuf,
-}
-
-impl ReplayLoop {
-    /// A loop baseline with one descriptor-sized block.
-    pub fn new() -> Self {
-        Self {
-            block: AlignedBuf::new(DESC_SPAN),
+        if WORK {
+            let (_, dims, bytes) = block_layout(spec)?;
+            // SAFETY: the block is DESC_SPAN bytes, 16-byte aligned, owned by `self`.
+            unsafe { write_desc(p, dims, spec, bytes, lifetime) };
         }
-    }
-}
-
-impl Default for ReplayLoop {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl TensorAlloc for ReplayLoop {
-    const NAME: &'static str = "loop";
-    const HEAP: bool = false;
-    #[inline(always)]
-    fn alloc(&mut self, _spec: &TensorSpec, _lifetime: Lifetime) -> Option<NonNull<u8>> {
-        NonNull::new(self.block.ptr())
+        Some(p)
     }
     #[inline(always)]
     fn free(&mut self, _block: NonNull<u8>, _spec: &TensorSpec) {}

@@ -69,14 +69,9 @@ impl Make for Talc {
         Talc::new(arena + shared)
     }
 }
-impl Make for Harness {
+impl<const WORK: bool> Make for allocs::Baseline<WORK> {
     fn make(_arena: usize, _scratch: usize, _shared: usize) -> Self {
-        Harness::new()
-    }
-}
-impl Make for ReplayLoop {
-    fn make(_arena: usize, _scratch: usize, _shared: usize) -> Self {
-        ReplayLoop::new()
+        Self::new()
     }
 }
 impl Make for SystemMalloc {
