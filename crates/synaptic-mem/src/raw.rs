@@ -680,8 +680,8 @@ impl<'a> RawArena<'a> {
         }
     }
 
-    /// [`RawArena::try_alloc_planned`] for an already validated request: three checks and the
-    /// descriptor write.
+    /// [`RawArena::try_alloc_planned`] for an already validated request (see [`TensorRequest`]):
+    /// the slot, size, arena and live-region checks, then the descriptor write.
     #[inline(always)]
     pub fn try_alloc_planned_request(
         &self,
