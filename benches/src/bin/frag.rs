@@ -157,6 +157,9 @@ struct Frag {
     first: Cell<Option<u64>>,
     /// `(bytes needed, total bytes free)` at the first failure with room.
     first_detail: Cell<(usize, usize)>,
+    /// Smallest and largest block refused with room, and the least and most free memory then.
+    needed_range: Cell<(usize, usize)>,
+    free_range: Cell<(usize, usize)>,
     /// Inference cycles in which at least one allocation failed.
     failed_cycles: Cell<u64>,
     last_failed_cycle: Cell<Option<u64>>,
@@ -174,6 +177,16 @@ impl Frag {
             let free = a.free_bytes();
             if free >= needed {
                 self.failed_with_room.set(self.failed_with_room.get() + 1);
+                let widen = |c: &Cell<(usize, usize)>, v: usize| {
+                    let (lo, hi) = c.get();
+                    c.set(if hi == 0 {
+                        (v, v)
+                    } else {
+                        (lo.min(v), hi.max(v))
+                    });
+                };
+                widen(&self.needed_range, needed);
+                widen(&self.free_range, free);
                 if self.first.get().is_none() {
                     self.first.set(Some(self.cycle.get()));
                     self.first_detail.set((needed, free));
@@ -324,8 +337,10 @@ fn main() {
         );
         if f.first.get().is_some() {
             let (needed, free) = f.first_detail.get();
+            let ((n0, n1), (f0, f1)) = (f.needed_range.get(), f.free_range.get());
             eprintln!(
-                "#   {name}: first failure with room: a {needed} B block refused with {free} B free"
+                "#   {name}: first failure with room: a {needed} B block refused with {free} B free; \
+                 all of them: blocks of {n0}..{n1} B refused with {f0}..{f1} B free"
             );
         }
     };
