@@ -11,7 +11,9 @@
 //! figures of all passes, a "filtered" time per inference index is reported: the minimum over
 //! the passes. The allocator state goes on evolving across passes (no reset between them), so
 //! systematic, state-dependent jitter survives the filter; random OS noise does not.
-//! Exit status 1 if the filtered max/median check fails. Also printed (not part of the exit
+//! Exit status 1 if the filtered max/median check fails, i.e. if synaptic-mem's exceeds a heap's
+//! by more than the timing method's own jitter (measured in the same run: filtered
+//! max − median of empty timings, over synaptic-mem's median). Also printed (not part of the exit
 //! status): the absolute filtered jitter (max − median, ns), which does not penalise the
 //! fastest allocator for the same absolute host noise, and the raw max/median.
 
@@ -206,7 +208,7 @@ fn main() {
         // Statistics in ticks (finer than ns: the spread of a ~35 ns inference is not rounded
         // to whole ns), printed in ns.
         let ns = |ticks: u64| ticks as f64 * tick_ns;
-        // (name, raw spread, filtered spread, filtered max - median)
+        // (name, raw spread, filtered spread, filtered max - median in ns, filtered median)
         let mut ours = None;
         let mut heaps = Vec::new();
         for (i, r) in runners.iter().enumerate() {

@@ -110,11 +110,13 @@ enum Step {
     Swap(usize, usize),
 }
 
-fn schedule(fits: &[Vec<bool>], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2]) {
+/// `peaks[a][b]`: [`pair_fits`] of pool models `a` and `b` (`None`: they do not fit together).
+fn schedule(peaks: &[Vec<Option<usize>>], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2]) {
+    let fits = |a: usize, b: usize| peaks[a][b].is_some();
     let mut rng = XorShift(seed | 1);
-    let pairs: Vec<[usize; 2]> = (0..fits.len())
-        .flat_map(|a| (a + 1..fits.len()).map(move |b| [a, b]))
-        .filter(|&[a, b]| fits[a][b])
+    let pairs: Vec<[usize; 2]> = (0..peaks.len())
+        .flat_map(|a| (a + 1..peaks.len()).map(move |b| [a, b]))
+        .filter(|&[a, b]| fits(a, b))
         .collect();
     assert!(!pairs.is_empty(), "no pair of pool models fits the region");
     let mut resident = pairs[rng.below(pairs.len() as u64) as usize];
@@ -128,8 +130,8 @@ fn schedule(fits: &[Vec<bool>], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2
             next_swap = cycle + 50 + rng.below(1950);
             let slot = rng.below(2) as usize;
             let keep = resident[1 - slot];
-            let candidates: Vec<usize> = (0..fits.len())
-                .filter(|&m| m != keep && m != resident[slot] && fits[m][keep])
+            let candidates: Vec<usize> = (0..peaks.len())
+                .filter(|&m| m != keep && m != resident[slot] && fits(m, keep))
                 .collect();
             if !candidates.is_empty() {
                 let m = candidates[rng.below(candidates.len() as u64) as usize];
@@ -154,10 +156,10 @@ fn schedule(fits: &[Vec<bool>], cycles: u64, seed: u64) -> (Vec<Step>, [usize; 2
 struct Frag {
     failed: Cell<u64>,
     failed_with_room: Cell<u64>,
-    first: Cell<Option<u64>>,
-    /// `(bytes needed, total bytes free)` at the first failure with room.
-    first_detail: Cell<(usize, usize)>,
-    /// Smallest and largest block refused with room, and the least and most free memory then.
+    /// The first failure with room: `(cycle, bytes needed, total bytes free)`.
+    first: Cell<Option<(u64, usize, usize)>>,
+    /// Over all failures with room: smallest and largest block refused, and least and most free
+    /// memory then.
     needed_range: Cell<(usize, usize)>,
     free_range: Cell<(usize, usize)>,
     /// Inference cycles in which at least one allocation failed.
@@ -177,20 +179,17 @@ impl Frag {
             let free = a.free_bytes();
             if free >= needed {
                 self.failed_with_room.set(self.failed_with_room.get() + 1);
+                if self.first.get().is_none() {
+                    self.first.set(Some((self.cycle.get(), needed, free)));
+                    self.needed_range.set((needed, needed));
+                    self.free_range.set((free, free));
+                }
                 let widen = |c: &Cell<(usize, usize)>, v: usize| {
                     let (lo, hi) = c.get();
-                    c.set(if hi == 0 {
-                        (v, v)
-                    } else {
-                        (lo.min(v), hi.max(v))
-                    });
+                    c.set((lo.min(v), hi.max(v)));
                 };
                 widen(&self.needed_range, needed);
                 widen(&self.free_range, free);
-                if self.first.get().is_none() {
-                    self.first.set(Some(self.cycle.get()));
-                    self.first_detail.set((needed, free));
-                }
             }
         }
     }
@@ -286,14 +285,14 @@ fn main() {
         .iter()
         .map(|n| ModelTrace::load(n).unwrap_or_else(|e| panic!("{e}")))
         .collect();
-    let peaks: Vec<Vec<Option<usize>>> = pool
-        .iter()
-        .map(|a| pool.iter().map(|b| pair_fits(a, b)).collect())
-        .collect();
-    let fits: Vec<Vec<bool>> = peaks
-        .iter()
-        .map(|r| r.iter().map(Option::is_some).collect())
-        .collect();
+    // `pair_fits` tries both load orders, so each pair is tried once and mirrored.
+    let mut peaks = vec![vec![None; pool.len()]; pool.len()];
+    for a in 0..pool.len() {
+        for b in a + 1..pool.len() {
+            let p = pair_fits(&pool[a], &pool[b]);
+            (peaks[a][b], peaks[b][a]) = (p, p);
+        }
+    }
     let fill: Vec<f64> = (0..pool.len())
         .flat_map(|a| (a + 1..pool.len()).map(move |b| (a, b)))
         .filter_map(|(a, b)| peaks[a][b])
@@ -314,7 +313,7 @@ fn main() {
         })
         .collect::<Vec<_>>();
     eprintln!("#   {} with: {}", POOL[0], full.join(", "));
-    let (steps, initial) = schedule(&fits, cycles, seed);
+    let (steps, initial) = schedule(&peaks, cycles, seed);
     let swaps = steps.iter().filter(|s| matches!(s, Step::Swap(..))).count();
     eprintln!(
         "# {cycles} inference cycles, {swaps} model swaps, 128 KB region, {} loads, pool: {}",
@@ -326,7 +325,10 @@ fn main() {
         POOL.join(" ")
     );
     let report = |name: &str, f: Frag| {
-        let first = f.first.get().map_or("-".to_string(), |c| c.to_string());
+        let first = f
+            .first
+            .get()
+            .map_or("-".to_string(), |(c, _, _)| c.to_string());
         println!("frag {name} {} {first}", f.failed_with_room.get());
         eprintln!(
             "#   {name}: {} failed allocations in all, {} of them with enough total free memory; \
@@ -335,8 +337,7 @@ fn main() {
             f.failed_with_room.get(),
             f.failed_cycles.get(),
         );
-        if f.first.get().is_some() {
-            let (needed, free) = f.first_detail.get();
+        if let Some((_, needed, free)) = f.first.get() {
             let ((n0, n1), (f0, f1)) = (f.needed_range.get(), f.free_range.get());
             eprintln!(
                 "#   {name}: first failure with room: a {needed} B block refused with {free} B free; \
