@@ -80,6 +80,66 @@ impl ArenaConfig {
     }
 }
 
+/// Where an arena's regions fall, as [`ArenaConfig::layout_at`] computes it: the one layout
+/// rule, used by the arena itself and by every tool that sizes an arena (`synaptic-plan`).
+///
+/// ```text
+/// base (+pad) → [ tensor space: tensor_capacity | scratch pool: scratch_capacity ] = usable_size
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArenaLayout {
+    /// Bytes skipped to align the base up to 16.
+    pub pad: usize,
+    /// Bytes after alignment (base aligned up, end aligned down): tensor space + scratch pool.
+    pub usable_size: usize,
+    /// Tensor space (persistent + ephemeral) below the scratch pool, a multiple of 16.
+    pub tensor_capacity: usize,
+    /// Scratch pool capacity (`usable_size - tensor_capacity`): the requested pool size rounded
+    /// up to 16 (more when the end was aligned down).
+    pub scratch_capacity: usize,
+}
+
+impl ArenaConfig {
+    /// The layout of an arena of this configuration whose buffer starts at a 16-byte aligned
+    /// address: what a tool sizing a model for this configuration must assume.
+    ///
+    /// ```
+    /// use synaptic_mem::ArenaConfig;
+    /// // a scratch pool that is not a multiple of 16 takes the next multiple from tensor space
+    /// let l = ArenaConfig { arena_size: 42_465, scratch_size: 1025 }.layout().unwrap();
+    /// assert_eq!((l.usable_size, l.tensor_capacity, l.scratch_capacity), (42_464, 41_424, 1040));
+    /// ```
+    pub const fn layout(&self) -> Result<ArenaLayout, ConfigError> {
+        self.layout_at(0)
+    }
+
+    /// The layout of an arena of this configuration over a buffer at address `base_addr`:
+    /// validates the configuration ([`ArenaConfig::validate`]), aligns the base up and the end
+    /// down to 16, and puts the scratch pool at the top. [`ConfigError::NoTensorSpace`] if no
+    /// room for one descriptor is left below the pool.
+    pub const fn layout_at(&self, base_addr: usize) -> Result<ArenaLayout, ConfigError> {
+        if let Err(e) = self.validate() {
+            return Err(e);
+        }
+        // validate() bounds both sizes (≤ 512 KiB), so nothing below can wrap.
+        let pad = base_addr.wrapping_neg() & (ALIGN - 1);
+        let usable_size = align_down(self.arena_size - pad);
+        if usable_size <= self.scratch_size + crate::DESC_SPAN {
+            return Err(ConfigError::NoTensorSpace {
+                usable_size,
+                scratch_size: self.scratch_size,
+            });
+        }
+        let tensor_capacity = align_down(usable_size - self.scratch_size);
+        Ok(ArenaLayout {
+            pad,
+            usable_size,
+            tensor_capacity,
+            scratch_capacity: usable_size - tensor_capacity,
+        })
+    }
+}
+
 impl Default for ArenaConfig {
     fn default() -> Self {
         Self::DEFAULT

@@ -55,7 +55,7 @@ pub mod tensor;
 
 pub use arena::{Arena, ArenaBuffer, Inference, Loader, PlanHandle, PlannedInference, Runner};
 pub use config::{
-    ArenaConfig, ConfigError, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE, MAX_ARENA_SIZE,
+    ArenaConfig, ArenaLayout, ConfigError, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE, MAX_ARENA_SIZE,
     MAX_SCRATCH_SIZE, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE,
 };
 pub use dtype::{shape_bytes, DType, Element, Lifetime, MAX_TENSOR_BYTES};
@@ -65,4 +65,4 @@ pub use plan::{LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanSlot}
 pub use raw::StaticArenaBuffer;
 pub use raw::{DTypeMismatch, RawArena, Tensor};
 pub use stats::Stats;
-pub use tensor::{TensorDesc, TensorRequest, DESC_SPAN};
+pub use tensor::{block_span, data_span, TensorDesc, TensorRequest, DESC_SPAN};

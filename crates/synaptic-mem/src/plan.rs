@@ -1,7 +1,7 @@
 //! Memory plans: activations at precomputed offsets in an ephemeral region of exactly the
 //! planned size (made by `synaptic-plan` / `synmem emit`).
 
-use crate::config::align_up;
+use crate::tensor::data_span;
 
 /// One planned activation tensor.
 #[repr(C)]
@@ -18,10 +18,11 @@ pub struct PlanSlot {
 }
 
 impl PlanSlot {
-    /// End of the slot's block (offset + size rounded up to 16).
+    /// End of the slot's block (offset + size rounded up to 16), in `u64` so that no slot's
+    /// end wraps, on 32 or 64 bits.
     #[inline]
-    pub const fn end(&self) -> usize {
-        self.offset as usize + align_up(self.size as usize)
+    pub const fn end(&self) -> u64 {
+        self.offset as u64 + data_span(self.size as u64)
     }
     /// Whether the two slots are live at a common operator.
     #[inline]
@@ -31,7 +32,7 @@ impl PlanSlot {
     /// Whether the two slots' blocks share a byte.
     #[inline]
     pub const fn memory_overlaps(&self, other: &PlanSlot) -> bool {
-        (self.offset as usize) < other.end() && (other.offset as usize) < self.end()
+        (self.offset as u64) < other.end() && (other.offset as u64) < self.end()
     }
 }
 
@@ -101,7 +102,7 @@ impl Plan<'_> {
             if s.size == 0 || s.first_op > s.last_op {
                 return Err(PlanError::BadSlot(i));
             }
-            if s.end() > self.region_size as usize {
+            if s.end() > self.region_size as u64 {
                 return Err(PlanError::OutOfRegion(i));
             }
             for (j, t) in self.slots[..i].iter().enumerate() {

@@ -148,27 +148,18 @@ impl<'a> RawArena<'a> {
         len: usize,
         scratch_size: usize,
     ) -> Result<(), ConfigError> {
-        ArenaConfig {
+        let layout = ArenaConfig {
             arena_size: len,
             scratch_size,
         }
-        .validate()?;
+        .layout_at(base.addr())?;
         if base.is_null() {
             return Err(ConfigError::NullBase);
         }
-        let pad = base.addr().wrapping_neg() & 15;
-        let usable = align_down(len - pad);
-        if usable <= scratch_size + DESC_SPAN {
-            return Err(ConfigError::NoTensorSpace {
-                usable_size: usable,
-                scratch_size,
-            });
-        }
-        let tensor_cap = align_down(usable - scratch_size);
-        self.base.set(base.wrapping_add(pad));
+        self.base.set(base.wrapping_add(layout.pad));
         self.arena_size.set(len);
-        self.usable.set(usable);
-        self.tensor_cap.set(tensor_cap);
+        self.usable.set(layout.usable_size);
+        self.tensor_cap.set(layout.tensor_capacity);
         self.scratch_size.set(scratch_size);
         self.shared_base.set(ptr::null_mut());
         self.shared_size.set(0);

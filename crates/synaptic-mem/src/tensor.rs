@@ -1,6 +1,6 @@
 //! The tensor descriptor, laid out for C (`syn_tensor_t`).
 
-use crate::config::align_up;
+use crate::config::{align_up, ALIGN};
 use crate::dtype::{shape_bytes, DType, Lifetime};
 use crate::error::ErrorKind;
 
@@ -39,6 +39,36 @@ pub struct TensorDesc {
 
 /// Bytes from a descriptor's start to its data: the descriptor size rounded up to 16 (32).
 pub const DESC_SPAN: usize = align_up(core::mem::size_of::<TensorDesc>());
+
+/// The block rule's data part: `bytes` rounded up to the 16-byte alignment, in `u64` (saturating
+/// at the largest multiple of 16, so it never wraps). Every crate that sizes arena memory calls
+/// this (or [`block_span`]) instead of re-deriving the rule.
+///
+/// ```
+/// use synaptic_mem::data_span;
+/// assert_eq!((data_span(0), data_span(1), data_span(16), data_span(17)), (0, 16, 16, 32));
+/// assert_eq!(data_span(u64::MAX), u64::MAX & !15);
+/// ```
+#[inline(always)]
+pub const fn data_span(bytes: u64) -> u64 {
+    bytes.saturating_add(ALIGN as u64 - 1) & !(ALIGN as u64 - 1)
+}
+
+/// The block rule: the bytes one tensor of `data_bytes` takes in a bump region — its descriptor
+/// ([`DESC_SPAN`]) and then its data from the next 16-byte boundary, rounded up to 16. In `u64`,
+/// saturating (never wraps, on 32 or 64 bits). The arena's own allocation path uses the same
+/// rule ([`TensorRequest::span`]).
+///
+/// ```
+/// use synaptic_mem::{block_span, DESC_SPAN};
+/// assert_eq!(block_span(1), DESC_SPAN as u64 + 16);
+/// assert_eq!(block_span(55_296), 32 + 55_296);
+/// assert_eq!(block_span(u64::MAX), u64::MAX & !15);
+/// ```
+#[inline(always)]
+pub const fn block_span(data_bytes: u64) -> u64 {
+    data_span(data_bytes).saturating_add(DESC_SPAN as u64)
+}
 
 const _: () = assert!(DESC_SPAN == 32);
 #[cfg(target_pointer_width = "32")]
@@ -153,5 +183,17 @@ impl TensorRequest {
     /// Bytes of data.
     pub fn bytes(&self) -> u32 {
         self.bytes
+    }
+    /// Bytes the tensor's block takes in a bump region: [`block_span`] of its data size.
+    /// Never overflows: the data size is at most [`MAX_TENSOR_BYTES`](crate::MAX_TENSOR_BYTES)
+    /// (2^30), so the span is at most 2^30 + 32, on 32 and 64 bits.
+    ///
+    /// ```
+    /// use synaptic_mem::{DType, TensorRequest};
+    /// assert_eq!(TensorRequest::new(&[3], DType::Int8).unwrap().span(), 32 + 16);
+    /// ```
+    #[inline(always)]
+    pub const fn span(&self) -> usize {
+        DESC_SPAN + align_up(self.bytes as usize)
     }
 }
