@@ -331,7 +331,8 @@ impl TensorAlloc for SynapticPlanned {
         let (p, r) = self.current.as_ref()?;
         self.inner
             .arena
-            .try_alloc_planned(p, *r, act.slot as usize, act.spec.dims(), act.spec.dtype)
+            .alloc_planned(p, *r, act.slot as usize, act.spec.dims(), act.spec.dtype)
+            .ok()
             .map(NonNull::cast)
     }
 }

@@ -111,7 +111,8 @@ pub const fn from_kind(kind: ErrorKind) -> c_int {
 }
 
 /// The negative errno for an arena or shared-region set-up failure: always `-EINVAL` (a NULL
-/// base, or a size out of range / leaving no tensor space).
+/// base, a size out of range / leaving no tensor space, or a shared region overlapping the
+/// arena).
 pub const fn from_config(err: ConfigError) -> c_int {
     match err {
         ConfigError::ArenaSizeOutOfRange { .. }
@@ -119,6 +120,7 @@ pub const fn from_config(err: ConfigError) -> c_int {
         | ConfigError::ScratchNotSmallerThanArena { .. }
         | ConfigError::NoTensorSpace { .. }
         | ConfigError::NullBase
-        | ConfigError::SharedSizeOutOfRange { .. } => -EINVAL,
+        | ConfigError::SharedSizeOutOfRange { .. }
+        | ConfigError::SharedOverlapsArena => -EINVAL,
     }
 }

@@ -9,7 +9,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr::{self, NonNull};
 
 use critical_section::Mutex;
-use synaptic_mem::{ErrorKind, Lifetime, RawArena, Region, Stats, TensorRequest};
+use synaptic_mem::{ErrorKind, RawArena, Region, Stats, TensorRequest};
 
 use crate::config::SCRATCH_POOL_SIZE;
 use crate::errno::{self, EALREADY, EINVAL, ENODEV};
@@ -47,15 +47,6 @@ static STATE: Mutex<State> = Mutex::new(State {
 #[inline(always)]
 fn with<R>(f: impl FnOnce(&State) -> R) -> R {
     critical_section::with(|cs| f(STATE.borrow(cs)))
-}
-
-#[inline(always)]
-fn region_of(lifetime: Lifetime) -> Region {
-    match lifetime {
-        Lifetime::Persistent => Region::Persistent,
-        Lifetime::Ephemeral => Region::Ephemeral,
-        Lifetime::Shared => Region::Shared,
-    }
 }
 
 /// Initialises (or re-initialises) the global arena over `arena_size` bytes at `arena_base`,
@@ -118,22 +109,19 @@ pub unsafe extern "C" fn syn_mem_tensor_alloc(
     // then covers only the bump and the descriptor write.
     let req = match TensorRequest::new(dims, dt) {
         Ok(req) => req,
-        Err(kind) => return reject_kind(kind, region_of(lt)),
+        Err(kind) => return reject_kind(kind, lt.region()),
     };
-    with(|s| match s.arena.try_alloc_request(req, lt) {
-        Some(desc) => desc.as_ptr().cast(),
-        None => record_failure(s),
+    with(|s| match s.arena.alloc_request(req, lt) {
+        Ok(desc) => desc.as_ptr().cast(),
+        Err(e) => record_failure(s, e.kind),
     })
 }
 
-/// The failure path after the core refused: records its errno, returns NULL.
+/// The failure path after the core refused: records its errno (the C API's one error record;
+/// the core keeps none), returns NULL.
 #[cold]
 #[inline(never)]
-fn record_failure<T>(s: &State) -> *mut T {
-    let kind = s
-        .arena
-        .last_error()
-        .map_or(ErrorKind::NotInitialized, |e| e.kind);
+fn record_failure<T>(s: &State, kind: ErrorKind) -> *mut T {
     s.last_error.set(errno::from_kind(kind));
     ptr::null_mut()
 }
@@ -145,8 +133,8 @@ fn record_failure<T>(s: &State) -> *mut T {
 fn reject_alloc(dtype: RawDtype, lifetime: RawLifetime) -> *mut SynTensor {
     let (kind, region) = match (lifetime.get(), dtype.get()) {
         (None, _) => (ErrorKind::InvalidLifetime, Region::Ephemeral),
-        (Some(l), None) => (ErrorKind::InvalidDtype, region_of(l)),
-        (Some(l), Some(_)) => (ErrorKind::InvalidArgument, region_of(l)),
+        (Some(l), None) => (ErrorKind::InvalidDtype, l.region()),
+        (Some(l), Some(_)) => (ErrorKind::InvalidArgument, l.region()),
     };
     reject_kind(kind, region)
 }
@@ -322,7 +310,8 @@ pub unsafe extern "C" fn syn_mem_init_ex(
 /// It survives syn_mem_reset_ephemeral() and is dropped by syn_mem_init().
 ///
 /// Returns 0, -ENODEV (not initialised), -EALREADY (a region is already registered since the
-/// last syn_mem_init()) or -EINVAL (NULL base or size out of range).
+/// last syn_mem_init()) or -EINVAL (NULL base, size out of range, or a region sharing any byte
+/// with the arena's buffer).
 ///
 /// # Safety
 /// `base .. base + size` must be readable and writable and used by nothing else (but the

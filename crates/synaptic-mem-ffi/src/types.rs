@@ -154,15 +154,17 @@ const _: () = {
     assert!(align_of::<SynTensor>() == align_of::<TensorDesc>());
     assert!(size_of::<SynTensor>() <= SYN_MEM_DESC_SPAN);
     assert!(size_of::<SynTensor>() == if PTR == 4 { 28 } else { 32 });
-    // The core's fields are private, so their offsets are pinned to the layout documented on
-    // `TensorDesc` (and checked against real descriptors in the unit tests).
-    assert!(offset_of!(SynTensor, data) == 0);
-    assert!(offset_of!(SynTensor, shape) == PTR);
-    assert!(offset_of!(SynTensor, ndim) == PTR + 16);
-    assert!(offset_of!(SynTensor, dtype) == PTR + 17);
-    assert!(offset_of!(SynTensor, lifetime) == PTR + 18);
-    assert!(offset_of!(SynTensor, reserved) == PTR + 19);
-    assert!(offset_of!(SynTensor, size) == PTR + 20);
+    // Field by field at the core's own offsets (`offset_of!` on `TensorDesc`), so a change
+    // to either layout breaks the build.
+    assert!(offset_of!(SynTensor, data) == offset_of!(TensorDesc, data));
+    assert!(offset_of!(SynTensor, shape) == offset_of!(TensorDesc, shape));
+    assert!(offset_of!(SynTensor, ndim) == offset_of!(TensorDesc, ndim));
+    assert!(offset_of!(SynTensor, dtype) == offset_of!(TensorDesc, dtype));
+    assert!(offset_of!(SynTensor, lifetime) == offset_of!(TensorDesc, lifetime));
+    assert!(offset_of!(SynTensor, reserved) == offset_of!(TensorDesc, reserved));
+    assert!(offset_of!(SynTensor, size) == offset_of!(TensorDesc, size));
+    // And at the layout the header documents (pointer, 4 × u32, 4 bytes, u32).
+    assert!(offset_of!(SynTensor, ndim) == PTR + 16 && offset_of!(SynTensor, size) == PTR + 20);
     assert!(size_of::<DType>() == 1 && size_of::<Lifetime>() == 1);
 };
 
@@ -205,22 +207,40 @@ pub struct SynMemStats {
 
 impl From<Stats> for SynMemStats {
     fn from(s: Stats) -> Self {
+        // Exhaustive destructuring: a new `Stats` field breaks the build until it is mapped.
+        let Stats {
+            arena_size,
+            usable_size,
+            tensor_capacity,
+            persistent_used,
+            ephemeral_used,
+            ephemeral_peak,
+            scratch_used,
+            scratch_size,
+            scratch_peak,
+            shared_used,
+            shared_size,
+            arena_peak,
+            alloc_count,
+            reset_count,
+            failed_count,
+        } = s;
         SynMemStats {
-            arena_size: s.arena_size,
-            usable_size: s.usable_size,
-            tensor_capacity: s.tensor_capacity,
-            persistent_used: s.persistent_used,
-            ephemeral_used: s.ephemeral_used,
-            ephemeral_peak: s.ephemeral_peak,
-            scratch_used: s.scratch_used,
-            scratch_size: s.scratch_size,
-            scratch_peak: s.scratch_peak,
-            shared_used: s.shared_used,
-            shared_size: s.shared_size,
-            arena_peak: s.arena_peak,
-            alloc_count: s.alloc_count,
-            reset_count: s.reset_count,
-            failed_count: s.failed_count,
+            arena_size,
+            usable_size,
+            tensor_capacity,
+            persistent_used,
+            ephemeral_used,
+            ephemeral_peak,
+            scratch_used,
+            scratch_size,
+            scratch_peak,
+            shared_used,
+            shared_size,
+            arena_peak,
+            alloc_count,
+            reset_count,
+            failed_count,
         }
     }
 }

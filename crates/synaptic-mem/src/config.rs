@@ -180,6 +180,8 @@ pub enum ConfigError {
         /// The size that was given.
         size: usize,
     },
+    /// The shared (IPC) region shares memory with the arena's buffer.
+    SharedOverlapsArena,
 }
 
 impl fmt::Display for ConfigError {
@@ -212,6 +214,11 @@ impl fmt::Display for ConfigError {
                 f,
                 "shared region size {size} B is outside {MIN_SHARED_SIZE}..={MAX_SHARED_SIZE} B (after 16-byte alignment)"
             ),
+            ConfigError::SharedOverlapsArena => {
+                f.write_str("shared region overlaps the arena's buffer")
+            }
         }
     }
 }
+
+impl core::error::Error for ConfigError {}

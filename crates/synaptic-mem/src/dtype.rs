@@ -86,6 +86,16 @@ pub enum Lifetime {
 }
 
 impl Lifetime {
+    /// The region a tensor of this lifetime is allocated in.
+    #[inline(always)]
+    pub const fn region(self) -> crate::Region {
+        match self {
+            Lifetime::Persistent => crate::Region::Persistent,
+            Lifetime::Ephemeral => crate::Region::Ephemeral,
+            Lifetime::Shared => crate::Region::Shared,
+        }
+    }
+
     /// The lifetime with C enum value `v`, if there is one.
     #[inline]
     pub const fn from_u8(v: u8) -> Option<Lifetime> {

@@ -113,3 +113,5 @@ impl fmt::Display for AllocError {
         )
     }
 }
+
+impl core::error::Error for AllocError {}

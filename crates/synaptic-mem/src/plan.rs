@@ -117,14 +117,20 @@ impl Plan<'_> {
 
 /// A plan loaded into an arena: its descriptor table lives in the persistent region.
 /// Made by [`RawArena::load_plan`](crate::RawArena::load_plan) or
-/// [`Loader::load_plan`](crate::Loader::load_plan).
+/// [`Loader::load_plan`](crate::Loader::load_plan). Its fields are private: it records where
+/// its table is, in which arena and generation, and every use checks them (so a plan from
+/// another arena, or from before a re-initialisation, is refused, never written through).
 #[derive(Clone, Copy, Debug)]
 pub struct LoadedPlan<'p> {
     pub(crate) plan: Plan<'p>,
     /// Offset of the descriptor table from the arena base.
     pub(crate) table: usize,
-    /// Address of the arena base it was loaded into (identifies the arena).
+    /// End of the descriptor table (`table + 32 × slots`).
+    pub(crate) table_end: usize,
+    /// Address of the arena base it was loaded into.
     pub(crate) arena: usize,
+    /// The arena's generation at load (changes at every re-initialisation).
+    pub(crate) generation: u32,
 }
 
 impl<'p> LoadedPlan<'p> {
@@ -135,11 +141,23 @@ impl<'p> LoadedPlan<'p> {
 }
 
 /// One inference's planned ephemeral region (from
-/// [`RawArena::begin_plan`](crate::RawArena::begin_plan)).
+/// [`RawArena::begin_plan`](crate::RawArena::begin_plan)). Only `begin_plan` makes one: its
+/// offset is always inside some arena's tensor space, so it cannot be forged to point anywhere
+/// else:
+///
+/// ```compile_fail
+/// let _ = synaptic_mem::PlanRegion { offset: usize::MAX - 15 };
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlanRegion {
+    pub(crate) offset: usize,
+}
+
+impl PlanRegion {
     /// Offset of the region from the arena base.
-    pub offset: usize,
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
 }
 
 /// Why a plan could not be loaded.
@@ -156,6 +174,17 @@ impl core::fmt::Display for PlanLoadError {
         match self {
             PlanLoadError::Invalid(e) => write!(f, "invalid plan: {e}"),
             PlanLoadError::Alloc(e) => write!(f, "plan descriptor table: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for PlanError {}
+
+impl core::error::Error for PlanLoadError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            PlanLoadError::Invalid(e) => Some(e),
+            PlanLoadError::Alloc(e) => Some(e),
         }
     }
 }

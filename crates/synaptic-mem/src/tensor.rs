@@ -56,7 +56,7 @@ pub const fn data_span(bytes: u64) -> u64 {
 
 /// The block rule: the bytes one tensor of `data_bytes` takes in a bump region — its descriptor
 /// ([`DESC_SPAN`]) and then its data from the next 16-byte boundary, rounded up to 16. In `u64`,
-/// saturating (never wraps, on 32 or 64 bits). The arena's own allocation path uses the same
+/// saturating at the largest multiple of 16 (never wraps, on 32 or 64 bits). The arena's own allocation path uses the same
 /// rule ([`TensorRequest::span`]).
 ///
 /// ```
@@ -67,7 +67,7 @@ pub const fn data_span(bytes: u64) -> u64 {
 /// ```
 #[inline(always)]
 pub const fn block_span(data_bytes: u64) -> u64 {
-    data_span(data_bytes).saturating_add(DESC_SPAN as u64)
+    data_span(data_bytes).saturating_add(DESC_SPAN as u64) & !(ALIGN as u64 - 1)
 }
 
 const _: () = assert!(DESC_SPAN == 32);

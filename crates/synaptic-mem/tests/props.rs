@@ -274,7 +274,7 @@ fn run_raw(ops: &[Op], scratch_size: usize, shared: bool) {
     let mut io = Box::new(ArenaBuffer::<2048>::new());
     let base = buf.as_mut_slice().as_ptr() as usize;
     let io_base = io.as_mut_slice().as_ptr() as usize;
-    let arena = RawArena::new(buf.as_mut_slice(), scratch_size).unwrap();
+    let mut arena = RawArena::new(buf.as_mut_slice(), scratch_size).unwrap();
     let mut m = Model {
         tensor_cap: 32 * 1024 - scratch_size,
         scratch_cap: scratch_size,

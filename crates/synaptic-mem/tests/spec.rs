@@ -440,7 +440,7 @@ fn shared_region_has_its_own_bump_pointer_usage_and_peak() {
     let mut buf = Box::new(ArenaBuffer::<8192>::new());
     let mut io = ArenaBuffer::<{ 1024 + 16 }>::new();
     let io_base = io.as_mut_slice().as_ptr();
-    let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+    let mut arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
     let e = arena
         .alloc(&[4], DType::Int8, Lifetime::Shared)
         .unwrap_err();

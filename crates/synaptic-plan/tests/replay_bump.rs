@@ -20,7 +20,7 @@ fn replay(
     let mut store = Vec::new();
     let mut shared_store = Vec::new();
     let buf = aligned(&mut store, arena_len);
-    let arena = RawArena::new(buf, scratch).map_err(|e| e.to_string())?;
+    let mut arena = RawArena::new(buf, scratch).map_err(|e| e.to_string())?;
     if seq.shared_bytes > 0 {
         let sh = aligned(&mut shared_store, seq.shared_bytes as usize);
         arena.set_shared(sh).map_err(|e| e.to_string())?;

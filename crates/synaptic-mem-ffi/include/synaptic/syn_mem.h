@@ -333,7 +333,8 @@ int syn_mem_init_ex(void *arena_base, size_t arena_size, size_t scratch_size);
  * It survives syn_mem_reset_ephemeral() and is dropped by syn_mem_init().
  *
  * Returns 0, -ENODEV (not initialised), -EALREADY (a region is already registered since the
- * last syn_mem_init()) or -EINVAL (NULL base or size out of range).
+ * last syn_mem_init()) or -EINVAL (NULL base, size out of range, or a region sharing any byte
+ * with the arena's buffer).
  *
  * # Safety
  * `base .. base + size` must be readable and writable and used by nothing else (but the

@@ -387,6 +387,17 @@ static void test_shared_region(void **state)
     assert_int_equal(syn_mem_shared_init(io_region, 47), -EINVAL);
     assert_int_equal(syn_mem_shared_init(io_region + 5, 58), -EINVAL); /* 48 - 5 after align */
     assert_int_equal(syn_mem_last_error(), -EINVAL);
+    /* A shared region sharing any byte with the arena's buffer: refused (a PERSISTENT and a
+     * SHARED tensor would share memory). Inside, across the start, across the end. */
+    assert_int_equal(syn_mem_shared_init(arena + 1024, 1024), -EINVAL);
+    assert_int_equal(syn_mem_shared_init(arena + ARENA_8K - 16, 1024), -EINVAL);
+    assert_int_equal(syn_mem_shared_init(arena + ARENA_8K - 1, 64), -EINVAL);
+    assert_int_equal(syn_mem_last_error(), -EINVAL);
+    assert_int_equal(get_stats().shared_size, 0);
+    /* Right after the arena's buffer: fine (re-initialised below, so drop it again). */
+    assert_int_equal(syn_mem_shared_init(arena + ARENA_8K, 1024), 0);
+    assert_int_equal(get_stats().shared_size, 1024);
+    assert_int_equal(syn_mem_init_ex(arena, ARENA_8K, SCRATCH_1K), 0);
     assert_int_equal(get_stats().shared_size, 0);
     /* Unaligned base: aligned up, size reduced to a multiple of 16. */
     assert_int_equal(syn_mem_shared_init(io_region + 5, 1024), 0);

@@ -1,0 +1,215 @@
+//! The bump paths: tensors of every lifetime and scratch buffers, and the O(1) reset.
+//!
+//! Each allocation is align, check, advance: no loop, no search. The ephemeral path is the hot
+//! one (every activation of every inference) and is inlined into its caller; persistent and
+//! shared allocations happen at model load and take one out-of-line function with the same
+//! logic. Every sum below fits a 32-bit `usize` (invariant 2: offsets ≤ 512 KiB or ≤ 1 GiB for
+//! the shared region, spans ≤ 2^30 + 32).
+
+use core::ptr::{self, NonNull};
+
+use super::RawArena;
+use crate::config::align_up;
+use crate::dtype::{DType, Lifetime};
+use crate::error::{AllocError, ErrorKind, Region};
+use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
+
+impl RawArena<'_> {
+    /// Allocates a tensor: descriptor at a 16-byte aligned offset, data at the next 16-byte
+    /// boundary after it. Align, check, bump: constant work whatever the size.
+    ///
+    /// Persistent allocations are refused ([`ErrorKind::EphemeralLive`]) while ephemeral tensors
+    /// or scratch buffers are live. On error only the failed-allocation count changes.
+    #[inline(always)]
+    pub fn alloc(
+        &self,
+        shape: &[u32],
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        match TensorRequest::new(shape, dtype) {
+            Ok(req) => self.alloc_request(req, lifetime),
+            Err(kind) => Err(self.fail(kind, lifetime.region(), 0)),
+        }
+    }
+
+    /// [`RawArena::alloc`] for an already validated request (see [`TensorRequest`]): only the
+    /// bump and the descriptor write, so a caller (the C API) can keep its critical section
+    /// this short. Inline: on success it costs what a bare pointer return would; the failure
+    /// path is out of line.
+    #[inline(always)]
+    pub fn alloc_request(
+        &self,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        if lifetime != Lifetime::Ephemeral {
+            return self.alloc_load_time(req, lifetime);
+        }
+        let needed = req.span();
+        let start = self.top.get();
+        let end = start + needed;
+        if end > self.tensor_cap.get() {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+        }
+        self.top.set(end);
+        if end > self.epoch_peak.get() {
+            self.epoch_peak.set(end);
+        }
+        self.debug_check();
+        // SAFETY: `start .. end` is inside tensor space (checked above) and was free.
+        Ok(unsafe { self.place(self.base.get(), start, req, lifetime) })
+    }
+
+    /// Persistent and shared allocations (model load time).
+    #[inline(never)]
+    fn alloc_load_time(
+        &self,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        let needed = req.span();
+        let (base, start) = if lifetime == Lifetime::Shared {
+            let start = self.shared_top.get();
+            let end = start + needed;
+            if end > self.shared_cap.get() {
+                return Err(self.fail(ErrorKind::OutOfMemory, Region::Shared, needed));
+            }
+            self.shared_top.set(end);
+            (self.shared_base.get(), start)
+        } else {
+            let start = self.top.get();
+            if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+                return Err(self.fail(ErrorKind::EphemeralLive, Region::Persistent, needed));
+            }
+            let end = start + needed;
+            if end > self.tensor_cap.get() {
+                return Err(self.fail(ErrorKind::OutOfMemory, Region::Persistent, needed));
+            }
+            self.grow_persistent(end);
+            (self.base.get(), start)
+        };
+        self.debug_check();
+        // SAFETY: `start .. start + needed` is inside the region (checked above) and was free.
+        Ok(unsafe { self.place(base, start, req, lifetime) })
+    }
+
+    /// Writes a descriptor at `base + start` and its data pointer `DESC_SPAN` bytes later, and
+    /// counts the allocation.
+    ///
+    /// # Safety
+    /// `start .. start + req.span()` must lie inside the region starting at `base` (16-byte
+    /// aligned), be a multiple of 16 from it, and be referred to by nothing else (it was above
+    /// the region's bump offset, invariant 3).
+    #[inline(always)]
+    unsafe fn place(
+        &self,
+        base: *mut u8,
+        start: usize,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> NonNull<TensorDesc> {
+        // SAFETY: by the contract both pointers are in bounds of the region, the descriptor is
+        // 16-byte aligned and nothing else refers to the block.
+        unsafe { self.write_desc(base.add(start), base.add(start + DESC_SPAN), req, lifetime) }
+    }
+
+    /// Writes a descriptor for `req` at `desc` pointing at `data`, and counts the allocation.
+    ///
+    /// # Safety
+    /// `desc` must be valid for writes of a [`TensorDesc`], 16-byte aligned, and referred to by
+    /// nothing else; `data` must point at the tensor's data block.
+    #[inline(always)]
+    pub(super) unsafe fn write_desc(
+        &self,
+        desc: *mut u8,
+        data: *mut u8,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> NonNull<TensorDesc> {
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
+        // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
+        // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
+        unsafe {
+            let desc = desc.cast::<TensorDesc>();
+            ptr::addr_of_mut!((*desc).data).write(data);
+            ptr::addr_of_mut!((*desc).shape).write(req.dims);
+            ptr::addr_of_mut!((*desc).ndim)
+                .cast::<u32>()
+                .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
+            ptr::addr_of_mut!((*desc).size).write(req.bytes);
+            NonNull::new_unchecked(desc)
+        }
+    }
+
+    /// Moves the end of the persistent region (ephemeral and scratch are empty) to `end`,
+    /// closing the current peak epoch.
+    #[inline]
+    pub(super) fn grow_persistent(&self, end: usize) {
+        let epoch_peak = self.epoch_peak.get();
+        self.arena_peak.set(self.arena_peak.get().max(epoch_peak));
+        self.ephemeral_peak.set(
+            self.ephemeral_peak
+                .get()
+                .max(epoch_peak - self.pers_end.get()),
+        );
+        self.top.set(end);
+        self.pers_end.set(end);
+        self.epoch_peak.set(end);
+    }
+
+    /// Takes `size` bytes (16-byte aligned) from the scratch pool. Freed by
+    /// [`RawArena::reset_ephemeral`].
+    #[inline]
+    pub fn scratch_acquire(&self, size: usize) -> Result<NonNull<u8>, AllocError> {
+        let cap = self.scratch_cap();
+        if size.wrapping_sub(1) >= cap {
+            let kind = if size == 0 {
+                ErrorKind::ZeroSize
+            } else {
+                ErrorKind::TooLarge
+            };
+            return Err(self.fail(kind, Region::Scratch, size));
+        }
+        // `size < cap <= 64 KiB + 16`: neither sum can wrap.
+        let start = self.scratch_top.get();
+        let end = start + align_up(size);
+        if end > cap {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Scratch, align_up(size)));
+        }
+        self.scratch_top.set(end);
+        if end > self.scratch_peak.get() {
+            self.scratch_peak.set(end);
+        }
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        self.debug_check();
+        // SAFETY: `tensor_cap + start < usable` (start < end <= cap = usable - tensor_cap), so
+        // the pointer is in bounds of the arena and non-null (base is non-null when cap > 0).
+        unsafe {
+            Ok(NonNull::new_unchecked(
+                self.base.get().add(self.tensor_cap.get() + start),
+            ))
+        }
+    }
+
+    /// `free` for one tensor: a deliberate no-op. A bump allocator never reclaims mid-region
+    /// holes; memory comes back wholesale with [`RawArena::reset_ephemeral`] or re-init.
+    #[inline(always)]
+    pub fn free(&self, _tensor: NonNull<TensorDesc>) {}
+
+    /// `release` for one scratch buffer: a deliberate no-op (see [`RawArena::free`]).
+    #[inline(always)]
+    pub fn scratch_release(&self, _ptr: NonNull<u8>) {}
+
+    /// Reclaims the whole ephemeral region and scratch pool in O(1) and counts a reset: two
+    /// offsets written and a counter bumped (high-water marks are kept at allocation time).
+    /// Persistent and shared tensors survive.
+    #[inline]
+    pub fn reset_ephemeral(&self) {
+        self.top.set(self.pers_end.get());
+        self.scratch_top.set(0);
+        self.reset_count.set(self.reset_count.get().wrapping_add(1));
+        self.debug_check();
+    }
+}

@@ -1,0 +1,237 @@
+//! Planned inferences: activations at a plan's precomputed offsets.
+//!
+//! [`RawArena::load_plan`] validates a [`Plan`] and reserves its descriptor table (one
+//! [`DESC_SPAN`] block per slot) in the persistent region; [`RawArena::begin_plan`] reserves the
+//! plan's ephemeral region (one bump); [`RawArena::alloc_planned`] places one slot's tensor (one
+//! descriptor write). A [`LoadedPlan`] and a [`PlanRegion`] are plain values that a caller can
+//! keep, copy, or hand to another arena, so every entry point checks that they belong to this
+//! arena as it is now (invariant 5) before it writes anything:
+//!
+//! * the plan was loaded at this base, in this generation (no re-init since), and its table
+//!   lies below `pers_end`: so the table entries written are the ones reserved for it;
+//! * the region's end (`offset + region_size`, both ≤ 512 KiB, so no wrap) is at or below
+//!   `top`: so every slot's data (`offset + slot.offset + size ≤ offset + region_size`, the
+//!   plan being valid) lies in this arena's live ephemeral region.
+//!
+//! A plan's region larger than the tensor space left after its table is refused at load, so a
+//! plan can never make an offset wrap on a 32-bit target.
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use super::{RawArena, Tensor};
+use crate::dtype::{DType, Lifetime};
+use crate::error::{AllocError, ErrorKind, Region};
+use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
+use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
+
+impl RawArena<'_> {
+    /// Loads a validated plan: reserves its descriptor table (one [`DESC_SPAN`] block per slot)
+    /// in the persistent region and fills it with empty descriptors. O(n) once per model.
+    ///
+    /// Refused: an invalid plan ([`PlanLoadError::Invalid`]); a table that does not fit or may
+    /// not grow the persistent region now; a region larger than the tensor space left after the
+    /// table ([`ErrorKind::TooLarge`], region ephemeral). On error only the failed count moves.
+    pub fn load_plan<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
+        plan.validate().map_err(PlanLoadError::Invalid)?;
+        let start = self.top.get();
+        let free = self.tensor_cap.get() - start;
+        // Saturating: a table too large for the address space is just "too large".
+        let needed = plan.slots.len().saturating_mul(DESC_SPAN);
+        if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+            return Err(PlanLoadError::Alloc(self.fail(
+                ErrorKind::EphemeralLive,
+                Region::Persistent,
+                needed,
+            )));
+        }
+        if needed > free {
+            return Err(PlanLoadError::Alloc(self.fail(
+                ErrorKind::OutOfMemory,
+                Region::Persistent,
+                needed,
+            )));
+        }
+        let region = plan.region_size as usize;
+        if region > free - needed {
+            let mut e = self.fail(ErrorKind::TooLarge, Region::Ephemeral, region);
+            e.available = free - needed;
+            return Err(PlanLoadError::Alloc(e));
+        }
+        let table_end = start + needed;
+        self.grow_persistent(table_end);
+        self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
+        self.debug_check();
+        let base = self.base.get();
+        for i in 0..plan.slots.len() {
+            // SAFETY: the table `start .. table_end` was just reserved in the persistent region
+            // (checked against `tensor_cap`), is 16-byte aligned, and nothing refers to it.
+            unsafe {
+                base.add(start + i * DESC_SPAN)
+                    .cast::<TensorDesc>()
+                    .write(TensorDesc::EMPTY);
+            }
+        }
+        Ok(LoadedPlan {
+            plan,
+            table: start,
+            table_end,
+            arena: base.addr(),
+            generation: self.generation.get(),
+        })
+    }
+
+    /// Whether `plan` was loaded into this arena as it is now (invariant 5): same base, same
+    /// generation, and its descriptor table inside the persistent region.
+    #[inline(always)]
+    fn owns(&self, plan: &LoadedPlan<'_>) -> bool {
+        plan.arena == self.base.get().addr()
+            && plan.generation == self.generation.get()
+            && plan.table_end <= self.pers_end.get()
+    }
+
+    /// Reserves the plan's ephemeral region (exactly `region_size` bytes) for one inference, like
+    /// one ephemeral allocation. Reclaimed by [`RawArena::reset_ephemeral`].
+    ///
+    /// Errors: [`ErrorKind::PlanMismatch`] (a plan loaded into another arena, or before the last
+    /// re-initialisation), [`ErrorKind::OutOfMemory`] (not enough ephemeral space left now).
+    #[inline]
+    pub fn begin_plan(&self, plan: &LoadedPlan<'_>) -> Result<PlanRegion, AllocError> {
+        let needed = plan.plan.region_size as usize;
+        if !self.owns(plan) {
+            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
+        }
+        // `needed` fitted the tensor space at load (same generation), so no wrap.
+        let start = self.top.get();
+        let end = start + needed;
+        if end > self.tensor_cap.get() {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+        }
+        self.top.set(end);
+        if end > self.epoch_peak.get() {
+            self.epoch_peak.set(end);
+        }
+        self.debug_check();
+        Ok(PlanRegion { offset: start })
+    }
+
+    /// Places slot `slot`'s tensor at its planned offset in `region`: writes its descriptor in
+    /// the plan's table and points it at `region + slot.offset`. O(1). The tensor's byte size
+    /// must not exceed the slot's. The caller must not use a `region` after the reset that
+    /// reclaimed it (raw API contract).
+    ///
+    /// Errors: the shape's ([`ErrorKind::InvalidNdim`], [`ErrorKind::ZeroDimension`],
+    /// [`ErrorKind::SizeOverflow`]), or [`ErrorKind::PlanMismatch`] (no such slot, a tensor
+    /// larger than its slot, a plan not loaded into this arena as it is now, a region already
+    /// reclaimed).
+    #[inline(always)]
+    pub fn alloc_planned(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        shape: &[u32],
+        dtype: DType,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        match TensorRequest::new(shape, dtype) {
+            Ok(req) => self.alloc_planned_request(plan, region, slot, req),
+            Err(kind) => Err(self.fail(kind, Region::Ephemeral, 0)),
+        }
+    }
+
+    /// [`RawArena::alloc_planned`] for an already validated request (see [`TensorRequest`]):
+    /// the slot, size, arena and live-region checks, then the descriptor write. Inline; the
+    /// failure path is out of line.
+    #[inline(always)]
+    pub fn alloc_planned_request(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        req: TensorRequest,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        match plan.plan.slots.get(slot) {
+            // The slot exists and holds the tensor, the plan is this arena's (table reserved
+            // here, in this generation), and the region has not been reclaimed by a reset (it
+            // still ends at or below `top`; both terms ≤ 512 KiB, no wrap).
+            Some(s)
+                if req.bytes <= s.size
+                    && self.owns(plan)
+                    && region.offset + plan.plan.region_size as usize <= self.top.get() =>
+            {
+                let base = self.base.get();
+                // SAFETY: the table entry lies in the block `load_plan` reserved for this plan
+                // in this arena's persistent region (`owns`: same base and generation, table
+                // below `pers_end`; `slot < len`); the data lies inside the region reserved by
+                // `begin_plan` (`slot.offset + size <= region_size`, plan validated), which is
+                // still below `top`, so in tensor space and referred to by no other block.
+                unsafe {
+                    Ok(self.write_desc(
+                        base.add(plan.table + slot * DESC_SPAN),
+                        base.add(region.offset + s.offset as usize),
+                        req,
+                        Lifetime::Ephemeral,
+                    ))
+                }
+            }
+            _ => Err(self.planned_mismatch(plan, slot, req)),
+        }
+    }
+
+    /// The planned path's failure: the slot is missing or too small for the tensor (needed:
+    /// the tensor's aligned size), or the plan or region does not belong to this arena's
+    /// current inference (needed: 0).
+    #[cold]
+    #[inline(never)]
+    fn planned_mismatch(
+        &self,
+        plan: &LoadedPlan<'_>,
+        slot: usize,
+        req: TensorRequest,
+    ) -> AllocError {
+        let slot_bad = plan.plan.slots.get(slot).is_none_or(|s| req.bytes > s.size);
+        let needed = if slot_bad { req.span() - DESC_SPAN } else { 0 };
+        self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed)
+    }
+
+    /// Views of the tensors in `slots`, which must be distinct, allocated in this `region`
+    /// (with [`RawArena::alloc_planned`]) and live at operator `op`. Contract as for
+    /// [`RawArena::alloc_view`], with `'t` ending before the next call for the same region.
+    pub(crate) fn planned_views<'t, const N: usize>(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        op: u16,
+        slots: [usize; N],
+    ) -> Result<[Tensor<'t>; N], AllocError> {
+        let base = self.base.get();
+        let owned = self.owns(plan);
+        for (i, &slot) in slots.iter().enumerate() {
+            let ok = owned
+                && match plan.plan.slots.get(slot) {
+                    Some(s) => {
+                        let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
+                        // SAFETY: the plan is this arena's (`owns`) and `slot < len`, so the
+                        // entry lies in this plan's descriptor table, initialised by `load_plan`
+                        // and only written by `alloc_planned`.
+                        let d = unsafe { &*table.cast::<TensorDesc>() };
+                        s.first_op <= op
+                            && op <= s.last_op
+                            && !slots[..i].contains(&slot)
+                            && d.data.addr()
+                                == base.addr().wrapping_add(region.offset + s.offset as usize)
+                            && d.size <= s.size
+                    }
+                    None => false,
+                };
+            if !ok {
+                return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+            }
+        }
+        Ok(slots.map(|slot| Tensor {
+            // SAFETY: in bounds of the table (checked above); never null.
+            desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
+            _mem: PhantomData,
+        }))
+    }
+}

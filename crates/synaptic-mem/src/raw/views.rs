@@ -1,0 +1,179 @@
+//! The safe views: [`Tensor`] (a descriptor and its data for a scope) and scratch slices.
+//!
+//! Only the safe scoped API (`crate::arena`) makes views, through the two `pub(crate)`
+//! constructors here; it ties each view's lifetime `'t` to a scope that ends before the reset
+//! or re-initialisation that reclaims the memory (see the module docs of `crate::arena`).
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use super::RawArena;
+use crate::dtype::{DType, Element, Lifetime};
+use crate::error::AllocError;
+use crate::tensor::TensorDesc;
+
+impl RawArena<'_> {
+    /// Allocates and wraps the descriptor in a view. Contract: the caller (crate::arena) ties
+    /// `'t` to a scope that ends before the reset or re-init that reclaims the tensor.
+    #[inline]
+    pub(crate) fn alloc_view<'t>(
+        &self,
+        shape: &[u32],
+        dtype: DType,
+        lifetime: Lifetime,
+    ) -> Result<Tensor<'t>, AllocError> {
+        self.alloc(shape, dtype, lifetime).map(|desc| Tensor {
+            desc,
+            _mem: PhantomData,
+        })
+    }
+
+    /// Takes scratch bytes as a slice. Same contract as [`RawArena::alloc_view`].
+    #[inline]
+    pub(crate) fn scratch_view<'t>(&self, size: usize) -> Result<&'t mut [u8], AllocError> {
+        let p = self.scratch_acquire(size)?;
+        // SAFETY: `size` bytes from `p` lie in the scratch pool above the old scratch offset, so
+        // no other block or view refers to them (invariant 3); the contract keeps the slice from
+        // outliving the reset that reclaims them. `u8` is valid for any (even uninit-free:
+        // the arena memory came from an initialised `&mut [u8]` or the C caller) bytes.
+        Ok(unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), size) })
+    }
+}
+
+/// A tensor allocated through the safe API: its descriptor and exclusive access to its data for
+/// `'t`, the scope it was allocated in (the inference for ephemeral tensors, the arena split for
+/// persistent and shared ones).
+///
+/// ```
+/// use synaptic_mem::{Arena, ArenaBuffer, DType};
+/// let mut buf = ArenaBuffer::<8192>::new();
+/// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+/// let (loader, _runner) = arena.split();
+/// let mut w = loader.persistent(&[2, 2], DType::Float32).unwrap();
+/// w.as_mut_slice::<f32>().unwrap().copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(w.as_slice::<f32>().unwrap()[3], 4.0);
+/// assert!(w.as_slice::<i8>().is_err()); // checked against the dtype
+/// assert_eq!(w.as_ptr() as usize % 16, 0); // DMA-ready
+/// ```
+pub struct Tensor<'t> {
+    pub(super) desc: NonNull<TensorDesc>,
+    pub(super) _mem: PhantomData<&'t mut TensorDesc>,
+}
+
+impl core::fmt::Debug for Tensor<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.descriptor().fmt(f)
+    }
+}
+
+/// A typed view was asked of a tensor whose data type does not match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DTypeMismatch {
+    /// The tensor's data type.
+    pub actual: DType,
+}
+
+impl core::fmt::Display for DTypeMismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "tensor data type is {}", self.actual.name())
+    }
+}
+
+impl<'t> Tensor<'t> {
+    /// The C-layout descriptor.
+    #[inline]
+    pub fn descriptor(&self) -> &TensorDesc {
+        // SAFETY: the descriptor was written by `RawArena::alloc` and stays valid and unchanged
+        // for 't (module contract); only shared access is handed out here.
+        unsafe { self.desc.as_ref() }
+    }
+
+    /// Pointer to the descriptor, e.g. to hand the tensor to a C kernel as `syn_tensor_t *`.
+    #[inline]
+    pub fn descriptor_ptr(&self) -> NonNull<TensorDesc> {
+        self.desc
+    }
+
+    /// The used dimensions.
+    #[inline]
+    pub fn shape(&self) -> &[u32] {
+        self.descriptor().shape()
+    }
+
+    /// Element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        self.descriptor().dtype
+    }
+
+    /// Lifetime class.
+    #[inline]
+    pub fn lifetime(&self) -> Lifetime {
+        self.descriptor().lifetime
+    }
+
+    /// Bytes of data.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.descriptor().size()
+    }
+
+    /// The 16-byte aligned data address (a DMA source).
+    #[inline]
+    pub fn as_ptr(&self) -> *const u8 {
+        self.descriptor().data
+    }
+
+    /// The 16-byte aligned data address (a DMA target).
+    #[inline]
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.descriptor().data
+    }
+
+    /// The data bytes.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        let d = self.descriptor();
+        // SAFETY: `data .. data + size` was reserved for this tensor alone (invariant 3) and
+        // stays so for 't; `&self` gives shared access only.
+        unsafe { core::slice::from_raw_parts(d.data, d.size()) }
+    }
+
+    /// The data bytes, writable.
+    #[inline]
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let d = self.descriptor();
+        let (data, size) = (d.data, d.size());
+        // SAFETY: as in `bytes`; `&mut self` makes this the only live view of the data.
+        unsafe { core::slice::from_raw_parts_mut(data, size) }
+    }
+
+    /// The data as `&[T]`, if `T` matches the data type (e.g. `f32` for FLOAT32).
+    #[inline]
+    pub fn as_slice<T: Element>(&self) -> Result<&[T], DTypeMismatch> {
+        let d = self.descriptor();
+        if !T::matches(d.dtype) {
+            return Err(DTypeMismatch { actual: d.dtype });
+        }
+        // SAFETY: `data` is 16-byte aligned (≥ align_of::<T>() for every sealed `Element`),
+        // the length covers only whole `T`s inside the tensor's `size` bytes, and every
+        // `Element` is valid for any bit pattern.
+        Ok(unsafe {
+            core::slice::from_raw_parts(d.data.cast::<T>(), d.size() / core::mem::size_of::<T>())
+        })
+    }
+
+    /// The data as `&mut [T]`, if `T` matches the data type.
+    #[inline]
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T], DTypeMismatch> {
+        let d = self.descriptor();
+        if !T::matches(d.dtype) {
+            return Err(DTypeMismatch { actual: d.dtype });
+        }
+        let (data, len) = (d.data, d.size() / core::mem::size_of::<T>());
+        // SAFETY: as in `as_slice`; `&mut self` makes this the only live view of the data.
+        Ok(unsafe { core::slice::from_raw_parts_mut(data.cast::<T>(), len) })
+    }
+}
+
+impl core::error::Error for DTypeMismatch {}
