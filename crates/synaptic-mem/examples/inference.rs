@@ -10,11 +10,28 @@ use synaptic_mem::{Arena, ArenaBuffer, DType};
 /// Layer widths of the toy multilayer perceptron: 64 → 128 → 64 → 10.
 const WIDTHS: [u32; 4] = [64, 128, 64, 10];
 
+const USAGE: &str = "usage: scripts/run [INFERENCES]  (a whole number, default 1000)";
+
 fn main() {
-    let inferences: u32 = std::env::args()
-        .nth(1)
-        .map(|s| s.parse().expect("INFERENCES must be a number"))
-        .unwrap_or(1000);
+    let mut args = std::env::args().skip(1);
+    let inferences: u32 = match (args.next(), args.next()) {
+        (None, _) => 1000,
+        (Some(a), None) if a == "-h" || a == "--help" => {
+            println!("{USAGE}");
+            return;
+        }
+        (Some(a), None) => match a.parse() {
+            Ok(n) => n,
+            Err(_) => {
+                eprintln!("scripts/run: INFERENCES must be a whole number from 0 to {}, not {a:?}\n{USAGE}", u32::MAX);
+                std::process::exit(2);
+            }
+        },
+        (Some(_), Some(_)) => {
+            eprintln!("scripts/run: too many arguments\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
 
     let mut buf = Box::new(ArenaBuffer::<131_072>::new());
     let mut io = Box::new(ArenaBuffer::<1024>::new());

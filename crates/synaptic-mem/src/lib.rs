@@ -65,4 +65,9 @@ pub use plan::{LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanSlot}
 pub use raw::StaticArenaBuffer;
 pub use raw::{DTypeMismatch, RawArena, Tensor};
 pub use stats::Stats;
+/// The README's Rust code, compiled and run as doctests so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 pub use tensor::{block_span, data_span, TensorDesc, TensorRequest, DESC_SPAN};

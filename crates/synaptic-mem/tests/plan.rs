@@ -248,3 +248,60 @@ fn safe_planned_inference_reuses_memory_by_operator() {
         ErrorKind::PlanMismatch
     );
 }
+
+mod validate_model {
+    //! `Plan::validate` against a model in `u128` arithmetic (nothing can wrap there), on random
+    //! plans whose sizes and offsets reach `u32::MAX`: on 32 and 64 bits alike, a plan validates
+    //! exactly when the model says every slot is aligned, non-empty, inside the region and
+    //! disjoint from every slot live with it.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn big_u32() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            4 => (0u32..64).prop_map(|v| v * 16),
+            1 => any::<u32>(),
+            1 => prop_oneof![Just(u32::MAX), Just(u32::MAX - 15), Just(0xFFFF_FFF0), Just(1 << 31)],
+        ]
+    }
+
+    fn slot() -> impl Strategy<Value = PlanSlot> {
+        (big_u32(), big_u32(), 0u16..4, 0u16..4).prop_map(|(offset, size, a, b)| PlanSlot {
+            offset,
+            size,
+            first_op: a.min(b),
+            last_op: a.max(b),
+        })
+    }
+
+    fn model(region: u32, slots: &[PlanSlot]) -> bool {
+        let end = |s: &PlanSlot| s.offset as u128 + (s.size as u128).div_ceil(16) * 16;
+        region % 16 == 0
+            && slots.iter().enumerate().all(|(i, s)| {
+                s.offset % 16 == 0
+                    && s.size > 0
+                    && end(s) <= region as u128
+                    && slots[..i].iter().all(|t| {
+                        let live = s.first_op <= t.last_op && t.first_op <= s.last_op;
+                        let mem = (s.offset as u128) < end(t) && (t.offset as u128) < end(s);
+                        !(live && mem)
+                    })
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 8 } else { 20_000 },
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn validate_matches_the_wide_model(
+            region in big_u32(),
+            slots in proptest::collection::vec(slot(), 0..5),
+        ) {
+            let plan = Plan { region_size: region, slots: &slots };
+            prop_assert_eq!(plan.validate().is_ok(), model(region, &slots));
+        }
+    }
+}
