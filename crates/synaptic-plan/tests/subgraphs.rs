@@ -1,0 +1,114 @@
+//! Issue 10, item 7: subgraphs other than the main one are never silently ignored. A model
+//! whose main graph is one WHILE operator, with a 200,000-byte activation in the loop body, used
+//! to "fit" a 4096-byte arena; it is now refused with an error naming the operator, its opcode
+//! and the subgraph.
+
+mod common;
+
+use common::tflite::{act, build, one_add, Op, Subgraph, ADD, WHILE};
+use synaptic_plan::{Analysis, ImportError, Model, SizingOptions};
+
+/// Main: `WHILE(t0) -> t1`; subgraph 1 ("body"): `ADD(x, x) -> big` with `big` 200,000 bytes.
+pub fn while_with_big_body() -> Vec<u8> {
+    build(
+        &[WHILE, ADD],
+        &[
+            Subgraph {
+                name: "main".into(),
+                tensors: vec![act("in", &[1, 16]), act("out", &[1, 16])],
+                inputs: vec![0],
+                outputs: vec![1],
+                ops: vec![Op {
+                    opcode: 0,
+                    inputs: vec![0],
+                    outputs: vec![1],
+                }],
+            },
+            Subgraph {
+                name: "body".into(),
+                tensors: vec![act("x", &[1, 16]), act("big", &[200_000])],
+                inputs: vec![0],
+                outputs: vec![1],
+                ops: vec![Op {
+                    opcode: 1,
+                    inputs: vec![0, 0],
+                    outputs: vec![1],
+                }],
+            },
+        ],
+        &[vec![]],
+    )
+}
+
+#[test]
+fn a_while_body_is_refused_naming_the_operator_and_subgraph() {
+    let err = Model::from_bytes(&while_with_big_body()).unwrap_err();
+    match &err {
+        ImportError::UnsizedSubgraph {
+            subgraph,
+            name,
+            operators,
+            tensors,
+            caller,
+        } => {
+            assert_eq!((*subgraph, name.as_str()), (1, "body"));
+            assert_eq!((*operators, *tensors), (1, 2));
+            assert_eq!(caller, &Some((0, "WHILE".to_string())));
+        }
+        other => panic!("expected UnsizedSubgraph, got {other:?}"),
+    }
+    let msg = err.to_string();
+    assert!(
+        msg.contains("operator 0 (WHILE)") && msg.contains("subgraph 1 (\"body\""),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn the_old_under_report_is_gone() {
+    // Before: imported, and "fits" a 4096-byte arena although the body needs 200,000 bytes.
+    let fits = Model::from_bytes(&while_with_big_body()).and_then(|m| {
+        Analysis::new(
+            m,
+            &SizingOptions {
+                arena_bytes: 4096,
+                scratch_bytes: 1024,
+                ..SizingOptions::default()
+            },
+        )
+    });
+    assert!(fits.is_err(), "a 200,000-byte body must not fit 4096 bytes");
+}
+
+#[test]
+fn empty_extra_subgraphs_and_single_graphs_still_import() {
+    let m = Model::from_bytes(&one_add(["a", "b"])).unwrap();
+    assert_eq!((m.subgraphs, m.operators.len()), (1, 1));
+    let two = build(
+        &[ADD],
+        &[
+            Subgraph {
+                name: "main".into(),
+                tensors: vec![act("a", &[1, 16]), act("b", &[1, 16])],
+                inputs: vec![0],
+                outputs: vec![1],
+                ops: vec![Op {
+                    opcode: 0,
+                    inputs: vec![0, 0],
+                    outputs: vec![1],
+                }],
+            },
+            Subgraph {
+                name: "empty".into(),
+                tensors: vec![],
+                inputs: vec![],
+                outputs: vec![],
+                ops: vec![],
+            },
+        ],
+        &[vec![]],
+    );
+    let m = Model::from_bytes(&two).unwrap();
+    assert_eq!(m.subgraphs, 2);
+}
