@@ -5,40 +5,8 @@
 
 mod common;
 
-use common::tflite::{act, build, one_add, Op, Subgraph, ADD, WHILE};
+use common::tflite::{build, one_add, one_op_graph, while_with_big_body, Subgraph, ADD};
 use synaptic_plan::{Analysis, ImportError, Model, SizingOptions};
-
-/// Main: `WHILE(t0) -> t1`; subgraph 1 ("body"): `ADD(x, x) -> big` with `big` 200,000 bytes.
-pub fn while_with_big_body() -> Vec<u8> {
-    build(
-        &[WHILE, ADD],
-        &[
-            Subgraph {
-                name: "main".into(),
-                tensors: vec![act("in", &[1, 16]), act("out", &[1, 16])],
-                inputs: vec![0],
-                outputs: vec![1],
-                ops: vec![Op {
-                    opcode: 0,
-                    inputs: vec![0],
-                    outputs: vec![1],
-                }],
-            },
-            Subgraph {
-                name: "body".into(),
-                tensors: vec![act("x", &[1, 16]), act("big", &[200_000])],
-                inputs: vec![0],
-                outputs: vec![1],
-                ops: vec![Op {
-                    opcode: 1,
-                    inputs: vec![0, 0],
-                    outputs: vec![1],
-                }],
-            },
-        ],
-        &[vec![]],
-    )
-}
 
 #[test]
 fn a_while_body_is_refused_naming_the_operator_and_subgraph() {
@@ -88,17 +56,7 @@ fn empty_extra_subgraphs_and_single_graphs_still_import() {
     let two = build(
         &[ADD],
         &[
-            Subgraph {
-                name: "main".into(),
-                tensors: vec![act("a", &[1, 16]), act("b", &[1, 16])],
-                inputs: vec![0],
-                outputs: vec![1],
-                ops: vec![Op {
-                    opcode: 0,
-                    inputs: vec![0, 0],
-                    outputs: vec![1],
-                }],
-            },
+            one_op_graph("main", 0, ["a", "b"], [&[1, 16], &[1, 16]], 2),
             Subgraph {
                 name: "empty".into(),
                 tensors: vec![],

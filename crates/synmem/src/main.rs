@@ -3,10 +3,11 @@
 //! ```text
 //! synmem inspect MODEL [--json]
 //! synmem plan MODEL [--arena N] [--scratch N] [--weights sram|flash] [--strategy bump|greedy|best]
-//!                   [--io shared|ephemeral] [--json] [--svg FILE] [--check]
+//!                   [--io shared|ephemeral] [--scratch-table FILE] [--json] [--svg FILE] [--check]
 //! synmem emit MODEL --lang rust|c -o FILE [sizing options]
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …]           # planner table over a directory of models
+//! (every subcommand: [--max-file-bytes N], default 64 MiB)
 //! ```
 //!
 //! Every subcommand reads model files of at most 64 MiB, and only regular files

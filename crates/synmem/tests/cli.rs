@@ -431,35 +431,7 @@ fn scratch_table_in_the_cores_range() {
 /// Issue 10, item 7: a model with a WHILE body is refused, naming the operator and subgraph.
 #[test]
 fn other_subgraphs_are_refused_not_ignored() {
-    use tflite::{act, build, Op, Subgraph, ADD, WHILE};
-    let bytes = build(
-        &[WHILE, ADD],
-        &[
-            Subgraph {
-                name: "main".into(),
-                tensors: vec![act("in", &[1, 16]), act("out", &[1, 16])],
-                inputs: vec![0],
-                outputs: vec![1],
-                ops: vec![Op {
-                    opcode: 0,
-                    inputs: vec![0],
-                    outputs: vec![1],
-                }],
-            },
-            Subgraph {
-                name: "body".into(),
-                tensors: vec![act("x", &[1, 16]), act("big", &[200_000])],
-                inputs: vec![0],
-                outputs: vec![1],
-                ops: vec![Op {
-                    opcode: 1,
-                    inputs: vec![0, 0],
-                    outputs: vec![1],
-                }],
-            },
-        ],
-        &[vec![]],
-    );
+    let bytes = tflite::while_with_big_body();
     let f = tmp("while.tflite");
     std::fs::write(&f, bytes).unwrap();
     // Before: "fits" a 4096-byte arena.

@@ -16,6 +16,15 @@ pub fn canary(tensor: usize) -> u8 {
     (tensor % 251) as u8 + 1
 }
 
+/// Asserts that a live activation still holds its canary bytes at operator `op`.
+fn assert_intact(seq: &AllocationSequence, tensor: usize, bytes: &[u8], op: usize) {
+    assert!(
+        bytes.iter().all(|&b| b == canary(tensor)),
+        "{}: tensor {tensor} damaged at op {op}",
+        seq.model
+    );
+}
+
 /// What to replay on.
 #[derive(Clone, Copy, Debug)]
 pub struct Setup<'t> {
@@ -118,12 +127,7 @@ pub fn replay(seq: &AllocationSequence, s: Setup<'_>) -> Result<Stats, String> {
                         {
                             let [t] = p.at(op16, [a.slot]).map_err(|e| e.to_string())?;
                             assert_eq!(t.size(), a.request.bytes as usize);
-                            assert!(
-                                t.bytes().iter().all(|&b| b == canary(a.tensor.tensor)),
-                                "{}: tensor {} damaged at op {op}",
-                                seq.model,
-                                a.tensor.tensor
-                            );
+                            assert_intact(seq, a.tensor.tensor, t.bytes(), op);
                         }
                     }
                     Ok(())
@@ -158,12 +162,7 @@ pub fn replay(seq: &AllocationSequence, s: Setup<'_>) -> Result<Stats, String> {
                         .iter()
                         .filter(|(a, _)| a.first_op <= op && op <= a.last_op)
                     {
-                        assert!(
-                            t.bytes().iter().all(|&b| b == canary(a.tensor.tensor)),
-                            "{}: tensor {} damaged at op {op}",
-                            seq.model,
-                            a.tensor.tensor
-                        );
+                        assert_intact(seq, a.tensor.tensor, t.bytes(), op);
                     }
                 }
                 Ok(())

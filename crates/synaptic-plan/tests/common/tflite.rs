@@ -118,21 +118,45 @@ pub fn build(opcodes: &[i32], subgraphs: &[Subgraph], buffers: &[Vec<u8>]) -> Ve
     b.finished_data().to_vec()
 }
 
+/// A one-operator subgraph `opcode(t0[, t0]) -> t1` over INT8 tensors `names` of `shapes`.
+pub fn one_op_graph(
+    name: &str,
+    opcode: usize,
+    names: [&str; 2],
+    shapes: [&[i32]; 2],
+    inputs: usize,
+) -> Subgraph {
+    Subgraph {
+        name: name.into(),
+        tensors: vec![act(names[0], shapes[0]), act(names[1], shapes[1])],
+        inputs: vec![0],
+        outputs: vec![1],
+        ops: vec![Op {
+            opcode,
+            inputs: vec![0; inputs],
+            outputs: vec![1],
+        }],
+    }
+}
+
 /// A one-operator (ADD) model: input `[1, 16]` → output `[1, 16]`, tensors named `names`.
 pub fn one_add(names: [&str; 2]) -> Vec<u8> {
     build(
         &[ADD],
-        &[Subgraph {
-            name: "main".into(),
-            tensors: vec![act(names[0], &[1, 16]), act(names[1], &[1, 16])],
-            inputs: vec![0],
-            outputs: vec![1],
-            ops: vec![Op {
-                opcode: 0,
-                inputs: vec![0, 0],
-                outputs: vec![1],
-            }],
-        }],
+        &[one_op_graph("main", 0, names, [&[1, 16], &[1, 16]], 2)],
+        &[vec![]],
+    )
+}
+
+/// Issue 10's item 7 model: the main subgraph is `WHILE(in) -> out`; subgraph 1 ("body") is
+/// `ADD(x, x) -> big` with `big` an activation of 200,000 bytes.
+pub fn while_with_big_body() -> Vec<u8> {
+    build(
+        &[WHILE, ADD],
+        &[
+            one_op_graph("main", 0, ["in", "out"], [&[1, 16], &[1, 16]], 1),
+            one_op_graph("body", 1, ["x", "big"], [&[1, 16], &[200_000]], 2),
+        ],
         &[vec![]],
     )
 }
