@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use synaptic_mem::plan::PlanSlot;
-use synaptic_mem::{shape_bytes, DType};
+use synaptic_mem::{block_span, shape_bytes, DType};
 use synaptic_plan::{allocation_sequence, CoreRequest, Model, SizingOptions};
 
 /// The four traces every benchmark replays.
@@ -226,7 +226,7 @@ impl ModelTrace {
     pub fn bump_activation_bytes(&self) -> usize {
         self.activations
             .iter()
-            .map(|a| 32 + (a.spec.bytes as usize).next_multiple_of(16))
+            .map(|a| block_span(a.spec.bytes as u64) as usize)
             .sum()
     }
 
@@ -234,7 +234,7 @@ impl ModelTrace {
     pub fn bump_persistent_bytes(&self) -> usize {
         self.persistent
             .iter()
-            .map(|s| 32 + (s.bytes as usize).next_multiple_of(16))
+            .map(|s| block_span(s.bytes as u64) as usize)
             .sum()
     }
 
@@ -242,7 +242,7 @@ impl ModelTrace {
     pub fn bump_shared_bytes(&self) -> usize {
         self.shared
             .iter()
-            .map(|s| 32 + (s.bytes as usize).next_multiple_of(16))
+            .map(|s| block_span(s.bytes as u64) as usize)
             .sum()
     }
 }

@@ -3,11 +3,9 @@
 use crate::lifetime::{lifetimes, live_lower_bound, Lifetime};
 use crate::model::{Model, TensorKind};
 use crate::planner::{plan_items, MemoryPlan, PlanItem, PlanOptions, Strategy};
-use crate::{align16, ImportError};
+use crate::ImportError;
 use serde::Serialize;
-use synaptic_mem::{ArenaConfig, DESC_SPAN};
-
-const DESC: u64 = DESC_SPAN as u64;
+use synaptic_mem::{block_span, data_span, ArenaConfig, ArenaLayout, DESC_SPAN};
 
 /// Where constant tensors (weights, biases) live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
@@ -63,10 +61,14 @@ pub struct SizingOptions {
     /// Arena size of the configuration to check (`--arena`; default 131072).
     pub arena_bytes: usize,
     /// Scratch pool size of the configuration (`--scratch`; default 16384). Without a
-    /// per-operator table it is also the scratch figure the model is sized with.
+    /// per-operator table the pool the core lays out for it (rounded up to 16) is also the
+    /// scratch figure the model is sized with.
     pub scratch_bytes: usize,
-    /// Optional per-operator kernel scratch (bytes per operator, execution order); the scratch
-    /// need is then its largest entry rounded up to 16.
+    /// Optional per-operator kernel scratch (bytes per operator, execution order; one entry per
+    /// operator, checked by [`Analysis::new`]). Each operator acquires its entry from the
+    /// scratch pool during the inference; the core's scratch release is a no-op, so the
+    /// buffers of one inference accumulate until the reset: the pool must hold the sum of the
+    /// entries, each rounded up to 16 ([`scratch_table_pool`]).
     pub scratch_per_op: Option<Vec<u64>>,
     /// Where weights live.
     pub weights: WeightsPlacement,
@@ -103,11 +105,11 @@ pub struct Shortfall {
 pub struct PersistentBreakdown {
     /// Weight data (16-byte rounded, one block per distinct buffer; 0 with weights in flash).
     pub weights_data: u64,
-    /// Weight descriptors (32 bytes each).
+    /// Weight descriptors ([`DESC_SPAN`] = 32 bytes each).
     pub weights_descriptors: u64,
     /// Variable tensors (LSTM/SVDF state): descriptor + data each.
     pub variables: u64,
-    /// Descriptors of planned activations (32 bytes each; 0 with the bump strategy).
+    /// Descriptors of planned activations ([`DESC_SPAN`] each; 0 with the bump strategy).
     pub activation_descriptors: u64,
 }
 
@@ -137,12 +139,16 @@ pub struct Report {
     /// Ephemeral region: the planned region of the ephemeral activations (data only), or with
     /// the bump strategy descriptor + data of each.
     pub ephemeral_bytes: u64,
-    /// Scratch figure (per-operator maximum, or the `--scratch` pool).
+    /// Scratch pool the model is sized with, as the core lays it out
+    /// ([`synaptic_mem::ArenaLayout::scratch_capacity`]): the `--scratch` pool rounded up to 16,
+    /// or with a per-operator table the pool it needs ([`scratch_table_pool`]).
     pub scratch_bytes: u64,
     /// Shared (IPC) region: descriptor + data of each graph input/output (0 with `--io
     /// ephemeral`). Registered separately; not part of the arena.
     pub shared_bytes: u64,
-    /// persistent + ephemeral + scratch: the smallest arena that runs the model.
+    /// persistent + ephemeral + scratch: the smallest arena that runs the model with that
+    /// scratch pool (below the core's 4096-byte minimum for tiny models; see
+    /// `min_valid_arena_bytes`).
     pub arena_bytes_required: u64,
     /// Whether the model fits the configuration.
     pub fits: bool,
@@ -167,13 +173,17 @@ pub struct Report {
     pub arena_bytes: u64,
     /// Scratch pool size checked against.
     pub scratch_pool_bytes: u64,
-    /// Tensor space of the configuration (arena − scratch pool).
+    /// Tensor space of the configuration, as the core lays it out
+    /// ([`synaptic_mem::ArenaLayout::tensor_capacity`]: usable arena − scratch pool rounded up
+    /// to 16).
     pub tensor_space_bytes: u64,
     /// Regions that are too small (empty when it fits).
     pub short_by: Vec<Shortfall>,
-    /// Smallest arena size the core accepts that runs the model: `arena_bytes_required`,
-    /// raised to the core's 4096-byte minimum and above the scratch pool (the core needs some
-    /// tensor space).
+    /// Smallest arena size the core accepts that runs the model with the scratch pool it is
+    /// sized with, found with the core's own layout ([`ArenaConfig::layout`]):
+    /// `arena_bytes_required` raised to the core's 4096-byte minimum, or to the least arena that
+    /// leaves tensor space above that pool. When no arena the core accepts is large enough,
+    /// `arena_bytes_required` (over the 524288-byte maximum).
     pub min_valid_arena_bytes: u64,
     /// Planning time of both plans, microseconds.
     pub planning_micros: u64,
@@ -210,16 +220,35 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Computes lifetimes, plans and sizes. Fails only on an invalid arena configuration or a
-    /// model the plan format cannot express (more than 65535 operators, a tensor over 4 GB).
+    /// Computes lifetimes, plans and sizes. Fails on an invalid arena configuration
+    /// ([`ImportError::Config`]), a scratch table that does not have one entry per operator or
+    /// needs more than the core's largest scratch pool ([`ImportError::ScratchTable`]), or a
+    /// model the plan format cannot express (more than 65536 operators, a region over 4 GiB).
     pub fn new(model: Model, options: &SizingOptions) -> Result<Analysis, ImportError> {
-        let cfg = ArenaConfig {
+        let layout = ArenaConfig {
             arena_size: options.arena_bytes,
             scratch_size: options.scratch_bytes,
-        };
-        cfg.validate().map_err(|e| ImportError::Config {
+        }
+        .layout()
+        .map_err(|e| ImportError::Config {
             detail: e.to_string(),
         })?;
+        // The scratch pool the model needs: the configured one, or the table's.
+        let scratch_pool = match &options.scratch_per_op {
+            Some(table) => {
+                if table.len() != model.operators.len() {
+                    return Err(ImportError::ScratchTable {
+                        detail: format!(
+                            "scratch table has {} entries, the model has {} operators",
+                            table.len(),
+                            model.operators.len()
+                        ),
+                    });
+                }
+                scratch_table_pool(table)?
+            }
+            None => options.scratch_bytes,
+        };
         if model.operators.len() > u16::MAX as usize + 1 {
             return Err(ImportError::unsupported(format!(
                 "{} operators; the plan format holds at most 65536",
@@ -263,38 +292,37 @@ impl Analysis {
         for t in &model.tensors {
             match t.kind {
                 TensorKind::Constant { buffer } if seen.insert(buffer) => {
-                    p.weights_descriptors += DESC;
+                    p.weights_descriptors += DESC_SPAN as u64;
                     if options.weights == WeightsPlacement::Sram {
-                        p.weights_data += align16(t.bytes);
+                        p.weights_data += data_span(t.bytes);
                     }
                 }
-                TensorKind::Variable => p.variables += DESC + align16(t.bytes),
+                TensorKind::Variable => p.variables += block_span(t.bytes),
                 _ => {}
             }
         }
-        let bump_ephemeral: u64 = eph_items.iter().map(|i| DESC + i.span()).sum();
+        let bump_ephemeral: u64 = eph_items.iter().map(|i| block_span(i.bytes)).sum();
         let ephemeral_bytes = if options.plan.strategy == Strategy::Bump {
             bump_ephemeral
         } else {
-            p.activation_descriptors = DESC * eph_items.len() as u64;
+            p.activation_descriptors = DESC_SPAN as u64 * eph_items.len() as u64;
             ephemeral_plan.region_size
         };
         let persistent_bytes =
             p.weights_data + p.weights_descriptors + p.variables + p.activation_descriptors;
         let shared_bytes: u64 = shared_tensors
             .iter()
-            .map(|&t| DESC + align16(model.tensors[t].bytes))
+            .map(|&t| block_span(model.tensors[t].bytes))
             .sum();
-        let scratch_need = match &options.scratch_per_op {
-            Some(table) => align16(table.iter().copied().max().unwrap_or(0)),
-            None => options.scratch_bytes as u64,
-        };
-        let arena_bytes_required = persistent_bytes + ephemeral_bytes + scratch_need;
+        let tensor_need = persistent_bytes.saturating_add(ephemeral_bytes);
+        let scratch_need = scratch_capacity(scratch_pool)?;
+        let arena_bytes_required = tensor_need.saturating_add(scratch_need);
+        let min_valid_arena_bytes =
+            min_arena(tensor_need, scratch_pool).map_or(arena_bytes_required, |a| a as u64);
 
-        // Verdict.
-        let space = (options.arena_bytes - options.scratch_bytes) as u64;
+        // Verdict, against the configuration's layout.
+        let space = layout.tensor_capacity as u64;
         let mut short_by = Vec::new();
-        let tensor_need = persistent_bytes + ephemeral_bytes;
         if tensor_need > space {
             let region = if persistent_bytes > space {
                 "persistent"
@@ -306,10 +334,11 @@ impl Analysis {
                 bytes: tensor_need - space,
             });
         }
-        if scratch_need > options.scratch_bytes as u64 {
+        let pool = layout.scratch_capacity as u64;
+        if scratch_need > pool {
             short_by.push(Shortfall {
                 region: "scratch",
-                bytes: scratch_need - options.scratch_bytes as u64,
+                bytes: scratch_need - pool,
             });
         }
         let live_lb = live_lower_bound(&model, &lts);
@@ -344,9 +373,7 @@ impl Analysis {
             scratch_pool_bytes: options.scratch_bytes as u64,
             tensor_space_bytes: space,
             short_by,
-            min_valid_arena_bytes: arena_bytes_required
-                .max(synaptic_mem::MIN_ARENA_SIZE as u64)
-                .max(options.scratch_bytes as u64 + 16),
+            min_valid_arena_bytes,
             planning_micros: activation_plan.stats.micros + ephemeral_plan.stats.micros,
         };
         Ok(Analysis {
@@ -379,7 +406,8 @@ impl Analysis {
                     let why = if s.region == "scratch" {
                         format!(
                             "kernels need {} B, pool {} B",
-                            r.scratch_bytes, r.scratch_pool_bytes
+                            r.scratch_bytes,
+                            r.scratch_bytes - s.bytes
                         )
                     } else {
                         format!(
@@ -400,4 +428,88 @@ impl Analysis {
             )
         }
     }
+}
+
+/// The scratch pool a per-operator table needs on the core: every non-zero entry is acquired
+/// from the pool during the inference ([`data_span`] of it: the core rounds each buffer up to
+/// 16) and released only by the reset, so the pool holds their sum; at least the core's
+/// smallest pool ([`synaptic_mem::MIN_SCRATCH_SIZE`]). An entry or a sum over the core's
+/// largest pool ([`synaptic_mem::MAX_SCRATCH_SIZE`]) runs in no configuration: a clear
+/// [`ImportError::ScratchTable`], never a wrapped figure.
+///
+/// ```
+/// use synaptic_plan::scratch_table_pool;
+/// assert_eq!(scratch_table_pool(&[100; 13]), Ok(13 * 112));
+/// assert_eq!(scratch_table_pool(&[0, 100, 5000, 0]), Ok(112 + 5008));
+/// assert_eq!(scratch_table_pool(&[16, 16]), Ok(1024));
+/// assert!(scratch_table_pool(&[u64::MAX]).is_err());
+/// ```
+pub fn scratch_table_pool(table: &[u64]) -> Result<usize, ImportError> {
+    let max = synaptic_mem::MAX_SCRATCH_SIZE as u64;
+    let mut sum = 0u64;
+    for (op, &bytes) in table.iter().enumerate() {
+        sum = sum.saturating_add(data_span(bytes));
+        if sum > max {
+            return Err(ImportError::ScratchTable {
+                detail: format!(
+                    "operators 0..={op} need {sum} B of scratch in one inference{}, over the \
+                     core's largest scratch pool of {max} B",
+                    if bytes > max {
+                        format!(" (operator {op} alone {bytes} B)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            });
+        }
+    }
+    Ok((sum as usize).max(synaptic_mem::MIN_SCRATCH_SIZE))
+}
+
+/// Bytes the core lays out for a `scratch_pool`-byte pool ([`ArenaLayout::scratch_capacity`],
+/// taken from the layout of the largest arena, which holds every valid pool).
+fn scratch_capacity(scratch_pool: usize) -> Result<u64, ImportError> {
+    ArenaConfig {
+        arena_size: synaptic_mem::MAX_ARENA_SIZE,
+        scratch_size: scratch_pool,
+    }
+    .layout()
+    .map(|l| l.scratch_capacity as u64)
+    .map_err(|e| ImportError::Config {
+        detail: e.to_string(),
+    })
+}
+
+/// The layout of an arena of `arena_size` bytes with a `scratch_pool`-byte pool, if the core
+/// accepts it.
+fn layout_of(arena_size: usize, scratch_pool: usize) -> Option<ArenaLayout> {
+    ArenaConfig {
+        arena_size,
+        scratch_size: scratch_pool,
+    }
+    .layout()
+    .ok()
+}
+
+/// The smallest arena the core accepts whose tensor space, below a `scratch_pool`-byte pool,
+/// holds `tensor_bytes`; `None` if even the largest does not. A binary search over
+/// [`ArenaConfig::layout`], which is monotone in the arena size (valid from some size on,
+/// tensor space never shrinking as the arena grows).
+fn min_arena(tensor_bytes: u64, scratch_pool: usize) -> Option<usize> {
+    let holds = |a: usize| {
+        layout_of(a, scratch_pool).is_some_and(|l| l.tensor_capacity as u64 >= tensor_bytes)
+    };
+    let (mut lo, mut hi) = (synaptic_mem::MIN_ARENA_SIZE, synaptic_mem::MAX_ARENA_SIZE);
+    if !holds(hi) {
+        return None;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
 }

@@ -59,6 +59,36 @@ pub enum ImportError {
         /// What is not supported.
         detail: String,
     },
+    /// A subgraph other than the main one holds tensors or operators. TFLM allocates every
+    /// subgraph, but only the main one is planned here, so the model is refused rather than
+    /// under-reported.
+    UnsizedSubgraph {
+        /// Index of the first such subgraph (1 or more).
+        subgraph: usize,
+        /// Its name (may be empty).
+        name: String,
+        /// Its operators.
+        operators: usize,
+        /// Its tensors.
+        tensors: usize,
+        /// The first control-flow operator of the main subgraph (`IF`, `WHILE`, `CALL_ONCE`,
+        /// `CALL`), as (operator index, opcode), if there is one.
+        caller: Option<(usize, String)>,
+    },
+    /// The per-operator scratch table does not fit the model or the core's scratch pool.
+    ScratchTable {
+        /// What is wrong.
+        detail: String,
+    },
+    /// The file is larger than the limit it was read with.
+    FileTooLarge {
+        /// The path.
+        path: String,
+        /// Its size in bytes (at least `limit + 1` when it grew while being read).
+        bytes: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
 }
 
 impl ImportError {
@@ -98,6 +128,33 @@ impl fmt::Display for ImportError {
             ImportError::Invalid { detail } => write!(f, "invalid .tflite model: {detail}"),
             ImportError::Config { detail } => write!(f, "bad arena configuration: {detail}"),
             ImportError::Unsupported { detail } => write!(f, "unsupported .tflite model: {detail}"),
+            ImportError::UnsizedSubgraph {
+                subgraph,
+                name,
+                operators,
+                tensors,
+                caller,
+            } => {
+                f.write_str("unsupported .tflite model: ")?;
+                if let Some((op, opcode)) = caller {
+                    write!(
+                        f,
+                        "operator {op} ({}) of the main subgraph runs other subgraphs; ",
+                        crate::render::printable(opcode)
+                    )?;
+                }
+                write!(
+                    f,
+                    "subgraph {subgraph} ({name:?}: {operators} operators, {tensors} tensors) would \
+                     take arena memory too, but only the main subgraph is sized; refusing \
+                     rather than under-reporting the arena"
+                )
+            }
+            ImportError::ScratchTable { detail } => write!(f, "bad scratch table: {detail}"),
+            ImportError::FileTooLarge { path, bytes, limit } => write!(
+                f,
+                "cannot read {path}: {bytes} bytes is over the {limit}-byte limit for model files"
+            ),
         }
     }
 }

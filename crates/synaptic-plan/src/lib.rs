@@ -16,6 +16,12 @@
 //!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
 //! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
 //!   other allocators.
+//! * [`render`] — the text `synmem` prints (`inspect`, `plan`), [`svg`] the plan as a picture,
+//!   [`emit`] the plan as Rust or C source.
+//!
+//! Every block and layout figure comes from the core: [`synaptic_mem::block_span`] /
+//! [`synaptic_mem::data_span`] for one tensor, [`synaptic_mem::ArenaConfig::layout`] for the
+//! tensor space and scratch pool of a configuration — nothing here re-derives them.
 //!
 //! ```no_run
 //! use synaptic_plan::{Analysis, Model, SizingOptions};
@@ -40,15 +46,20 @@ mod lifetime;
 mod model;
 mod planner;
 pub mod reference;
+pub mod render;
 pub mod svg;
 pub mod trace;
 
 pub use analysis::{
-    Analysis, IoPlacement, PersistentBreakdown, Report, Shortfall, SizingOptions, WeightsPlacement,
+    scratch_table_pool, Analysis, IoPlacement, PersistentBreakdown, Report, Shortfall,
+    SizingOptions, WeightsPlacement,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};
-pub use model::{Model, Operator, TensorInfo, TensorKind, TensorType, MAX_ITEMS};
+pub use model::{
+    read_file_limited, Model, Operator, TensorInfo, TensorKind, TensorType, DEFAULT_MAX_FILE_BYTES,
+    MAX_ITEMS,
+};
 pub use planner::{
     items_lower_bound, plan_items, MemoryPlan, PlanItem, PlanOptions, SearchStats, Strategy,
     GREEDY_MAX_ITEMS, SEARCH_MAX_ITEMS,
@@ -58,12 +69,10 @@ pub use trace::{
     PersistentEntry, PersistentKind, SharedEntry, TensorRef,
 };
 
-/// Rounds `n` up to a multiple of 16 (the arena's alignment), saturating.
+/// The core's [`synaptic_mem::data_span`] (`n` rounded up to 16, saturating), under its old
+/// name: kept so existing callers compile; new code calls `synaptic_mem::data_span`.
 ///
 /// ```
-/// assert_eq!(synaptic_plan::align16(1), 16);
-/// assert_eq!(synaptic_plan::align16(32), 32);
+/// assert_eq!(synaptic_plan::align16(1), synaptic_mem::data_span(1));
 /// ```
-pub const fn align16(n: u64) -> u64 {
-    n.saturating_add(15) & !15
-}
+pub use synaptic_mem::data_span as align16;

@@ -73,6 +73,25 @@ impl TensorType {
         })
     }
 
+    /// Bytes of a tensor of this type and `shape`: elements × bits per element, rounded up to
+    /// whole bytes (INT4: two per byte). The one TFLite byte-size rule of this crate. `None` for
+    /// types without a fixed size or when the count overflows `u64`.
+    ///
+    /// ```
+    /// use synaptic_plan::TensorType;
+    /// assert_eq!(TensorType::Int4.bytes_of(&[3, 3]), Some(5));
+    /// assert_eq!(TensorType::Float32.bytes_of(&[]), Some(4)); // a scalar
+    /// assert_eq!(TensorType::String.bytes_of(&[2]), None);
+    /// ```
+    pub fn bytes_of(self, shape: &[u32]) -> Option<u64> {
+        let bits = self.bits()?;
+        shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))?
+            .checked_mul(bits)
+            .map(|b| b.div_ceil(8))
+    }
+
     /// Short name, as in the reference lifetime tables (`i8`, `f32`, `u64`, …).
     pub fn short_name(self) -> &'static str {
         use TensorType::*;
@@ -191,11 +210,16 @@ pub struct Model {
     pub inputs: Vec<usize>,
     /// Graph output tensor indices.
     pub outputs: Vec<usize>,
-    /// Number of subgraphs in the file (only the first is planned).
+    /// Number of subgraphs in the file. Only the first is planned; a file whose other
+    /// subgraphs hold tensors or operators is refused ([`ImportError::UnsizedSubgraph`]).
     pub subgraphs: usize,
     /// Bytes of constant data: each distinct buffer used by a constant tensor counted once.
     pub weights_bytes: u64,
 }
+
+/// Largest model file [`Model::from_file`] reads (64 MiB); [`Model::from_file_limited`] takes
+/// another limit (`synmem --max-file-bytes`).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Largest number of tensors or operators accepted (hostile-file guard).
 pub const MAX_ITEMS: usize = 1 << 20;
@@ -386,14 +410,50 @@ fn tensor_index(v: i32, n: usize, what: &str) -> Result<Option<usize>, ImportErr
     }
 }
 
+/// Opcodes that run other subgraphs.
+const CONTROL_FLOW: &[&str] = &["IF", "WHILE", "CALL_ONCE", "CALL"];
+
+/// Refuses a file whose subgraphs other than the main one hold tensors or operators: TFLM
+/// allocates them all, and only the main one is planned, so sizing the main one alone could
+/// under-report the arena. The error names the first such subgraph and the main subgraph's
+/// first control-flow operator.
+fn check_other_subgraphs(
+    subgraphs: &fb::Tables<'_>,
+    main_ops: &[Operator],
+) -> Result<(), ImportError> {
+    for i in 1..subgraphs.len() {
+        let sg = subgraphs.get(i)?;
+        let tensors = sg.tables(SUBGRAPH_TENSORS)?.len();
+        let operators = sg.tables(SUBGRAPH_OPERATORS)?.len();
+        if tensors == 0 && operators == 0 {
+            continue;
+        }
+        return Err(ImportError::UnsizedSubgraph {
+            subgraph: i,
+            name: sg.string(SUBGRAPH_NAME)?.unwrap_or_default(),
+            operators,
+            tensors,
+            caller: main_ops
+                .iter()
+                .find(|op| CONTROL_FLOW.contains(&op.opcode.as_str()))
+                .map(|op| (op.index, op.opcode.clone())),
+        });
+    }
+    Ok(())
+}
+
 impl Model {
-    /// Reads and imports a `.tflite` file. The model's name is the file stem.
+    /// Reads and imports a `.tflite` file of at most [`DEFAULT_MAX_FILE_BYTES`]. The model's
+    /// name is the file stem.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Model, ImportError> {
+        Self::from_file_limited(path, DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// Reads ([`read_file_limited`]: regular files of at most `max_bytes` only) and imports a
+    /// `.tflite` file. The model's name is the file stem.
+    pub fn from_file_limited(path: impl AsRef<Path>, max_bytes: u64) -> Result<Model, ImportError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        })?;
+        let bytes = read_file_limited(path, max_bytes)?;
         let mut m = Model::from_bytes(&bytes)?;
         if let Some(stem) = path.file_stem() {
             m.name = stem.to_string_lossy().into_owned();
@@ -541,7 +601,8 @@ impl Model {
             for d in raw_shape.i32s()? {
                 let d = u32::try_from(d).map_err(|_| {
                     ImportError::unsupported(format!(
-                        "tensor {t} ({name}): negative (dynamic) dimension {d}"
+                        "tensor {t} ({}): negative (dynamic) dimension {d}",
+                        crate::render::printable(&name)
                     ))
                 })?;
                 shape.push(d);
@@ -594,6 +655,8 @@ impl Model {
             });
         }
 
+        check_other_subgraphs(&subgraphs, &operators)?;
+
         let name = sg
             .string(SUBGRAPH_NAME)?
             .filter(|s| !s.is_empty())
@@ -627,37 +690,83 @@ fn tensor_bytes(
     kind: TensorKind,
     t: usize,
 ) -> Result<u64, ImportError> {
-    let elements = shape
-        .iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
-        .filter(|&e| e <= u32::MAX as u64 * 4)
-        .ok_or_else(|| ImportError::unsupported(format!("tensor {t}: element count overflows")))?;
-    match dtype.bits() {
-        Some(bits) => {
-            let bytes = (elements * bits).div_ceil(8);
-            if bytes == 0 && matches!(kind, TensorKind::Activation | TensorKind::Variable) {
-                return Err(ImportError::unsupported(format!(
-                    "tensor {t}: zero-sized {} tensor",
-                    if kind == TensorKind::Variable {
-                        "variable"
-                    } else {
-                        "activation"
-                    }
-                )));
-            }
-            let max: u64 = synaptic_mem::MAX_TENSOR_BYTES.into();
-            if bytes > max && kind != TensorKind::Unused {
-                return Err(ImportError::unsupported(format!(
-                    "tensor {t}: {bytes} bytes exceeds the arena's per-tensor limit of {max} bytes"
-                )));
-            }
-            Ok(bytes)
-        }
-        None => match kind {
+    if dtype.bits().is_none() {
+        return match kind {
             TensorKind::Activation | TensorKind::Variable => Err(ImportError::unsupported(
                 format!("tensor {t}: {dtype:?} activations have no fixed size"),
             )),
             _ => Ok(0),
-        },
+        };
     }
+    let bytes = dtype
+        .bytes_of(shape)
+        .ok_or_else(|| ImportError::unsupported(format!("tensor {t}: element count overflows")))?;
+    if bytes == 0 && matches!(kind, TensorKind::Activation | TensorKind::Variable) {
+        return Err(ImportError::unsupported(format!(
+            "tensor {t}: zero-sized {} tensor",
+            if kind == TensorKind::Variable {
+                "variable"
+            } else {
+                "activation"
+            }
+        )));
+    }
+    let max: u64 = synaptic_mem::MAX_TENSOR_BYTES.into();
+    if bytes > max && kind != TensorKind::Unused {
+        return Err(ImportError::unsupported(format!(
+            "tensor {t}: {bytes} bytes exceeds the arena's per-tensor limit of {max} bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Reads the file at `path`, refusing anything that is not a regular file (a directory, a
+/// device such as `/dev/zero`, a pipe) and files over `max_bytes`, so a read never grows
+/// without bound. Errors name the path.
+///
+/// ```
+/// use synaptic_plan::{read_file_limited, ImportError};
+/// # #[cfg(unix)] {
+/// assert!(matches!(read_file_limited("/dev/zero", 1 << 20), Err(ImportError::Io { .. })));
+/// # }
+/// ```
+pub fn read_file_limited(path: impl AsRef<Path>, max_bytes: u64) -> Result<Vec<u8>, ImportError> {
+    use std::io::Read;
+    let path = path.as_ref();
+    let io = |detail: String| ImportError::Io {
+        path: path.display().to_string(),
+        detail,
+    };
+    let too_large = |bytes: u64| ImportError::FileTooLarge {
+        path: path.display().to_string(),
+        bytes,
+        limit: max_bytes,
+    };
+    let regular = |m: &std::fs::Metadata| -> Result<(), ImportError> {
+        if m.is_file() {
+            Ok(())
+        } else if m.is_dir() {
+            Err(io("is a directory, not a model file".into()))
+        } else {
+            Err(io(
+                "not a regular file (a device, pipe or socket); refusing to read it".into(),
+            ))
+        }
+    };
+    // Check before opening: opening a pipe would block.
+    let meta = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    regular(&meta)?;
+    if meta.len() > max_bytes {
+        return Err(too_large(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+    regular(&file.metadata().map_err(|e| io(e.to_string()))?)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }

@@ -4,8 +4,9 @@
 use crate::analysis::Analysis;
 use crate::lifetime::Lifetime;
 use crate::model::Model;
+use crate::render::printable;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One row of the models README's reference table (sizes in bytes; `None` where the README
 /// says "fails" or "-").
@@ -130,17 +131,31 @@ pub fn lifetime_rows(model: &Model, lifetimes: &[Lifetime]) -> Vec<LifetimeRow> 
 /// One line of the planner survey.
 #[derive(Clone, Debug)]
 pub struct SurveyRow {
-    /// The analysis.
-    pub analysis: Analysis,
+    /// The model file.
+    pub path: PathBuf,
+    /// The model's name (file stem; the analysis's name when it succeeded).
+    pub model: String,
+    /// The analysis, or why the file could not be imported or planned.
+    pub analysis: Result<Analysis, crate::ImportError>,
     /// Reference figures, when the README lists the model.
     pub reference: Option<ReferenceFigures>,
 }
 
 /// Analyses every `*.tflite` in `dir` (sorted by name) with `options`, pairing each with its
-/// README figures when `dir/README.md` has them.
+/// README figures when `dir/README.md` has them. A file that cannot be imported or planned
+/// gets a row with its error and the survey goes on; only an unreadable directory is an error.
 pub fn survey(
     dir: &Path,
     options: &crate::SizingOptions,
+) -> Result<Vec<SurveyRow>, crate::ImportError> {
+    survey_limited(dir, options, crate::DEFAULT_MAX_FILE_BYTES)
+}
+
+/// [`survey`], reading model files of at most `max_file_bytes` ([`Model::from_file_limited`]).
+pub fn survey_limited(
+    dir: &Path,
+    options: &crate::SizingOptions,
+    max_file_bytes: u64,
 ) -> Result<Vec<SurveyRow>, crate::ImportError> {
     let io = |e: std::io::Error| crate::ImportError::Io {
         path: dir.display().to_string(),
@@ -156,11 +171,17 @@ pub fn survey(
         .collect();
     paths.sort();
     let mut rows = Vec::new();
-    for p in paths {
-        let model = Model::from_file(&p)?;
-        let reference = refs.iter().find(|r| r.model == model.name).cloned();
+    for path in paths {
+        let model = path
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+        let analysis =
+            Model::from_file_limited(&path, max_file_bytes).and_then(|m| Analysis::new(m, options));
+        let reference = refs.iter().find(|r| r.model == model).cloned();
         rows.push(SurveyRow {
-            analysis: Analysis::new(model, options)?,
+            path,
+            model,
+            analysis,
             reference,
         });
     }
@@ -168,8 +189,9 @@ pub fn survey(
 }
 
 /// The survey as a text table: model, act sum, live LB, greedy-by-size, planned, TFLM head,
-/// ratio to the bound, proven, planning time (ms); and
-/// a total line with Σ planned / Σ bounds.
+/// ratio to the bound, proven, planning time (ms); a failed model's row says `error:` and why;
+/// and a total line with Σ planned / Σ bounds (over the models that were planned; the failed
+/// ones are counted at its end).
 pub fn survey_table(rows: &[SurveyRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -185,9 +207,17 @@ pub fn survey_table(rows: &[SurveyRow]) -> String {
         "proven",
         "time(ms)"
     );
-    let (mut sp, mut sb) = (0u64, 0u64);
+    let (mut sp, mut sb, mut failed) = (0u64, 0u64, 0usize);
     for r in rows {
-        let rep = &r.analysis.report;
+        let a = match &r.analysis {
+            Ok(a) => a,
+            Err(e) => {
+                failed += 1;
+                let _ = writeln!(s, "{:<30} error: {e}", printable(&r.model));
+                continue;
+            }
+        };
+        let rep = &a.report;
         sp += rep.planned_activation_bytes;
         sb += rep.live_lower_bound_bytes;
         let head = r
@@ -198,21 +228,25 @@ pub fn survey_table(rows: &[SurveyRow]) -> String {
         let _ = writeln!(
             s,
             "{:<30} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7.4} {:>6} {:>10.3}",
-            rep.model,
+            printable(&rep.model),
             rep.activation_sum_bytes,
             rep.live_lower_bound_bytes,
-            r.analysis.activation_plan.stats.greedy_bytes,
+            a.activation_plan.stats.greedy_bytes,
             rep.planned_activation_bytes,
             head,
             rep.ratio_to_lower_bound,
             if rep.proven_optimal { "yes" } else { "no" },
-            r.analysis.activation_plan.stats.micros as f64 / 1000.0
+            a.activation_plan.stats.micros as f64 / 1000.0
         );
     }
-    let _ = writeln!(
+    let _ = write!(
         s,
         "total: planned {sp} B, live bounds {sb} B, ratio {:.4}",
         if sb == 0 { 1.0 } else { sp as f64 / sb as f64 }
     );
+    if failed > 0 {
+        let _ = write!(s, "; {failed} of {} models failed", rows.len());
+    }
+    s.push('\n');
     s
 }

@@ -4,8 +4,12 @@
 use crate::analysis::Analysis;
 use std::fmt::Write;
 
+/// Text for an SVG (XML 1.0) document: markup characters as entities, and control characters,
+/// which XML 1.0 does not allow even as character references, as visible escapes
+/// ([`printable`](crate::render::printable)).
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    crate::render::printable(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -27,7 +27,7 @@ use crate::model::{Model, TensorInfo, TensorKind, TensorType};
 use crate::ImportError;
 use serde::Serialize;
 use synaptic_mem::plan::PlanSlot;
-use synaptic_mem::{shape_bytes, DType, DESC_SPAN};
+use synaptic_mem::{block_span, shape_bytes, DType};
 
 /// A request the core's `alloc(shape, dtype, lifetime)` accepts, with exactly the tensor's bytes.
 ///
@@ -68,8 +68,10 @@ fn ser_slots<S: serde::Serializer>(v: &[PlanSlot], s: S) -> Result<S::Ok, S::Err
 }
 
 impl CoreRequest {
-    /// The core request for a TFLite tensor of `shape` and `dtype`.
+    /// The core request for a TFLite tensor of `shape` and `dtype`; its byte size (the core's
+    /// `shape_bytes`) is checked to equal the TFLite size ([`TensorType::bytes_of`]).
     pub fn new(shape: &[u32], dtype: TensorType) -> Result<CoreRequest, ImportError> {
+        let tflite_bytes = dtype.bytes_of(shape);
         use TensorType as T;
         let (core, widen) = match dtype {
             T::Int8 => (DType::Int8, 1),
@@ -107,6 +109,12 @@ impl CoreRequest {
         let (_, bytes) = shape_bytes(&shape, core).map_err(|e| {
             ImportError::unsupported(format!("the core cannot allocate shape {shape:?}: {e:?}"))
         })?;
+        if tflite_bytes != Some(bytes as u64) {
+            return Err(ImportError::unsupported(format!(
+                "{dtype:?} tensor of shape {shape:?}: the core request has {bytes} bytes, the \
+                 TFLite tensor {tflite_bytes:?}"
+            )));
+        }
         Ok(CoreRequest {
             shape,
             dtype: core,
@@ -114,9 +122,10 @@ impl CoreRequest {
         })
     }
 
-    /// Bytes one core allocation of this request takes: descriptor + data rounded up to 16.
+    /// Bytes one core allocation of this request takes: the core's [`block_span`] (descriptor,
+    /// then data rounded up to 16).
     pub fn block_bytes(&self) -> u64 {
-        DESC_SPAN as u64 + crate::align16(self.bytes as u64)
+        block_span(self.bytes as u64)
     }
 }
 

@@ -5,48 +5,28 @@
 
 mod common;
 
-use common::aligned;
-
-use synaptic_mem::{Lifetime, RawArena, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
+use common::replay::{replay as replay_on, Setup};
+use synaptic_mem::{ArenaConfig, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
 use synaptic_plan::{allocation_sequence, Model, PlanOptions, SizingOptions, Strategy};
 
-/// Runs load + shared + `inferences` inferences; returns the first error as text.
+/// Load + shared + `inferences` inferences on the bump path (the shared replay of
+/// `common::replay`); the first error as text.
 fn replay(
     seq: &synaptic_plan::AllocationSequence,
     arena_len: usize,
     scratch: usize,
     inferences: usize,
 ) -> Result<synaptic_mem::Stats, String> {
-    let mut store = Vec::new();
-    let mut shared_store = Vec::new();
-    let buf = aligned(&mut store, arena_len);
-    let mut arena = RawArena::new(buf, scratch).map_err(|e| e.to_string())?;
-    if seq.shared_bytes > 0 {
-        let sh = aligned(&mut shared_store, seq.shared_bytes as usize);
-        arena.set_shared(sh).map_err(|e| e.to_string())?;
-    }
-    for p in &seq.persistent {
-        arena
-            .alloc(&p.request.shape, p.request.dtype, Lifetime::Persistent)
-            .map_err(|e| format!("persistent tensor {}: {e}", p.tensor.tensor))?;
-    }
-    for s in &seq.shared {
-        arena
-            .alloc(&s.request.shape, s.request.dtype, Lifetime::Shared)
-            .map_err(|e| format!("shared tensor {}: {e}", s.tensor.tensor))?;
-    }
-    for _ in 0..inferences {
-        for a in &seq.activations {
-            arena
-                .alloc(&a.request.shape, a.request.dtype, Lifetime::Ephemeral)
-                .map_err(|e| format!("activation {}: {e}", a.tensor.tensor))?;
-        }
-        arena
-            .scratch_acquire(scratch)
-            .map_err(|e| format!("scratch: {e}"))?;
-        arena.reset_ephemeral();
-    }
-    Ok(arena.stats())
+    replay_on(
+        seq,
+        Setup {
+            arena: arena_len,
+            scratch,
+            planned: false,
+            per_op: None,
+            inferences,
+        },
+    )
 }
 
 #[test]
@@ -84,7 +64,21 @@ fn bump_sequences_fit_exactly_the_reported_arena() {
                 "{}: nothing in the arena but scratch (all tensors shared)",
                 r.model
             );
-            assert_eq!(r.min_valid_arena_bytes, need as u64 + 16);
+            // The smallest arena the core accepts above that pool (it needs room for one
+            // descriptor below the pool).
+            let min = r.min_valid_arena_bytes as usize;
+            let layout = |a| {
+                ArenaConfig {
+                    arena_size: a,
+                    scratch_size: scratch,
+                }
+                .layout()
+            };
+            assert!(
+                layout(min).is_ok() && layout(min - 1).is_err(),
+                "{}",
+                r.model
+            );
             continue;
         }
         if !(MIN_ARENA_SIZE..=MAX_ARENA_SIZE).contains(&need) {

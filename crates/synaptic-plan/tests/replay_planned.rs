@@ -6,96 +6,28 @@
 
 mod common;
 
-use common::aligned;
-
-use synaptic_mem::{Arena, ErrorKind, Plan, Stats, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
+use common::replay::{replay as replay_on, Setup};
+use synaptic_mem::{ErrorKind, Stats, MAX_ARENA_SIZE, MIN_ARENA_SIZE};
 use synaptic_plan::{allocation_sequence, AllocationSequence, Analysis, Model, SizingOptions};
 
-fn canary(tensor: usize) -> u8 {
-    (tensor % 251) as u8 + 1
-}
-
-/// Load, then `inferences` planned inferences; the first failure as text.
+/// Load, then `inferences` planned inferences (the shared replay of `common::replay`, canaries
+/// checked at every operator); the first failure as text.
 fn replay(
     seq: &AllocationSequence,
     arena_len: usize,
     scratch: usize,
     inferences: usize,
 ) -> Result<Stats, String> {
-    let mut store = Vec::new();
-    let mut shared_store = Vec::new();
-    let mut arena =
-        Arena::with_scratch(aligned(&mut store, arena_len), scratch).map_err(|e| e.to_string())?;
-    if seq.shared_bytes > 0 {
-        arena
-            .set_shared_region(aligned(&mut shared_store, seq.shared_bytes as usize))
-            .map_err(|e| e.to_string())?;
-    }
-    let (loader, mut runner) = arena.split();
-    let mut weights = Vec::new();
-    for p in seq.persistent.iter().filter(|p| !p.data_in_flash) {
-        let mut t = loader
-            .persistent(&p.request.shape, p.request.dtype)
-            .map_err(|e| format!("persistent tensor {}: {e}", p.tensor.tensor))?;
-        t.bytes_mut().fill(canary(p.tensor.tensor));
-        weights.push((canary(p.tensor.tensor), t));
-    }
-    let mut io = Vec::new();
-    for s in &seq.shared {
-        let mut t = loader
-            .shared(&s.request.shape, s.request.dtype)
-            .map_err(|e| format!("shared tensor {}: {e}", s.tensor.tensor))?;
-        t.bytes_mut().fill(canary(s.tensor.tensor));
-        io.push((canary(s.tensor.tensor), t));
-    }
-    let plan = loader
-        .load_plan(Plan {
-            region_size: seq.plan_region_size as u32,
-            slots: &seq.plan_slots,
-        })
-        .map_err(|e| e.to_string())?;
-    for _ in 0..inferences {
-        runner
-            .planned(&plan, |p| {
-                for a in &seq.activations {
-                    p.alloc(a.slot, &a.request.shape, a.request.dtype)
-                        .unwrap_or_else(|e| panic!("activation {}: {e}", a.tensor.tensor));
-                }
-                let s = p.inference().scratch(scratch).expect("scratch");
-                s.fill(0xEE);
-                for op in 0..seq.operators {
-                    let op16 = op as u16;
-                    for a in seq.activations.iter().filter(|a| a.first_op == op) {
-                        let [mut t] = p.at(op16, [a.slot]).expect("produced tensor");
-                        t.bytes_mut().fill(canary(a.tensor.tensor));
-                    }
-                    for a in seq
-                        .activations
-                        .iter()
-                        .filter(|a| a.first_op <= op && op <= a.last_op)
-                    {
-                        let [t] = p.at(op16, [a.slot]).expect("live tensor");
-                        assert_eq!(t.size(), a.request.bytes as usize);
-                        assert!(
-                            t.bytes().iter().all(|&b| b == canary(a.tensor.tensor)),
-                            "{}: tensor {} damaged at op {op}",
-                            seq.model,
-                            a.tensor.tensor
-                        );
-                    }
-                }
-                assert!(s.iter().all(|&b| b == 0xEE));
-            })
-            .map_err(|e| e.to_string())?;
-        for (c, t) in weights.iter().chain(&io) {
-            assert!(
-                t.bytes().iter().all(|b| b == c),
-                "{}: weights damaged",
-                seq.model
-            );
-        }
-    }
-    Ok(runner.stats())
+    replay_on(
+        seq,
+        Setup {
+            arena: arena_len,
+            scratch,
+            planned: true,
+            per_op: None,
+            inferences,
+        },
+    )
 }
 
 #[test]

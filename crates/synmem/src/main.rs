@@ -3,14 +3,22 @@
 //! ```text
 //! synmem inspect MODEL [--json]
 //! synmem plan MODEL [--arena N] [--scratch N] [--weights sram|flash] [--strategy bump|greedy|best]
-//!                   [--io shared|ephemeral] [--json] [--svg FILE] [--check]
+//!                   [--io shared|ephemeral] [--scratch-table FILE] [--json] [--svg FILE] [--check]
 //! synmem emit MODEL --lang rust|c -o FILE [sizing options]
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …]           # planner table over a directory of models
+//! (every subcommand: [--max-file-bytes N], default 64 MiB)
 //! ```
 //!
+//! Every subcommand reads model files of at most 64 MiB, and only regular files
+//! (`--max-file-bytes N` raises the limit).
+//!
 //! Errors print one line (`synmem: error: …`) on stderr and exit non-zero: 1 for a bad model
-//! or file, 2 for bad options, 3 for `plan --check` when the model does not fit.
+//! or file (for `survey`: when any model failed; its row says why and the others are still
+//! planned), 2 for bad options, 3 for `plan --check` when the model does not fit.
+//!
+//! The text, JSON and SVG forms all come from `synaptic-plan` (`render`, `Report`, `svg`); this
+//! file only parses the command line and writes files.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -18,9 +26,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use synaptic_plan::emit::{emit, Lang};
+use synaptic_plan::render::{inspect_text, plan_text, InspectReport};
 use synaptic_plan::{
-    reference, Analysis, ImportError, IoPlacement, Model, PlanOptions, SizingOptions, Strategy,
-    TensorKind, WeightsPlacement,
+    read_file_limited, reference, Analysis, ImportError, IoPlacement, Model, PlanOptions,
+    SizingOptions, Strategy, WeightsPlacement, DEFAULT_MAX_FILE_BYTES,
 };
 
 /// Size, plan and emit tensor-arena memory for TensorFlow Lite models (SynapticOS syn_mem).
@@ -29,6 +38,11 @@ use synaptic_plan::{
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Largest model (or scratch table) file read, in bytes (suffix k for KiB, m for MiB);
+    /// anything that is not a regular file is refused too.
+    #[arg(long, global = true, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES,
+          value_parser = parse_u64_size, allow_hyphen_values = true)]
+    max_file_bytes: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -90,10 +104,10 @@ enum Cmd {
 #[derive(Args, Debug)]
 struct SizingArgs {
     /// Arena size in bytes (4096..=524288; suffix k for KiB).
-    #[arg(long, default_value = "131072", value_parser = parse_size)]
+    #[arg(long, default_value = "131072", value_parser = parse_size, allow_hyphen_values = true)]
     arena: usize,
     /// Scratch pool size in bytes (1024..=65536; suffix k for KiB).
-    #[arg(long, default_value = "16384", value_parser = parse_size)]
+    #[arg(long, default_value = "16384", value_parser = parse_size, allow_hyphen_values = true)]
     scratch: usize,
     /// Where weights live: copied to SRAM (persistent region) or left in flash.
     #[arg(long, value_enum, default_value_t = WeightsArg::Sram)]
@@ -105,8 +119,9 @@ struct SizingArgs {
     #[arg(long, value_enum, default_value_t = IoArg::Shared)]
     io: IoArg,
     /// Per-operator kernel scratch: a file with one byte count per operator (execution order,
-    /// separated by whitespace or commas). The scratch need is then its largest entry, checked
-    /// against the --scratch pool.
+    /// separated by whitespace or commas). Each operator acquires its entry from the pool and
+    /// the core frees scratch only at the reset, so the pool must hold the sum of the entries
+    /// (each rounded up to 16; at least 1024, at most 65536), checked against the --scratch pool.
     #[arg(long, value_name = "FILE")]
     scratch_table: Option<PathBuf>,
 }
@@ -133,34 +148,57 @@ enum LangArg {
     C,
 }
 
-fn parse_size(s: &str) -> Result<usize, String> {
+/// A byte count: digits with an optional suffix k (KiB) or m (MiB).
+fn parse_u64_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let (num, mul) = match t.strip_suffix(['k', 'K']) {
-        Some(n) => (n, 1024usize),
-        None => (t, 1),
+    let (num, mul) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1u64 << 10)
+    } else if let Some(n) = t.strip_suffix(['m', 'M']) {
+        (n, 1 << 20)
+    } else {
+        (t, 1)
     };
-    num.parse::<usize>()
+    num.parse::<u64>()
         .ok()
+        .filter(|_| num.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|n| n.checked_mul(mul))
-        .ok_or_else(|| format!("'{s}' is not a byte count"))
+        .ok_or_else(|| {
+            format!(
+                "'{s}' is not a byte count: give a positive number of bytes, e.g. 131072 or 128k"
+            )
+        })
 }
 
-fn read_scratch_table(path: &PathBuf) -> Result<Vec<u64>, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display()), 1))?;
+fn parse_size(s: &str) -> Result<usize, String> {
+    parse_u64_size(s)
+        .and_then(|n| usize::try_from(n).map_err(|_| format!("'{s}' is too large a byte count")))
+}
+
+fn read_scratch_table(path: &PathBuf, max_file_bytes: u64) -> Result<Vec<u64>, Failure> {
+    let bytes = read_file_limited(path, max_file_bytes)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure(format!("{}: not a text file", path.display()), 2))?;
     text.split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
         .map(|w| {
-            w.parse::<u64>()
-                .map_err(|_| Failure(format!("{}: '{w}' is not a byte count", path.display()), 2))
+            w.parse::<u64>().map_err(|_| {
+                Failure(
+                    format!(
+                        "{}: '{}' is not a byte count",
+                        path.display(),
+                        synaptic_plan::render::printable(w)
+                    ),
+                    2,
+                )
+            })
         })
         .collect()
 }
 
 impl SizingArgs {
-    fn options(&self) -> Result<SizingOptions, Failure> {
+    fn options(&self, max_file_bytes: u64) -> Result<SizingOptions, Failure> {
         let scratch_per_op = match &self.scratch_table {
-            Some(p) => Some(read_scratch_table(p)?),
+            Some(p) => Some(read_scratch_table(p, max_file_bytes)?),
             None => None,
         };
         Ok(SizingOptions {
@@ -187,22 +225,10 @@ impl SizingArgs {
     }
 }
 
-/// Imports `path` and analyses it; checks a scratch table's length against the operators.
-fn analyse(path: &PathBuf, sizing: &SizingArgs) -> Result<Analysis, Failure> {
-    let options = sizing.options()?;
-    let model = Model::from_file(path)?;
-    if let Some(t) = &options.scratch_per_op {
-        if t.len() != model.operators.len() {
-            return Err(Failure(
-                format!(
-                    "scratch table has {} entries, the model has {} operators",
-                    t.len(),
-                    model.operators.len()
-                ),
-                2,
-            ));
-        }
-    }
+/// Imports `path` and analyses it (the scratch table's length is checked by `Analysis::new`).
+fn analyse(path: &PathBuf, sizing: &SizingArgs, max_file_bytes: u64) -> Result<Analysis, Failure> {
+    let options = sizing.options(max_file_bytes)?;
+    let model = Model::from_file_limited(path, max_file_bytes)?;
     Ok(Analysis::new(model, &options)?)
 }
 
@@ -211,12 +237,15 @@ struct Failure(String, u8);
 
 impl From<ImportError> for Failure {
     fn from(e: ImportError) -> Self {
-        let code = if matches!(e, ImportError::Config { .. }) {
-            2
-        } else {
-            1
-        };
-        Failure(e.to_string(), code)
+        match e {
+            ImportError::Config { .. } | ImportError::ScratchTable { .. } => {
+                Failure(e.to_string(), 2)
+            }
+            ImportError::FileTooLarge { .. } => {
+                Failure(format!("{e} (raise it with --max-file-bytes)"), 1)
+            }
+            _ => Failure(e.to_string(), 1),
+        }
     }
 }
 
@@ -269,23 +298,12 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Failure> {
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {
+    let max = cli.max_file_bytes;
     match cli.cmd {
         Cmd::Inspect { model, json } => {
-            let m = Model::from_file(&model)?;
+            let m = Model::from_file_limited(&model, max)?;
             if json {
-                #[derive(serde::Serialize)]
-                struct Inspect<'a> {
-                    model: &'a Model,
-                    lifetimes: Vec<synaptic_plan::Lifetime>,
-                }
-                let lifetimes = synaptic_plan::lifetimes(&m);
-                println!(
-                    "{}",
-                    to_json(&Inspect {
-                        model: &m,
-                        lifetimes
-                    })?
-                );
+                println!("{}", to_json(&InspectReport::new(&m))?);
             } else {
                 print!("{}", inspect_text(&m));
             }
@@ -298,7 +316,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             svg,
             check,
         } => {
-            let a = analyse(&model, &sizing)?;
+            let a = analyse(&model, &sizing, max)?;
             if let Some(path) = &svg {
                 write_file(path, &synaptic_plan::svg::render(&a))?;
             }
@@ -318,7 +336,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             output,
             sizing,
         } => {
-            let a = analyse(&model, &sizing)?;
+            let a = analyse(&model, &sizing, max)?;
             let lang = match lang {
                 LangArg::Rust => Lang::Rust,
                 LangArg::C => Lang::C,
@@ -333,7 +351,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Trace { model, sizing } => {
-            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing)?)?;
+            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing, max)?)?;
             println!("{}", to_json(&seq)?);
             Ok(0)
         }
@@ -341,7 +359,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             if sizing.scratch_table.is_some() {
                 return Err(Failure("survey takes no --scratch-table".into(), 2));
             }
-            let rows = reference::survey(&dir, &sizing.options()?)?;
+            let rows = reference::survey_limited(&dir, &sizing.options(max)?, max)?;
             if rows.is_empty() {
                 return Err(Failure(
                     format!("no .tflite models in {}", dir.display()),
@@ -349,158 +367,28 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 ));
             }
             print!("{}", reference::survey_table(&rows));
-            Ok(0)
-        }
-    }
-}
-
-fn kind_name(k: TensorKind) -> &'static str {
-    match k {
-        TensorKind::Constant { .. } => "constant",
-        TensorKind::Variable => "variable",
-        TensorKind::Activation => "activation",
-        TensorKind::Unused => "unused",
-    }
-}
-
-fn inspect_text(m: &Model) -> String {
-    use std::fmt::Write;
-    let lts = synaptic_plan::lifetimes(m);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "model {}: {} tensors, {} operators, {} subgraph(s); weights {} B, activations {} ({} B)",
-        m.name,
-        m.tensors.len(),
-        m.operators.len(),
-        m.subgraphs,
-        m.weights_bytes,
-        lts.len(),
-        m.activation_sum_bytes()
-    );
-    let _ = writeln!(s, "inputs {:?}, outputs {:?}\n", m.inputs, m.outputs);
-    let _ = writeln!(
-        s,
-        "{:>5}  {:<10} {:<5} {:<16} {:>9}  {:<9}  name",
-        "index", "kind", "dtype", "shape", "bytes", "scopes"
-    );
-    for t in &m.tensors {
-        let scopes = lts
-            .iter()
-            .find(|l| l.tensor == t.index)
-            .map_or(String::new(), |l| {
-                format!("{}..={}", l.first_scope, l.last_scope)
-            });
-        let mut kind = kind_name(t.kind).to_string();
-        if t.is_input {
-            kind.push_str(" in");
-        }
-        if t.is_output {
-            kind.push_str(" out");
-        }
-        let name: String = t.name.chars().take(60).collect();
-        let _ = writeln!(
-            s,
-            "{:>5}  {:<10} {:<5} {:<16} {:>9}  {:<9}  {}",
-            t.index,
-            kind,
-            t.dtype.short_name(),
-            if t.shape.is_empty() {
-                "scalar".into()
+            let failed: Vec<String> = rows
+                .iter()
+                .filter_map(|r| {
+                    r.analysis
+                        .as_ref()
+                        .err()
+                        .map(|e| format!("{}: {e}", r.path.display()))
+                })
+                .collect();
+            if failed.is_empty() {
+                Ok(0)
             } else {
-                t.shape_string()
-            },
-            t.bytes,
-            scopes,
-            name
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\n{:>5}  {:<30} {:<24} outputs",
-        "op", "opcode", "inputs"
-    );
-    for op in &m.operators {
-        let _ = writeln!(
-            s,
-            "{:>5}  {:<30} {:<24} {:?}",
-            op.index,
-            op.opcode,
-            format!("{:?}", op.inputs),
-            op.outputs
-        );
-    }
-    s
-}
-
-fn plan_text(a: &Analysis) -> String {
-    use std::fmt::Write;
-    let r = &a.report;
-    let p = &r.persistent;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "model {}: {} tensors, {} operators, {} activations; strategy {}, weights in {}, inputs/outputs in {}\n",
-        r.model,
-        r.tensors,
-        r.operators,
-        r.activations,
-        r.strategy.name(),
-        r.weights_in.name(),
-        r.io_in.name()
-    );
-    let _ = writeln!(s, "{:<12} {:>10}  contents", "region", "bytes");
-    let _ = writeln!(
-        s,
-        "{:<12} {:>10}  weights {} B data + {} B descriptors, variables {} B, activation descriptors {} B",
-        "persistent", r.persistent_bytes, p.weights_data, p.weights_descriptors, p.variables, p.activation_descriptors
-    );
-    let eph_note = if r.strategy == Strategy::Bump {
-        "plain bump: descriptor + data per activation".to_string()
-    } else {
-        format!(
-            "planned (data only; bump would need {} B; bound {} B)",
-            r.bump_ephemeral_bytes, r.ephemeral_lower_bound_bytes
-        )
-    };
-    let _ = writeln!(
-        s,
-        "{:<12} {:>10}  {}",
-        "ephemeral", r.ephemeral_bytes, eph_note
-    );
-    let _ = writeln!(
-        s,
-        "{:<12} {:>10}  kernel scratch pool",
-        "scratch", r.scratch_bytes
-    );
-    let _ = writeln!(
-        s,
-        "{:<12} {:>10}  = persistent + ephemeral + scratch",
-        "arena", r.arena_bytes_required
-    );
-    let _ = writeln!(
-        s,
-        "{:<12} {:>10}  graph inputs/outputs (separate IPC region, not in the arena)\n",
-        "shared", r.shared_bytes
-    );
-    let _ = writeln!(
-        s,
-        "activations: sum {} B, live lower bound {} B, planned {} B (ratio {:.3}, {})",
-        r.activation_sum_bytes,
-        r.live_lower_bound_bytes,
-        r.planned_activation_bytes,
-        r.ratio_to_lower_bound,
-        if r.proven_optimal {
-            "proven optimal"
-        } else {
-            "not proven optimal"
+                Err(Failure(
+                    format!(
+                        "{} of {} models could not be planned: {}",
+                        failed.len(),
+                        rows.len(),
+                        failed.join("; ")
+                    ),
+                    1,
+                ))
+            }
         }
-    );
-    let _ = writeln!(
-        s,
-        "configuration: arena {} B, scratch pool {} B, tensor space {} B",
-        r.arena_bytes, r.scratch_pool_bytes, r.tensor_space_bytes
-    );
-    let _ = writeln!(s, "verdict: {}", a.verdict());
-    s
+    }
 }

@@ -1,5 +1,9 @@
-//! Locating the shared models (`<repo>/../shared/models`).
+//! Locating the shared models (`<repo>/../shared/models`); building test models ([`tflite`]);
+//! replaying allocation sequences on the core ([`replay`]).
 #![allow(dead_code)]
+
+pub mod replay;
+pub mod tflite;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,210 @@
+//! The text `synmem` prints: the `inspect` tables and the `plan` report (the JSON forms are the
+//! serialised [`Model`] / [`Report`](crate::Report), the picture is [`svg`](crate::svg)).
+//!
+//! Names come from the model file and may hold anything; every name is passed through
+//! [`printable`] so no control character (a terminal escape sequence, a newline) reaches the
+//! output.
+
+use crate::analysis::Analysis;
+use crate::lifetime::{lifetimes, Lifetime};
+use crate::model::{Model, TensorKind};
+use crate::planner::Strategy;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// `s` with every control character (C0, DEL, C1: terminal escapes, newlines, tabs) written as
+/// a visible Rust-style escape (`\u{1b}`, `\n`); borrowed when there is none.
+///
+/// ```
+/// use synaptic_plan::render::printable;
+/// assert_eq!(printable("conv_1"), "conv_1");
+/// assert_eq!(printable("a\u{1b}[31mb\n"), "a\\u{1b}[31mb\\n");
+/// ```
+pub fn printable(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Lower-case name of a tensor kind (`constant`, `variable`, `activation`, `unused`).
+pub fn kind_name(k: TensorKind) -> &'static str {
+    match k {
+        TensorKind::Constant { .. } => "constant",
+        TensorKind::Variable => "variable",
+        TensorKind::Activation => "activation",
+        TensorKind::Unused => "unused",
+    }
+}
+
+/// What `synmem inspect --json` prints: the model and its activation lifetimes.
+#[derive(Clone, Debug, Serialize)]
+pub struct InspectReport<'a> {
+    /// The model.
+    pub model: &'a Model,
+    /// Lifetimes of its activations.
+    pub lifetimes: Vec<Lifetime>,
+}
+
+impl<'a> InspectReport<'a> {
+    /// The report of `model`.
+    pub fn new(model: &'a Model) -> Self {
+        InspectReport {
+            model,
+            lifetimes: lifetimes(model),
+        }
+    }
+}
+
+/// `synmem inspect`'s tables: a summary line, the tensors (index, kind, dtype, shape, bytes,
+/// scopes, name) and the operators (index, opcode, inputs, outputs).
+pub fn inspect_text(m: &Model) -> String {
+    let lts = lifetimes(m);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "model {}: {} tensors, {} operators, {} subgraph(s); weights {} B, activations {} ({} B)",
+        printable(&m.name),
+        m.tensors.len(),
+        m.operators.len(),
+        m.subgraphs,
+        m.weights_bytes,
+        lts.len(),
+        m.activation_sum_bytes()
+    );
+    let _ = writeln!(s, "inputs {:?}, outputs {:?}\n", m.inputs, m.outputs);
+    let _ = writeln!(
+        s,
+        "{:>5}  {:<10} {:<5} {:<16} {:>9}  {:<9}  name",
+        "index", "kind", "dtype", "shape", "bytes", "scopes"
+    );
+    for t in &m.tensors {
+        let scopes = lts
+            .iter()
+            .find(|l| l.tensor == t.index)
+            .map_or(String::new(), |l| {
+                format!("{}..={}", l.first_scope, l.last_scope)
+            });
+        let mut kind = kind_name(t.kind).to_string();
+        if t.is_input {
+            kind.push_str(" in");
+        }
+        if t.is_output {
+            kind.push_str(" out");
+        }
+        let name: String = t.name.chars().take(60).collect();
+        let _ = writeln!(
+            s,
+            "{:>5}  {:<10} {:<5} {:<16} {:>9}  {:<9}  {}",
+            t.index,
+            kind,
+            t.dtype.short_name(),
+            if t.shape.is_empty() {
+                "scalar".into()
+            } else {
+                t.shape_string()
+            },
+            t.bytes,
+            scopes,
+            printable(&name)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n{:>5}  {:<30} {:<24} outputs",
+        "op", "opcode", "inputs"
+    );
+    for op in &m.operators {
+        let _ = writeln!(
+            s,
+            "{:>5}  {:<30} {:<24} {:?}",
+            op.index,
+            printable(&op.opcode),
+            format!("{:?}", op.inputs),
+            op.outputs
+        );
+    }
+    s
+}
+
+/// `synmem plan`'s report: the regions with their contents, the activation figures, the
+/// configuration and the verdict ([`Analysis::verdict`]).
+pub fn plan_text(a: &Analysis) -> String {
+    let r = &a.report;
+    let p = &r.persistent;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "model {}: {} tensors, {} operators, {} activations; strategy {}, weights in {}, inputs/outputs in {}\n",
+        printable(&r.model),
+        r.tensors,
+        r.operators,
+        r.activations,
+        r.strategy.name(),
+        r.weights_in.name(),
+        r.io_in.name()
+    );
+    let _ = writeln!(s, "{:<12} {:>10}  contents", "region", "bytes");
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10}  weights {} B data + {} B descriptors, variables {} B, activation descriptors {} B",
+        "persistent", r.persistent_bytes, p.weights_data, p.weights_descriptors, p.variables, p.activation_descriptors
+    );
+    let eph_note = if r.strategy == Strategy::Bump {
+        "plain bump: descriptor + data per activation".to_string()
+    } else {
+        format!(
+            "planned (data only; bump would need {} B; bound {} B)",
+            r.bump_ephemeral_bytes, r.ephemeral_lower_bound_bytes
+        )
+    };
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10}  {}",
+        "ephemeral", r.ephemeral_bytes, eph_note
+    );
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10}  kernel scratch pool",
+        "scratch", r.scratch_bytes
+    );
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10}  = persistent + ephemeral + scratch",
+        "arena", r.arena_bytes_required
+    );
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10}  graph inputs/outputs (separate IPC region, not in the arena)\n",
+        "shared", r.shared_bytes
+    );
+    let _ = writeln!(
+        s,
+        "activations: sum {} B, live lower bound {} B, planned {} B (ratio {:.3}, {})",
+        r.activation_sum_bytes,
+        r.live_lower_bound_bytes,
+        r.planned_activation_bytes,
+        r.ratio_to_lower_bound,
+        if r.proven_optimal {
+            "proven optimal"
+        } else {
+            "not proven optimal"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "configuration: arena {} B, scratch pool {} B, tensor space {} B",
+        r.arena_bytes, r.scratch_pool_bytes, r.tensor_space_bytes
+    );
+    let _ = writeln!(s, "verdict: {}", a.verdict());
+    s
+}
