@@ -1,0 +1,45 @@
+//! # synaptic-run: int8 inference kernels, bit-exact with TensorFlow Lite Micro
+//!
+//! The kernels of the SynapticOS runtime: pure functions over slices and a parameter struct,
+//! `#![no_std]`, no `alloc`, no `unsafe`. The caller (the loader/runtime, a later phase) owns
+//! every buffer: inputs and weights are borrowed (weights stay in the model bytes, i.e. flash),
+//! outputs are `&mut` slices (activations from the arena's planned region), and the per-channel
+//! requantization tables are slices the caller fills once (persistent region, or flash tables
+//! precomputed by `synmem emit`). No kernel needs a scratch buffer.
+//!
+//! ## Why a port and not a re-derivation
+//!
+//! TensorFlow Lite Micro (TFLM) is the oracle: every output must equal TFLM's reference
+//! kernels bit for bit. A float shortcut (e.g. `roundf(acc * scale)`) is off by up to tens of
+//! LSB on real models, so this crate ports the integer algorithms exactly, including their
+//! derivation of multipliers from the float scales, done in `f64` in the same order of
+//! operations as TFLM (floats appear nowhere else, except in QUANTIZE/DEQUANTIZE, which are
+//! float operators by definition):
+//!
+//! | module | mirrors (tflite-micro, `tensorflow/lite/...`) |
+//! |---|---|
+//! | [`math`] | `kernels/internal/quantization_util.cc` (`QuantizeMultiplier`, `PreprocessSoftmaxScaling`, `CalculateInputRadius`), `kernels/internal/common.{h,cc}` (`MultiplyByQuantizedMultiplier*`, `GetReciprocal`), `kernels/kernel_util.cc` (`CalculateActivationRangeQuantized`), `cppmath.h` (`TfLiteRound`) |
+//! | [`fixedpoint`] | gemmlowp's `fixedpoint/fixedpoint.h` for `int32` (`SaturatingRoundingDoublingHighMul`, `RoundingDivideByPOT`, `exp_on_negative_values`, `one_over_one_plus_x_for_x_in_0_1`, `logistic`) |
+//! | [`kernels`] | `kernels/internal/reference/integer_ops/*.h` and `reference/*.h`, with the parameter preparation of `micro/kernels/*_common.cc` |
+//!
+//! The rounding variant is TFLM's default (`TFLITE_SINGLE_ROUNDING` off): a saturating rounding
+//! doubling high multiply followed by a rounding divide by a power of two.
+//!
+//! ## Errors
+//!
+//! Every parameter constructor returns a [`Result`]: an operator option, tensor type or
+//! quantization that TFLM would refuse at prepare time, or that this crate does not implement,
+//! is a [`KernelError`] naming the operator and what is missing, never a wrong answer. Kernels
+//! check the lengths of the slices they are given against the shapes and return
+//! [`KernelError::Length`] instead of panicking.
+#![no_std]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod fixedpoint;
+pub mod kernels;
+pub mod math;
+
+pub use error::KernelError;
+pub use math::{Activation, Padding, QuantParams};
