@@ -77,7 +77,7 @@ impl SoftmaxParams {
         let diff_min = -calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31);
         let flat: usize = shape.iter().product();
         Ok(SoftmaxParams {
-            outer: if depth == 0 { 0 } else { flat / depth },
+            outer: flat.checked_div(depth).unwrap_or(0),
             depth,
             input_multiplier,
             input_left_shift,

@@ -215,6 +215,7 @@ impl ConvParams {
         self.output_shape[3]
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &self,
         op: &'static str,

@@ -84,11 +84,7 @@ impl FullyConnectedParams {
             ));
         }
         let out_flat: usize = output_shape.iter().product();
-        let batches = if output_depth == 0 {
-            0
-        } else {
-            out_flat / output_depth
-        };
+        let batches = out_flat.checked_div(output_depth).unwrap_or(0);
         let in_flat: usize = input_shape.iter().product();
         if in_flat != batches * accum_depth {
             return Err(KernelError::shape(
