@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export ORACLE_PYTHON="$(scripts/oracle-venv.sh)"
-cargo test --release -p synaptic-run --test oracle -- --nocapture "$@"
+cargo test --release -p synaptic-run --features oracle --test oracle -- --nocapture "$@"

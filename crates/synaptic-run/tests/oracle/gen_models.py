@@ -11,6 +11,9 @@ The flatbuffers are built with the TFLite schema's object API that TFLM's own wh
 (`tflite_micro...schema_py_generated`), so no TensorFlow is needed; TFLM then serves as the
 oracle for them exactly as for the real models. Deterministic: the same script writes the same
 bytes. Run: `.venv-oracle/bin/python crates/synaptic-run/tests/oracle/gen_models.py`.
+
+`gen_models.py --sweep SEED COUNT DIR` writes COUNT models of random structure and
+quantization instead (the oracle test's sweep, generated at test time, not committed).
 """
 
 import os
@@ -72,7 +75,8 @@ class Builder:
         fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
         with open(os.path.join(OUT, name + ".tflite"), "wb") as f:
             f.write(fb.Output())
-        print(name)
+        if not name.startswith("rand_"):
+            print(name)
 
 
 def rng(seed):
@@ -288,7 +292,89 @@ def squeeze(name, in_shape, dims):
     b.write(name, OPS.SQUEEZE, [i], [o], OPT.SqueezeOptions, opt)
 
 
+def sweep(seed, count):
+    """`count` single-operator models with random structure (shapes, strides, dilation,
+    padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
+    r = rng(seed)
+    pads, acts = [PAD.SAME, PAD.VALID], [ACT.NONE, ACT.RELU, ACT.RELU_N1_TO_1, ACT.RELU6]
+    kinds = ["conv", "dw", "fc", "avg", "max", "softmax", "logistic", "add", "mul", "mean",
+             "pad", "concat", "transpose", "quantize", "requantize", "dequantize"]
+
+    def ri(lo, hi):
+        return int(r.integers(lo, hi + 1))
+
+    def spatial(k, dil, stride, padding):
+        size = ri(1, 12)
+        if padding == PAD.VALID and size < (k - 1) * dil + 1:
+            size = (k - 1) * dil + 1 + ri(0, 3)
+        return size
+
+    for n in range(count):
+        kind = kinds[n % len(kinds)]
+        name = f"rand_{n:03d}_{kind}"
+        sd = ri(0, 1 << 30)
+        padding, act = pads[ri(0, 1)], acts[ri(0, 3)]
+        if kind in ("conv", "dw"):
+            kh, kw, sh, sw, dh, dw_ = ri(1, 4), ri(1, 4), ri(1, 3), ri(1, 3), ri(1, 3), ri(1, 3)
+            shape = [ri(1, 2), spatial(kh, dh, sh, padding), spatial(kw, dw_, sw, padding), ri(1, 6)]
+            if kind == "conv":
+                conv(name, sd, shape, ri(1, 8), kh, kw, (sh, sw), (dh, dw_), padding, act, ri(0, 1) == 1)
+            else:
+                depthwise(name, sd, shape, ri(1, 3), kh, kw, (sh, sw), (dh, dw_), padding, act, ri(0, 1) == 1)
+        elif kind == "fc":
+            fully_connected(name, sd, [ri(1, 3), ri(1, 64)], ri(1, 16), act, ri(0, 1) == 1, bias=ri(0, 3) > 0)
+        elif kind in ("avg", "max"):
+            kh, kw, sh, sw = ri(1, 4), ri(1, 4), ri(1, 3), ri(1, 3)
+            shape = [ri(1, 2), spatial(kh, 1, sh, padding), spatial(kw, 1, sw, padding), ri(1, 5)]
+            pool(name, sd, OPS.AVERAGE_POOL_2D if kind == "avg" else OPS.MAX_POOL_2D,
+                 shape, (kh, kw), (sh, sw), padding, act)
+        elif kind == "softmax":
+            softmax(name, [ri(1, 4), ri(1, 50)], float(r.uniform(0.2, 2.0)),
+                    float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
+        elif kind == "logistic":
+            logistic(name, [1, 256], float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
+        elif kind in ("add", "mul"):
+            out = [ri(1, 5) for _ in range(ri(1, 4))]
+            a = [d if r.random() < 0.7 else 1 for d in out]
+            b = [d if r.random() < 0.7 else 1 for d in out][ri(0, len(out) - 1):]
+            binary(name, sd, OPS.ADD if kind == "add" else OPS.MUL, a, b,
+                   list(np.broadcast_shapes(tuple(a), tuple(b))), act)
+        elif kind == "mean":
+            shape = [ri(1, 6) for _ in range(ri(1, 4))]
+            axes = sorted({ri(-len(shape), len(shape) - 1) for _ in range(ri(1, len(shape)))})
+            mean(name, shape, axes, ri(0, 1) == 1,
+                 (float(r.uniform(0.01, 0.3)), ri(-128, 127)), (float(r.uniform(0.01, 0.3)), ri(-128, 127)))
+        elif kind == "pad":
+            shape = [ri(1, 5) for _ in range(ri(1, 4))]
+            pad(name, shape, [[ri(0, 3), ri(0, 3)] for _ in shape])
+        elif kind == "concat":
+            rank = ri(1, 4)
+            base = [ri(1, 4) for _ in range(rank)]
+            axis = ri(-rank, rank - 1)
+            shapes = []
+            for _ in range(ri(1, 4)):
+                sh = list(base)
+                sh[axis] = ri(1, 4)
+                shapes.append(sh)
+            concat(name, shapes, axis)
+        elif kind == "transpose":
+            shape = [ri(1, 5) for _ in range(ri(1, 5))]
+            transpose(name, shape, [int(x) for x in r.permutation(len(shape))])
+        elif kind == "quantize":
+            quantize_f32(name, [1, 300], float(np.exp(r.uniform(np.log(0.001), np.log(1.0)))), ri(-128, 127))
+        elif kind == "requantize":
+            requantize(name, [1, 256], (float(r.uniform(0.005, 0.5)), ri(-128, 127)),
+                       (float(r.uniform(0.005, 0.5)), ri(-128, 127)))
+        else:
+            dequantize(name, [1, 256], float(np.exp(r.uniform(np.log(0.001), np.log(1.0)))), ri(-128, 127))
+
+
 def main():
+    global OUT
+    if len(sys.argv) == 5 and sys.argv[1] == "--sweep":
+        OUT = sys.argv[4]
+        os.makedirs(OUT, exist_ok=True)
+        return sweep(int(sys.argv[2]), int(sys.argv[3]))
     os.makedirs(OUT, exist_ok=True)
     conv("conv_s2x1_same_relu6_pc", 1, [1, 9, 11, 5], 6, 3, 3, (2, 1), (1, 1), PAD.SAME, ACT.RELU6, True)
     conv("conv_dil2x3_valid_relu_pt", 2, [2, 10, 12, 4], 8, 3, 2, (1, 1), (2, 3), PAD.VALID, ACT.RELU, False)

@@ -5,6 +5,8 @@
                                          concatenated in input order): set the inputs, invoke,
                                          and append every tensor of subgraph 0 to OUT as
                                          u32-le length + raw bytes (row-major, tensor order).
+  tflm_oracle.py batch MANIFEST          The same for many models in one process: every line of
+                                         MANIFEST is MODEL OUT RUN... separated by tabs.
   tflm_oracle.py features PREPROC WAV OUT
                                          micro_speech features: the 49x40 int8 features TFLM's
                                          audio_preprocessor_int8.tflite makes from a 1 s 16 kHz
@@ -79,6 +81,11 @@ def features(preproc_path, wav_path, out_path):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "dump":
         dump(argv[2], argv[3], argv[4:])
+    elif len(argv) == 3 and argv[1] == "batch":
+        for line in open(argv[2]):
+            if line.strip():
+                model, out, *runs = line.rstrip("\n").split("\t")
+                dump(model, out, runs)
     elif len(argv) == 5 and argv[1] == "features":
         features(argv[2], argv[3], argv[4])
     else:
