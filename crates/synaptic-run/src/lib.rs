@@ -32,6 +32,16 @@
 //! is a [`KernelError`] naming the operator and what is missing, never a wrong answer. Kernels
 //! check the lengths of the slices they are given against the shapes and return
 //! [`KernelError::Length`] instead of panicking.
+//!
+//! ## Testing against TFLM
+//!
+//! `scripts/test-oracle.sh` creates `.venv-oracle` (TFLM's `tflite-micro` wheel) if missing and
+//! runs `tests/oracle.rs` (feature `oracle`): every operator of the shared int8 models
+//! (hello_world_int8, micro_speech_quantized, kws_ref_model, person_detect,
+//! pretrainedResnet_quant, ad01_int8, simple_add_model), of 38 committed single-operator models
+//! and of 480 generated random ones is run on TFLM's own input values and compared byte for
+//! byte with TFLM's output, then each graph is run chained from its input alone. `cargo test
+//! -p synaptic-run` (no feature) runs the unit, error-path and property tests without Python.
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
