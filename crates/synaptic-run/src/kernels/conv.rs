@@ -1,0 +1,381 @@
+//! CONV_2D and DEPTHWISE_CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights,
+//! int32 bias.
+//!
+//! Mirrors `reference_integer_ops::ConvPerChannel` and `DepthwiseConvPerChannel`, with the
+//! preparation of `micro/kernels/conv_common.cc` / `depthwise_conv_common.cc`: padding from
+//! `ComputePaddingHeightWidth`, the per-channel multipliers of
+//! `PopulateConvolutionQuantizationParams` (computed by the caller with
+//! [`crate::math::per_channel_multipliers`]) and the activation clamp. The filter zero point is
+//! ignored, as TFLM's int8 kernels ignore it (symmetric weights). Grouped convolution (input
+//! depth a multiple of the filter depth) is supported as in TFLM.
+
+use super::{nhwc, offset4};
+use crate::error::KernelError;
+use crate::math::{activation_range_i8, compute_padding, multiply_by_quantized_multiplier};
+use crate::math::{Activation, Padding, QuantParams};
+
+/// The options of a CONV_2D (`Conv2DOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvOptions {
+    /// `padding`.
+    pub padding: Padding,
+    /// `stride_h`.
+    pub stride_h: usize,
+    /// `stride_w`.
+    pub stride_w: usize,
+    /// `dilation_h_factor`.
+    pub dilation_h: usize,
+    /// `dilation_w_factor`.
+    pub dilation_w: usize,
+    /// `fused_activation_function`.
+    pub activation: Activation,
+}
+
+/// The options of a DEPTHWISE_CONV_2D (`DepthwiseConv2DOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepthwiseOptions {
+    /// The convolution options.
+    pub conv: ConvOptions,
+    /// `depth_multiplier`: output channels per input channel.
+    pub depth_multiplier: usize,
+}
+
+/// Everything a convolution kernel needs besides the data and the per-channel tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvParams {
+    /// Input shape `[n, h, w, c]`.
+    pub input_shape: [usize; 4],
+    /// Filter shape: `[out_c, kh, kw, in_c / groups]` (conv) or `[1, kh, kw, out_c]` (depthwise).
+    pub filter_shape: [usize; 4],
+    /// Output shape `[n, oh, ow, out_c]`.
+    pub output_shape: [usize; 4],
+    /// `-input_zero_point`.
+    pub input_offset: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation.
+    pub dilation_h: usize,
+    /// Horizontal dilation.
+    pub dilation_w: usize,
+    /// Padding rows before the input.
+    pub pad_h: usize,
+    /// Padding columns before the input.
+    pub pad_w: usize,
+    /// Depth multiplier (depthwise only; 1 for a convolution).
+    pub depth_multiplier: usize,
+    /// Activation clamp minimum.
+    pub act_min: i32,
+    /// Activation clamp maximum.
+    pub act_max: i32,
+}
+
+fn spatial(
+    op: &'static str,
+    opts: &ConvOptions,
+    input_shape: &[usize; 4],
+    filter_hw: (usize, usize),
+    output_shape: &[usize; 4],
+) -> Result<(usize, usize), KernelError> {
+    let (out_h, pad_h) = compute_padding(
+        op,
+        opts.padding,
+        input_shape[1],
+        filter_hw.0,
+        opts.stride_h,
+        opts.dilation_h,
+    )?;
+    let (out_w, pad_w) = compute_padding(
+        op,
+        opts.padding,
+        input_shape[2],
+        filter_hw.1,
+        opts.stride_w,
+        opts.dilation_w,
+    )?;
+    if out_h != output_shape[1] || out_w != output_shape[2] {
+        return Err(KernelError::shape(
+            op,
+            "output height/width differ from what padding, stride and dilation give",
+        ));
+    }
+    if input_shape[0] != output_shape[0] {
+        return Err(KernelError::shape(op, "input and output batch differ"));
+    }
+    Ok((pad_h, pad_w))
+}
+
+impl ConvParams {
+    /// Prepares a CONV_2D: int8 input/output quantizations, shapes `[n,h,w,c]`,
+    /// filter `[out_c, kh, kw, in_c / groups]`.
+    pub fn conv2d(
+        opts: &ConvOptions,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        output_shape: &[usize],
+        input: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "CONV_2D";
+        let i = nhwc(OP, "input must be 4-D", input_shape)?;
+        let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
+        let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        if f[0] != o[3] {
+            return Err(KernelError::shape(
+                OP,
+                "filter count differs from output channels",
+            ));
+        }
+        if f[3] == 0 || i[3] % f[3] != 0 {
+            return Err(KernelError::shape(
+                OP,
+                "input depth is not a multiple of the filter depth",
+            ));
+        }
+        let groups = i[3] / f[3];
+        if groups == 0 || o[3] % groups != 0 {
+            return Err(KernelError::shape(
+                OP,
+                "output channels not divisible into groups",
+            ));
+        }
+        let (pad_h, pad_w) = spatial(OP, opts, &i, (f[1], f[2]), &o)?;
+        let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
+        Ok(ConvParams {
+            input_shape: i,
+            filter_shape: f,
+            output_shape: o,
+            input_offset: -input.zero_point,
+            output_offset: output.zero_point,
+            stride_h: opts.stride_h,
+            stride_w: opts.stride_w,
+            dilation_h: opts.dilation_h,
+            dilation_w: opts.dilation_w,
+            pad_h,
+            pad_w,
+            depth_multiplier: 1,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// Prepares a DEPTHWISE_CONV_2D: filter `[1, kh, kw, in_c * depth_multiplier]`.
+    pub fn depthwise(
+        opts: &DepthwiseOptions,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        output_shape: &[usize],
+        input: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "DEPTHWISE_CONV_2D";
+        let i = nhwc(OP, "input must be 4-D", input_shape)?;
+        let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
+        let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        if f[0] != 1 {
+            return Err(KernelError::shape(OP, "filter's first dimension must be 1"));
+        }
+        if f[3] != o[3] {
+            return Err(KernelError::shape(
+                OP,
+                "filter channels differ from output channels",
+            ));
+        }
+        if opts.depth_multiplier == 0 || i[3] * opts.depth_multiplier != o[3] {
+            return Err(KernelError::shape(
+                OP,
+                "output channels differ from input channels times depth_multiplier",
+            ));
+        }
+        let (pad_h, pad_w) = spatial(OP, &opts.conv, &i, (f[1], f[2]), &o)?;
+        let (act_min, act_max) = activation_range_i8(OP, opts.conv.activation, output)?;
+        Ok(ConvParams {
+            input_shape: i,
+            filter_shape: f,
+            output_shape: o,
+            input_offset: -input.zero_point,
+            output_offset: output.zero_point,
+            stride_h: opts.conv.stride_h,
+            stride_w: opts.conv.stride_w,
+            dilation_h: opts.conv.dilation_h,
+            dilation_w: opts.conv.dilation_w,
+            pad_h,
+            pad_w,
+            depth_multiplier: opts.depth_multiplier,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// The number of output channels: the length of the per-channel tables.
+    pub fn output_channels(&self) -> usize {
+        self.output_shape[3]
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        &self,
+        op: &'static str,
+        multipliers: &[i32],
+        shifts: &[i32],
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &[i8],
+    ) -> Result<(), KernelError> {
+        let channels = self.output_shape[3];
+        KernelError::check_len(op, "multiplier table", channels, multipliers.len())?;
+        KernelError::check_len(op, "shift table", channels, shifts.len())?;
+        KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
+        KernelError::check_len(
+            op,
+            "filter",
+            self.filter_shape.iter().product(),
+            filter.len(),
+        )?;
+        if let Some(b) = bias {
+            KernelError::check_len(op, "bias", channels, b.len())?;
+        }
+        KernelError::check_len(
+            op,
+            "output",
+            self.output_shape.iter().product(),
+            output.len(),
+        )
+    }
+}
+
+#[inline]
+fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
+    let v = multiply_by_quantized_multiplier(acc, multiplier, shift).wrapping_add(p.output_offset);
+    v.clamp(p.act_min, p.act_max) as i8
+}
+
+/// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
+pub fn conv2d(
+    p: &ConvParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    p.check("CONV_2D", multipliers, shifts, input, filter, bias, output)?;
+    let [batches, in_h, in_w, in_d] = p.input_shape;
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let [_, out_h, out_w, out_d] = p.output_shape;
+    let groups = in_d / f_d;
+    let filters_per_group = out_d / groups;
+    for b in 0..batches {
+        for oy in 0..out_h {
+            let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
+            for ox in 0..out_w {
+                let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
+                for oc in 0..out_d {
+                    let group = oc / filters_per_group;
+                    let mut acc: i32 = 0;
+                    for fy in 0..f_h {
+                        let in_y = in_y0 + (p.dilation_h * fy) as isize;
+                        if in_y < 0 || in_y >= in_h as isize {
+                            continue;
+                        }
+                        for fx in 0..f_w {
+                            let in_x = in_x0 + (p.dilation_w * fx) as isize;
+                            if in_x < 0 || in_x >= in_w as isize {
+                                continue;
+                            }
+                            let in_base = offset4(
+                                &p.input_shape,
+                                b,
+                                in_y as usize,
+                                in_x as usize,
+                                group * f_d,
+                            );
+                            let f_base = offset4(&p.filter_shape, oc, fy, fx, 0);
+                            let xs = &input[in_base..in_base + f_d];
+                            let ws = &filter[f_base..f_base + f_d];
+                            for (&x, &w) in xs.iter().zip(ws) {
+                                acc = acc.wrapping_add(
+                                    i32::from(w).wrapping_mul(i32::from(x) + p.input_offset),
+                                );
+                            }
+                        }
+                    }
+                    if let Some(bias) = bias {
+                        acc = acc.wrapping_add(bias[oc]);
+                    }
+                    output[offset4(&p.output_shape, b, oy, ox, oc)] =
+                        requantize(acc, multipliers[oc], shifts[oc], p);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// DEPTHWISE_CONV_2D, int8 (`DepthwiseConvPerChannel`), any depth multiplier.
+pub fn depthwise_conv2d(
+    p: &ConvParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    p.check(
+        "DEPTHWISE_CONV_2D",
+        multipliers,
+        shifts,
+        input,
+        filter,
+        bias,
+        output,
+    )?;
+    let [batches, in_h, in_w, in_d] = p.input_shape;
+    let [_, f_h, f_w, _] = p.filter_shape;
+    let [_, out_h, out_w, _] = p.output_shape;
+    let dm = p.depth_multiplier;
+    for b in 0..batches {
+        for oy in 0..out_h {
+            let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
+            for ox in 0..out_w {
+                let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
+                for ic in 0..in_d {
+                    for m in 0..dm {
+                        let oc = m + ic * dm;
+                        let mut acc: i32 = 0;
+                        for fy in 0..f_h {
+                            let in_y = in_y0 + (p.dilation_h * fy) as isize;
+                            if in_y < 0 || in_y >= in_h as isize {
+                                continue;
+                            }
+                            for fx in 0..f_w {
+                                let in_x = in_x0 + (p.dilation_w * fx) as isize;
+                                if in_x < 0 || in_x >= in_w as isize {
+                                    continue;
+                                }
+                                let x = input
+                                    [offset4(&p.input_shape, b, in_y as usize, in_x as usize, ic)];
+                                let w = filter[offset4(&p.filter_shape, 0, fy, fx, oc)];
+                                acc = acc.wrapping_add(
+                                    i32::from(w).wrapping_mul(i32::from(x) + p.input_offset),
+                                );
+                            }
+                        }
+                        if let Some(bias) = bias {
+                            acc = acc.wrapping_add(bias[oc]);
+                        }
+                        output[offset4(&p.output_shape, b, oy, ox, oc)] =
+                            requantize(acc, multipliers[oc], shifts[oc], p);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

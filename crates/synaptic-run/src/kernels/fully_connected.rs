@@ -1,0 +1,215 @@
+//! FULLY_CONNECTED, int8 activations and weights, int32 bias; per-tensor or per-channel.
+//!
+//! Mirrors `reference_integer_ops::FullyConnected` (per-tensor, with the filter offset) and
+//! `FullyConnectedPerChannel` (TFLM supports per-channel FC since 2023: chosen when the filter
+//! has more than one scale), prepared as `micro/kernels/fully_connected_common.cc` does.
+//!
+//! The per-tensor multiplier is TFLM's `GetQuantizedConvolutionMultipler`:
+//! `double(float(input_scale * filter_scale)) / double(output_scale)` — the product of the two
+//! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
+//! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
+
+use crate::error::KernelError;
+use crate::math::{activation_range_i8, multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::math::{Activation, QuantParams};
+
+const OP: &str = "FULLY_CONNECTED";
+
+/// The options of a FULLY_CONNECTED (`FullyConnectedOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullyConnectedOptions {
+    /// `fused_activation_function`.
+    pub activation: Activation,
+    /// `weights_format`: 0 is `DEFAULT`; `SHUFFLED4x16INT8` (1) is not supported.
+    pub weights_format: i8,
+}
+
+/// Everything FULLY_CONNECTED needs besides the data and the multiplier tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullyConnectedParams {
+    /// Rows of the input (all dimensions but the last, of the output).
+    pub batches: usize,
+    /// Input elements per row (the filter's last dimension).
+    pub accum_depth: usize,
+    /// Output elements per row.
+    pub output_depth: usize,
+    /// `-input_zero_point`.
+    pub input_offset: i32,
+    /// `-filter_zero_point` (per-tensor path only).
+    pub filter_offset: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// One multiplier per output channel (`true`) or one for all.
+    pub per_channel: bool,
+    /// Activation clamp minimum.
+    pub act_min: i32,
+    /// Activation clamp maximum.
+    pub act_max: i32,
+}
+
+impl FullyConnectedParams {
+    /// Prepares a FULLY_CONNECTED. `filter_scales` has one scale (per-tensor) or one per
+    /// output channel; the filter is `[..., output_depth, accum_depth]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        opts: &FullyConnectedOptions,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        output_shape: &[usize],
+        input: QuantParams,
+        filter_scales: &[f32],
+        filter_zero_point: i32,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        if opts.weights_format != 0 {
+            return Err(KernelError::unsupported(OP, "shuffled weights format"));
+        }
+        if filter_shape.len() < 2 {
+            return Err(KernelError::shape(
+                OP,
+                "filter must have at least 2 dimensions",
+            ));
+        }
+        let Some(&output_depth) = output_shape.last() else {
+            return Err(KernelError::shape(
+                OP,
+                "output must have at least 1 dimension",
+            ));
+        };
+        let accum_depth = filter_shape[filter_shape.len() - 1];
+        if output_depth > filter_shape[filter_shape.len() - 2] {
+            return Err(KernelError::shape(
+                OP,
+                "output depth exceeds the filter's rows",
+            ));
+        }
+        let out_flat: usize = output_shape.iter().product();
+        let batches = out_flat.checked_div(output_depth).unwrap_or(0);
+        let in_flat: usize = input_shape.iter().product();
+        if in_flat != batches * accum_depth {
+            return Err(KernelError::shape(
+                OP,
+                "input size is not batches x accum depth",
+            ));
+        }
+        let per_channel = filter_scales.len() > 1;
+        if per_channel && filter_scales.len() != filter_shape[0] {
+            return Err(KernelError::unsupported(
+                OP,
+                "per-channel filter scales must number the output channels",
+            ));
+        }
+        if filter_scales.is_empty() {
+            return Err(KernelError::unsupported(OP, "filter is not quantized"));
+        }
+        let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
+        Ok(FullyConnectedParams {
+            batches,
+            accum_depth,
+            output_depth,
+            input_offset: -input.zero_point,
+            filter_offset: -filter_zero_point,
+            output_offset: output.zero_point,
+            per_channel,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// The length of the multiplier/shift tables: output depth if per-channel, else 1.
+    pub fn table_len(&self) -> usize {
+        if self.per_channel {
+            self.output_depth
+        } else {
+            1
+        }
+    }
+
+    /// Fills the multiplier and shift tables ([`Self::table_len`] entries each).
+    pub fn multipliers(
+        &self,
+        input_scale: f32,
+        filter_scales: &[f32],
+        output_scale: f32,
+        multipliers: &mut [i32],
+        shifts: &mut [i32],
+    ) -> Result<(), KernelError> {
+        KernelError::check_len(OP, "multiplier table", self.table_len(), multipliers.len())?;
+        if self.per_channel {
+            crate::math::per_channel_multipliers(
+                OP,
+                input_scale,
+                &filter_scales[..self.output_depth],
+                output_scale,
+                multipliers,
+                shifts,
+            )
+        } else {
+            KernelError::check_len(OP, "shift table", 1, shifts.len())?;
+            let product = f64::from(input_scale * filter_scales[0]);
+            let (m, s) = quantize_multiplier(product / f64::from(output_scale));
+            multipliers[0] = m;
+            shifts[0] = s;
+            Ok(())
+        }
+    }
+}
+
+/// FULLY_CONNECTED, int8.
+pub fn fully_connected(
+    p: &FullyConnectedParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.len())?;
+    KernelError::check_len(OP, "input", p.batches * p.accum_depth, input.len())?;
+    if filter.len() < p.output_depth * p.accum_depth {
+        return Err(KernelError::Length {
+            op: OP,
+            what: "filter",
+            expected: p.output_depth * p.accum_depth,
+            got: filter.len(),
+        });
+    }
+    if let Some(b) = bias {
+        if b.len() < p.output_depth {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "bias",
+                expected: p.output_depth,
+                got: b.len(),
+            });
+        }
+    }
+    KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
+    // The per-channel reference kernel does not apply the filter offset.
+    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
+    for b in 0..p.batches {
+        let row = &input[b * p.accum_depth..(b + 1) * p.accum_depth];
+        for oc in 0..p.output_depth {
+            let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
+            let mut acc: i32 = 0;
+            for (&x, &w) in row.iter().zip(weights) {
+                acc = acc.wrapping_add(
+                    (i32::from(w) + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
+                );
+            }
+            if let Some(bias) = bias {
+                acc = acc.wrapping_add(bias[oc]);
+            }
+            let (m, s) = if p.per_channel {
+                (multipliers[oc], shifts[oc])
+            } else {
+                (multipliers[0], shifts[0])
+            };
+            let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+            output[b * p.output_depth + oc] = v.clamp(p.act_min, p.act_max) as i8;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! The operators: parameter structs built once (at load) and pure kernels run per inference.
+//!
+//! Each operator has a `*Params` struct whose constructor takes the operator's options, the
+//! tensor shapes and quantizations, validates them the way TFLM's `Prepare` does and
+//! precomputes everything that does not depend on the data; the kernel function then takes
+//! the params and the data slices. Per-channel requantization tables are the caller's slices
+//! (see [`crate::math::per_channel_multipliers`]), so they can live in the persistent region
+//! or in flash.
+//!
+//! | operator | kernel | mirrors (`tensorflow/lite/kernels/internal/reference/...`) |
+//! |---|---|---|
+//! | CONV_2D | [`conv::conv2d`] | `integer_ops/conv.h` `ConvPerChannel` |
+//! | DEPTHWISE_CONV_2D | [`conv::depthwise_conv2d`] | `integer_ops/depthwise_conv.h` `DepthwiseConvPerChannel` |
+//! | FULLY_CONNECTED | [`fully_connected::fully_connected`] | `integer_ops/fully_connected.h` (`FullyConnected`, `FullyConnectedPerChannel`) |
+//! | AVERAGE_POOL_2D, MAX_POOL_2D | [`pooling::average_pool`], [`pooling::max_pool`] | `integer_ops/pooling.h` |
+//! | SOFTMAX | [`activations::softmax`] | `softmax.h` `Softmax<int8_t, int8_t>` |
+//! | LOGISTIC | [`activations::logistic`] | `integer_ops/logistic.h` |
+//! | ADD, MUL | [`elementwise::add`], [`elementwise::mul`] | `integer_ops/add.h`, `integer_ops/mul.h` (with broadcasting) |
+//! | MEAN | [`reduce::mean`] | `reduce.h` `QuantizedMeanOrSum` |
+//! | PAD, CONCATENATION, TRANSPOSE, RESHAPE, SQUEEZE | [`layout`] | `pad.h`, `concatenation.h`, `transpose.h` (and plain copies) |
+//! | QUANTIZE, DEQUANTIZE | [`quantize`] | `quantize.h` `AffineQuantize`, `requantize.h`, `dequantize.h` |
+
+pub mod activations;
+pub mod conv;
+pub mod elementwise;
+pub mod fully_connected;
+pub mod layout;
+pub mod pooling;
+pub mod quantize;
+pub mod reduce;
+
+use crate::error::KernelError;
+
+/// The largest tensor rank the kernels accept (TFLM's broadcast and transpose limit).
+pub const MAX_DIMS: usize = 6;
+
+/// A tensor shape of up to [`MAX_DIMS`] dimensions, stored inline (no allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    len: usize,
+    dims: [usize; MAX_DIMS],
+}
+
+impl Dims {
+    /// The shape `shape`; more than [`MAX_DIMS`] dimensions is an error of operator `op`.
+    pub fn new(op: &'static str, shape: &[usize]) -> Result<Self, KernelError> {
+        if shape.len() > MAX_DIMS {
+            return Err(KernelError::unsupported(
+                op,
+                "tensor of more than 6 dimensions",
+            ));
+        }
+        let mut dims = [1; MAX_DIMS];
+        dims[..shape.len()].copy_from_slice(shape);
+        Ok(Dims {
+            len: shape.len(),
+            dims,
+        })
+    }
+
+    /// The dimensions.
+    pub fn as_slice(&self) -> &[usize] {
+        &self.dims[..self.len]
+    }
+
+    /// The rank.
+    pub fn rank(&self) -> usize {
+        self.len
+    }
+
+    /// The number of elements (1 for a scalar).
+    pub fn flat_size(&self) -> usize {
+        self.as_slice().iter().product()
+    }
+
+    /// Dimension `i`.
+    pub fn dim(&self, i: usize) -> usize {
+        self.dims[i]
+    }
+}
+
+/// A 4-D shape `[batch, height, width, channels]` from a slice, or a shape error.
+pub(crate) fn nhwc(
+    op: &'static str,
+    what: &'static str,
+    shape: &[usize],
+) -> Result<[usize; 4], KernelError> {
+    match shape {
+        [n, h, w, c] => Ok([*n, *h, *w, *c]),
+        _ => Err(KernelError::shape(op, what)),
+    }
+}
+
+/// `Offset(shape, i0, i1, i2, i3)` of a 4-D row-major tensor.
+#[inline]
+pub(crate) fn offset4(shape: &[usize; 4], i0: usize, i1: usize, i2: usize, i3: usize) -> usize {
+    ((i0 * shape[1] + i1) * shape[2] + i2) * shape[3] + i3
+}
+
+/// Integer element types the quantized kernels read and write.
+pub trait QInt: Copy {
+    /// The type's smallest value, as `i32`.
+    const MIN: i32;
+    /// The type's largest value, as `i32`.
+    const MAX: i32;
+    /// Widens to `i32`.
+    fn to_i32(self) -> i32;
+    /// Narrows from `i32` (the value is already clamped to `MIN..=MAX`).
+    fn from_i32(v: i32) -> Self;
+}
+
+macro_rules! qint {
+    ($t:ty) => {
+        impl QInt for $t {
+            const MIN: i32 = <$t>::MIN as i32;
+            const MAX: i32 = <$t>::MAX as i32;
+            #[inline]
+            fn to_i32(self) -> i32 {
+                self as i32
+            }
+            #[inline]
+            fn from_i32(v: i32) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+qint!(i8);
+qint!(u8);
+qint!(i16);
+qint!(i32);

@@ -1,0 +1,199 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D, int8.
+//!
+//! Mirrors `reference_integer_ops::AveragePool` / `MaxPool` with the preparation of
+//! `micro/kernels/pooling_common.cc`: no requantization (TFLM requires the input and output
+//! quantizations to be equal: scales within 1e-6, same zero point), padding from
+//! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
+//! are not counted in the average), the average rounded half away from zero.
+
+use super::{nhwc, offset4};
+use crate::error::KernelError;
+use crate::math::{activation_range_i8, compute_padding, Activation, Padding, QuantParams};
+
+/// The options of a pooling operator (`Pool2DOptions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolOptions {
+    /// `padding`.
+    pub padding: Padding,
+    /// `stride_h`.
+    pub stride_h: usize,
+    /// `stride_w`.
+    pub stride_w: usize,
+    /// `filter_height`.
+    pub filter_h: usize,
+    /// `filter_width`.
+    pub filter_w: usize,
+    /// `fused_activation_function`.
+    pub activation: Activation,
+}
+
+/// A prepared pooling operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolParams {
+    /// Input shape `[n, h, w, c]`.
+    pub input_shape: [usize; 4],
+    /// Output shape `[n, oh, ow, c]`.
+    pub output_shape: [usize; 4],
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Window height.
+    pub filter_h: usize,
+    /// Window width.
+    pub filter_w: usize,
+    /// Padding rows before.
+    pub pad_h: usize,
+    /// Padding columns before.
+    pub pad_w: usize,
+    /// Activation clamp minimum.
+    pub act_min: i32,
+    /// Activation clamp maximum.
+    pub act_max: i32,
+}
+
+impl PoolParams {
+    /// Prepares AVERAGE_POOL_2D or MAX_POOL_2D (`op` names it in errors).
+    pub fn new(
+        op: &'static str,
+        opts: &PoolOptions,
+        input_shape: &[usize],
+        output_shape: &[usize],
+        input: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        let i = nhwc(op, "input must be 4-D", input_shape)?;
+        let o = nhwc(op, "output must be 4-D", output_shape)?;
+        if i[0] != o[0] || i[3] != o[3] {
+            return Err(KernelError::shape(
+                op,
+                "input and output batch or depth differ",
+            ));
+        }
+        let (out_h, pad_h) =
+            compute_padding(op, opts.padding, i[1], opts.filter_h, opts.stride_h, 1)?;
+        let (out_w, pad_w) =
+            compute_padding(op, opts.padding, i[2], opts.filter_w, opts.stride_w, 1)?;
+        if out_h != o[1] || out_w != o[2] {
+            return Err(KernelError::shape(
+                op,
+                "output height/width differ from the window",
+            ));
+        }
+        if f64::from((input.scale - output.scale).abs()) > 1.0e-6
+            || input.zero_point != output.zero_point
+        {
+            return Err(KernelError::unsupported(
+                op,
+                "input and output quantization must be equal",
+            ));
+        }
+        let (act_min, act_max) = activation_range_i8(op, opts.activation, output)?;
+        Ok(PoolParams {
+            input_shape: i,
+            output_shape: o,
+            stride_h: opts.stride_h,
+            stride_w: opts.stride_w,
+            filter_h: opts.filter_h,
+            filter_w: opts.filter_w,
+            pad_h,
+            pad_w,
+            act_min,
+            act_max,
+        })
+    }
+
+    fn check(&self, op: &'static str, input: &[i8], output: &[i8]) -> Result<(), KernelError> {
+        KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
+        KernelError::check_len(
+            op,
+            "output",
+            self.output_shape.iter().product(),
+            output.len(),
+        )
+    }
+
+    /// Calls `f(b, oy, ox, c, y_range, x_range)` for every output cell with its clipped window.
+    fn for_each_window(
+        &self,
+        mut f: impl FnMut(usize, core::ops::Range<usize>, core::ops::Range<usize>, usize, usize),
+    ) {
+        let [batches, in_h, in_w, _] = self.input_shape;
+        let [_, out_h, out_w, _] = self.output_shape;
+        for b in 0..batches {
+            for oy in 0..out_h {
+                let y0 = (oy * self.stride_h) as isize - self.pad_h as isize;
+                let fy_start = (-y0).max(0) as usize;
+                let fy_end = (self.filter_h as isize).min(in_h as isize - y0).max(0) as usize;
+                for ox in 0..out_w {
+                    let x0 = (ox * self.stride_w) as isize - self.pad_w as isize;
+                    let fx_start = (-x0).max(0) as usize;
+                    let fx_end = (self.filter_w as isize).min(in_w as isize - x0).max(0) as usize;
+                    let ys =
+                        (y0 + fy_start as isize) as usize..(y0 + fy_end as isize).max(0) as usize;
+                    let xs =
+                        (x0 + fx_start as isize) as usize..(x0 + fx_end as isize).max(0) as usize;
+                    f(b, ys, xs, oy, ox);
+                }
+            }
+        }
+    }
+}
+
+/// AVERAGE_POOL_2D, int8. A window entirely in the padding is an error (TFLM returns an
+/// error for it too).
+pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    p.check(OP, input, output)?;
+    let depth = p.input_shape[3];
+    let mut empty = false;
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut acc: i32 = 0;
+            let mut count: i32 = 0;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    acc += i32::from(input[offset4(&p.input_shape, b, y, x, c)]);
+                    count += 1;
+                }
+            }
+            if count == 0 {
+                empty = true;
+                return;
+            }
+            // Rounds half away from zero (C++ division truncates toward zero).
+            acc = if acc > 0 {
+                (acc + count / 2) / count
+            } else {
+                (acc - count / 2) / count
+            };
+            output[offset4(&p.output_shape, b, oy, ox, c)] = acc.clamp(p.act_min, p.act_max) as i8;
+        }
+    });
+    if empty {
+        return Err(KernelError::shape(
+            OP,
+            "a pooling window lies entirely in the padding",
+        ));
+    }
+    Ok(())
+}
+
+/// MAX_POOL_2D, int8.
+pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    p.check("MAX_POOL_2D", input, output)?;
+    let depth = p.input_shape[3];
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut max = i8::MIN;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    max = max.max(input[offset4(&p.input_shape, b, y, x, c)]);
+                }
+            }
+            let v = i32::from(max).clamp(p.act_min, p.act_max);
+            output[offset4(&p.output_shape, b, oy, ox, c)] = v as i8;
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,508 @@
+//! The quantization math: multipliers from float scales, requantization, activation ranges.
+//!
+//! Mirrors `tensorflow/lite/kernels/internal/quantization_util.cc` (`QuantizeMultiplier`,
+//! `PreprocessSoftmaxScaling`, `CalculateInputRadius`), `kernels/internal/common.{h,cc}`
+//! (`MultiplyByQuantizedMultiplier` and its `SmallerThanOneExp` / `GreaterThanOne` forms,
+//! `GetReciprocal`), `kernels/kernel_util.cc` (`CalculateActivationRangeQuantized`) and
+//! `kernels/padding.h`. `frexp`, `round` and `floor` are implemented on the IEEE-754 bits
+//! (`no_std` has no libm); they are exact, like the C library functions they replace.
+//!
+//! The multiplier derivation is the only place the kernels use floating point, in `f64` and in
+//! TFLM's order of operations, because a different order can change the last bit of a
+//! multiplier and so an output.
+
+use crate::error::KernelError;
+use crate::fixedpoint::{
+    one_over_one_plus_x_for_x_in_0_1, rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
+};
+
+/// A tensor's per-tensor affine quantization: `real = scale * (q - zero_point)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantParams {
+    /// The scale, as stored in the model (`float`).
+    pub scale: f32,
+    /// The zero point.
+    pub zero_point: i32,
+}
+
+impl QuantParams {
+    /// A quantization from its scale and zero point.
+    pub const fn new(scale: f32, zero_point: i32) -> Self {
+        QuantParams { scale, zero_point }
+    }
+}
+
+/// The fused activation of an operator (TFLite `ActivationFunctionType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activation {
+    /// `NONE`
+    None,
+    /// `RELU`
+    Relu,
+    /// `RELU_N1_TO_1`
+    ReluN1To1,
+    /// `RELU6`
+    Relu6,
+}
+
+impl Activation {
+    /// From the schema's `ActivationFunctionType` value; `TANH` (4) and `SIGN_BIT` (5) are not
+    /// supported as fused activations of quantized operators (TFLM refuses them too).
+    pub fn from_tflite(op: &'static str, value: i8) -> Result<Self, KernelError> {
+        match value {
+            0 => Ok(Activation::None),
+            1 => Ok(Activation::Relu),
+            2 => Ok(Activation::ReluN1To1),
+            3 => Ok(Activation::Relu6),
+            4 => Err(KernelError::unsupported(op, "fused activation TANH")),
+            5 => Err(KernelError::unsupported(op, "fused activation SIGN_BIT")),
+            _ => Err(KernelError::unsupported(op, "unknown fused activation")),
+        }
+    }
+}
+
+/// The padding scheme of a convolution or pooling (TFLite `Padding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Padding {
+    /// `SAME` (0): output size `ceil(in / stride)`, zero padding split with the extra cell after.
+    Same,
+    /// `VALID` (1): no padding.
+    Valid,
+}
+
+impl Padding {
+    /// From the schema's `Padding` value.
+    pub fn from_tflite(op: &'static str, value: i8) -> Result<Self, KernelError> {
+        match value {
+            0 => Ok(Padding::Same),
+            1 => Ok(Padding::Valid),
+            _ => Err(KernelError::unsupported(op, "unknown padding")),
+        }
+    }
+}
+
+/// `frexp`: `x = m * 2^e` with `0.5 <= |m| < 1`; `(x, 0)` for zero, infinities and NaN.
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || x.is_nan() || x.is_infinite() {
+        return (x, 0);
+    }
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: scale by 2^64 (exact) and correct the exponent.
+        let (m, e) = frexp(x * f64::from_bits(0x43f0_0000_0000_0000));
+        return (m, e - 64);
+    }
+    let mantissa = (bits & !(0x7ffu64 << 52)) | (1022u64 << 52);
+    (f64::from_bits(mantissa), biased - 1022)
+}
+
+/// `trunc` for `f64`, exact.
+pub fn trunc_f64(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    if e >= 52 {
+        x // integral, infinite or NaN
+    } else if e < 0 {
+        f64::from_bits(bits & (1u64 << 63)) // ±0
+    } else {
+        f64::from_bits(bits & !((1u64 << (52 - e)) - 1))
+    }
+}
+
+/// `std::round` for `f64` (`TfLiteRound(double)`): to nearest, ties away from zero, exact.
+pub fn round_f64(x: f64) -> f64 {
+    let t = trunc_f64(x);
+    let frac = x - t; // exact
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// `std::floor` for `f64`, exact.
+pub fn floor_f64(x: f64) -> f64 {
+    let t = trunc_f64(x);
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// `trunc` for `f32`, exact.
+pub fn trunc_f32(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let e = ((bits >> 23) & 0xff) as i32 - 127;
+    if e >= 23 {
+        x
+    } else if e < 0 {
+        f32::from_bits(bits & (1u32 << 31))
+    } else {
+        f32::from_bits(bits & !((1u32 << (23 - e)) - 1))
+    }
+}
+
+/// `std::round` for `f32` (`TfLiteRound(float)`): to nearest, ties away from zero, exact.
+pub fn round_f32(x: f32) -> f32 {
+    let t = trunc_f32(x);
+    let frac = x - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// `QuantizeMultiplier`: a real multiplier as a Q31 `multiplier` in `[2^30, 2^31)` (or 0) and
+/// a power-of-two `shift` (positive: left), `real ≈ multiplier * 2^(shift - 31)`.
+pub fn quantize_multiplier(real: f64) -> (i32, i32) {
+    if real == 0.0 {
+        return (0, 0);
+    }
+    let (q, mut shift) = frexp(real);
+    let mut q_fixed = round_f64(q * (1u64 << 31) as f64) as i64;
+    if q_fixed == 1i64 << 31 {
+        q_fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        shift = 0;
+        q_fixed = 0;
+    }
+    (q_fixed as i32, shift)
+}
+
+/// `QuantizeMultiplierSmallerThanOneExp`: [`quantize_multiplier`] for `0 < real < 1`.
+pub fn quantize_multiplier_smaller_than_one_exp(
+    op: &'static str,
+    real: f64,
+) -> Result<(i32, i32), KernelError> {
+    if !(real > 0.0 && real < 1.0) {
+        return Err(KernelError::unsupported(
+            op,
+            "requantization multiplier outside (0, 1)",
+        ));
+    }
+    Ok(quantize_multiplier(real))
+}
+
+/// `QuantizeMultiplierGreaterThanOne`: [`quantize_multiplier`] for `real > 1`.
+pub fn quantize_multiplier_greater_than_one(
+    op: &'static str,
+    real: f64,
+) -> Result<(i32, i32), KernelError> {
+    if real.is_nan() || real <= 1.0 {
+        return Err(KernelError::unsupported(
+            op,
+            "input scaling multiplier must be greater than one",
+        ));
+    }
+    Ok(quantize_multiplier(real))
+}
+
+/// `MultiplyByQuantizedMultiplier(int32_t x, ...)` (TFLM's default, double rounding):
+/// `x * multiplier * 2^(shift - 31)`, rounded.
+#[inline]
+pub fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left_shift = if shift > 0 { shift } else { 0 };
+    let right_shift = if shift > 0 { 0 } else { -shift };
+    rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(
+            x.wrapping_mul(1i32.wrapping_shl(left_shift as u32)),
+            multiplier,
+        ),
+        right_shift as u32,
+    )
+}
+
+/// `MultiplyByQuantizedMultiplier(int64_t x, ...)`: the 64-bit-input form (16-bit-activation
+/// kernels), which rounds the multiplier to 16 bits.
+#[inline]
+pub fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
+    let reduced: i64 = if multiplier < 0x7FFF_0000 {
+        i64::from((multiplier + (1 << 15)) >> 16)
+    } else {
+        0x7FFF
+    };
+    let total_shift = 15 - shift;
+    let x = x
+        .wrapping_mul(reduced)
+        .wrapping_add(1i64 << (total_shift - 1));
+    (x >> total_shift) as i32
+}
+
+/// `MultiplyByQuantizedMultiplierSmallerThanOneExp` (`left_shift <= 0`).
+#[inline]
+pub fn multiply_by_quantized_multiplier_smaller_than_one_exp(
+    x: i32,
+    multiplier: i32,
+    left_shift: i32,
+) -> i32 {
+    rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(x, multiplier),
+        (-left_shift) as u32,
+    )
+}
+
+/// `MultiplyByQuantizedMultiplierGreaterThanOne` (`left_shift >= 0`).
+#[inline]
+pub fn multiply_by_quantized_multiplier_greater_than_one(
+    x: i32,
+    multiplier: i32,
+    left_shift: i32,
+) -> i32 {
+    saturating_rounding_doubling_high_mul(
+        x.wrapping_mul(1i32.wrapping_shl(left_shift as u32)),
+        multiplier,
+    )
+}
+
+/// The per-channel (or per-tensor, broadcast to every channel) requantization of a
+/// convolution: `PopulateConvolutionQuantizationParams`. For every output channel `i`,
+/// `effective = double(input_scale) * double(filter_scale[i]) / double(output_scale)`, then
+/// [`quantize_multiplier`]. `filter_scales` has one entry (per-tensor) or `multipliers.len()`.
+pub fn per_channel_multipliers(
+    op: &'static str,
+    input_scale: f32,
+    filter_scales: &[f32],
+    output_scale: f32,
+    multipliers: &mut [i32],
+    shifts: &mut [i32],
+) -> Result<(), KernelError> {
+    let channels = multipliers.len();
+    KernelError::check_len(op, "shift table", channels, shifts.len())?;
+    if filter_scales.len() != 1 && filter_scales.len() != channels {
+        return Err(KernelError::unsupported(
+            op,
+            "filter quantization must have one scale or one per output channel",
+        ));
+    }
+    for i in 0..channels {
+        let scale = if filter_scales.len() == 1 {
+            filter_scales[0]
+        } else {
+            filter_scales[i]
+        };
+        let effective = f64::from(input_scale) * f64::from(scale) / f64::from(output_scale);
+        let (m, s) = quantize_multiplier(effective);
+        multipliers[i] = m;
+        shifts[i] = s;
+    }
+    Ok(())
+}
+
+/// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`.
+fn quantize_value(op: &'static str, q: QuantParams, f: f32) -> Result<i32, KernelError> {
+    let tmp = round_f32(f / q.scale);
+    if !(tmp >= i32::MIN as f32 && tmp <= i32::MAX as f32) {
+        return Err(KernelError::unsupported(
+            op,
+            "activation bound overflows int32 at this output scale",
+        ));
+    }
+    Ok(q.zero_point.wrapping_add(tmp as i32))
+}
+
+/// `CalculateActivationRangeQuantized`: the clamp `[min, max]` of a fused activation for an
+/// output of integer range `[qmin, qmax]` and quantization `output`.
+pub fn activation_range(
+    op: &'static str,
+    activation: Activation,
+    output: QuantParams,
+    qmin: i32,
+    qmax: i32,
+) -> Result<(i32, i32), KernelError> {
+    Ok(match activation {
+        Activation::None => (qmin, qmax),
+        Activation::Relu => (qmin.max(quantize_value(op, output, 0.0)?), qmax),
+        Activation::Relu6 => (
+            qmin.max(quantize_value(op, output, 0.0)?),
+            qmax.min(quantize_value(op, output, 6.0)?),
+        ),
+        Activation::ReluN1To1 => (
+            qmin.max(quantize_value(op, output, -1.0)?),
+            qmax.min(quantize_value(op, output, 1.0)?),
+        ),
+    })
+}
+
+/// [`activation_range`] for an int8 output.
+pub fn activation_range_i8(
+    op: &'static str,
+    activation: Activation,
+    output: QuantParams,
+) -> Result<(i32, i32), KernelError> {
+    activation_range(op, activation, output, -128, 127)
+}
+
+/// `PreprocessSoftmaxScaling` (double path): `min(beta * input_scale * 2^(31 - bits),
+/// 2^31 - 1)` as a multiplier greater than one and its left shift.
+pub fn preprocess_softmax_scaling(
+    op: &'static str,
+    beta: f64,
+    input_scale: f64,
+    input_integer_bits: i32,
+) -> Result<(i32, i32), KernelError> {
+    let max_real_multiplier = ((1i64 << 31) - 1) as f64;
+    let scaled = beta * input_scale * f64::from(1i32 << (31 - input_integer_bits));
+    // std::min<double>(a, b) returns b only when b < a.
+    let real = if max_real_multiplier < scaled {
+        max_real_multiplier
+    } else {
+        scaled
+    };
+    quantize_multiplier_greater_than_one(op, real)
+}
+
+/// `CalculateInputRadius` (double path): the largest input difference, in input units, that
+/// the fixed-point exp/logistic can take before it saturates.
+pub fn calculate_input_radius(
+    input_integer_bits: i32,
+    input_left_shift: i32,
+    total_signed_bits: i32,
+) -> i32 {
+    let max_input_rescaled = 1.0
+        * f64::from((1i32 << input_integer_bits) - 1)
+        * (1i64 << (total_signed_bits - input_integer_bits)) as f64
+        / (1i64 << input_left_shift) as f64;
+    floor_f64(max_input_rescaled) as i32
+}
+
+/// `GetReciprocal`: `1 / x` for a positive `x` with `x_integer_digits` integer bits, as a Q0
+/// scale and the number of bits of `x` above 1.0 (`(scale, num_bits_over_unit)`).
+pub fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
+    let headroom_plus_one = (x as u32).leading_zeros();
+    let num_bits_over_unit = x_integer_digits - headroom_plus_one as i32;
+    let shifted_sum_minus_one =
+        ((x as u32).wrapping_shl(headroom_plus_one)).wrapping_sub(1u32 << 31) as i32;
+    (
+        one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one),
+        num_bits_over_unit,
+    )
+}
+
+/// `ComputePaddingHeightWidth` for one dimension: `(output size, padding before)`.
+///
+/// `SAME`: `out = ceil(in / stride)`, `VALID`: `out = (in - effective_filter) / stride + 1`;
+/// the padding is `max(0, (out - 1) * stride + effective_filter - in) / 2` (the odd cell goes
+/// after, which the kernels' bounds checks handle).
+pub fn compute_padding(
+    op: &'static str,
+    padding: Padding,
+    in_size: usize,
+    filter_size: usize,
+    stride: usize,
+    dilation: usize,
+) -> Result<(usize, usize), KernelError> {
+    if filter_size == 0 || stride == 0 || dilation == 0 {
+        return Err(KernelError::unsupported(
+            op,
+            "stride, dilation and filter size must be positive",
+        ));
+    }
+    let effective = (filter_size as i64 - 1) * dilation as i64 + 1;
+    let in_size_i = in_size as i64;
+    let stride_i = stride as i64;
+    let out = match padding {
+        Padding::Same => (in_size_i + stride_i - 1) / stride_i,
+        Padding::Valid => (in_size_i + stride_i - effective) / stride_i,
+    };
+    if out < 0 {
+        return Err(KernelError::shape(op, "filter larger than the input"));
+    }
+    let total = ((out - 1) * stride_i + effective - in_size_i).max(0);
+    Ok((out as usize, (total / 2) as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frexp_matches_definition() {
+        for &x in &[
+            1.0,
+            0.5,
+            0.75,
+            3.0,
+            1e-10,
+            123456.789,
+            -2.5,
+            f64::MIN_POSITIVE / 8.0,
+        ] {
+            let (m, e) = frexp(x);
+            assert!((0.5..1.0).contains(&m.abs()), "{x}: {m}");
+            let back = m * 2f64.powi(e + 64) / 2f64.powi(64);
+            assert_eq!(back, x);
+        }
+    }
+
+    #[test]
+    fn round_ties_away() {
+        assert_eq!(round_f64(0.5), 1.0);
+        assert_eq!(round_f64(-0.5), -1.0);
+        assert_eq!(round_f64(2.4999999999999996), 2.0);
+        assert_eq!(round_f64(1.5), 2.0);
+        assert_eq!(round_f64(2.5), 3.0);
+        assert_eq!(round_f32(-2.5), -3.0);
+        assert_eq!(round_f32(0.49999997), 0.0);
+        assert_eq!(round_f64(4503599627370497.0), 4503599627370497.0);
+        assert_eq!(floor_f64(-0.5), -1.0);
+        assert_eq!(floor_f64(2.0), 2.0);
+    }
+
+    #[test]
+    fn quantize_multiplier_known_values() {
+        assert_eq!(quantize_multiplier(0.5), (1 << 30, 0));
+        assert_eq!(quantize_multiplier(1.0), (1 << 30, 1));
+        assert_eq!(quantize_multiplier(0.25), (1 << 30, -1));
+        // A mantissa that rounds up to 2^31 is renormalised.
+        assert_eq!(quantize_multiplier(0.99999999999), (1 << 30, 1));
+        // Below 2^-31 becomes zero.
+        assert_eq!(quantize_multiplier(1e-12), (0, 0));
+    }
+
+    #[test]
+    fn multiply_by_quantized_multiplier_examples() {
+        let (m, s) = quantize_multiplier(0.5);
+        assert_eq!(multiply_by_quantized_multiplier(100, m, s), 50);
+        assert_eq!(multiply_by_quantized_multiplier(-3, m, s), -1); // VQRDMULH rounds -1.5 up
+        let (m, s) = quantize_multiplier(3.0);
+        assert_eq!(multiply_by_quantized_multiplier(7, m, s), 21);
+    }
+
+    #[test]
+    fn softmax_radius() {
+        // TFLM's tests: beta 1, scale 0.1 → multiplier/shift, radius.
+        let (m, s) = preprocess_softmax_scaling("SOFTMAX", 1.0, 0.1, 5).unwrap();
+        assert!(m >= 1 << 30);
+        assert_eq!(s, 23);
+        assert_eq!(calculate_input_radius(5, s, 31), 248);
+    }
+
+    #[test]
+    fn padding_same_and_valid() {
+        assert_eq!(
+            compute_padding("T", Padding::Same, 96, 3, 2, 1).unwrap(),
+            (48, 0)
+        );
+        assert_eq!(
+            compute_padding("T", Padding::Same, 5, 3, 1, 1).unwrap(),
+            (5, 1)
+        );
+        assert_eq!(
+            compute_padding("T", Padding::Valid, 49, 10, 2, 1).unwrap(),
+            (20, 0)
+        );
+        assert_eq!(
+            compute_padding("T", Padding::Same, 7, 3, 1, 2).unwrap(),
+            (7, 2)
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! Shared test support: the TFLM oracle (a Python venv with TFLM's wheel), the `.tflite`
+//! reader, the operator dispatcher and the comparison.
+
+#![allow(dead_code)]
+
+pub mod exec;
+pub mod tflite;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tflite::{DType, Model};
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `../shared` beside the repository (or `$SYNAPTIC_SHARED`); a missing directory fails the
+/// test with a clear message.
+pub fn shared() -> PathBuf {
+    let dir = std::env::var_os("SYNAPTIC_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared"));
+    assert!(
+        dir.join("models").is_dir(),
+        "shared models not found at {} (set SYNAPTIC_SHARED)",
+        dir.display()
+    );
+    dir
+}
+
+/// The oracle's Python: `$ORACLE_PYTHON` or `<repo>/.venv-oracle/bin/python`. Missing is a
+/// failure naming the script that creates it, never a silent pass.
+pub fn python() -> PathBuf {
+    let py = std::env::var_os("ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv-oracle/bin/python"));
+    assert!(
+        py.exists(),
+        "TFLM oracle venv missing ({}): run scripts/oracle-venv.sh (or scripts/test-oracle.sh)",
+        py.display()
+    );
+    py
+}
+
+fn oracle_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/tflm_oracle.py")
+}
+
+/// A scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("synaptic-run-oracle-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// SplitMix64: deterministic random bytes for seeded inputs.
+pub struct Rng(u64);
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Random bytes for every graph input of `model` (int8: uniform bytes; float32: uniform in
+/// ±(200 × the first quantized consumer's scale) when known, else ±8, with some exact ties).
+pub fn random_inputs(model: &Model, rng: &mut Rng) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &i in &model.inputs {
+        let t = &model.tensors[i];
+        match t.dtype {
+            DType::F32 => {
+                let range = model
+                    .operators
+                    .iter()
+                    .find(|op| op.inputs.contains(&(i as i32)))
+                    .map(|op| model.tensors[op.outputs[0] as usize].q().scale)
+                    .filter(|&s| s > 0.0)
+                    .map_or(8.0, |s| 200.0 * s);
+                for k in 0..t.elements() {
+                    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let mut v = ((u * 2.0 - 1.0) * range as f64) as f32;
+                    if k % 7 == 0 {
+                        // An exact tie, x.5 steps of the scale, exercises rounding.
+                        let s = range / 200.0;
+                        v = ((v / s).trunc() + 0.5) * s;
+                    }
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            _ => {
+                for _ in 0..t.bytes() {
+                    out.push(rng.next_u64() as u8);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every tensor's bytes, per run, as TFLM computed them.
+pub type Dump = Vec<Vec<Vec<u8>>>;
+
+/// Runs TFLM on `model_path` for each input blob; returns every tensor of every run.
+pub fn tflm_dump(model_path: &Path, runs: &[Vec<u8>], tag: &str) -> Dump {
+    tflm_dump_many(&[(model_path.to_path_buf(), runs.to_vec())], tag).remove(0)
+}
+
+/// [`tflm_dump`] for many models in one Python process (the wheel's start-up dominates
+/// small models).
+pub fn tflm_dump_many(jobs: &[(PathBuf, Vec<Vec<u8>>)], tag: &str) -> Vec<Dump> {
+    let dir = scratch(tag);
+    let mut manifest = String::new();
+    for (j, (model, runs)) in jobs.iter().enumerate() {
+        manifest.push_str(&format!(
+            "{}\t{}",
+            model.display(),
+            dir.join(format!("out{j}.bin")).display()
+        ));
+        for (k, r) in runs.iter().enumerate() {
+            let p = dir.join(format!("run{j}_{k}.raw"));
+            std::fs::write(&p, r).unwrap();
+            manifest.push_str(&format!("\t{}", p.display()));
+        }
+        manifest.push('\n');
+    }
+    std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
+    let status = Command::new(python())
+        .arg(oracle_script())
+        .arg("batch")
+        .arg(dir.join("manifest.tsv"))
+        .status()
+        .expect("cannot start the oracle's python");
+    assert!(status.success(), "TFLM oracle failed ({tag})");
+    let dumps = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, (model, runs))| {
+            let bytes = std::fs::read(dir.join(format!("out{j}.bin"))).unwrap();
+            let model_bytes = std::fs::read(model).unwrap();
+            parse_dump(&bytes, Model::parse(&model_bytes).tensors.len(), runs.len())
+        })
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    dumps
+}
+
+fn parse_dump(bytes: &[u8], n: usize, runs: usize) -> Dump {
+    let mut pos = 0;
+    let mut dump = Vec::new();
+    for _ in 0..runs {
+        let mut tensors = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = u32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap()) as usize;
+            tensors.push(bytes[pos + 4..pos + 4 + len].to_vec());
+            pos += 4 + len;
+        }
+        dump.push(tensors);
+    }
+    assert_eq!(pos, bytes.len(), "oracle dump has trailing bytes");
+    dump
+}
+
+/// micro_speech features of a WAV, made by TFLM running `audio_preprocessor_int8.tflite`.
+pub fn speech_features(wav: &Path) -> Vec<u8> {
+    let dir = scratch(&format!(
+        "feat-{}",
+        wav.file_stem().unwrap().to_string_lossy()
+    ));
+    let out = dir.join("features.raw");
+    let status = Command::new(python())
+        .arg(oracle_script())
+        .arg("features")
+        .arg(shared().join("models/audio_preprocessor_int8.tflite"))
+        .arg(wav)
+        .arg(&out)
+        .status()
+        .expect("cannot start the oracle's python");
+    assert!(
+        status.success(),
+        "feature generation failed for {}",
+        wav.display()
+    );
+    let f = std::fs::read(&out).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(f.len(), 49 * 40);
+    f
+}
+
+/// person_detect's input from an 8-bit grayscale BMP, as TFLM's `person_detection_test.cc`
+/// feeds it: the pixel bytes in PIL's order (rows top-down) copied into the int8 tensor
+/// unchanged. (Feeding `pixel - 128` instead, as `../shared/inputs/README.md` says the camera
+/// example does, makes TFLM itself score person.bmp as "no person", 4 to -4.)
+pub fn bmp_input(path: &Path) -> Vec<u8> {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[0..2], b"BM", "{}: not a BMP", path.display());
+    let rd = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let data = rd(10) as usize;
+    let width = rd(18) as usize;
+    let height = rd(22) as i32;
+    assert_eq!(u16::from_le_bytes([b[28], b[29]]), 8, "want an 8-bit BMP");
+    let row = width.div_ceil(4) * 4;
+    let h = height.unsigned_abs() as usize;
+    let mut out = Vec::with_capacity(width * h);
+    for y in 0..h {
+        // Positive height: rows are stored bottom-up.
+        let src = if height > 0 { h - 1 - y } else { y };
+        let r = &b[data + src * row..data + src * row + width];
+        out.extend_from_slice(r);
+    }
+    out
+}
+
+/// What a comparison covered.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Tally {
+    pub runs: usize,
+    pub tensors: usize,
+    pub bytes: usize,
+}
+
+/// Compares every operator of `model` against TFLM on every run: each operator is fed TFLM's
+/// own values of its inputs, and its output must equal TFLM's byte for byte ("per operator");
+/// then the whole graph is run from the input alone, and every activation must again equal
+/// TFLM's ("chained"). Constants in TFLM's dump must equal the model's buffers.
+pub fn compare_model(name: &str, model_bytes: &[u8], dump: &Dump) -> Tally {
+    let model = Model::parse(model_bytes);
+    let mut tally = Tally::default();
+    for (r, tensors) in dump.iter().enumerate() {
+        for (i, t) in model.tensors.iter().enumerate() {
+            if t.is_constant() {
+                assert_eq!(
+                    tensors[i], t.data,
+                    "{name} run {r}: TFLM's constant tensor {i} differs from the model"
+                );
+            }
+        }
+        // Per operator, on TFLM's inputs.
+        for (k, op) in model.operators.iter().enumerate() {
+            let get = |i: usize| tensors[i].clone();
+            let got = exec::run_op(&model, op, &get)
+                .unwrap_or_else(|e| panic!("{name} operator {k}: {e}"));
+            let o = op.outputs[0] as usize;
+            assert_mismatch(name, r, k, tflite::op_name(op.code), o, &got, &tensors[o]);
+            tally.tensors += 1;
+            tally.bytes += got.len();
+        }
+        // Chained: only the graph inputs come from TFLM.
+        let mut mine: Vec<Option<Vec<u8>>> = vec![None; model.tensors.len()];
+        for &i in &model.inputs {
+            mine[i] = Some(tensors[i].clone());
+        }
+        for (k, op) in model.operators.iter().enumerate() {
+            let get = |i: usize| {
+                let t = &model.tensors[i];
+                if t.is_constant() {
+                    t.data.to_vec()
+                } else {
+                    mine[i].clone().expect("tensor read before it was written")
+                }
+            };
+            let got = exec::run_op(&model, op, &get).unwrap();
+            let o = op.outputs[0] as usize;
+            assert_mismatch(name, r, k, tflite::op_name(op.code), o, &got, &tensors[o]);
+            mine[o] = Some(got);
+        }
+        tally.runs += 1;
+    }
+    tally
+}
+
+fn assert_mismatch(
+    name: &str,
+    run: usize,
+    k: usize,
+    op: &str,
+    tensor: usize,
+    got: &[u8],
+    want: &[u8],
+) {
+    if got == want {
+        return;
+    }
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{name} run {run} op {k} {op}: output length"
+    );
+    let diffs: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
+    let max = diffs
+        .iter()
+        .map(|&i| ((got[i] as i8) as i32 - (want[i] as i8) as i32).abs())
+        .max()
+        .unwrap();
+    panic!(
+        "{name} run {run}: operator {k} ({op}) output tensor {tensor} differs from TFLM in {} of {} bytes \
+         (max |diff| {max} as int8); first at {}: got {} want {}",
+        diffs.len(),
+        got.len(),
+        diffs[0],
+        got[diffs[0]] as i8,
+        want[diffs[0]] as i8
+    );
+}

@@ -1,0 +1,228 @@
+//! Bit-exactness against TensorFlow Lite Micro, live.
+//!
+//! For every model below, TFLM's own Python wheel (in the venv `scripts/oracle-venv.sh`
+//! creates) runs each input with all tensors preserved; then every operator is run with
+//! synaptic-run's kernels on TFLM's values of its inputs and must give TFLM's output byte for
+//! byte, and the whole graph is run again from the input alone with every activation checked
+//! (see `common::compare_model`). Inputs: seeded random tensors, plus the real inputs of
+//! `../shared/inputs` (person.bmp / no_person.bmp for person_detect, the four WAVs turned into
+//! features by TFLM running `audio_preprocessor_int8.tflite` for micro_speech).
+//!
+//! The venv missing is a failure naming the script, never a pass. The test is built only with
+//! the `oracle` feature, so `cargo test --workspace` needs no Python; `scripts/test-oracle.sh`
+//! creates the venv if needed and runs `cargo test --release -p synaptic-run --features oracle
+//! --test oracle -- --nocapture` (the tallies are printed).
+
+mod common;
+
+use common::tflite::Model;
+use common::{bmp_input, compare_model, random_inputs, shared, speech_features, tflm_dump, Rng};
+
+const SEEDS: u64 = 4;
+
+fn check(
+    name: &str,
+    path: &std::path::Path,
+    real: Vec<(&str, Vec<u8>)>,
+    seeds: u64,
+) -> common::Dump {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let model = Model::parse(&bytes);
+    let mut runs: Vec<Vec<u8>> = (0..seeds)
+        .map(|s| random_inputs(&model, &mut Rng::new(0x5EED_0000 + s)))
+        .collect();
+    let real_names: Vec<&str> = real.iter().map(|(n, _)| *n).collect();
+    runs.extend(real.into_iter().map(|(_, r)| r));
+    let dump = tflm_dump(path, &runs, name);
+    let tally = compare_model(name, &bytes, &dump);
+    println!(
+        "oracle {name}: {} runs ({seeds} random{}{}), {} operator outputs, {} bytes equal to TFLM",
+        tally.runs,
+        if real_names.is_empty() { "" } else { " + " },
+        real_names.join(", "),
+        tally.tensors,
+        tally.bytes
+    );
+    dump
+}
+
+fn shared_model(name: &str) -> std::path::PathBuf {
+    shared().join("models").join(format!("{name}.tflite"))
+}
+
+#[test]
+fn hello_world_int8() {
+    check(
+        "hello_world_int8",
+        &shared_model("hello_world_int8"),
+        vec![],
+        16,
+    );
+}
+
+#[test]
+fn micro_speech_quantized() {
+    let inputs = shared().join("inputs");
+    let real = ["yes", "no", "silence", "noise"]
+        .iter()
+        .map(|w| (*w, speech_features(&inputs.join(format!("{w}_1000ms.wav")))))
+        .collect();
+    let dump = check(
+        "micro_speech_quantized",
+        &shared_model("micro_speech_quantized"),
+        real,
+        SEEDS,
+    );
+    // Output tensor 9: [silence, unknown, yes, no]; runs 4.. are yes, no, silence, noise.
+    let top = |run: usize| (0..4).max_by_key(|&k| dump[run][9][k] as i8).unwrap();
+    println!(
+        "micro_speech labels (0 silence, 1 unknown, 2 yes, 3 no): yes.wav {} no.wav {} silence.wav {} noise.wav {}",
+        top(4),
+        top(5),
+        top(6),
+        top(7)
+    );
+    assert_eq!((top(4), top(5)), (2, 3), "yes/no recordings misclassified");
+}
+
+#[test]
+fn kws_ref_model() {
+    check(
+        "kws_ref_model",
+        &shared_model("kws_ref_model"),
+        vec![],
+        SEEDS,
+    );
+}
+
+#[test]
+fn person_detect() {
+    let inputs = shared().join("inputs");
+    let real = vec![
+        ("person.bmp", bmp_input(&inputs.join("person.bmp"))),
+        ("no_person.bmp", bmp_input(&inputs.join("no_person.bmp"))),
+    ];
+    let dump = check("person_detect", &shared_model("person_detect"), real, 2);
+    // Output tensor 87 is [no person, person] (int8, scale 1/256, zero point -128); the
+    // kernels' output equals TFLM's, so these are this crate's scores too.
+    let scores = |run: usize| (dump[run][87][0] as i8, dump[run][87][1] as i8);
+    let (person, no_person) = (scores(2), scores(3));
+    println!("person_detect scores [no person, person]: person.bmp {person:?}, no_person.bmp {no_person:?}");
+    assert!(person.1 > person.0, "person.bmp must score person");
+    assert!(
+        no_person.0 > no_person.1,
+        "no_person.bmp must score no person"
+    );
+}
+
+#[test]
+fn pretrained_resnet_quant() {
+    check(
+        "pretrainedResnet_quant",
+        &shared_model("pretrainedResnet_quant"),
+        vec![],
+        SEEDS,
+    );
+}
+
+#[test]
+fn ad01_int8() {
+    check("ad01_int8", &shared_model("ad01_int8"), vec![], SEEDS);
+}
+
+#[test]
+fn simple_add_model() {
+    check(
+        "simple_add_model",
+        &shared_model("simple_add_model"),
+        vec![],
+        2,
+    );
+}
+
+/// The committed single-operator models (`tests/models`, written by `tests/oracle/gen_models.py`).
+#[test]
+fn single_operator_models() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
+        .collect();
+    paths.sort();
+    assert!(
+        paths.len() >= 30,
+        "single-operator models missing in {}",
+        dir.display()
+    );
+    let models: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let jobs: Vec<_> = paths
+        .iter()
+        .zip(&models)
+        .map(|(p, bytes)| {
+            let model = Model::parse(bytes);
+            let runs: Vec<Vec<u8>> = (0..SEEDS)
+                .map(|s| random_inputs(&model, &mut Rng::new(0x5EED_0000 + s)))
+                .collect();
+            (p.clone(), runs)
+        })
+        .collect();
+    let dumps = common::tflm_dump_many(&jobs, "single-op");
+    for ((p, bytes), dump) in paths.iter().zip(&models).zip(&dumps) {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let t = compare_model(&name, bytes, dump);
+        println!(
+            "oracle {name}: {} runs ({SEEDS} random), {} operator outputs, {} bytes equal to TFLM",
+            t.runs, t.tensors, t.bytes
+        );
+    }
+}
+
+/// A sweep of single-operator models of random structure and quantization, generated at test
+/// time by `gen_models.py --sweep` (seed and count from `SWEEP_SEED`, `SWEEP_COUNT`; defaults
+/// 2026 and 480: thirty models of each of the 16 kinds).
+#[test]
+fn random_operator_sweep() {
+    let seed: u64 = std::env::var("SWEEP_SEED").map_or(2026, |s| s.parse().unwrap());
+    let count: usize = std::env::var("SWEEP_COUNT").map_or(480, |s| s.parse().unwrap());
+    let dir = common::scratch("sweep");
+    let status = std::process::Command::new(common::python())
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/gen_models.py"))
+        .args(["--sweep", &seed.to_string(), &count.to_string()])
+        .arg(&dir)
+        .status()
+        .expect("cannot start the oracle's python");
+    assert!(status.success(), "gen_models.py --sweep failed");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), count);
+    let models: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let jobs: Vec<_> = paths
+        .iter()
+        .zip(&models)
+        .map(|(p, bytes)| {
+            let model = Model::parse(bytes);
+            let runs: Vec<Vec<u8>> = (0..2)
+                .map(|s| random_inputs(&model, &mut Rng::new(seed * 1000 + s)))
+                .collect();
+            (p.clone(), runs)
+        })
+        .collect();
+    let dumps = common::tflm_dump_many(&jobs, "sweep-dump");
+    let mut total = common::Tally::default();
+    for ((p, bytes), dump) in paths.iter().zip(&models).zip(&dumps) {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let t = compare_model(&format!("{name} (sweep seed {seed})"), bytes, dump);
+        total.runs += t.runs;
+        total.tensors += t.tensors;
+        total.bytes += t.bytes;
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    println!(
+        "oracle sweep (seed {seed}): {count} random single-operator models, {} runs, {} operator outputs, {} bytes equal to TFLM",
+        total.runs, total.tensors, total.bytes
+    );
+}

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""Writes the single-operator int8 test models of synaptic-run (tests/models/*.tflite).
+
+Each model is one operator whose activation inputs are graph inputs and whose weights, bias and
+parameter tensors are constants, with options chosen to cover what the five target models do
+not: strides, dilation, SAME/VALID, every fused activation, depth multipliers, per-channel and
+per-tensor weights, broadcasting, negative axes. The quantization parameters are odd on
+purpose (non-power-of-two scales, non-zero zero points).
+
+The flatbuffers are built with the TFLite schema's object API that TFLM's own wheel ships
+(`tflite_micro...schema_py_generated`), so no TensorFlow is needed; TFLM then serves as the
+oracle for them exactly as for the real models. Deterministic: the same script writes the same
+bytes. Run: `.venv-oracle/bin/python crates/synaptic-run/tests/oracle/gen_models.py`.
+
+`gen_models.py --sweep SEED COUNT DIR` writes COUNT models of random structure and
+quantization instead (the oracle test's sweep, generated at test time, not committed).
+"""
+
+import os
+import sys
+
+import flatbuffers
+import numpy as np
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as s
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+T = s.TensorType
+OPS = s.BuiltinOperator
+OPT = s.BuiltinOptions
+ACT = s.ActivationFunctionType
+PAD = s.Padding
+
+
+def quant(scale, zero_point, dim=0):
+    q = s.QuantizationParametersT()
+    q.scale = [float(np.float32(x)) for x in np.atleast_1d(scale)]
+    q.zeroPoint = [int(z) for z in np.atleast_1d(zero_point)]
+    q.quantizedDimension = dim
+    return q
+
+
+class Builder:
+    def __init__(self):
+        self.tensors, self.buffers = [], [s.BufferT()]  # buffer 0: the empty sentinel
+
+    def tensor(self, name, shape, ttype, q=None, data=None):
+        t = s.TensorT()
+        t.name, t.shape, t.type, t.quantization = name, list(shape), ttype, q
+        if data is None:
+            t.buffer = 0
+        else:
+            b = s.BufferT()
+            b.data = list(np.ascontiguousarray(data).tobytes())
+            self.buffers.append(b)
+            t.buffer = len(self.buffers) - 1
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def write(self, name, opcode, inputs, outputs, options_type=0, options=None):
+        op = s.OperatorT()
+        op.opcodeIndex, op.inputs, op.outputs = 0, inputs, outputs
+        op.builtinOptionsType, op.builtinOptions = options_type, options
+        code = s.OperatorCodeT()
+        code.builtinCode = opcode
+        code.deprecatedBuiltinCode = min(opcode, 127)
+        code.version = 1
+        sg = s.SubGraphT()
+        sg.tensors, sg.operators, sg.name = self.tensors, [op], "main"
+        sg.inputs = [i for i in inputs if i >= 0 and self.tensors[i].buffer == 0]
+        sg.outputs = outputs
+        m = s.ModelT()
+        m.version, m.operatorCodes, m.subgraphs, m.buffers = 3, [code], [sg], self.buffers
+        m.description = "synaptic-run single-operator test model"
+        fb = flatbuffers.Builder(1024)
+        fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
+        with open(os.path.join(OUT, name + ".tflite"), "wb") as f:
+            f.write(fb.Output())
+        if not name.startswith("rand_"):
+            print(name)
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def conv(name, seed, in_shape, out_c, kh, kw, stride, dilation, padding, act, per_channel, groups=1):
+    r = rng(seed)
+    b = Builder()
+    in_c = in_shape[3]
+    f_shape = [out_c, kh, kw, in_c // groups]
+    in_q = quant(0.05 + r.random() * 0.1, r.integers(-20, 20))
+    f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
+    out_q = quant(0.08 + r.random() * 0.2, r.integers(-30, 30))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                 r.integers(-127, 128, f_shape, dtype=np.int8))
+    bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+    bias = b.tensor("bias", [out_c], T.INT32, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                    r.integers(-3000, 3000, out_c, dtype=np.int32))
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT8, out_q)
+    opt = s.Conv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.CONV_2D, [i, f, bias], [o], OPT.Conv2DOptions, opt)
+
+
+def _out(size, k, stride, dilation, padding):
+    eff = (k - 1) * dilation + 1
+    return (size + stride - 1) // stride if padding == PAD.SAME else (size + stride - eff) // stride
+
+
+def depthwise(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act, per_channel):
+    r = rng(seed)
+    b = Builder()
+    out_c = in_shape[3] * mult
+    f_shape = [1, kh, kw, out_c]
+    in_q = quant(0.03 + r.random() * 0.1, r.integers(-20, 20))
+    f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.015
+    out_q = quant(0.05 + r.random() * 0.1, r.integers(-30, 30))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int), dim=3),
+                 r.integers(-127, 128, f_shape, dtype=np.int8))
+    bias = b.tensor("bias", [out_c], T.INT32, quant(in_q.scale[0] * np.atleast_1d(f_scales), np.zeros(np.size(f_scales), int)),
+                    r.integers(-2000, 2000, out_c, dtype=np.int32))
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT8, out_q)
+    opt = s.DepthwiseConv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.depthMultiplier = padding, stride[0], stride[1], mult
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.DEPTHWISE_CONV_2D, [i, f, bias], [o], OPT.DepthwiseConv2DOptions, opt)
+
+
+def fully_connected(name, seed, in_shape, units, act, per_channel, bias=True):
+    r = rng(seed)
+    b = Builder()
+    depth = in_shape[-1]
+    batches = int(np.prod(in_shape)) // depth
+    in_q = quant(0.02 + r.random() * 0.1, r.integers(-50, 50))
+    f_scales = (0.001 + r.random(units) * 0.01) if per_channel else 0.004 + r.random() * 0.01
+    out_q = quant(0.05 + r.random() * 0.3, r.integers(-40, 40))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", [units, depth], T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                 r.integers(-127, 128, [units, depth], dtype=np.int8))
+    bi = -1
+    if bias:
+        bi = b.tensor("bias", [units], T.INT32, quant(in_q.scale[0] * np.atleast_1d(f_scales), np.zeros(np.size(f_scales), int)),
+                      r.integers(-5000, 5000, units, dtype=np.int32))
+    o = b.tensor("output", [batches, units], T.INT8, out_q)
+    opt = s.FullyConnectedOptionsT()
+    opt.fusedActivationFunction = act
+    b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
+
+
+def pool(name, seed, opcode, in_shape, k, stride, padding, act):
+    r = rng(seed)
+    b = Builder()
+    q = quant(0.03 + r.random() * 0.1, r.integers(-20, 20))
+    i = b.tensor("input", in_shape, T.INT8, q)
+    oh = _out(in_shape[1], k[0], stride[0], 1, padding)
+    ow = _out(in_shape[2], k[1], stride[1], 1, padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, in_shape[3]], T.INT8, q)
+    opt = s.Pool2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.filterHeight, opt.filterWidth, opt.fusedActivationFunction = k[0], k[1], act
+    b.write(name, opcode, [i], [o], OPT.Pool2DOptions, opt)
+
+
+def softmax(name, shape, beta, scale, zp):
+    b = Builder()
+    i = b.tensor("input", shape, T.INT8, quant(scale, zp))
+    o = b.tensor("output", shape, T.INT8, quant(1.0 / 256, -128))
+    opt = s.SoftmaxOptionsT()
+    opt.beta = beta
+    b.write(name, OPS.SOFTMAX, [i], [o], OPT.SoftmaxOptions, opt)
+
+
+def logistic(name, shape, scale, zp):
+    b = Builder()
+    i = b.tensor("input", shape, T.INT8, quant(scale, zp))
+    o = b.tensor("output", shape, T.INT8, quant(1.0 / 256, -128))
+    b.write(name, OPS.LOGISTIC, [i], [o])
+
+
+def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
+    r = rng(seed)
+    b = Builder()
+    qa = quant(0.02 + r.random() * 0.1, r.integers(-30, 30))
+    qb = quant(0.02 + r.random() * 0.2, r.integers(-30, 30))
+    qo = quant(0.05 + r.random() * 0.2, r.integers(-30, 30))
+    x = b.tensor("a", a_shape, T.INT8, qa)
+    y = b.tensor("b", b_shape, T.INT8, qb)
+    o = b.tensor("output", out_shape, T.INT8, qo)
+    if opcode == OPS.ADD:
+        opt = s.AddOptionsT()
+        opt.fusedActivationFunction = act
+        b.write(name, opcode, [x, y], [o], OPT.AddOptions, opt)
+    else:
+        opt = s.MulOptionsT()
+        opt.fusedActivationFunction = act
+        b.write(name, opcode, [x, y], [o], OPT.MulOptions, opt)
+
+
+def pad(name, in_shape, paddings):
+    b = Builder()
+    q = quant(0.07, 9)
+    i = b.tensor("input", in_shape, T.INT8, q)
+    p = b.tensor("paddings", [len(in_shape), 2], T.INT32, None, np.array(paddings, dtype=np.int32))
+    out = [d + a + c for d, (a, c) in zip(in_shape, paddings)]
+    o = b.tensor("output", out, T.INT8, q)
+    b.write(name, OPS.PAD, [i, p], [o], OPT.PadOptions, s.PadOptionsT())
+
+
+def mean(name, in_shape, axes, keep, in_q, out_q):
+    b = Builder()
+    i = b.tensor("input", in_shape, T.INT8, quant(*in_q))
+    a = b.tensor("axis", [len(axes)], T.INT32, None, np.array(axes, dtype=np.int32))
+    rank = len(in_shape)
+    red = {(x + rank) % rank for x in axes}
+    out = [1 if k in red else d for k, d in enumerate(in_shape)] if keep else \
+        [d for k, d in enumerate(in_shape) if k not in red]
+    o = b.tensor("output", out, T.INT8, quant(*out_q))
+    opt = s.ReducerOptionsT()
+    opt.keepDims = keep
+    b.write(name, OPS.MEAN, [i, a], [o], OPT.ReducerOptions, opt)
+
+
+def concat(name, shapes, axis):
+    b = Builder()
+    q = quant(0.06, -3)
+    ins = [b.tensor(f"in{k}", sh, T.INT8, q) for k, sh in enumerate(shapes)]
+    rank = len(shapes[0])
+    ax = (axis + rank) % rank
+    out = list(shapes[0])
+    out[ax] = sum(sh[ax] for sh in shapes)
+    o = b.tensor("output", out, T.INT8, q)
+    opt = s.ConcatenationOptionsT()
+    opt.axis = axis
+    b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
+
+
+def transpose(name, in_shape, perm):
+    b = Builder()
+    q = quant(0.1, 4)
+    i = b.tensor("input", in_shape, T.INT8, q)
+    p = b.tensor("perm", [len(perm)], T.INT32, None, np.array(perm, dtype=np.int32))
+    o = b.tensor("output", [in_shape[k] for k in perm], T.INT8, q)
+    b.write(name, OPS.TRANSPOSE, [i, p], [o], OPT.TransposeOptions, s.TransposeOptionsT())
+
+
+def quantize_f32(name, shape, scale, zp):
+    b = Builder()
+    i = b.tensor("input", shape, T.FLOAT32)
+    o = b.tensor("output", shape, T.INT8, quant(scale, zp))
+    b.write(name, OPS.QUANTIZE, [i], [o])
+
+
+def requantize(name, shape, q_in, q_out):
+    b = Builder()
+    i = b.tensor("input", shape, T.INT8, quant(*q_in))
+    o = b.tensor("output", shape, T.INT8, quant(*q_out))
+    b.write(name, OPS.QUANTIZE, [i], [o])
+
+
+def dequantize(name, shape, scale, zp):
+    b = Builder()
+    i = b.tensor("input", shape, T.INT8, quant(scale, zp))
+    o = b.tensor("output", shape, T.FLOAT32)
+    b.write(name, OPS.DEQUANTIZE, [i], [o])
+
+
+def reshape(name, in_shape, out_shape):
+    b = Builder()
+    q = quant(0.1, 1)
+    i = b.tensor("input", in_shape, T.INT8, q)
+    sh = b.tensor("shape", [len(out_shape)], T.INT32, None, np.array(out_shape, dtype=np.int32))
+    o = b.tensor("output", out_shape, T.INT8, q)
+    opt = s.ReshapeOptionsT()
+    opt.newShape = list(out_shape)
+    b.write(name, OPS.RESHAPE, [i, sh], [o], OPT.ReshapeOptions, opt)
+
+
+def squeeze(name, in_shape, dims):
+    b = Builder()
+    q = quant(0.1, 1)
+    i = b.tensor("input", in_shape, T.INT8, q)
+    o = b.tensor("output", [d for k, d in enumerate(in_shape) if k not in dims], T.INT8, q)
+    opt = s.SqueezeOptionsT()
+    opt.squeezeDims = list(dims)
+    b.write(name, OPS.SQUEEZE, [i], [o], OPT.SqueezeOptions, opt)
+
+
+def sweep(seed, count):
+    """`count` single-operator models with random structure (shapes, strides, dilation,
+    padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
+    r = rng(seed)
+    pads, acts = [PAD.SAME, PAD.VALID], [ACT.NONE, ACT.RELU, ACT.RELU_N1_TO_1, ACT.RELU6]
+    kinds = ["conv", "dw", "fc", "avg", "max", "softmax", "logistic", "add", "mul", "mean",
+             "pad", "concat", "transpose", "quantize", "requantize", "dequantize"]
+
+    def ri(lo, hi):
+        return int(r.integers(lo, hi + 1))
+
+    def spatial(k, dil, stride, padding):
+        size = ri(1, 12)
+        if padding == PAD.VALID and size < (k - 1) * dil + 1:
+            size = (k - 1) * dil + 1 + ri(0, 3)
+        return size
+
+    for n in range(count):
+        kind = kinds[n % len(kinds)]
+        name = f"rand_{n:03d}_{kind}"
+        sd = ri(0, 1 << 30)
+        padding, act = pads[ri(0, 1)], acts[ri(0, 3)]
+        if kind in ("conv", "dw"):
+            kh, kw, sh, sw, dh, dw_ = ri(1, 4), ri(1, 4), ri(1, 3), ri(1, 3), ri(1, 3), ri(1, 3)
+            shape = [ri(1, 2), spatial(kh, dh, sh, padding), spatial(kw, dw_, sw, padding), ri(1, 6)]
+            if kind == "conv":
+                conv(name, sd, shape, ri(1, 8), kh, kw, (sh, sw), (dh, dw_), padding, act, ri(0, 1) == 1)
+            else:
+                depthwise(name, sd, shape, ri(1, 3), kh, kw, (sh, sw), (dh, dw_), padding, act, ri(0, 1) == 1)
+        elif kind == "fc":
+            fully_connected(name, sd, [ri(1, 3), ri(1, 64)], ri(1, 16), act, ri(0, 1) == 1, bias=ri(0, 3) > 0)
+        elif kind in ("avg", "max"):
+            kh, kw, sh, sw = ri(1, 4), ri(1, 4), ri(1, 3), ri(1, 3)
+            shape = [ri(1, 2), spatial(kh, 1, sh, padding), spatial(kw, 1, sw, padding), ri(1, 5)]
+            pool(name, sd, OPS.AVERAGE_POOL_2D if kind == "avg" else OPS.MAX_POOL_2D,
+                 shape, (kh, kw), (sh, sw), padding, act)
+        elif kind == "softmax":
+            softmax(name, [ri(1, 4), ri(1, 50)], float(r.uniform(0.2, 2.0)),
+                    float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
+        elif kind == "logistic":
+            logistic(name, [1, 256], float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
+        elif kind in ("add", "mul"):
+            out = [ri(1, 5) for _ in range(ri(1, 4))]
+            a = [d if r.random() < 0.7 else 1 for d in out]
+            b = [d if r.random() < 0.7 else 1 for d in out][ri(0, len(out) - 1):]
+            binary(name, sd, OPS.ADD if kind == "add" else OPS.MUL, a, b,
+                   list(np.broadcast_shapes(tuple(a), tuple(b))), act)
+        elif kind == "mean":
+            shape = [ri(1, 6) for _ in range(ri(1, 4))]
+            axes = sorted({ri(-len(shape), len(shape) - 1) for _ in range(ri(1, len(shape)))})
+            mean(name, shape, axes, ri(0, 1) == 1,
+                 (float(r.uniform(0.01, 0.3)), ri(-128, 127)), (float(r.uniform(0.01, 0.3)), ri(-128, 127)))
+        elif kind == "pad":
+            shape = [ri(1, 5) for _ in range(ri(1, 4))]
+            pad(name, shape, [[ri(0, 3), ri(0, 3)] for _ in shape])
+        elif kind == "concat":
+            rank = ri(1, 4)
+            base = [ri(1, 4) for _ in range(rank)]
+            axis = ri(-rank, rank - 1)
+            shapes = []
+            for _ in range(ri(1, 4)):
+                sh = list(base)
+                sh[axis] = ri(1, 4)
+                shapes.append(sh)
+            concat(name, shapes, axis)
+        elif kind == "transpose":
+            shape = [ri(1, 5) for _ in range(ri(1, 5))]
+            transpose(name, shape, [int(x) for x in r.permutation(len(shape))])
+        elif kind == "quantize":
+            quantize_f32(name, [1, 300], float(np.exp(r.uniform(np.log(0.001), np.log(1.0)))), ri(-128, 127))
+        elif kind == "requantize":
+            requantize(name, [1, 256], (float(r.uniform(0.005, 0.5)), ri(-128, 127)),
+                       (float(r.uniform(0.005, 0.5)), ri(-128, 127)))
+        else:
+            dequantize(name, [1, 256], float(np.exp(r.uniform(np.log(0.001), np.log(1.0)))), ri(-128, 127))
+
+
+def main():
+    global OUT
+    if len(sys.argv) == 5 and sys.argv[1] == "--sweep":
+        OUT = sys.argv[4]
+        os.makedirs(OUT, exist_ok=True)
+        return sweep(int(sys.argv[2]), int(sys.argv[3]))
+    os.makedirs(OUT, exist_ok=True)
+    conv("conv_s2x1_same_relu6_pc", 1, [1, 9, 11, 5], 6, 3, 3, (2, 1), (1, 1), PAD.SAME, ACT.RELU6, True)
+    conv("conv_dil2x3_valid_relu_pt", 2, [2, 10, 12, 4], 8, 3, 2, (1, 1), (2, 3), PAD.VALID, ACT.RELU, False)
+    conv("conv_s2_same_relun1_pc", 3, [1, 8, 8, 3], 4, 5, 5, (2, 2), (1, 1), PAD.SAME, ACT.RELU_N1_TO_1, True)
+    conv("conv_1x1_none_pc", 4, [1, 5, 5, 16], 12, 1, 1, (1, 1), (1, 1), PAD.VALID, ACT.NONE, True)
+    depthwise("dw_m2_s2_same_relun1_pc", 5, [1, 7, 8, 3], 2, 3, 3, (2, 2), (1, 1), PAD.SAME, ACT.RELU_N1_TO_1, True)
+    depthwise("dw_m1_dil2_valid_relu6_pc", 6, [1, 12, 12, 4], 1, 3, 3, (1, 1), (2, 2), PAD.VALID, ACT.RELU6, True)
+    depthwise("dw_m3_s1x2_same_none_pt", 7, [2, 6, 9, 2], 3, 2, 3, (1, 2), (1, 1), PAD.SAME, ACT.NONE, False)
+    fully_connected("fc_pc_relu", 8, [3, 20], 7, ACT.RELU, True)
+    fully_connected("fc_pt_relun1_3d", 9, [2, 1, 16], 5, ACT.RELU_N1_TO_1, False)
+    fully_connected("fc_pt_relu6_nobias", 10, [1, 40], 9, ACT.RELU6, False, bias=False)
+    pool("avgpool_3x3_s2_same_relu6", 11, OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
+    pool("avgpool_2x3_s1_valid_none", 12, OPS.AVERAGE_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID, ACT.NONE)
+    pool("maxpool_2x3_s2_valid_none", 13, OPS.MAX_POOL_2D, [2, 8, 7, 3], (2, 3), (2, 2), PAD.VALID, ACT.NONE)
+    pool("maxpool_3x3_s2_same_relu", 14, OPS.MAX_POOL_2D, [1, 9, 10, 4], (3, 3), (2, 2), PAD.SAME, ACT.RELU)
+    softmax("softmax_beta07", [3, 10], 0.7, 0.13, 5)
+    softmax("softmax_4d_wide", [1, 2, 3, 40], 1.0, 0.0625, -128)
+    softmax("softmax_small_scale", [4, 12], 1.0, 0.01, 20)
+    logistic("logistic_q007", [1, 256], 0.07, 5)
+    logistic("logistic_q002", [4, 64], 0.02, -10)
+    binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
+    binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
+    binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
+    binary("mul_bcast_relun1", 18, OPS.MUL, [1, 3, 4, 6], [6], [1, 3, 4, 6], ACT.RELU_N1_TO_1)
+    binary("mul_same_none", 19, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
+    pad("pad_4d", [1, 5, 6, 3], [[0, 0], [1, 2], [2, 1], [0, 1]])
+    pad("pad_2d", [3, 7], [[2, 0], [1, 3]])
+    mean("mean_hw_keep", [1, 7, 9, 10], [1, 2], True, (0.05, -5), (0.02, 7))
+    mean("mean_last_nokeep", [2, 3, 20], [-1], False, (0.1, 3), (0.1, 3))
+    mean("mean_all_keep", [2, 4, 5], [0, 1, 2], True, (0.3, -100), (0.01, 0))
+    concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
+    concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
+    transpose("transpose_0231", [2, 3, 4, 5], [0, 2, 3, 1])
+    transpose("transpose_3d", [4, 6, 3], [2, 0, 1])
+    quantize_f32("quantize_f32_i8", [1, 200], 0.031, -7)
+    requantize("requantize_i8_i8", [1, 256], (0.05, 10), (0.13, -20))
+    dequantize("dequantize_i8_f32", [1, 256], 0.037, -3)
+    reshape("reshape_4d_2d", [1, 6, 1, 4], [6, 4])
+    squeeze("squeeze_02", [1, 6, 1, 4], [0, 2])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

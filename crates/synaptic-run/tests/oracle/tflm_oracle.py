@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""TFLM, through its own Python wheel, as the oracle of synaptic-run's tests.
+
+  tflm_oracle.py dump MODEL OUT RUN...   For each RUN file (the raw bytes of every graph input,
+                                         concatenated in input order): set the inputs, invoke,
+                                         and append every tensor of subgraph 0 to OUT as
+                                         u32-le length + raw bytes (row-major, tensor order).
+  tflm_oracle.py batch MANIFEST          The same for many models in one process: every line of
+                                         MANIFEST is MODEL OUT RUN... separated by tabs.
+  tflm_oracle.py features PREPROC WAV OUT
+                                         micro_speech features: the 49x40 int8 features TFLM's
+                                         audio_preprocessor_int8.tflite makes from a 1 s 16 kHz
+                                         WAV (30 ms windows, 20 ms stride, as the example's
+                                         evaluate.py), written raw to OUT.
+
+The interpreter runs with InterpreterConfig.kPreserveAllTensors, so GetTensor(i, 0) after
+invoke() returns the value every tensor had in that inference (intermediates included); only
+indices below the model's tensor count are asked for (past it the wheel crashes).
+"""
+
+import struct
+import sys
+import wave
+
+import numpy as np
+from tflite_micro import runtime
+
+
+def tensor_count(model_bytes):
+    model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    sg = model.Subgraphs(0)
+    return sg.TensorsLength(), sg.InputsLength()
+
+
+def dump(model_path, out_path, runs):
+    model = open(model_path, "rb").read()
+    n_tensors, n_inputs = tensor_count(model)
+    # The wheel's default arena (10x the model) is too small for tiny single-op models.
+    it = runtime.Interpreter.from_bytes(
+        model, arena_size=max(10 * len(model), 4 << 20),
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    details = [it.get_input_details(k) for k in range(n_inputs)]
+    with open(out_path, "wb") as out:
+        for run in runs:
+            raw = open(run, "rb").read()
+            pos = 0
+            for k, d in enumerate(details):
+                dt = np.dtype(d["dtype"])
+                n = int(np.prod(d["shape"])) * dt.itemsize
+                if pos + n > len(raw):
+                    sys.exit(f"{run}: {len(raw)} bytes, input {k} needs bytes {pos}..{pos + n}")
+                it.set_input(np.frombuffer(raw[pos:pos + n], dtype=dt).reshape(d["shape"]), k)
+                pos += n
+            if pos != len(raw):
+                sys.exit(f"{run}: {len(raw)} bytes, the inputs take {pos}")
+            it.invoke()
+            for t in range(n_tensors):
+                data = np.ascontiguousarray(it.GetTensor(t, 0)["tensor_data"]).tobytes()
+                out.write(struct.pack("<I", len(data)))
+                out.write(data)
+
+
+def features(preproc_path, wav_path, out_path):
+    w = wave.open(wav_path)
+    if w.getframerate() != 16000 or w.getsampwidth() != 2 or w.getnchannels() != 1:
+        sys.exit(f"{wav_path}: want 16 kHz 16-bit mono")
+    samples = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
+    it = runtime.Interpreter.from_file(preproc_path)
+    window, stride = 480, 320  # 30 ms, 20 ms at 16 kHz
+    feats = np.zeros((49, 40), dtype=np.int8)
+    start, frame = 0, 0
+    while start + window <= len(samples) and frame < 49:
+        it.set_input(samples[start:start + window].reshape(1, -1), 0)
+        it.invoke()
+        feats[frame] = it.get_output(0)
+        start += stride
+        frame += 1
+    open(out_path, "wb").write(feats.tobytes())
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "dump":
+        dump(argv[2], argv[3], argv[4:])
+    elif len(argv) == 3 and argv[1] == "batch":
+        for line in open(argv[2]):
+            if line.strip():
+                model, out, *runs = line.rstrip("\n").split("\t")
+                dump(model, out, runs)
+    elif len(argv) == 5 and argv[1] == "features":
+        features(argv[2], argv[3], argv[4])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
