@@ -46,7 +46,18 @@ impl RawArena<'_> {
         if lifetime != Lifetime::Ephemeral {
             return self.alloc_load_time(req, lifetime);
         }
-        let needed = req.span();
+        let start = self.bump_ephemeral(req.span())?;
+        // SAFETY: `start .. start + span` is inside tensor space (checked by the bump) and was
+        // free.
+        Ok(unsafe { self.place(self.base.get(), start, req, lifetime) })
+    }
+
+    /// The ephemeral bump: reserves `needed` bytes at `top` (the high-water mark kept at
+    /// allocation time) and returns their offset. Shared by tensors and planned regions.
+    /// `needed` must be at most 2^30 + 32 (a request's span, or a plan region that fitted the
+    /// tensor space at load), so the sum cannot wrap.
+    #[inline(always)]
+    pub(super) fn bump_ephemeral(&self, needed: usize) -> Result<usize, AllocError> {
         let start = self.top.get();
         let end = start + needed;
         if end > self.tensor_cap.get() {
@@ -57,8 +68,7 @@ impl RawArena<'_> {
             self.epoch_peak.set(end);
         }
         self.debug_check();
-        // SAFETY: `start .. end` is inside tensor space (checked above) and was free.
-        Ok(unsafe { self.place(self.base.get(), start, req, lifetime) })
+        Ok(start)
     }
 
     /// Persistent and shared allocations (model load time).

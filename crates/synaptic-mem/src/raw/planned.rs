@@ -101,18 +101,9 @@ impl RawArena<'_> {
         if !self.owns(plan) {
             return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
         }
-        // `needed` fitted the tensor space at load (same generation), so no wrap.
-        let start = self.top.get();
-        let end = start + needed;
-        if end > self.tensor_cap.get() {
-            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
-        }
-        self.top.set(end);
-        if end > self.epoch_peak.get() {
-            self.epoch_peak.set(end);
-        }
-        self.debug_check();
-        Ok(PlanRegion { offset: start })
+        // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
+        let offset = self.bump_ephemeral(needed)?;
+        Ok(PlanRegion { offset })
     }
 
     /// Places slot `slot`'s tensor at its planned offset in `region`: writes its descriptor in
