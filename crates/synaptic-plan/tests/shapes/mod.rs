@@ -53,6 +53,31 @@ pub fn split_concat_items(k: usize) -> Vec<PlanItem> {
     items
 }
 
+/// `copies` copies, ten operators apart, of an 8-item instance whose optimum (224 B) is above
+/// its live-set bound (208 B): the heuristics cannot reach the bound, so the whole search and
+/// the exact branch-and-bound run (48 items at most go to the exact search).
+pub fn above_bound_items(copies: usize) -> Vec<PlanItem> {
+    const BASE: [(u64, usize, usize); 8] = [
+        (6, 4, 6),
+        (5, 0, 0),
+        (6, 6, 9),
+        (1, 1, 3),
+        (4, 1, 4),
+        (8, 0, 1),
+        (2, 3, 5),
+        (1, 3, 5),
+    ];
+    (0..copies)
+        .flat_map(|c| {
+            BASE.iter().map(move |&(units, f, l)| PlanItem {
+                bytes: 16 * units,
+                first_op: f + 10 * c,
+                last_op: l + 10 * c,
+            })
+        })
+        .collect()
+}
+
 /// One operator of [`tflite`]: builtin code, input and output tensor indices.
 pub struct Op {
     /// Builtin operator code (schema `BuiltinOperator`).
@@ -150,7 +175,11 @@ pub fn chain_tflite(ops: usize, distance: usize) -> Vec<u8> {
     let model_ops: Vec<Op> = (0..ops)
         .map(|i| Op {
             code: 0,
-            inputs: vec![if i >= distance { (i + 1 - distance) as i32 } else { 0 }],
+            inputs: vec![if i >= distance {
+                (i + 1 - distance) as i32
+            } else {
+                0
+            }],
             outputs: vec![(i + 1) as i32],
         })
         .collect();
