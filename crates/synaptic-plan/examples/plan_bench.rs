@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Prints one line per shape, `plan_bench <shape> <items> <ms> ms <planned> B lb <lb> B`, the
-//! time being this thread's CPU time (Linux; wall clock elsewhere), so that it holds on a
+//! time being this thread's CPU time (Linux, runs of 20 ms or more; wall clock otherwise), so that it holds on a
 //! machine shared with other jobs: the planner alone (`plan_items` with the default options, best of REPEATS runs, default 3), and
 //! for the `tflite:` shapes the whole import and analysis of the model bytes
 //! (`Model::from_bytes` + `Analysis::new`, which plans twice), with the file size. A time, not a
@@ -27,16 +27,18 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 /// Runs `f` `repeats` times; the best time in milliseconds (CPU time of this thread where the
-/// system reports it, else wall clock) and the last result.
+/// system reports it and the run takes 20 ms or more, else wall clock) and the last result.
 fn best_of<T>(repeats: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
     let mut out = None;
     for _ in 0..repeats.max(1) {
         let (t, cpu) = (Instant::now(), thread_cpu_ns());
         let r = f();
+        let wall = t.elapsed().as_secs_f64() * 1e3;
+        // schedstat moves at scheduler ticks: short runs are timed by the wall clock.
         let ms = match (cpu, thread_cpu_ns()) {
-            (Some(a), Some(b)) => (b - a) as f64 / 1e6,
-            _ => t.elapsed().as_secs_f64() * 1e3,
+            (Some(a), Some(b)) if wall >= 20.0 => (b - a) as f64 / 1e6,
+            _ => wall,
         };
         best = best.min(ms);
         out = Some(r);
