@@ -2,6 +2,7 @@
 
 use crate::model::Model;
 use serde::Serialize;
+use synaptic_mem::data_span;
 
 /// When an activation is live, in two equivalent numberings.
 ///
@@ -38,9 +39,13 @@ impl Lifetime {
     pub fn last_op(&self) -> usize {
         self.last_scope.max(1) - 1
     }
-    /// Whether the two lifetimes share a scope.
+    /// Whether the two lifetimes share a scope (the crate's one overlap rule, that of
+    /// [`synaptic_mem::PlanSlot::lifetimes_overlap`]).
     pub fn overlaps(&self, other: &Lifetime) -> bool {
-        self.first_scope <= other.last_scope && other.first_scope <= self.last_scope
+        live_together(
+            (self.first_scope, self.last_scope),
+            (other.first_scope, other.last_scope),
+        )
     }
 }
 
@@ -85,21 +90,53 @@ pub fn lifetimes(model: &Model) -> Vec<Lifetime> {
         .collect()
 }
 
+/// The overlap rule of the whole crate (lifetimes, planner items, the planner's conflict lists):
+/// two inclusive intervals `(first, last)` of scopes or operators meet if they share one. It is
+/// the rule of the core's [`synaptic_mem::PlanSlot::lifetimes_overlap`], which
+/// [`crate::MemoryPlan::check`] applies through [`synaptic_mem::Plan::validate`].
+pub(crate) const fn live_together(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
+/// The one live-set sweep: the largest total `bytes`, over time points, of the inclusive
+/// intervals `(first, last, bytes)` live at that point. Sorts the interval ends (O(n log n),
+/// whatever the numbers of the points) and saturates instead of overflowing; an interval with
+/// `first > last` (never made by this crate) cannot panic it.
+pub(crate) fn max_live_sum(intervals: impl IntoIterator<Item = (usize, usize, u64)>) -> u64 {
+    let mut starts: Vec<(usize, u64)> = Vec::new();
+    let mut ends: Vec<(usize, u64)> = Vec::new();
+    for (first, last, bytes) in intervals {
+        starts.push((first, bytes));
+        ends.push((last, bytes));
+    }
+    starts.sort_unstable();
+    ends.sort_unstable();
+    let (mut live, mut best) = (0i128, 0i128);
+    let mut ended = ends.iter().peekable();
+    for &(first, bytes) in &starts {
+        // Intervals that ended before `first` no longer count; one ending at `first` does.
+        while let Some(&&(last, b)) = ended.peek() {
+            if last >= first {
+                break;
+            }
+            live -= b as i128;
+            ended.next();
+        }
+        live += bytes as i128;
+        best = best.max(live);
+    }
+    u64::try_from(best).unwrap_or(u64::MAX)
+}
+
 /// The live-set lower bound: the largest total, over scopes, of the activations live at that
-/// scope, each rounded up to 16 bytes. Variable tensors are not activations and are not
-/// counted. No plan of these activations can be smaller.
+/// scope, each rounded up to 16 bytes ([`synaptic_mem::data_span`]). Variable tensors are not
+/// activations and are not counted. No plan of these activations can be smaller.
 pub fn live_lower_bound(model: &Model, lifetimes: &[Lifetime]) -> u64 {
-    let scopes = model.operators.len() + 1;
-    let mut diff = vec![0i128; scopes + 1];
-    for l in lifetimes {
-        let size = crate::align16(model.tensors[l.tensor].bytes) as i128;
-        diff[l.first_scope] += size;
-        diff[l.last_scope + 1] -= size;
-    }
-    let (mut cur, mut best) = (0i128, 0i128);
-    for d in diff {
-        cur += d;
-        best = best.max(cur);
-    }
-    best as u64
+    max_live_sum(lifetimes.iter().map(|l| {
+        (
+            l.first_scope,
+            l.last_scope,
+            data_span(model.tensors[l.tensor].bytes),
+        )
+    }))
 }

@@ -11,7 +11,12 @@
 //!   finds a better plan or proves the best one optimal.
 //!
 //! Very large inputs (hostile files) degrade gracefully: above [`SEARCH_MAX_ITEMS`] tensors
-//! "best" is plain greedy, above [`GREEDY_MAX_ITEMS`] every strategy is bump.
+//! "best" is plain greedy (through an index of the items by time, exact first fit while a work
+//! budget lasts, then each item on top of those live with it), above [`GREEDY_MAX_ITEMS`] every
+//! strategy is bump. The search and the exact branch-and-bound stop on budgets of real work
+//! (conflicts visited and the sorting of every first fit), so that their time is bounded,
+//! deterministically: `cargo run --release -p synaptic-plan --example plan_bench` prints the
+//! times on hostile shapes and on the shared models.
 //!
 //! A plan whose size equals the live-set lower bound is optimal by definition and reported as
 //! proven without searching further.
@@ -23,9 +28,12 @@
 //! tensor index) is enough, and bounding each partial placement by
 //! `offset + occupied-above(t) + remaining(t)` at every operator `t` keeps it small.
 
+use crate::lifetime::{live_together, max_live_sum};
 use serde::Serialize;
+use std::cell::Cell;
 use std::time::Instant;
 use synaptic_mem::plan::PlanSlot;
+use synaptic_mem::{data_span, Plan};
 
 /// One tensor to place. For [`MemoryPlan::slots`] (the core's format) operators must be at
 /// most 65535 and offsets below 4 GiB; [`crate::Analysis`] checks both.
@@ -40,13 +48,25 @@ pub struct PlanItem {
 }
 
 impl PlanItem {
-    /// Bytes of the block: `bytes` rounded up to 16.
+    /// Bytes of the block: `bytes` rounded up to 16 (the core's [`data_span`]).
     pub fn span(&self) -> u64 {
-        crate::align16(self.bytes)
+        data_span(self.bytes)
     }
-    /// Whether both are live at a common operator.
+    /// Whether both are live at a common operator (the crate's one overlap rule, the core's
+    /// [`PlanSlot::lifetimes_overlap`]).
     pub fn overlaps(&self, o: &PlanItem) -> bool {
-        self.first_op <= o.last_op && o.first_op <= self.last_op
+        live_together((self.first_op, self.last_op), (o.first_op, o.last_op))
+    }
+
+    /// The item at `offset` as the core's [`PlanSlot`], or `None` if the offset or size does not
+    /// fit `u32` or an operator does not fit `u16`.
+    fn slot_at(&self, offset: u64) -> Option<PlanSlot> {
+        Some(PlanSlot {
+            offset: u32::try_from(offset).ok()?,
+            size: u32::try_from(self.bytes).ok()?,
+            first_op: u16::try_from(self.first_op).ok()?,
+            last_op: u16::try_from(self.last_op).ok()?,
+        })
     }
 }
 
@@ -168,91 +188,259 @@ impl MemoryPlan {
         &self.slots
     }
 
-    /// A [`synaptic_mem::Plan`] borrowing this plan's slots; `validate()` passes.
-    pub fn core_plan(&self) -> synaptic_mem::Plan<'_> {
-        synaptic_mem::Plan {
-            region_size: self.region_size as u32,
+    /// A [`synaptic_mem::Plan`] borrowing this plan's slots; `validate()` passes for every plan
+    /// [`check`](Self::check) accepts. Values beyond the core's format are saturated (an offset
+    /// or size to `u32::MAX`, an operator to `u16::MAX`), so such a plan never validates by
+    /// wrapping.
+    pub fn core_plan(&self) -> Plan<'_> {
+        Plan {
+            region_size: u32::try_from(self.region_size).unwrap_or(u32::MAX),
             slots: &self.slots,
         }
     }
 
-    /// Checks the plan independently: alignment, region bounds, no overlap of live tensors.
+    /// Checks the plan with the core's own rule ([`Plan::validate`]: 16-byte alignment, region
+    /// bounds, no two items live together sharing a byte, no empty item), after converting it
+    /// to the core's format exactly (an offset, size or region beyond `u32`, or an operator
+    /// beyond `u16`, is an error); then that the region is not below the lower bound.
     pub fn check(&self) -> Result<(), String> {
-        for (i, it) in self.items.iter().enumerate() {
-            let o = self.offsets[i];
-            if o % 16 != 0 {
-                return Err(format!("item {i}: offset {o} not 16-byte aligned"));
-            }
-            if o + it.span() > self.region_size {
-                return Err(format!("item {i}: ends beyond the region"));
-            }
-            for j in 0..i {
-                let jt = &self.items[j];
-                let oj = self.offsets[j];
-                if it.overlaps(jt) && o < oj + jt.span() && oj < o + it.span() {
-                    return Err(format!("items {j} and {i} are live together and overlap"));
-                }
-            }
+        if self.items.len() != self.offsets.len() {
+            return Err(format!(
+                "{} items but {} offsets",
+                self.items.len(),
+                self.offsets.len()
+            ));
         }
+        let slots = self
+            .items
+            .iter()
+            .zip(&self.offsets)
+            .enumerate()
+            .map(|(i, (it, &o))| {
+                it.slot_at(o).ok_or_else(|| {
+                    format!(
+                        "item {i}: offset {o}, size {} or operators {}..={} beyond the plan \
+                         format (u32 bytes, u16 operators)",
+                        it.bytes, it.first_op, it.last_op
+                    )
+                })
+            })
+            .collect::<Result<Vec<PlanSlot>, String>>()?;
+        let region_size = u32::try_from(self.region_size).map_err(|_| {
+            format!(
+                "region of {} B beyond the plan format's u32",
+                self.region_size
+            )
+        })?;
+        Plan {
+            region_size,
+            slots: &slots,
+        }
+        .validate()
+        .map_err(|e| e.to_string())?;
         if self.region_size < self.lower_bound {
-            return Err("region below the lower bound".into());
+            return Err(format!(
+                "region of {} B below the lower bound {} B",
+                self.region_size, self.lower_bound
+            ));
         }
         Ok(())
     }
 }
 
-/// Largest total span of items live at one operator.
+/// Largest total span of items live at one operator (the same sweep as
+/// [`crate::live_lower_bound`], over operators instead of scopes); O(n log n) whatever the
+/// operator numbers.
 pub fn items_lower_bound(items: &[PlanItem]) -> u64 {
-    let ops = items.iter().map(|i| i.last_op + 1).max().unwrap_or(0);
-    let mut diff = vec![0i128; ops + 1];
-    for it in items {
-        diff[it.first_op] += it.span() as i128;
-        diff[it.last_op + 1] -= it.span() as i128;
-    }
-    let mut cur = 0i128;
-    let mut best = 0i128;
-    for d in diff {
-        cur += d;
-        best = best.max(cur);
-    }
-    best as u64
+    max_live_sum(items.iter().map(|i| (i.first_op, i.last_op, i.span())))
 }
 
 /// Above this many items the "best" strategy falls back to greedy (keeps hostile inputs fast).
 pub const SEARCH_MAX_ITEMS: usize = 2048;
 
-/// Conflict pairs the hill-climbing may visit per restart (bounds its time on big graphs).
-const WORK_BUDGET: usize = 40_000_000;
-
 /// Above this many items every strategy falls back to bump (no real model comes close).
 pub const GREEDY_MAX_ITEMS: usize = 50_000;
 
-/// Greedy by size without conflict lists (O(n) memory) for large inputs.
+/// Work (see [`Ctx::work`]) the heuristic orders and the hill-climbing may do together, after
+/// the greedy placement: the search stops, deterministically, once it is spent (about 0.15 s
+/// here; the real models need a thousandth of it).
+const SEARCH_WORK_BUDGET: u64 = 40_000_000;
+
+/// Work the exact branch-and-bound may do (it gives up, unproven, beyond it; about 0.15 s).
+const EXACT_WORK_BUDGET: u64 = 30_000_000;
+
+/// Work the large greedy may spend on exact first-fit placements (conflicts gathered, plus
+/// `k·⌈log₂ k⌉` for sorting `k` of them), largest items first; once it is spent, each item goes
+/// on top of the items placed and live with it (about 0.1 s here).
+const LARGE_WORK_BUDGET: u64 = 30_000_000;
+
+/// The one first-fit scan of the planner: the lowest offset at which `size` bytes meet none of
+/// the `busy` intervals `(start, end)`, which must be sorted by start (they may overlap).
+fn first_fit(busy: &[(u64, u64)], size: u64) -> u64 {
+    let mut x = 0u64;
+    for &(start, end) in busy {
+        if start >= x.saturating_add(size) {
+            break;
+        }
+        x = x.max(end);
+    }
+    x
+}
+
+/// Sorts `busy` by start and returns [`first_fit`] of it and the work done (`k` intervals
+/// visited and `k·⌈log₂ k⌉` for sorting them).
+fn sort_and_fit(busy: &mut [(u64, u64)], size: u64) -> (u64, u64) {
+    busy.sort_unstable();
+    let k = busy.len() as u64;
+    (
+        first_fit(busy, size),
+        k + k * u64::from(64 - k.leading_zeros()),
+    )
+}
+
+/// Time compressed to the operators where an item starts (the load only rises there, and two
+/// items are live together exactly when they share one of these points): the sorted points
+/// and each item's inclusive range of point indices.
+fn time_points(items: &[PlanItem]) -> (Vec<usize>, Vec<(usize, usize)>) {
+    let mut points: Vec<usize> = items.iter().map(|i| i.first_op).collect();
+    points.sort_unstable();
+    points.dedup();
+    let ranges = items
+        .iter()
+        .map(|it| {
+            let a = points.partition_point(|&p| p < it.first_op);
+            let b = points.partition_point(|&p| p <= it.last_op).max(a + 1) - 1;
+            (a, b)
+        })
+        .collect();
+    (points, ranges)
+}
+
+/// Placed items by time, for the large greedy: a segment tree over the time points whose
+/// nodes list the items covering the node's whole range (`cover`) or only part of it (`part`,
+/// at the strict ancestors of the covering nodes), with the highest block end of each list.
+/// The items live at some point of `[a, b]` are those in the `cover` lists of the nodes
+/// meeting `[a, b]` and in the `part` lists of the nodes inside it (an item may be listed
+/// twice): O(log n) lists to read, and their highest end, the top of everything live in
+/// `[a, b]`, in O(log n).
+struct TimeIndex {
+    points: usize,
+    cover: Vec<Vec<u32>>,
+    part: Vec<Vec<u32>>,
+    cover_top: Vec<u64>,
+    part_top: Vec<u64>,
+}
+
+impl TimeIndex {
+    fn new(points: usize) -> Self {
+        let nodes = 4 * points.max(1);
+        TimeIndex {
+            points,
+            cover: vec![Vec::new(); nodes],
+            part: vec![Vec::new(); nodes],
+            cover_top: vec![0; nodes],
+            part_top: vec![0; nodes],
+        }
+    }
+
+    /// Calls `f(node, inside)` for every node meeting `a..=b` of a tree over `points` points;
+    /// `inside` if the node's range is within `a..=b` (its children are then not visited).
+    fn visit(points: usize, (a, b): (usize, usize), mut f: impl FnMut(usize, bool)) {
+        // Depth-first with at most two pending nodes per level: 64 covers any `usize` count.
+        let mut stack = [(0usize, 0usize, 0usize); 128];
+        stack[0] = (1, 0, points - 1);
+        let mut len = 1;
+        while len > 0 {
+            len -= 1;
+            let (node, l, r) = stack[len];
+            let inside = a <= l && r <= b;
+            f(node, inside);
+            if inside {
+                continue;
+            }
+            let m = l + (r - l) / 2;
+            if a <= m {
+                stack[len] = (2 * node, l, m);
+                len += 1;
+            }
+            if b > m {
+                stack[len] = (2 * node + 1, m + 1, r);
+                len += 1;
+            }
+        }
+    }
+
+    /// Records item `i`, live over points `range`, with its block ending at `end`.
+    fn insert(&mut self, i: usize, range: (usize, usize), end: u64) {
+        Self::visit(self.points, range, |node, inside| {
+            let (list, top) = if inside {
+                (&mut self.cover[node], &mut self.cover_top[node])
+            } else {
+                (&mut self.part[node], &mut self.part_top[node])
+            };
+            list.push(i as u32);
+            *top = (*top).max(end);
+        });
+    }
+
+    /// The items live at some point of `range` (some twice) and the highest end of their
+    /// blocks; `want_items` false gives the end alone.
+    fn live(&self, range: (usize, usize), want_items: bool, items: &mut Vec<u32>) -> u64 {
+        let mut top = 0;
+        Self::visit(self.points, range, |node, inside| {
+            top = top.max(self.cover_top[node]);
+            if want_items {
+                items.extend_from_slice(&self.cover[node]);
+            }
+            if inside {
+                top = top.max(self.part_top[node]);
+                if want_items {
+                    items.extend_from_slice(&self.part[node]);
+                }
+            }
+        });
+        top
+    }
+}
+
+/// Greedy by size for large inputs, without conflict lists: the placement of [`Ctx::decode`]
+/// of [`order_by_size`] (each item at the lowest offset free of the items already placed and
+/// live with it), through a [`TimeIndex`], while [`LARGE_WORK_BUDGET`] lasts; then each item
+/// on top of the placed items live with it, in O(log n). Deterministic.
 fn greedy_large(items: &[PlanItem]) -> (Vec<u64>, u64) {
-    let order = order_by_size(items);
-    let mut offs = vec![0u64; items.len()];
-    let mut placed: Vec<usize> = Vec::with_capacity(items.len());
-    let mut busy: Vec<(u64, u64)> = Vec::new();
-    let mut peak = 0;
-    for i in order {
-        busy.clear();
-        for &j in &placed {
-            if items[i].overlaps(&items[j]) {
-                busy.push((offs[j], offs[j] + items[j].span()));
-            }
-        }
-        busy.sort_unstable();
-        let s = items[i].span();
-        let mut x = 0u64;
-        for &(o, e) in &busy {
-            if x + s <= o {
-                break;
-            }
-            x = x.max(e);
-        }
+    greedy_indexed(items, LARGE_WORK_BUDGET)
+}
+
+fn greedy_indexed(items: &[PlanItem], budget: u64) -> (Vec<u64>, u64) {
+    let n = items.len();
+    let mut offs = vec![0u64; n];
+    if n == 0 {
+        return (offs, 0);
+    }
+    let (points, ranges) = time_points(items);
+    let mut index = TimeIndex::new(points.len());
+    let (mut live, mut busy) = (Vec::new(), Vec::new());
+    let (mut work, mut peak) = (0u64, 0u64);
+    for i in order_by_size(items) {
+        let span = items[i].span();
+        live.clear();
+        let top = index.live(ranges[i], work < budget, &mut live);
+        let x = if work < budget {
+            busy.clear();
+            busy.extend(live.iter().map(|&j| {
+                let j = j as usize;
+                (offs[j], offs[j].saturating_add(items[j].span()))
+            }));
+            let (x, w) = sort_and_fit(&mut busy, span);
+            work = work.saturating_add(w);
+            x
+        } else {
+            top
+        };
+        let end = x.saturating_add(span);
+        index.insert(i, ranges[i], end);
         offs[i] = x;
-        peak = peak.max(x + s);
-        placed.push(i);
+        peak = peak.max(end);
     }
     (offs, peak)
 }
@@ -261,6 +449,10 @@ struct Ctx<'a> {
     items: &'a [PlanItem],
     span: Vec<u64>,
     conflicts: Vec<Vec<usize>>,
+    /// Work done so far by [`Ctx::first_fit`] and the searches: conflicts visited, plus
+    /// `k·⌈log₂ k⌉` for sorting `k` placed ones ([`sort_and_fit`]); [`Ctx::decode`] adds one per
+    /// item and the exact search its bound computations.
+    work: Cell<u64>,
 }
 
 impl<'a> Ctx<'a> {
@@ -273,7 +465,7 @@ impl<'a> Ctx<'a> {
         let mut conflicts = vec![Vec::new(); n];
         let mut active: Vec<usize> = Vec::new();
         for &i in &by_first {
-            active.retain(|&j| items[j].last_op >= items[i].first_op);
+            active.retain(|&j| items[j].overlaps(&items[i]));
             for &j in &active {
                 conflicts[i].push(j);
                 conflicts[j].push(i);
@@ -284,10 +476,15 @@ impl<'a> Ctx<'a> {
             items,
             span,
             conflicts,
+            work: Cell::new(0),
         }
     }
 
-    /// Lowest offset for `i` free of the placed conflicting items.
+    fn add_work(&self, w: u64) {
+        self.work.set(self.work.get().saturating_add(w));
+    }
+
+    /// Lowest offset for `i` free of the placed conflicting items ([`first_fit`]).
     fn first_fit(&self, i: usize, offsets: &[Option<u64>], scratch: &mut Vec<(u64, u64)>) -> u64 {
         scratch.clear();
         for &j in &self.conflicts[i] {
@@ -295,15 +492,8 @@ impl<'a> Ctx<'a> {
                 scratch.push((o, o + self.span[j]));
             }
         }
-        scratch.sort_unstable();
-        let s = self.span[i];
-        let mut x = 0u64;
-        for &(o, e) in scratch.iter() {
-            if x + s <= o {
-                break;
-            }
-            x = x.max(e);
-        }
+        let (x, work) = sort_and_fit(scratch, self.span[i]);
+        self.add_work(self.conflicts[i].len() as u64 + work);
         x
     }
 
@@ -311,6 +501,7 @@ impl<'a> Ctx<'a> {
     fn decode(&self, order: &[usize], scratch: &mut Vec<(u64, u64)>) -> (Vec<u64>, u64) {
         let mut offs: Vec<Option<u64>> = vec![None; self.items.len()];
         let mut peak = 0;
+        self.add_work(order.len() as u64);
         for &i in order {
             let x = self.first_fit(i, &offs, scratch);
             offs[i] = Some(x);
@@ -382,11 +573,13 @@ pub fn plan_items(items: &[PlanItem], opts: &PlanOptions) -> MemoryPlan {
     let slots = items
         .iter()
         .zip(&offsets)
-        .map(|(it, &o)| PlanSlot {
-            offset: o as u32,
-            size: it.bytes as u32,
-            first_op: it.first_op as u16,
-            last_op: it.last_op as u16,
+        .map(|(it, &o)| {
+            it.slot_at(o).unwrap_or(PlanSlot {
+                offset: u32::try_from(o).unwrap_or(u32::MAX),
+                size: u32::try_from(it.bytes).unwrap_or(u32::MAX),
+                first_op: u16::try_from(it.first_op).unwrap_or(u16::MAX),
+                last_op: u16::try_from(it.last_op).unwrap_or(u16::MAX),
+            })
         })
         .collect();
     MemoryPlan {
@@ -461,7 +654,13 @@ fn best(
         v.push(o);
         v
     };
+    // Everything after the greedy placement shares one budget of real work (conflicts
+    // visited, sorting, probes), so dense inputs stop early, deterministically.
+    let search_end = ctx.work.get().saturating_add(SEARCH_WORK_BUDGET);
     for order in key_orders {
+        if ctx.work.get() >= search_end {
+            break;
+        }
         let (offs, peak) = ctx.decode(&order, &mut scratch);
         stats.orders_evaluated += 1;
         if peak < best_peak {
@@ -471,12 +670,7 @@ fn best(
         }
     }
 
-    // Hill-climbing over the placement order, with restarts. The move budget shrinks for big
-    // dense graphs so that the work (≈ conflict pairs visited) stays bounded, deterministically.
-    let work_per_decode = n + ctx.conflicts.iter().map(Vec::len).sum::<usize>();
-    let iterations = opts
-        .search_iterations
-        .min((WORK_BUDGET / work_per_decode.max(1)).max(50));
+    // Hill-climbing over the placement order, with restarts, until the budget is spent.
     let mut rng = Rng(opts.seed | 1);
     'outer: for restart in 0..=opts.restarts {
         if best_peak == lb || n < 2 {
@@ -491,9 +685,15 @@ fn best(
                 cur.swap(a, b);
             }
         }
+        if ctx.work.get() >= search_end {
+            break;
+        }
         let (_, mut cur_peak) = ctx.decode(&cur, &mut scratch);
         stats.orders_evaluated += 1;
-        for _ in 0..iterations {
+        for _ in 0..opts.search_iterations {
+            if ctx.work.get() >= search_end {
+                break 'outer;
+            }
             let mut cand = cur.clone();
             let a = rng.below(n);
             let b = rng.below(n);
@@ -551,6 +751,8 @@ struct BranchAndBound<'c, 'a> {
     remaining: Vec<u64>,
     nodes: u64,
     limit: u64,
+    /// [`Ctx::work`] at which it gives up ([`EXACT_WORK_BUDGET`] after it starts).
+    work_end: u64,
     aborted: bool,
     scratch: Vec<(u64, u64)>,
 }
@@ -559,18 +761,7 @@ impl<'c, 'a> BranchAndBound<'c, 'a> {
     fn new(ctx: &'c Ctx<'a>, best: u64, lb: u64, limit: u64) -> Self {
         // The load only rises where an item starts: bound at those points only (at most n),
         // whatever the operator numbers.
-        let mut points: Vec<usize> = ctx.items.iter().map(|i| i.first_op).collect();
-        points.sort_unstable();
-        points.dedup();
-        let range: Vec<(usize, usize)> = ctx
-            .items
-            .iter()
-            .map(|it| {
-                let a = points.partition_point(|&p| p < it.first_op);
-                let b = points.partition_point(|&p| p <= it.last_op) - 1;
-                (a, b)
-            })
-            .collect();
+        let (points, range) = time_points(ctx.items);
         let mut remaining = vec![0; points.len()];
         for (i, &(a, b)) in range.iter().enumerate() {
             for r in &mut remaining[a..=b] {
@@ -587,6 +778,7 @@ impl<'c, 'a> BranchAndBound<'c, 'a> {
             remaining,
             nodes: 0,
             limit,
+            work_end: ctx.work.get().saturating_add(EXACT_WORK_BUDGET),
             aborted: false,
             scratch: Vec::new(),
         }
@@ -599,18 +791,21 @@ impl<'c, 'a> BranchAndBound<'c, 'a> {
     /// Bound with `i` just placed at `o` (offsets/remaining already updated).
     fn bound(&self, o: u64) -> u64 {
         let mut acc = self.remaining.clone();
+        let mut work = acc.len() as u64;
         for (j, off) in self.offsets.iter().enumerate() {
             if let Some(off) = *off {
                 let end = off + self.ctx.span[j];
                 if end > o {
                     let above = end - off.max(o);
                     let (a0, b0) = self.range[j];
+                    work += (b0 - a0 + 1) as u64;
                     for a in &mut acc[a0..=b0] {
                         *a += above;
                     }
                 }
             }
         }
+        self.ctx.add_work(work);
         o + acc.into_iter().max().unwrap_or(0)
     }
 
@@ -624,7 +819,7 @@ impl<'c, 'a> BranchAndBound<'c, 'a> {
             return;
         }
         self.nodes += 1;
-        if self.nodes > self.limit {
+        if self.nodes > self.limit || self.ctx.work.get() > self.work_end {
             self.aborted = true;
             return;
         }
@@ -911,5 +1106,138 @@ mod large_tests {
                 }
             }
         }
+    }
+
+    fn decode_greedy(items: &[PlanItem]) -> (Vec<u64>, u64) {
+        Ctx::new(items).decode(&order_by_size(items), &mut Vec::new())
+    }
+
+    /// The indexed greedy places exactly as the conflict-list greedy while its budget lasts,
+    /// and validly (on top) once it is spent.
+    #[test]
+    fn indexed_greedy_equals_conflict_list_greedy() {
+        for seed in 1..40u64 {
+            let items = random_items(50 + 20 * seed as usize, seed);
+            assert_eq!(greedy_indexed(&items, u64::MAX), decode_greedy(&items));
+            for budget in [0, 5_000] {
+                let (offsets, region_size) = greedy_indexed(&items, budget);
+                let bump = PlanOptions {
+                    strategy: Strategy::Bump,
+                    ..PlanOptions::default()
+                };
+                let plan = plan_items(&items, &bump);
+                MemoryPlan {
+                    offsets,
+                    region_size,
+                    ..plan
+                }
+                .check()
+                .unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn first_fit_takes_the_lowest_gap() {
+        assert_eq!(first_fit(&[], 32), 0);
+        assert_eq!(first_fit(&[(0, 16), (48, 64)], 32), 16);
+        assert_eq!(first_fit(&[(0, 16), (32, 64)], 32), 64);
+        assert_eq!(first_fit(&[(0, 64), (16, 32), (80, 96)], 16), 64);
+        let (x, work) = sort_and_fit(&mut [(32, 64), (0, 16)], 32);
+        assert_eq!((x, work), (64, 2 + 2 * 2));
+    }
+
+    /// The search budget counts the sorting of every first fit, not only the conflicts.
+    #[test]
+    fn decode_work_counts_sorting() {
+        // 64 items all live together: placing the k-th sorts k placed conflicts.
+        let items: Vec<PlanItem> = (0..64)
+            .map(|_| PlanItem {
+                bytes: 16,
+                first_op: 0,
+                last_op: 0,
+            })
+            .collect();
+        let ctx = Ctx::new(&items);
+        let order: Vec<usize> = (0..64).collect();
+        let (_, peak) = ctx.decode(&order, &mut Vec::new());
+        assert_eq!(peak, 64 * 16);
+        let sorting: u64 = (0..64u64)
+            .map(|k| k * u64::from(64 - k.leading_zeros()))
+            .sum();
+        assert!(ctx.work.get() >= 64 + 64 * 63 + sorting);
+    }
+
+    #[test]
+    fn lower_bound_takes_any_operator_numbers() {
+        let items = [
+            PlanItem {
+                bytes: 1,
+                first_op: usize::MAX - 1,
+                last_op: usize::MAX,
+            },
+            PlanItem {
+                bytes: 20,
+                first_op: usize::MAX,
+                last_op: usize::MAX,
+            },
+            PlanItem {
+                bytes: 100,
+                first_op: 0,
+                last_op: 5,
+            },
+        ];
+        assert_eq!(items_lower_bound(&items[..2]), 16 + 32);
+        assert_eq!(items_lower_bound(&items), 112);
+        let p = plan_items(&items, &PlanOptions::default());
+        assert_eq!((p.region_size, p.lower_bound), (112, 112));
+    }
+
+    /// `check` is the core's `Plan::validate`, and refuses what the core's format cannot hold.
+    #[test]
+    fn check_is_the_core_validation() {
+        let items = [
+            PlanItem {
+                bytes: 100,
+                first_op: 0,
+                last_op: 1,
+            },
+            PlanItem {
+                bytes: 40,
+                first_op: 1,
+                last_op: 2,
+            },
+        ];
+        let p = plan_items(&items, &PlanOptions::default());
+        p.check().unwrap();
+        let overlap = MemoryPlan {
+            offsets: vec![0, 96],
+            ..p.clone()
+        };
+        assert_eq!(
+            overlap.check().unwrap_err(),
+            "slots 0 and 1 are live together and overlap in memory"
+        );
+        let far = MemoryPlan {
+            offsets: vec![0, 1 << 32],
+            region_size: (1 << 32) + 48,
+            ..p.clone()
+        };
+        assert!(far.check().unwrap_err().contains("beyond the plan format"));
+        assert!(far.core_plan().validate().is_err());
+        let big_region = MemoryPlan {
+            region_size: 1 << 32,
+            ..p.clone()
+        };
+        assert!(big_region.check().unwrap_err().contains("region"));
+        let late = plan_items(
+            &[PlanItem {
+                bytes: 16,
+                first_op: 70_000,
+                last_op: 70_000,
+            }],
+            &PlanOptions::default(),
+        );
+        assert!(late.check().unwrap_err().contains("u16 operators"));
     }
 }
