@@ -42,7 +42,7 @@ pub struct BenchDesc {
 #[inline(always)]
 pub fn block_layout(spec: &TensorSpec) -> Option<(Layout, [u32; 4], u32)> {
     let (dims, bytes) = shape_bytes(spec.dims(), spec.dtype).ok()?;
-    let size = DESC_SPAN + (bytes as usize).next_multiple_of(16);
+    let size = synaptic_mem::block_span(bytes as u64) as usize;
     Some((Layout::from_size_align(size, 16).ok()?, dims, bytes))
 }
 

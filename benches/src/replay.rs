@@ -32,10 +32,7 @@ pub fn load<A: TensorAlloc>(
         let p = a.alloc(s, lt);
         if p.is_none() {
             failed += 1;
-            on_fail(
-                a,
-                crate::allocs::DESC_SPAN + (s.bytes as usize).next_multiple_of(16),
-            );
+            on_fail(a, synaptic_mem::block_span(s.bytes as u64) as usize);
         }
         p
     };
@@ -113,10 +110,7 @@ pub fn inference_with<A: TensorAlloc>(
                 let p = a.alloc_act(act);
                 if p.is_none() {
                     failed += 1;
-                    on_fail(
-                        a,
-                        crate::allocs::DESC_SPAN + (spec.bytes as usize).next_multiple_of(16),
-                    );
+                    on_fail(a, synaptic_mem::block_span(spec.bytes as u64) as usize);
                 }
                 slots[i as usize] = p;
             }
@@ -131,7 +125,7 @@ pub fn inference_with<A: TensorAlloc>(
                     Some(p) => scratch = Some((p, bytes as usize)),
                     None => {
                         failed += 1;
-                        on_fail(a, (bytes as usize).next_multiple_of(16));
+                        on_fail(a, synaptic_mem::data_span(bytes as u64) as usize);
                     }
                 }
             }

@@ -3,6 +3,20 @@
 
 use crate::tensor::data_span;
 
+/// The overlap rule of lifetimes: two inclusive intervals `(first, last)` of operators (or
+/// scopes) are live together when they share one. The one definition, used by
+/// [`Plan::validate`] and by `synaptic-plan`'s lifetimes and planner.
+///
+/// ```
+/// use synaptic_mem::plan::live_together;
+/// assert!(live_together((0, 2), (2, 5)));
+/// assert!(!live_together((0, 1), (2, 5)));
+/// ```
+#[inline(always)]
+pub const fn live_together(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
+}
+
 /// One planned activation tensor.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,10 +38,13 @@ impl PlanSlot {
     pub const fn end(&self) -> u64 {
         self.offset as u64 + data_span(self.size as u64)
     }
-    /// Whether the two slots are live at a common operator.
+    /// Whether the two slots are live at a common operator ([`live_together`]).
     #[inline]
     pub const fn lifetimes_overlap(&self, other: &PlanSlot) -> bool {
-        self.first_op <= other.last_op && other.first_op <= self.last_op
+        live_together(
+            (self.first_op as u64, self.last_op as u64),
+            (other.first_op as u64, other.last_op as u64),
+        )
     }
     /// Whether the two slots' blocks share a byte.
     #[inline]

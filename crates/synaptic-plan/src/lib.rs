@@ -68,11 +68,3 @@ pub use trace::{
     allocation_sequence, sequence_of, ActivationEntry, AllocationSequence, CoreRequest,
     PersistentEntry, PersistentKind, SharedEntry, TensorRef,
 };
-
-/// The core's [`synaptic_mem::data_span`] (`n` rounded up to 16, saturating), under its old
-/// name: kept so existing callers compile; new code calls `synaptic_mem::data_span`.
-///
-/// ```
-/// assert_eq!(synaptic_plan::align16(1), synaptic_mem::data_span(1));
-/// ```
-pub use synaptic_mem::data_span as align16;

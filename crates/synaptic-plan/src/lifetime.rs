@@ -95,7 +95,7 @@ pub fn lifetimes(model: &Model) -> Vec<Lifetime> {
 /// the rule of the core's [`synaptic_mem::PlanSlot::lifetimes_overlap`], which
 /// [`crate::MemoryPlan::check`] applies through [`synaptic_mem::Plan::validate`].
 pub(crate) const fn live_together(a: (usize, usize), b: (usize, usize)) -> bool {
-    a.0 <= b.1 && b.0 <= a.1
+    synaptic_mem::plan::live_together((a.0 as u64, a.1 as u64), (b.0 as u64, b.1 as u64))
 }
 
 /// The one live-set sweep: the largest total `bytes`, over time points, of the inclusive

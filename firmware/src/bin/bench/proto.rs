@@ -166,7 +166,7 @@ unsafe fn alloc<const PEAKS_AT_ALLOC: bool>(
         return fail();
     }
     let bytes = ((count << SHIFT[dtype as usize]) + 7) >> 3;
-    let needed = ((bytes + 15) & !15) + 32;
+    let needed = ((bytes + 15) & !15) + synaptic_mem::DESC_SPAN as u32;
     let desc = critical_section::with(|cs| {
         let s = STATE.borrow(cs);
         let start = s.top.get();
