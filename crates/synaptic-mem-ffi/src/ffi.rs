@@ -111,19 +111,24 @@ pub unsafe extern "C" fn syn_mem_tensor_alloc(
         Ok(req) => req,
         Err(kind) => return reject_kind(kind, lt.region()),
     };
-    with(|s| match s.arena.alloc_request(req, lt) {
-        Ok(desc) => desc.as_ptr().cast(),
-        Err(e) => record_failure(s, e.kind),
+    // The core calls `record_failure` from its own out-of-line failure path, so the inline
+    // success path carries one pointer and no error value.
+    with(|s| {
+        match s
+            .arena
+            .alloc_request_or_else(req, lt, |e| record_failure(s, e.kind))
+        {
+            Ok(desc) => desc.as_ptr().cast(),
+            Err(()) => ptr::null_mut(),
+        }
     })
 }
 
 /// The failure path after the core refused: records its errno (the C API's one error record;
-/// the core keeps none), returns NULL.
-#[cold]
-#[inline(never)]
-fn record_failure<T>(s: &State, kind: ErrorKind) -> *mut T {
+/// the core keeps none).
+#[inline(always)]
+fn record_failure(s: &State, kind: ErrorKind) {
     s.last_error.set(errno::from_kind(kind));
-    ptr::null_mut()
 }
 
 /// The failure path of `syn_mem_tensor_alloc` for arguments the core never sees: counts the

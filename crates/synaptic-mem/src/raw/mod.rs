@@ -384,6 +384,21 @@ impl<'a> RawArena<'a> {
         }
     }
 
+    /// The failure path for callers that handle the error out of line (see
+    /// [`RawArena::alloc_request_or_else`]): classifies and counts, then hands the error to
+    /// `on_err`, all in one cold function.
+    #[cold]
+    #[inline(never)]
+    fn fail_with<E>(
+        &self,
+        kind: ErrorKind,
+        region: Region,
+        needed: usize,
+        on_err: impl FnOnce(AllocError) -> E,
+    ) -> E {
+        on_err(self.fail(kind, region, needed))
+    }
+
     /// Counts a failure found by a layer above (e.g. an unknown C enum value) and describes it.
     #[cold]
     pub fn reject(&self, kind: ErrorKind, region: Region) -> AllocError {

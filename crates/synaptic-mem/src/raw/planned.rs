@@ -102,8 +102,10 @@ impl RawArena<'_> {
             return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
         }
         // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
-        let offset = self.bump_ephemeral(needed)?;
-        Ok(PlanRegion { offset })
+        match self.bump_ephemeral(needed) {
+            Some(offset) => Ok(PlanRegion { offset }),
+            None => Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed)),
+        }
     }
 
     /// Places slot `slot`'s tensor at its planned offset in `region`: writes its descriptor in
