@@ -373,6 +373,28 @@ fn op_view<'m>(
         name,
         error: KernelError::unsupported(name, what),
     };
+    const SUPPORTED: [i32; 17] = [
+        code::ADD,
+        code::AVERAGE_POOL_2D,
+        code::CONCATENATION,
+        code::CONV_2D,
+        code::DEPTHWISE_CONV_2D,
+        code::DEQUANTIZE,
+        code::FULLY_CONNECTED,
+        code::LOGISTIC,
+        code::MAX_POOL_2D,
+        code::MUL,
+        code::RESHAPE,
+        code::SOFTMAX,
+        code::PAD,
+        code::TRANSPOSE,
+        code::MEAN,
+        code::SQUEEZE,
+        code::QUANTIZE,
+    ];
+    if !SUPPORTED.contains(&c.builtin) {
+        return Err(err("operator not implemented"));
+    }
     let ins = op.inputs()?;
     if ins.len() > MAX_OP_INPUTS {
         return Err(err("more than 16 inputs"));
