@@ -7,6 +7,8 @@
 //! synmem emit MODEL --lang rust|c -o FILE [sizing options]
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …]           # planner table over a directory of models
+//! synmem run MODEL (--input IN.raw | --random SEED) --output OUT.raw [--io shared|plan]
+//!                  [--arena N] [--scratch N] [--json]   # one inference on the arena
 //! (every subcommand: [--max-file-bytes N], default 64 MiB)
 //! ```
 //!
@@ -91,6 +93,33 @@ enum Cmd {
         #[command(flatten)]
         sizing: SizingArgs,
     },
+    /// Run one inference on an arena of the planned size (synaptic-run's interpreter) and
+    /// write the output bytes; print the arena figures.
+    Run {
+        /// The .tflite model.
+        model: PathBuf,
+        /// Raw bytes of the graph inputs (input 0, then 1, …), row-major in their dtypes.
+        #[arg(long, value_name = "IN.raw", required_unless_present = "random")]
+        input: Option<PathBuf>,
+        /// Seeded random input bytes instead of --input.
+        #[arg(long, value_name = "SEED", conflicts_with = "input")]
+        random: Option<u64>,
+        /// Receives the raw bytes of every graph output, concatenated in output order.
+        #[arg(long, value_name = "OUT.raw")]
+        output: PathBuf,
+        /// Where graph inputs/outputs live: the SHARED region, or inside the plan.
+        #[arg(long, value_enum, default_value_t = RunIoArg::Shared)]
+        io: RunIoArg,
+        /// Arena size in bytes (default: exactly what the model needs, at least 4096).
+        #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
+        arena: Option<usize>,
+        /// Scratch pool size in bytes (1024..=65536; the kernels need none).
+        #[arg(long, default_value = "1024", value_parser = parse_size, allow_hyphen_values = true)]
+        scratch: usize,
+        /// Print the memory breakdown and the outputs as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Plan every .tflite in a directory; print act sum, live bound, planned, TFLM head,
     /// proven optimal and time per model.
     Survey {
@@ -141,6 +170,11 @@ enum StrategyArg {
 enum IoArg {
     Shared,
     Ephemeral,
+}
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum RunIoArg {
+    Shared,
+    Plan,
 }
 #[derive(ValueEnum, Clone, Copy, Debug)]
 enum LangArg {
@@ -355,6 +389,26 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             println!("{}", to_json(&seq)?);
             Ok(0)
         }
+        Cmd::Run {
+            model,
+            input,
+            random,
+            output,
+            io,
+            arena,
+            scratch,
+            json,
+        } => run_model(
+            &model,
+            input.as_ref(),
+            random,
+            &output,
+            io,
+            arena,
+            scratch,
+            json,
+            max,
+        ),
         Cmd::Survey { dir, sizing } => {
             if sizing.scratch_table.is_some() {
                 return Err(Failure("survey takes no --scratch-table".into(), 2));
@@ -391,4 +445,143 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             }
         }
     }
+}
+
+/// The largest arena the core accepts; model runs slice theirs from a buffer of this size.
+const RUN_MAX_ARENA: usize = synaptic_mem::MAX_ARENA_SIZE;
+
+/// `synmem run`: plan with synaptic-plan, load and run with synaptic-run.
+#[allow(clippy::too_many_arguments)]
+fn run_model(
+    path: &PathBuf,
+    input: Option<&PathBuf>,
+    random: Option<u64>,
+    output: &PathBuf,
+    io: RunIoArg,
+    arena: Option<usize>,
+    scratch: usize,
+    json: bool,
+    max: u64,
+) -> Result<u8, Failure> {
+    use synaptic_mem::{Arena, ArenaBuffer};
+    use synaptic_run::{Interpreter, IoPlacement as RunIo};
+    let bytes = read_file_limited(path, max)?;
+    let mut model = Model::from_bytes(&bytes)?;
+    if let Some(stem) = path.file_stem() {
+        model.name = stem.to_string_lossy().into_owned();
+    }
+    let (plan_io, run_io) = match io {
+        RunIoArg::Shared => (IoPlacement::Shared, RunIo::Shared),
+        RunIoArg::Plan => (IoPlacement::Ephemeral, RunIo::Plan),
+    };
+    let a = Analysis::new(
+        model,
+        &SizingOptions {
+            io: plan_io,
+            ..SizingOptions::default()
+        },
+    )?;
+    let plan = a.ephemeral_plan.core_plan();
+    let config = |arena: usize| {
+        synaptic_mem::ArenaConfig {
+            arena_size: arena,
+            scratch_size: scratch,
+        }
+        .layout()
+        .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))
+    };
+    config(RUN_MAX_ARENA)?;
+    let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
+    let mut buf = Box::new(ArenaBuffer::<RUN_MAX_ARENA>::new());
+    let mut shared = vec![0u8; 1 << 20];
+    // The figures, from a load on the largest arena; then the run on the planned size.
+    let need = {
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), scratch)
+            .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
+        arena
+            .set_shared_region(&mut shared)
+            .map_err(|e| Failure(e.to_string(), 1))?;
+        let (loader, _) = arena.split();
+        Interpreter::new(&bytes, loader, plan, run_io)
+            .map_err(load_err)?
+            .memory()
+    };
+    let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
+    let size =
+        arena.unwrap_or((need.persistent + need.planned + pool).max(synaptic_mem::MIN_ARENA_SIZE));
+    config(size)?;
+    let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], scratch)
+        .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
+    let shared_size = need.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
+    arena
+        .set_shared_region(&mut shared[..shared_size])
+        .map_err(|e| Failure(e.to_string(), 1))?;
+    let (loader, mut runner) = arena.split();
+    let mut net = Interpreter::new(&bytes, loader, plan, run_io).map_err(load_err)?;
+    let in_bytes = match (input, random) {
+        (Some(p), _) => read_file_limited(p, max)?,
+        (None, Some(seed)) => {
+            let mut x = seed;
+            (0..net.input_bytes())
+                .map(|_| {
+                    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    let mut z = x;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                    (z ^ (z >> 31)) as u8
+                })
+                .collect()
+        }
+        (None, None) => return Err(Failure("give --input or --random".into(), 2)),
+    };
+    let mut out = vec![0u8; net.output_bytes()];
+    net.invoke(&mut runner, &in_bytes, &mut out)
+        .map_err(|e| Failure(format!("{}: {e}", path.display()), 1))?;
+    std::fs::write(output, &out)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display()), 1))?;
+    let m = net.memory();
+    let stats = runner.stats();
+    let ram = m.total();
+    if json {
+        let v = serde_json::json!({
+            "model": a.report.model,
+            "io": match io { RunIoArg::Shared => "shared", RunIoArg::Plan => "plan" },
+            "persistent_bytes": m.persistent,
+            "tables_bytes": m.tables,
+            "locations_bytes": m.locations,
+            "descriptors_bytes": m.plan_descriptors,
+            "planned_ephemeral_bytes": m.planned,
+            "scratch_peak_bytes": stats.scratch_peak,
+            "shared_bytes": m.shared,
+            "total_bytes": ram,
+            "arena_bytes": size,
+            "outputs": out,
+        });
+        println!("{}", to_json(&v)?);
+    } else {
+        println!(
+            "{}: {} input bytes -> {} output bytes written to {} (I/O in {})",
+            a.report.model,
+            in_bytes.len(),
+            out.len(),
+            output.display(),
+            match io {
+                RunIoArg::Shared => "the shared region",
+                RunIoArg::Plan => "the plan",
+            }
+        );
+        println!("syn mem run");
+        println!("region                     bytes");
+        println!("persistent          {:>13}", m.persistent);
+        println!("  per-op tables     {:>13}", m.tables);
+        println!("  tensor locations  {:>13}", m.locations);
+        println!("  plan descriptors  {:>13}", m.plan_descriptors);
+        println!("planned activations {:>13}", m.planned);
+        println!("scratch (peak)      {:>13}", stats.scratch_peak);
+        println!("shared              {:>13}", m.shared);
+        println!("total RAM           {:>13}", ram);
+        println!("arena {size} B (scratch pool {pool} B), shared region {shared_size} B");
+        println!("{stats}");
+    }
+    Ok(0)
 }

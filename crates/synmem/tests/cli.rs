@@ -548,3 +548,51 @@ fn negative_sizes_get_a_plain_error() {
         assert!(e.contains("positive number of bytes"), "{e}");
     }
 }
+
+#[test]
+fn run_writes_outputs_and_names_unsupported_operators() {
+    let Some(dir) = models() else { return };
+    let hw = dir.join("hello_world_int8.tflite");
+    let out = tmp("hw_out.raw");
+    let input = tmp("hw_in.raw");
+    std::fs::write(&input, [0u8]).unwrap();
+    let mut outputs = Vec::new();
+    for io in ["shared", "plan"] {
+        let o = Command::cargo_bin("synmem")
+            .unwrap()
+            .args([
+                "run",
+                hw.to_str().unwrap(),
+                "--input",
+                input.to_str().unwrap(),
+            ])
+            .args(["--output", out.to_str().unwrap(), "--io", io])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("planned activations") && text.contains("total RAM"),
+            "{text}"
+        );
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert_eq!(outputs[0].len(), 1);
+    assert_eq!(outputs[0], outputs[1], "I/O placement changed the output");
+    let lstm = dir.join("trained_lstm_int8.tflite");
+    let e = fails(
+        &[
+            "run",
+            lstm.to_str().unwrap(),
+            "--random",
+            "1",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(
+        e.contains("operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM)"),
+        "{e}"
+    );
+}

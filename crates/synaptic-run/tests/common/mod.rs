@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod arena;
 pub mod exec;
 pub mod tflite;
 
