@@ -50,7 +50,9 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 use core::ptr;
 
-use crate::config::{align_down, ArenaConfig, ConfigError, MAX_SHARED_SIZE, MIN_SHARED_SIZE};
+use crate::config::{
+    align_down, ArenaConfig, ConfigError, Floors, MAX_SHARED_SIZE, MIN_SHARED_SIZE,
+};
 use crate::error::{AllocError, ErrorKind, Region};
 use crate::stats::Stats;
 
@@ -169,9 +171,17 @@ impl<'a> RawArena<'a> {
         Ok(arena)
     }
 
-    /// (Re-)initialises the arena over `len` bytes at `base`, dropping all earlier allocations,
-    /// statistics and the shared region. The layout is [`ArenaConfig::layout_at`]'s. On error
-    /// nothing changes.
+    /// An arena over `buf` sized exactly for a plan: no Kconfig floors ([`Floors::Exact`]), so
+    /// the scratch pool may be 0 bytes and the arena as small as the model needs.
+    pub fn new_exact(buf: &'a mut [u8], scratch_size: usize) -> Result<Self, ConfigError> {
+        let arena = Self::UNINIT;
+        // SAFETY: `buf` is exclusively borrowed for 'a, which the arena carries in its type.
+        unsafe { arena.init_with(buf.as_mut_ptr(), buf.len(), scratch_size, Floors::Exact)? };
+        Ok(arena)
+    }
+
+    /// (Re-)initialises the arena over `len` bytes at `base` under the Kconfig floors, dropping
+    /// all earlier allocations, statistics and the shared region. On error nothing changes.
     ///
     /// # Safety
     /// `base .. base + len` must be valid for reads and writes and used by nothing but this arena
@@ -182,11 +192,27 @@ impl<'a> RawArena<'a> {
         len: usize,
         scratch_size: usize,
     ) -> Result<(), ConfigError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.init_with(base, len, scratch_size, Floors::Kconfig) }
+    }
+
+    /// [`RawArena::init`] under the given floors. The layout is
+    /// [`ArenaConfig::layout_at_with`]'s.
+    ///
+    /// # Safety
+    /// As for [`RawArena::init`].
+    pub unsafe fn init_with(
+        &self,
+        base: *mut u8,
+        len: usize,
+        scratch_size: usize,
+        floors: Floors,
+    ) -> Result<(), ConfigError> {
         let layout = ArenaConfig {
             arena_size: len,
             scratch_size,
         }
-        .layout_at(base.addr())?;
+        .layout_at_with(base.addr(), floors)?;
         if base.is_null() {
             return Err(ConfigError::NullBase);
         }
