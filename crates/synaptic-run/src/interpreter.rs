@@ -215,6 +215,11 @@ pub struct Memory {
     pub shared: usize,
     /// Scratch bytes the kernels take per inference.
     pub scratch: usize,
+    /// Descriptor bytes included in the figures above: [`DESC_SPAN`] per persistent and
+    /// shared tensor plus the plan's descriptor table (`plan_descriptors`).
+    ///
+    /// [`DESC_SPAN`]: synaptic_mem::DESC_SPAN
+    pub descriptors: usize,
 }
 
 impl Memory {
@@ -222,6 +227,15 @@ impl Memory {
     /// their descriptors and per-operator data.
     pub fn total(&self) -> usize {
         self.persistent + self.planned + self.scratch + self.shared
+    }
+
+    /// The arena (in bytes) that holds exactly this model with a scratch pool of
+    /// `scratch_pool` bytes: persistent + planned + the pool, at least the core's smallest
+    /// arena ([`synaptic_mem::MIN_ARENA_SIZE`]). The pool must be one the core accepts
+    /// (at least [`synaptic_mem::MIN_SCRATCH_SIZE`], a multiple of 16); the kernels need none.
+    pub fn arena_bytes(&self, scratch_pool: usize) -> usize {
+        (self.persistent + self.planned + scratch_pool.max(self.scratch))
+            .max(synaptic_mem::MIN_ARENA_SIZE)
     }
 }
 
@@ -1290,6 +1304,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         }
         let mut memory = Memory {
             locations: synaptic_mem::block_span(2 * n_tensors.max(1) as u64) as usize,
+            descriptors: synaptic_mem::DESC_SPAN,
             ..Memory::default()
         };
 
@@ -1311,6 +1326,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                 off += 2 * n;
             }
             memory.tables = synaptic_mem::block_span(4 * table_words as u64) as usize;
+            memory.descriptors += synaptic_mem::DESC_SPAN;
             tables = Some(t);
         }
 
@@ -1327,6 +1343,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                     what: "a graph input or output of a type the arena cannot hold",
                 })?;
                 io[k] = Some(loader.shared(&shape[..n], dtype)?);
+                memory.descriptors += synaptic_mem::DESC_SPAN;
             }
         }
 
@@ -1335,6 +1352,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         let plan_handle = loader.load_plan(plan).map_err(LoadError::PlanLoad)?;
         let after = loader.stats();
         memory.plan_descriptors = after.persistent_used - mid.persistent_used;
+        memory.descriptors += memory.plan_descriptors;
         memory.persistent = after.persistent_used - before.persistent_used;
         memory.planned = plan.region_size as usize;
         memory.shared = after.shared_used - before.shared_used;

@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bmp;
 pub mod error;
 pub mod fixedpoint;
 pub mod interpreter;

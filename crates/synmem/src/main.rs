@@ -95,10 +95,12 @@ enum Cmd {
     },
     /// Run one inference on an arena of the planned size (synaptic-run's interpreter) and
     /// write the output bytes; print the arena figures.
+    #[command(long_about = RUN_LONG_ABOUT)]
     Run {
         /// The .tflite model.
         model: PathBuf,
-        /// Raw bytes of the graph inputs (input 0, then 1, …), row-major in their dtypes.
+        /// Raw bytes of input tensor 0 in its dtype and shape, row-major (a model with several
+        /// inputs: every input's bytes, concatenated in input order).
         #[arg(long, value_name = "IN.raw", required_unless_present = "random")]
         input: Option<PathBuf>,
         /// Seeded random input bytes instead of --input.
@@ -116,7 +118,7 @@ enum Cmd {
         /// Scratch pool size in bytes (1024..=65536; the kernels need none).
         #[arg(long, default_value = "1024", value_parser = parse_size, allow_hyphen_values = true)]
         scratch: usize,
-        /// Print the memory breakdown and the outputs as JSON.
+        /// Print the memory breakdown and the outputs as JSON (fields: see above).
         #[arg(long)]
         json: bool,
     },
@@ -129,6 +131,38 @@ enum Cmd {
         sizing: SizingArgs,
     },
 }
+
+/// `synmem run --help`: the interface other tools parse (issue 11), fields included.
+const RUN_LONG_ABOUT: &str = "\
+Run one inference on an arena of the planned size (synaptic-run's interpreter, bit-exact with
+TFLM) and write the output bytes; print the arena figures.
+
+IN.raw holds the raw bytes of input tensor 0 in its dtype and shape, row-major (for a model
+with several inputs, every input concatenated in input order); its length must be exactly
+that. OUT.raw receives the raw bytes of every output tensor, concatenated in output order.
+
+--json prints one object (byte counts in the core's block accounting: each tensor's
+32-byte descriptor included, data rounded up to 16):
+  model                    model name (file stem)
+  io                       \"shared\" or \"plan\": where graph input/output lived
+  persistent_bytes         all persistent bytes = tables + locations + plan descriptors
+  tables_bytes             per-operator requantization tables (persistent)
+  locations_bytes          tensor -> location map (persistent)
+  plan_descriptors_bytes   the plan's descriptor table (persistent)
+  planned_ephemeral_bytes  the plan's ephemeral region (activations)
+  scratch_peak_bytes       scratch pool peak during the inference
+  shared_bytes             SHARED region bytes of the graph I/O (0 with --io plan)
+  descriptors_bytes        descriptor bytes included in the figures above
+  total_bytes              persistent + planned ephemeral + scratch peak + shared
+  arena_bytes              the arena given to the core: persistent + planned ephemeral +
+                           the scratch pool, at least 4096 (or --arena)
+  scratch_pool_bytes       the arena's scratch pool (--scratch rounded up to 16)
+  shared_region_bytes      the SHARED region registered (shared_bytes, at least the
+                           core's 48-byte minimum)
+  inputs, outputs          one object per graph tensor, in order: index, tensor, name,
+                           dtype (i8, u8, i16, i32, f32, ...), shape, bytes, offset (in
+                           IN.raw / OUT.raw); outputs also carry values: the elements decoded
+                           from their dtype (i8, u8, i16, i32, f32; null for other dtypes)";
 
 #[derive(Args, Debug)]
 struct SizingArgs {
@@ -507,8 +541,7 @@ fn run_model(
             .memory()
     };
     let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
-    let size =
-        arena.unwrap_or((need.persistent + need.planned + pool).max(synaptic_mem::MIN_ARENA_SIZE));
+    let size = arena.unwrap_or(need.arena_bytes(pool));
     config(size)?;
     let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], scratch)
         .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
@@ -534,6 +567,30 @@ fn run_model(
         }
         (None, None) => return Err(Failure("give --input or --random".into(), 2)),
     };
+    let inputs = io_tensors(&a.model, &a.model.inputs);
+    if in_bytes.len() != net.input_bytes() {
+        let t = &inputs[0];
+        return Err(Failure(
+            format!(
+                "{}: IN.raw holds {} bytes; input tensor 0 ({} {}) takes {}{}",
+                input.map_or("random input".into(), |p| p.display().to_string()),
+                in_bytes.len(),
+                t.dtype.short_name(),
+                t.shape_text(),
+                t.bytes,
+                if inputs.len() > 1 {
+                    format!(
+                        " (all {} inputs, concatenated: {})",
+                        inputs.len(),
+                        net.input_bytes()
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            1,
+        ));
+    }
     let mut out = vec![0u8; net.output_bytes()];
     net.invoke(&mut runner, &in_bytes, &mut out)
         .map_err(|e| Failure(format!("{}: {e}", path.display()), 1))?;
@@ -543,19 +600,32 @@ fn run_model(
     let stats = runner.stats();
     let ram = m.total();
     if json {
+        let outputs: Vec<serde_json::Value> = io_tensors(&a.model, &a.model.outputs)
+            .into_iter()
+            .map(|t| {
+                let values = t.values(&out[t.offset..t.offset + t.bytes]);
+                let mut v = t.json();
+                v["values"] = values;
+                v
+            })
+            .collect();
         let v = serde_json::json!({
             "model": a.report.model,
             "io": match io { RunIoArg::Shared => "shared", RunIoArg::Plan => "plan" },
             "persistent_bytes": m.persistent,
             "tables_bytes": m.tables,
             "locations_bytes": m.locations,
-            "descriptors_bytes": m.plan_descriptors,
+            "plan_descriptors_bytes": m.plan_descriptors,
             "planned_ephemeral_bytes": m.planned,
             "scratch_peak_bytes": stats.scratch_peak,
             "shared_bytes": m.shared,
+            "descriptors_bytes": m.descriptors,
             "total_bytes": ram,
             "arena_bytes": size,
-            "outputs": out,
+            "scratch_pool_bytes": pool,
+            "shared_region_bytes": shared_size,
+            "inputs": inputs.iter().map(IoTensor::json).collect::<Vec<_>>(),
+            "outputs": outputs,
         });
         println!("{}", to_json(&v)?);
     } else {
@@ -584,4 +654,88 @@ fn run_model(
         println!("{stats}");
     }
     Ok(0)
+}
+
+/// A graph input or output as `synmem run` reports it.
+struct IoTensor {
+    index: usize,
+    tensor: usize,
+    name: String,
+    dtype: synaptic_plan::TensorType,
+    shape: Vec<u32>,
+    bytes: usize,
+    /// Byte offset in IN.raw / OUT.raw.
+    offset: usize,
+}
+
+/// The tensors `ids` (graph inputs or outputs, in order) with their offsets in the
+/// concatenated bytes.
+fn io_tensors(model: &Model, ids: &[usize]) -> Vec<IoTensor> {
+    let mut offset = 0;
+    ids.iter()
+        .enumerate()
+        .map(|(index, &t)| {
+            let info = &model.tensors[t];
+            let bytes = info.bytes as usize;
+            let r = IoTensor {
+                index,
+                tensor: t,
+                name: info.name.clone(),
+                dtype: info.dtype,
+                shape: info.shape.clone(),
+                bytes,
+                offset,
+            };
+            offset += bytes;
+            r
+        })
+        .collect()
+}
+
+impl IoTensor {
+    fn shape_text(&self) -> String {
+        let dims: Vec<String> = self.shape.iter().map(u32::to_string).collect();
+        if dims.is_empty() {
+            "scalar".into()
+        } else {
+            dims.join("x")
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "index": self.index,
+            "tensor": self.tensor,
+            "name": self.name,
+            "dtype": self.dtype.short_name(),
+            "shape": self.shape,
+            "bytes": self.bytes,
+            "offset": self.offset,
+        })
+    }
+
+    /// The elements of `raw` (this tensor's bytes, little-endian) as JSON numbers; `null` for
+    /// dtypes other than i8, u8, i16, i32 and f32 (a non-finite f32 is `null` too).
+    fn values(&self, raw: &[u8]) -> serde_json::Value {
+        use serde_json::Value;
+        use synaptic_plan::TensorType as T;
+        let v: Vec<Value> = match self.dtype {
+            T::Int8 => raw.iter().map(|&b| (b as i8).into()).collect(),
+            T::UInt8 => raw.iter().map(|&b| b.into()).collect(),
+            T::Int16 => raw
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]).into())
+                .collect(),
+            T::Int32 => raw
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]).into())
+                .collect(),
+            T::Float32 => raw
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).into())
+                .collect(),
+            _ => return Value::Null,
+        };
+        Value::Array(v)
+    }
 }

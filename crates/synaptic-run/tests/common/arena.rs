@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use synaptic_mem::config::MIN_SHARED_SIZE;
-use synaptic_mem::{Arena, ArenaBuffer, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE};
+use synaptic_mem::{Arena, ArenaBuffer, MIN_SCRATCH_SIZE};
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
 use synaptic_run::{Interpreter, IoPlacement, Memory};
 
@@ -33,7 +33,7 @@ pub fn analysis(bytes: &[u8], io: IoPlacement) -> Analysis {
 /// The arena size a model needs: its tensor bytes plus the smallest scratch pool the core
 /// allows (the kernels need no scratch), at least the core's smallest arena.
 pub fn arena_size(m: &Memory) -> usize {
-    (m.persistent + m.planned + MIN_SCRATCH_SIZE.max(m.scratch)).max(MIN_ARENA_SIZE)
+    m.arena_bytes(MIN_SCRATCH_SIZE)
 }
 
 /// The model's figures, from a load on a large arena.
