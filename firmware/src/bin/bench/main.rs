@@ -517,6 +517,14 @@ mod capi {
         fn synfw_c_alloc_n(n: u32) -> u32;
         /// The C API reset.
         fn syn_mem_reset_ephemeral();
+        /// `syn_mem_plan_load` of the benchmark's 4-slot plan.
+        fn synfw_c_plan_load() -> i32;
+        /// Ticks of one `syn_mem_plan_begin` of it.
+        fn synfw_c_plan_begin_once() -> u32;
+        /// Ticks of `n` `syn_mem_tensor_alloc_planned(plan, slot)` calls.
+        fn synfw_c_planned_batch(n: u32, slot: u32) -> u32;
+        /// The C API's last error.
+        fn syn_mem_last_error() -> i32;
     }
 
     /// Runs the C API figures over `buf` (the C API's global arena uses it until the Rust
@@ -567,5 +575,31 @@ mod capi {
             }
             res.push(Figure::new("c", name, total, ROUNDS as u64));
         }
+
+        // The planned path: load once, then per round a begin (the region lands where it did
+        // last time: O(1)) and a batch of planned allocations, then a reset.
+        // SAFETY: the arena is initialised and nothing ephemeral is live (reset above).
+        unsafe { syn_mem_reset_ephemeral() };
+        // SAFETY: as above.
+        let rc = unsafe { synfw_c_plan_load() };
+        assert_eq!(rc, 0, "syn_mem_plan_load");
+        let (mut begin, mut alloc) = (0, 0);
+        for _ in 0..ROUNDS {
+            // SAFETY: the plan was loaded into the initialised arena above.
+            begin += instr(unsafe { synfw_c_plan_begin_once() }).saturating_sub(c_read);
+            // SAFETY: as above; the descriptors are never dereferenced.
+            assert_eq!(unsafe { syn_mem_last_error() }, 0, "syn_mem_plan_begin");
+            // SAFETY: as above.
+            alloc += net(unsafe { synfw_c_planned_batch(BATCH, 1) }, c_empty);
+            // SAFETY: as above.
+            unsafe { syn_mem_reset_ephemeral() };
+        }
+        res.push(Figure::new(
+            "c",
+            "alloc_planned",
+            alloc,
+            (BATCH * ROUNDS) as u64,
+        ));
+        res.push(Figure::new("c", "plan_begin", begin, ROUNDS as u64));
     }
 }
