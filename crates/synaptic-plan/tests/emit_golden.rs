@@ -61,7 +61,7 @@ fn every_models_slot_types_load_as_a_typed_plan() {
         }
         let plan = synaptic_mem::Plan {
             region_size: a.ephemeral_plan.region_size as u32,
-            slots: &slots,
+            slots,
         };
         let arena = RawArena::new(buf.as_mut_slice(), 16384).unwrap();
         let loaded = arena.load_typed_plan(plan, &types).unwrap();
