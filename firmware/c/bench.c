@@ -191,8 +191,7 @@ int synfw_c_plan_load(void) {
     return syn_mem_plan_load(bench_slots, bench_types, 4u, 128u, &bench_plan);
 }
 
-/* One syn_mem_plan_begin() between two timer reads (0 ticks... plus the reads if it fails:
- * the caller checks syn_mem_last_error()). */
+/* One syn_mem_plan_begin() between two timer reads (the caller checks syn_mem_last_error()). */
 uint32_t synfw_c_plan_begin_once(void) {
     uint32_t t0 = SYST_CVR;
     int rc = syn_mem_plan_begin(&bench_plan);

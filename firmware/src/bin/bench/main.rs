@@ -15,7 +15,8 @@
 //!   is subtracted.
 //!
 //! APIs: `c` = the C API (`syn_mem_tensor_alloc`, `syn_mem_scratch_acquire`,
-//! `syn_mem_reset_ephemeral`) called from C code built with `arm-none-eabi-gcc -O2`; `rust` = the
+//! `syn_mem_reset_ephemeral`, and the planned path `syn_mem_tensor_alloc_planned` /
+//! `syn_mem_plan_begin`) called from C code built with `arm-none-eabi-gcc -O2`; `rust` = the
 //! safe Rust API (`Inference::ephemeral`, `Inference::scratch`) called through a non-inlined
 //! function (the same call structure as the C API), and `RawArena::reset_ephemeral`; `floor` =
 //! a bare align/check/bump allocator in C with the same call structure.
@@ -405,6 +406,8 @@ fn print_table(res: &Results) {
         "reset_1",
         "reset_10",
         "reset_100",
+        "alloc_planned",
+        "plan_begin",
     ];
     for name in names {
         let cell = |api: &str| match res.get(api, name) {
@@ -460,6 +463,12 @@ fn print_table(res: &Results) {
         "target c alloc <= 35 instructions (incl. critical section): {} (worst {})",
         verdict(alloc, 35),
         Tenths(alloc.unwrap_or(0))
+    );
+    let planned = res.get("c", "alloc_planned");
+    hprintln!(
+        "target c alloc_planned <= 35 instructions (incl. critical section): {} ({})",
+        verdict(planned, 35),
+        Tenths(planned.unwrap_or(0))
     );
     hprintln!(
         "target c reset <= 15 instructions, independent of tensor count: {} (worst {})",
