@@ -185,19 +185,8 @@ impl RawArena<'_> {
         lifetime: Lifetime,
     ) -> NonNull<TensorDesc> {
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
-        // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
-        // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
-        // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
-        unsafe {
-            let desc = desc.cast::<TensorDesc>();
-            ptr::addr_of_mut!((*desc).data).write(data);
-            ptr::addr_of_mut!((*desc).shape).write(req.dims);
-            ptr::addr_of_mut!((*desc).ndim)
-                .cast::<u32>()
-                .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
-            ptr::addr_of_mut!((*desc).size).write(req.bytes);
-            NonNull::new_unchecked(desc)
-        }
+        // SAFETY: forwarded contract.
+        unsafe { fill_desc(desc, data, req, lifetime) }
     }
 
     /// Moves the end of the persistent region (ephemeral and scratch are empty) to `end`,
@@ -268,5 +257,33 @@ impl RawArena<'_> {
         self.scratch_top.set(0);
         self.reset_count.set(self.reset_count.get().wrapping_add(1));
         self.debug_check();
+    }
+}
+
+/// Writes a descriptor for `req` at `desc` pointing at `data`, without counting: the one
+/// descriptor-writing routine, for allocations and for typed-plan templates.
+///
+/// # Safety
+/// `desc` must be valid for writes of a [`TensorDesc`], 16-byte aligned, and referred to by
+/// nothing else.
+#[inline(always)]
+pub(super) unsafe fn fill_desc(
+    desc: *mut u8,
+    data: *mut u8,
+    req: TensorRequest,
+    lifetime: Lifetime,
+) -> NonNull<TensorDesc> {
+    // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
+    // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
+    // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
+    unsafe {
+        let desc = desc.cast::<TensorDesc>();
+        ptr::addr_of_mut!((*desc).data).write(data);
+        ptr::addr_of_mut!((*desc).shape).write(req.dims);
+        ptr::addr_of_mut!((*desc).ndim)
+            .cast::<u32>()
+            .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
+        ptr::addr_of_mut!((*desc).size).write(req.bytes);
+        NonNull::new_unchecked(desc)
     }
 }

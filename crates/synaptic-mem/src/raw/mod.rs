@@ -34,8 +34,14 @@
 //!    [`RawArena::clear`] / re-initialisation (everything).
 //! 4. An uninitialised arena has every capacity 0, so every allocation fails.
 //! 5. `generation` changes at every [`RawArena::clear`] (and so at every `init` / `deinit`): a
-//!    [`LoadedPlan`](crate::LoadedPlan) stamped with another generation, or whose descriptor
-//!    table does not lie below `pers_end`, or that was loaded at another base, is refused.
+//!    [`LoadedPlan`](crate::LoadedPlan) or [`TypedPlan`](crate::TypedPlan) stamped with another
+//!    generation, or whose descriptor table does not lie below `pers_end`, or that was loaded at
+//!    another base, is refused.
+//! 6. The epoch (`reset_count`, which is never zeroed: the statistic is
+//!    `reset_count - reset_base`) changes at every reset and every `clear`: a
+//!    [`PlanRun`](crate::PlanRun) stamped with another epoch or base is refused. Within one
+//!    epoch the ephemeral region only grows and the persistent region does not move, so a run
+//!    of this epoch refers to a descriptor table below `pers_end` and a region below `top`.
 //!
 //! Invariants 2 and 3 are checked by `debug_assert!`s on every path that moves an offset
 //! (debug and Miri runs; free in release).
@@ -109,7 +115,10 @@ pub struct RawArena<'a> {
     ephemeral_peak: Cell<usize>,
     scratch_peak: Cell<usize>,
     alloc_count: Cell<u32>,
+    /// The epoch (invariant 6): bumped by every reset and every `clear`, never zeroed.
     reset_count: Cell<u32>,
+    /// `reset_count` at the last `clear`: the statistic is `reset_count - reset_base`.
+    reset_base: Cell<u32>,
     failed_count: Cell<u32>,
     /// Changes at every `clear` (invariant 5): stamps loaded plans.
     generation: Cell<u32>,
@@ -158,6 +167,7 @@ impl<'a> RawArena<'a> {
         scratch_peak: Cell::new(0),
         alloc_count: Cell::new(0),
         reset_count: Cell::new(0),
+        reset_base: Cell::new(0),
         failed_count: Cell::new(0),
         generation: Cell::new(0),
         _mem: PhantomData,
@@ -305,8 +315,8 @@ impl<'a> RawArena<'a> {
     }
 
     /// Re-initialises in place: every region empty (the shared region stays registered, empty),
-    /// every statistic zero, and every loaded plan stale (invariant 5). The only way to reclaim
-    /// persistent memory.
+    /// every statistic zero, and every loaded plan and plan run stale (invariants 5 and 6). The
+    /// only way to reclaim persistent memory.
     pub fn clear(&self) {
         for c in [
             &self.pers_end,
@@ -321,7 +331,10 @@ impl<'a> RawArena<'a> {
             c.set(0);
         }
         self.alloc_count.set(0);
-        self.reset_count.set(0);
+        // A new epoch whose reset statistic starts at 0 (invariant 6).
+        let epoch = self.reset_count.get().wrapping_add(1);
+        self.reset_count.set(epoch);
+        self.reset_base.set(epoch);
         self.failed_count.set(0);
         self.generation.set(self.generation.get().wrapping_add(1));
     }
@@ -464,7 +477,7 @@ impl<'a> RawArena<'a> {
             shared_size: self.shared_cap.get(),
             arena_peak: self.arena_peak.get().max(self.epoch_peak.get()),
             alloc_count: self.alloc_count.get(),
-            reset_count: self.reset_count.get(),
+            reset_count: self.reset_count.get().wrapping_sub(self.reset_base.get()),
             failed_count: self.failed_count.get(),
         }
     }
