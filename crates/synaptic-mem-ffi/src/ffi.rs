@@ -136,6 +136,14 @@ fn record_failure(s: &State, kind: ErrorKind) {
     s.last_error.set(errno::from_kind(kind));
 }
 
+/// [`record_failure`] out of line, returning NULL: for paths whose core call returns the error.
+#[cold]
+#[inline(never)]
+fn record_failure_null<T>(s: &State, kind: ErrorKind) -> *mut T {
+    record_failure(s, kind);
+    ptr::null_mut()
+}
+
 /// The failure path of `syn_mem_tensor_alloc` for arguments the core never sees: counts the
 /// failure, records the errno, returns NULL.
 #[cold]
@@ -513,7 +521,7 @@ pub unsafe extern "C" fn syn_mem_tensor_alloc_planned(
         let run = unsafe { ptr::addr_of!((*plan.cast::<PlanState>()).run).read() };
         match s.arena.planned_tensor(&run, slot as usize) {
             Ok(desc) => desc.as_ptr().cast(),
-            Err(e) => record_failure(s, e.kind),
+            Err(e) => record_failure_null(s, e.kind),
         }
     })
 }

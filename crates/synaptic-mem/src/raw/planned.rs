@@ -191,7 +191,9 @@ impl RawArena<'_> {
             return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
         }
         // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
-        let offset = self.bump_ephemeral(needed)?;
+        let Some(offset) = self.bump_ephemeral(needed) else {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+        };
         if plan.len != 0 {
             let table = base.wrapping_add(plan.table).cast::<TensorDesc>();
             // SAFETY: the plan is this arena's (same base and generation, table below
