@@ -107,6 +107,13 @@ pub fn stop(m: Mark) -> (u64, u32) {
     (ticks, wraps)
 }
 
+/// Ticks and wraps between two [`start`] readings.
+pub fn stop_at(m: Mark, end: Mark) -> (u64, u32) {
+    let wraps = end.0.wrapping_sub(m.0);
+    let ticks = wraps as u64 * WRAP + m.1 as u64 - end.1 as u64;
+    (ticks, wraps)
+}
+
 /// Exact integer division of ticks into instructions.
 pub fn ticks_to_instructions(ticks: u64) -> u64 {
     (ticks * PERIOD_NS + 512) / 1024

@@ -29,7 +29,7 @@ use synaptic_run::{Interpreter, IoPlacement};
 pub mod counter;
 
 /// Build-time data: one module per model of the board (`build.rs`).
-#[allow(missing_docs, clippy::all)]
+#[allow(missing_docs, non_snake_case, clippy::all)]
 pub mod models {
     use super::{Aligned, Alloc, View};
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
@@ -155,6 +155,9 @@ fn fail(what: &str, e: &dyn core::fmt::Display) -> ! {
     loop {}
 }
 
+/// Most operators profiled one by one.
+const MAX_PROFILED: usize = 64;
+
 /// Largest output the images hold.
 const MAX_OUTPUT: usize = 64;
 
@@ -178,12 +181,32 @@ fn infer(
             .unwrap_or_else(|e| fail("shared region", &e));
     }
     let (loader, mut runner) = arena.split();
-    let mut net =
-        Interpreter::new(spec.model, loader, plan, placement).unwrap_or_else(|e| fail("load", &e));
+    let (load, net) = c.measure(|| Interpreter::new(spec.model, loader, plan, placement));
+    let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let mut out = [0u8; MAX_OUTPUT];
     let out = &mut out[..net.output_bytes()];
     let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
     r.unwrap_or_else(|e| fail("inference", &e));
+    if placement == IoPlacement::Plan {
+        hprintln!("load {} {}", spec.name, load);
+        // Per operator (a third inference, observed): instructions from the previous
+        // operator's end (or the start) to this one's end, timer reads included.
+        let mut last = counter::start();
+        let mut prof = [0u64; MAX_PROFILED];
+        let mut n_ops = 0;
+        let r = net.invoke_observed(&mut runner, Some(spec.input), None, &mut |op, _, _| {
+            let now = counter::start();
+            if op < MAX_PROFILED {
+                prof[op] = c.instructions(counter::stop_at(last, now));
+                n_ops = op + 1;
+            }
+            last = now;
+        });
+        r.unwrap_or_else(|e| fail("inference", &e));
+        for (op, n) in prof[..n_ops].iter().enumerate() {
+            hprintln!("op {} {} {}", spec.name, op, n);
+        }
+    }
     let ram = net.memory().total() + runner.stats().scratch_peak;
     (n, fnv1a(out), ram, out == spec.expected)
 }
@@ -267,10 +290,10 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
     let state = size_of::<Interpreter<'static, 'static, 'static>>()
         + size_of::<Arena<'static>>()
         + size_of::<Runner<'static>>();
+    hprintln!("state {} {}", spec.name, state);
     hprintln!(
-        "state {} {} interpreter {} arena {} runner {}",
+        "state-detail {} interpreter {} arena {} runner {}",
         spec.name,
-        state,
         size_of::<Interpreter<'static, 'static, 'static>>(),
         size_of::<Arena<'static>>(),
         size_of::<Runner<'static>>()
