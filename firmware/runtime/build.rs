@@ -29,7 +29,7 @@ use synaptic_run::{Interpreter, IoPlacement as RunIo, Memory};
 use synaptic_tflite::TensorType;
 
 /// The scratch pool the core accepts at least (Kconfig floor); the kernels need none.
-const POOL: usize = synaptic_mem::MIN_SCRATCH_SIZE;
+const POOL: usize = 0;
 
 const LM3S6965: &[&str] = &[
     "hello_world_int8",
@@ -150,7 +150,7 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
     };
     let mut buf = Box::new(ArenaBuffer::<{ synaptic_mem::MAX_ARENA_SIZE }>::new());
     let mut shared = vec![0u8; 1 << 20];
-    let mut arena = Arena::with_scratch(buf.as_mut_slice(), POOL).expect("arena");
+    let mut arena = Arena::exact(buf.as_mut_slice(), POOL).expect("arena");
     arena.set_shared_region(&mut shared).expect("shared region");
     let (loader, mut runner) = arena.split();
     let mut net = Interpreter::new(bytes, loader, plan, run_io)
@@ -170,10 +170,9 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
     }
 }
 
-/// The arena the core accepts for `m`: persistent + planned + the smallest scratch pool, and
-/// at least the smallest arena (the Kconfig floors).
+/// The arena for `m`, sized exactly (`Arena::exact`, no Kconfig floors).
 fn accepted_arena(m: &Memory) -> usize {
-    (m.persistent + m.planned + POOL).max(synaptic_mem::MIN_ARENA_SIZE)
+    m.arena_bytes()
 }
 
 /// The core allocation of an activation, as the interpreter makes it (`core_request`):

@@ -229,11 +229,18 @@ impl Memory {
         self.persistent + self.planned + self.scratch + self.shared
     }
 
-    /// The arena (in bytes) that holds exactly this model with a scratch pool of
-    /// `scratch_pool` bytes: persistent + planned + the pool, at least the core's smallest
-    /// arena ([`synaptic_mem::MIN_ARENA_SIZE`]). The pool must be one the core accepts
-    /// (at least [`synaptic_mem::MIN_SCRATCH_SIZE`], a multiple of 16); the kernels need none.
-    pub fn arena_bytes(&self, scratch_pool: usize) -> usize {
+    /// The arena (in bytes) that holds exactly this model: persistent + planned + the scratch
+    /// the kernels need, for [`synaptic_mem::Arena::exact`] with a pool of
+    /// [`Memory::scratch`] bytes (no Kconfig floors: an arena sized from a plan).
+    pub fn arena_bytes(&self) -> usize {
+        self.persistent + self.planned + self.scratch
+    }
+
+    /// The arena (in bytes) on the Kconfig path ([`synaptic_mem::Arena::with_scratch`]) with a
+    /// scratch pool of `scratch_pool` bytes: persistent + planned + the pool, at least the
+    /// core's smallest arena ([`synaptic_mem::MIN_ARENA_SIZE`]). The pool must be one the core
+    /// accepts there (at least [`synaptic_mem::MIN_SCRATCH_SIZE`], a multiple of 16).
+    pub fn kconfig_arena_bytes(&self, scratch_pool: usize) -> usize {
         (self.persistent + self.planned + scratch_pool.max(self.scratch))
             .max(synaptic_mem::MIN_ARENA_SIZE)
     }

@@ -541,7 +541,7 @@ fn run_model(
             .memory()
     };
     let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
-    let size = arena.unwrap_or(need.arena_bytes(pool));
+    let size = arena.unwrap_or(need.kconfig_arena_bytes(pool));
     config(size)?;
     let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], scratch)
         .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;

@@ -35,8 +35,9 @@ pub mod models {
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
 }
 
-/// The scratch pool the core accepts at least (its Kconfig floor); the kernels need none.
-pub const POOL: usize = synaptic_mem::MIN_SCRATCH_SIZE;
+/// The scratch pool: the kernels need none, and an arena sized from a plan (`Arena::exact`)
+/// has no Kconfig floor.
+pub const POOL: usize = 0;
 
 /// A 16-byte aligned value (the model bytes in flash).
 #[repr(C, align(16))]
@@ -174,7 +175,7 @@ fn infer(
         IoPlacement::Shared => (spec.arena_shared, spec.shared_plan),
     };
     let mut arena =
-        Arena::with_scratch(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
+        Arena::exact(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
     if placement == IoPlacement::Shared {
         arena
             .set_shared_region(shared_buf)
@@ -214,8 +215,8 @@ fn infer(
 /// The arena's calls of one inference (I/O in the plan) alone: begin/end of the planned
 /// scope, every placement, every operator's views; no kernel, no model reading.
 fn arena_calls(c: &counter::Counter, spec: &Spec, arena_buf: &mut [u8]) -> u64 {
-    let mut arena = Arena::with_scratch(&mut arena_buf[..spec.arena_plan], POOL)
-        .unwrap_or_else(|e| fail("arena", &e));
+    let mut arena =
+        Arena::exact(&mut arena_buf[..spec.arena_plan], POOL).unwrap_or_else(|e| fail("arena", &e));
     let (loader, mut runner): (Loader<'_>, Runner<'_>) = arena.split();
     let plan = loader
         .load_plan(spec.plan)

@@ -151,8 +151,8 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
                 .memory()
         };
         // The run, on exactly that.
-        let size = need.arena_bytes(MIN_SCRATCH_SIZE);
-        let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], MIN_SCRATCH_SIZE)
+        let size = need.arena_bytes();
+        let mut arena = Arena::exact(&mut buf.as_mut_slice()[..size], need.scratch)
             .map_err(|e| other(format!("arena of {size} B: {e}")))?;
         if io == IoPlacement::Shared {
             arena
@@ -279,7 +279,7 @@ pub fn render(r: &Report) -> String {
     row("shared (graph I/O)", &|m| m.memory.shared);
     row("total RAM", &|m| m.memory.total());
     row("  of which descriptors", &|m| m.memory.descriptors);
-    row("arena given to the core (1024 B pool)", &|m| m.arena);
+    row("arena given to the core (exact, no pool)", &|m| m.arena);
     let ram = plan.memory.total();
     line(format!(
         "{:<40} {:>12}",

@@ -30,10 +30,10 @@ pub fn analysis(bytes: &[u8], io: IoPlacement) -> Analysis {
     Analysis::new(model, &options).expect("synaptic-plan plans the model")
 }
 
-/// The arena size a model needs: its tensor bytes plus the smallest scratch pool the core
-/// allows (the kernels need no scratch), at least the core's smallest arena.
+/// The arena size a model needs, exactly (`Arena::exact`: no Kconfig floors; the kernels need
+/// no scratch).
 pub fn arena_size(m: &Memory) -> usize {
-    m.arena_bytes(MIN_SCRATCH_SIZE)
+    m.arena_bytes()
 }
 
 /// The model's figures, from a load on a large arena.
@@ -69,7 +69,7 @@ pub fn run_on_arena(
             *b = rng.next_u64() as u8;
         }
     }
-    let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], MIN_SCRATCH_SIZE)
+    let mut arena = Arena::exact(&mut buf.as_mut_slice()[..size], want.scratch)
         .unwrap_or_else(|e| panic!("arena of {size} B: {e}"));
     arena
         .set_shared_region(&mut shared.as_mut_slice()[..want.shared.max(MIN_SHARED_SIZE)])
@@ -94,7 +94,7 @@ pub fn run_on_arena(
     }
     let stats = runner.stats();
     assert!(
-        stats.arena_peak <= size - MIN_SCRATCH_SIZE,
+        stats.arena_peak <= size - want.scratch,
         "arena peak {stats:?}"
     );
     assert_eq!(stats.scratch_peak, want.scratch);
