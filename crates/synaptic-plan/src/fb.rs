@@ -161,6 +161,11 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(), ImportError> {
     if buf.len() < 8 {
         return Err(ImportError::Truncated { len: buf.len() });
     }
+    verify_root::<ModelV>(buf)
+}
+
+/// Runs the verifier over `buf` with root table `V` (the limits of [`verify`]).
+pub(crate) fn verify_root<V: Verifiable>(buf: &[u8]) -> Result<(), ImportError> {
     let opts = VerifierOptions {
         max_depth: 64,
         max_tables: 1_000_000,
@@ -168,7 +173,7 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(), ImportError> {
         ignore_missing_null_terminator: true,
     };
     let mut v = Verifier::new(&opts, buf);
-    <ForwardsUOffset<ModelV>>::run_verifier(&mut v, 0).map_err(|e| ImportError::Verifier {
+    <ForwardsUOffset<V>>::run_verifier(&mut v, 0).map_err(|e| ImportError::Verifier {
         detail: one_line(&e.to_string()),
     })
 }
@@ -378,5 +383,43 @@ impl<'a> Tables<'a> {
             buf: self.0.buf,
             pos: follow(self.0.buf, self.0.start + 4 * i)?,
         })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw positions, for rewriting a model around its original bytes (`crate::tflm`).
+
+impl<'a> Table<'a> {
+    /// Absolute position of the table in the buffer.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Absolute position of the object that offset field `slot` points to, if present.
+    pub(crate) fn offset_target(&self, slot: u16) -> Result<Option<usize>, ImportError> {
+        match self.field_pos(slot)? {
+            Some(p) => follow(self.buf, p).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether field `slot` is present (its vtable entry is non-zero).
+    pub(crate) fn has_field(&self, slot: u16) -> Result<bool, ImportError> {
+        Ok(self.field_pos(slot)?.is_some())
+    }
+
+    /// Number of field slots the table's vtable holds.
+    pub(crate) fn field_slots(&self) -> Result<u16, ImportError> {
+        let soff = read_u32(self.buf, self.pos)? as i32 as i64;
+        let vt = usize::try_from(self.pos as i64 - soff)
+            .map_err(|_| bad("vtable out of bounds", self.pos))?;
+        Ok(read_u16(self.buf, vt)?.saturating_sub(4) / 2)
+    }
+}
+
+impl<'a> Vec32<'a> {
+    /// The elements of a vector of bytes (read with element size 1).
+    pub(crate) fn u8s(&self) -> &'a [u8] {
+        &self.buf[self.start..self.start + self.len]
     }
 }
