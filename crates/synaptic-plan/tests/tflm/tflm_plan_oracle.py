@@ -29,7 +29,11 @@
           live at scope s in TFLM's lifetimes. EMITTED truncated to its first s operators, with
           those tensors as its graph outputs, keeps the emitted plan valid (no lifetime grows)
           and runs under the greedy planner with it; every listed tensor must equal the
-          reference. The cuts cover every activation at a scope after its last write.
+          reference, but for tensors whose kernel leaves bytes unwritten (they differ from the
+          reference under TFLM's own plan too, the original cut the same way; reported in
+          "partial" with the bytes that differ; their written bytes reach the graph only
+          through their consumers, checked exactly at their own cuts).
+          The cuts cover every activation at a scope after its last write.
 """
 
 import json
@@ -222,27 +226,49 @@ def check(orig_path, emit_path, cuts_path, seeds):
                 report["mismatches"].append(f"run 0: output {k} differs from the reference")
     report["outputs"] = outputs
 
-    # Every activation, at its cut.
+    # Every activation, at its cut. A kernel may leave bytes of its output unwritten
+    # (SignalEnergy writes only its [start_index, end_index) bins): those hold whatever the
+    # arena held, under any plan that reuses memory, TFLM's own included. So the ORIGINAL model
+    # is cut the same way and run under TFLM's own plan too.
     tensors = 0
     checked = set()
+    partial = {}
     for s, live in cuts:
-        m = schema.ModelT.InitFromPackedBuf(emit, 0)
-        msg = m.subgraphs[0]
-        msg.operators = msg.operators[:s]
-        msg.outputs = list(live)
-        m.signatureDefs = None
-        it = interp(pack(m), False)
-        for r, ins in enumerate(inputs):
-            it.reset()
-            for k, x in enumerate(ins):
-                it.set_input(x, k)
-            it.invoke()
+        runs = []
+        for src in (emit, orig):
+            m = schema.ModelT.InitFromPackedBuf(src, 0)
+            msg = m.subgraphs[0]
+            msg.operators = msg.operators[:s]
+            msg.outputs = list(live)
+            m.signatureDefs = None
+            it = interp(pack(m), False)
+            got = []
+            for ins in inputs:
+                it.reset()
+                for k, x in enumerate(ins):
+                    it.set_input(x, k)
+                it.invoke()
+                got.append([raw(it.get_output(k)) for k in range(len(live))])
+            runs.append(got)
+        # Tensors with unwritten bytes: TFLM's own plan gives them other values than the
+        # reference in some run. Their written bytes reach the graph only through their
+        # consumers, whose outputs are checked exactly at their own cuts.
+        own_partial = {t for k, t in enumerate(live)
+                       if any(runs[1][r][k] != ref[r][t] for r in range(len(inputs)))}
+        for r in range(len(inputs)):
             for k, t in enumerate(live):
                 tensors += 1
                 checked.add(t)
-                if raw(it.get_output(k)) != ref[r][t]:
+                want, mine = ref[r][t], runs[0][r][k]
+                if mine == want:
+                    continue
+                if t in own_partial and len(mine) == len(want):
+                    w, e = (np.frombuffer(x, dtype=np.uint8) for x in (want, mine))
+                    partial[t] = max(partial.get(t, 0), int(np.sum(e != w)))
+                else:
                     report["mismatches"].append(
                         f"run {r}: tensor {t} differs at scope {s} (after operator {s - 1})")
+    report["partial"] = {str(t): n for t, n in sorted(partial.items())}
     report["tensor_values"] = tensors
     report["tensors"] = len(checked)
     report["cuts"] = len(cuts)
