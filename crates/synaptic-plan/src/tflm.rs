@@ -438,7 +438,8 @@ pub struct PlanCheck {
     pub offline_end: u64,
     /// Offline offsets that are not multiples of 16 (tensor indices).
     pub unaligned: Vec<usize>,
-    /// Offsets given to tensors TFLM ignores them for (constants; tensor indices).
+    /// Offsets given to tensors that never share a scope with the planned ones: constants
+    /// (TFLM ignores the offset) and tensors no operator touches (tensor indices).
     pub ignored: Vec<usize>,
     /// Every pair overlapping while both live (at most [`MAX_CONFLICTS`]).
     pub conflicts: Vec<Conflict>,
@@ -572,7 +573,7 @@ pub fn check_text(plan: &OfflinePlan, check: &PlanCheck) -> String {
     if !check.ignored.is_empty() {
         let _ = writeln!(
             s,
-            "  offsets TFLM ignores (constant tensors): {}",
+            "  offsets of tensors never live (constants, untouched tensors): {}",
             list(&check.ignored)
         );
     }
