@@ -39,11 +39,18 @@ fn main() {
     println!("cargo:rerun-if-changed=c/bench.c");
     if capi {
         let include = PathBuf::from("../crates/synaptic-mem-ffi/include");
+        // The golden emitted plan (`synmem emit --lang c`) the C API test loads.
+        let golden = PathBuf::from("../crates/synaptic-plan/tests/golden");
         build
             .define("SYNFW_CAPI", None)
             .include(&include)
+            .include(&golden)
             .file("c/test_capi.c");
         println!("cargo:rerun-if-changed=c/test_capi.c");
+        println!(
+            "cargo:rerun-if-changed={}",
+            golden.join("kws_ref_model_plan.h").display()
+        );
         println!(
             "cargo:rerun-if-changed={}",
             include.join("synaptic/syn_mem.h").display()

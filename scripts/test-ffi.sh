@@ -98,7 +98,9 @@ else
 fi
 
 # ---- 4. C tests -------------------------------------------------------------------------------
-CFLAGS=(-std=c11 -Wall -Wextra -Werror -pedantic -O2 -g -I "$CRATE/include")
+# The golden emitted plan (synmem emit --lang c) is included by test_mem.c.
+CFLAGS=(-std=c11 -Wall -Wextra -Werror -pedantic -O2 -g -I "$CRATE/include"
+    -I crates/synaptic-plan/tests/golden)
 LIBS=("$LIB" -lpthread -ldl -lm)
 build_c() { # name, extra libs...
     local name=$1

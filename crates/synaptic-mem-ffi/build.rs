@@ -94,12 +94,14 @@ fn main() {
 
     let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .unwrap_or_else(|e| fail(&format!("cbindgen.toml: {e}")));
+    // The Kconfig macros, then cbindgen.toml's own `after_includes` (the plan types).
     config.after_includes = Some(format!(
         "\n/* Effective Kconfig values this library was built with. */\n\
          /** CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE: size the buffer given to syn_mem_init() with it. */\n\
          #define SYN_MEM_TENSOR_ARENA_SIZE {arena}\n\
          /** CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE: the scratch pool syn_mem_init() carves from the arena top. */\n\
-         #define SYN_MEM_SCRATCH_POOL_SIZE {scratch}"
+         #define SYN_MEM_SCRATCH_POOL_SIZE {scratch}{}",
+        config.after_includes.as_deref().unwrap_or("")
     ));
     let bindings = cbindgen::Builder::new()
         .with_config(config)

@@ -173,6 +173,44 @@ uint32_t synfw_c_scratch_batch(uint32_t n, size_t size) {
     return TICKS(t0, t1);
 }
 
+/* The planned path: a 4-slot plan (16 B .. 64 B INT8 tensors, two pairs sharing memory). */
+static const syn_plan_slot_t bench_slots[] = {
+    {0u, 16u, 0u, 0u}, {64u, 32u, 0u, 1u}, {0u, 64u, 1u, 2u}, {64u, 32u, 2u, 2u}};
+static const syn_plan_type_t bench_types[] = {{{1u, 16u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT8},
+                                              {{1u, 32u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT8},
+                                              {{1u, 64u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT8},
+                                              {{1u, 32u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT8}};
+static syn_mem_plan_t bench_plan;
+
+int synfw_c_plan_load(void);
+uint32_t synfw_c_plan_begin_once(void);
+uint32_t synfw_c_planned_batch(uint32_t n, uint32_t slot);
+
+/* syn_mem_plan_load() of the benchmark plan (arena initialised, nothing ephemeral live). */
+int synfw_c_plan_load(void) {
+    return syn_mem_plan_load(bench_slots, bench_types, 4u, 128u, &bench_plan);
+}
+
+/* One syn_mem_plan_begin() between two timer reads (the caller checks syn_mem_last_error()). */
+uint32_t synfw_c_plan_begin_once(void) {
+    uint32_t t0 = SYST_CVR;
+    int rc = syn_mem_plan_begin(&bench_plan);
+    uint32_t t1 = SYST_CVR;
+    CONSUME(rc);
+    return TICKS(t0, t1);
+}
+
+/* n planned allocations of `slot` through syn_mem_tensor_alloc_planned(). */
+uint32_t synfw_c_planned_batch(uint32_t n, uint32_t slot) {
+    uint32_t t0 = SYST_CVR;
+    for (uint32_t i = 0; i < n; i++) {
+        syn_tensor_t *t = syn_mem_tensor_alloc_planned(&bench_plan, slot);
+        CONSUME(t);
+    }
+    uint32_t t1 = SYST_CVR;
+    return TICKS(t0, t1);
+}
+
 /* One syn_mem_reset_ephemeral() between two timer reads. */
 uint32_t synfw_c_reset_once(void) {
     uint32_t t0 = SYST_CVR;

@@ -12,6 +12,10 @@
 #include <string.h>
 
 #include <synaptic/syn_mem.h>
+/* An emitted plan (synmem emit kws_ref_model.tflite --lang c, the golden file of
+ * crates/synaptic-plan/tests/golden), included after syn_mem.h (the host test includes it
+ * before: the shared types are guarded). */
+#include "kws_ref_model_plan.h"
 
 /* Provided by tests.rs: record one check / start a group. */
 void synfw_check(int ok, const char *what, int line);
@@ -398,6 +402,66 @@ static void no_op_free(uint8_t *arena) {
     CHECK(t2 != NULL && off(arena, t2) == 48);
 }
 
+/* One failed planned call: its errno, nothing changed but failed_count. */
+#define PLAN_FAILS(call, err)                                                                  \
+    do {                                                                                       \
+        syn_mem_stats_t b_ = stats();                                                          \
+        CHECK((call) == (err));                                                                \
+        CHECK(syn_mem_last_error() == (err));                                                  \
+        syn_mem_stats_t a_ = stats();                                                          \
+        CHECK(same_but_failed(&b_, &a_) && a_.failed_count == b_.failed_count + 1);            \
+    } while (0)
+#define PLANNED_FAILS(call, err) PLAN_FAILS((call) == NULL ? (err) : 0, err)
+
+static void planned(uint8_t *arena) {
+    synfw_group("C API: planned allocation of an emitted plan");
+    CHECK(syn_mem_init_ex(arena, ARENA, SCRATCH) == 0);
+    syn_mem_plan_t plan;
+    CHECK(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &plan) == 0);
+    const uint32_t table = KWS_REF_MODEL_SLOT_COUNT * SYN_MEM_DESC_SPAN;
+    PLANNED_FAILS(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL); /* not begun */
+    for (int round = 0; round < 2; round++) {
+        CHECK(syn_mem_plan_begin(&plan) == 0);
+        for (uint32_t k = 0; k < KWS_REF_MODEL_SLOT_COUNT; k++) {
+            syn_tensor_t *t = syn_mem_tensor_alloc_planned(&plan, k);
+            CHECK(t != NULL && off(arena, t) == (ptrdiff_t)(k * SYN_MEM_DESC_SPAN));
+            CHECK(off(arena, t->data) == (ptrdiff_t)(table + kws_ref_model_slots[k].offset));
+            CHECK(aligned16(t->data) && t->size == kws_ref_model_slots[k].size);
+            CHECK(t->ndim == kws_ref_model_slot_types[k].ndim);
+            CHECK(t->dtype == kws_ref_model_slot_types[k].dtype);
+            CHECK(t->lifetime == SYN_MEM_EPHEMERAL);
+            CHECK(memcmp(t->shape, kws_ref_model_slot_types[k].shape, t->ndim * 4u) == 0);
+        }
+        syn_mem_stats_t s = stats();
+        CHECK(s.ephemeral_used == KWS_REF_MODEL_REGION_SIZE && s.persistent_used == table);
+        CHECK(s.alloc_count == 1 + (uint32_t)(round + 1) * KWS_REF_MODEL_SLOT_COUNT);
+        PLANNED_FAILS(syn_mem_tensor_alloc_planned(&plan, KWS_REF_MODEL_SLOT_COUNT), -EINVAL);
+        PLANNED_FAILS(syn_mem_tensor_alloc_planned(&plan, UINT32_MAX), -EINVAL);
+        PLANNED_FAILS(syn_mem_tensor_alloc_planned(NULL, 0), -EINVAL);
+        syn_mem_reset_ephemeral();
+        PLANNED_FAILS(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL); /* reclaimed */
+    }
+    PLAN_FAILS(syn_mem_plan_begin(NULL), -EINVAL);
+    syn_mem_plan_t other;
+    PLAN_FAILS(syn_mem_plan_load(NULL, kws_ref_model_slot_types, 1, 8000, &other), -EINVAL);
+    PLAN_FAILS(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, NULL), -EINVAL);
+    /* Two runs of 16000 bytes do not fit: 2 x 16000 > 28672 - 2 x 384. */
+    CHECK(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &other) == 0);
+    CHECK(syn_mem_plan_begin(&plan) == 0);
+    PLAN_FAILS(syn_mem_plan_begin(&other), -ENOMEM);
+    syn_mem_reset_ephemeral();
+    /* Larger than the arena. */
+    syn_plan_slot_t big = {0u, TENSOR_CAP, 0u, 0u};
+    syn_plan_type_t big_t = {{TENSOR_CAP, 1u, 1u, 1u}, 1u, SYN_NPU_DTYPE_INT8};
+    PLAN_FAILS(syn_mem_plan_load(&big, &big_t, 1, TENSOR_CAP, &other), -ENOMEM);
+    /* From before a re-initialisation. */
+    CHECK(syn_mem_plan_begin(&plan) == 0);
+    CHECK(syn_mem_init_ex(arena, ARENA, SCRATCH) == 0);
+    PLANNED_FAILS(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL);
+    PLAN_FAILS(syn_mem_plan_begin(&plan), -EINVAL);
+    CHECK(kws_ref_model_slot_tensor[0] == 22u);
+}
+
 void synfw_capi_tests(uint8_t *arena, size_t arena_len, uint8_t *shared, size_t shared_len) {
     CHECK(arena_len >= ARENA && shared_len >= 1024);
     before_init();
@@ -408,4 +472,5 @@ void synfw_capi_tests(uint8_t *arena, size_t arena_len, uint8_t *shared, size_t 
     bad_inputs(arena);
     shared_region(arena, shared, shared_len);
     no_op_free(arena);
+    planned(arena);
 }

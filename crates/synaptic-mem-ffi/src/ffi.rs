@@ -9,12 +9,17 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr::{self, NonNull};
 
 use critical_section::Mutex;
-use synaptic_mem::{ErrorKind, RawArena, Region, Stats, TensorRequest};
+use synaptic_mem::plan::{PlanSlot, SlotType};
+use synaptic_mem::{
+    ErrorKind, Plan, PlanLoadError, PlanRun, RawArena, Region, Stats, TensorRequest,
+};
 
 use crate::config::SCRATCH_POOL_SIZE;
 use crate::errno::{self, EALREADY, EINVAL, ENODEV};
 use crate::print::render;
-use crate::types::{RawDtype, RawLifetime, SynMemPrintFn, SynMemStats, SynTensor};
+use crate::types::{
+    PlanState, RawDtype, RawLifetime, SynMemPlan, SynMemPrintFn, SynMemStats, SynTensor,
+};
 
 /// Where `syn_mem_print_stats` writes: the registered callback and its context.
 #[derive(Clone, Copy)]
@@ -111,18 +116,31 @@ pub unsafe extern "C" fn syn_mem_tensor_alloc(
         Ok(req) => req,
         Err(kind) => return reject_kind(kind, lt.region()),
     };
-    with(|s| match s.arena.alloc_request(req, lt) {
-        Ok(desc) => desc.as_ptr().cast(),
-        Err(e) => record_failure(s, e.kind),
+    // The core calls `record_failure` from its own out-of-line failure path, so the inline
+    // success path carries one pointer and no error value.
+    with(|s| {
+        match s
+            .arena
+            .alloc_request_or_else(req, lt, |e| record_failure(s, e.kind))
+        {
+            Ok(desc) => desc.as_ptr().cast(),
+            Err(()) => ptr::null_mut(),
+        }
     })
 }
 
 /// The failure path after the core refused: records its errno (the C API's one error record;
-/// the core keeps none), returns NULL.
+/// the core keeps none).
+#[inline(always)]
+fn record_failure(s: &State, kind: ErrorKind) {
+    s.last_error.set(errno::from_kind(kind));
+}
+
+/// [`record_failure`] out of line, returning NULL: for paths whose core call returns the error.
 #[cold]
 #[inline(never)]
-fn record_failure<T>(s: &State, kind: ErrorKind) -> *mut T {
-    s.last_error.set(errno::from_kind(kind));
+fn record_failure_null<T>(s: &State, kind: ErrorKind) -> *mut T {
+    record_failure(s, kind);
     ptr::null_mut()
 }
 
@@ -143,11 +161,20 @@ fn reject_alloc(dtype: RawDtype, lifetime: RawLifetime) -> *mut SynTensor {
 #[cold]
 #[inline(never)]
 fn reject_kind(kind: ErrorKind, region: Region) -> *mut SynTensor {
-    with(|s| {
-        let e = s.arena.reject(kind, region);
-        s.last_error.set(errno::from_kind(e.kind));
-    });
+    reject_errno(kind, region);
     ptr::null_mut()
+}
+
+/// Counts a failure found before (or beside) the arena and records its errno (-ENODEV before
+/// init); returns it.
+#[cold]
+#[inline(never)]
+fn reject_errno(kind: ErrorKind, region: Region) -> c_int {
+    with(|s| {
+        let err = errno::from_kind(s.arena.reject(kind, region).kind);
+        s.last_error.set(err);
+        err
+    })
 }
 
 /// Frees one tensor: a deliberate no-op. A bump allocator never reclaims single tensors;
@@ -345,6 +372,158 @@ pub unsafe extern "C" fn syn_mem_shared_init(base: *mut c_void, size: usize) -> 
 #[no_mangle]
 pub extern "C" fn syn_mem_last_error() -> c_int {
     with(|s| s.last_error.get())
+}
+
+/// EXTENSION. Loads a memory plan emitted by `synmem emit --lang c` into the arena and fills
+/// `*plan`: validates it (every slot aligned, inside `region_size`, disjoint from every slot
+/// live at the same time; one type per slot, valid and no larger than its slot), reserves its
+/// descriptor table (SYN_MEM_DESC_SPAN bytes per slot) in the persistent region and writes
+/// every slot's complete descriptor there once (shape, dtype, size, lifetime SYN_MEM_EPHEMERAL).
+/// `slots` and `types` (`n` entries each; NULL allowed when `n` is 0) are read only during the
+/// call. With an emitted header `model_plan.h` (prefix MODEL):
+/// `syn_mem_plan_load(MODEL_PLAN_ARGS, &plan)`.
+///
+/// Returns 0, or (with `*plan` untouched): -EINVAL (NULL `plan`, NULL `slots`/`types` with `n` >
+/// 0, an invalid plan or slot type), -ENOMEM (the table does not fit, or the region does not fit
+/// the tensor space left after it: a plan larger than the arena), -EBUSY (ephemeral tensors or
+/// scratch buffers are live), -ENODEV (not initialised).
+///
+/// # Safety
+/// `slots` and `types` must each point to `n` readable entries (when `n` > 0); `plan` must be
+/// NULL or point to a writable syn_mem_plan_t.
+#[no_mangle]
+pub unsafe extern "C" fn syn_mem_plan_load(
+    slots: *const PlanSlot,
+    types: *const SlotType,
+    n: u32,
+    region_size: u32,
+    plan: *mut SynMemPlan,
+) -> c_int {
+    if plan.is_null() || (n != 0 && (slots.is_null() || types.is_null())) {
+        return reject_errno(ErrorKind::InvalidArgument, Region::Persistent);
+    }
+    let (slots, types): (&[PlanSlot], &[SlotType]) = if n == 0 {
+        (&[], &[])
+    } else {
+        // SAFETY: both are non-null and, by the caller's contract, point to `n` readable,
+        // aligned entries (C arrays of these `repr(C)` types), unchanged during the call; every
+        // bit pattern is a valid `PlanSlot` / `SlotType` (integers only).
+        unsafe {
+            (
+                core::slice::from_raw_parts(slots, n as usize),
+                core::slice::from_raw_parts(types, n as usize),
+            )
+        }
+    };
+    with(|s| {
+        if !s.arena.is_initialized() {
+            let err = errno::from_kind(
+                s.arena
+                    .reject(ErrorKind::NotInitialized, Region::Persistent)
+                    .kind,
+            );
+            s.last_error.set(err);
+            return err;
+        }
+        match s.arena.load_typed_plan(Plan { region_size, slots }, types) {
+            Ok(loaded) => {
+                // SAFETY: `plan` is non-null and, by the caller's contract, writable; a
+                // `SynMemPlan` is large and aligned enough for a `PlanState` (checked at
+                // compile time in `types`).
+                unsafe {
+                    plan.cast::<PlanState>().write(PlanState {
+                        run: PlanRun::NOT_BEGUN,
+                        plan: loaded,
+                    })
+                };
+                0
+            }
+            Err(PlanLoadError::Invalid(_)) => {
+                let err = errno::from_kind(
+                    s.arena
+                        .reject(ErrorKind::InvalidArgument, Region::Ephemeral)
+                        .kind,
+                );
+                s.last_error.set(err);
+                err
+            }
+            Err(PlanLoadError::Alloc(e)) => {
+                let err = errno::from_kind(e.kind);
+                s.last_error.set(err);
+                err
+            }
+        }
+    })
+}
+
+/// EXTENSION. Begins one inference of a loaded plan: reserves its ephemeral region (exactly the
+/// plan's region size, one bump, reclaimed by syn_mem_reset_ephemeral()), points every slot's
+/// descriptor at it — O(1) when the region lands where the plan's last one did, O(slots)
+/// otherwise — and counts the plan's tensors as allocations. Call it after each
+/// syn_mem_reset_ephemeral(), before syn_mem_tensor_alloc_planned().
+///
+/// Returns 0, or (with nothing changed but failed_count): -EINVAL (NULL `plan`, a plan loaded
+/// before the last syn_mem_init()), -ENOMEM (not enough ephemeral space left now), -ENODEV (not
+/// initialised).
+///
+/// # Safety
+/// `plan` must be NULL or point to a syn_mem_plan_t filled by syn_mem_plan_load() (or a copy).
+#[no_mangle]
+pub unsafe extern "C" fn syn_mem_plan_begin(plan: *mut SynMemPlan) -> c_int {
+    let Some(p) = NonNull::new(plan.cast::<PlanState>()) else {
+        return reject_errno(ErrorKind::InvalidArgument, Region::Ephemeral);
+    };
+    with(|s| {
+        // SAFETY: by the caller's contract `p` points to a `PlanState` written by
+        // `syn_mem_plan_load` (plain integers); read and written only inside the critical
+        // section, so never concurrently with another syn_mem_* call.
+        let loaded = unsafe { ptr::addr_of!((*p.as_ptr()).plan).read() };
+        match s.arena.begin_typed_plan(&loaded) {
+            Ok(run) => {
+                // SAFETY: as above; writable by the caller's contract.
+                unsafe { ptr::addr_of_mut!((*p.as_ptr()).run).write(run) };
+                0
+            }
+            Err(e) => {
+                let err = errno::from_kind(e.kind);
+                s.last_error.set(err);
+                err
+            }
+        }
+    })
+}
+
+/// EXTENSION. The planned tensor of slot `slot` in the inference begun by the last
+/// syn_mem_plan_begin(plan): its descriptor, written at load (shape, dtype, size) with `data` at
+/// the slot's offset in the plan's region. O(1): three checks and no write. Until the next
+/// syn_mem_reset_ephemeral() or syn_mem_init(); syn_mem_tensor_free() on it is a no-op like on
+/// any tensor. Calling it again for a slot returns the same descriptor.
+///
+/// Returns the descriptor, or NULL with syn_mem_last_error() set to -EINVAL (NULL `plan`, `slot`
+/// not below the plan's slot count, a plan not begun since its load, since the last
+/// syn_mem_reset_ephemeral() or since the last syn_mem_init()) or -ENODEV (not initialised); a
+/// failure changes nothing but failed_count.
+///
+/// # Safety
+/// `plan` must be NULL or point to a syn_mem_plan_t filled by syn_mem_plan_load() (or a copy).
+#[no_mangle]
+pub unsafe extern "C" fn syn_mem_tensor_alloc_planned(
+    plan: *const SynMemPlan,
+    slot: u32,
+) -> *mut SynTensor {
+    if plan.is_null() {
+        return reject_kind(ErrorKind::InvalidArgument, Region::Ephemeral);
+    }
+    with(|s| {
+        // SAFETY: by the caller's contract `plan` points to a `PlanState` written by
+        // `syn_mem_plan_load` / `syn_mem_plan_begin` (plain integers), read inside the critical
+        // section like every write of it.
+        let run = unsafe { ptr::addr_of!((*plan.cast::<PlanState>()).run).read() };
+        match s.arena.planned_tensor(&run, slot as usize) {
+            Ok(desc) => desc.as_ptr().cast(),
+            Err(e) => record_failure_null(s, e.kind),
+        }
+    })
 }
 
 #[cfg(all(not(feature = "std"), not(test)))]

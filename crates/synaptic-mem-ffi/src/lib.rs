@@ -4,7 +4,8 @@
 //! `include/synaptic/syn_mem.h` (generated from this crate by cbindgen and committed), exactly
 //! the spec's `syn_mem_*` surface over one global [`synaptic_mem::RawArena`], with a few
 //! extensions (`syn_mem_init_ex`, `syn_mem_shared_init`, `syn_mem_last_error`,
-//! `syn_mem_set_print_fn`).
+//! `syn_mem_set_print_fn`, and the planned path `syn_mem_plan_load`, `syn_mem_plan_begin`,
+//! `syn_mem_tensor_alloc_planned` for plans emitted by `synmem emit --lang c`).
 //!
 //! * State (the arena, the last error and the print callback) lives in one
 //!   `critical_section::Mutex`, so every entry point is safe from several threads (host, `std`
@@ -30,13 +31,14 @@ mod print;
 mod types;
 
 pub use ffi::{
-    syn_mem_get_stats, syn_mem_init, syn_mem_init_ex, syn_mem_last_error, syn_mem_print_stats,
-    syn_mem_reset_ephemeral, syn_mem_scratch_acquire, syn_mem_scratch_release,
-    syn_mem_set_print_fn, syn_mem_shared_init, syn_mem_tensor_alloc, syn_mem_tensor_free,
+    syn_mem_get_stats, syn_mem_init, syn_mem_init_ex, syn_mem_last_error, syn_mem_plan_begin,
+    syn_mem_plan_load, syn_mem_print_stats, syn_mem_reset_ephemeral, syn_mem_scratch_acquire,
+    syn_mem_scratch_release, syn_mem_set_print_fn, syn_mem_shared_init, syn_mem_tensor_alloc,
+    syn_mem_tensor_alloc_planned, syn_mem_tensor_free,
 };
 pub use types::{
-    RawDtype, RawLifetime, SynMemLifetime, SynMemPrintFn, SynMemStats, SynNpuDtype, SynTensor,
-    SYN_MEM_ALIGN, SYN_MEM_DESC_SPAN, SYN_MEM_MAX_DIMS,
+    RawDtype, RawLifetime, SynMemLifetime, SynMemPlan, SynMemPrintFn, SynMemStats, SynNpuDtype,
+    SynTensor, SYN_MEM_ALIGN, SYN_MEM_DESC_SPAN, SYN_MEM_MAX_DIMS, SYN_MEM_PLAN_WORDS,
 };
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 use core::ffi::{c_char, c_void};
 use core::mem::{align_of, offset_of, size_of};
 
-use synaptic_mem::{DType, Lifetime, Stats, TensorDesc, DESC_SPAN};
+use synaptic_mem::plan::{PlanSlot, SlotType};
+use synaptic_mem::{DType, Lifetime, PlanRun, Stats, TensorDesc, TypedPlan, DESC_SPAN};
 
 /// Every allocation (descriptor and data) is aligned to this many bytes (NPU DMA alignment).
 pub const SYN_MEM_ALIGN: usize = 16;
@@ -250,3 +251,41 @@ impl From<Stats> for SynMemStats {
 /// the `ctx` given to syn_mem_set_print_fn.
 pub type SynMemPrintFn =
     Option<unsafe extern "C" fn(buf: *const c_char, len: usize, ctx: *mut c_void)>;
+
+/// EXTENSION. Size of a syn_mem_plan_t in `size_t` words.
+pub const SYN_MEM_PLAN_WORDS: usize = 12;
+
+/// EXTENSION. A plan loaded into the arena by syn_mem_plan_load(): where its descriptor table
+/// is, in which arena and initialisation, and the inference it was last begun for. Opaque: only
+/// syn_mem_plan_load() fills it and syn_mem_plan_begin() updates it; copies of it are fine
+/// (it holds no pointer to the slot tables it was loaded from), changes by the application are
+/// not. Declare one per loaded model, e.g. `static syn_mem_plan_t model_plan;`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SynMemPlan {
+    /// Private
+    pub opaque_: [usize; SYN_MEM_PLAN_WORDS],
+}
+
+/// What a [`SynMemPlan`] holds: the core's plan handle and its current run.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlanState {
+    /// The inference begun last (`PlanRun::NOT_BEGUN` after load).
+    pub(crate) run: PlanRun,
+    /// The loaded plan.
+    pub(crate) plan: TypedPlan,
+}
+
+const _: () = {
+    assert!(size_of::<PlanState>() <= size_of::<SynMemPlan>());
+    assert!(align_of::<PlanState>() <= align_of::<SynMemPlan>());
+    // The emitted headers' syn_plan_slot_t and syn_plan_type_t (written by hand in the
+    // header, checked there with the same numbers) are the core's types.
+    assert!(size_of::<PlanSlot>() == 12 && align_of::<PlanSlot>() == 4);
+    assert!(offset_of!(PlanSlot, offset) == 0 && offset_of!(PlanSlot, size) == 4);
+    assert!(offset_of!(PlanSlot, first_op) == 8 && offset_of!(PlanSlot, last_op) == 10);
+    assert!(size_of::<SlotType>() == 20 && align_of::<SlotType>() == 4);
+    assert!(offset_of!(SlotType, shape) == 0);
+    assert!(offset_of!(SlotType, ndim) == 16 && offset_of!(SlotType, dtype) == 17);
+};

@@ -1,4 +1,5 @@
-//! The main job: load a small int8 network's weights into the persistent region, then run many
+//! The core's toy network (the main job before issue 11; `scripts/run` now runs a real model
+//! with synaptic-run): load a small int8 network's weights into the persistent region, then run many
 //! inferences whose activations live in the ephemeral region and whose per-layer intermediates
 //! live in the scratch pool, with the model's input and output in a shared (IPC) region; print
 //! the `syn mem stats` table at the end.
@@ -10,7 +11,7 @@ use synaptic_mem::{Arena, ArenaBuffer, DType};
 /// Layer widths of the toy multilayer perceptron: 64 → 128 → 64 → 10.
 const WIDTHS: [u32; 4] = [64, 128, 64, 10];
 
-const USAGE: &str = "usage: scripts/run [INFERENCES]  (a whole number, default 1000)";
+const USAGE: &str = "usage: cargo run --release -p synaptic-mem --example inference -- [INFERENCES]  (a whole number, default 1000)";
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -20,15 +21,17 @@ fn main() {
             println!("{USAGE}");
             return;
         }
-        (Some(a), None) => match a.parse() {
-            Ok(n) => n,
-            Err(_) => {
-                eprintln!("scripts/run: INFERENCES must be a whole number from 0 to {}, not {a:?}\n{USAGE}", u32::MAX);
-                std::process::exit(2);
+        (Some(a), None) => {
+            match a.parse() {
+                Ok(n) => n,
+                Err(_) => {
+                    eprintln!("inference: INFERENCES must be a whole number from 0 to {}, not {a:?}\n{USAGE}", u32::MAX);
+                    std::process::exit(2);
+                }
             }
-        },
+        }
         (Some(_), Some(_)) => {
-            eprintln!("scripts/run: too many arguments\n{USAGE}");
+            eprintln!("inference: too many arguments\n{USAGE}");
             std::process::exit(2);
         }
     };

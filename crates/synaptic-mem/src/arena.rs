@@ -198,6 +198,28 @@ impl<'buf> Arena<'buf> {
         })
     }
 
+    /// An arena over all of `buf` sized exactly for a model's plan: no Kconfig floors
+    /// ([`Floors::Exact`](crate::Floors)), so `buf` may be as small as the plan needs and the
+    /// scratch pool 0 bytes (a model whose kernels need no temporaries).
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, ErrorKind};
+    /// let mut buf = ArenaBuffer::<288>::new();
+    /// let mut arena = Arena::exact(buf.as_mut_slice(), 0).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let w = loader.persistent(&[64], DType::Int8).unwrap();
+    /// runner.inference(|inf| {
+    ///     assert!(inf.ephemeral(&[128], DType::Int8).is_ok()); // 288 - 96 - 160 = 32 B left
+    ///     assert_eq!(inf.scratch(16).unwrap_err().kind, ErrorKind::TooLarge);
+    /// });
+    /// # drop(w);
+    /// ```
+    pub fn exact(buf: &'buf mut [u8], scratch_size: usize) -> Result<Self, ConfigError> {
+        Ok(Self {
+            raw: RawArena::new_exact(buf, scratch_size)?,
+        })
+    }
+
     /// Registers the shared (IPC) region that SHARED tensors are allocated from.
     pub fn set_shared_region(&mut self, region: &'buf mut [u8]) -> Result<(), ConfigError> {
         self.raw.set_shared(region)

@@ -60,12 +60,23 @@ impl ArenaConfig {
 
     /// Checks the Kconfig ranges: arena 4096..=524288, scratch 1024..=65536, scratch < arena.
     pub const fn validate(&self) -> Result<(), ConfigError> {
-        if self.arena_size < MIN_ARENA_SIZE || self.arena_size > MAX_ARENA_SIZE {
+        self.validate_with(Floors::Kconfig)
+    }
+
+    /// Checks the ranges under `floors`: the upper limits (arena ≤ 512 KiB, scratch ≤ 64 KiB,
+    /// scratch < arena) always; the lower ones (arena ≥ 4096, scratch ≥ 1024) only under
+    /// [`Floors::Kconfig`].
+    pub const fn validate_with(&self, floors: Floors) -> Result<(), ConfigError> {
+        let (min_arena, min_scratch) = match floors {
+            Floors::Kconfig => (MIN_ARENA_SIZE, MIN_SCRATCH_SIZE),
+            Floors::Exact => (0, 0),
+        };
+        if self.arena_size < min_arena || self.arena_size > MAX_ARENA_SIZE {
             return Err(ConfigError::ArenaSizeOutOfRange {
                 size: self.arena_size,
             });
         }
-        if self.scratch_size < MIN_SCRATCH_SIZE || self.scratch_size > MAX_SCRATCH_SIZE {
+        if self.scratch_size < min_scratch || self.scratch_size > MAX_SCRATCH_SIZE {
             return Err(ConfigError::ScratchSizeOutOfRange {
                 size: self.scratch_size,
             });
@@ -78,6 +89,30 @@ impl ArenaConfig {
         }
         Ok(())
     }
+}
+
+/// Which lower limits an arena's sizes are held to. The upper limits (arena ≤ 512 KiB, scratch
+/// pool ≤ 64 KiB), on which every offset computation of the arena relies, hold under both.
+///
+/// * [`Floors::Kconfig`]: the spec's Kconfig floors, arena ≥ 4096 B and scratch pool ≥ 1024 B.
+///   They hold for the C API's global arena (`CONFIG_SYNAPTIC_*`), [`Arena::new`](crate::Arena::new)
+///   and [`Arena::with_scratch`](crate::Arena::with_scratch), and `synmem`'s sizing.
+/// * [`Floors::Exact`]: no floors, for an arena sized exactly from a plan
+///   ([`Arena::exact`](crate::Arena::exact)): the scratch pool may be 0 bytes (every scratch
+///   request then fails cleanly) and the arena as small as one descriptor and its data.
+///
+/// ```
+/// use synaptic_mem::{ArenaConfig, Floors};
+/// let tiny = ArenaConfig { arena_size: 288, scratch_size: 0 };
+/// assert!(tiny.validate().is_err());
+/// assert_eq!(tiny.layout_at_with(0, Floors::Exact).unwrap().tensor_capacity, 288);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Floors {
+    /// Arena ≥ 4096 B, scratch pool ≥ 1024 B (the spec's Kconfig ranges).
+    Kconfig,
+    /// No lower limits: an arena sized exactly for a model's plan.
+    Exact,
 }
 
 /// Where an arena's regions fall, as [`ArenaConfig::layout_at`] computes it: the one layout
@@ -113,17 +148,27 @@ impl ArenaConfig {
         self.layout_at(0)
     }
 
-    /// The layout of an arena of this configuration over a buffer at address `base_addr`:
-    /// validates the configuration ([`ArenaConfig::validate`]), aligns the base up and the end
-    /// down to 16, and puts the scratch pool at the top. [`ConfigError::NoTensorSpace`] if no
-    /// room for one descriptor is left below the pool.
+    /// [`ArenaConfig::layout_at`] under the Kconfig floors.
     pub const fn layout_at(&self, base_addr: usize) -> Result<ArenaLayout, ConfigError> {
-        if let Err(e) = self.validate() {
+        self.layout_at_with(base_addr, Floors::Kconfig)
+    }
+
+    /// The layout of an arena of this configuration over a buffer at address `base_addr`:
+    /// validates the configuration under `floors` ([`ArenaConfig::validate_with`]), aligns the
+    /// base up and the end down to 16, and puts the scratch pool at the top.
+    /// [`ConfigError::NoTensorSpace`] if no more than one descriptor's span is left below the
+    /// pool. The one layout rule: the arena and every tool call it.
+    pub const fn layout_at_with(
+        &self,
+        base_addr: usize,
+        floors: Floors,
+    ) -> Result<ArenaLayout, ConfigError> {
+        if let Err(e) = self.validate_with(floors) {
             return Err(e);
         }
-        // validate() bounds both sizes (≤ 512 KiB), so nothing below can wrap.
+        // validate_with() bounds both sizes (≤ 512 KiB), so nothing below can wrap.
         let pad = base_addr.wrapping_neg() & (ALIGN - 1);
-        let usable_size = align_down(self.arena_size - pad);
+        let usable_size = align_down(self.arena_size.saturating_sub(pad));
         if usable_size <= self.scratch_size + crate::DESC_SPAN {
             return Err(ConfigError::NoTensorSpace {
                 usable_size,

@@ -55,12 +55,15 @@ pub mod tensor;
 
 pub use arena::{Arena, ArenaBuffer, Inference, Loader, PlanHandle, PlannedInference, Runner};
 pub use config::{
-    ArenaConfig, ArenaLayout, ConfigError, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE,
-    MAX_ARENA_SIZE, MAX_SCRATCH_SIZE, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE,
+    ArenaConfig, ArenaLayout, ConfigError, Floors, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE,
+    MAX_ARENA_SIZE, MAX_SCRATCH_SIZE, MAX_SHARED_SIZE, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE,
+    MIN_SHARED_SIZE,
 };
 pub use dtype::{shape_bytes, DType, Element, Lifetime, MAX_TENSOR_BYTES};
 pub use error::{AllocError, ErrorKind, Region};
-pub use plan::{LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanSlot};
+pub use plan::{
+    LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanRun, PlanSlot, SlotType, TypedPlan,
+};
 #[cfg(target_has_atomic = "8")]
 pub use raw::StaticArenaBuffer;
 pub use raw::{DTypeMismatch, RawArena, Tensor};

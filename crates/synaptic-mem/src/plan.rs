@@ -1,7 +1,9 @@
 //! Memory plans: activations at precomputed offsets in an ephemeral region of exactly the
 //! planned size (made by `synaptic-plan` / `synmem emit`).
 
-use crate::tensor::data_span;
+use crate::dtype::DType;
+use crate::error::ErrorKind;
+use crate::tensor::{data_span, TensorRequest};
 
 /// The overlap rule of lifetimes: two inclusive intervals `(first, last)` of operators (or
 /// scopes) are live together when they share one. The one definition, used by
@@ -86,6 +88,12 @@ pub enum PlanError {
     BadSlot(usize),
     /// Slots `.0` and `.1` are live at the same time and share memory.
     Overlap(usize, usize),
+    /// A typed plan's slot `0` has an invalid type (ndim 0 or > 4, a zero dimension, an
+    /// unknown dtype, a size overflow: the [`ErrorKind`] says which) or one larger than the
+    /// slot.
+    BadType(usize, ErrorKind),
+    /// A typed plan has `.1` slot types for `.0` slots.
+    TypeCount(usize, usize),
 }
 
 impl core::fmt::Display for PlanError {
@@ -101,6 +109,10 @@ impl core::fmt::Display for PlanError {
                     "slots {a} and {b} are live together and overlap in memory"
                 )
             }
+            PlanError::BadType(i, kind) => {
+                write!(f, "slot {i}: bad tensor type ({})", kind.describe())
+            }
+            PlanError::TypeCount(n, t) => write!(f, "{t} slot types for {n} slots"),
         }
     }
 }
@@ -129,6 +141,47 @@ impl Plan<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The tensor a slot holds: shape and data type, the template of the slot's descriptor in a
+/// typed plan ([`RawArena::load_typed_plan`](crate::RawArena::load_typed_plan)). `#[repr(C)]`:
+/// the C API's `syn_plan_type_t` (20 bytes), what `synmem emit --lang c` writes per slot.
+///
+/// ```
+/// use synaptic_mem::{plan::SlotType, DType};
+/// let t = SlotType::new([1, 8, 8, 3], 4, DType::Int8);
+/// assert_eq!(t.request().unwrap().bytes(), 192);
+/// assert!(SlotType::new([1, 1, 1, 1], 5, DType::Int8).request().is_err());
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SlotType {
+    /// Dimensions; only the first `ndim` are read.
+    pub shape: [u32; 4],
+    /// Number of dimensions, 1..=4.
+    pub ndim: u8,
+    /// A [`DType`] value (`DType as u8`), checked at load.
+    pub dtype: u8,
+}
+
+impl SlotType {
+    /// A slot type of `ndim` dimensions of `shape` and `dtype`.
+    pub const fn new(shape: [u32; 4], ndim: u8, dtype: DType) -> SlotType {
+        SlotType {
+            shape,
+            ndim,
+            dtype: dtype as u8,
+        }
+    }
+
+    /// The validated request (shape, dtype, bytes) the slot's descriptor is made from.
+    pub fn request(&self) -> Result<TensorRequest, ErrorKind> {
+        let dtype = DType::from_u8(self.dtype).ok_or(ErrorKind::InvalidDtype)?;
+        if self.ndim > 4 {
+            return Err(ErrorKind::InvalidNdim);
+        }
+        TensorRequest::new(&self.shape[..self.ndim as usize], dtype)
     }
 }
 
@@ -174,6 +227,89 @@ impl PlanRegion {
     /// Offset of the region from the arena base.
     pub fn offset(&self) -> usize {
         self.offset
+    }
+}
+
+/// A typed plan loaded into an arena by
+/// [`RawArena::load_typed_plan`](crate::RawArena::load_typed_plan): its descriptor table, in the
+/// persistent region, holds every slot's complete descriptor (shape, dtype, size, lifetime),
+/// written once at load; [`RawArena::begin_typed_plan`](crate::RawArena::begin_typed_plan)
+/// points their data at one inference's region. Plain integers (it keeps no reference to the
+/// plan's slots), private, checked at every use like a [`LoadedPlan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypedPlan {
+    /// Offset of the descriptor table from the arena base.
+    pub(crate) table: usize,
+    /// End of the descriptor table (`table + 32 × len`).
+    pub(crate) table_end: usize,
+    /// Number of slots.
+    pub(crate) len: usize,
+    /// Bytes of the planned region (fitted the tensor space at load).
+    pub(crate) region_size: usize,
+    /// Slot 0's offset in the region (0 without slots): from it and slot 0's data pointer,
+    /// `begin_typed_plan` knows where the table's data pointers point now.
+    pub(crate) first_offset: usize,
+    /// Address of the arena base it was loaded into.
+    pub(crate) arena: usize,
+    /// The arena's generation at load.
+    pub(crate) generation: u32,
+}
+
+impl TypedPlan {
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether the plan has no slots.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Bytes of the planned ephemeral region.
+    pub fn region_size(&self) -> usize {
+        self.region_size
+    }
+}
+
+/// One inference of a [`TypedPlan`] (from
+/// [`RawArena::begin_typed_plan`](crate::RawArena::begin_typed_plan)): what
+/// [`RawArena::planned_tensor`](crate::RawArena::planned_tensor) needs to hand out a slot's
+/// descriptor in O(1). Valid until the next reset or re-initialisation of the arena that made
+/// it (its epoch); [`PlanRun::NOT_BEGUN`] (the default) is refused for every slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanRun {
+    /// Offset of the plan's descriptor table from the arena base.
+    pub(crate) table: usize,
+    /// Number of slots (0: not begun).
+    pub(crate) len: usize,
+    /// Address of the arena base.
+    pub(crate) arena: usize,
+    /// The arena's epoch at begin (changes at every reset and re-initialisation).
+    pub(crate) epoch: u32,
+}
+
+impl PlanRun {
+    /// A run that was never begun: every slot is refused.
+    pub const NOT_BEGUN: PlanRun = PlanRun {
+        table: 0,
+        len: 0,
+        arena: 0,
+        epoch: 0,
+    };
+
+    /// Number of slots it hands out (0 if not begun).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it hands out no slot (never begun, or a plan without slots).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Default for PlanRun {
+    fn default() -> Self {
+        PlanRun::NOT_BEGUN
     }
 }
 

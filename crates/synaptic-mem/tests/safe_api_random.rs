@@ -76,14 +76,20 @@ fn random_input(rng: &mut Rng) -> Input {
             runs: rng.next() as u8,
         },
     };
+    let exact = rng.one_in(3);
     Input {
+        exact,
         arena_size: if rng.one_in(10) {
             rng.next() as u32
+        } else if exact {
+            rng.below(8192) as u32
         } else {
             4096 + rng.below(61_441) as u32
         },
         scratch: if rng.one_in(10) {
             rng.next() as u16
+        } else if exact {
+            rng.below(1024) as u16
         } else {
             1024 + rng.below(3073) as u16
         },

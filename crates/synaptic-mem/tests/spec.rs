@@ -627,3 +627,59 @@ fn reset_also_happens_when_an_inference_panics() {
     assert_eq!(runner.stats().ephemeral_used, 0);
     assert_eq!(runner.stats().reset_count, 1);
 }
+
+/// The Kconfig floors (arena ≥ 4096 B, scratch ≥ 1024 B) belong to the Kconfig path (the C
+/// global, `Arena::new`/`with_scratch`); an arena sized exactly from a plan (`Arena::exact`)
+/// has none, but keeps the upper limits every offset computation relies on.
+#[test]
+fn exact_arenas_have_no_kconfig_floors() {
+    let mut buf = Box::new(ArenaBuffer::<{ 600 * 1024 }>::new());
+    assert_eq!(
+        Arena::with_scratch(&mut buf.as_mut_slice()[..288], 0).err(),
+        Some(ConfigError::ArenaSizeOutOfRange { size: 288 })
+    );
+    {
+        let mut arena = Arena::exact(&mut buf.as_mut_slice()[..288], 0).unwrap();
+        let s = arena.stats();
+        assert_eq!(
+            (s.usable_size, s.tensor_capacity, s.scratch_size),
+            (288, 288, 0)
+        );
+        let (loader, mut runner) = arena.split();
+        let _w = loader.persistent(&[64], DType::Int8).unwrap();
+        runner.inference(|inf| {
+            assert!(inf.ephemeral(&[128], DType::Int8).is_ok());
+            assert_eq!(
+                inf.ephemeral(&[1], DType::Int8).unwrap_err().kind,
+                ErrorKind::OutOfMemory
+            );
+            assert_eq!(inf.scratch(1).unwrap_err().kind, ErrorKind::TooLarge);
+            assert_eq!(inf.scratch(0).unwrap_err().kind, ErrorKind::ZeroSize);
+        });
+    }
+    // Upper limits and the room for one block still hold.
+    assert_eq!(
+        Arena::exact(&mut buf.as_mut_slice()[..524_289], 0).err(),
+        Some(ConfigError::ArenaSizeOutOfRange { size: 524_289 })
+    );
+    assert_eq!(
+        Arena::exact(&mut buf.as_mut_slice()[..8192], 65_537).err(),
+        Some(ConfigError::ScratchSizeOutOfRange { size: 65_537 })
+    );
+    assert!(matches!(
+        Arena::exact(&mut buf.as_mut_slice()[..32], 0).err(),
+        Some(ConfigError::NoTensorSpace { .. })
+    ));
+    // A base 1 byte past alignment with fewer bytes than the padding: an error, not a wrap.
+    assert!(Arena::exact(&mut buf.as_mut_slice()[1..9], 0).is_err());
+    assert!(Arena::exact(&mut buf.as_mut_slice()[1..1], 0).is_err());
+    // Same layout function for both floors where both accept.
+    let cfg = synaptic_mem::ArenaConfig {
+        arena_size: 8192,
+        scratch_size: 1025,
+    };
+    assert_eq!(
+        cfg.layout(),
+        cfg.layout_at_with(0, synaptic_mem::Floors::Exact)
+    );
+}

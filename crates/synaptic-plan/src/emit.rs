@@ -2,9 +2,16 @@
 //! with a [`synaptic_mem::plan::Plan`] const, or a C header with an equivalent struct array and
 //! `#define`s for the region sizes. Slot `k` is the `k`-th ephemeral activation; a second table
 //! (`SLOT_TENSORS` / `<prefix>_slot_tensor`) and a comment per slot map slots to tensor indices.
+//! A third (`SLOT_TYPES` / `<prefix>_slot_types`, [`synaptic_mem::plan::SlotType`] /
+//! `syn_plan_type_t`) gives each slot's tensor shape and core dtype, the descriptor templates of
+//! a typed plan: `RawArena::load_typed_plan(PLAN, &SLOT_TYPES)` in Rust,
+//! `syn_mem_plan_load(<PREFIX>_PLAN_ARGS, &plan)` in C.
 
 use crate::analysis::Analysis;
+use crate::trace::CoreRequest;
 use std::fmt::Write;
+use synaptic_mem::plan::SlotType;
+use synaptic_mem::DType;
 
 /// Output language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,6 +97,36 @@ fn header_lines(a: &Analysis) -> Vec<String> {
     ]
 }
 
+/// Each slot's tensor as the core allocates it — the shape (1–4 dimensions) and core dtype
+/// of the replay's [`CoreRequest`] — as the descriptor templates of a typed plan
+/// (`RawArena::load_typed_plan(plan, &types)`), with whether each fell back: a tensor without
+/// a core request (no fixed size, a dimension over `u32`) is described as `[size]` bytes of
+/// UINT8.
+pub fn slot_types(a: &Analysis) -> Vec<(SlotType, bool)> {
+    let slots = a.ephemeral_plan.slots();
+    (0..slots.len())
+        .map(|k| {
+            let t = &a.model.tensors[a.ephemeral_tensors[k]];
+            let mut dims = [1u32; 4];
+            match CoreRequest::new(&t.shape, t.dtype) {
+                Ok(r) => {
+                    dims[..r.shape.len()].copy_from_slice(&r.shape);
+                    (SlotType::new(dims, r.shape.len() as u8, r.dtype), false)
+                }
+                Err(_) => {
+                    dims[0] = slots[k].size;
+                    (SlotType::new(dims, 1, DType::UInt8), true)
+                }
+            }
+        })
+        .collect()
+}
+
+/// The dtype of a slot type made by [`slot_types`] (always a valid value).
+fn dtype_of(t: &SlotType) -> DType {
+    DType::from_u8(t.dtype).unwrap_or(DType::UInt8)
+}
+
 fn emit_rust(a: &Analysis) -> String {
     let r = &a.report;
     let plan = &a.ephemeral_plan;
@@ -97,7 +134,9 @@ fn emit_rust(a: &Analysis) -> String {
     for l in header_lines(a) {
         let _ = writeln!(s, "// {l}");
     }
-    s.push_str("\nuse synaptic_mem::plan::{Plan, PlanSlot};\n\n");
+    s.push_str(
+        "\nuse synaptic_mem::plan::{Plan, PlanSlot, SlotType};\nuse synaptic_mem::DType;\n\n",
+    );
     let _ = writeln!(s, "/// Bytes of the planned ephemeral region.");
     let _ = writeln!(s, "pub const REGION_SIZE: u32 = {};", plan.region_size);
     let _ = writeln!(
@@ -145,6 +184,30 @@ fn emit_rust(a: &Analysis) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let _ = writeln!(
+        s,
+        "/// Each slot's tensor (shape, core dtype): the descriptor templates of a typed plan."
+    );
+    let _ = writeln!(
+        s,
+        "pub const SLOT_TYPES: [SlotType; {}] = [",
+        plan.items.len()
+    );
+    for (t, fallback) in slot_types(a) {
+        let _ = writeln!(
+            s,
+            "    SlotType::new({:?}, {}, DType::{:?}),{}",
+            t.shape,
+            t.ndim,
+            dtype_of(&t),
+            if fallback {
+                " // no core type: bytes"
+            } else {
+                ""
+            }
+        );
+    }
+    s.push_str("];\n");
     let _ = writeln!(s, "/// The plan, for the core's planned runtime.");
     let _ = writeln!(
         s,
@@ -169,6 +232,10 @@ fn emit_c(a: &Analysis) -> String {
     s.push_str("#ifndef SYN_PLAN_SLOT_T_DEFINED\n#define SYN_PLAN_SLOT_T_DEFINED\n");
     s.push_str("/* Same layout as synaptic_mem::plan::PlanSlot (#[repr(C)]). */\n");
     s.push_str("typedef struct {\n    uint32_t offset;   /* from the start of the planned ephemeral region, multiple of 16 */\n    uint32_t size;     /* data bytes (the block spans size rounded up to 16) */\n    uint16_t first_op; /* first operator (0-based) at which the tensor is live */\n    uint16_t last_op;  /* last operator at which it is live (inclusive) */\n} syn_plan_slot_t;\n#endif\n\n");
+    s.push_str("#ifndef SYN_PLAN_TYPE_T_DEFINED\n#define SYN_PLAN_TYPE_T_DEFINED\n");
+    s.push_str("/* Same layout as synaptic_mem::plan::SlotType; syn_mem.h defines it too. */\n");
+    s.push_str("typedef struct {\n    uint32_t shape[4]; /* dimensions; only the first ndim are read */\n    uint8_t ndim;      /* 1..4 */\n    uint8_t dtype;     /* a syn_npu_dtype_t value */\n} syn_plan_type_t;\n#endif\n\n");
+    s.push_str("#ifndef SYNMEM_PLAN_UNUSED\n#if defined(__GNUC__)\n#define SYNMEM_PLAN_UNUSED __attribute__((unused))\n#else\n#define SYNMEM_PLAN_UNUSED\n#endif\n#endif\n\n");
     let defs = [
         ("REGION_SIZE", plan.region_size),
         ("SLOT_COUNT", plan.items.len() as u64),
@@ -183,7 +250,10 @@ fn emit_c(a: &Analysis) -> String {
     }
     s.push('\n');
     // A zero-length array is not valid C: emit one unused zero entry for an empty plan.
-    let _ = writeln!(s, "static const syn_plan_slot_t {lp}_slots[] = {{");
+    let _ = writeln!(
+        s,
+        "static const syn_plan_slot_t {lp}_slots[] SYNMEM_PLAN_UNUSED = {{"
+    );
     if plan.items.is_empty() {
         s.push_str("    {0u, 0u, 0u, 0u}, /* placeholder: no planned activations */\n");
     }
@@ -201,7 +271,10 @@ fn emit_c(a: &Analysis) -> String {
     }
     s.push_str("};\n\n");
     let _ = writeln!(s, "/* Tensor index (main subgraph) of each slot. */");
-    let _ = writeln!(s, "static const uint32_t {lp}_slot_tensor[] = {{");
+    let _ = writeln!(
+        s,
+        "static const uint32_t {lp}_slot_tensor[] SYNMEM_PLAN_UNUSED = {{"
+    );
     if plan.items.is_empty() {
         s.push_str("    0u, /* placeholder */\n");
     }
@@ -209,6 +282,45 @@ fn emit_c(a: &Analysis) -> String {
         let _ = writeln!(s, "    {t}u,");
     }
     s.push_str("};\n\n");
+    let _ = writeln!(
+        s,
+        "/* Each slot's tensor (shape, ndim, syn_npu_dtype_t): its descriptor template. */"
+    );
+    let _ = writeln!(
+        s,
+        "static const syn_plan_type_t {lp}_slot_types[] SYNMEM_PLAN_UNUSED = {{"
+    );
+    if plan.items.is_empty() {
+        s.push_str("    {{0u, 0u, 0u, 0u}, 0u, 0u}, /* placeholder */\n");
+    }
+    for (k, (t, fallback)) in slot_types(a).into_iter().enumerate() {
+        let d = t.shape;
+        let _ = writeln!(
+            s,
+            "    {{{{{}u, {}u, {}u, {}u}}, {}u, {}u}}, /* slot {k}: {}{} */",
+            d[0],
+            d[1],
+            d[2],
+            d[3],
+            t.ndim,
+            t.dtype,
+            dtype_of(&t).name().to_ascii_uppercase(),
+            if fallback {
+                ", no core type: bytes"
+            } else {
+                ""
+            }
+        );
+    }
+    s.push_str("};\n\n");
+    let _ = writeln!(
+        s,
+        "/* The arguments of syn_mem_plan_load(): syn_mem_plan_load({p}_PLAN_ARGS, &plan). */"
+    );
+    let _ = writeln!(
+        s,
+        "#define {p}_PLAN_ARGS {lp}_slots, {lp}_slot_types, {p}_SLOT_COUNT, {p}_REGION_SIZE\n"
+    );
     let _ = writeln!(s, "#endif /* SYNMEM_PLAN_{p}_H */");
     s
 }

@@ -30,12 +30,13 @@ pub enum ImportError {
         /// The four identifier bytes found (lossy).
         found: String,
     },
-    /// The `flatbuffers` verifier rejected the buffer.
+    /// The reader's structure check ([`synaptic_tflite::Model::new`]) rejected the buffer.
     Verifier {
         /// The verifier's message.
         detail: String,
     },
-    /// A bounds-checked read failed (only reachable if the verifier missed something).
+    /// A bounds-checked read failed (kept for compatibility; the reader reports structural
+    /// errors as [`ImportError::Verifier`]).
     Malformed {
         /// What was being read.
         what: &'static str,

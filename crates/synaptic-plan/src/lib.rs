@@ -6,9 +6,10 @@
 //! ([`synaptic_mem::plan::Plan`]) or to firmware ([`emit`]).
 //!
 //! * [`Model`] — the main subgraph: tensors (shape, dtype, bytes, constant / variable /
-//!   activation, graph input/output) and operators in execution order. Read with the
-//!   `flatbuffers` crate's verifier on every file and bounds-checked accessors (the private `fb`
-//!   internals); malformed, truncated or hostile files give an [`ImportError`], never a panic.
+//!   activation, graph input/output) and operators in execution order. Read with
+//!   [`synaptic_tflite`], the one `.tflite` reader SynapticOS shares with its no_std runtime
+//!   (structure verified once at open, every access bounds-checked); malformed, truncated or
+//!   hostile files give an [`ImportError`], never a panic.
 //! * [`lifetimes`] / [`live_lower_bound`] — lifetimes in the models README's scopes.
 //! * [`plan_items`] — the planner (bump, greedy-by-size, best = heuristics + hill-climbing +
 //!   exact branch-and-bound), reporting whether each plan is proven optimal.
@@ -43,7 +44,6 @@
 mod analysis;
 pub mod emit;
 mod error;
-mod fb;
 mod lifetime;
 mod model;
 mod planner;

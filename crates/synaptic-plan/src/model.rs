@@ -1,7 +1,6 @@
 //! The imported model: the main subgraph's tensors and operators.
 
 use crate::error::ImportError;
-use crate::fb::{self, field::*, Table};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -35,6 +34,8 @@ impl TensorType {
     /// The type with TFLite schema value `v`.
     pub fn from_schema(v: u8) -> Option<Self> {
         use TensorType::*;
+        // The schema's values are synaptic_tflite's; this enum only adds serde.
+        let v = synaptic_tflite::TensorType::from_code(v)? as u8;
         Some(match v {
             0 => Float32,
             1 => Float16,
@@ -61,16 +62,23 @@ impl TensorType {
 
     /// Bits per element, or `None` for types without a fixed size (string, resource, variant).
     pub fn bits(self) -> Option<u64> {
-        use TensorType::*;
-        Some(match self {
-            Int4 => 4,
-            Bool | Int8 | UInt8 => 8,
-            Int16 | UInt16 | Float16 | BFloat16 => 16,
-            Int32 | UInt32 | Float32 => 32,
-            Int64 | UInt64 | Float64 | Complex64 => 64,
-            Complex128 => 128,
-            String | Resource | Variant => return None,
-        })
+        self.schema().bits()
+    }
+
+    /// The same type in the shared reader, [`synaptic_tflite::TensorType`] (same schema
+    /// values; this enum adds `serde`).
+    ///
+    /// ```
+    /// use synaptic_plan::TensorType;
+    /// for v in 0..=18u8 {
+    ///     let t = TensorType::from_schema(v).unwrap();
+    ///     assert_eq!(t.schema() as u8, v);
+    /// }
+    /// ```
+    pub fn schema(self) -> synaptic_tflite::TensorType {
+        // The discriminants are the schema values (declared in schema order, 0..=18).
+        synaptic_tflite::TensorType::from_code(self as u8)
+            .unwrap_or(synaptic_tflite::TensorType::String)
     }
 
     /// Bytes of a tensor of this type and `shape`: elements × bits per element, rounded up to
@@ -84,38 +92,12 @@ impl TensorType {
     /// assert_eq!(TensorType::String.bytes_of(&[2]), None);
     /// ```
     pub fn bytes_of(self, shape: &[u32]) -> Option<u64> {
-        let bits = self.bits()?;
-        shape
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))?
-            .checked_mul(bits)
-            .map(|b| b.div_ceil(8))
+        self.schema().bytes_of(shape)
     }
 
     /// Short name, as in the reference lifetime tables (`i8`, `f32`, `u64`, …).
     pub fn short_name(self) -> &'static str {
-        use TensorType::*;
-        match self {
-            Float32 => "f32",
-            Float16 => "f16",
-            Int32 => "i32",
-            UInt8 => "u8",
-            Int64 => "i64",
-            String => "string",
-            Bool => "bool",
-            Int16 => "i16",
-            Complex64 => "c64",
-            Int8 => "i8",
-            Float64 => "f64",
-            Complex128 => "c128",
-            UInt64 => "u64",
-            Resource => "resource",
-            Variant => "variant",
-            UInt32 => "u32",
-            UInt16 => "u16",
-            Int4 => "i4",
-            BFloat16 => "bf16",
-        }
+        self.schema().short_name()
     }
 }
 
@@ -224,178 +206,31 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 << 20;
 /// Largest number of tensors or operators accepted (hostile-file guard).
 pub const MAX_ITEMS: usize = 1 << 20;
 
-/// TFLite builtin operator names, by code (0..=161; later codes print as `BUILTIN_<n>`).
-const BUILTIN_NAMES: &[&str] = &[
-    "ADD",
-    "AVERAGE_POOL_2D",
-    "CONCATENATION",
-    "CONV_2D",
-    "DEPTHWISE_CONV_2D",
-    "DEPTH_TO_SPACE",
-    "DEQUANTIZE",
-    "EMBEDDING_LOOKUP",
-    "FLOOR",
-    "FULLY_CONNECTED",
-    "HASHTABLE_LOOKUP",
-    "L2_NORMALIZATION",
-    "L2_POOL_2D",
-    "LOCAL_RESPONSE_NORMALIZATION",
-    "LOGISTIC",
-    "LSH_PROJECTION",
-    "LSTM",
-    "MAX_POOL_2D",
-    "MUL",
-    "RELU",
-    "RELU_N1_TO_1",
-    "RELU6",
-    "RESHAPE",
-    "RESIZE_BILINEAR",
-    "RNN",
-    "SOFTMAX",
-    "SPACE_TO_DEPTH",
-    "SVDF",
-    "TANH",
-    "CONCAT_EMBEDDINGS",
-    "SKIP_GRAM",
-    "CALL",
-    "CUSTOM",
-    "EMBEDDING_LOOKUP_SPARSE",
-    "PAD",
-    "UNIDIRECTIONAL_SEQUENCE_RNN",
-    "GATHER",
-    "BATCH_TO_SPACE_ND",
-    "SPACE_TO_BATCH_ND",
-    "TRANSPOSE",
-    "MEAN",
-    "SUB",
-    "DIV",
-    "SQUEEZE",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM",
-    "STRIDED_SLICE",
-    "BIDIRECTIONAL_SEQUENCE_RNN",
-    "EXP",
-    "TOPK_V2",
-    "SPLIT",
-    "LOG_SOFTMAX",
-    "DELEGATE",
-    "BIDIRECTIONAL_SEQUENCE_LSTM",
-    "CAST",
-    "PRELU",
-    "MAXIMUM",
-    "ARG_MAX",
-    "MINIMUM",
-    "LESS",
-    "NEG",
-    "PADV2",
-    "GREATER",
-    "GREATER_EQUAL",
-    "LESS_EQUAL",
-    "SELECT",
-    "SLICE",
-    "SIN",
-    "TRANSPOSE_CONV",
-    "SPARSE_TO_DENSE",
-    "TILE",
-    "EXPAND_DIMS",
-    "EQUAL",
-    "NOT_EQUAL",
-    "LOG",
-    "SUM",
-    "SQRT",
-    "RSQRT",
-    "SHAPE",
-    "POW",
-    "ARG_MIN",
-    "FAKE_QUANT",
-    "REDUCE_PROD",
-    "REDUCE_MAX",
-    "PACK",
-    "LOGICAL_OR",
-    "ONE_HOT",
-    "LOGICAL_AND",
-    "LOGICAL_NOT",
-    "UNPACK",
-    "REDUCE_MIN",
-    "FLOOR_DIV",
-    "REDUCE_ANY",
-    "SQUARE",
-    "ZEROS_LIKE",
-    "FILL",
-    "FLOOR_MOD",
-    "RANGE",
-    "RESIZE_NEAREST_NEIGHBOR",
-    "LEAKY_RELU",
-    "SQUARED_DIFFERENCE",
-    "MIRROR_PAD",
-    "ABS",
-    "SPLIT_V",
-    "UNIQUE",
-    "CEIL",
-    "REVERSE_V2",
-    "ADD_N",
-    "GATHER_ND",
-    "COS",
-    "WHERE",
-    "RANK",
-    "ELU",
-    "REVERSE_SEQUENCE",
-    "MATRIX_DIAG",
-    "QUANTIZE",
-    "MATRIX_SET_DIAG",
-    "ROUND",
-    "HARD_SWISH",
-    "IF",
-    "WHILE",
-    "NON_MAX_SUPPRESSION_V4",
-    "NON_MAX_SUPPRESSION_V5",
-    "SCATTER_ND",
-    "SELECT_V2",
-    "DENSIFY",
-    "SEGMENT_SUM",
-    "BATCH_MATMUL",
-    "PLACEHOLDER_FOR_GREATER_OP_CODES",
-    "CUMSUM",
-    "CALL_ONCE",
-    "BROADCAST_TO",
-    "RFFT2D",
-    "CONV_3D",
-    "IMAG",
-    "REAL",
-    "COMPLEX_ABS",
-    "HASHTABLE",
-    "HASHTABLE_FIND",
-    "HASHTABLE_IMPORT",
-    "HASHTABLE_SIZE",
-    "REDUCE_ALL",
-    "CONV_3D_TRANSPOSE",
-    "VAR_HANDLE",
-    "READ_VARIABLE",
-    "ASSIGN_VARIABLE",
-    "BROADCAST_ARGS",
-    "RANDOM_STANDARD_NORMAL",
-    "BUCKETIZE",
-    "RANDOM_UNIFORM",
-    "MULTINOMIAL",
-    "GELU",
-    "DYNAMIC_UPDATE_SLICE",
-    "RELU_0_TO_1",
-    "UNSORTED_SEGMENT_PROD",
-    "UNSORTED_SEGMENT_MAX",
-    "UNSORTED_SEGMENT_SUM",
-    "ATAN2",
-    "UNSORTED_SEGMENT_MIN",
-    "SIGN",
-    "BITCAST",
-    "BITWISE_XOR",
-    "RIGHT_SHIFT",
-];
-
 fn builtin_name(code: i32) -> String {
-    usize::try_from(code)
-        .ok()
-        .and_then(|c| BUILTIN_NAMES.get(c))
+    synaptic_tflite::builtin_name(code)
         .map(|s| s.to_string())
         .unwrap_or_else(|| format!("BUILTIN_{code}"))
+}
+
+/// The reader's error in this crate's terms.
+impl From<synaptic_tflite::Error> for ImportError {
+    fn from(e: synaptic_tflite::Error) -> Self {
+        use synaptic_tflite::Error as E;
+        match e {
+            E::Truncated { len } => ImportError::Truncated { len },
+            E::NotTflite { found } => ImportError::NotTflite {
+                found: String::from_utf8_lossy(&found).into_owned(),
+            },
+            E::Malformed { what, pos } => ImportError::Verifier {
+                detail: format!("{what} at byte {pos}"),
+            },
+            E::Invalid { what, index } => ImportError::invalid(format!("{what} ({index})")),
+        }
+    }
+}
+
+fn lossy(b: Option<&[u8]>) -> Option<String> {
+    b.map(|b| String::from_utf8_lossy(b).into_owned())
 }
 
 fn tensor_index(v: i32, n: usize, what: &str) -> Result<Option<usize>, ImportError> {
@@ -418,19 +253,19 @@ const CONTROL_FLOW: &[&str] = &["IF", "WHILE", "CALL_ONCE", "CALL"];
 /// under-report the arena. The error names the first such subgraph and the main subgraph's
 /// first control-flow operator.
 fn check_other_subgraphs(
-    subgraphs: &fb::Tables<'_>,
+    model: &synaptic_tflite::Model<'_>,
     main_ops: &[Operator],
 ) -> Result<(), ImportError> {
-    for i in 1..subgraphs.len() {
-        let sg = subgraphs.get(i)?;
-        let tensors = sg.tables(SUBGRAPH_TENSORS)?.len();
-        let operators = sg.tables(SUBGRAPH_OPERATORS)?.len();
+    for i in 1..model.subgraphs_len()? {
+        let sg = model.subgraph(i)?;
+        let tensors = sg.tensors_len()?;
+        let operators = sg.operators_len()?;
         if tensors == 0 && operators == 0 {
             continue;
         }
         return Err(ImportError::UnsizedSubgraph {
             subgraph: i,
-            name: sg.string(SUBGRAPH_NAME)?.unwrap_or_default(),
+            name: lossy(sg.name()?).unwrap_or_default(),
             operators,
             tensors,
             caller: main_ops
@@ -461,8 +296,9 @@ impl Model {
         Ok(m)
     }
 
-    /// Imports a `.tflite` model from its bytes: checks the `TFL3` identifier, runs the
-    /// `flatbuffers` verifier, then reads the main subgraph. Never panics.
+    /// Imports a `.tflite` model from its bytes: opens it with the shared reader
+    /// ([`synaptic_tflite::Model::new`]: `TFL3` identifier, then the structure verified once,
+    /// every access bounds-checked), then reads the main subgraph. Never panics.
     ///
     /// ```
     /// use synaptic_plan::Model;
@@ -470,68 +306,51 @@ impl Model {
     /// assert!(Model::from_bytes(&[0xff; 64]).is_err());
     /// ```
     pub fn from_bytes(buf: &[u8]) -> Result<Model, ImportError> {
-        if buf.len() < 8 {
-            return Err(ImportError::Truncated { len: buf.len() });
-        }
-        if &buf[4..8] != b"TFL3" {
-            return Err(ImportError::NotTflite {
-                found: String::from_utf8_lossy(&buf[4..8]).into_owned(),
-            });
-        }
-        fb::verify(buf)?;
-        Self::read(buf)
+        let fbm = synaptic_tflite::Model::new(buf)?;
+        Self::read(&fbm)
     }
 
-    fn read(buf: &[u8]) -> Result<Model, ImportError> {
-        let root = Table::root(buf)?;
-        let subgraphs = root.tables(MODEL_SUBGRAPHS)?;
-        if subgraphs.len() == 0 {
+    fn read(fbm: &synaptic_tflite::Model<'_>) -> Result<Model, ImportError> {
+        if fbm.subgraphs_len()? == 0 {
             return Err(ImportError::NoSubgraph);
         }
-        let sg = subgraphs.get(0)?;
-        let codes = root.tables(MODEL_OPERATOR_CODES)?;
-        let buffers = root.tables(MODEL_BUFFERS)?;
-        let ts = sg.tables(SUBGRAPH_TENSORS)?;
-        let ops = sg.tables(SUBGRAPH_OPERATORS)?;
-        let n = ts.len();
-        if n > MAX_ITEMS || ops.len() > MAX_ITEMS {
+        let sg = fbm.subgraph(0)?;
+        let n = sg.tensors_len()?;
+        let n_ops = sg.operators_len()?;
+        if n > MAX_ITEMS || n_ops > MAX_ITEMS {
             return Err(ImportError::unsupported(format!(
-                "{n} tensors / {} operators (limit {MAX_ITEMS})",
-                ops.len()
+                "{n} tensors / {n_ops} operators (limit {MAX_ITEMS})"
             )));
         }
 
         let mut inputs = Vec::new();
-        for v in sg.vector(SUBGRAPH_INPUTS, 4)?.i32s()? {
+        for v in sg.inputs()?.iter() {
             if let Some(i) = tensor_index(v, n, "graph input")? {
                 inputs.push(i);
             }
         }
         let mut outputs = Vec::new();
-        for v in sg.vector(SUBGRAPH_OUTPUTS, 4)?.i32s()? {
+        for v in sg.outputs()?.iter() {
             if let Some(i) = tensor_index(v, n, "graph output")? {
                 outputs.push(i);
             }
         }
 
         // Opcode names.
-        let mut opcode_names = Vec::with_capacity(codes.len());
-        for i in 0..codes.len() {
-            let c = codes.get(i)?;
-            let deprecated = c.u8_or(OPCODE_DEPRECATED_BUILTIN, 0)? as i8 as i32;
-            let builtin = c.u32_or(OPCODE_BUILTIN, 0)? as i32;
-            let code = builtin.max(deprecated);
-            let name = if code == 32 {
-                c.string(OPCODE_CUSTOM_CODE)?
-                    .unwrap_or_else(|| "CUSTOM".to_string())
+        let n_codes = fbm.operator_codes_len()?;
+        let mut opcode_names = Vec::with_capacity(n_codes);
+        for i in 0..n_codes {
+            let c = fbm.operator_code(i)?;
+            let name = if c.builtin == synaptic_tflite::code::CUSTOM {
+                lossy(c.custom).unwrap_or_else(|| "CUSTOM".to_string())
             } else {
-                builtin_name(code)
+                builtin_name(c.builtin)
             };
             opcode_names.push(name);
         }
 
         // Operators.
-        let mut operators = Vec::with_capacity(ops.len());
+        let mut operators = Vec::with_capacity(n_ops);
         let mut is_input = vec![false; n];
         let mut is_output = vec![false; n];
         for &i in &inputs {
@@ -541,9 +360,9 @@ impl Model {
             is_output[o] = true;
         }
         let mut referenced: Vec<bool> = (0..n).map(|i| is_input[i] || is_output[i]).collect();
-        for o in 0..ops.len() {
-            let op = ops.get(o)?;
-            let code_index = op.u32_or(OP_OPCODE_INDEX, 0)? as usize;
+        for o in 0..n_ops {
+            let op = sg.operator(o)?;
+            let code_index = op.opcode_index()? as usize;
             let opcode = opcode_names.get(code_index).cloned().ok_or_else(|| {
                 ImportError::invalid(format!(
                     "operator {o} uses opcode {code_index}, but the model has {} opcodes",
@@ -551,21 +370,21 @@ impl Model {
                 ))
             })?;
             let mut oi = Vec::new();
-            for v in op.vector(OP_INPUTS, 4)?.i32s()? {
+            for v in op.inputs()?.iter() {
                 if let Some(i) = tensor_index(v, n, &format!("operator {o} input"))? {
                     oi.push(i);
                     referenced[i] = true;
                 }
             }
             let mut oo = Vec::new();
-            for v in op.vector(OP_OUTPUTS, 4)?.i32s()? {
+            for v in op.outputs()?.iter() {
                 if let Some(i) = tensor_index(v, n, &format!("operator {o} output"))? {
                     oo.push(i);
                     referenced[i] = true;
                 }
             }
             let mut inter = Vec::new();
-            for v in op.vector(OP_INTERMEDIATES, 4)?.i32s()? {
+            for v in op.intermediates()?.iter() {
                 if let Some(i) = tensor_index(v, n, &format!("operator {o} intermediate"))? {
                     inter.push(i);
                 }
@@ -580,17 +399,18 @@ impl Model {
         }
 
         // Tensors.
+        let n_buffers = fbm.buffers_len()?;
         let mut tensors = Vec::with_capacity(n);
         let mut weight_buffers = BTreeSet::new();
         let mut weights_bytes = 0u64;
         for (t, &is_referenced) in referenced.iter().enumerate() {
-            let tt = ts.get(t)?;
-            let name = tt.string(TENSOR_NAME)?.unwrap_or_default();
-            let type_code = tt.u8_or(TENSOR_TYPE, 0)?;
+            let tt = sg.tensor(t)?;
+            let name = lossy(tt.name()?).unwrap_or_default();
+            let type_code = tt.type_code()?;
             let dtype = TensorType::from_schema(type_code).ok_or_else(|| {
                 ImportError::unsupported(format!("tensor {t}: unknown tensor type {type_code}"))
             })?;
-            let raw_shape = tt.vector(TENSOR_SHAPE, 4)?;
+            let raw_shape = tt.shape()?;
             if raw_shape.len() > 16 {
                 return Err(ImportError::unsupported(format!(
                     "tensor {t}: {} dimensions",
@@ -598,7 +418,7 @@ impl Model {
                 )));
             }
             let mut shape = Vec::with_capacity(raw_shape.len());
-            for d in raw_shape.i32s()? {
+            for d in raw_shape.iter() {
                 let d = u32::try_from(d).map_err(|_| {
                     ImportError::unsupported(format!(
                         "tensor {t} ({}): negative (dynamic) dimension {d}",
@@ -607,21 +427,21 @@ impl Model {
                 })?;
                 shape.push(d);
             }
-            let is_variable = tt.u8_or(TENSOR_IS_VARIABLE, 0)? != 0;
-            let buffer = tt.u32_or(TENSOR_BUFFER, 0)?;
+            let is_variable = tt.is_variable()?;
+            let buffer = tt.buffer()?;
             let (has_data, data_len) = if buffer == 0 {
                 (false, 0)
             } else {
-                let b = buffers.get(buffer as usize).map_err(|_| {
-                    ImportError::invalid(format!(
-                        "tensor {t} uses buffer {buffer}, but the model has {} buffers",
-                        buffers.len()
-                    ))
-                })?;
-                let data = b.vector(BUFFER_DATA, 1)?.len() as u64;
+                if buffer as usize >= n_buffers {
+                    return Err(ImportError::invalid(format!(
+                        "tensor {t} uses buffer {buffer}, but the model has {n_buffers} buffers"
+                    )));
+                }
+                let b = fbm.buffer(buffer as usize)?;
+                let data = b.data()?.len() as u64;
                 // Models over 2 GB keep data outside the flatbuffer (offset > 1, size).
-                let offset = b.u64_or(BUFFER_OFFSET, 0)?;
-                let size = b.u64_or(BUFFER_SIZE, 0)?;
+                let offset = b.offset()?;
+                let size = b.size()?;
                 if data > 0 {
                     (true, data)
                 } else if offset > 1 {
@@ -655,10 +475,9 @@ impl Model {
             });
         }
 
-        check_other_subgraphs(&subgraphs, &operators)?;
+        check_other_subgraphs(fbm, &operators)?;
 
-        let name = sg
-            .string(SUBGRAPH_NAME)?
+        let name = lossy(sg.name()?)
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "model".to_string());
         Ok(Model {
@@ -667,7 +486,7 @@ impl Model {
             operators,
             inputs,
             outputs,
-            subgraphs: subgraphs.len(),
+            subgraphs: fbm.subgraphs_len()?,
             weights_bytes,
         })
     }

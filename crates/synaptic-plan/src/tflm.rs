@@ -64,11 +64,9 @@
 //! (unknown, so they could not be relocated), and files over 2 GiB.
 
 use crate::error::ImportError;
-use crate::fb::{self, field::*, Table};
 use crate::lifetime::{live_together, Lifetime};
 use crate::model::{Model, TensorKind};
 use crate::planner::{plan_items, MemoryPlan, PlanItem, PlanOptions};
-use flatbuffers::{ForwardsUOffset, InvalidFlatbuffer, Vector, Verifiable, Verifier};
 use serde::Serialize;
 use synaptic_mem::data_span;
 
@@ -88,15 +86,13 @@ pub const TFLM_BUFFER_ALIGNMENT: u64 = 16;
 const _: () = assert!(TFLM_BUFFER_ALIGNMENT == synaptic_mem::config::ALIGN as u64);
 const _: () = assert!(data_span(1) == TFLM_BUFFER_ALIGNMENT);
 
-// Model and Metadata fields (schema.fbs) beyond those `fb` reads.
-const MODEL_VERSION: u16 = 4;
-const MODEL_METADATA: u16 = 4 + 2 * 6;
+// Model root field numbers (schema.fbs).
+const MODEL_BUFFERS: u16 = 4;
+const MODEL_METADATA: u16 = 6;
 /// Model root fields known to this module: 0 `version` (a `uint`) and 1..=9 (all offsets:
 /// operator_codes, subgraphs, description, buffers, metadata_buffer, metadata,
 /// signature_defs, external_buffer_groups, external_buffers).
 const MODEL_FIELDS: u16 = 10;
-const METADATA_NAME: u16 = 4;
-const METADATA_BUFFER: u16 = 6;
 
 /// One tensor TFLM would hold in its head under an offline plan, with TFLM's lifetime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -317,16 +313,13 @@ pub struct OfflinePlan {
 /// The model's `metadata` entries, in order: name (lossy UTF-8; empty if absent) and buffer
 /// index.
 pub fn metadata(bytes: &[u8]) -> Result<Vec<(String, u32)>, ImportError> {
-    Model::from_bytes(bytes)?; // identifier and verifier of the fields `fb` reads
-    verify_metadata(bytes)?;
-    let list = Table::root(bytes)?.tables(MODEL_METADATA)?;
-    (0..list.len())
+    // `Model::new` verifies the metadata entries (name, buffer) with the rest.
+    let fbm = synaptic_tflite::Model::new(bytes)?;
+    (0..fbm.metadata_len()?)
         .map(|i| {
-            let m = list.get(i)?;
-            Ok((
-                m.string(METADATA_NAME)?.unwrap_or_default(),
-                m.u32_or(METADATA_BUFFER, 0)?,
-            ))
+            let m = fbm.metadata(i)?;
+            let name = m.name()?.unwrap_or_default();
+            Ok((String::from_utf8_lossy(name).into_owned(), m.buffer()?))
         })
         .collect()
 }
@@ -344,15 +337,14 @@ pub fn read_offline_plan(bytes: &[u8]) -> Result<Option<OfflinePlan>, ImportErro
     else {
         return Ok(None);
     };
-    let root = Table::root(bytes)?;
-    let buffers = root.tables(MODEL_BUFFERS)?;
-    let b = buffers.get(buffer as usize).map_err(|_| {
-        ImportError::invalid(format!(
-            "{OFFLINE_METADATA_NAME} uses buffer {buffer}, but the model has {} buffers",
-            buffers.len()
-        ))
-    })?;
-    let data = b.vector(BUFFER_DATA, 1)?.u8s();
+    let fbm = synaptic_tflite::Model::new(bytes)?;
+    let buffers = fbm.buffers_len()?;
+    if buffer as usize >= buffers {
+        return Err(ImportError::invalid(format!(
+            "{OFFLINE_METADATA_NAME} uses buffer {buffer}, but the model has {buffers} buffers"
+        )));
+    }
+    let data = fbm.buffer(buffer as usize)?.data()?;
     let values: Vec<i32> = data
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -599,40 +591,6 @@ pub fn check_text(plan: &OfflinePlan, check: &PlanCheck) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Verification of the fields read here (the `fb` verifier covers the rest).
-
-struct MetadataV;
-struct RootMetadataV;
-
-impl Verifiable for MetadataV {
-    fn run_verifier(v: &mut Verifier, pos: usize) -> Result<(), InvalidFlatbuffer> {
-        v.visit_table(pos)?
-            .visit_field::<ForwardsUOffset<&str>>("name", METADATA_NAME, false)?
-            .visit_field::<u32>("buffer", METADATA_BUFFER, false)?
-            .finish();
-        Ok(())
-    }
-}
-
-impl Verifiable for RootMetadataV {
-    fn run_verifier(v: &mut Verifier, pos: usize) -> Result<(), InvalidFlatbuffer> {
-        v.visit_table(pos)?
-            .visit_field::<u32>("version", MODEL_VERSION, false)?
-            .visit_field::<ForwardsUOffset<Vector<'_, ForwardsUOffset<MetadataV>>>>(
-                "metadata",
-                MODEL_METADATA,
-                false,
-            )?
-            .finish();
-        Ok(())
-    }
-}
-
-fn verify_metadata(buf: &[u8]) -> Result<(), ImportError> {
-    fb::verify_root::<RootMetadataV>(buf)
-}
-
-// ---------------------------------------------------------------------------------------------
 // Writing: a new root in front of the original bytes (see the module docs).
 
 /// A little-endian byte writer with absolute positions.
@@ -699,39 +657,38 @@ pub fn with_offline_plan(original: &[u8], plan: &TflmPlan) -> Result<Vec<u8>, Im
             model.tensors.len()
         )));
     }
-    verify_metadata(original)?;
-    let root = Table::root(original)?;
-    let slots = root.field_slots()?;
+    let fbm = synaptic_tflite::Model::new(original)?;
+    let root = fbm.root();
+    let slots = u16::try_from(root.field_slots()).unwrap_or(u16::MAX);
     for s in MODEL_FIELDS..slots {
-        if root.has_field(4 + 2 * s)? {
+        if root.has_field(s)? {
             return Err(ImportError::unsupported(format!(
                 "the model's root table has field {s}, newer than this schema: it cannot be kept"
             )));
         }
     }
-    let buffers = root.tables(MODEL_BUFFERS)?;
-    if buffers.len() == 0 {
+    let buffers = fbm.buffers_len()?;
+    if buffers == 0 {
         return Err(ImportError::invalid(
             "the model has no buffers (not even the empty buffer 0)",
         ));
     }
-    for i in 0..buffers.len() {
-        if buffers.get(i)?.u64_or(BUFFER_OFFSET, 0)? > 1 {
+    for i in 0..buffers {
+        if fbm.buffer(i)?.offset()? > 1 {
             return Err(ImportError::unsupported(format!(
                 "buffer {i} is stored outside the FlatBuffer (Buffer.offset, an absolute file position): rewriting would move it"
             )));
         }
     }
-    let metadata = root.tables(MODEL_METADATA)?;
     let mut kept_metadata = Vec::new();
-    for i in 0..metadata.len() {
-        let m = metadata.get(i)?;
-        if m.string(METADATA_NAME)?.as_deref() != Some(OFFLINE_METADATA_NAME) {
-            kept_metadata.push(m.position());
+    for i in 0..fbm.metadata_len()? {
+        let m = fbm.metadata(i)?;
+        if m.name()? != Some(OFFLINE_METADATA_NAME.as_bytes()) {
+            kept_metadata.push(m.table().position());
         }
     }
     let plan_buffer =
-        u32::try_from(buffers.len()).map_err(|_| ImportError::unsupported("too many buffers"))?;
+        u32::try_from(buffers).map_err(|_| ImportError::unsupported("too many buffers"))?;
 
     let mut p = Prefix(Vec::with_capacity(256 + 4 * plan.offsets.len()));
     let mut refs: Vec<(usize, Target)> = Vec::new();
@@ -742,13 +699,12 @@ pub fn with_offline_plan(original: &[u8], plan: &TflmPlan) -> Result<Vec<u8>, Im
     let mut present = vec![false; MODEL_FIELDS as usize];
     let mut targets = vec![None; MODEL_FIELDS as usize];
     for k in 0..MODEL_FIELDS {
-        let slot = 4 + 2 * k;
-        present[k as usize] = root.has_field(slot)?;
+        present[k as usize] = root.has_field(k)?;
         if k > 0 && present[k as usize] {
-            targets[k as usize] = root.offset_target(slot)?;
+            targets[k as usize] = root.offset_target(k)?;
         }
     }
-    let (buffers_k, metadata_k) = (((MODEL_BUFFERS - 4) / 2) as usize, 6usize);
+    let (buffers_k, metadata_k) = (MODEL_BUFFERS as usize, MODEL_METADATA as usize);
     present[buffers_k] = true;
     present[metadata_k] = true;
     let vt = p.vtable(&present);
@@ -758,7 +714,7 @@ pub fn with_offline_plan(original: &[u8], plan: &TflmPlan) -> Result<Vec<u8>, Im
     for (k, target) in targets.iter().enumerate() {
         let at = p.pos();
         if k == 0 {
-            p.u32(root.u32_or(MODEL_VERSION, 0)?);
+            p.u32(fbm.version()?);
         } else if k == buffers_k || k == metadata_k {
             p.u32(0);
             new_vectors.push((at, k));
@@ -783,8 +739,8 @@ pub fn with_offline_plan(original: &[u8], plan: &TflmPlan) -> Result<Vec<u8>, Im
     // The buffers vector: every original buffer, then the plan's.
     let buffers_vec = p.pos();
     p.u32(plan_buffer + 1);
-    for i in 0..buffers.len() {
-        refs.push((p.pos(), Target::Original(buffers.get(i)?.position())));
+    for i in 0..buffers {
+        refs.push((p.pos(), Target::Original(fbm.buffer(i)?.table().position())));
         p.u32(0);
     }
     let new_buffer_slot = p.pos();
@@ -844,5 +800,14 @@ pub fn with_offline_plan(original: &[u8], plan: &TflmPlan) -> Result<Vec<u8>, Im
     }
     let mut out = p.0;
     out.extend_from_slice(original);
+    // Parse the result back with the shared reader (structure verified at open): it must read
+    // as the same model, with `plan`'s offsets as its offline plan.
+    let reread = Model::from_bytes(&out)?;
+    let offsets = read_offline_plan(&out)?.map(|o| o.offsets);
+    if reread != model || offsets.as_deref() != Some(&plan.offsets[..]) {
+        return Err(ImportError::invalid(
+            "the rewritten model does not read back as the original with the plan (a bug)",
+        ));
+    }
     Ok(out)
 }

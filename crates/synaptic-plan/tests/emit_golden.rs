@@ -1,7 +1,8 @@
 //! The emitted Rust plan compiles against the core and validates: `golden/kws_ref_model_plan.rs`
 //! is `synmem emit kws_ref_model.tflite --lang rust` output, included here as code, and the
-//! test checks the generator still produces exactly it. After a deliberate format change,
-//! regenerate with `UPDATE_GOLDEN=1 cargo test -p synaptic-plan --test emit_golden`.
+//! test checks the generator still produces exactly it (and `golden/kws_ref_model_plan.h`, the
+//! `--lang c` output, which the C API's tests compile and load). After a deliberate format
+//! change, regenerate with `UPDATE_GOLDEN=1 cargo test -p synaptic-plan --test emit_golden`.
 
 mod common;
 
@@ -10,7 +11,8 @@ mod golden {
     include!("golden/kws_ref_model_plan.rs");
 }
 
-use synaptic_plan::emit::{emit, Lang};
+use synaptic_mem::{ArenaBuffer, RawArena};
+use synaptic_plan::emit::{emit, slot_types, Lang};
 use synaptic_plan::{Analysis, Model, SizingOptions};
 
 #[test]
@@ -20,6 +22,51 @@ fn emitted_rust_plan_compiles_and_validates() {
     assert_eq!(golden::PLAN.region_size, golden::REGION_SIZE);
     let parts = golden::PERSISTENT_BYTES + golden::REGION_SIZE + golden::SCRATCH_BYTES;
     assert_eq!(golden::ARENA_BYTES_REQUIRED, parts);
+    // The slot types are the descriptor templates of a typed plan: they load and fill every
+    // slot's descriptor.
+    let mut buf = Box::new(ArenaBuffer::<65536>::new());
+    let arena = RawArena::new(buf.as_mut_slice(), 16384).unwrap();
+    let plan = arena
+        .load_typed_plan(golden::PLAN, &golden::SLOT_TYPES)
+        .unwrap();
+    let run = arena.begin_typed_plan(&plan).unwrap();
+    for (k, (slot, ty)) in golden::SLOTS.iter().zip(golden::SLOT_TYPES).enumerate() {
+        // SAFETY (test): a descriptor of the arena's table, written at load.
+        let d = unsafe { arena.planned_tensor(&run, k).unwrap().as_ref() };
+        assert_eq!(d.size(), slot.size as usize);
+        assert_eq!(d.shape(), &ty.shape[..ty.ndim as usize]);
+    }
+}
+
+/// Every shared model's emitted slot types are exact (the slot's size, no fallback) and load
+/// as a typed plan on an arena of the reported size.
+#[test]
+fn every_models_slot_types_load_as_a_typed_plan() {
+    let Some(dir) = common::models_dir() else {
+        return;
+    };
+    let mut buf = Box::new(ArenaBuffer::<524288>::new());
+    for path in common::model_paths(&dir) {
+        let a = Analysis::new(Model::from_file(&path).unwrap(), &SizingOptions::default()).unwrap();
+        let slots = a.ephemeral_plan.slots();
+        let types: Vec<_> = slot_types(&a)
+            .into_iter()
+            .map(|(t, fallback)| {
+                assert!(!fallback, "{}", path.display());
+                t
+            })
+            .collect();
+        for (s, t) in slots.iter().zip(&types) {
+            assert_eq!(t.request().unwrap().bytes(), s.size, "{}", path.display());
+        }
+        let plan = synaptic_mem::Plan {
+            region_size: a.ephemeral_plan.region_size as u32,
+            slots,
+        };
+        let arena = RawArena::new(buf.as_mut_slice(), 16384).unwrap();
+        let loaded = arena.load_typed_plan(plan, &types).unwrap();
+        arena.begin_typed_plan(&loaded).unwrap();
+    }
 }
 
 #[test]
@@ -41,4 +88,15 @@ fn generator_reproduces_the_golden_file() {
         "emit output changed; see the module docs"
     );
     assert_eq!(golden::REGION_SIZE as u64, a.ephemeral_plan.region_size);
+    let c = emit(&a, Lang::C);
+    let c_path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/kws_ref_model_plan.h");
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::write(&c_path, &c).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&c_path).unwrap(),
+        c,
+        "emit --lang c output changed; see the module docs"
+    );
 }

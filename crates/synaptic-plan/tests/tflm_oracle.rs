@@ -17,7 +17,9 @@
 //!
 //! The plan without the scratch table (tensors only) is measured too and printed; it is what a
 //! plan that ignores TFLM's kernel scratch gives. Built only with the `oracle` feature;
-//! `scripts/test-tflm-plan.sh` creates the venv if needed and runs it.
+//! `scripts/test-tflm-plan.sh` creates the venv if needed and runs it. `TFLM_PLAN_ONLY`
+//! (`name1,name2`, or `all`; unset: all) limits the models; the script defaults to a fast
+//! subset.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -116,8 +118,10 @@ fn emitted_plans_run_bit_exact_in_tflm() {
         .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
         .filter(|p| {
             std::env::var("TFLM_PLAN_ONLY").map_or(true, |only| {
-                only.split(',')
-                    .any(|o| p.file_stem().unwrap().to_string_lossy() == o)
+                only == "all"
+                    || only
+                        .split(',')
+                        .any(|o| p.file_stem().unwrap().to_string_lossy() == o)
             })
         })
         .collect();

@@ -1,12 +1,13 @@
 //! # synaptic-run: int8 inference kernels, bit-exact with TensorFlow Lite Micro
 //!
-//! The kernels of the SynapticOS runtime: pure functions over slices and a parameter struct,
-//! `#![no_std]`, no `alloc`, no `unsafe`. The caller (the loader/runtime, a later phase) owns
-//! every buffer: inputs and weights are borrowed (weights stay in the model bytes, i.e. flash),
-//! outputs are `&mut` slices (activations from the arena's planned region), and the per-channel
-//! requantization tables are slices the caller fills once (persistent region, or flash tables
-//! precomputed by `synmem emit`). No kernel needs a scratch buffer.
-//!
+//! The SynapticOS runtime: [`Interpreter`] loads a `.tflite` model in place (weights stay in
+//! the model bytes, i.e. flash) into a synaptic-mem arena — per-operator requantization tables
+//! in the persistent region, activations through the core's planned path, graph I/O in the
+//! SHARED region or in the plan — and runs it ([`interpreter`] says where every byte lives).
+//! The kernels are pure functions over slices and a parameter struct ([`kernels`]): inputs and
+//! weights are borrowed, outputs are `&mut` slices, the per-channel tables are slices the
+//! caller fills once. `#![no_std]`, no `alloc`, no `unsafe`; no kernel needs a scratch buffer.
+
 //! ## Why a port and not a re-derivation
 //!
 //! TensorFlow Lite Micro (TFLM) is the oracle: every output must equal TFLM's reference
@@ -46,10 +47,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bmp;
 pub mod error;
 pub mod fixedpoint;
+pub mod interpreter;
 pub mod kernels;
 pub mod math;
 
 pub use error::KernelError;
+pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError};
 pub use math::{Activation, Padding, QuantParams};

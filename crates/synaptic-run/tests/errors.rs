@@ -144,16 +144,25 @@ fn kernels_check_slice_lengths() {
         conv::ConvParams::conv2d(&opts, &[1, 3, 3, 1], &[2, 1, 1, 1], &[1, 3, 3, 2], Q, Q).unwrap();
     let (m, s) = ([1 << 30; 2], [0; 2]);
     let mut out = [0i8; 17];
-    let e = conv::conv2d(&p, &m, &s, &[0; 9], &[1, 1], None, &mut out).unwrap_err();
+    let e = conv::conv2d(&p, &m, &s, &[0; 9], &[1i8, 1], None::<&[i32]>, &mut out).unwrap_err();
     assert_eq!(
         e.to_string(),
         "CONV_2D: output has 17 elements, its shape needs 18"
     );
-    let e = conv::conv2d(&p, &m[..1], &s[..1], &[0; 9], &[1, 1], None, &mut [0; 18]).unwrap_err();
+    let e = conv::conv2d(
+        &p,
+        &m[..1],
+        &s[..1],
+        &[0; 9],
+        &[1i8, 1],
+        None::<&[i32]>,
+        &mut [0; 18],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("multiplier table"));
 
     let ap = elementwise::AddParams::new(Activation::None, &[4], &[4], &[4], Q, Q, Q).unwrap();
-    assert!(elementwise::add(&ap, &[0; 4], &[0; 3], &mut [0; 4]).is_err());
+    assert!(elementwise::add(&ap, &[0i8; 4], &[0i8; 3], &mut [0; 4]).is_err());
     let e = elementwise::AddParams::new(Activation::None, &[4], &[3], &[4], Q, Q, Q).unwrap_err();
     assert!(e.to_string().contains("do not broadcast"));
 

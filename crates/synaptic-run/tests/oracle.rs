@@ -226,3 +226,208 @@ fn random_operator_sweep() {
         total.runs, total.tensors, total.bytes
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Whole models on the arena: `synaptic_run::Interpreter` with activations in the planned
+// region, graph I/O in the SHARED region or in the plan, per-operator tables in the
+// persistent region; every operator output read out of the arena at the operator that
+// produces it and compared with TFLM's byte for byte.
+
+use synaptic_run::IoPlacement;
+
+/// The five target models of issue 11 with TFLM's smallest arena on the Cortex-M3 and the
+/// live-set bound of their activations (input and output included).
+const TARGETS: [(&str, usize, usize); 5] = [
+    ("hello_world_int8", 1_068, 32),
+    ("micro_speech_quantized", 6_800, 5_968),
+    ("kws_ref_model", 22_772, 16_000),
+    ("person_detect", 82_296, 55_296),
+    ("pretrainedResnet_quant", 54_340, 49_152),
+];
+
+/// Seeded random inputs plus the model's real inputs, as (label, bytes).
+fn arena_inputs(name: &str, model: &Model, seeds: u64) -> Vec<(String, Vec<u8>)> {
+    let mut runs: Vec<(String, Vec<u8>)> = (0..seeds)
+        .map(|s| {
+            (
+                format!("seed {s}"),
+                random_inputs(model, &mut Rng::new(0xA4E4_0000 + s)),
+            )
+        })
+        .collect();
+    let inputs = shared().join("inputs");
+    match name {
+        "person_detect" => {
+            for f in ["person.bmp", "no_person.bmp"] {
+                runs.push((f.to_string(), bmp_input(&inputs.join(f))));
+            }
+        }
+        "micro_speech_quantized" => {
+            for w in ["yes", "no", "silence", "noise"] {
+                let f = format!("{w}_1000ms.wav");
+                runs.push((f.clone(), speech_features(&inputs.join(f))));
+            }
+        }
+        _ => {}
+    }
+    runs
+}
+
+/// Runs `name` on the arena for both I/O placements (and, if `poison`, on arenas filled with
+/// random bytes first) and compares every operator output and the graph outputs with TFLM.
+fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
+    let path = shared_model(name);
+    let bytes = std::fs::read(&path).unwrap();
+    let model = Model::parse(&bytes);
+    let runs = arena_inputs(name, &model, seeds);
+    let blobs: Vec<Vec<u8>> = runs.iter().map(|(_, b)| b.clone()).collect();
+    let dump = tflm_dump(&path, &blobs, &format!("arena-{name}"));
+    let mut configs: Vec<(IoPlacement, Option<u64>)> =
+        vec![(IoPlacement::Shared, None), (IoPlacement::Plan, None)];
+    for &p in poison {
+        configs.push((IoPlacement::Shared, Some(p)));
+        configs.push((IoPlacement::Plan, Some(p)));
+    }
+    for (io, poison) in configs {
+        let (results, mem) = common::arena::run_on_arena(&bytes, io, &blobs, poison);
+        let mut tensors = 0;
+        let mut compared = 0;
+        for (r, res) in results.iter().enumerate() {
+            let label = &runs[r].0;
+            for (k, op) in model.operators.iter().enumerate() {
+                let t = op.outputs[0] as usize;
+                let got = res.tensors[t]
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{name} {io:?} {label}: op {k} not observed"));
+                assert!(
+                    got == &dump[r][t],
+                    "{name} {io:?} poison {poison:?} {label}: operator {k} ({}) output tensor {t} differs from TFLM ({} of {} bytes)",
+                    common::tflite::op_name(op.code),
+                    got.iter().zip(&dump[r][t]).filter(|(a, b)| a != b).count(),
+                    got.len()
+                );
+                tensors += 1;
+                compared += got.len();
+            }
+            let want: Vec<u8> = model
+                .outputs
+                .iter()
+                .flat_map(|&o| dump[r][o].clone())
+                .collect();
+            assert_eq!(res.output, want, "{name} {io:?} {label}: graph output");
+        }
+        println!(
+            "arena {name} io={io:?}{}: {} runs ({}), {tensors} operator outputs, {compared} bytes equal to TFLM; persistent {} B, planned {} B, shared {} B",
+            poison.map_or(String::new(), |p| format!(" poisoned(seed {p:#x})")),
+            results.len(),
+            runs.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(", "),
+            mem.persistent,
+            mem.planned,
+            mem.shared
+        );
+        if name == "person_detect" {
+            // Output [no person, person]; runs seeds.., then person.bmp, no_person.bmp.
+            let s = |r: usize| (results[r].output[0] as i8, results[r].output[1] as i8);
+            let (p, np) = (s(seeds as usize), s(seeds as usize + 1));
+            assert!(
+                p.1 > p.0 && np.0 > np.1,
+                "person_detect scores {p:?} {np:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn arena_hello_world_int8() {
+    check_on_arena("hello_world_int8", 8, &[]);
+}
+
+#[test]
+fn arena_micro_speech_quantized() {
+    check_on_arena("micro_speech_quantized", 3, &[]);
+}
+
+#[test]
+fn arena_kws_ref_model() {
+    check_on_arena("kws_ref_model", 3, &[]);
+}
+
+#[test]
+fn arena_person_detect() {
+    check_on_arena("person_detect", 2, &[]);
+}
+
+#[test]
+fn arena_pretrained_resnet_quant() {
+    check_on_arena("pretrainedResnet_quant", 3, &[]);
+}
+
+/// The arena (and shared region) filled with seeded random bytes before the load: results
+/// still bit-exact, so nothing reads memory it did not write.
+#[test]
+fn arena_poisoned_every_target() {
+    for (name, _, _) in TARGETS {
+        check_on_arena(name, 1, &[0xBAD5_EED1, 0xBAD5_EED2]);
+    }
+}
+
+/// The RAM table: this runtime's arena figures per model against TFLM's smallest arena on
+/// the M3 (`scripts/test-oracle.sh arena_ram_table` prints it).
+#[test]
+fn arena_ram_table() {
+    println!(
+        "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>9}",
+        "model",
+        "io",
+        "tables",
+        "locs",
+        "descs",
+        "persist",
+        "planned",
+        "shared",
+        "scratch",
+        "ram",
+        "arena",
+        "TFLM",
+        "overhead"
+    );
+    let mut ratios = Vec::new();
+    for (name, tflm, bound) in TARGETS {
+        let bytes = std::fs::read(shared_model(name)).unwrap();
+        for io in [IoPlacement::Plan, IoPlacement::Shared] {
+            let m = common::arena::probe(&bytes, io);
+            let ram = m.total();
+            let overhead = ram as f64 - bound as f64;
+            let tflm_overhead = (tflm - bound) as f64;
+            println!(
+                "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>8.3}x",
+                name,
+                if io == IoPlacement::Plan {
+                    "plan"
+                } else {
+                    "shared"
+                },
+                m.tables,
+                m.locations,
+                m.plan_descriptors,
+                m.persistent,
+                m.planned,
+                m.shared,
+                m.scratch,
+                ram,
+                common::arena::arena_size(&m),
+                tflm,
+                overhead / tflm_overhead
+            );
+            if io == IoPlacement::Plan {
+                ratios.push(overhead / tflm_overhead);
+                assert!(ram < tflm, "{name}: {ram} B is not below TFLM's {tflm} B");
+            }
+        }
+    }
+    let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
+    println!(
+        "ram = persistent + planned + shared + scratch (needed; the core's pool floor is 1024 B and its arena floor 4096 B, in the 'arena' column); overhead = (ram - live bound) / (TFLM - live bound), I/O in the plan: geometric mean {:.3}x",
+        geo.exp()
+    );
+}

@@ -606,3 +606,202 @@ fn tflite_offline_plan_emit_and_inspect() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("pair(s) of tensors that TFLM keeps live together"));
 }
+
+#[test]
+fn run_writes_outputs_and_names_unsupported_operators() {
+    let Some(dir) = models() else { return };
+    let hw = dir.join("hello_world_int8.tflite");
+    let out = tmp("hw_out.raw");
+    let input = tmp("hw_in.raw");
+    std::fs::write(&input, [0u8]).unwrap();
+    let mut outputs = Vec::new();
+    for io in ["shared", "plan"] {
+        let o = Command::cargo_bin("synmem")
+            .unwrap()
+            .args([
+                "run",
+                hw.to_str().unwrap(),
+                "--input",
+                input.to_str().unwrap(),
+            ])
+            .args(["--output", out.to_str().unwrap(), "--io", io])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("planned activations") && text.contains("total RAM"),
+            "{text}"
+        );
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert_eq!(outputs[0].len(), 1);
+    assert_eq!(outputs[0], outputs[1], "I/O placement changed the output");
+    let lstm = dir.join("trained_lstm_int8.tflite");
+    let e = fails(
+        &[
+            "run",
+            lstm.to_str().unwrap(),
+            "--random",
+            "1",
+            "--output",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(
+        e.contains("operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM)"),
+        "{e}"
+    );
+}
+
+/// `synmem run --json`: every field of the interface (issue 11, item 5; listed in
+/// `synmem run --help` and the README), exactly these, with the sums they promise.
+const RUN_FIELDS: &[&str] = &[
+    "model",
+    "io",
+    "persistent_bytes",
+    "tables_bytes",
+    "locations_bytes",
+    "plan_descriptors_bytes",
+    "planned_ephemeral_bytes",
+    "scratch_peak_bytes",
+    "shared_bytes",
+    "descriptors_bytes",
+    "total_bytes",
+    "arena_bytes",
+    "scratch_pool_bytes",
+    "shared_region_bytes",
+    "inputs",
+    "outputs",
+];
+
+const IO_FIELDS: &[&str] = &[
+    "index", "tensor", "name", "dtype", "shape", "bytes", "offset",
+];
+
+/// Runs `synmem run MODEL --input IN --output OUT --io IO --json`; returns the JSON and OUT.
+fn run_json(
+    model: &std::path::Path,
+    input: &[u8],
+    io: &str,
+    tag: &str,
+) -> (serde_json::Value, Vec<u8>) {
+    let (inp, out) = (
+        tmp(&format!("{tag}_in.raw")),
+        tmp(&format!("{tag}_out.raw")),
+    );
+    std::fs::write(&inp, input).unwrap();
+    let v = json(&[
+        "run",
+        model.to_str().unwrap(),
+        "--input",
+        inp.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--io",
+        io,
+        "--json",
+    ]);
+    let bytes = std::fs::read(&out).unwrap();
+    (v, bytes)
+}
+
+fn n(v: &serde_json::Value, k: &str) -> u64 {
+    v[k].as_u64()
+        .unwrap_or_else(|| panic!("{k} is not a byte count: {v}"))
+}
+
+#[test]
+fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
+    let Some(dir) = models() else { return };
+    let hw = dir.join("hello_world_int8.tflite");
+    for io in ["shared", "plan"] {
+        let (v, out) = run_json(&hw, &[7], io, &format!("hw_{io}"));
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want = RUN_FIELDS.to_vec();
+        want.sort();
+        assert_eq!(keys, want, "{v}");
+        assert_eq!(v["io"], io);
+        assert_eq!(v["model"], "hello_world_int8");
+        assert_eq!(
+            n(&v, "persistent_bytes"),
+            n(&v, "tables_bytes") + n(&v, "locations_bytes") + n(&v, "plan_descriptors_bytes")
+        );
+        assert_eq!(
+            n(&v, "total_bytes"),
+            n(&v, "persistent_bytes")
+                + n(&v, "planned_ephemeral_bytes")
+                + n(&v, "scratch_peak_bytes")
+                + n(&v, "shared_bytes")
+        );
+        assert!(n(&v, "descriptors_bytes") >= n(&v, "plan_descriptors_bytes") + 32);
+        assert_eq!(n(&v, "descriptors_bytes") % 32, 0);
+        assert_eq!(n(&v, "shared_bytes") == 0, io == "plan", "{v}");
+        for (list, k) in [(&v["inputs"], 1), (&v["outputs"], 1)] {
+            let list = list.as_array().unwrap();
+            assert_eq!(list.len(), k);
+            for t in list {
+                for f in IO_FIELDS {
+                    assert!(t.get(f).is_some(), "{f} missing: {t}");
+                }
+                assert_eq!(t["dtype"], "i8");
+                assert_eq!(t["shape"], serde_json::json!([1, 1]));
+            }
+        }
+        let o = &v["outputs"][0];
+        assert_eq!(o["values"], serde_json::json!([out[0] as i8]));
+        assert_eq!(out.len(), 1);
+    }
+
+    // person_detect on the real images: TFLM's exact scores, in OUT.raw and in the JSON.
+    let pd = dir.join("person_detect.tflite");
+    let inputs = dir.join("../inputs");
+    for (img, want) in [("person.bmp", [-113i8, 113]), ("no_person.bmp", [57, -57])] {
+        let b = std::fs::read(inputs.join(img)).unwrap();
+        let mut px = vec![0u8; 96 * 96];
+        synaptic_run::bmp::gray8(&b, &mut px).unwrap();
+        let mut totals = Vec::new();
+        for io in ["plan", "shared"] {
+            let (v, out) = run_json(&pd, &px, io, &format!("pd_{io}"));
+            assert_eq!(out, [want[0] as u8, want[1] as u8], "{img} io={io}");
+            let o = &v["outputs"][0];
+            assert_eq!(o["values"], serde_json::json!(want), "{img} io={io}");
+            assert_eq!(o["shape"], serde_json::json!([1, 2]));
+            assert_eq!((n(o, "bytes"), n(o, "offset")), (2, 0));
+            assert_eq!(n(&v["inputs"][0], "bytes"), 9216);
+            totals.push(n(&v, "total_bytes"));
+        }
+        // The RAM table's figures (README): I/O in the plan, then in the SHARED region.
+        assert_eq!(totals, [78_480, 87_712]);
+    }
+
+    // IN.raw of the wrong size: the error names input tensor 0's dtype, shape and bytes.
+    let inp = tmp("pd_short.raw");
+    std::fs::write(&inp, [0u8; 10]).unwrap();
+    let out = tmp("pd_short_out.raw");
+    let e = fails(
+        &[
+            "run",
+            pd.to_str().unwrap(),
+            "--input",
+            inp.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(
+        e.contains("IN.raw holds 10 bytes; input tensor 0 (i8 1x96x96x1) takes 9216"),
+        "{e}"
+    );
+}
+
+#[test]
+fn run_help_documents_the_json_fields() {
+    let help = stdout(&["run", "--help"]);
+    for f in RUN_FIELDS {
+        assert!(help.contains(f), "{f} not in `synmem run --help`");
+    }
+    assert!(help.contains("input tensor 0"), "{help}");
+}

@@ -39,6 +39,29 @@
 /** CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE: the scratch pool syn_mem_init() carves from the arena top. */
 #define SYN_MEM_SCRATCH_POOL_SIZE 16384
 
+/* EXTENSION. The types of emitted plans (synmem emit --lang c), defined here and in every
+ * emitted header under the same guards, so the two can be included in either order.
+ * Same layouts as the Rust core's synaptic_mem::plan::PlanSlot and SlotType. */
+#ifndef SYN_PLAN_SLOT_T_DEFINED
+#define SYN_PLAN_SLOT_T_DEFINED
+/** One planned activation (a plan slot). */
+typedef struct {
+    uint32_t offset;   /* from the start of the planned ephemeral region, multiple of 16 */
+    uint32_t size;     /* data bytes (the block spans size rounded up to 16) */
+    uint16_t first_op; /* first operator (0-based) at which the tensor is live */
+    uint16_t last_op;  /* last operator at which it is live (inclusive) */
+} syn_plan_slot_t;
+#endif
+#ifndef SYN_PLAN_TYPE_T_DEFINED
+#define SYN_PLAN_TYPE_T_DEFINED
+/** The tensor a plan slot holds: its descriptor's shape, ndim and dtype. */
+typedef struct {
+    uint32_t shape[4]; /* dimensions; only the first ndim are read */
+    uint8_t ndim;      /* 1..4 */
+    uint8_t dtype;     /* a syn_npu_dtype_t value */
+} syn_plan_type_t;
+#endif
+
 /**
  * Every allocation (descriptor and data) is aligned to this many bytes (NPU DMA alignment).
  */
@@ -53,6 +76,11 @@
  * Bytes from a tensor's descriptor to its data (the descriptor rounded up to 16).
  */
 #define SYN_MEM_DESC_SPAN 32
+
+/**
+ * EXTENSION. Size of a syn_mem_plan_t in `size_t` words.
+ */
+#define SYN_MEM_PLAN_WORDS 12
 
 /**
  * Memory lifetime classification
@@ -221,6 +249,20 @@ typedef struct {
  */
 typedef void (*syn_mem_print_fn_t)(const char *buf, size_t len, void *ctx);
 
+/**
+ * EXTENSION. A plan loaded into the arena by syn_mem_plan_load(): where its descriptor table
+ * is, in which arena and initialisation, and the inference it was last begun for. Opaque: only
+ * syn_mem_plan_load() fills it and syn_mem_plan_begin() updates it; copies of it are fine
+ * (it holds no pointer to the slot tables it was loaded from), changes by the application are
+ * not. Declare one per loaded model, e.g. `static syn_mem_plan_t model_plan;`.
+ */
+typedef struct {
+    /**
+     * Private
+     */
+    size_t opaque_[SYN_MEM_PLAN_WORDS];
+} syn_mem_plan_t;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -350,6 +392,64 @@ int syn_mem_shared_init(void *base, size_t size);
  */
 int syn_mem_last_error(void);
 
+/**
+ * EXTENSION. Loads a memory plan emitted by `synmem emit --lang c` into the arena and fills
+ * `*plan`: validates it (every slot aligned, inside `region_size`, disjoint from every slot
+ * live at the same time; one type per slot, valid and no larger than its slot), reserves its
+ * descriptor table (SYN_MEM_DESC_SPAN bytes per slot) in the persistent region and writes
+ * every slot's complete descriptor there once (shape, dtype, size, lifetime SYN_MEM_EPHEMERAL).
+ * `slots` and `types` (`n` entries each; NULL allowed when `n` is 0) are read only during the
+ * call. With an emitted header `model_plan.h` (prefix MODEL):
+ * `syn_mem_plan_load(MODEL_PLAN_ARGS, &plan)`.
+ *
+ * Returns 0, or (with `*plan` untouched): -EINVAL (NULL `plan`, NULL `slots`/`types` with `n` >
+ * 0, an invalid plan or slot type), -ENOMEM (the table does not fit, or the region does not fit
+ * the tensor space left after it: a plan larger than the arena), -EBUSY (ephemeral tensors or
+ * scratch buffers are live), -ENODEV (not initialised).
+ *
+ * # Safety
+ * `slots` and `types` must each point to `n` readable entries (when `n` > 0); `plan` must be
+ * NULL or point to a writable syn_mem_plan_t.
+ */
+int syn_mem_plan_load(const syn_plan_slot_t *slots,
+                      const syn_plan_type_t *types,
+                      uint32_t n,
+                      uint32_t region_size,
+                      syn_mem_plan_t *plan);
+
+/**
+ * EXTENSION. Begins one inference of a loaded plan: reserves its ephemeral region (exactly the
+ * plan's region size, one bump, reclaimed by syn_mem_reset_ephemeral()), points every slot's
+ * descriptor at it — O(1) when the region lands where the plan's last one did, O(slots)
+ * otherwise — and counts the plan's tensors as allocations. Call it after each
+ * syn_mem_reset_ephemeral(), before syn_mem_tensor_alloc_planned().
+ *
+ * Returns 0, or (with nothing changed but failed_count): -EINVAL (NULL `plan`, a plan loaded
+ * before the last syn_mem_init()), -ENOMEM (not enough ephemeral space left now), -ENODEV (not
+ * initialised).
+ *
+ * # Safety
+ * `plan` must be NULL or point to a syn_mem_plan_t filled by syn_mem_plan_load() (or a copy).
+ */
+int syn_mem_plan_begin(syn_mem_plan_t *plan);
+
+/**
+ * EXTENSION. The planned tensor of slot `slot` in the inference begun by the last
+ * syn_mem_plan_begin(plan): its descriptor, written at load (shape, dtype, size) with `data` at
+ * the slot's offset in the plan's region. O(1): three checks and no write. Until the next
+ * syn_mem_reset_ephemeral() or syn_mem_init(); syn_mem_tensor_free() on it is a no-op like on
+ * any tensor. Calling it again for a slot returns the same descriptor.
+ *
+ * Returns the descriptor, or NULL with syn_mem_last_error() set to -EINVAL (NULL `plan`, `slot`
+ * not below the plan's slot count, a plan not begun since its load, since the last
+ * syn_mem_reset_ephemeral() or since the last syn_mem_init()) or -ENODEV (not initialised); a
+ * failure changes nothing but failed_count.
+ *
+ * # Safety
+ * `plan` must be NULL or point to a syn_mem_plan_t filled by syn_mem_plan_load() (or a copy).
+ */
+syn_tensor_t *syn_mem_tensor_alloc_planned(const syn_mem_plan_t *plan, uint32_t slot);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -373,5 +473,10 @@ SYN_MEM_STATIC_ASSERT_(offsetof(syn_tensor_t, size) == sizeof(void *) + 20, "syn
 SYN_MEM_STATIC_ASSERT_(sizeof(syn_tensor_t) == (sizeof(void *) == 4 ? 28 : 32),
                        "syn_tensor_t size");
 SYN_MEM_STATIC_ASSERT_(sizeof(syn_tensor_t) <= SYN_MEM_DESC_SPAN, "syn_tensor_t fits its span");
+SYN_MEM_STATIC_ASSERT_(sizeof(syn_plan_slot_t) == 12 && offsetof(syn_plan_slot_t, last_op) == 10,
+                       "syn_plan_slot_t layout");
+SYN_MEM_STATIC_ASSERT_(sizeof(syn_plan_type_t) == 20 && offsetof(syn_plan_type_t, ndim) == 16 &&
+                           offsetof(syn_plan_type_t, dtype) == 17,
+                       "syn_plan_type_t layout");
 #undef SYN_MEM_STATIC_ASSERT_
 #endif

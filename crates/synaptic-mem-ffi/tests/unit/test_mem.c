@@ -17,6 +17,10 @@
 
 #include <cmocka.h>
 
+/* An emitted plan (synmem emit kws_ref_model.tflite --lang c, the golden file of
+ * crates/synaptic-plan/tests/golden), included before syn_mem.h: the shared types are guarded,
+ * either order works (the firmware test includes it after). */
+#include "kws_ref_model_plan.h"
 #include "synaptic/syn_mem.h"
 
 #define ARENA_8K 8192u
@@ -131,6 +135,13 @@ static void test_every_call_before_init_fails_cleanly(void **state)
     assert_int_equal(syn_mem_last_error(), -EINVAL);
 
     assert_int_equal(syn_mem_shared_init(io_region, sizeof io_region), -ENODEV);
+    syn_mem_plan_t plan;
+    memset(&plan, 0x5A, sizeof plan);
+    assert_int_equal(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &plan), -ENODEV);
+    assert_int_equal(syn_mem_plan_load(NULL, NULL, 0, 0, &plan), -ENODEV);
+    assert_int_equal(syn_mem_plan_begin(NULL), -ENODEV);
+    assert_null(syn_mem_tensor_alloc_planned(NULL, 0));
+    assert_int_equal(syn_mem_last_error(), -ENODEV);
     syn_mem_reset_ephemeral();
     assert_int_equal(syn_mem_last_error(), -ENODEV);
 
@@ -509,6 +520,201 @@ static void test_bad_inputs(void **state)
     assert_int_equal(get_stats().failed_count, 28);
 }
 
+/* ---- planned allocation (syn_mem_plan_load / _begin / syn_mem_tensor_alloc_planned) ------- */
+
+#define ARENA_64K 65536u
+#define SCRATCH_16K 16384u
+#define KWS_TABLE (KWS_REF_MODEL_SLOT_COUNT * SYN_MEM_DESC_SPAN)
+
+/* An emitted header plugs straight in: every slot's descriptor complete, data at its planned
+ * offset, live-together slots disjoint, the same pointers every inference. */
+static void test_planned_emitted_plan(void **state)
+{
+    (void)state;
+    assert_int_equal(syn_mem_init_ex(arena, ARENA_64K, SCRATCH_16K), 0);
+    syn_mem_plan_t plan;
+    assert_int_equal(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &plan), 0);
+    syn_mem_stats_t s = get_stats();
+    assert_int_equal(s.persistent_used, KWS_TABLE);
+    assert_int_equal(s.alloc_count, 1);
+    assert_int_equal(s.ephemeral_used, 0);
+    for (int inference = 0; inference < 3; inference++) {
+        assert_int_equal(syn_mem_plan_begin(&plan), 0);
+        for (uint32_t k = 0; k < KWS_REF_MODEL_SLOT_COUNT; k++) {
+            syn_tensor_t *t = syn_mem_tensor_alloc_planned(&plan, k);
+            assert_non_null(t);
+            assert_ptr_equal(t, arena + k * SYN_MEM_DESC_SPAN);
+            assert_int_equal(off(t->data), KWS_TABLE + kws_ref_model_slots[k].offset);
+            assert_int_equal((uintptr_t)t->data % SYN_MEM_ALIGN, 0);
+            assert_int_equal(t->size, kws_ref_model_slots[k].size);
+            const syn_plan_type_t *ty = &kws_ref_model_slot_types[k];
+            assert_int_equal(t->ndim, ty->ndim);
+            assert_int_equal(t->dtype, ty->dtype);
+            assert_int_equal(t->lifetime, SYN_MEM_EPHEMERAL);
+            for (uint32_t d = 0; d < 4; d++)
+                assert_int_equal(t->shape[d], d < ty->ndim ? ty->shape[d] : 1u);
+            assert_ptr_equal(syn_mem_tensor_alloc_planned(&plan, k), t); /* same again */
+            syn_mem_tensor_free(t);                                      /* a no-op */
+        }
+        /* Operator by operator, the live tensors hold their data. */
+        for (uint16_t op = 0; op <= 12; op++) {
+            for (uint32_t k = 0; k < KWS_REF_MODEL_SLOT_COUNT; k++)
+                if (kws_ref_model_slots[k].first_op == op)
+                    fill_pattern(syn_mem_tensor_alloc_planned(&plan, k), k);
+            for (uint32_t k = 0; k < KWS_REF_MODEL_SLOT_COUNT; k++)
+                if (kws_ref_model_slots[k].first_op <= op && op <= kws_ref_model_slots[k].last_op)
+                    assert_true(pattern_ok(syn_mem_tensor_alloc_planned(&plan, k), k));
+        }
+        s = get_stats();
+        assert_int_equal(s.ephemeral_used, KWS_REF_MODEL_REGION_SIZE);
+        assert_int_equal(s.alloc_count, 1 + (inference + 1) * KWS_REF_MODEL_SLOT_COUNT);
+        assert_int_equal(s.failed_count, 0);
+        syn_mem_reset_ephemeral();
+    }
+    assert_int_equal(kws_ref_model_slot_tensor[0], 22);
+}
+
+/* The region moves when other tensors come first: the data pointers follow. */
+static void test_planned_region_moves(void **state)
+{
+    (void)state;
+    static const syn_plan_slot_t slots[2] = {{0u, 40u, 0u, 1u}, {48u, 16u, 1u, 1u}};
+    static const syn_plan_type_t types[2] = {{{10u, 1u, 1u, 1u}, 1u, SYN_NPU_DTYPE_FLOAT32},
+                                             {{2u, 2u, 2u, 1u}, 4u, SYN_NPU_DTYPE_INT16}};
+    syn_mem_plan_t plan;
+    assert_int_equal(syn_mem_plan_load(slots, types, 2, 64, &plan), 0);
+    syn_mem_plan_t copy = plan; /* copies are fine */
+    assert_int_equal(syn_mem_plan_begin(&plan), 0);
+    assert_int_equal(off(syn_mem_tensor_alloc_planned(&plan, 1)->data), 64 + 48);
+    syn_mem_reset_ephemeral();
+    assert_non_null(alloc1(16, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL)); /* 48 bytes first */
+    assert_int_equal(syn_mem_plan_begin(&copy), 0);
+    syn_tensor_t *t0 = syn_mem_tensor_alloc_planned(&copy, 0);
+    syn_tensor_t *t1 = syn_mem_tensor_alloc_planned(&copy, 1);
+    assert_int_equal(off(t0->data), 64 + 48);
+    assert_int_equal(off(t1->data), 64 + 48 + 48);
+    assert_int_equal(t0->size, 40);
+    assert_int_equal(t1->size, 16);
+    assert_int_equal(t1->dtype, SYN_NPU_DTYPE_INT16);
+    assert_null(syn_mem_tensor_alloc_planned(&plan, 0)); /* begun before the reset */
+    assert_int_equal(syn_mem_last_error(), -EINVAL);
+}
+
+/* A failed plan call: the errno, nothing changed but failed_count (and, for `counted` 0, not
+ * even that), earlier tensors intact. */
+#define EXPECT_PLAN_FAIL(call, err)                                                               \
+    do {                                                                                          \
+        syn_mem_stats_t before_ = get_stats();                                                    \
+        assert_int_equal((call), (err));                                                          \
+        assert_int_equal(syn_mem_last_error(), (err));                                            \
+        syn_mem_stats_t after_ = get_stats();                                                     \
+        before_.failed_count++;                                                                   \
+        assert_stats_equal(&before_, &after_);                                                    \
+        assert_true(pattern_ok(keep, 31));                                                        \
+    } while (0)
+#define EXPECT_PLANNED_NULL(call, err) EXPECT_PLAN_FAIL((call) == NULL ? (err) : 0, err)
+
+static void test_planned_bad_inputs(void **state)
+{
+    (void)state;
+    static const syn_plan_slot_t slots[2] = {{0u, 64u, 0u, 1u}, {64u, 32u, 1u, 2u}};
+    static const syn_plan_type_t types[2] = {{{1u, 64u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT8},
+                                             {{8u, 1u, 1u, 1u}, 1u, SYN_NPU_DTYPE_INT32}};
+    syn_tensor_t *keep = alloc1(64, SYN_NPU_DTYPE_INT8, SYN_MEM_PERSISTENT);
+    fill_pattern(keep, 31);
+    syn_mem_plan_t plan, untouched;
+    memset(&plan, 0xAB, sizeof plan);
+    memset(&untouched, 0xAB, sizeof untouched);
+
+    /* NULL pointers. */
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, types, 2, 96, NULL), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(NULL, types, 2, 96, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, NULL, 2, 96, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_begin(NULL), -EINVAL);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(NULL, 0), -EINVAL);
+    /* Invalid plans: overlapping live slots, a misaligned offset, a slot beyond the region, an
+     * unaligned region, a zero-size slot. */
+    const syn_plan_slot_t overlap[2] = {{0u, 64u, 0u, 1u}, {48u, 32u, 1u, 2u}};
+    const syn_plan_slot_t misaligned[2] = {{0u, 64u, 0u, 1u}, {72u, 16u, 1u, 2u}};
+    const syn_plan_slot_t empty_slot[2] = {{0u, 64u, 0u, 1u}, {64u, 0u, 1u, 2u}};
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(overlap, types, 2, 96, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(misaligned, types, 2, 96, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, types, 2, 80, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, types, 2, 104, &plan), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(empty_slot, types, 2, 96, &plan), -EINVAL);
+    /* Invalid slot types: larger than the slot, unknown dtype, ndim 0 and 5, a zero dim. */
+    const syn_plan_type_t bad_types[5][2] = {
+        {types[0], {{9u, 1u, 1u, 1u}, 1u, SYN_NPU_DTYPE_INT32}},
+        {types[0], {{8u, 1u, 1u, 1u}, 1u, 8u}},
+        {types[0], {{8u, 1u, 1u, 1u}, 0u, SYN_NPU_DTYPE_INT32}},
+        {types[0], {{8u, 1u, 1u, 1u}, 5u, SYN_NPU_DTYPE_INT32}},
+        {types[0], {{8u, 0u, 1u, 1u}, 2u, SYN_NPU_DTYPE_INT32}},
+    };
+    for (int i = 0; i < 5; i++)
+        EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, bad_types[i], 2, 96, &plan), -EINVAL);
+    /* A plan larger than the arena (the 16000-byte kws plan in 7 KB of tensor space), and one
+     * whose region needs more than the tensor space left. */
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &plan), -ENOMEM);
+    /* 7168 - 96 (keep) - 32 (table) = 7040 bytes left for the region. */
+    const syn_plan_slot_t huge[1] = {{0u, 7040u, 0u, 0u}};
+    const syn_plan_type_t huge_t[1] = {{{7040u, 1u, 1u, 1u}, 1u, SYN_NPU_DTYPE_INT8}};
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(huge, huge_t, 1, 7056, &plan), -ENOMEM);
+    /* While ephemeral tensors are live. */
+    assert_non_null(alloc1(16, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL));
+    EXPECT_PLAN_FAIL(syn_mem_plan_load(slots, types, 2, 96, &plan), -EBUSY);
+    syn_mem_reset_ephemeral();
+    assert_memory_equal(&plan, &untouched, sizeof plan); /* no failed load wrote it */
+
+    assert_int_equal(syn_mem_plan_load(slots, types, 2, 96, &plan), 0);
+    /* Not begun. */
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL);
+    assert_int_equal(syn_mem_plan_begin(&plan), 0);
+    assert_non_null(syn_mem_tensor_alloc_planned(&plan, 1));
+    /* Wrong slot. */
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, 2), -EINVAL);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, UINT32_MAX), -EINVAL);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, 1u << 27), -EINVAL);
+    /* Region reclaimed by a reset. */
+    syn_mem_reset_ephemeral();
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL);
+    /* Not enough ephemeral space left for the region: 80 of its 96 bytes (persistent: keep
+     * 96 + table 64). */
+    assert_non_null(alloc1(TENSOR_CAP_8K - 160 - 32 - 80, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL));
+    EXPECT_PLAN_FAIL(syn_mem_plan_begin(&plan), -ENOMEM);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&plan, 0), -EINVAL);
+    syn_mem_reset_ephemeral();
+    assert_int_equal(syn_mem_plan_begin(&plan), 0);
+    syn_mem_plan_t stale = plan;
+
+    /* From before a re-initialisation (same buffer), and from another arena (another
+     * buffer): refused, begun or not. */
+    assert_int_equal(syn_mem_init_ex(arena, ARENA_8K, SCRATCH_1K), 0);
+    keep = alloc1(64, SYN_NPU_DTYPE_INT8, SYN_MEM_PERSISTENT);
+    fill_pattern(keep, 31);
+    syn_mem_plan_t fresh;
+    assert_int_equal(syn_mem_plan_load(slots, types, 2, 96, &fresh), 0);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&stale, 0), -EINVAL);
+    EXPECT_PLAN_FAIL(syn_mem_plan_begin(&stale), -EINVAL);
+    assert_int_equal(syn_mem_plan_begin(&fresh), 0);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&stale, 0), -EINVAL);
+    syn_mem_plan_t other = fresh;
+    assert_int_equal(syn_mem_init_ex(arena + 16384, ARENA_8K, SCRATCH_1K), 0);
+    keep = alloc1(64, SYN_NPU_DTYPE_INT8, SYN_MEM_PERSISTENT);
+    fill_pattern(keep, 31);
+    assert_int_equal(syn_mem_plan_load(slots, types, 2, 96, &fresh), 0);
+    EXPECT_PLAN_FAIL(syn_mem_plan_begin(&other), -EINVAL);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&other, 0), -EINVAL);
+    assert_int_equal(syn_mem_plan_begin(&fresh), 0);
+    assert_int_equal(off(syn_mem_tensor_alloc_planned(&fresh, 0)), 16384 + 96);
+
+    /* An empty plan loads (NULL tables allowed) and hands out nothing. */
+    syn_mem_reset_ephemeral();
+    syn_mem_plan_t none;
+    assert_int_equal(syn_mem_plan_load(NULL, NULL, 0, 0, &none), 0);
+    assert_int_equal(syn_mem_plan_begin(&none), 0);
+    EXPECT_PLANNED_NULL(syn_mem_tensor_alloc_planned(&none, 0), -EINVAL);
+}
+
 /* syn_mem_init / syn_mem_init_ex failures change nothing at all. */
 #define EXPECT_INIT_FAIL(call)                                                                    \
     do {                                                                                          \
@@ -670,6 +876,9 @@ int main(void)
         cmocka_unit_test_setup(test_persistent_while_ephemeral_live_is_busy, fixture_8k),
         cmocka_unit_test_setup(test_shared_region, fixture_8k),
         cmocka_unit_test_setup(test_bad_inputs, fixture_8k),
+        cmocka_unit_test(test_planned_emitted_plan),
+        cmocka_unit_test_setup(test_planned_region_moves, fixture_8k),
+        cmocka_unit_test_setup(test_planned_bad_inputs, fixture_8k),
         cmocka_unit_test_setup(test_init_bad_inputs, fixture_8k),
         cmocka_unit_test_setup(test_unaligned_base, fixture_8k),
         cmocka_unit_test_setup(test_reinit_reclaims_everything, fixture_8k),

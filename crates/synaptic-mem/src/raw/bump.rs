@@ -35,73 +35,120 @@ impl RawArena<'_> {
 
     /// [`RawArena::alloc`] for an already validated request (see [`TensorRequest`]): only the
     /// bump and the descriptor write, so a caller (the C API) can keep its critical section
-    /// this short. Inline: on success it costs what a bare pointer return would; the failure
-    /// path is out of line.
+    /// this short. Inline; the failure path is out of line.
     #[inline(always)]
     pub fn alloc_request(
         &self,
         req: TensorRequest,
         lifetime: Lifetime,
     ) -> Result<NonNull<TensorDesc>, AllocError> {
+        self.alloc_request_or_else(req, lifetime, |e| e)
+    }
+
+    /// [`RawArena::alloc_request`] with the failure handed to `on_err` inside the out-of-line
+    /// failure path, whose result becomes the `Err`. The inline success path then keeps nothing
+    /// for the error: with a zero-sized `E` (the C API records its errno in `on_err` and uses
+    /// `()`) the whole `Result` is one pointer-sized register, and no [`AllocError`] is ever
+    /// built in the caller's frame.
+    ///
+    /// ```
+    /// use synaptic_mem::{raw::RawArena, DType, ErrorKind, Lifetime, TensorRequest};
+    /// let mut buf = synaptic_mem::ArenaBuffer::<8192>::new();
+    /// let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+    /// let req = TensorRequest::new(&[1 << 20], DType::Int8).unwrap();
+    /// let mut why = None;
+    /// let r = arena.alloc_request_or_else(req, Lifetime::Ephemeral, |e| why = Some(e.kind));
+    /// assert!(r.is_err());
+    /// assert_eq!(why, Some(ErrorKind::TooLarge));
+    /// ```
+    #[inline(always)]
+    pub fn alloc_request_or_else<E>(
+        &self,
+        req: TensorRequest,
+        lifetime: Lifetime,
+        on_err: impl FnOnce(AllocError) -> E,
+    ) -> Result<NonNull<TensorDesc>, E> {
         if lifetime != Lifetime::Ephemeral {
-            return self.alloc_load_time(req, lifetime);
+            return self.alloc_load_time(req, lifetime, on_err);
         }
-        let start = self.bump_ephemeral(req.span())?;
-        // SAFETY: `start .. start + span` is inside tensor space (checked by the bump) and was
-        // free.
-        Ok(unsafe { self.place(self.base.get(), start, req, lifetime) })
+        let needed = req.span();
+        match self.bump_ephemeral(needed) {
+            // SAFETY: `start .. start + span` is inside tensor space (checked by the bump) and
+            // was free.
+            Some(start) => Ok(unsafe { self.place(self.base.get(), start, req, lifetime) }),
+            None => Err(self.fail_with(ErrorKind::OutOfMemory, Region::Ephemeral, needed, on_err)),
+        }
     }
 
     /// The ephemeral bump: reserves `needed` bytes at `top` (the high-water mark kept at
-    /// allocation time) and returns their offset. Shared by tensors and planned regions.
-    /// `needed` must be at most 2^30 + 32 (a request's span, or a plan region that fitted the
-    /// tensor space at load), so the sum cannot wrap.
+    /// allocation time) and returns their offset, or `None` (nothing changed, nothing counted:
+    /// the caller takes its failure path) if they do not fit. Shared by tensors and planned
+    /// regions. `needed` must be at most 2^30 + 32 (a request's span, or a plan region that
+    /// fitted the tensor space at load), so the sum cannot wrap.
     #[inline(always)]
-    pub(super) fn bump_ephemeral(&self, needed: usize) -> Result<usize, AllocError> {
+    pub(super) fn bump_ephemeral(&self, needed: usize) -> Option<usize> {
         let start = self.top.get();
         let end = start + needed;
         if end > self.tensor_cap.get() {
-            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+            return None;
         }
         self.top.set(end);
         if end > self.epoch_peak.get() {
             self.epoch_peak.set(end);
         }
         self.debug_check();
-        Ok(start)
+        Some(start)
     }
 
     /// Persistent and shared allocations (model load time).
     #[inline(never)]
-    fn alloc_load_time(
+    fn alloc_load_time<E>(
         &self,
         req: TensorRequest,
         lifetime: Lifetime,
-    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        on_err: impl FnOnce(AllocError) -> E,
+    ) -> Result<NonNull<TensorDesc>, E> {
         let needed = req.span();
         let (base, start) = if lifetime == Lifetime::Shared {
             let start = self.shared_top.get();
             let end = start + needed;
             if end > self.shared_cap.get() {
-                return Err(self.fail(ErrorKind::OutOfMemory, Region::Shared, needed));
+                return Err(on_err(self.fail(
+                    ErrorKind::OutOfMemory,
+                    Region::Shared,
+                    needed,
+                )));
             }
             self.shared_top.set(end);
             (self.shared_base.get(), start)
         } else {
             let start = self.top.get();
-            if start != self.pers_end.get() || self.scratch_top.get() != 0 {
-                return Err(self.fail(ErrorKind::EphemeralLive, Region::Persistent, needed));
-            }
-            let end = start + needed;
-            if end > self.tensor_cap.get() {
-                return Err(self.fail(ErrorKind::OutOfMemory, Region::Persistent, needed));
-            }
-            self.grow_persistent(end);
-            (self.base.get(), start)
+            let kind = if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+                ErrorKind::EphemeralLive
+            } else if start + needed > self.tensor_cap.get() {
+                ErrorKind::OutOfMemory
+            } else {
+                self.grow_persistent(start + needed);
+                return Ok(self.place_checked(self.base.get(), start, req, lifetime));
+            };
+            return Err(on_err(self.fail(kind, Region::Persistent, needed)));
         };
+        Ok(self.place_checked(base, start, req, lifetime))
+    }
+
+    /// [`RawArena::place`] for a block just reserved (the bump above checked it).
+    #[inline(always)]
+    fn place_checked(
+        &self,
+        base: *mut u8,
+        start: usize,
+        req: TensorRequest,
+        lifetime: Lifetime,
+    ) -> NonNull<TensorDesc> {
         self.debug_check();
-        // SAFETY: `start .. start + needed` is inside the region (checked above) and was free.
-        Ok(unsafe { self.place(base, start, req, lifetime) })
+        // SAFETY: called right after a bump reserved `start .. start + req.span()` inside the
+        // region at `base` (checked against its capacity); it was free.
+        unsafe { self.place(base, start, req, lifetime) }
     }
 
     /// Writes a descriptor at `base + start` and its data pointer `DESC_SPAN` bytes later, and
@@ -138,19 +185,8 @@ impl RawArena<'_> {
         lifetime: Lifetime,
     ) -> NonNull<TensorDesc> {
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
-        // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
-        // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
-        // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
-        unsafe {
-            let desc = desc.cast::<TensorDesc>();
-            ptr::addr_of_mut!((*desc).data).write(data);
-            ptr::addr_of_mut!((*desc).shape).write(req.dims);
-            ptr::addr_of_mut!((*desc).ndim)
-                .cast::<u32>()
-                .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
-            ptr::addr_of_mut!((*desc).size).write(req.bytes);
-            NonNull::new_unchecked(desc)
-        }
+        // SAFETY: forwarded contract.
+        unsafe { fill_desc(desc, data, req, lifetime) }
     }
 
     /// Moves the end of the persistent region (ephemeral and scratch are empty) to `end`,
@@ -221,5 +257,33 @@ impl RawArena<'_> {
         self.scratch_top.set(0);
         self.reset_count.set(self.reset_count.get().wrapping_add(1));
         self.debug_check();
+    }
+}
+
+/// Writes a descriptor for `req` at `desc` pointing at `data`, without counting: the one
+/// descriptor-writing routine, for allocations and for typed-plan templates.
+///
+/// # Safety
+/// `desc` must be valid for writes of a [`TensorDesc`], 16-byte aligned, and referred to by
+/// nothing else.
+#[inline(always)]
+pub(super) unsafe fn fill_desc(
+    desc: *mut u8,
+    data: *mut u8,
+    req: TensorRequest,
+    lifetime: Lifetime,
+) -> NonNull<TensorDesc> {
+    // SAFETY: by the contract `desc` is valid, aligned and unaliased. The four one-byte
+    // fields (ndim, dtype, lifetime, reserved) are adjacent and 4-byte aligned (`repr(C)`
+    // after the pointer and `[u32; 4]`), so one `u32` store writes them with valid values.
+    unsafe {
+        let desc = desc.cast::<TensorDesc>();
+        ptr::addr_of_mut!((*desc).data).write(data);
+        ptr::addr_of_mut!((*desc).shape).write(req.dims);
+        ptr::addr_of_mut!((*desc).ndim)
+            .cast::<u32>()
+            .write(req.meta | u32::from_ne_bytes([0, 0, lifetime as u8, 0]));
+        ptr::addr_of_mut!((*desc).size).write(req.bytes);
+        NonNull::new_unchecked(desc)
     }
 }

@@ -34,8 +34,14 @@
 //!    [`RawArena::clear`] / re-initialisation (everything).
 //! 4. An uninitialised arena has every capacity 0, so every allocation fails.
 //! 5. `generation` changes at every [`RawArena::clear`] (and so at every `init` / `deinit`): a
-//!    [`LoadedPlan`](crate::LoadedPlan) stamped with another generation, or whose descriptor
-//!    table does not lie below `pers_end`, or that was loaded at another base, is refused.
+//!    [`LoadedPlan`](crate::LoadedPlan) or [`TypedPlan`](crate::TypedPlan) stamped with another
+//!    generation, or whose descriptor table does not lie below `pers_end`, or that was loaded at
+//!    another base, is refused.
+//! 6. The epoch (`reset_count`, which is never zeroed: the statistic is
+//!    `reset_count - reset_base`) changes at every reset and every `clear`: a
+//!    [`PlanRun`](crate::PlanRun) stamped with another epoch or base is refused. Within one
+//!    epoch the ephemeral region only grows and the persistent region does not move, so a run
+//!    of this epoch refers to a descriptor table below `pers_end` and a region below `top`.
 //!
 //! Invariants 2 and 3 are checked by `debug_assert!`s on every path that moves an offset
 //! (debug and Miri runs; free in release).
@@ -50,7 +56,9 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 use core::ptr;
 
-use crate::config::{align_down, ArenaConfig, ConfigError, MAX_SHARED_SIZE, MIN_SHARED_SIZE};
+use crate::config::{
+    align_down, ArenaConfig, ConfigError, Floors, MAX_SHARED_SIZE, MIN_SHARED_SIZE,
+};
 use crate::error::{AllocError, ErrorKind, Region};
 use crate::stats::Stats;
 
@@ -107,7 +115,10 @@ pub struct RawArena<'a> {
     ephemeral_peak: Cell<usize>,
     scratch_peak: Cell<usize>,
     alloc_count: Cell<u32>,
+    /// The epoch (invariant 6): bumped by every reset and every `clear`, never zeroed.
     reset_count: Cell<u32>,
+    /// `reset_count` at the last `clear`: the statistic is `reset_count - reset_base`.
+    reset_base: Cell<u32>,
     failed_count: Cell<u32>,
     /// Changes at every `clear` (invariant 5): stamps loaded plans.
     generation: Cell<u32>,
@@ -156,6 +167,7 @@ impl<'a> RawArena<'a> {
         scratch_peak: Cell::new(0),
         alloc_count: Cell::new(0),
         reset_count: Cell::new(0),
+        reset_base: Cell::new(0),
         failed_count: Cell::new(0),
         generation: Cell::new(0),
         _mem: PhantomData,
@@ -169,9 +181,17 @@ impl<'a> RawArena<'a> {
         Ok(arena)
     }
 
-    /// (Re-)initialises the arena over `len` bytes at `base`, dropping all earlier allocations,
-    /// statistics and the shared region. The layout is [`ArenaConfig::layout_at`]'s. On error
-    /// nothing changes.
+    /// An arena over `buf` sized exactly for a plan: no Kconfig floors ([`Floors::Exact`]), so
+    /// the scratch pool may be 0 bytes and the arena as small as the model needs.
+    pub fn new_exact(buf: &'a mut [u8], scratch_size: usize) -> Result<Self, ConfigError> {
+        let arena = Self::UNINIT;
+        // SAFETY: `buf` is exclusively borrowed for 'a, which the arena carries in its type.
+        unsafe { arena.init_with(buf.as_mut_ptr(), buf.len(), scratch_size, Floors::Exact)? };
+        Ok(arena)
+    }
+
+    /// (Re-)initialises the arena over `len` bytes at `base` under the Kconfig floors, dropping
+    /// all earlier allocations, statistics and the shared region. On error nothing changes.
     ///
     /// # Safety
     /// `base .. base + len` must be valid for reads and writes and used by nothing but this arena
@@ -182,11 +202,27 @@ impl<'a> RawArena<'a> {
         len: usize,
         scratch_size: usize,
     ) -> Result<(), ConfigError> {
+        // SAFETY: forwarded contract.
+        unsafe { self.init_with(base, len, scratch_size, Floors::Kconfig) }
+    }
+
+    /// [`RawArena::init`] under the given floors. The layout is
+    /// [`ArenaConfig::layout_at_with`]'s.
+    ///
+    /// # Safety
+    /// As for [`RawArena::init`].
+    pub unsafe fn init_with(
+        &self,
+        base: *mut u8,
+        len: usize,
+        scratch_size: usize,
+        floors: Floors,
+    ) -> Result<(), ConfigError> {
         let layout = ArenaConfig {
             arena_size: len,
             scratch_size,
         }
-        .layout_at(base.addr())?;
+        .layout_at_with(base.addr(), floors)?;
         if base.is_null() {
             return Err(ConfigError::NullBase);
         }
@@ -279,8 +315,8 @@ impl<'a> RawArena<'a> {
     }
 
     /// Re-initialises in place: every region empty (the shared region stays registered, empty),
-    /// every statistic zero, and every loaded plan stale (invariant 5). The only way to reclaim
-    /// persistent memory.
+    /// every statistic zero, and every loaded plan and plan run stale (invariants 5 and 6). The
+    /// only way to reclaim persistent memory.
     pub fn clear(&self) {
         for c in [
             &self.pers_end,
@@ -295,7 +331,10 @@ impl<'a> RawArena<'a> {
             c.set(0);
         }
         self.alloc_count.set(0);
-        self.reset_count.set(0);
+        // A new epoch whose reset statistic starts at 0 (invariant 6).
+        let epoch = self.reset_count.get().wrapping_add(1);
+        self.reset_count.set(epoch);
+        self.reset_base.set(epoch);
         self.failed_count.set(0);
         self.generation.set(self.generation.get().wrapping_add(1));
     }
@@ -384,6 +423,21 @@ impl<'a> RawArena<'a> {
         }
     }
 
+    /// The failure path for callers that handle the error out of line (see
+    /// [`RawArena::alloc_request_or_else`]): classifies and counts, then hands the error to
+    /// `on_err`, all in one cold function.
+    #[cold]
+    #[inline(never)]
+    fn fail_with<E>(
+        &self,
+        kind: ErrorKind,
+        region: Region,
+        needed: usize,
+        on_err: impl FnOnce(AllocError) -> E,
+    ) -> E {
+        on_err(self.fail(kind, region, needed))
+    }
+
     /// Counts a failure found by a layer above (e.g. an unknown C enum value) and describes it.
     #[cold]
     pub fn reject(&self, kind: ErrorKind, region: Region) -> AllocError {
@@ -423,7 +477,7 @@ impl<'a> RawArena<'a> {
             shared_size: self.shared_cap.get(),
             arena_peak: self.arena_peak.get().max(self.epoch_peak.get()),
             alloc_count: self.alloc_count.get(),
-            reset_count: self.reset_count.get(),
+            reset_count: self.reset_count.get().wrapping_sub(self.reset_base.get()),
             failed_count: self.failed_count.get(),
         }
     }

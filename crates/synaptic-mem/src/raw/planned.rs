@@ -15,14 +15,25 @@
 //!
 //! A plan's region larger than the tensor space left after its table is refused at load, so a
 //! plan can never make an offset wrap on a 32-bit target.
+//!
+//! A **typed plan** ([`RawArena::load_typed_plan`]) also knows each slot's tensor type
+//! ([`SlotType`]): its table holds every slot's complete descriptor, written once at load, so an
+//! inference is [`RawArena::begin_typed_plan`] (one bump, and O(n) only when the region lands
+//! somewhere else than last time: the data pointers move) and then
+//! [`RawArena::planned_tensor`] per tensor, which only checks and returns a pointer: the C API's
+//! planned allocation. A [`PlanRun`] is checked by epoch (invariant 6) and base: a run of this
+//! epoch refers to a table of this arena, bound to a region that is still live.
 
 use core::marker::PhantomData;
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
+use super::bump::fill_desc;
 use super::{RawArena, Tensor};
 use crate::dtype::{DType, Lifetime};
 use crate::error::{AllocError, ErrorKind, Region};
-use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
+use crate::plan::{
+    LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanRun, SlotType, TypedPlan,
+};
 use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
 
 impl RawArena<'_> {
@@ -33,6 +44,23 @@ impl RawArena<'_> {
     /// not grow the persistent region now; a region larger than the tensor space left after the
     /// table ([`ErrorKind::TooLarge`], region ephemeral). On error only the failed count moves.
     pub fn load_plan<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
+        let loaded = self.reserve_table(plan)?;
+        let base = self.base.get();
+        for i in 0..plan.slots.len() {
+            // SAFETY: the table `table .. table_end` was just reserved in the persistent region
+            // (checked against `tensor_cap`), is 16-byte aligned, and nothing refers to it.
+            unsafe {
+                base.add(loaded.table + i * DESC_SPAN)
+                    .cast::<TensorDesc>()
+                    .write(TensorDesc::EMPTY);
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Validates `plan` and reserves its descriptor table (uninitialised) in the persistent
+    /// region: the checks of [`RawArena::load_plan`], shared with the typed load.
+    fn reserve_table<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
         plan.validate().map_err(PlanLoadError::Invalid)?;
         let start = self.top.get();
         let free = self.tensor_cap.get() - start;
@@ -62,23 +90,179 @@ impl RawArena<'_> {
         self.grow_persistent(table_end);
         self.alloc_count.set(self.alloc_count.get().wrapping_add(1));
         self.debug_check();
-        let base = self.base.get();
-        for i in 0..plan.slots.len() {
-            // SAFETY: the table `start .. table_end` was just reserved in the persistent region
-            // (checked against `tensor_cap`), is 16-byte aligned, and nothing refers to it.
-            unsafe {
-                base.add(start + i * DESC_SPAN)
-                    .cast::<TensorDesc>()
-                    .write(TensorDesc::EMPTY);
-            }
-        }
         Ok(LoadedPlan {
             plan,
             table: start,
             table_end,
-            arena: base.addr(),
+            arena: self.base.get().addr(),
             generation: self.generation.get(),
         })
+    }
+
+    /// Loads a typed plan: the checks and the table of [`RawArena::load_plan`], and each slot's
+    /// complete descriptor written once from `types[slot]` (shape, dtype, size, lifetime
+    /// ephemeral; data pointing where the region of a first [`RawArena::begin_typed_plan`]
+    /// right after the load would be). O(n²) once per model (the plan's validation).
+    ///
+    /// Refused, besides [`RawArena::load_plan`]'s errors: `types` not one per slot
+    /// ([`PlanError::TypeCount`]), a type that is invalid or larger than its slot
+    /// ([`PlanError::BadType`]). On error only the failed count moves (not for an invalid plan).
+    ///
+    /// ```
+    /// use synaptic_mem::{plan::*, ArenaBuffer, DType, RawArena};
+    /// const SLOTS: &[PlanSlot] = &[PlanSlot { offset: 0, size: 64, first_op: 0, last_op: 0 }];
+    /// const TYPES: &[SlotType] = &[SlotType::new([4, 16, 1, 1], 2, DType::Int8)];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let arena = RawArena::new(buf.as_mut_slice(), 1024).unwrap();
+    /// let plan = arena.load_typed_plan(Plan { region_size: 64, slots: SLOTS }, TYPES).unwrap();
+    /// let run = arena.begin_typed_plan(&plan).unwrap();
+    /// let t = unsafe { arena.planned_tensor(&run, 0).unwrap().as_ref() };
+    /// assert_eq!((t.shape(), t.size()), (&[4, 16][..], 64));
+    /// arena.reset_ephemeral();
+    /// assert!(arena.planned_tensor(&run, 0).is_err()); // reclaimed
+    /// ```
+    pub fn load_typed_plan(
+        &self,
+        plan: Plan<'_>,
+        types: &[SlotType],
+    ) -> Result<TypedPlan, PlanLoadError> {
+        let n = plan.slots.len();
+        if types.len() != n {
+            return Err(PlanLoadError::Invalid(PlanError::TypeCount(n, types.len())));
+        }
+        for (i, (slot, ty)) in plan.slots.iter().zip(types).enumerate() {
+            match ty.request() {
+                Ok(req) if req.bytes <= slot.size => {}
+                Ok(_) => {
+                    return Err(PlanLoadError::Invalid(PlanError::BadType(
+                        i,
+                        ErrorKind::TooLarge,
+                    )))
+                }
+                Err(kind) => return Err(PlanLoadError::Invalid(PlanError::BadType(i, kind))),
+            }
+        }
+        let loaded = self.reserve_table(plan)?;
+        let base = self.base.get();
+        for (i, (slot, ty)) in plan.slots.iter().zip(types).enumerate() {
+            let Ok(req) = ty.request() else {
+                unreachable!("checked above")
+            };
+            // SAFETY: the table entry lies in the block just reserved in the persistent region
+            // (`i < n`), 16-byte aligned, referred to by nothing else. The data pointer is in
+            // bounds: `table_end + slot.end() <= table_end + region_size <= tensor_cap` (the
+            // plan is valid and its region fitted the tensor space after the table).
+            unsafe {
+                fill_desc(
+                    base.add(loaded.table + i * DESC_SPAN),
+                    base.add(loaded.table_end + slot.offset as usize),
+                    req,
+                    Lifetime::Ephemeral,
+                );
+            }
+        }
+        Ok(TypedPlan {
+            table: loaded.table,
+            table_end: loaded.table_end,
+            len: n,
+            region_size: plan.region_size as usize,
+            first_offset: plan.slots.first().map_or(0, |s| s.offset as usize),
+            arena: loaded.arena,
+            generation: loaded.generation,
+        })
+    }
+
+    /// Reserves a typed plan's ephemeral region (exactly its `region_size` bytes) for one
+    /// inference, points every slot's descriptor at it and counts the plan's tensors as
+    /// allocations. O(1) when the region lands where the plan's last region was (the data
+    /// pointers are already right), O(n) otherwise. Several runs of one plan may be live in one
+    /// epoch; the descriptors point at the most recent one's region.
+    ///
+    /// Errors: [`ErrorKind::PlanMismatch`] (a plan loaded into another arena, or before the last
+    /// re-initialisation), [`ErrorKind::OutOfMemory`] (not enough ephemeral space left now).
+    /// On error only the failed count moves.
+    pub fn begin_typed_plan(&self, plan: &TypedPlan) -> Result<PlanRun, AllocError> {
+        let needed = plan.region_size;
+        let base = self.base.get();
+        if !(plan.arena == base.addr()
+            && plan.generation == self.generation.get()
+            && plan.table_end <= self.pers_end.get())
+        {
+            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
+        }
+        // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
+        let Some(offset) = self.bump_ephemeral(needed) else {
+            return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed));
+        };
+        if plan.len != 0 {
+            let table = base.wrapping_add(plan.table).cast::<TensorDesc>();
+            // SAFETY: the plan is this arena's (same base and generation, table below
+            // `pers_end`), so its table's first entry lies in the persistent region, written by
+            // `load_typed_plan` (or, for a plan passing these checks from another arena at this
+            // base, by some allocation: any bytes are a valid raw pointer, only compared).
+            let data0 = unsafe { ptr::addr_of!((*table).data).read() };
+            // Where the data pointers point now: slot 0's pointer minus its offset.
+            let bound = data0
+                .addr()
+                .wrapping_sub(base.addr())
+                .wrapping_sub(plan.first_offset);
+            if bound != offset {
+                for i in 0..plan.len {
+                    // SAFETY: entry `i < len` lies in the table, inside the persistent region
+                    // (`table_end <= pers_end`), 16-byte aligned; only its data pointer is read
+                    // and rewritten. The new pointer is the old one moved by the region's shift,
+                    // computed from `base` (its provenance) without dereferencing anything.
+                    unsafe {
+                        let data = ptr::addr_of_mut!(
+                            (*base.add(plan.table + i * DESC_SPAN).cast::<TensorDesc>()).data
+                        );
+                        let rel = data
+                            .read()
+                            .addr()
+                            .wrapping_sub(base.addr())
+                            .wrapping_sub(bound);
+                        data.write(base.wrapping_add(offset.wrapping_add(rel)));
+                    }
+                }
+            }
+        }
+        self.alloc_count
+            .set(self.alloc_count.get().wrapping_add(plan.len as u32));
+        self.debug_check();
+        Ok(PlanRun {
+            table: plan.table,
+            len: plan.len,
+            arena: base.addr(),
+            epoch: self.reset_count.get(),
+        })
+    }
+
+    /// The descriptor of slot `slot` in `run`'s inference: O(1), three checks (the slot exists,
+    /// the run is of this arena — same base — and of this epoch: no reset or re-initialisation
+    /// since [`RawArena::begin_typed_plan`]), no write. The descriptor was filled at load and
+    /// its data points into the plan's live region.
+    ///
+    /// Errors: [`ErrorKind::PlanMismatch`] (no such slot, a run never begun, of another arena,
+    /// or whose region a reset or re-initialisation reclaimed); only the failed count moves.
+    #[inline(always)]
+    pub fn planned_tensor(
+        &self,
+        run: &PlanRun,
+        slot: usize,
+    ) -> Result<NonNull<TensorDesc>, AllocError> {
+        let base = self.base.get();
+        if slot < run.len && run.arena == base.addr() && run.epoch == self.reset_count.get() {
+            // In the table of a plan this arena began in this epoch (invariant 6), so inside the
+            // persistent region; `wrapping_add` keeps even a run passing these checks from
+            // another arena at this base free of UB (the pointer is not dereferenced here).
+            let desc = base.wrapping_add(run.table + slot * DESC_SPAN);
+            // SAFETY: `base` is non-null here (`run.arena == base`, and a run with `len > 0` is
+            // only made by `begin_typed_plan` on an initialised arena, whose base is non-null);
+            // the offset is below the arena size, so the sum does not wrap to 0.
+            Ok(unsafe { NonNull::new_unchecked(desc.cast()) })
+        } else {
+            Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0))
+        }
     }
 
     /// Whether `plan` was loaded into this arena as it is now (invariant 5): same base, same
@@ -102,8 +286,10 @@ impl RawArena<'_> {
             return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
         }
         // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
-        let offset = self.bump_ephemeral(needed)?;
-        Ok(PlanRegion { offset })
+        match self.bump_ephemeral(needed) {
+            Some(offset) => Ok(PlanRegion { offset }),
+            None => Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, needed)),
+        }
     }
 
     /// Places slot `slot`'s tensor at its planned offset in `region`: writes its descriptor in

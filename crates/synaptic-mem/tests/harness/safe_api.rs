@@ -89,6 +89,8 @@ pub enum Step {
 
 #[derive(Arbitrary, Debug)]
 pub struct Input {
+    /// `Arena::exact` (no Kconfig floors) instead of `Arena::with_scratch`.
+    pub exact: bool,
     pub arena_size: u32,
     pub scratch: u16,
     pub offset: u8,
@@ -243,12 +245,20 @@ pub fn run(input: Input) -> Reached {
         shared_buf.as_ptr() as usize + shared_buf.len(),
     );
     let bounds = [arena_range, shared_range];
-    let mut arena = match Arena::with_scratch(&mut buf[off..off + arena_size], scratch) {
+    let made = if input.exact {
+        Arena::exact(&mut buf[off..off + arena_size], scratch)
+    } else {
+        Arena::with_scratch(&mut buf[off..off + arena_size], scratch)
+    };
+    let mut arena = match made {
         Ok(a) => a,
         Err(_) => {
+            let floors_ok = input.exact
+                || ((4096..=524_288).contains(&arena_size) && (1024..=65_536).contains(&scratch));
             assert!(
-                !(4096..=524_288).contains(&arena_size)
-                    || !(1024..=65_536).contains(&scratch)
+                !floors_ok
+                    || arena_size > 524_288
+                    || scratch > 65_536
                     || scratch >= arena_size
                     || arena_size <= scratch + 32 + 30
             );

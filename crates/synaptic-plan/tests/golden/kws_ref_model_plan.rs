@@ -3,7 +3,8 @@
 // ephemeral region 16000 B (lower bound 16000 B, proven optimal: true); persistent 25440 B; scratch 16384 B; shared 576 B; arena required 57824 B.
 // Slot k holds the k-th planned activation; operators are 0-based in execution order.
 
-use synaptic_mem::plan::{Plan, PlanSlot};
+use synaptic_mem::plan::{Plan, PlanSlot, SlotType};
+use synaptic_mem::DType;
 
 /// Bytes of the planned ephemeral region.
 pub const REGION_SIZE: u32 = 16000;
@@ -32,5 +33,20 @@ pub const SLOTS: [PlanSlot; 12] = [
 ];
 /// Tensor index (main subgraph) of each slot.
 pub const SLOT_TENSORS: [u32; 12] = [22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33];
+/// Each slot's tensor (shape, core dtype): the descriptor templates of a typed plan.
+pub const SLOT_TYPES: [SlotType; 12] = [
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 25, 5, 64], 4, DType::Int8),
+    SlotType::new([1, 1, 1, 64], 4, DType::Int8),
+    SlotType::new([1, 64, 1, 1], 2, DType::Int8),
+    SlotType::new([1, 12, 1, 1], 2, DType::Int8),
+];
 /// The plan, for the core's planned runtime.
 pub const PLAN: Plan<'static> = Plan { region_size: REGION_SIZE, slots: &SLOTS };

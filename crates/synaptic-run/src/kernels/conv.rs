@@ -9,7 +9,7 @@
 //! ignored, as TFLM's int8 kernels ignore it (symmetric weights). Grouped convolution (input
 //! depth a multiple of the filter depth) is supported as in TFLM.
 
-use super::{nhwc, offset4};
+use super::{nhwc, offset4, Int32s, Int8};
 use crate::error::KernelError;
 use crate::math::{activation_range_i8, compute_padding, multiply_by_quantized_multiplier};
 use crate::math::{Activation, Padding, QuantParams};
@@ -216,14 +216,14 @@ impl ConvParams {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn check(
+    fn check<W: Int8, B: Int32s + ?Sized>(
         &self,
         op: &'static str,
         multipliers: &[i32],
         shifts: &[i32],
         input: &[i8],
-        filter: &[i8],
-        bias: Option<&[i32]>,
+        filter: &[W],
+        bias: Option<&B>,
         output: &[i8],
     ) -> Result<(), KernelError> {
         let channels = self.output_shape[3];
@@ -237,7 +237,7 @@ impl ConvParams {
             filter.len(),
         )?;
         if let Some(b) = bias {
-            KernelError::check_len(op, "bias", channels, b.len())?;
+            KernelError::check_len(op, "bias", channels, b.count())?;
         }
         KernelError::check_len(
             op,
@@ -255,13 +255,13 @@ fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
 }
 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
-pub fn conv2d(
+pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &[i32],
     shifts: &[i32],
     input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
+    filter: &[W],
+    bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     p.check("CONV_2D", multipliers, shifts, input, filter, bias, output)?;
@@ -300,13 +300,13 @@ pub fn conv2d(
                             let ws = &filter[f_base..f_base + f_d];
                             for (&x, &w) in xs.iter().zip(ws) {
                                 acc = acc.wrapping_add(
-                                    i32::from(w).wrapping_mul(i32::from(x) + p.input_offset),
+                                    w.value().wrapping_mul(i32::from(x) + p.input_offset),
                                 );
                             }
                         }
                     }
                     if let Some(bias) = bias {
-                        acc = acc.wrapping_add(bias[oc]);
+                        acc = acc.wrapping_add(bias.at(oc));
                     }
                     output[offset4(&p.output_shape, b, oy, ox, oc)] =
                         requantize(acc, multipliers[oc], shifts[oc], p);
@@ -318,13 +318,13 @@ pub fn conv2d(
 }
 
 /// DEPTHWISE_CONV_2D, int8 (`DepthwiseConvPerChannel`), any depth multiplier.
-pub fn depthwise_conv2d(
+pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &[i32],
     shifts: &[i32],
     input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
+    filter: &[W],
+    bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     p.check(
@@ -363,12 +363,12 @@ pub fn depthwise_conv2d(
                                     [offset4(&p.input_shape, b, in_y as usize, in_x as usize, ic)];
                                 let w = filter[offset4(&p.filter_shape, 0, fy, fx, oc)];
                                 acc = acc.wrapping_add(
-                                    i32::from(w).wrapping_mul(i32::from(x) + p.input_offset),
+                                    w.value().wrapping_mul(i32::from(x) + p.input_offset),
                                 );
                             }
                         }
                         if let Some(bias) = bias {
-                            acc = acc.wrapping_add(bias[oc]);
+                            acc = acc.wrapping_add(bias.at(oc));
                         }
                         output[offset4(&p.output_shape, b, oy, ox, oc)] =
                             requantize(acc, multipliers[oc], shifts[oc], p);

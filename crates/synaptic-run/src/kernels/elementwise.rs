@@ -8,7 +8,7 @@
 //! `CalculateOpDataMul`: one multiplier `input1_scale * input2_scale / output_scale`.
 //! Broadcasting gives the same element pairs as TFLM's `BroadcastBinaryOpSimple`.
 
-use super::{Dims, MAX_DIMS};
+use super::{Dims, Int8, MAX_DIMS};
 use crate::error::KernelError;
 use crate::math::{
     activation_range_i8, multiply_by_quantized_multiplier,
@@ -82,13 +82,13 @@ impl Broadcast {
         })
     }
 
-    fn run<T: Copy, U>(
+    fn run<T: Copy, T2: Copy, U>(
         &self,
         op: &'static str,
         in1: &[T],
-        in2: &[T],
+        in2: &[T2],
         output: &mut [U],
-        f: impl Fn(T, T) -> U,
+        f: impl Fn(T, T2) -> U,
     ) -> Result<(), KernelError> {
         KernelError::check_len(op, "input 1", self.sizes[0], in1.len())?;
         KernelError::check_len(op, "input 2", self.sizes[1], in2.len())?;
@@ -182,10 +182,15 @@ impl AddParams {
 }
 
 /// ADD, int8.
-pub fn add(p: &AddParams, in1: &[i8], in2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+pub fn add<A: Int8, B: Int8>(
+    p: &AddParams,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
     p.broadcast.run("ADD", in1, in2, output, |x, y| {
-        let a = (p.input1_offset + i32::from(x)).wrapping_mul(1 << p.left_shift);
-        let b = (p.input2_offset + i32::from(y)).wrapping_mul(1 << p.left_shift);
+        let a = (p.input1_offset + x.value()).wrapping_mul(1 << p.left_shift);
+        let b = (p.input2_offset + y.value()).wrapping_mul(1 << p.left_shift);
         let a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.input1.0, p.input1.1);
         let b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.input2.0, p.input2.1);
         let sum = a.wrapping_add(b);
@@ -248,10 +253,15 @@ impl MulParams {
 }
 
 /// MUL, int8.
-pub fn mul(p: &MulParams, in1: &[i8], in2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+pub fn mul<A: Int8, B: Int8>(
+    p: &MulParams,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
     p.broadcast.run("MUL", in1, in2, output, |x, y| {
-        let a = p.input1_offset + i32::from(x);
-        let b = p.input2_offset + i32::from(y);
+        let a = p.input1_offset + x.value();
+        let b = p.input2_offset + y.value();
         let v = p
             .output_offset
             .wrapping_add(multiply_by_quantized_multiplier(

@@ -9,6 +9,7 @@
 //! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
 //! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
 
+use super::{Int32s, Int8};
 use crate::error::KernelError;
 use crate::math::{activation_range_i8, multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::math::{Activation, QuantParams};
@@ -61,6 +62,31 @@ impl FullyConnectedParams {
         filter_zero_point: i32,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
+        Self::with_scale_count(
+            opts,
+            input_shape,
+            filter_shape,
+            output_shape,
+            input,
+            filter_scales.len(),
+            filter_zero_point,
+            output,
+        )
+    }
+
+    /// [`Self::new`] given only the number of filter scales (the loader reads them from the
+    /// model in place and never collects them in a slice).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_scale_count(
+        opts: &FullyConnectedOptions,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        output_shape: &[usize],
+        input: QuantParams,
+        filter_scale_count: usize,
+        filter_zero_point: i32,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
         if opts.weights_format != 0 {
             return Err(KernelError::unsupported(OP, "shuffled weights format"));
         }
@@ -92,14 +118,14 @@ impl FullyConnectedParams {
                 "input size is not batches x accum depth",
             ));
         }
-        let per_channel = filter_scales.len() > 1;
-        if per_channel && filter_scales.len() != filter_shape[0] {
+        let per_channel = filter_scale_count > 1;
+        if per_channel && filter_scale_count != filter_shape[0] {
             return Err(KernelError::unsupported(
                 OP,
                 "per-channel filter scales must number the output channels",
             ));
         }
-        if filter_scales.is_empty() {
+        if filter_scale_count == 0 {
             return Err(KernelError::unsupported(OP, "filter is not quantized"));
         }
         let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
@@ -156,13 +182,13 @@ impl FullyConnectedParams {
 }
 
 /// FULLY_CONNECTED, int8.
-pub fn fully_connected(
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
     p: &FullyConnectedParams,
     multipliers: &[i32],
     shifts: &[i32],
     input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
+    filter: &[W],
+    bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
@@ -177,12 +203,12 @@ pub fn fully_connected(
         });
     }
     if let Some(b) = bias {
-        if b.len() < p.output_depth {
+        if b.count() < p.output_depth {
             return Err(KernelError::Length {
                 op: OP,
                 what: "bias",
                 expected: p.output_depth,
-                got: b.len(),
+                got: b.count(),
             });
         }
     }
@@ -196,11 +222,11 @@ pub fn fully_connected(
             let mut acc: i32 = 0;
             for (&x, &w) in row.iter().zip(weights) {
                 acc = acc.wrapping_add(
-                    (i32::from(w) + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
+                    (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
                 );
             }
             if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias[oc]);
+                acc = acc.wrapping_add(bias.at(oc));
             }
             let (m, s) = if p.per_channel {
                 (multipliers[oc], shifts[oc])

@@ -97,6 +97,66 @@ pub(crate) fn offset4(shape: &[usize; 4], i0: usize, i1: usize, i2: usize, i3: u
     ((i0 * shape[1] + i1) * shape[2] + i2) * shape[3] + i3
 }
 
+/// An int8 value as stored: an `i8` (an activation in the arena) or a raw byte of the model
+/// (`u8`, two's complement), so weights and constant operands are read in place from the model
+/// bytes (flash), with no copy and no `unsafe` cast. Both compile to the same sign-extending
+/// load.
+pub trait Int8: Copy {
+    /// The value, sign-extended.
+    fn value(self) -> i32;
+}
+
+impl Int8 for i8 {
+    #[inline(always)]
+    fn value(self) -> i32 {
+        i32::from(self)
+    }
+}
+
+impl Int8 for u8 {
+    #[inline(always)]
+    fn value(self) -> i32 {
+        i32::from(self as i8)
+    }
+}
+
+/// A vector of `int32` (biases): a `[i32]` slice, or the little-endian bytes of a model buffer
+/// read in place ([`LeI32`]).
+pub trait Int32s {
+    /// Number of elements.
+    fn count(&self) -> usize;
+    /// Element `i` (`i < count()`; the kernels check the count first).
+    fn at(&self, i: usize) -> i32;
+}
+
+impl Int32s for [i32] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> i32 {
+        self[i]
+    }
+}
+
+/// Little-endian `int32` data of a model buffer, read in place (a trailing partial element is
+/// not counted).
+#[derive(Debug, Clone, Copy)]
+pub struct LeI32<'a>(pub &'a [u8]);
+
+impl Int32s for LeI32<'_> {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.0.len() / 4
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> i32 {
+        let b = &self.0[4 * i..4 * i + 4];
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+}
+
 /// Integer element types the quantized kernels read and write.
 pub trait QInt: Copy {
     /// The type's smallest value, as `i32`.

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod arena;
 pub mod exec;
 pub mod tflite;
 
@@ -196,27 +197,14 @@ pub fn speech_features(wav: &Path) -> Vec<u8> {
     f
 }
 
-/// person_detect's input from an 8-bit grayscale BMP, as TFLM's `person_detection_test.cc`
-/// feeds it: the pixel bytes in PIL's order (rows top-down) copied into the int8 tensor
-/// unchanged. (Feeding `pixel - 128` instead, as `../shared/inputs/README.md` says the camera
-/// example does, makes TFLM itself score person.bmp as "no person", 4 to -4.)
+/// person_detect's input from an 8-bit grayscale BMP: `synaptic_run::bmp::gray8`, the one
+/// rule (PIL's row order, bytes unchanged, as TFLM's `person_detection_test.cc` feeds it).
 pub fn bmp_input(path: &Path) -> Vec<u8> {
     let b = std::fs::read(path).unwrap();
-    assert_eq!(&b[0..2], b"BM", "{}: not a BMP", path.display());
-    let rd = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
-    let data = rd(10) as usize;
-    let width = rd(18) as usize;
-    let height = rd(22) as i32;
-    assert_eq!(u16::from_le_bytes([b[28], b[29]]), 8, "want an 8-bit BMP");
-    let row = width.div_ceil(4) * 4;
-    let h = height.unsigned_abs() as usize;
-    let mut out = Vec::with_capacity(width * h);
-    for y in 0..h {
-        // Positive height: rows are stored bottom-up.
-        let src = if height > 0 { h - 1 - y } else { y };
-        let r = &b[data + src * row..data + src * row + width];
-        out.extend_from_slice(r);
-    }
+    let (w, h) =
+        synaptic_run::bmp::dimensions(&b).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = vec![0u8; w * h];
+    synaptic_run::bmp::gray8(&b, &mut out).unwrap();
     out
 }
 

@@ -15,7 +15,8 @@
 //!   is subtracted.
 //!
 //! APIs: `c` = the C API (`syn_mem_tensor_alloc`, `syn_mem_scratch_acquire`,
-//! `syn_mem_reset_ephemeral`) called from C code built with `arm-none-eabi-gcc -O2`; `rust` = the
+//! `syn_mem_reset_ephemeral`, and the planned path `syn_mem_tensor_alloc_planned` /
+//! `syn_mem_plan_begin`) called from C code built with `arm-none-eabi-gcc -O2`; `rust` = the
 //! safe Rust API (`Inference::ephemeral`, `Inference::scratch`) called through a non-inlined
 //! function (the same call structure as the C API), and `RawArena::reset_ephemeral`; `floor` =
 //! a bare align/check/bump allocator in C with the same call structure.
@@ -405,6 +406,8 @@ fn print_table(res: &Results) {
         "reset_1",
         "reset_10",
         "reset_100",
+        "alloc_planned",
+        "plan_begin",
     ];
     for name in names {
         let cell = |api: &str| match res.get(api, name) {
@@ -460,6 +463,12 @@ fn print_table(res: &Results) {
         "target c alloc <= 35 instructions (incl. critical section): {} (worst {})",
         verdict(alloc, 35),
         Tenths(alloc.unwrap_or(0))
+    );
+    let planned = res.get("c", "alloc_planned");
+    hprintln!(
+        "target c alloc_planned <= 35 instructions (incl. critical section): {} ({})",
+        verdict(planned, 35),
+        Tenths(planned.unwrap_or(0))
     );
     hprintln!(
         "target c reset <= 15 instructions, independent of tensor count: {} (worst {})",
@@ -517,6 +526,14 @@ mod capi {
         fn synfw_c_alloc_n(n: u32) -> u32;
         /// The C API reset.
         fn syn_mem_reset_ephemeral();
+        /// `syn_mem_plan_load` of the benchmark's 4-slot plan.
+        fn synfw_c_plan_load() -> i32;
+        /// Ticks of one `syn_mem_plan_begin` of it.
+        fn synfw_c_plan_begin_once() -> u32;
+        /// Ticks of `n` `syn_mem_tensor_alloc_planned(plan, slot)` calls.
+        fn synfw_c_planned_batch(n: u32, slot: u32) -> u32;
+        /// The C API's last error.
+        fn syn_mem_last_error() -> i32;
     }
 
     /// Runs the C API figures over `buf` (the C API's global arena uses it until the Rust
@@ -567,5 +584,31 @@ mod capi {
             }
             res.push(Figure::new("c", name, total, ROUNDS as u64));
         }
+
+        // The planned path: load once, then per round a begin (the region lands where it did
+        // last time: O(1)) and a batch of planned allocations, then a reset.
+        // SAFETY: the arena is initialised and nothing ephemeral is live (reset above).
+        unsafe { syn_mem_reset_ephemeral() };
+        // SAFETY: as above.
+        let rc = unsafe { synfw_c_plan_load() };
+        assert_eq!(rc, 0, "syn_mem_plan_load");
+        let (mut begin, mut alloc) = (0, 0);
+        for _ in 0..ROUNDS {
+            // SAFETY: the plan was loaded into the initialised arena above.
+            begin += instr(unsafe { synfw_c_plan_begin_once() }).saturating_sub(c_read);
+            // SAFETY: as above; the descriptors are never dereferenced.
+            assert_eq!(unsafe { syn_mem_last_error() }, 0, "syn_mem_plan_begin");
+            // SAFETY: as above.
+            alloc += net(unsafe { synfw_c_planned_batch(BATCH, 1) }, c_empty);
+            // SAFETY: as above.
+            unsafe { syn_mem_reset_ephemeral() };
+        }
+        res.push(Figure::new(
+            "c",
+            "alloc_planned",
+            alloc,
+            (BATCH * ROUNDS) as u64,
+        ));
+        res.push(Figure::new("c", "plan_begin", begin, ROUNDS as u64));
     }
 }

@@ -1,0 +1,313 @@
+//! The FlatBuffer layer: tables and vectors over a byte slice, every read bounds-checked.
+//!
+//! A FlatBuffer is a graph of offsets; a hostile file can point anywhere. Nothing here indexes
+//! a slice without `get`, every offset addition is checked, and every failure is an
+//! [`Error::Malformed`] naming what was being read and where: no panic, no wrong read, on any
+//! bytes. A [`Vector`] is checked to lie inside the buffer when it is made, so its element
+//! reads cannot fail afterwards (they return `Option` only for an index past its length).
+//!
+//! Field numbers are those of TensorFlow Lite's `schema.fbs` (field `n` has vtable slot
+//! `4 + 2n`).
+
+use crate::Error;
+
+fn bad(what: &'static str, pos: usize) -> Error {
+    Error::Malformed { what, pos }
+}
+
+fn read<const N: usize>(buf: &[u8], pos: usize, what: &'static str) -> Result<[u8; N], Error> {
+    let end = pos.checked_add(N).ok_or(bad(what, pos))?;
+    match buf.get(pos..end) {
+        Some(b) => {
+            let mut a = [0u8; N];
+            a.copy_from_slice(b);
+            Ok(a)
+        }
+        None => Err(bad(what, pos)),
+    }
+}
+
+fn u16_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u16, Error> {
+    read::<2>(buf, pos, what).map(u16::from_le_bytes)
+}
+
+fn u32_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u32, Error> {
+    read::<4>(buf, pos, what).map(u32::from_le_bytes)
+}
+
+/// Follows the unsigned 32-bit offset stored at `pos` (relative to `pos`).
+fn follow(buf: &[u8], pos: usize) -> Result<usize, Error> {
+    let off = u32_at(buf, pos, "offset out of bounds")? as usize;
+    let target = pos.checked_add(off).ok_or(bad("offset overflows", pos))?;
+    if target >= buf.len() {
+        return Err(bad("offset points past the end", pos));
+    }
+    Ok(target)
+}
+
+/// A FlatBuffer table: its position in the buffer, with a checked vtable.
+#[derive(Clone, Copy, Debug)]
+pub struct Table<'m> {
+    buf: &'m [u8],
+    pos: usize,
+    vtable: usize,
+    vtable_len: usize,
+    inline_len: usize,
+}
+
+impl<'m> Table<'m> {
+    /// The table at `pos`: checks that its vtable lies in the buffer and is well formed.
+    pub(crate) fn at(buf: &'m [u8], pos: usize) -> Result<Self, Error> {
+        let soff = read::<4>(buf, pos, "table out of bounds").map(i32::from_le_bytes)? as i64;
+        let vt = pos as i64 - soff;
+        if vt < 0 || vt as u64 >= buf.len() as u64 {
+            return Err(bad("vtable out of bounds", pos));
+        }
+        let vt = vt as usize;
+        let vtable_len = u16_at(buf, vt, "vtable out of bounds")? as usize;
+        let inline_len = u16_at(buf, vt + 2, "vtable out of bounds")? as usize;
+        if vtable_len < 4 || vtable_len % 2 != 0 || vt + vtable_len > buf.len() {
+            return Err(bad("malformed vtable", vt));
+        }
+        if inline_len < 4 || pos + inline_len > buf.len() {
+            return Err(bad("table runs past the end", pos));
+        }
+        Ok(Table {
+            buf,
+            pos,
+            vtable: vt,
+            vtable_len,
+            inline_len,
+        })
+    }
+
+    /// The root table of `buf` (the offset in its first four bytes).
+    pub(crate) fn root(buf: &'m [u8]) -> Result<Self, Error> {
+        Table::at(buf, follow(buf, 0)?)
+    }
+
+    /// Byte position of the table in the buffer.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Whether schema field `n` is present (its vtable entry is non-zero; a field the vtable
+    /// is too short to hold is absent). Reads only the vtable, checked at [`Table`] creation.
+    ///
+    /// ```
+    /// # let bytes = synaptic_tflite::tests_support::tiny_model();
+    /// let root = synaptic_tflite::Model::new(bytes).unwrap().root();
+    /// assert!(root.has_field(2).unwrap()); // subgraphs
+    /// assert!(!root.has_field(1000).unwrap());
+    /// ```
+    pub fn has_field(&self, n: u16) -> Result<bool, Error> {
+        Ok(self.raw_field(n)?.is_some())
+    }
+
+    /// Byte position of the object that offset field `n` (a table, vector or string) points
+    /// to, if the field is present; the target is checked to lie in the buffer, not to be
+    /// well formed. For rewriting a model around its original bytes (references to it
+    /// are relative, so they can be re-made from a new prefix).
+    pub fn offset_target(&self, n: u16) -> Result<Option<usize>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => follow(self.buf, p).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Number of field slots of the table's vtable: fields `0..field_slots()` may be
+    /// present, higher ones are absent (a writer newer than the schema may have more).
+    pub fn field_slots(&self) -> usize {
+        (self.vtable_len - 4) / 2
+    }
+
+    /// The vtable entry of field `n`: its offset in the table, `None` if absent.
+    fn raw_field(&self, n: u16) -> Result<Option<usize>, Error> {
+        let slot = 4 + 2 * n as usize;
+        if slot + 2 > self.vtable_len {
+            return Ok(None);
+        }
+        let off = u16_at(self.buf, self.vtable + slot, "vtable out of bounds")? as usize;
+        Ok((off != 0).then_some(off))
+    }
+
+    /// Position of schema field `n`'s value of `size` bytes, if the field is present; a value
+    /// that does not lie inside the table is an error.
+    fn field(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
+        let Some(off) = self.raw_field(n)? else {
+            return Ok(None);
+        };
+        if off < 4 || off + size > self.inline_len {
+            return Err(bad("field outside its table", self.pos));
+        }
+        Ok(Some(self.pos + off))
+    }
+
+    fn scalar<const N: usize>(&self, n: u16) -> Result<Option<[u8; N]>, Error> {
+        match self.field(n, N)? {
+            Some(p) => read::<N>(self.buf, p, "field out of bounds").map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Field `n` as `u8` (`ubyte`, `bool` and enums of byte width), or `default` if absent.
+    pub fn u8_or(&self, n: u16, default: u8) -> Result<u8, Error> {
+        Ok(self.scalar::<1>(n)?.map_or(default, |b| b[0]))
+    }
+
+    /// Field `n` as `i8` (`byte`), or `default` if absent.
+    pub fn i8_or(&self, n: u16, default: i8) -> Result<i8, Error> {
+        Ok(self.scalar::<1>(n)?.map_or(default, |b| b[0] as i8))
+    }
+
+    /// Field `n` as `bool`, or `default` if absent.
+    pub fn bool_or(&self, n: u16, default: bool) -> Result<bool, Error> {
+        Ok(self.scalar::<1>(n)?.map_or(default, |b| b[0] != 0))
+    }
+
+    /// Field `n` as `i32`, or `default` if absent.
+    pub fn i32_or(&self, n: u16, default: i32) -> Result<i32, Error> {
+        Ok(self.scalar::<4>(n)?.map_or(default, i32::from_le_bytes))
+    }
+
+    /// Field `n` as `u32`, or `default` if absent.
+    pub fn u32_or(&self, n: u16, default: u32) -> Result<u32, Error> {
+        Ok(self.scalar::<4>(n)?.map_or(default, u32::from_le_bytes))
+    }
+
+    /// Field `n` as `u64`, or `default` if absent.
+    pub fn u64_or(&self, n: u16, default: u64) -> Result<u64, Error> {
+        Ok(self.scalar::<8>(n)?.map_or(default, u64::from_le_bytes))
+    }
+
+    /// Field `n` as `f32`, or `default` if absent.
+    pub fn f32_or(&self, n: u16, default: f32) -> Result<f32, Error> {
+        Ok(self
+            .scalar::<4>(n)?
+            .map_or(default, |b| f32::from_bits(u32::from_le_bytes(b))))
+    }
+
+    /// Sub-table field `n`, if present.
+    pub fn table(&self, n: u16) -> Result<Option<Table<'m>>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => Table::at(self.buf, follow(self.buf, p)?).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Vector field `n` of elements of `elem` bytes (absent reads as empty).
+    pub fn vector(&self, n: u16, elem: usize) -> Result<Vector<'m>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => Vector::at(self.buf, follow(self.buf, p)?, elem),
+            None => Ok(Vector::empty(self.buf, elem)),
+        }
+    }
+
+    /// String field `n` as raw bytes (no terminator, not checked as UTF-8), if present.
+    pub fn string(&self, n: u16) -> Result<Option<&'m [u8]>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => Ok(Some(Vector::at(self.buf, follow(self.buf, p)?, 1)?.bytes())),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A FlatBuffer vector of fixed-size elements, checked to lie inside the buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct Vector<'m> {
+    buf: &'m [u8],
+    pos: usize,
+    start: usize,
+    len: usize,
+    elem: usize,
+}
+
+impl<'m> Vector<'m> {
+    /// An empty vector (an absent field).
+    pub(crate) fn default_empty() -> Self {
+        Vector::empty(&[], 4)
+    }
+
+    fn empty(buf: &'m [u8], elem: usize) -> Self {
+        Vector {
+            buf,
+            pos: 0,
+            start: 0,
+            len: 0,
+            elem,
+        }
+    }
+
+    fn at(buf: &'m [u8], pos: usize, elem: usize) -> Result<Self, Error> {
+        let len = u32_at(buf, pos, "vector length out of bounds")? as usize;
+        let start = pos + 4;
+        let bytes = len
+            .checked_mul(elem)
+            .ok_or(bad("vector length overflows", pos))?;
+        match start.checked_add(bytes) {
+            Some(end) if end <= buf.len() => Ok(Vector {
+                buf,
+                pos,
+                start,
+                len,
+                elem,
+            }),
+            _ => Err(bad("vector runs past the end", pos)),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the vector is empty (or absent).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The elements' bytes, borrowed from the model (no copy).
+    pub fn bytes(&self) -> &'m [u8] {
+        // In bounds: checked when the vector was made.
+        self.buf
+            .get(self.start..self.start + self.len * self.elem)
+            .unwrap_or(&[])
+    }
+
+    fn element<const N: usize>(&self, i: usize) -> Option<[u8; N]> {
+        if i >= self.len || N != self.elem {
+            return None;
+        }
+        read::<N>(self.buf, self.start + i * N, "").ok()
+    }
+
+    /// Element `i` of a vector of `int`.
+    pub fn i32(&self, i: usize) -> Option<i32> {
+        self.element::<4>(i).map(i32::from_le_bytes)
+    }
+
+    /// Element `i` of a vector of `float`.
+    pub fn f32(&self, i: usize) -> Option<f32> {
+        self.element::<4>(i)
+            .map(|b| f32::from_bits(u32::from_le_bytes(b)))
+    }
+
+    /// Element `i` of a vector of `long`.
+    pub fn i64(&self, i: usize) -> Option<i64> {
+        self.element::<8>(i).map(i64::from_le_bytes)
+    }
+
+    /// The elements of a vector of `int`.
+    pub fn iter_i32(&self) -> impl Iterator<Item = i32> + 'm {
+        let v = *self;
+        (0..v.len).filter_map(move |i| v.i32(i))
+    }
+
+    /// Table `i` of a vector of tables.
+    pub fn table(&self, i: usize) -> Result<Table<'m>, Error> {
+        if i >= self.len || self.elem != 4 {
+            return Err(bad("table index out of range", self.pos));
+        }
+        Table::at(self.buf, follow(self.buf, self.start + 4 * i)?)
+    }
+}

@@ -1,0 +1,324 @@
+//! synaptic-run's [`Interpreter`] on a Cortex-M3 under QEMU: real `.tflite` models in flash,
+//! their plans computed on the host at build time (`build.rs`), arenas sized for the model,
+//! outputs checked against the host's, inferences counted in exact instructions.
+//!
+//! Each image (`src/bin/<model>.rs`) calls [`run`] with its [`Spec`] (from the generated
+//! [`models`] module), which
+//!
+//! 1. calibrates the instruction counter ([`counter`]);
+//! 2. loads the model with graph I/O **inside the plan** on an arena of exactly what the core
+//!    accepts for it, runs one inference from the input in flash, checks the output against the
+//!    host's and prints `run <model> <instructions> <ram-bytes> <checksum>`;
+//! 3. does the same with graph I/O in the **SHARED** region (`shared ...` line);
+//! 4. replays the arena's own calls of one inference alone (`arena-calls ...` line);
+//! 5. prints the runtime's objects outside the arena (`state ...`) and the arena sizes
+//!    (`arena <model> exact <B> accepted <B>`), and exits 0 only if both outputs match.
+#![no_std]
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+use core::cell::UnsafeCell;
+use core::hint::black_box;
+use core::mem::size_of;
+
+use cortex_m_semihosting::{debug, hprintln};
+use synaptic_mem::plan::Plan;
+use synaptic_mem::{Arena, DType, Loader, PlannedInference, Runner};
+use synaptic_run::{Interpreter, IoPlacement};
+
+pub mod counter;
+
+/// Build-time data: one module per model of the board (`build.rs`).
+#[allow(missing_docs, non_snake_case, clippy::all)]
+pub mod models {
+    use super::{Aligned, Alloc, View};
+    include!(concat!(env!("OUT_DIR"), "/models.rs"));
+}
+
+/// The scratch pool the core accepts at least (its Kconfig floor); the kernels need none.
+pub const POOL: usize = synaptic_mem::MIN_SCRATCH_SIZE;
+
+/// A 16-byte aligned value (the model bytes in flash).
+#[repr(C, align(16))]
+pub struct Aligned<T: ?Sized>(pub T);
+
+/// One placement of a planned tensor (`PlannedInference::alloc`), as the interpreter makes it.
+pub struct Alloc {
+    /// Plan slot.
+    pub slot: u16,
+    /// Shape, padded with 1s.
+    pub shape: [u32; 4],
+    /// Dimensions used.
+    pub ndim: u8,
+    /// Element type.
+    pub dtype: DType,
+}
+
+/// The views of one operator (`PlannedInference::at`), as the interpreter asks for them.
+pub struct View {
+    /// Operator index.
+    pub op: u16,
+    /// Slots used.
+    pub n: u8,
+    /// Distinct planned tensors: the output first, then the inputs.
+    pub slots: [u16; 17],
+}
+
+/// A 16-byte aligned, zero-initialised `static` byte buffer (in `.bss`) that can be borrowed
+/// again after the previous borrow ended.
+#[repr(C, align(16))]
+pub struct StaticMem<const N: usize>(UnsafeCell<[u8; N]>);
+
+// SAFETY: the bytes are only reachable through `StaticMem::get`, whose caller promises
+// exclusive use; the images are single-threaded and never touch them from interrupts.
+unsafe impl<const N: usize> Sync for StaticMem<N> {}
+
+impl<const N: usize> StaticMem<N> {
+    /// A zeroed buffer.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        StaticMem(UnsafeCell::new([0; N]))
+    }
+
+    /// The bytes.
+    ///
+    /// # Safety
+    /// No other reference to the bytes may be alive while the returned one is used.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self) -> &mut [u8] {
+        // SAFETY: exclusivity is the caller's promise.
+        unsafe { &mut *self.0.get() }
+    }
+}
+
+/// Everything [`run`] needs about one model (built from its [`models`] module).
+pub struct Spec {
+    /// Model name.
+    pub name: &'static str,
+    /// The model bytes (flash).
+    pub model: &'static [u8],
+    /// Plan with graph I/O inside it.
+    pub plan: Plan<'static>,
+    /// Plan with graph I/O in the SHARED region.
+    pub shared_plan: Plan<'static>,
+    /// Input bytes (flash).
+    pub input: &'static [u8],
+    /// The host's output.
+    pub expected: &'static [u8],
+    /// Exact RAM, I/O in the plan.
+    pub exact_plan: usize,
+    /// Exact RAM, I/O in SHARED.
+    pub exact_shared: usize,
+    /// Arena the core accepts, I/O in the plan.
+    pub arena_plan: usize,
+    /// Arena the core accepts, I/O in SHARED.
+    pub arena_shared: usize,
+    /// The arena's calls of one inference: placements.
+    pub allocs: &'static [Alloc],
+    /// The arena's calls of one inference: views.
+    pub views: &'static [View],
+}
+
+/// The [`Spec`] of a [`models`] module.
+#[macro_export]
+macro_rules! spec {
+    ($m:ident) => {{
+        use $crate::models::$m as m;
+        $crate::Spec {
+            name: m::NAME,
+            model: &m::MODEL.0,
+            plan: m::PLAN,
+            shared_plan: m::SHARED_PLAN,
+            input: m::INPUT,
+            expected: &m::EXPECTED,
+            exact_plan: m::EXACT_PLAN,
+            exact_shared: m::EXACT_SHARED,
+            arena_plan: m::ARENA_PLAN,
+            arena_shared: m::ARENA_SHARED,
+            allocs: m::ALLOCS,
+            views: m::VIEWS,
+        }
+    }};
+}
+
+/// FNV-1a, 32 bits.
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    })
+}
+
+fn fail(what: &str, e: &dyn core::fmt::Display) -> ! {
+    hprintln!("error: {}: {}", what, e);
+    debug::exit(debug::EXIT_FAILURE);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+/// Most operators profiled one by one.
+const MAX_PROFILED: usize = 64;
+
+/// Largest output the images hold.
+const MAX_OUTPUT: usize = 64;
+
+/// One load + inference: (instructions, output checksum, exact RAM, matches).
+fn infer(
+    c: &counter::Counter,
+    spec: &Spec,
+    arena_buf: &mut [u8],
+    shared_buf: &mut [u8],
+    placement: IoPlacement,
+) -> (u64, u32, usize, bool) {
+    let (size, plan) = match placement {
+        IoPlacement::Plan => (spec.arena_plan, spec.plan),
+        IoPlacement::Shared => (spec.arena_shared, spec.shared_plan),
+    };
+    let mut arena =
+        Arena::with_scratch(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
+    if placement == IoPlacement::Shared {
+        arena
+            .set_shared_region(shared_buf)
+            .unwrap_or_else(|e| fail("shared region", &e));
+    }
+    let (loader, mut runner) = arena.split();
+    let (load, net) = c.measure(|| Interpreter::new(spec.model, loader, plan, placement));
+    let mut net = net.unwrap_or_else(|e| fail("load", &e));
+    let mut out = [0u8; MAX_OUTPUT];
+    let out = &mut out[..net.output_bytes()];
+    let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
+    r.unwrap_or_else(|e| fail("inference", &e));
+    if placement == IoPlacement::Plan {
+        hprintln!("load {} {}", spec.name, load);
+        // Per operator (a third inference, observed): instructions from the previous
+        // operator's end (or the start) to this one's end, timer reads included.
+        let mut last = counter::start();
+        let mut prof = [0u64; MAX_PROFILED];
+        let mut n_ops = 0;
+        let r = net.invoke_observed(&mut runner, Some(spec.input), None, &mut |op, _, _| {
+            let now = counter::start();
+            if op < MAX_PROFILED {
+                prof[op] = c.instructions(counter::stop_at(last, now));
+                n_ops = op + 1;
+            }
+            last = now;
+        });
+        r.unwrap_or_else(|e| fail("inference", &e));
+        for (op, n) in prof[..n_ops].iter().enumerate() {
+            hprintln!("op {} {} {}", spec.name, op, n);
+        }
+    }
+    let ram = net.memory().total() + runner.stats().scratch_peak;
+    (n, fnv1a(out), ram, out == spec.expected)
+}
+
+/// The arena's calls of one inference (I/O in the plan) alone: begin/end of the planned
+/// scope, every placement, every operator's views; no kernel, no model reading.
+fn arena_calls(c: &counter::Counter, spec: &Spec, arena_buf: &mut [u8]) -> u64 {
+    let mut arena = Arena::with_scratch(&mut arena_buf[..spec.arena_plan], POOL)
+        .unwrap_or_else(|e| fail("arena", &e));
+    let (loader, mut runner): (Loader<'_>, Runner<'_>) = arena.split();
+    let plan = loader
+        .load_plan(spec.plan)
+        .unwrap_or_else(|e| fail("plan", &e));
+    let (n, r) = c.measure(|| {
+        runner.planned(&plan, |p| {
+            for a in spec.allocs {
+                p.alloc(a.slot as usize, &a.shape[..a.ndim as usize], a.dtype)?;
+            }
+            for v in spec.views {
+                views(p, v)?;
+            }
+            Ok::<(), synaptic_mem::AllocError>(())
+        })
+    });
+    match r {
+        Ok(Ok(())) => n,
+        Ok(Err(e)) | Err(e) => fail("arena calls", &e),
+    }
+}
+
+fn views(p: &mut PlannedInference<'_, '_>, v: &View) -> Result<(), synaptic_mem::AllocError> {
+    fn go<const N: usize>(
+        p: &mut PlannedInference<'_, '_>,
+        v: &View,
+    ) -> Result<(), synaptic_mem::AllocError> {
+        let t = p.at::<N>(v.op, core::array::from_fn(|i| v.slots[i] as usize))?;
+        black_box(&t);
+        Ok(())
+    }
+    match v.n {
+        1 => go::<1>(p, v),
+        2 => go::<2>(p, v),
+        3 => go::<3>(p, v),
+        4 => go::<4>(p, v),
+        _ => go::<17>(p, v),
+    }
+}
+
+/// Runs `spec` both ways, prints the figures and exits (0: both outputs equal the host's).
+pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
+    counter::init();
+    let c = counter::calibrate().unwrap_or_else(|(a, b)| {
+        hprintln!(
+            "error: instruction counter calibration failed ({}, {})",
+            a,
+            b
+        );
+        debug::exit(debug::EXIT_FAILURE);
+        #[allow(clippy::empty_loop)]
+        loop {}
+    });
+    hprintln!(
+        "counter {} fixed {} per-wrap {} period-ns {}",
+        spec.name,
+        c.fixed,
+        c.per_wrap,
+        counter::PERIOD_NS
+    );
+    let (n, sum, ram, ok) = infer(&c, spec, arena_buf, shared_buf, IoPlacement::Plan);
+    hprintln!("run {} {} {} {:08x}", spec.name, n, ram, sum);
+    let (ns, sums, rams, oks) = infer(&c, spec, arena_buf, shared_buf, IoPlacement::Shared);
+    hprintln!("shared {} {} {} {:08x}", spec.name, ns, rams, sums);
+    let calls = arena_calls(&c, spec, arena_buf);
+    hprintln!(
+        "arena-calls {} {} allocs {} views {}",
+        spec.name,
+        calls,
+        spec.allocs.len(),
+        spec.views.len()
+    );
+    let state = size_of::<Interpreter<'static, 'static, 'static>>()
+        + size_of::<Arena<'static>>()
+        + size_of::<Runner<'static>>();
+    hprintln!("state {} {}", spec.name, state);
+    hprintln!(
+        "state-detail {} interpreter {} arena {} runner {}",
+        spec.name,
+        size_of::<Interpreter<'static, 'static, 'static>>(),
+        size_of::<Arena<'static>>(),
+        size_of::<Runner<'static>>()
+    );
+    hprintln!(
+        "arena {} exact {} accepted {} shared-exact {} shared-accepted {}",
+        spec.name,
+        spec.exact_plan,
+        spec.arena_plan,
+        spec.exact_shared,
+        spec.arena_shared
+    );
+    let host = fnv1a(spec.expected);
+    let good = ok && oks && ram == spec.exact_plan && rams == spec.exact_shared;
+    hprintln!(
+        "check {} {} host {:08x}",
+        spec.name,
+        if good { "ok" } else { "MISMATCH" },
+        host
+    );
+    debug::exit(if good {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    #[allow(clippy::empty_loop)]
+    loop {}
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# synaptic-run's Interpreter on QEMU's Cortex-M3, against TFLM's figures. From the repository
+# root:
+#
+#   scripts/bench-runtime.sh                 # all five models
+#   MODELS="hello_world_int8 micro_speech_quantized" scripts/bench-runtime.sh
+#
+# Builds firmware/runtime for lm3s6965evb (hello_world_int8, micro_speech_quantized,
+# kws_ref_model) and mps2-an385 (person_detect, pretrainedResnet_quant); each image embeds its
+# model from ../shared/models (SYNAPTIC_MODELS=<dir> to change), a plan computed on the host at
+# build time and the output the host computed for the input `synmem run --random 1` makes. On
+# target it runs one inference with graph I/O in the plan and one with I/O in the SHARED
+# region, checks both outputs against the host's, replays the arena's own calls alone, and
+# exits 0 only if everything matches. The script checks the printed checksum once more
+# against `synmem run --random 1 --io plan --output` on this machine.
+#
+# Output, per model:
+#   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>
+#   state <model> <bytes>
+# then the other figures (shared-I/O RAM and instructions, arena calls, arena sizes, QEMU wall
+# time) and a comparison table with TFLM. ram-bytes = persistent (per-operator tables, tensor
+# location map, plan descriptors) + planned activations + scratch (0) + shared (0 with I/O in
+# the plan): the exact need. The arena the core accepts today (Kconfig floors: arena >= 4096 B,
+# scratch pool >= 1024 B) is printed on the `arena` line.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+source "$root/scripts/firmware-deps.sh"
+
+all="hello_world_int8 micro_speech_quantized kws_ref_model person_detect pretrainedResnet_quant"
+models=${MODELS:-$all}
+seed=${SYNAPTIC_SEED:-1}
+export SYNAPTIC_SEED=$seed
+
+board_of() {
+  case "$1" in
+    person_detect | pretrainedResnet_quant) echo mps2-an385 ;;
+    *) echo lm3s6965 ;;
+  esac
+}
+
+need_lm3s=0
+need_mps2=0
+for m in $models; do
+  if [ "$(board_of "$m")" = mps2-an385 ]; then need_mps2=1; else need_lm3s=1; fi
+done
+
+cargo build --release -q -p synmem
+synmem="$root/target/release/synmem"
+
+cd "$root/firmware/runtime"
+t0=$(date +%s)
+if [ "$need_lm3s" = 1 ]; then
+  cargo build --release -q --target-dir target/lm3s6965
+fi
+if [ "$need_mps2" = 1 ]; then
+  cargo build --release -q --no-default-features --features mps2-an385 --target-dir target/mps2-an385
+fi
+echo "build: $(($(date +%s) - t0)) s" >&2
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+fail=0
+for m in $models; do
+  b=$(board_of "$m")
+  elf="target/$b/thumbv7m-none-eabi/release/$m"
+  start=$(date +%s.%N)
+  set +e
+  timeout 1800 ./qemu-run.sh "$b" "$elf" </dev/null >"$log/$m" 2>"$log/$m.err"
+  rc=$?
+  set -e
+  end=$(date +%s.%N)
+  printf 'qemu-seconds %s %.2f\n' "$m" "$(echo "$end - $start" | bc)" >>"$log/$m"
+  if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/$m"; then
+    cat "$log/$m" "$log/$m.err" >&2
+    echo "$m: FAILED on target (QEMU exit $rc)" >&2
+    fail=1
+    continue
+  fi
+  # The host once more, through the CLI.
+  "$synmem" run "$root/../shared/models/$m.tflite" --random "$seed" --io plan \
+    --output "$log/$m.out" >/dev/null
+  host=$(python3 -c '
+import sys
+h = 0x811C9DC5
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+print("%08x" % h)' "$log/$m.out")
+  target=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$m")
+  if [ "$host" != "$target" ]; then
+    echo "$m: target checksum $target differs from synmem run's $host" >&2
+    fail=1
+  fi
+done
+
+for m in $models; do
+  [ -f "$log/$m" ] || continue
+  grep -E "^run $m " "$log/$m" || true
+  grep -E "^state $m " "$log/$m" || true
+done
+echo
+echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
+echo "# arena-calls <model> <instructions of the arena's own calls of one inference, replayed alone>;"
+echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
+echo "# load <model> <instructions of Interpreter::new>; op <model> <i> <instructions to the end of operator i>"
+for m in $models; do
+  [ -f "$log/$m" ] || continue
+  grep -E "^(shared|arena-calls|arena|state-detail|load|op|counter|qemu-seconds) $m " "$log/$m" || true
+done
+
+echo
+python3 - "$log" $models <<'EOF'
+import sys, os
+log, models = sys.argv[1], sys.argv[2:]
+tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11)
+    "hello_world_int8": (5450, 1068, 32),
+    "micro_speech_quantized": (22731350, 6800, 5968),
+    "kws_ref_model": (198688152, 22772, 16000),
+    "person_detect": (525999889, 82296, 55296),
+    "pretrainedResnet_quant": (824239521, 54340, 49152),
+}
+rows = []
+print("| model | instr (ours) | instr (TFLM) | ours/TFLM | RAM exact, I/O in plan | arena accepted today | RAM, I/O in SHARED | TFLM arena | bound | overhead ours/TFLM | arena calls | state |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+ratios = []
+for m in models:
+    p = os.path.join(log, m)
+    if not os.path.exists(p):
+        continue
+    f = {}
+    for line in open(p):
+        w = line.split()
+        if len(w) > 2 and w[1] == m:
+            f[w[0]] = w[2:]
+    if "run" not in f:
+        continue
+    n, ram = int(f["run"][0]), int(f["run"][1])
+    ti, ta, lb = tflm[m]
+    ov = (ram - lb) / (ta - lb)
+    ratios.append(ov)
+    print(f"| {m} | {n:,} | {ti:,} | {n / ti:.3f} | {ram:,} | {int(f['arena'][3]):,} | "
+          f"{int(f['shared'][1]):,} | {ta:,} | {lb:,} | {ov:.3f} | {int(f['arena-calls'][0]):,} | {f['state'][0]} |")
+if ratios:
+    g = 1.0
+    for r in ratios:
+        g *= r
+    g **= 1 / len(ratios)
+    print(f"\noverhead = (RAM - bound) / (TFLM arena - bound); goal <= 0.25 each, <= 0.10 geometric mean; "
+          f"geometric mean here {g:.3f}")
+EOF
+exit $fail
