@@ -17,6 +17,8 @@
 //!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
 //! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
 //!   other allocators.
+//! * [`tflm`] — TensorFlow Lite Micro's offline memory plans (`OfflineMemoryAllocation`
+//!   metadata): plan in TFLM's semantics, write into the model, read and check existing ones.
 //! * [`render`] — the text `synmem` prints (`inspect`, `plan`), [`svg`] the plan as a picture,
 //!   [`emit`] the plan as Rust or C source.
 //!
@@ -48,6 +50,7 @@ mod planner;
 pub mod reference;
 pub mod render;
 pub mod svg;
+pub mod tflm;
 pub mod trace;
 
 pub use analysis::{

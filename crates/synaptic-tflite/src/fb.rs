@@ -91,17 +91,52 @@ impl<'m> Table<'m> {
         self.pos
     }
 
-    /// Position of schema field `n`'s value of `size` bytes, if the field is present; a value
-    /// that does not lie inside the table is an error.
-    fn field(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
+    /// Whether schema field `n` is present (its vtable entry is non-zero; a field the vtable
+    /// is too short to hold is absent). Reads only the vtable, checked at [`Table`] creation.
+    ///
+    /// ```
+    /// # let bytes = synaptic_tflite::tests_support::tiny_model();
+    /// let root = synaptic_tflite::Model::new(bytes).unwrap().root();
+    /// assert!(root.has_field(2).unwrap()); // subgraphs
+    /// assert!(!root.has_field(1000).unwrap());
+    /// ```
+    pub fn has_field(&self, n: u16) -> Result<bool, Error> {
+        Ok(self.raw_field(n)?.is_some())
+    }
+
+    /// Byte position of the object that offset field `n` (a table, vector or string) points
+    /// to, if the field is present; the target is checked to lie in the buffer, not to be
+    /// well formed. For rewriting a model around its original bytes (references to it
+    /// are relative, so they can be re-made from a new prefix).
+    pub fn offset_target(&self, n: u16) -> Result<Option<usize>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => follow(self.buf, p).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Number of field slots of the table's vtable: fields `0..field_slots()` may be
+    /// present, higher ones are absent (a writer newer than the schema may have more).
+    pub fn field_slots(&self) -> usize {
+        (self.vtable_len - 4) / 2
+    }
+
+    /// The vtable entry of field `n`: its offset in the table, `None` if absent.
+    fn raw_field(&self, n: u16) -> Result<Option<usize>, Error> {
         let slot = 4 + 2 * n as usize;
         if slot + 2 > self.vtable_len {
             return Ok(None);
         }
         let off = u16_at(self.buf, self.vtable + slot, "vtable out of bounds")? as usize;
-        if off == 0 {
+        Ok((off != 0).then_some(off))
+    }
+
+    /// Position of schema field `n`'s value of `size` bytes, if the field is present; a value
+    /// that does not lie inside the table is an error.
+    fn field(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
+        let Some(off) = self.raw_field(n)? else {
             return Ok(None);
-        }
+        };
         if off < 4 || off + size > self.inline_len {
             return Err(bad("field outside its table", self.pos));
         }

@@ -214,6 +214,12 @@ impl<'m> Model<'m> {
         self.buf
     }
 
+    /// The root `Model` table, for reading fields this crate has no accessor for and for
+    /// raw positions ([`Table::position`], [`Table::offset_target`]).
+    pub fn root(&self) -> Table<'m> {
+        self.root
+    }
+
     /// Schema version (field `version`).
     pub fn version(&self) -> Result<u32, Error> {
         self.root.u32_or(0, 0)
@@ -335,6 +341,10 @@ impl<'m> Buffer<'m> {
     pub fn size(&self) -> Result<u64, Error> {
         self.0.u64_or(2, 0)
     }
+    /// The buffer's table (its byte position: [`Table::position`]).
+    pub fn table(&self) -> Table<'m> {
+        self.0
+    }
 }
 
 /// A metadata entry: a name and a buffer index.
@@ -349,6 +359,10 @@ impl<'m> Metadata<'m> {
     /// The buffer holding the metadata.
     pub fn buffer(&self) -> Result<u32, Error> {
         self.0.u32_or(1, 0)
+    }
+    /// The entry's table (its byte position: [`Table::position`]).
+    pub fn table(&self) -> Table<'m> {
+        self.0
     }
 }
 

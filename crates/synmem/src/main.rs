@@ -5,6 +5,7 @@
 //! synmem plan MODEL [--arena N] [--scratch N] [--weights sram|flash] [--strategy bump|greedy|best]
 //!                   [--io shared|ephemeral] [--scratch-table FILE] [--json] [--svg FILE] [--check]
 //! synmem emit MODEL --lang rust|c -o FILE [sizing options]
+//! synmem emit MODEL --lang tflite -o OUT.tflite [--strategy …]   # TFLM's offline plan
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …]           # planner table over a directory of models
 //! synmem run MODEL (--input IN.raw | --random SEED) --output OUT.raw [--io shared|plan]
@@ -30,7 +31,7 @@ use std::process::ExitCode;
 use synaptic_plan::emit::{emit, Lang};
 use synaptic_plan::render::{inspect_text, plan_text, InspectReport};
 use synaptic_plan::{
-    read_file_limited, reference, Analysis, ImportError, IoPlacement, Model, PlanOptions,
+    read_file_limited, reference, tflm, Analysis, ImportError, IoPlacement, Model, PlanOptions,
     SizingOptions, Strategy, WeightsPlacement, DEFAULT_MAX_FILE_BYTES,
 };
 
@@ -49,7 +50,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Show a model's tensors, operators and activation lifetimes.
+    /// Show a model's tensors, operators and activation lifetimes; a TFLM offline memory plan
+    /// (OfflineMemoryAllocation metadata) is checked against TFLM's lifetimes, and any two
+    /// tensors it overlaps while both live are named (exit 1).
     Inspect {
         /// The .tflite model.
         model: PathBuf,
@@ -73,7 +76,8 @@ enum Cmd {
         #[arg(long)]
         check: bool,
     },
-    /// Write the plan as a Rust const table or a C header for firmware.
+    /// Write the plan as a Rust const table or a C header for firmware, or (--lang tflite)
+    /// into a copy of the model as TFLM's OfflineMemoryAllocation metadata.
     Emit {
         /// The .tflite model.
         model: PathBuf,
@@ -214,6 +218,7 @@ enum RunIoArg {
 enum LangArg {
     Rust,
     C,
+    Tflite,
 }
 
 /// A byte count: digits with an optional suffix k (KiB) or m (MiB).
@@ -365,17 +370,77 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Failure> {
     serde_json::to_string_pretty(v).map_err(|e| Failure(format!("JSON: {e}"), 1))
 }
 
+/// `emit --lang tflite`: the model with TFLM's offline memory plan (`synaptic_plan::tflm`).
+fn emit_tflite(
+    model: &PathBuf,
+    output: &PathBuf,
+    sizing: &SizingArgs,
+    max: u64,
+) -> Result<u8, Failure> {
+    let bytes = read_file_limited(model, max)?;
+    let m = Model::from_bytes(&bytes)?;
+    let options = sizing.options(max)?;
+    let plan = tflm::plan_for_tflm(&m, &options.plan, options.scratch_per_op.as_deref())?;
+    let out = tflm::with_offline_plan(&bytes, &plan)?;
+    std::fs::write(output, &out)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", output.display()), 1))?;
+    eprintln!(
+        "wrote OfflineMemoryAllocation ({} of {} tensors planned, {} B of TFLM head{}, live bound {} B{}) to {}",
+        plan.tensors.len(),
+        plan.offsets.len(),
+        plan.head_bytes(),
+        match plan.kernel_scratch {
+            Some(b) => format!(" with {b} B of kernel scratch"),
+            None => " (kernel scratch not included: --scratch-table)".into(),
+        },
+        plan.plan.lower_bound,
+        if plan.plan.proven_optimal { ", optimal" } else { "" },
+        output.display()
+    );
+    Ok(0)
+}
+
 fn run(cli: Cli) -> Result<u8, Failure> {
     let max = cli.max_file_bytes;
     match cli.cmd {
         Cmd::Inspect { model, json } => {
+            let bytes = read_file_limited(&model, max)?;
             let m = Model::from_file_limited(&model, max)?;
+            let offline = match tflm::read_offline_plan(&bytes)? {
+                Some(p) => {
+                    let check = tflm::check_offline_plan(&m, &p.offsets)?;
+                    Some((p, check))
+                }
+                None => None,
+            };
             if json {
-                println!("{}", to_json(&InspectReport::new(&m))?);
+                let mut v = serde_json::to_value(InspectReport::new(&m))
+                    .map_err(|e| Failure(format!("JSON: {e}"), 1))?;
+                if let (Some((p, check)), Some(obj)) = (&offline, v.as_object_mut()) {
+                    obj.insert(
+                        "offline_plan".into(),
+                        serde_json::json!({ "plan": p, "check": check }),
+                    );
+                }
+                println!("{}", to_json(&v)?);
             } else {
                 print!("{}", inspect_text(&m));
+                if let Some((p, check)) = &offline {
+                    print!("{}", tflm::check_text(p, check));
+                }
             }
-            Ok(0)
+            match &offline {
+                Some((_, check)) if !check.conflicts.is_empty() => Err(Failure(
+                    format!(
+                        "{}: the offline memory plan overlaps {} pair(s) of tensors that TFLM keeps live together{}",
+                        model.display(),
+                        check.conflicts.len(),
+                        if check.incomplete { " (search stopped early)" } else { "" }
+                    ),
+                    1,
+                )),
+                _ => Ok(0),
+            }
         }
         Cmd::Plan {
             model,
@@ -404,11 +469,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             output,
             sizing,
         } => {
-            let a = analyse(&model, &sizing, max)?;
             let lang = match lang {
                 LangArg::Rust => Lang::Rust,
                 LangArg::C => Lang::C,
+                LangArg::Tflite => return emit_tflite(&model, &output, &sizing, max),
             };
+            let a = analyse(&model, &sizing, max)?;
             write_file(&output, &emit(&a, lang))?;
             eprintln!(
                 "wrote {} slots ({} B ephemeral region) to {}",

@@ -549,6 +549,64 @@ fn negative_sizes_get_a_plain_error() {
     }
 }
 
+/// `emit --lang tflite` writes TFLM's offline plan; `inspect` reads it back and checks it, and
+/// names the two tensors of a deliberately bad plan (exit 1), keeping its usual output.
+#[test]
+fn tflite_offline_plan_emit_and_inspect() {
+    let Some(dir) = models() else { return };
+    let model = dir.join("person_detect.tflite");
+    let out = tmp("person_detect.offline.tflite");
+    let o = synmem()
+        .args(["emit", model.to_str().unwrap(), "--lang", "tflite", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(msg.contains("55296 B of TFLM head"), "{msg}");
+    let plain = synmem()
+        .args(["inspect", model.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let o = synmem().arg("inspect").arg(&out).output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    let stem = out.file_stem().unwrap().to_string_lossy().into_owned();
+    let usual = text.replace(&stem, "person_detect");
+    assert!(
+        usual.starts_with(&*String::from_utf8_lossy(&plain.stdout)),
+        "{text}"
+    );
+    assert!(text.contains("32 tensors offline (end 55296 B)"), "{text}");
+    assert!(text.contains("ok: no two tensors overlap"), "{text}");
+    let j = json(&["inspect", out.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        j["offline_plan"]["check"]["conflicts"],
+        serde_json::json!([])
+    );
+    assert!(json(&["inspect", model.to_str().unwrap(), "--json"])
+        .get("offline_plan")
+        .is_none());
+
+    // A bad plan: operator 1's output moved onto its input (live together at operator 1).
+    use synaptic_plan::tflm::{plan_for_tflm, with_offline_plan};
+    let bytes = std::fs::read(&model).unwrap();
+    let m = synaptic_plan::Model::from_bytes(&bytes).unwrap();
+    let mut plan = plan_for_tflm(&m, &Default::default(), None).unwrap();
+    let (i, o) = (m.operators[1].inputs[0], m.operators[1].outputs[0]);
+    plan.offsets[o] = plan.offsets[i];
+    let bad_path = tmp("person_detect.bad.tflite");
+    std::fs::write(&bad_path, with_offline_plan(&bytes, &plan).unwrap()).unwrap();
+    let out = synmem().arg("inspect").arg(&bad_path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (lo, hi) = (i.min(o), i.max(o));
+    assert!(text.contains(&format!("CONFLICT tensor {lo} (")), "{text}");
+    assert!(text.contains(&format!("overlaps tensor {hi} (")), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("pair(s) of tensors that TFLM keeps live together"));
+}
+
 #[test]
 fn run_writes_outputs_and_names_unsupported_operators() {
     let Some(dir) = models() else { return };

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# TFLM's offline memory plans (`synmem emit --lang tflite`, synaptic_plan::tflm), live against
+# TensorFlow Lite Micro's own wheel: creates the oracle venv (scripts/oracle-venv.sh) if it is
+# missing, then, for every model of ../shared/models the wheel runs, measures TFLM's kernel
+# scratch, emits the plan, and checks outputs and every activation bit-identical to the
+# original model's and TFLM's reported head never above its own plan's. Prints one
+# `tflm-plan | …` row per model (the README's before/after table). Needs ../shared.
+# By default a fast subset runs (about 75 s here: kws_ref_model, hello_world_int8, and
+# keyword_scrambled and trained_lstm_int8 for kernel-scratch holes and LSTM state);
+# TFLM_PLAN_ONLY=all runs every model, TFLM_PLAN_ONLY=name1,name2 the ones named. Extra
+# arguments go to the test binary.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export TFLM_PLAN_ONLY="${TFLM_PLAN_ONLY:-kws_ref_model,hello_world_int8,keyword_scrambled,trained_lstm_int8}"
+export ORACLE_PYTHON="$(scripts/oracle-venv.sh)"
+cargo test --release -p synaptic-plan --features oracle --test tflm_oracle -- --nocapture "$@"
