@@ -31,33 +31,20 @@ pub enum TensorType {
 }
 
 impl TensorType {
-    /// The type with TFLite schema value `v`.
-    pub fn from_schema(v: u8) -> Option<Self> {
+    /// Every type, in schema order: `ALL[v]` has schema value `v` (the discriminants).
+    const ALL: [TensorType; 19] = {
         use TensorType::*;
-        // The schema's values are synaptic_tflite's; this enum only adds serde.
-        let v = synaptic_tflite::TensorType::from_code(v)? as u8;
-        Some(match v {
-            0 => Float32,
-            1 => Float16,
-            2 => Int32,
-            3 => UInt8,
-            4 => Int64,
-            5 => String,
-            6 => Bool,
-            7 => Int16,
-            8 => Complex64,
-            9 => Int8,
-            10 => Float64,
-            11 => Complex128,
-            12 => UInt64,
-            13 => Resource,
-            14 => Variant,
-            15 => UInt32,
-            16 => UInt16,
-            17 => Int4,
-            18 => BFloat16,
-            _ => return None,
-        })
+        [
+            Float32, Float16, Int32, UInt8, Int64, String, Bool, Int16, Complex64, Int8, Float64,
+            Complex128, UInt64, Resource, Variant, UInt32, UInt16, Int4, BFloat16,
+        ]
+    };
+
+    /// The type with TFLite schema value `v` (the values are the reader's,
+    /// [`synaptic_tflite::TensorType::from_code`]; this enum only adds serde).
+    pub fn from_schema(v: u8) -> Option<Self> {
+        let code = synaptic_tflite::TensorType::from_code(v)? as usize;
+        Self::ALL.get(code).copied()
     }
 
     /// Bits per element, or `None` for types without a fixed size (string, resource, variant).

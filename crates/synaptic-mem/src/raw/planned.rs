@@ -184,10 +184,7 @@ impl RawArena<'_> {
     pub fn begin_typed_plan(&self, plan: &TypedPlan) -> Result<PlanRun, AllocError> {
         let needed = plan.region_size;
         let base = self.base.get();
-        if !(plan.arena == base.addr()
-            && plan.generation == self.generation.get()
-            && plan.table_end <= self.pers_end.get())
-        {
+        if !self.owns_table(plan.arena, plan.generation, plan.table_end) {
             return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, needed));
         }
         // `needed` fitted a tensor space (≤ 512 KiB) at load, so the bump cannot wrap.
@@ -269,9 +266,16 @@ impl RawArena<'_> {
     /// generation, and its descriptor table inside the persistent region.
     #[inline(always)]
     fn owns(&self, plan: &LoadedPlan<'_>) -> bool {
-        plan.arena == self.base.get().addr()
-            && plan.generation == self.generation.get()
-            && plan.table_end <= self.pers_end.get()
+        self.owns_table(plan.arena, plan.generation, plan.table_end)
+    }
+
+    /// The one ownership rule (invariant 5) for every kind of loaded plan: loaded at this base,
+    /// in this generation, its descriptor table ending inside the persistent region.
+    #[inline(always)]
+    fn owns_table(&self, arena: usize, generation: u32, table_end: usize) -> bool {
+        arena == self.base.get().addr()
+            && generation == self.generation.get()
+            && table_end <= self.pers_end.get()
     }
 
     /// Reserves the plan's ephemeral region (exactly `region_size` bytes) for one inference, like
