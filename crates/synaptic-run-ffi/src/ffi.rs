@@ -198,8 +198,11 @@ unsafe fn with_model<R>(
         let (state, this) = unsafe { header(p) };
         match state {
             LOADED | BUSY | LOADING if this != p as usize => Err(moved()),
-            // SAFETY: as above.
-            LOADED => Ok(unsafe { set_header(p, BUSY, this) }),
+            LOADED => {
+                // SAFETY: as above.
+                unsafe { set_header(p, BUSY, this) };
+                Ok(())
+            }
             BUSY | LOADING => Err(Failure::new(
                 -EBUSY,
                 format_args!("another syn_run_* call on this model is running"),
@@ -361,8 +364,11 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
                     "this syn_run_model_t holds a loaded model: syn_run_unload() it first"
                 ),
             )),
-            // SAFETY: as above.
-            _ => Ok(unsafe { set_header(p, LOADING, p as usize) }),
+            _ => {
+                // SAFETY: as above.
+                unsafe { set_header(p, LOADING, p as usize) };
+                Ok(())
+            }
         }
     })?;
     let body = addr_of_mut!((*p).body).cast::<Body>();

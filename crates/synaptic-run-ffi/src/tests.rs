@@ -1,6 +1,10 @@
 //! Rust unit tests of the entry points: the tiny ADD model (two int8 inputs, one output) with
 //! plans from synaptic-plan, against the Rust interpreter itself; every bad argument.
 
+// Every unsafe call here is an entry point called with valid pointers (or the NULL, misaligned
+// or overlapping ones under test, which the entry points must refuse).
+#![allow(clippy::undocumented_unsafe_blocks)]
+
 use core::ffi::{c_char, c_void};
 use core::ptr;
 use std::sync::Mutex;
