@@ -5,7 +5,6 @@
 use core::ffi::c_int;
 use core::fmt::{self, Write};
 
-use synaptic_mem::ErrorKind;
 use synaptic_mem::PlanLoadError;
 use synaptic_mem_ffi::errno::{self, EINVAL, ENOTSUP};
 use synaptic_run::{KernelError, LoadError, RunError};
@@ -95,9 +94,4 @@ pub fn run(e: &RunError) -> Failure {
 /// An arena or shared-region set-up failure.
 pub fn config(e: synaptic_mem::ConfigError) -> Failure {
     Failure::new(errno::from_config(e), format_args!("load: {e}"))
-}
-
-/// The errno of a core error kind (re-exported for the entry points).
-pub fn from_kind(kind: ErrorKind) -> c_int {
-    errno::from_kind(kind)
 }

@@ -64,12 +64,10 @@ impl Span {
     }
 }
 
-/// The buffers of a loaded model: a caller buffer must not overlap them.
-const SPAN_ARENA: usize = 0;
-const SPAN_SHARED: usize = 1;
+/// Indices in [`Body::spans`] (arena 0, shared region 1, model bytes 2, slots 3, the object 4)
+/// of the buffers that are only read: an input may overlap them.
 const SPAN_MODEL: usize = 2;
 const SPAN_SLOTS: usize = 3;
-const SPAN_OBJECT: usize = 4;
 
 /// A loaded model.
 struct Body {
@@ -680,7 +678,6 @@ pub unsafe extern "C" fn syn_run_invoke_copy(
                         ));
                     }
                 }
-                let _ = (SPAN_ARENA, SPAN_SHARED, SPAN_OBJECT);
                 let i: &[u8] = if ins.len == 0 {
                     &[]
                 } else {
@@ -779,6 +776,3 @@ pub unsafe extern "C" fn syn_run_last_error_message(buf: *mut c_char, size: usiz
     }
     msg.len()
 }
-
-#[allow(dead_code)]
-const _: c_int = ENOTSUP;
