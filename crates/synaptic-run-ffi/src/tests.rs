@@ -55,9 +55,11 @@ fn reference(input: &[u8]) -> Vec<u8> {
 
 struct Setup {
     slots: Vec<synaptic_mem::plan::PlanSlot>,
-    arena: Box<ArenaBuffer<8192>>,
-    shared: Box<ArenaBuffer<1024>>,
-    net: Box<SynRunModel>,
+    /// `Box::into_raw` too: the model owns these while loaded (no Rust reference to them).
+    arena: *mut ArenaBuffer<8192>,
+    shared: *mut ArenaBuffer<1024>,
+    /// `Box::into_raw`: every access goes through this one raw pointer, as from C.
+    net: *mut SynRunModel,
     io: IoPlacement,
     region: u32,
 }
@@ -67,15 +69,15 @@ impl Setup {
         let (slots, region) = slots(io);
         Setup {
             slots,
-            arena: Box::new(ArenaBuffer::new()),
-            shared: Box::new(ArenaBuffer::new()),
-            net: Box::new(SynRunModel::ZEROED),
+            arena: Box::into_raw(Box::new(ArenaBuffer::new())),
+            shared: Box::into_raw(Box::new(ArenaBuffer::new())),
+            net: Box::into_raw(Box::new(SynRunModel::ZEROED)),
             io,
             region,
         }
     }
 
-    fn config(&mut self) -> SynRunConfig {
+    fn config(&self) -> SynRunConfig {
         let shared = self.io == IoPlacement::Shared;
         SynRunConfig {
             model: model().as_ptr().cast(),
@@ -84,10 +86,10 @@ impl Setup {
             slot_count: self.slots.len() as u32,
             region_size: self.region,
             io: SynRunIo::to_raw(self.io),
-            arena: self.arena.as_mut_slice().as_mut_ptr().cast(),
+            arena: self.arena.cast(),
             arena_size: 8192,
             shared: if shared {
-                self.shared.as_mut_slice().as_mut_ptr().cast()
+                self.shared.cast()
             } else {
                 ptr::null_mut()
             },
@@ -99,13 +101,16 @@ impl Setup {
 
     fn load(&mut self) -> i32 {
         let c = self.config();
-        unsafe { syn_run_load(&mut *self.net, &c) }
+        unsafe { syn_run_load(self.net, &c) }
     }
 }
 
 impl Drop for Setup {
     fn drop(&mut self) {
-        assert_eq!(unsafe { syn_run_unload(&mut *self.net) }, 0);
+        assert_eq!(unsafe { syn_run_unload(self.net) }, 0);
+        drop(unsafe { Box::from_raw(self.net) });
+        drop(unsafe { Box::from_raw(self.arena) });
+        drop(unsafe { Box::from_raw(self.shared) });
     }
 }
 
@@ -129,7 +134,7 @@ fn shared_io_in_place_and_copied_equal_the_interpreter() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut s = Setup::new(IoPlacement::Shared);
     assert_eq!(s.load(), 0, "{}", message());
-    let net: *mut SynRunModel = &mut *s.net;
+    let net = s.net;
     let mut info = SynRunIoInfo::default();
     assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
     assert_eq!((info.inputs, info.outputs), (2, 1));
@@ -184,7 +189,7 @@ fn plan_io_copies_and_refuses_in_place() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut s = Setup::new(IoPlacement::Plan);
     assert_eq!(s.load(), 0, "{}", message());
-    let net: *mut SynRunModel = &mut *s.net;
+    let net = s.net;
     let mut info = SynRunIoInfo::default();
     assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
     let input: Vec<u8> = (0..info.input_bytes).map(|i| (i * 7 + 3) as u8).collect();
@@ -226,23 +231,19 @@ fn exact_arena_loads_and_one_granule_less_does_not() {
         let mut s = Setup::new(io);
         assert_eq!(s.load(), 0);
         let mut mem = SynRunMemory::default();
-        assert_eq!(unsafe { syn_run_memory(&mut *s.net, &mut mem) }, 0);
-        assert_eq!(unsafe { syn_run_unload(&mut *s.net) }, 0);
+        assert_eq!(unsafe { syn_run_memory(s.net, &mut mem) }, 0);
+        assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
         let mut c = s.config();
         c.arena_size = mem.arena;
-        assert_eq!(unsafe { syn_run_load(&mut *s.net, &c) }, 0, "{}", message());
-        assert_eq!(unsafe { syn_run_unload(&mut *s.net) }, 0);
+        assert_eq!(unsafe { syn_run_load(s.net, &c) }, 0, "{}", message());
+        assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
         c.arena_size = mem.arena - 16;
-        let rc = unsafe { syn_run_load(&mut *s.net, &c) };
+        let rc = unsafe { syn_run_load(s.net, &c) };
         // Too small for the model (-ENOMEM), or for any tensor space at all (-EINVAL, the
         // arena set-up's one errno).
         assert!(rc == -ENOMEM || rc == -EINVAL, "{rc}");
         assert!(message().starts_with("load: "), "{}", message());
-        fails(
-            unsafe { syn_run_invoke(&mut *s.net) },
-            ENODEV,
-            "no model loaded",
-        );
+        fails(unsafe { syn_run_invoke(s.net) }, ENODEV, "no model loaded");
     }
 }
 
@@ -250,7 +251,7 @@ fn exact_arena_loads_and_one_granule_less_does_not() {
 fn bad_arguments_are_errors() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut s = Setup::new(IoPlacement::Shared);
-    let net: *mut SynRunModel = &mut *s.net;
+    let net = s.net;
     fails(unsafe { syn_run_invoke(net) }, ENODEV, "no model loaded");
     fails(
         unsafe { syn_run_load(ptr::null_mut(), ptr::null()) },
@@ -379,20 +380,25 @@ fn bad_arguments_are_errors() {
     );
     assert_eq!(out, [0x5A; 8]);
     // A copy of the loaded object is refused; the original still works.
-    let mut copy = Box::new(*s.net);
-    fails(
-        unsafe { syn_run_invoke(&mut *copy) },
-        EINVAL,
-        "moved or copied",
-    );
-    assert_eq!(unsafe { syn_run_unload(&mut *copy) }, 0);
+    // (A byte copy, as C's memcpy: the object holds padding, never read as integers.)
+    let copy = Box::into_raw(Box::new(SynRunModel::ZEROED));
+    unsafe {
+        ptr::copy_nonoverlapping(
+            net.cast::<u8>(),
+            copy.cast::<u8>(),
+            core::mem::size_of::<SynRunModel>(),
+        )
+    };
+    fails(unsafe { syn_run_invoke(copy) }, EINVAL, "moved or copied");
+    assert_eq!(unsafe { syn_run_unload(copy) }, 0);
+    drop(unsafe { Box::from_raw(copy) });
     assert_eq!(unsafe { syn_run_invoke(net) }, 0);
     // Busy: a call while another runs on the same object (as from an interrupt handler).
-    let state = s.net.opaque_[0];
-    s.net.opaque_[0] = (state & !0xFFFF_FFFF) | u64::from(0x5359_4E42u32);
+    let state = unsafe { (*net).opaque_[0] };
+    unsafe { (*net).opaque_[0] = (state & !0xFFFF_FFFF) | u64::from(0x5359_4E42u32) };
     fails(unsafe { syn_run_invoke(net) }, EBUSY, "running");
     fails(unsafe { syn_run_unload(net) }, EBUSY, "running");
-    s.net.opaque_[0] = state;
+    unsafe { (*net).opaque_[0] = state };
     assert_eq!(unsafe { syn_run_invoke(net) }, 0);
 }
 
