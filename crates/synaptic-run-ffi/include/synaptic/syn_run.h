@@ -107,6 +107,9 @@ typedef enum {
  * pointers into it; a copy is refused with -EINVAL) and must be unloaded with
  * syn_run_unload() before its storage, its arena or its shared region is reused or goes out of
  * scope.
+ *
+ * Not `Clone`, `Copy` or `Debug` in Rust: a loaded object holds padding bytes that are not
+ * initialised integers, so it is only ever read through its header.
  */
 typedef struct {
     /**
