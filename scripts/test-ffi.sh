@@ -230,6 +230,17 @@ else
         fail "test_run under ASan/UBSan"
     fi
 fi
+# The header on Cortex-M (32-bit pointers: the 368-byte object), when the Arm GCC is installed
+# (the firmware step installs it).
+if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
+    printf '#include <synaptic/syn_run.h>\n_Static_assert(sizeof(syn_run_model_t) == SYN_RUN_MODEL_WORDS_32 * 8, "32-bit");\n' >"$tmp/arm.c"
+    if arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -pedantic -mcpu=cortex-m3 -mthumb \
+        -fsyntax-only -I "$CRATE/include" -I "$RCRATE/include" "$tmp/arm.c"; then
+        pass "syn_run.h compiles for Cortex-M3 with the 32-bit object size"
+    else
+        fail "syn_run.h for Cortex-M3"
+    fi
+fi
 if cargo test -q -p synaptic-run-ffi; then pass "cargo test -p synaptic-run-ffi"; else fail "cargo test -p synaptic-run-ffi"; fi
 if cargo build -q -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
     pass "synaptic-run-ffi no_std build for thumbv7m-none-eabi"

@@ -498,6 +498,21 @@ static void test_error_message(void **state)
     assert_int_equal(syn_run_last_error(), -EINVAL);
 }
 
+/* The syn_mem API is in the same library (the test links libsynaptic_run_ffi.a alone). */
+static void test_syn_mem_in_the_same_library(void **state)
+{
+    (void)state;
+    void *arena = buffer(8192);
+    assert_int_equal(syn_mem_init_ex(arena, 8192, 1024), 0);
+    const uint32_t shape[2] = {4, 4};
+    syn_tensor_t *t = syn_mem_tensor_alloc(shape, 2, SYN_NPU_DTYPE_INT8, SYN_MEM_PERSISTENT);
+    assert_non_null(t);
+    assert_int_equal(t->size, 16);
+    assert_null(syn_mem_tensor_alloc(shape, 0, SYN_NPU_DTYPE_INT8, SYN_MEM_PERSISTENT));
+    assert_int_equal(syn_mem_last_error(), -EINVAL);
+    free(arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_model),
         cmocka_unit_test(test_errors_keep_the_model),
         cmocka_unit_test(test_error_message),
+        cmocka_unit_test(test_syn_mem_in_the_same_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
