@@ -6,7 +6,13 @@
 #   3. checks the Kconfig handling (out-of-range values fail the build; values reach the header),
 #   4. compiles the C tests with gcc -std=c11 -Wall -Wextra -Werror -pedantic and runs them:
 #      tests/unit/test_mem.c (cmocka), test_mem_stress.c (8 pthreads), test_mem_bench.c,
-#   5. runs the crate's Rust tests and builds it for thumbv7m-none-eabi (no_std).
+#   5. runs the crate's Rust tests and builds it for thumbv7m-none-eabi (no_std),
+#   6. the runtime's C API (crates/synaptic-run-ffi, libsynaptic_run_ffi.a + syn_run.h): checks
+#      the committed header, emits the plans of hello_world_int8 and micro_speech_quantized with
+#      `synmem emit --lang c` (I/O shared and in the plan), runs seeded inputs through
+#      `synmem run` and compiles and runs tests/unit/test_run.c (cmocka), which compares the C
+#      API's outputs with the CLI's bit for bit; then the crate's Rust tests and its no_std
+#      thumbv7m build. Models come from ../shared/models ($SYNAPTIC_SHARED overrides ../shared).
 # Exits non-zero on any failure. `--update-header` rewrites the committed header instead of
 # failing on a difference.
 set -euo pipefail
@@ -130,6 +136,116 @@ if cargo build -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-
     pass "no_std build for thumbv7m-none-eabi"
 else
     fail "no_std build for thumbv7m-none-eabi"
+fi
+
+# ---- 6. the runtime's C API (syn_run.h) ------------------------------------------------------
+RCRATE=crates/synaptic-run-ffi
+RHEADER=$RCRATE/include/synaptic/syn_run.h
+SHARED_DIR=${SYNAPTIC_SHARED:-$ROOT/../shared}
+echo "ffi-test: cargo build -p synaptic-run-ffi -p synmem --release"
+cargo build -p synaptic-run-ffi -p synmem --release --message-format=json-render-diagnostics >"$json"
+rout_dir=$(grep '"reason":"build-script-executed"' "$json" | grep 'synaptic-run-ffi' \
+    | sed -n 's/.*"out_dir":"\([^"]*\)".*/\1/p' | tail -n 1)
+RLIB="$target_dir/release/libsynaptic_run_ffi.a"
+SYNMEM="$target_dir/release/synmem"
+RFRESH="$rout_dir/include/synaptic/syn_run.h"
+if [ ! -f "$RFRESH" ]; then
+    fail "no generated header at '$RFRESH'"
+elif cmp -s "$RFRESH" "$RHEADER"; then
+    pass "header $RHEADER is up to date"
+elif [ "$UPDATE" = 1 ]; then
+    cp "$RFRESH" "$RHEADER"
+    pass "header $RHEADER updated"
+else
+    diff -u "$RHEADER" "$RFRESH" >&2 || true
+    fail "header $RHEADER differs from a fresh generation (run $0 --update-header)"
+fi
+
+# Deterministic input bytes (an LCG; no tools beyond bash): gen_input SEED BYTES FILE.
+gen_input() {
+    local s=$1 n=$2 i b out=""
+    for ((i = 0; i < n; i++)); do
+        s=$(((s * 1103515245 + 12345) & 0x7fffffff))
+        printf -v b '\\%03o' $(((s >> 16) & 255))
+        out+=$b
+    done
+    printf "$out" >"$3"
+}
+# Prepares $run (see test_run.c): model copies named for their plan, emitted plans, inputs,
+# the CLI's outputs and figures.
+prepare_run() {
+    local m src bytes io emit_io k
+    for m in hello_world_int8 micro_speech_quantized; do
+        src=$SHARED_DIR/models/$m.tflite
+        [ -f "$src" ] || { echo "ffi-test: $src missing (set SYNAPTIC_SHARED)" >&2; return 1; }
+        "$SYNMEM" run "$src" --random 1 --output "$run/probe.raw" --json >"$run/probe.json" || return 1
+        bytes=$(sed -n 's/^      "bytes": \([0-9]*\),$/\1/p' "$run/probe.json" | head -n 1)
+        [ -n "$bytes" ] || { echo "ffi-test: no input size for $m" >&2; return 1; }
+        head -c "$bytes" /dev/zero >"$run/${m}_in0.raw"
+        head -c "$bytes" /dev/zero | tr '\0' '\177' >"$run/${m}_in1.raw"
+        head -c "$bytes" /dev/zero | tr '\0' '\200' >"$run/${m}_in2.raw"
+        for k in 3 4 5 6 7; do gen_input "$k" "$bytes" "$run/${m}_in$k.raw"; done
+        for io in shared plan; do
+            emit_io=$io
+            [ "$io" = plan ] && emit_io=ephemeral
+            cp "$src" "$run/${m}_$io.tflite"
+            "$SYNMEM" emit "$run/${m}_$io.tflite" --lang c --io "$emit_io" \
+                -o "$run/${m}_${io}_plan.h" >/dev/null || return 1
+            for k in 0 1 2 3 4 5 6 7; do
+                "$SYNMEM" run "$src" --input "$run/${m}_in$k.raw" --io "$io" \
+                    --output "$run/${m}_out${k}_$io.raw" --json >"$run/${m}_$io.json" || return 1
+            done
+            local f v fig=""
+            for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes total_bytes; do
+                v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_$io.json")
+                [ -n "$v" ] || { echo "ffi-test: no $f for $m" >&2; return 1; }
+                fig+="$v "
+            done
+            echo "$fig" >"$run/${m}_$io.mem"
+        done
+    done
+    cp "$SHARED_DIR/models/micro_speech_lstm.tflite" "$run/" || return 1
+}
+run=$tmp/run
+mkdir -p "$run"
+RCFLAGS=(-std=c11 -Wall -Wextra -Werror -pedantic -O1 -g -I "$CRATE/include" -I "$RCRATE/include"
+    -I "$run")
+if ! prepare_run; then
+    fail "test_run: preparing plans, inputs and the CLI's outputs"
+elif ! gcc "${RCFLAGS[@]}" "$RCRATE/tests/unit/test_run.c" -o "$tmp/test_run" "$RLIB" \
+    $(pkg-config --cflags --libs cmocka) -lpthread -ldl -lm; then
+    fail "test_run: compile"
+else
+    echo "ffi-test: running test_run"
+    if SYN_RUN_TEST_DIR=$run "$tmp/test_run"; then pass "test_run"; else fail "test_run"; fi
+    # The same under AddressSanitizer and UBSan (the C side; the library is the release one).
+    if gcc "${RCFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
+        "$RCRATE/tests/unit/test_run.c" -o "$tmp/test_run_asan" "$RLIB" \
+        $(pkg-config --cflags --libs cmocka) -lpthread -ldl -lm \
+        && SYN_RUN_TEST_DIR=$run ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+            UBSAN_OPTIONS=halt_on_error=1 "$tmp/test_run_asan" >"$tmp/asan.log" 2>&1; then
+        pass "test_run under ASan/UBSan"
+    else
+        cat "$tmp/asan.log" >&2
+        fail "test_run under ASan/UBSan"
+    fi
+fi
+# The header on Cortex-M (32-bit pointers: the 368-byte object), when the Arm GCC is installed
+# (the firmware step installs it).
+if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
+    printf '#include <synaptic/syn_run.h>\n_Static_assert(sizeof(syn_run_model_t) == SYN_RUN_MODEL_WORDS_32 * 8, "32-bit");\n' >"$tmp/arm.c"
+    if arm-none-eabi-gcc -std=c11 -Wall -Wextra -Werror -pedantic -mcpu=cortex-m3 -mthumb \
+        -fsyntax-only -I "$CRATE/include" -I "$RCRATE/include" "$tmp/arm.c"; then
+        pass "syn_run.h compiles for Cortex-M3 with the 32-bit object size"
+    else
+        fail "syn_run.h for Cortex-M3"
+    fi
+fi
+if cargo test -q -p synaptic-run-ffi; then pass "cargo test -p synaptic-run-ffi"; else fail "cargo test -p synaptic-run-ffi"; fi
+if cargo build -q -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
+    pass "synaptic-run-ffi no_std build for thumbv7m-none-eabi"
+else
+    fail "synaptic-run-ffi no_std build for thumbv7m-none-eabi"
 fi
 
 for f in "${failures[@]+"${failures[@]}"}"; do echo "ffi-test: failed: $f" >&2; done

@@ -8,9 +8,10 @@
 //! | `-EBUSY`     | `SYN_MEM_PERSISTENT` while ephemeral tensors or scratch are live          |
 //! | `-ENODEV`    | not initialised; `SYN_MEM_SHARED` before `syn_mem_shared_init`            |
 //! | `-EALREADY`  | `syn_mem_shared_init` while a shared region is registered                 |
+//! | `-ENOTSUP`   | (the runtime's C API, `syn_run_*`) a model, operator or option not supported |
 //!
 //! The values are those of the target's C library: EINVAL, ENOMEM, EBUSY and ENODEV are the
-//! same everywhere; EOVERFLOW and EALREADY follow Linux on Linux/Android, the BSD numbering on
+//! same everywhere; EOVERFLOW, EALREADY and ENOTSUP follow Linux on Linux/Android, the BSD numbering on
 //! Apple and BSD targets, the MSVC CRT on Windows, and newlib/picolibc/Zephyr elsewhere (bare
 //! metal `*-none-*` targets).
 
@@ -32,6 +33,9 @@ pub const EOVERFLOW: c_int = 75;
 /// Operation already in progress (`EALREADY`).
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "emscripten"))]
 pub const EALREADY: c_int = 114;
+/// Operation not supported (`ENOTSUP`).
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "emscripten"))]
+pub const ENOTSUP: c_int = 95;
 
 /// Value too large for defined data type (`EOVERFLOW`).
 #[cfg(any(
@@ -51,6 +55,15 @@ pub const EOVERFLOW: c_int = 84;
     target_os = "dragonfly"
 ))]
 pub const EALREADY: c_int = 37;
+/// Operation not supported (`ENOTSUP`).
+#[cfg(any(
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+pub const ENOTSUP: c_int = 45;
 
 /// Value too large for defined data type (`EOVERFLOW`).
 #[cfg(windows)]
@@ -58,6 +71,9 @@ pub const EOVERFLOW: c_int = 132;
 /// Operation already in progress (`EALREADY`).
 #[cfg(windows)]
 pub const EALREADY: c_int = 103;
+/// Operation not supported (`ENOTSUP`).
+#[cfg(windows)]
+pub const ENOTSUP: c_int = 129;
 
 /// Value too large for defined data type (`EOVERFLOW`, newlib/picolibc/Zephyr numbering).
 #[cfg(not(any(
@@ -85,6 +101,19 @@ pub const EOVERFLOW: c_int = 139;
     windows
 )))]
 pub const EALREADY: c_int = 120;
+/// Operation not supported (`ENOTSUP`, newlib/picolibc/Zephyr numbering).
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "emscripten",
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly",
+    windows
+)))]
+pub const ENOTSUP: c_int = 134;
 
 /// The negative errno for an allocation failure.
 ///

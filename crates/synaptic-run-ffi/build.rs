@@ -1,0 +1,62 @@
+//! Build script: generates `include/synaptic/syn_run.h` with cbindgen (as synaptic-mem-ffi's
+//! build script does for `syn_mem.h`).
+//!
+//! * The fresh header is always written to `$OUT_DIR/include/synaptic/syn_run.h` (its path is
+//!   passed to the crate as `SYN_RUN_GENERATED_HEADER`, used by the header-freshness test).
+//! * `SYN_RUN_HEADER_DIR=/abs/dir` additionally writes it to `/abs/dir/synaptic/syn_run.h`: how
+//!   the committed copy is refreshed (`scripts/test-ffi.sh --update-header`).
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::exit;
+
+fn fail(msg: &str) -> ! {
+    eprintln!("error: synaptic-run-ffi: {msg}");
+    println!("cargo:warning=synaptic-run-ffi: {msg}");
+    exit(1);
+}
+
+fn main() {
+    let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    for p in ["build.rs", "cbindgen.toml", "src"] {
+        println!("cargo:rerun-if-changed={}", crate_dir.join(p).display());
+    }
+    println!("cargo:rerun-if-env-changed=SYN_RUN_HEADER_DIR");
+
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+        .unwrap_or_else(|e| fail(&format!("cbindgen.toml: {e}")));
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(crate_dir.join("src/lib.rs"))
+        .generate()
+        .unwrap_or_else(|e| fail(&format!("cbindgen: {e}")));
+    let mut text = Vec::new();
+    bindings.write(&mut text);
+
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    let generated = out_dir.join("include/synaptic/syn_run.h");
+    write_if_changed(&generated, &text);
+    println!(
+        "cargo:rustc-env=SYN_RUN_GENERATED_HEADER={}",
+        generated.display()
+    );
+    if let Some(dir) = env::var_os("SYN_RUN_HEADER_DIR").filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        if !dir.is_absolute() {
+            fail("SYN_RUN_HEADER_DIR must be an absolute path");
+        }
+        write_if_changed(&dir.join("synaptic/syn_run.h"), &text);
+    }
+}
+
+fn write_if_changed(path: &Path, text: &[u8]) {
+    if fs::read(path).ok().as_deref() == Some(text) {
+        return;
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)
+            .unwrap_or_else(|e| fail(&format!("creating {}: {e}", parent.display())));
+    }
+    fs::write(path, text).unwrap_or_else(|e| fail(&format!("writing {}: {e}", path.display())));
+}

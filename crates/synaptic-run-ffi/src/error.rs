@@ -1,0 +1,97 @@
+//! The last error of the `syn_run_*` calls: a negative errno (the codes and the core-error
+//! mapping of [`synaptic_mem_ffi::errno`], the one rule for both C APIs) and a one-line message,
+//! and how the runtime's errors map to them.
+
+use core::ffi::c_int;
+use core::fmt::{self, Write};
+
+use synaptic_mem::PlanLoadError;
+use synaptic_mem_ffi::errno::{self, EINVAL, ENOTSUP};
+use synaptic_run::{KernelError, LoadError, RunError};
+
+use crate::types::SYN_RUN_MESSAGE_MAX;
+
+/// A failure: its negative errno and its message, formatted into a fixed buffer (no heap).
+#[derive(Clone, Copy)]
+pub struct Failure {
+    /// The negative errno.
+    pub errno: c_int,
+    /// Message bytes (UTF-8, truncated at a character boundary).
+    pub msg: [u8; SYN_RUN_MESSAGE_MAX],
+    /// Bytes of `msg` used.
+    pub len: usize,
+}
+
+impl Failure {
+    /// No failure yet.
+    pub const NONE: Failure = Failure {
+        errno: 0,
+        msg: [0; SYN_RUN_MESSAGE_MAX],
+        len: 0,
+    };
+
+    /// A failure with `errno` and the message `args` (truncated to [`SYN_RUN_MESSAGE_MAX`]).
+    pub fn new(errno: c_int, args: fmt::Arguments<'_>) -> Failure {
+        let mut f = Failure {
+            errno,
+            ..Failure::NONE
+        };
+        // A full buffer only truncates: the writer never fails.
+        let _ = f.write_fmt(args);
+        f
+    }
+
+    /// The message text.
+    pub fn message(&self) -> &[u8] {
+        &self.msg[..self.len]
+    }
+}
+
+impl Write for Failure {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let room = SYN_RUN_MESSAGE_MAX - self.len;
+        let mut n = s.len().min(room);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.msg[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// `-EINVAL` with a message.
+pub fn invalid(what: &str) -> Failure {
+    Failure::new(-EINVAL, format_args!("{what}"))
+}
+
+/// A load failure: the runtime's [`LoadError`], mapped to an errno, its `Display` as message.
+pub fn load(e: &LoadError) -> Failure {
+    let err = match e {
+        LoadError::Model(_) => -EINVAL,
+        LoadError::Unsupported { .. } => -ENOTSUP,
+        LoadError::Operator { error, .. } => match error {
+            KernelError::Unsupported { .. } => -ENOTSUP,
+            KernelError::Shape { .. } | KernelError::Length { .. } => -EINVAL,
+        },
+        LoadError::Plan { .. } => -EINVAL,
+        LoadError::Alloc(a) => errno::from_kind(a.kind),
+        LoadError::PlanLoad(PlanLoadError::Invalid(_)) => -EINVAL,
+        LoadError::PlanLoad(PlanLoadError::Alloc(a)) => errno::from_kind(a.kind),
+    };
+    Failure::new(err, format_args!("load: {e}"))
+}
+
+/// An inference failure ([`RunError`]).
+pub fn run(e: &RunError) -> Failure {
+    let err = match e {
+        RunError::Alloc(a) => errno::from_kind(a.kind),
+        RunError::Kernel { .. } | RunError::Model(_) | RunError::Io { .. } => -EINVAL,
+    };
+    Failure::new(err, format_args!("invoke: {e}"))
+}
+
+/// An arena or shared-region set-up failure.
+pub fn config(e: synaptic_mem::ConfigError) -> Failure {
+    Failure::new(errno::from_config(e), format_args!("load: {e}"))
+}

@@ -1,0 +1,778 @@
+//! The `extern "C"` entry points: the crate's only `unsafe` code.
+//!
+//! A `syn_run_model_t` holds a [`Storage`]: a header (a state word and the object's own
+//! address, read and written only inside a critical section) and, once loaded, a [`Body`]: the
+//! model's [`Arena`] over the application's buffer, the [`Runner`] and [`Interpreter`] that
+//! borrow it (`'static`: the application keeps the buffers and the object in place until
+//! `syn_run_unload`, the header's contract), the placement and the memory ranges the model uses.
+//! The body refers to itself (the runner points at the arena beside it), so an object moved or
+//! copied after its load is detected by its address and refused; after the load the arena field
+//! is only reached through the runner's and interpreter's shared borrows, every other field
+//! through its own raw pointer, never a reference to the whole body.
+//!
+//! Every call on a loaded model marks it busy for its duration (the state word, flipped inside
+//! the critical section): a second call on the same object meanwhile, from another thread or an
+//! interrupt handler, fails with -EBUSY instead of racing. The inference itself runs outside
+//! any critical section.
+
+use core::cell::Cell;
+use core::ffi::{c_char, c_int, c_void};
+use core::mem::{align_of, size_of, MaybeUninit};
+use core::ptr::{self, addr_of_mut};
+
+use critical_section::Mutex;
+use synaptic_mem::plan::PlanSlot;
+use synaptic_mem::{Arena, Plan, Runner};
+use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV, ENOTSUP};
+use synaptic_run::{Interpreter, IoPlacement};
+
+use crate::error::{self, invalid, Failure};
+use crate::types::{SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel};
+
+/// The header's state word of a loaded, idle model.
+const LOADED: u32 = 0x5359_4E4C; // "SYNL"
+/// A loaded model inside a `syn_run_*` call.
+const BUSY: u32 = 0x5359_4E42; // "SYNB"
+/// A model being loaded or unloaded.
+const LOADING: u32 = 0x5359_4E49; // "SYNI"
+
+/// The header of a `syn_run_model_t`: plain integers, valid for any bytes the application's
+/// storage holds.
+#[repr(C)]
+struct Header {
+    /// [`LOADED`], [`BUSY`], [`LOADING`]; anything else: no model.
+    state: u32,
+    /// The object's own address when the state was set (a copy elsewhere does not match).
+    this: usize,
+}
+
+/// An address range `[start, start + len)` of memory the model uses.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    len: usize,
+}
+
+impl Span {
+    const EMPTY: Span = Span { start: 0, len: 0 };
+
+    fn overlaps(self, o: Span) -> bool {
+        self.len != 0
+            && o.len != 0
+            && self.start < o.start + o.len
+            && o.start < self.start + self.len
+    }
+}
+
+/// Indices in [`Body::spans`] (arena 0, shared region 1, model bytes 2, slots 3, the object 4)
+/// of the buffers that are only read: an input may overlap them.
+const SPAN_MODEL: usize = 2;
+const SPAN_SLOTS: usize = 3;
+
+/// A loaded model.
+struct Body {
+    arena: Arena<'static>,
+    runner: Runner<'static>,
+    net: Interpreter<'static, 'static, 'static>,
+    placement: IoPlacement,
+    spans: [Span; 5],
+}
+
+#[repr(C)]
+struct Storage {
+    header: Header,
+    body: MaybeUninit<Body>,
+}
+
+// The model state fits the C storage on this target (the header's SYN_RUN_MODEL_WORDS, for
+// 32- and 64-bit pointers: the i686 tests and the thumbv7m build check the 32-bit figure).
+const _: () = {
+    assert!(size_of::<Storage>() <= size_of::<SynRunModel>());
+    assert!(align_of::<Storage>() <= align_of::<SynRunModel>());
+    // Not more than 64 bytes of slack either: the figure stays tight when the runtime shrinks.
+    assert!(size_of::<SynRunModel>() - size_of::<Storage>() <= 64);
+};
+
+/// The last failure of any `syn_run_*` call.
+static LAST: Mutex<Cell<Failure>> = Mutex::new(Cell::new(Failure::NONE));
+
+/// Records `r`'s failure; returns 0 or its negative errno.
+fn finish(r: Result<(), Failure>) -> c_int {
+    match r {
+        Ok(()) => 0,
+        Err(f) => {
+            critical_section::with(|cs| LAST.borrow(cs).set(f));
+            f.errno
+        }
+    }
+}
+
+/// `[p, p + len)` as a span: `p` non-NULL, `len` not above `isize::MAX` and the end not
+/// wrapping (what a Rust slice over it requires).
+fn span(p: *const c_void, len: usize, what: &str) -> Result<Span, Failure> {
+    if p.is_null() {
+        return Err(Failure::new(-EINVAL, format_args!("{what} is NULL")));
+    }
+    let start = p as usize;
+    if len > isize::MAX as usize || start.checked_add(len).is_none() {
+        return Err(Failure::new(
+            -EINVAL,
+            format_args!("{what}: {len} bytes at {start:#x} wrap the address space"),
+        ));
+    }
+    Ok(Span { start, len })
+}
+
+/// Checks that a pointer is non-NULL and aligned for `T`.
+fn aligned<T>(p: *const T, what: &str) -> Result<(), Failure> {
+    if p.is_null() {
+        Err(Failure::new(-EINVAL, format_args!("{what} is NULL")))
+    } else if (p as usize) % align_of::<T>() != 0 {
+        Err(Failure::new(
+            -EINVAL,
+            format_args!("{what} is not aligned to {} bytes", align_of::<T>()),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The header's fields (inside a critical section).
+///
+/// # Safety
+/// `p` is non-NULL, aligned and points to a `syn_run_model_t` the caller may read and write.
+unsafe fn header(p: *mut Storage) -> (u32, usize) {
+    // SAFETY: by the caller's contract `p` points to readable storage of at least
+    // size_of::<Storage>() bytes (a syn_run_model_t); the header is plain integers, so any
+    // bytes the application's storage holds are valid; volatile, as the object is the
+    // application's memory.
+    unsafe {
+        (
+            ptr::read_volatile(ptr::addr_of!((*p).header.state)),
+            ptr::read_volatile(ptr::addr_of!((*p).header.this)),
+        )
+    }
+}
+
+/// Sets the header (inside a critical section).
+///
+/// # Safety
+/// As for [`header`].
+unsafe fn set_header(p: *mut Storage, state: u32, this: usize) {
+    // SAFETY: as in `header`; the storage is writable by the caller's contract.
+    unsafe {
+        ptr::write_volatile(addr_of_mut!((*p).header.state), state);
+        ptr::write_volatile(addr_of_mut!((*p).header.this), this);
+    }
+}
+
+fn moved() -> Failure {
+    invalid(
+        "this syn_run_model_t was moved or copied since its load: use the object syn_run_load() \
+         filled",
+    )
+}
+
+/// The parts of a loaded model a call works on.
+struct Parts<'b> {
+    net: &'b mut Interpreter<'static, 'static, 'static>,
+    runner: &'b mut Runner<'static>,
+    placement: IoPlacement,
+    spans: [Span; 5],
+}
+
+/// Runs `f` on the loaded model of `model`, marked busy meanwhile.
+///
+/// # Safety
+/// `model` is NULL or points to a writable syn_run_model_t.
+unsafe fn with_model<R>(
+    model: *mut SynRunModel,
+    f: impl FnOnce(&mut Parts<'_>) -> Result<R, Failure>,
+) -> Result<R, Failure> {
+    aligned(model, "model")?;
+    let p = model.cast::<Storage>();
+    critical_section::with(|_| {
+        // SAFETY: `model` is non-NULL and aligned (checked), writable by the caller's contract.
+        let (state, this) = unsafe { header(p) };
+        match state {
+            LOADED | BUSY | LOADING if this != p as usize => Err(moved()),
+            LOADED => {
+                // SAFETY: as above.
+                unsafe { set_header(p, BUSY, this) };
+                Ok(())
+            }
+            BUSY | LOADING => Err(Failure::new(
+                -EBUSY,
+                format_args!("another syn_run_* call on this model is running"),
+            )),
+            _ => Err(Failure::new(
+                -ENODEV,
+                format_args!(
+                    "no model loaded in this syn_run_model_t (never loaded, unloaded, or its \
+                     load failed)"
+                ),
+            )),
+        }
+    })?;
+    let body = addr_of_mut!((*p).body).cast::<Body>();
+    // SAFETY: the state was LOADED at this address, so `syn_run_load` initialised every field
+    // of the body and nothing else touches it until we set LOADED again (the busy state keeps
+    // every other call out). The references are to distinct fields, never to the arena field
+    // the runner and interpreter borrow.
+    let mut parts = unsafe {
+        Parts {
+            net: &mut *addr_of_mut!((*body).net),
+            runner: &mut *addr_of_mut!((*body).runner),
+            placement: ptr::addr_of!((*body).placement).read(),
+            spans: ptr::addr_of!((*body).spans).read(),
+        }
+    };
+    let r = f(&mut parts);
+    critical_section::with(|_| {
+        // SAFETY: as above; we hold the busy state.
+        unsafe { set_header(p, LOADED, p as usize) }
+    });
+    r
+}
+
+/// Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
+/// (exactly sized: no scratch pool, no Kconfig floors), registers config->shared with
+/// SYN_RUN_IO_SHARED, then validates the model and every operator, computes the per-operator
+/// tables into the persistent region, checks the plan against the model and loads it, and (with
+/// SYN_RUN_IO_SHARED) allocates the graph I/O in the shared region. The model bytes and the
+/// slots are read in place from then on; the arena and the shared region belong to the model.
+///
+/// Returns 0, or (with `*model` holding no model, the buffers unchanged but the arena's and the
+/// shared region's contents): -EINVAL (NULL or misaligned `model`/`config`, NULL model bytes,
+/// arena or slots, an unknown io value, a shared region missing with SYN_RUN_IO_SHARED or given
+/// with SYN_RUN_IO_PLAN, buffers overlapping each other or `*model`, a malformed model, a plan
+/// that does not fit the model), -ENOMEM (the arena or shared region is too small), -ENOTSUP
+/// (an unsupported operator, type or option; a non-NULL program), -EBUSY (`*model` holds a
+/// loaded model: unload it first; nothing changes).
+///
+/// # Safety
+/// `model` must be NULL or point to writable storage for a syn_run_model_t; `config` NULL or
+/// point to a readable syn_run_config_t whose buffers are valid for their sizes (model and
+/// slots readable and unchanged, arena and shared region readable, writable and used by nothing
+/// else) until syn_run_unload(model).
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_load(
+    model: *mut SynRunModel,
+    config: *const SynRunConfig,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    finish(unsafe { load(model, config) })
+}
+
+/// [`syn_run_load`]'s work.
+unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(), Failure> {
+    aligned(model, "model")?;
+    aligned(config, "config")?;
+    // SAFETY: non-NULL and aligned (checked), readable by the caller's contract; every field is
+    // an integer or a raw pointer, valid for any bits.
+    let c = unsafe { config.read() };
+    let p = model.cast::<Storage>();
+    let object = Span {
+        start: p as usize,
+        len: size_of::<SynRunModel>(),
+    };
+    let placement = SynRunIo::from_raw(c.io).ok_or_else(|| {
+        Failure::new(
+            -EINVAL,
+            format_args!("io {} is not a syn_run_io_t (SHARED 0, PLAN 1)", c.io),
+        )
+    })?;
+    let model_span = span(c.model, c.model_size, "config->model")?;
+    if c.model_size == 0 {
+        return Err(invalid("config->model_size is 0"));
+    }
+    let n = c.slot_count as usize;
+    let slots_span = if n == 0 {
+        Span::EMPTY
+    } else {
+        aligned(c.slots, "config->slots")?;
+        span(c.slots.cast(), n * size_of::<PlanSlot>(), "config->slots")?
+    };
+    let arena_span = span(c.arena, c.arena_size, "config->arena")?;
+    let shared_span = match (placement, c.shared.is_null(), c.shared_size) {
+        (IoPlacement::Shared, false, _) => span(c.shared, c.shared_size, "config->shared")?,
+        (IoPlacement::Shared, true, _) => {
+            return Err(invalid(
+                "SYN_RUN_IO_SHARED needs a shared region (config->shared is NULL)",
+            ))
+        }
+        (IoPlacement::Plan, true, 0) => Span::EMPTY,
+        (IoPlacement::Plan, _, _) => {
+            return Err(invalid(
+                "SYN_RUN_IO_PLAN takes no shared region (config->shared must be NULL, size 0)",
+            ))
+        }
+    };
+    let named = [
+        (arena_span, "the arena"),
+        (shared_span, "the shared region"),
+        (model_span, "the model bytes"),
+        (slots_span, "the plan's slots"),
+        (object, "the syn_run_model_t"),
+    ];
+    // The arena and the shared region are written: they may overlap nothing else.
+    for (i, &(a, an)) in named[..2].iter().enumerate() {
+        for &(b, bn) in &named[i + 1..] {
+            if a.overlaps(b) {
+                return Err(Failure::new(-EINVAL, format_args!("{an} overlaps {bn}")));
+            }
+        }
+    }
+    // The object is written too.
+    for &(b, bn) in &named[2..4] {
+        if object.overlaps(b) {
+            return Err(Failure::new(
+                -EINVAL,
+                format_args!("the syn_run_model_t overlaps {bn}"),
+            ));
+        }
+    }
+    if c.program.is_null() {
+        if c.program_words != 0 {
+            return Err(invalid(
+                "config->program is NULL but program_words is not 0",
+            ));
+        }
+    } else {
+        // TODO(program): wire `Interpreter::with_program(model, program, ...)` here once it is
+        // on main: check `program`'s alignment and span like the slots', add it to `named`
+        // (read-only), and pass `core::slice::from_raw_parts(c.program, c.program_words)`.
+        return Err(Failure::new(
+            -ENOTSUP,
+            format_args!(
+                "a precompiled program (config->program) is not supported by this build yet: \
+                 pass NULL to compute the per-operator data at load"
+            ),
+        ));
+    }
+
+    // Claim the object.
+    critical_section::with(|_| {
+        // SAFETY: `model` is non-NULL and aligned (checked), writable by the caller's contract.
+        let (state, this) = unsafe { header(p) };
+        match state {
+            LOADED | BUSY | LOADING if this == p as usize => Err(Failure::new(
+                -EBUSY,
+                format_args!(
+                    "this syn_run_model_t holds a loaded model: syn_run_unload() it first"
+                ),
+            )),
+            _ => {
+                // SAFETY: as above.
+                unsafe { set_header(p, LOADING, p as usize) };
+                Ok(())
+            }
+        }
+    })?;
+    let body = addr_of_mut!((*p).body).cast::<Body>();
+    // SAFETY: every buffer was checked non-NULL, with a valid span, and disjoint from every
+    // other one it could alias; by the caller's contract they stay valid (and the arena and
+    // shared region reserved for the model) until syn_run_unload, which is what the `'static`
+    // borrows stand for. The object is ours (LOADING) and stays in place (a move is refused).
+    let r = unsafe {
+        build(
+            body,
+            &c,
+            placement,
+            [arena_span, shared_span, model_span, slots_span, object],
+        )
+    };
+    critical_section::with(|_| {
+        // SAFETY: as above.
+        unsafe {
+            match r {
+                Ok(()) => set_header(p, LOADED, p as usize),
+                Err(_) => set_header(p, 0, 0),
+            }
+        }
+    });
+    r
+}
+
+/// Builds the body in place.
+///
+/// # Safety
+/// As in [`load`]'s call: checked spans, buffers valid until the unload, `body` ours.
+unsafe fn build(
+    body: *mut Body,
+    c: &SynRunConfig,
+    placement: IoPlacement,
+    spans: [Span; 5],
+) -> Result<(), Failure> {
+    // SAFETY: the arena span is valid, writable and used by nothing else until the unload.
+    let buf: &'static mut [u8] =
+        unsafe { core::slice::from_raw_parts_mut(c.arena.cast::<u8>(), c.arena_size) };
+    let mut arena = Arena::exact(buf, 0).map_err(error::config)?;
+    if placement == IoPlacement::Shared {
+        // SAFETY: as for the arena, for the shared span (disjoint from it).
+        let region: &'static mut [u8] =
+            unsafe { core::slice::from_raw_parts_mut(c.shared.cast::<u8>(), c.shared_size) };
+        arena.set_shared_region(region).map_err(error::config)?;
+    }
+    // SAFETY: `body` points into the object, aligned for `Body` (the storage's alignment is
+    // checked at compile time); the arena is written once, then only borrowed by the runner and
+    // the interpreter (until the unload drops them first).
+    let arena: &'static mut Arena<'static> = unsafe {
+        addr_of_mut!((*body).arena).write(arena);
+        &mut *addr_of_mut!((*body).arena)
+    };
+    let (loader, runner) = arena.split();
+    // SAFETY: the model span is valid, readable and unchanged until the unload.
+    let bytes: &'static [u8] =
+        unsafe { core::slice::from_raw_parts(c.model.cast::<u8>(), c.model_size) };
+    let slots: &'static [PlanSlot] = if c.slot_count == 0 {
+        &[]
+    } else {
+        // SAFETY: the slots span is valid, aligned (checked), readable and unchanged until the
+        // unload; every bit pattern is a valid `PlanSlot` (integers only).
+        unsafe { core::slice::from_raw_parts(c.slots, c.slot_count as usize) }
+    };
+    let plan = Plan {
+        region_size: c.region_size,
+        slots,
+    };
+    let net = Interpreter::new(bytes, loader, plan, placement).map_err(|e| error::load(&e))?;
+    // SAFETY: distinct fields of the body, written once.
+    unsafe {
+        addr_of_mut!((*body).runner).write(runner);
+        addr_of_mut!((*body).net).write(net);
+        addr_of_mut!((*body).placement).write(placement);
+        addr_of_mut!((*body).spans).write(spans);
+    }
+    Ok(())
+}
+
+/// Unloads the model in `*model`: the object, its arena and shared region are free again (the
+/// model bytes and slots are no longer read). On an object holding no model (never loaded,
+/// already unloaded, a copy of a loaded one) it only clears the object, so it also initialises
+/// storage of unknown contents.
+///
+/// Returns 0, -EINVAL (NULL or misaligned `model`) or -EBUSY (another call on the model is
+/// running; nothing changes).
+///
+/// # Safety
+/// `model` must be NULL or point to writable storage for a syn_run_model_t.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_unload(model: *mut SynRunModel) -> c_int {
+    finish((|| {
+        aligned(model, "model")?;
+        let p = model.cast::<Storage>();
+        let loaded = critical_section::with(|_| {
+            // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
+            let (state, this) = unsafe { header(p) };
+            match state {
+                LOADED if this == p as usize => {
+                    // SAFETY: as above.
+                    unsafe { set_header(p, LOADING, this) };
+                    Ok(true)
+                }
+                BUSY | LOADING if this == p as usize => Err(Failure::new(
+                    -EBUSY,
+                    format_args!("another syn_run_* call on this model is running"),
+                )),
+                _ => {
+                    // SAFETY: as above.
+                    unsafe { set_header(p, 0, 0) };
+                    Ok(false)
+                }
+            }
+        })?;
+        if loaded {
+            let body = addr_of_mut!((*p).body).cast::<Body>();
+            // SAFETY: a LOADED body at this address is fully initialised and ours (LOADING);
+            // the borrowers of the arena are dropped before it.
+            unsafe {
+                ptr::drop_in_place(addr_of_mut!((*body).net));
+                ptr::drop_in_place(addr_of_mut!((*body).runner));
+                ptr::drop_in_place(addr_of_mut!((*body).arena));
+            }
+            critical_section::with(|_| {
+                // SAFETY: as above.
+                unsafe { set_header(p, 0, 0) }
+            });
+        }
+        Ok(())
+    })())
+}
+
+/// SYN_RUN_IO_SHARED: graph input `index` in the shared region, to fill in place (the CPU, a
+/// DMA, another core) before syn_run_invoke(): `*data` (16-byte aligned) and `*size` (bytes, in
+/// the tensor's dtype and shape, row-major). Valid until syn_run_unload(); fill it only between
+/// inferences.
+///
+/// Returns 0, or (outputs untouched): -EINVAL (NULL `data`/`size`, `index` not below the
+/// number of inputs, I/O in the plan), -ENODEV (no model loaded), -EBUSY.
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t; `data` and `size` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_input(
+    model: *mut SynRunModel,
+    index: u32,
+    data: *mut *mut c_void,
+    size: *mut usize,
+) -> c_int {
+    finish((|| {
+        aligned(data, "data")?;
+        aligned(size, "size")?;
+        // SAFETY: forwarded contract.
+        let (p, n) = unsafe {
+            with_model(model, |m| {
+                shared_only(m.placement, "syn_run_input")?;
+                let count = m.net.inputs();
+                let k = index as usize;
+                if k >= count {
+                    return Err(Failure::new(
+                        -EINVAL,
+                        format_args!("input {index} out of range (the model has {count})"),
+                    ));
+                }
+                let b = m.net.input_mut(k).ok_or_else(|| {
+                    Failure::new(-EINVAL, format_args!("input {index} has no shared tensor"))
+                })?;
+                Ok((b.as_mut_ptr().cast::<c_void>(), b.len()))
+            })?
+        };
+        // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
+        unsafe {
+            data.write(p);
+            size.write(n);
+        }
+        Ok(())
+    })())
+}
+
+/// SYN_RUN_IO_SHARED: graph output `index` in the shared region: `*data` and `*size` (bytes),
+/// holding the result of the last inference until the next one. Returns as syn_run_input().
+///
+/// # Safety
+/// As for syn_run_input().
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_output(
+    model: *mut SynRunModel,
+    index: u32,
+    data: *mut *const c_void,
+    size: *mut usize,
+) -> c_int {
+    finish((|| {
+        aligned(data, "data")?;
+        aligned(size, "size")?;
+        // SAFETY: forwarded contract.
+        let (p, n) = unsafe {
+            with_model(model, |m| {
+                shared_only(m.placement, "syn_run_output")?;
+                let count = m.net.outputs();
+                let k = index as usize;
+                if k >= count {
+                    return Err(Failure::new(
+                        -EINVAL,
+                        format_args!("output {index} out of range (the model has {count})"),
+                    ));
+                }
+                let b = m.net.output(k).ok_or_else(|| {
+                    Failure::new(-EINVAL, format_args!("output {index} has no shared tensor"))
+                })?;
+                Ok((b.as_ptr().cast::<c_void>(), b.len()))
+            })?
+        };
+        // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
+        unsafe {
+            data.write(p);
+            size.write(n);
+        }
+        Ok(())
+    })())
+}
+
+fn shared_only(placement: IoPlacement, call: &str) -> Result<(), Failure> {
+    match placement {
+        IoPlacement::Shared => Ok(()),
+        IoPlacement::Plan => Err(Failure::new(
+            -EINVAL,
+            format_args!(
+                "{call}: the model's I/O is in the plan (SYN_RUN_IO_PLAN): use \
+                 syn_run_invoke_copy()"
+            ),
+        )),
+    }
+}
+
+/// SYN_RUN_IO_SHARED: runs one inference on the inputs in the shared region (syn_run_input);
+/// the outputs stay there (syn_run_output).
+///
+/// Returns 0, -EINVAL (I/O in the plan), -ENODEV (no model loaded) or -EBUSY.
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_invoke(model: *mut SynRunModel) -> c_int {
+    // SAFETY: forwarded contract.
+    finish(unsafe {
+        with_model(model, |m| {
+            shared_only(m.placement, "syn_run_invoke")?;
+            m.net.invoke_in_place(m.runner).map_err(|e| error::run(&e))
+        })
+    })
+}
+
+/// Runs one inference, either placement: copies `input` (every graph input's bytes,
+/// concatenated in input order: syn_run_io_info_t.input_bytes) in and every output
+/// (concatenated in output order: output_bytes) out to `output`. With SYN_RUN_IO_SHARED the
+/// outputs also stay in the shared region.
+///
+/// Returns 0, or (with `output` untouched and the model as it was): -EINVAL (NULL `input` or
+/// `output` with a size above 0, a size that is not the model's, buffers overlapping each other
+/// or the model's memory: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded),
+/// -EBUSY.
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t; `input` (`output`) NULL or readable
+/// (writable) for `input_size` (`output_size`) bytes.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_invoke_copy(
+    model: *mut SynRunModel,
+    input: *const c_void,
+    input_size: usize,
+    output: *mut c_void,
+    output_size: usize,
+) -> c_int {
+    let io_span = |p: *const c_void, n: usize, what| {
+        if p.is_null() && n == 0 {
+            Ok(Span::EMPTY)
+        } else {
+            span(p, n, what)
+        }
+    };
+    finish((|| {
+        let ins = io_span(input, input_size, "input")?;
+        let outs = io_span(output, output_size, "output")?;
+        if ins.overlaps(outs) {
+            return Err(invalid("input overlaps output"));
+        }
+        // SAFETY: forwarded contract.
+        unsafe {
+            with_model(model, |m| {
+                let names = [
+                    "the arena",
+                    "the shared region",
+                    "the model bytes",
+                    "the plan's slots",
+                    "the syn_run_model_t",
+                ];
+                for (k, (&s, name)) in m.spans.iter().zip(names).enumerate() {
+                    // The model bytes and slots are only read: the input may overlap them.
+                    let input_too = k != SPAN_MODEL && k != SPAN_SLOTS;
+                    if outs.overlaps(s) || (input_too && ins.overlaps(s)) {
+                        let which = if outs.overlaps(s) { "output" } else { "input" };
+                        return Err(Failure::new(
+                            -EINVAL,
+                            format_args!(
+                                "{which} overlaps {name} (for I/O in place use syn_run_input and \
+                                 syn_run_invoke)"
+                            ),
+                        ));
+                    }
+                }
+                let i: &[u8] = if ins.len == 0 {
+                    &[]
+                } else {
+                    // SAFETY: a valid span (checked), readable by the caller's contract,
+                    // disjoint from everything written during the call.
+                    core::slice::from_raw_parts(input.cast::<u8>(), input_size)
+                };
+                let o: &mut [u8] = if outs.len == 0 {
+                    &mut []
+                } else {
+                    // SAFETY: a valid span (checked), writable by the caller's contract,
+                    // disjoint from the input and from all the model's memory.
+                    core::slice::from_raw_parts_mut(output.cast::<u8>(), output_size)
+                };
+                m.net.invoke(m.runner, i, o).map_err(|e| error::run(&e))
+            })
+        }
+    })())
+}
+
+/// The arena bytes the loaded model takes, by region, into `*memory`. Returns 0, -EINVAL (NULL
+/// `memory`), -ENODEV (no model loaded) or -EBUSY.
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t; `memory` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_memory(
+    model: *mut SynRunModel,
+    memory: *mut SynRunMemory,
+) -> c_int {
+    finish((|| {
+        aligned(memory, "memory")?;
+        // SAFETY: forwarded contract.
+        let m = unsafe { with_model(model, |m| Ok(SynRunMemory::from(m.net.memory())))? };
+        // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
+        unsafe { memory.write(m) };
+        Ok(())
+    })())
+}
+
+/// The loaded model's graph inputs and outputs (placement, counts, total bytes) into `*info`.
+/// Returns as syn_run_memory().
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t; `info` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_io_info(
+    model: *mut SynRunModel,
+    info: *mut SynRunIoInfo,
+) -> c_int {
+    finish((|| {
+        aligned(info, "info")?;
+        // SAFETY: forwarded contract.
+        let v = unsafe {
+            with_model(model, |m| {
+                Ok(SynRunIoInfo {
+                    io: SynRunIo::to_raw(m.placement),
+                    inputs: m.net.inputs() as u32,
+                    outputs: m.net.outputs() as u32,
+                    input_bytes: m.net.input_bytes(),
+                    output_bytes: m.net.output_bytes(),
+                })
+            })?
+        };
+        // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
+        unsafe { info.write(v) };
+        Ok(())
+    })())
+}
+
+/// The negative errno of the most recent failed syn_run_* call (0 if none yet); successful calls
+/// leave it. Global, not per thread or model: read it right after the failing call.
+#[no_mangle]
+pub extern "C" fn syn_run_last_error() -> c_int {
+    critical_section::with(|cs| LAST.borrow(cs).get().errno)
+}
+
+/// The one-line message of the most recent failed syn_run_* call ("" if none yet), e.g. `load:
+/// operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): unsupported: operator not implemented`. Copies at
+/// most `size - 1` bytes of it and a NUL to `buf` (nothing when `buf` is NULL or `size` 0) and
+/// returns the message's full length (at most SYN_RUN_MESSAGE_MAX), like snprintf.
+///
+/// # Safety
+/// `buf` must be NULL or writable for `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_last_error_message(buf: *mut c_char, size: usize) -> usize {
+    let f = critical_section::with(|cs| LAST.borrow(cs).get());
+    let msg = f.message();
+    if !buf.is_null() && size > 0 {
+        let n = msg.len().min(size - 1);
+        // SAFETY: `buf` is writable for `size` > n bytes by the caller's contract; `msg` is ours.
+        unsafe {
+            ptr::copy_nonoverlapping(msg.as_ptr(), buf.cast::<u8>(), n);
+            buf.add(n).write(0);
+        }
+    }
+    msg.len()
+}
