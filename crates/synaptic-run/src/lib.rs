@@ -53,6 +53,7 @@ pub mod fixedpoint;
 pub mod interpreter;
 pub mod kernels;
 pub mod math;
+pub mod program;
 
 pub use error::KernelError;
 pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError};

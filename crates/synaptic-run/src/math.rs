@@ -506,3 +506,9 @@ mod tests {
         );
     }
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(QuantParams {
+    scale: f32,
+    zero_point: i32,
+});

@@ -182,17 +182,17 @@ impl FullyConnectedParams {
 }
 
 /// FULLY_CONNECTED, int8.
-pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
-    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
-    KernelError::check_len(OP, "shift table", p.table_len(), shifts.len())?;
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
     KernelError::check_len(OP, "input", p.batches * p.accum_depth, input.len())?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {
@@ -229,9 +229,9 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
                 acc = acc.wrapping_add(bias.at(oc));
             }
             let (m, s) = if p.per_channel {
-                (multipliers[oc], shifts[oc])
+                (multipliers.at(oc), shifts.at(oc))
             } else {
-                (multipliers[0], shifts[0])
+                (multipliers.at(0), shifts.at(0))
             };
             let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
             output[b * p.output_depth + oc] = v.clamp(p.act_min, p.act_max) as i8;
@@ -239,3 +239,16 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(FullyConnectedParams {
+    batches: usize,
+    accum_depth: usize,
+    output_depth: usize,
+    input_offset: i32,
+    filter_offset: i32,
+    output_offset: i32,
+    per_channel: bool,
+    act_min: i32,
+    act_max: i32,
+});
