@@ -45,10 +45,12 @@ use crate::error::KernelError;
 use crate::kernels::{
     activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce, LeI32,
 };
+use crate::math::QuantParams;
 use crate::program::{
     self,
-    prepare::{core_request, tinfo, Graph, Prepared},
-    Loc, Program,
+    codec::Words,
+    prepare::{core_request, tinfo, Graph},
+    Loc, OpRecord, Program,
 };
 
 /// Most graph inputs plus outputs a model may have.
@@ -299,106 +301,139 @@ impl Memory {
     }
 }
 
-/// An operator input as the kernels see it.
+/// An operator input as the kernels see it: a tensor of the arena (viewed as the kernel
+/// needs), bytes of the model read in place, or absent.
 #[derive(Clone, Copy)]
-struct In<'x> {
-    bytes: &'x [u8],
-    i8: Option<&'x [i8]>,
-    f32: Option<&'x [f32]>,
+enum In<'x, 't> {
+    Absent,
+    Arena(&'x Tensor<'t>),
+    Model(&'x [u8]),
 }
 
-impl<'x> In<'x> {
-    const ABSENT: In<'static> = In {
-        bytes: &[],
-        i8: None,
-        f32: None,
+impl<'x> In<'x, '_> {
+    #[inline]
+    fn bytes(self) -> &'x [u8] {
+        match self {
+            In::Absent => &[],
+            In::Arena(t) => t.bytes(),
+            In::Model(b) => b,
+        }
+    }
+
+    #[inline]
+    fn i8(self) -> Option<&'x [i8]> {
+        match self {
+            In::Arena(t) => t.as_slice::<i8>().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// ADD / MUL with each operand an activation (`i8`) or a model constant (raw bytes).
+macro_rules! binary {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $run:expr) => {
+        match ($a.i8(), $b.i8()) {
+            (Some($x), Some($y)) => $run,
+            (Some($x), None) => {
+                let $y = $b.bytes();
+                $run
+            }
+            (None, Some($y)) => {
+                let $x = $a.bytes();
+                $run
+            }
+            (None, None) => {
+                let ($x, $y) = ($a.bytes(), $b.bytes());
+                $run
+            }
+        }
     };
-    fn arena(t: &'x Tensor<'_>) -> Self {
-        In {
-            bytes: t.bytes(),
-            i8: t.as_slice::<i8>().ok(),
-            f32: t.as_slice::<f32>().ok(),
-        }
-    }
-    fn model(b: &'x [u8]) -> Self {
-        In {
-            bytes: b,
-            i8: None,
-            f32: None,
-        }
-    }
 }
 
-/// Runs the kernel of `p` on resolved buffers.
-fn execute(
-    p: &Prepared,
-    name: &'static str,
-    tables: (&[u32], &[u32]),
-    ins: &[In<'_>],
-    out: &mut Tensor<'_>,
-) -> Result<(), KernelError> {
-    let ty = KernelError::unsupported(name, "tensor type differs from load");
-    let x = |k: usize| ins.get(k).and_then(|i| i.i8).ok_or(ty);
+/// Decodes the parameters of a record (`Words` of the kernel's struct).
+#[inline(always)]
+fn params<T: Words>(w: &[u32], ty: KernelError) -> Result<T, KernelError> {
+    if w.len() != T::N {
+        return Err(ty);
+    }
+    T::get(w).ok_or(ty)
+}
+
+/// Runs operator record `rec`'s kernel on resolved buffers: its parameters are decoded here,
+/// from the program's words, as the kernel needs them.
+fn execute(rec: &OpRecord<'_>, ins: &[In<'_, '_>], out: &mut Tensor<'_>) -> Result<(), KernelError> {
+    let ty = || {
+        KernelError::unsupported(
+            synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN"),
+            "tensor type or program differs from load",
+        )
+    };
+    let x = |k: usize| ins.get(k).and_then(|i| i.i8()).ok_or_else(ty);
     let bias = |k: usize| {
         ins.get(k)
-            .filter(|i| !i.bytes.is_empty())
-            .map(|i| LeI32(i.bytes))
+            .map(|i| i.bytes())
+            .filter(|b| !b.is_empty())
+            .map(LeI32)
     };
-    let w = |k: usize| ins.get(k).map_or(&[][..], |i| i.bytes);
-    let (m, s) = tables;
-    match p {
-        Prepared::Conv(pp) => conv::conv2d(
-            pp,
-            m,
-            s,
-            x(0)?,
-            w(1),
-            bias(2).as_ref(),
-            out.as_mut_slice::<i8>().map_err(|_| ty)?,
-        ),
-        Prepared::Depthwise(pp) => conv::depthwise_conv2d(
-            pp,
-            m,
-            s,
-            x(0)?,
-            w(1),
-            bias(2).as_ref(),
-            out.as_mut_slice::<i8>().map_err(|_| ty)?,
-        ),
-        Prepared::FullyConnected(pp) => {
-            let filter = &w(1)[..pp.output_depth * pp.accum_depth];
-            fully_connected::fully_connected(
-                pp,
-                m,
-                s,
-                x(0)?,
-                filter,
-                bias(2).as_ref(),
-                out.as_mut_slice::<i8>().map_err(|_| ty)?,
-            )
+    let w = |k: usize| ins.get(k).map_or(&[][..], |i| i.bytes());
+    let (m, s) = (rec.multipliers, rec.shifts);
+    let pw = rec.params;
+    match rec.kind {
+        program::KIND_CONV => {
+            let pp: conv::ConvParams = params(pw, ty())?;
+            let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
+            conv::conv2d(&pp, m, s, x(0)?, w(1), bias(2).as_ref(), o)
         }
-        Prepared::AveragePool(pp) => {
-            pooling::average_pool(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_DEPTHWISE => {
+            let pp: conv::ConvParams = params(pw, ty())?;
+            let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
+            conv::depthwise_conv2d(&pp, m, s, x(0)?, w(1), bias(2).as_ref(), o)
         }
-        Prepared::MaxPool(pp) => {
-            pooling::max_pool(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_FULLY_CONNECTED => {
+            let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
+            let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
+            let filter = w(1).get(..n).ok_or_else(ty)?;
+            let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
+            fully_connected::fully_connected(&pp, m, s, x(0)?, filter, bias(2).as_ref(), o)
         }
-        Prepared::Softmax(pp) => {
-            activations::softmax(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_AVERAGE_POOL => {
+            let pp: pooling::PoolParams = params(pw, ty())?;
+            pooling::average_pool(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
-        Prepared::Logistic(pp) => {
-            activations::logistic(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_MAX_POOL => {
+            let pp: pooling::PoolParams = params(pw, ty())?;
+            pooling::max_pool(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
-        Prepared::Add(_) | Prepared::Mul(_) => {
-            let o = out.as_mut_slice::<i8>().map_err(|_| ty)?;
-            let (a, b) = (ins.first().ok_or(ty)?, ins.get(1).ok_or(ty)?);
-            binary(p, a, b, o)
+        program::KIND_SOFTMAX => {
+            let pp: activations::SoftmaxParams = params(pw, ty())?;
+            activations::softmax(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
-        Prepared::Mean(pp) => reduce::mean(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?),
-        Prepared::Pad(pp, value) => {
-            layout::pad(pp, x(0)?, *value, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_LOGISTIC => {
+            let pp: activations::LogisticParams = params(pw, ty())?;
+            activations::logistic(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
-        Prepared::Concat(pp) => {
+        program::KIND_ADD => {
+            let pp: elementwise::AddParams = params(pw, ty())?;
+            let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
+            let (a, b) = (*ins.first().ok_or_else(ty)?, *ins.get(1).ok_or_else(ty)?);
+            binary!(a, b, |x, y| elementwise::add(&pp, x, y, o))
+        }
+        program::KIND_MUL => {
+            let pp: elementwise::MulParams = params(pw, ty())?;
+            let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
+            let (a, b) = (*ins.first().ok_or_else(ty)?, *ins.get(1).ok_or_else(ty)?);
+            binary!(a, b, |x, y| elementwise::mul(&pp, x, y, o))
+        }
+        program::KIND_MEAN => {
+            let pp: reduce::MeanParams = params(pw, ty())?;
+            reduce::mean(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
+        }
+        program::KIND_PAD => {
+            let (pp, value): (layout::PadParams, i8) = params(pw, ty())?;
+            layout::pad(&pp, x(0)?, value, out.as_mut_slice::<i8>().map_err(|_| ty())?)
+        }
+        program::KIND_CONCAT => {
+            let pp: layout::ConcatParams = params(pw, ty())?;
             let size = match out.dtype() {
                 DType::Int8 | DType::UInt8 => 1,
                 DType::Int16 => 2,
@@ -406,54 +441,46 @@ fn execute(
             };
             let mut refs: [&[u8]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
             let mut sizes = [0usize; MAX_OP_INPUTS];
-            let n = ins.len();
+            let n = ins.len().min(MAX_OP_INPUTS);
             // Every input's axis length from its byte count: outer × n × inner elements.
             for k in 0..n {
-                refs[k] = ins[k].bytes;
-                sizes[k] = ins[k].bytes.len() / (pp.outer * pp.inner).max(1);
+                refs[k] = ins[k].bytes();
+                sizes[k] = refs[k].len() / (pp.outer * pp.inner).max(1);
             }
             let bytes = layout::ConcatParams {
                 output_len: pp.output_len * size,
-                ..*pp
+                ..pp
             };
             layout::concatenation(&bytes, &refs[..n], &sizes[..n], out.bytes_mut())
         }
-        Prepared::Transpose(pp) => {
-            layout::transpose(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_TRANSPOSE => {
+            let pp: layout::TransposeParams = params(pw, ty())?;
+            layout::transpose(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
-        Prepared::Copy => layout::copy(name, ins.first().ok_or(ty)?.bytes, out.bytes_mut()),
-        Prepared::Quantize(q) => quantize::quantize_f32(
-            *q,
-            ins.first().and_then(|i| i.f32).ok_or(ty)?,
-            out.as_mut_slice::<i8>().map_err(|_| ty)?,
-        ),
-        Prepared::Requantize(pp) => {
-            quantize::requantize(pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty)?)
+        program::KIND_COPY => {
+            let name = synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN");
+            layout::copy(name, ins.first().ok_or_else(ty)?.bytes(), out.bytes_mut())
         }
-        Prepared::Dequantize(q) => {
-            quantize::dequantize(*q, x(0)?, out.as_mut_slice::<f32>().map_err(|_| ty)?)
+        program::KIND_QUANTIZE => {
+            let q: QuantParams = params(pw, ty())?;
+            let input = match ins.first() {
+                Some(In::Arena(t)) => t.as_slice::<f32>().map_err(|_| ty())?,
+                _ => return Err(ty()),
+            };
+            quantize::quantize_f32(q, input, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
+        program::KIND_REQUANTIZE => {
+            let pp: quantize::RequantizeParams = params(pw, ty())?;
+            quantize::requantize(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
+        }
+        program::KIND_DEQUANTIZE => {
+            let q: QuantParams = params(pw, ty())?;
+            quantize::dequantize(q, x(0)?, out.as_mut_slice::<f32>().map_err(|_| ty())?)
+        }
+        _ => Err(ty()),
     }
 }
 
-/// ADD / MUL with each operand an activation (`i8`) or a model constant (raw bytes).
-fn binary(p: &Prepared, a: &In<'_>, b: &In<'_>, o: &mut [i8]) -> Result<(), KernelError> {
-    macro_rules! run {
-        ($x:expr, $y:expr) => {
-            match p {
-                Prepared::Add(pp) => elementwise::add(pp, $x, $y, o),
-                Prepared::Mul(pp) => elementwise::mul(pp, $x, $y, o),
-                _ => Ok(()),
-            }
-        };
-    }
-    match (a.i8, b.i8) {
-        (Some(x), Some(y)) => run!(x, y),
-        (Some(x), None) => run!(x, b.bytes),
-        (None, Some(y)) => run!(a.bytes, y),
-        (None, None) => run!(a.bytes, b.bytes),
-    }
-}
 
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
 /// per call; this picks the size at run time).
@@ -850,49 +877,55 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                 }
             }
             let mut at = prog.header(program::h::OPS_AT);
+            let shared_io = *placement == IoPlacement::Shared;
             for i in 0..n_ops {
                 let (rec, next) = prog.op(at).ok_or(bad(at))?;
+                let n_in = rec.n_inputs();
+                if n_in > MAX_OP_INPUTS {
+                    return Err(bad(at));
+                }
                 at = next;
-                let name = synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN");
 
                 // The distinct planned tensors: the output first, then the inputs.
                 let mut slots = [0usize; MAX_OP_TENSORS];
                 let mut n_slots = 0;
-                if let Loc::Slot(s) = rec.out_loc {
-                    slots[0] = s;
-                    n_slots = 1;
-                }
-                let n_in = rec.inputs.len() / program::LOC_WORDS;
-                // Where each input comes from: a view index, a shared index, or the model.
-                let mut role = [Loc::Absent; MAX_OP_INPUTS];
-                for k in 0..n_in.min(MAX_OP_INPUTS) {
-                    let l = Loc::get(&rec.inputs[k * program::LOC_WORDS..(k + 1) * program::LOC_WORDS])
-                        .ok_or(bad(at))?;
-                    role[k] = match l {
-                        Loc::Slot(s) => match slots[..n_slots].iter().position(|&x| x == s) {
-                            Some(j) => Loc::Slot(j),
+                let out_planned = match rec.out_loc {
+                    Loc::Slot(s) => {
+                        slots[0] = s;
+                        n_slots = 1;
+                        true
+                    }
+                    _ => false,
+                };
+                // The view of each planned input (its index among the input views).
+                let mut view_of = [0u8; MAX_OP_INPUTS];
+                for k in 0..n_in {
+                    if let Some(Loc::Slot(s)) = rec.input(k) {
+                        let j = match slots[..n_slots].iter().position(|&x| x == s) {
+                            Some(j) => j,
                             None => {
                                 slots[n_slots] = s;
                                 n_slots += 1;
-                                Loc::Slot(n_slots - 1)
+                                n_slots - 1
                             }
-                        },
-                        other => other,
-                    };
+                        };
+                        view_of[k] = (j - usize::from(out_planned)) as u8;
+                    }
                 }
-                let out_shared = match rec.out_loc {
-                    Loc::Shared(k) => Some(k),
-                    _ => None,
-                };
-                let out_planned = matches!(rec.out_loc, Loc::Slot(_));
                 // Split the shared I/O tensors: the output mutably, the rest shared.
                 let mut shared_out: Option<&mut Tensor<'a>> = None;
                 let mut shared_in: [Option<&Tensor<'a>>; MAX_IO] = [None; MAX_IO];
-                for (k, t) in io.iter_mut().enumerate() {
-                    if Some(k) == out_shared {
-                        shared_out = t.as_mut();
-                    } else {
-                        shared_in[k] = t.as_ref();
+                if shared_io {
+                    let out_shared = match rec.out_loc {
+                        Loc::Shared(k) => Some(k),
+                        _ => None,
+                    };
+                    for (k, t) in io.iter_mut().enumerate() {
+                        if Some(k) == out_shared {
+                            shared_out = t.as_mut();
+                        } else {
+                            shared_in[k] = t.as_ref();
+                        }
                     }
                 }
                 let r = with_views(p, i as u16, &slots[..n_slots], |views| {
@@ -902,48 +935,35 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                     } else {
                         (None, views)
                     };
-                    let mut ins = [In::ABSENT; MAX_OP_INPUTS];
-                    for k in 0..n_in.min(MAX_OP_INPUTS) {
-                        ins[k] = match role[k] {
-                            Loc::Absent => In::ABSENT,
-                            Loc::Slot(j) => {
-                                let j = if out_planned { j - 1 } else { j };
-                                in_views.get(j).map_or(In::ABSENT, In::arena)
-                            }
-                            Loc::Shared(s) => shared_in
+                    let mut ins = [In::Absent; MAX_OP_INPUTS];
+                    for k in 0..n_in {
+                        ins[k] = match rec.input(k) {
+                            Some(Loc::Slot(_)) => in_views
+                                .get(usize::from(view_of[k]))
+                                .map_or(In::Absent, In::Arena),
+                            Some(Loc::Shared(s)) => shared_in
                                 .get(s)
                                 .copied()
                                 .flatten()
-                                .map_or(In::ABSENT, In::arena),
-                            Loc::Model { offset, len } => {
-                                In::model(model.get(offset..offset + len).unwrap_or(&[]))
+                                .map_or(In::Absent, In::Arena),
+                            Some(Loc::Model { offset, len }) => {
+                                In::Model(model.get(offset..offset + len).unwrap_or(&[]))
                             }
+                            _ => In::Absent,
                         };
                     }
-                    let ins = &ins[..n_in.min(MAX_OP_INPUTS)];
+                    let ins = &ins[..n_in];
                     let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
-                        execute(
-                            &rec.prepared,
-                            name,
-                            (rec.multipliers, rec.shifts),
-                            ins,
-                            out,
-                        )
-                        .map_err(|error| RunError::Kernel { op: i, error })?;
+                        execute(&rec, ins, out)
+                            .map_err(|error| RunError::Kernel { op: i, error })?;
                         observe(i, rec.output, out.bytes());
                         Ok(())
                     };
                     match (out_view, shared_out) {
-                        (Some(o), _) => run(o)?,
-                        (None, Some(o)) => run(o)?,
-                        (None, None) => {
-                            return Err(RunError::Kernel {
-                                op: i,
-                                error: KernelError::unsupported(name, "output has no location"),
-                            })
-                        }
+                        (Some(o), _) => run(o),
+                        (None, Some(o)) => run(o),
+                        (None, None) => Err(RunError::Program { at }),
                     }
-                    Ok(())
                 })?;
                 r?;
             }

@@ -215,26 +215,34 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
     // The per-channel reference kernel does not apply the filter offset.
     let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
-    for b in 0..p.batches {
-        let row = &input[b * p.accum_depth..(b + 1) * p.accum_depth];
-        for oc in 0..p.output_depth {
-            let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
+    let (depth, io) = (p.accum_depth, p.input_offset);
+    let requantize = |acc: i32, oc: usize| {
+        let (m, s) = if p.per_channel {
+            (multipliers.at(oc), shifts.at(oc))
+        } else {
+            (multipliers.at(0), shifts.at(0))
+        };
+        let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+        v.clamp(p.act_min, p.act_max) as i8
+    };
+    let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
+    if depth == 0 {
+        for (i, o) in output.iter_mut().enumerate() {
+            *o = requantize(bias_at(i % p.output_depth), i % p.output_depth);
+        }
+        return Ok(());
+    }
+    let filter = &filter[..p.output_depth * depth];
+    for (row, orow) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(p.output_depth.max(1)))
+    {
+        for (oc, (weights, o)) in filter.chunks_exact(depth).zip(orow.iter_mut()).enumerate() {
             let mut acc: i32 = 0;
             for (&x, &w) in row.iter().zip(weights) {
-                acc = acc.wrapping_add(
-                    (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
-                );
+                acc = acc.wrapping_add((w.value() + filter_offset).wrapping_mul(i32::from(x) + io));
             }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias.at(oc));
-            }
-            let (m, s) = if p.per_channel {
-                (multipliers.at(oc), shifts.at(oc))
-            } else {
-                (multipliers.at(0), shifts.at(0))
-            };
-            let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
-            output[b * p.output_depth + oc] = v.clamp(p.act_min, p.act_max) as i8;
+            *o = requantize(acc.wrapping_add(bias_at(oc)), oc);
         }
     }
     Ok(())

@@ -131,27 +131,46 @@ impl Loc {
     }
 }
 
+/// Kind codes of operator records: which kernel, hence which parameter struct.
+pub(crate) const KIND_CONV: u32 = 1;
+pub(crate) const KIND_DEPTHWISE: u32 = 2;
+pub(crate) const KIND_FULLY_CONNECTED: u32 = 3;
+pub(crate) const KIND_AVERAGE_POOL: u32 = 4;
+pub(crate) const KIND_MAX_POOL: u32 = 5;
+pub(crate) const KIND_SOFTMAX: u32 = 6;
+pub(crate) const KIND_LOGISTIC: u32 = 7;
+pub(crate) const KIND_ADD: u32 = 8;
+pub(crate) const KIND_MUL: u32 = 9;
+pub(crate) const KIND_MEAN: u32 = 10;
+pub(crate) const KIND_PAD: u32 = 11;
+pub(crate) const KIND_CONCAT: u32 = 12;
+pub(crate) const KIND_TRANSPOSE: u32 = 13;
+pub(crate) const KIND_COPY: u32 = 14;
+pub(crate) const KIND_QUANTIZE: u32 = 15;
+pub(crate) const KIND_REQUANTIZE: u32 = 16;
+pub(crate) const KIND_DEQUANTIZE: u32 = 17;
+
 impl Prepared {
     /// The record's kind code.
     pub(crate) fn kind(&self) -> u32 {
         match self {
-            Prepared::Conv(_) => 1,
-            Prepared::Depthwise(_) => 2,
-            Prepared::FullyConnected(_) => 3,
-            Prepared::AveragePool(_) => 4,
-            Prepared::MaxPool(_) => 5,
-            Prepared::Softmax(_) => 6,
-            Prepared::Logistic(_) => 7,
-            Prepared::Add(_) => 8,
-            Prepared::Mul(_) => 9,
-            Prepared::Mean(_) => 10,
-            Prepared::Pad(..) => 11,
-            Prepared::Concat(_) => 12,
-            Prepared::Transpose(_) => 13,
-            Prepared::Copy => 14,
-            Prepared::Quantize(_) => 15,
-            Prepared::Requantize(_) => 16,
-            Prepared::Dequantize(_) => 17,
+            Prepared::Conv(_) => KIND_CONV,
+            Prepared::Depthwise(_) => KIND_DEPTHWISE,
+            Prepared::FullyConnected(_) => KIND_FULLY_CONNECTED,
+            Prepared::AveragePool(_) => KIND_AVERAGE_POOL,
+            Prepared::MaxPool(_) => KIND_MAX_POOL,
+            Prepared::Softmax(_) => KIND_SOFTMAX,
+            Prepared::Logistic(_) => KIND_LOGISTIC,
+            Prepared::Add(_) => KIND_ADD,
+            Prepared::Mul(_) => KIND_MUL,
+            Prepared::Mean(_) => KIND_MEAN,
+            Prepared::Pad(..) => KIND_PAD,
+            Prepared::Concat(_) => KIND_CONCAT,
+            Prepared::Transpose(_) => KIND_TRANSPOSE,
+            Prepared::Copy => KIND_COPY,
+            Prepared::Quantize(_) => KIND_QUANTIZE,
+            Prepared::Requantize(_) => KIND_REQUANTIZE,
+            Prepared::Dequantize(_) => KIND_DEQUANTIZE,
         }
     }
 
@@ -197,8 +216,10 @@ impl Prepared {
         }
     }
 
-    /// The parameters of kind `kind` from `w` (exactly its words).
-    #[inline]
+    /// The parameters of kind `kind` from `w` (exactly its words); the interpreter decodes
+    /// each kind's struct in its kernel's arm instead, this is the codec's whole-enum inverse of
+    /// [`Prepared::put`] (tests).
+    #[cfg(test)]
     pub(crate) fn get(kind: u32, w: &[u32]) -> Option<Prepared> {
         if Prepared::param_words(kind)? != w.len() {
             return None;
@@ -229,6 +250,20 @@ impl Prepared {
     }
 }
 
+impl OpRecord<'_> {
+    /// Number of inputs.
+    #[inline]
+    pub(crate) fn n_inputs(&self) -> usize {
+        self.inputs.len() / LOC_WORDS
+    }
+
+    /// Location of input `k`.
+    #[inline]
+    pub(crate) fn input(&self, k: usize) -> Option<Loc> {
+        Loc::get(self.inputs.get(k * LOC_WORDS..(k + 1) * LOC_WORDS)?)
+    }
+}
+
 /// A program as the interpreter reads it: the header checked once ([`Program::new`]), every
 /// other read bounds-checked.
 #[derive(Clone, Copy)]
@@ -236,18 +271,20 @@ pub(crate) struct Program<'w> {
     w: &'w [u32],
 }
 
-/// One operator record, decoded.
+/// One operator record, decoded (its parameters stay words, decoded by the kernel's arm).
 pub(crate) struct OpRecord<'w> {
     /// Builtin operator code.
     pub builtin: i32,
+    /// Kind code ([`KIND_CONV`], ...).
+    pub kind: u32,
+    /// The kernel's parameters ([`Prepared::param_words`] words).
+    pub params: &'w [u32],
     /// Output tensor index (for observers).
     pub output: usize,
     /// Output location.
     pub out_loc: Loc,
     /// Input locations, [`LOC_WORDS`] each.
     pub inputs: &'w [u32],
-    /// The kernel and its parameters.
-    pub prepared: Prepared,
     /// Multipliers.
     pub multipliers: &'w [u32],
     /// Shifts.
@@ -338,15 +375,15 @@ impl<'w> Program<'w> {
         if p_at + pw + 2 * n != len {
             return None;
         }
-        let prepared = Prepared::get(kind, &rec[p_at..p_at + pw])?;
         let t = p_at + pw;
         Some((
             OpRecord {
                 builtin,
+                kind,
+                params: &rec[p_at..t],
                 output,
                 out_loc,
                 inputs: &rec[OP_HEAD_WORDS..p_at],
-                prepared,
                 multipliers: &rec[t..t + n],
                 shifts: &rec[t + n..t + 2 * n],
             },
