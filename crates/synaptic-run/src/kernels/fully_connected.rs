@@ -181,6 +181,13 @@ impl FullyConnectedParams {
     }
 }
 
+/// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
+#[inline(always)]
+fn requantize(acc: i32, m: i32, s: i32, p: &FullyConnectedParams) -> i8 {
+    let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+    v.max(p.act_min).min(p.act_max) as i8
+}
+
 /// FULLY_CONNECTED, int8.
 pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
@@ -215,34 +222,35 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
     // The per-channel reference kernel does not apply the filter offset.
     let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
-    let (depth, io) = (p.accum_depth, p.input_offset);
-    let requantize = |acc: i32, oc: usize| {
-        let (m, s) = if p.per_channel {
+    let (depth, io, od) = (p.accum_depth, p.input_offset, p.output_depth);
+    // Per-tensor: one multiplier for every output (the table has one entry, checked above).
+    let (m0, s0) = (multipliers.at(0), shifts.at(0));
+    let table = |oc: usize| {
+        if p.per_channel {
             (multipliers.at(oc), shifts.at(oc))
         } else {
-            (multipliers.at(0), shifts.at(0))
-        };
-        let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
-        v.clamp(p.act_min, p.act_max) as i8
+            (m0, s0)
+        }
     };
     let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
     if depth == 0 {
         for (i, o) in output.iter_mut().enumerate() {
-            *o = requantize(bias_at(i % p.output_depth), i % p.output_depth);
+            let (m, s) = table(i % od);
+            *o = requantize(bias_at(i % od), m, s, p);
         }
         return Ok(());
     }
-    let filter = &filter[..p.output_depth * depth];
-    for (row, orow) in input
-        .chunks_exact(depth)
-        .zip(output.chunks_exact_mut(p.output_depth.max(1)))
-    {
-        for (oc, (weights, o)) in filter.chunks_exact(depth).zip(orow.iter_mut()).enumerate() {
+    for (row, orow) in input.chunks_exact(depth).zip(output.chunks_exact_mut(od.max(1))) {
+        for (oc, o) in orow.iter_mut().enumerate() {
+            let (row, weights) = (&row[..depth], &filter[oc * depth..][..depth]);
             let mut acc: i32 = 0;
-            for (&x, &w) in row.iter().zip(weights) {
-                acc = acc.wrapping_add((w.value() + filter_offset).wrapping_mul(i32::from(x) + io));
+            for i in 0..depth {
+                acc = acc.wrapping_add(
+                    (weights[i].value() + filter_offset).wrapping_mul(i32::from(row[i]) + io),
+                );
             }
-            *o = requantize(acc.wrapping_add(bias_at(oc)), oc);
+            let (m, s) = table(oc);
+            *o = requantize(acc.wrapping_add(bias_at(oc)), m, s, p);
         }
     }
     Ok(())
