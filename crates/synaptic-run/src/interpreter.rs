@@ -350,6 +350,46 @@ macro_rules! binary {
     };
 }
 
+/// An operator's inputs, resolved when a kernel asks for one (no array of them is built).
+struct Inputs<'x, 't> {
+    rec: &'x OpRecord<'x>,
+    /// The views of the planned inputs (the output's excluded).
+    views: &'x [Tensor<'t>],
+    /// Index in `views` of each planned input.
+    view_of: &'x [u8; MAX_OP_INPUTS],
+    /// Graph I/O tensors in the SHARED region (inputs then outputs; the output's excluded).
+    shared: &'x [Option<&'x Tensor<'t>>; MAX_IO],
+    model: &'x [u8],
+}
+
+impl<'x, 't> Inputs<'x, 't> {
+    fn len(&self) -> usize {
+        self.rec.n_inputs()
+    }
+
+    /// Input `k` (absent past the last).
+    #[inline]
+    fn get(&self, k: usize) -> In<'x, 't> {
+        match self.rec.input(k) {
+            Some(Loc::Slot(_)) => self
+                .view_of
+                .get(k)
+                .and_then(|&j| self.views.get(usize::from(j)))
+                .map_or(In::Absent, In::Arena),
+            Some(Loc::Shared(s)) => self
+                .shared
+                .get(s)
+                .copied()
+                .flatten()
+                .map_or(In::Absent, In::Arena),
+            Some(Loc::Model { offset, len }) => {
+                In::Model(self.model.get(offset..offset + len).unwrap_or(&[]))
+            }
+            _ => In::Absent,
+        }
+    }
+}
+
 /// Decodes the parameters of a record (`Words` of the kernel's struct).
 #[inline(always)]
 fn params<T: Words>(w: &[u32], ty: KernelError) -> Result<T, KernelError> {
@@ -361,21 +401,16 @@ fn params<T: Words>(w: &[u32], ty: KernelError) -> Result<T, KernelError> {
 
 /// Runs operator record `rec`'s kernel on resolved buffers: its parameters are decoded here,
 /// from the program's words, as the kernel needs them.
-fn execute(rec: &OpRecord<'_>, ins: &[In<'_, '_>], out: &mut Tensor<'_>) -> Result<(), KernelError> {
+fn execute(rec: &OpRecord<'_>, ins: &Inputs<'_, '_>, out: &mut Tensor<'_>) -> Result<(), KernelError> {
     let ty = || {
         KernelError::unsupported(
             synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN"),
             "tensor type or program differs from load",
         )
     };
-    let x = |k: usize| ins.get(k).and_then(|i| i.i8()).ok_or_else(ty);
-    let bias = |k: usize| {
-        ins.get(k)
-            .map(|i| i.bytes())
-            .filter(|b| !b.is_empty())
-            .map(LeI32)
-    };
-    let w = |k: usize| ins.get(k).map_or(&[][..], |i| i.bytes());
+    let x = |k: usize| ins.get(k).i8().ok_or_else(ty);
+    let bias = |k: usize| Some(ins.get(k).bytes()).filter(|b| !b.is_empty()).map(LeI32);
+    let w = |k: usize| ins.get(k).bytes();
     let (m, s) = (rec.multipliers, rec.shifts);
     let pw = rec.params;
     match rec.kind {
@@ -415,13 +450,13 @@ fn execute(rec: &OpRecord<'_>, ins: &[In<'_, '_>], out: &mut Tensor<'_>) -> Resu
         program::KIND_ADD => {
             let pp: elementwise::AddParams = params(pw, ty())?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
-            let (a, b) = (*ins.first().ok_or_else(ty)?, *ins.get(1).ok_or_else(ty)?);
+            let (a, b) = (ins.get(0), ins.get(1));
             binary!(a, b, |x, y| elementwise::add(&pp, x, y, o))
         }
         program::KIND_MUL => {
             let pp: elementwise::MulParams = params(pw, ty())?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
-            let (a, b) = (*ins.first().ok_or_else(ty)?, *ins.get(1).ok_or_else(ty)?);
+            let (a, b) = (ins.get(0), ins.get(1));
             binary!(a, b, |x, y| elementwise::mul(&pp, x, y, o))
         }
         program::KIND_MEAN => {
@@ -444,7 +479,7 @@ fn execute(rec: &OpRecord<'_>, ins: &[In<'_, '_>], out: &mut Tensor<'_>) -> Resu
             let n = ins.len().min(MAX_OP_INPUTS);
             // Every input's axis length from its byte count: outer × n × inner elements.
             for k in 0..n {
-                refs[k] = ins[k].bytes();
+                refs[k] = ins.get(k).bytes();
                 sizes[k] = refs[k].len() / (pp.outer * pp.inner).max(1);
             }
             let bytes = layout::ConcatParams {
@@ -459,12 +494,12 @@ fn execute(rec: &OpRecord<'_>, ins: &[In<'_, '_>], out: &mut Tensor<'_>) -> Resu
         }
         program::KIND_COPY => {
             let name = synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN");
-            layout::copy(name, ins.first().ok_or_else(ty)?.bytes(), out.bytes_mut())
+            layout::copy(name, ins.get(0).bytes(), out.bytes_mut())
         }
         program::KIND_QUANTIZE => {
             let q: QuantParams = params(pw, ty())?;
-            let input = match ins.first() {
-                Some(In::Arena(t)) => t.as_slice::<f32>().map_err(|_| ty())?,
+            let input = match ins.get(0) {
+                In::Arena(t) => t.as_slice::<f32>().map_err(|_| ty())?,
                 _ => return Err(ty()),
             };
             quantize::quantize_f32(q, input, out.as_mut_slice::<i8>().map_err(|_| ty())?)
@@ -935,26 +970,15 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                     } else {
                         (None, views)
                     };
-                    let mut ins = [In::Absent; MAX_OP_INPUTS];
-                    for k in 0..n_in {
-                        ins[k] = match rec.input(k) {
-                            Some(Loc::Slot(_)) => in_views
-                                .get(usize::from(view_of[k]))
-                                .map_or(In::Absent, In::Arena),
-                            Some(Loc::Shared(s)) => shared_in
-                                .get(s)
-                                .copied()
-                                .flatten()
-                                .map_or(In::Absent, In::Arena),
-                            Some(Loc::Model { offset, len }) => {
-                                In::Model(model.get(offset..offset + len).unwrap_or(&[]))
-                            }
-                            _ => In::Absent,
-                        };
-                    }
-                    let ins = &ins[..n_in];
+                    let ins = Inputs {
+                        rec: &rec,
+                        views: in_views,
+                        view_of: &view_of,
+                        shared: &shared_in,
+                        model,
+                    };
                     let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
-                        execute(&rec, ins, out)
+                        execute(&rec, &ins, &mut *out)
                             .map_err(|error| RunError::Kernel { op: i, error })?;
                         observe(i, rec.output, out.bytes());
                         Ok(())

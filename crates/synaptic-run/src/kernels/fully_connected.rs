@@ -11,7 +11,7 @@
 
 use super::{Int32s, Int8};
 use crate::error::KernelError;
-use crate::math::{activation_range_i8, multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::math::{activation_range_i8, quantize_multiplier, Requantizer};
 use crate::math::{Activation, QuantParams};
 
 const OP: &str = "FULLY_CONNECTED";
@@ -183,8 +183,8 @@ impl FullyConnectedParams {
 
 /// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
 #[inline(always)]
-fn requantize(acc: i32, m: i32, s: i32, p: &FullyConnectedParams) -> i8 {
-    let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
+    let v = r.apply(acc).wrapping_add(p.output_offset);
     v.max(p.act_min).min(p.act_max) as i8
 }
 
@@ -223,34 +223,40 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     // The per-channel reference kernel does not apply the filter offset.
     let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
     let (depth, io, od) = (p.accum_depth, p.input_offset, p.output_depth);
-    // Per-tensor: one multiplier for every output (the table has one entry, checked above).
-    let (m0, s0) = (multipliers.at(0), shifts.at(0));
+    // Per-tensor: one requantization for every output (the table has one entry, checked above).
+    let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
     let table = |oc: usize| {
         if p.per_channel {
-            (multipliers.at(oc), shifts.at(oc))
+            Requantizer::new(multipliers.at(oc), shifts.at(oc))
         } else {
-            (m0, s0)
+            r0
         }
     };
     let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
     if depth == 0 {
         for (i, o) in output.iter_mut().enumerate() {
-            let (m, s) = table(i % od);
-            *o = requantize(bias_at(i % od), m, s, p);
+            *o = requantize(bias_at(i % od), &table(i % od), p);
         }
         return Ok(());
     }
     for (row, orow) in input.chunks_exact(depth).zip(output.chunks_exact_mut(od.max(1))) {
+        let row = &row[..depth];
         for (oc, o) in orow.iter_mut().enumerate() {
-            let (row, weights) = (&row[..depth], &filter[oc * depth..][..depth]);
+            let weights = &filter[oc * depth..][..depth];
             let mut acc: i32 = 0;
-            for i in 0..depth {
-                acc = acc.wrapping_add(
-                    (weights[i].value() + filter_offset).wrapping_mul(i32::from(row[i]) + io),
-                );
+            if filter_offset == 0 {
+                // The usual case (symmetric int8 weights, and every per-channel filter).
+                for i in 0..depth {
+                    acc = acc.wrapping_add(weights[i].value().wrapping_mul(i32::from(row[i]) + io));
+                }
+            } else {
+                for i in 0..depth {
+                    acc = acc.wrapping_add(
+                        (weights[i].value() + filter_offset).wrapping_mul(i32::from(row[i]) + io),
+                    );
+                }
             }
-            let (m, s) = table(oc);
-            *o = requantize(acc.wrapping_add(bias_at(oc)), m, s, p);
+            *o = requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p);
         }
     }
     Ok(())
