@@ -111,7 +111,8 @@ fn word_lines(words: &[u32], suffix: &str) -> String {
     s
 }
 
-const PROGRAM_DOC: &str = "synaptic-run's compiled program of this model and I/O placement: every operator's prepared \
+const PROGRAM_DOC: &str =
+    "synaptic-run's compiled program of this model and I/O placement: every operator's prepared \
      parameters, requantization multipliers and shifts, and tensor locations (verified against \
      the model at load).";
 

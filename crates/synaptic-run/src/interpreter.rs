@@ -286,9 +286,11 @@ impl Memory {
 
     /// The arena (in bytes) that holds exactly this model: persistent + planned + the scratch
     /// the kernels need, for [`synaptic_mem::Arena::exact`] with a pool of
-    /// [`Memory::scratch`] bytes (no Kconfig floors: an arena sized from a plan).
+    /// [`Memory::scratch`] bytes (no Kconfig floors: an arena sized from a plan). At least the
+    /// smallest arena the core accepts (one descriptor's span and 16 bytes): with the program
+    /// in flash and graph I/O in the SHARED region a model may need no arena byte at all.
     pub fn arena_bytes(&self) -> usize {
-        self.persistent + self.planned + self.scratch
+        (self.persistent + self.planned + self.scratch).max(synaptic_mem::DESC_SPAN + 16)
     }
 
     /// The arena (in bytes) on the Kconfig path ([`synaptic_mem::Arena::with_scratch`]) with a
@@ -401,7 +403,11 @@ fn params<T: Words>(w: &[u32], ty: KernelError) -> Result<T, KernelError> {
 
 /// Runs operator record `rec`'s kernel on resolved buffers: its parameters are decoded here,
 /// from the program's words, as the kernel needs them.
-fn execute(rec: &OpRecord<'_>, ins: &Inputs<'_, '_>, out: &mut Tensor<'_>) -> Result<(), KernelError> {
+fn execute(
+    rec: &OpRecord<'_>,
+    ins: &Inputs<'_, '_>,
+    out: &mut Tensor<'_>,
+) -> Result<(), KernelError> {
     let ty = || {
         KernelError::unsupported(
             synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN"),
@@ -409,7 +415,11 @@ fn execute(rec: &OpRecord<'_>, ins: &Inputs<'_, '_>, out: &mut Tensor<'_>) -> Re
         )
     };
     let x = |k: usize| ins.get(k).i8().ok_or_else(ty);
-    let bias = |k: usize| Some(ins.get(k).bytes()).filter(|b| !b.is_empty()).map(LeI32);
+    let bias = |k: usize| {
+        Some(ins.get(k).bytes())
+            .filter(|b| !b.is_empty())
+            .map(LeI32)
+    };
     let w = |k: usize| ins.get(k).bytes();
     let (m, s) = (rec.multipliers, rec.shifts);
     let pw = rec.params;
@@ -465,7 +475,12 @@ fn execute(rec: &OpRecord<'_>, ins: &Inputs<'_, '_>, out: &mut Tensor<'_>) -> Re
         }
         program::KIND_PAD => {
             let (pp, value): (layout::PadParams, i8) = params(pw, ty())?;
-            layout::pad(&pp, x(0)?, value, out.as_mut_slice::<i8>().map_err(|_| ty())?)
+            layout::pad(
+                &pp,
+                x(0)?,
+                value,
+                out.as_mut_slice::<i8>().map_err(|_| ty())?,
+            )
         }
         program::KIND_CONCAT => {
             let pp: layout::ConcatParams = params(pw, ty())?;
@@ -515,7 +530,6 @@ fn execute(rec: &OpRecord<'_>, ins: &Inputs<'_, '_>, out: &mut Tensor<'_>) -> Re
         _ => Err(ty()),
     }
 }
-
 
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
 /// per call; this picks the size at run time).

@@ -527,7 +527,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             };
             write_file(&output, &emit_with_program(&a, lang, program.as_deref()))?;
             if let Some(w) = &program {
-                eprintln!("wrote the compiled program ({} words, {} B of flash)", w.len(), 4 * w.len());
+                eprintln!(
+                    "wrote the compiled program ({} words, {} B of flash)",
+                    w.len(),
+                    4 * w.len()
+                );
             }
             eprintln!(
                 "wrote {} slots ({} B ephemeral region) to {}",
@@ -665,7 +669,8 @@ fn run_model(
     // --op-data flash: the program compiled here, as `synmem emit` writes it for firmware.
     let program = match op_data {
         OpDataArg::Flash => {
-            let mut w = vec![0u32; synaptic_run::program::compiled_len(&bytes, run_io).map_err(load_err)?];
+            let mut w =
+                vec![0u32; synaptic_run::program::compiled_len(&bytes, run_io).map_err(load_err)?];
             synaptic_run::program::compile(&bytes, run_io, &mut w).map_err(load_err)?;
             Some(w)
         }
@@ -693,7 +698,9 @@ fn run_model(
             .set_shared_region(&mut shared)
             .map_err(|e| Failure(e.to_string(), 1))?;
         let (loader, _) = arena.split();
-        load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?.memory()
+        load(&bytes, program.as_deref(), loader, plan, run_io)
+            .map_err(load_err)?
+            .memory()
     };
     let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
     let size = arena.unwrap_or(need.kconfig_arena_bytes(pool));

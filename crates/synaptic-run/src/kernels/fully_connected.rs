@@ -239,7 +239,10 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         }
         return Ok(());
     }
-    for (row, orow) in input.chunks_exact(depth).zip(output.chunks_exact_mut(od.max(1))) {
+    for (row, orow) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(od.max(1)))
+    {
         let row = &row[..depth];
         for (oc, o) in orow.iter_mut().enumerate() {
             let weights = &filter[oc * depth..][..depth];

@@ -71,10 +71,9 @@ impl Emit<'_> {
             Mode::Check(given) => match given.get(at) {
                 Some(&g) if g == v => Ok(()),
                 Some(_) => Err(self.mismatch(what, at)),
-                None => Err(self.mismatch(
-                    "the program is shorter than the model's (truncated)",
-                    at,
-                )),
+                None => {
+                    Err(self.mismatch("the program is shorter than the model's (truncated)", at))
+                }
             },
         }
     }
@@ -173,7 +172,10 @@ pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(
         word,
     };
     let Some(hd) = program.get(..HEADER_WORDS) else {
-        return Err(bad("shorter than a program header (truncated)", program.len()));
+        return Err(bad(
+            "shorter than a program header (truncated)",
+            program.len(),
+        ));
     };
     if hd[h::MAGIC] != MAGIC {
         return Err(bad("not a synaptic-run program (magic)", h::MAGIC));
@@ -374,7 +376,15 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         e.push_usize(n)?;
         for k in 0..v.n_in {
             let l = match usize::try_from(v.inputs[k]) {
-                Ok(t) => loc_of(model, &g, placement, e, n_slots, t, &tinfo(&g.model, &g.sg, t)?)?,
+                Ok(t) => loc_of(
+                    model,
+                    &g,
+                    placement,
+                    e,
+                    n_slots,
+                    t,
+                    &tinfo(&g.model, &g.sg, t)?,
+                )?,
                 Err(_) => Loc::Absent,
             };
             push_loc(e, l)?;

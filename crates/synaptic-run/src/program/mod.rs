@@ -48,7 +48,9 @@ pub use compile::{compile, compiled_len, fingerprint, verify};
 use synaptic_mem::DType;
 
 use crate::interpreter::IoPlacement;
-use crate::kernels::{activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce};
+use crate::kernels::{
+    activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce,
+};
 use crate::math::QuantParams;
 use codec::Words;
 use prepare::Prepared;
@@ -389,5 +391,103 @@ impl<'w> Program<'w> {
             },
             at + len,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::codec::Words;
+    use super::*;
+    use crate::kernels::Dims;
+
+    /// Every operator record of every committed single-operator model and shared model:
+    /// its parameters decode ([`Prepared::get`]) and encode back to the same words, and every
+    /// kind (so every `*Params` struct) is among them.
+    #[test]
+    fn every_params_struct_round_trips() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = std::fs::read_dir(root.join("tests/models"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        for m in [
+            "person_detect",
+            "micro_speech_quantized",
+            "kws_ref_model",
+            "hello_world_int8",
+        ] {
+            let p = root
+                .join("../../../shared/models")
+                .join(std::format!("{m}.tflite"));
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+        let mut seen = [false; 18];
+        for f in files {
+            let bytes = std::fs::read(&f).unwrap();
+            let n = compiled_len(&bytes, IoPlacement::Plan).unwrap();
+            let mut w = std::vec![0u32; n];
+            compile(&bytes, IoPlacement::Plan, &mut w).unwrap();
+            let p = Program::new(&w).unwrap();
+            let mut at = p.header(h::OPS_AT);
+            for _ in 0..p.ops() {
+                let (rec, next) = p.op(at).unwrap();
+                let prep = Prepared::get(rec.kind, rec.params).unwrap_or_else(|| {
+                    panic!("{}: kind {} does not decode", f.display(), rec.kind)
+                });
+                assert_eq!(prep.kind(), rec.kind);
+                let mut again = std::vec![0u32; rec.params.len()];
+                assert!(prep.put(&mut again));
+                assert_eq!(again, rec.params, "{}: kind {}", f.display(), rec.kind);
+                // One word short or long is refused, never read past.
+                assert!(
+                    Prepared::get(rec.kind, &rec.params[..rec.params.len().saturating_sub(1)])
+                        .is_none()
+                        || rec.params.is_empty()
+                );
+                seen[rec.kind as usize] = true;
+                at = next;
+            }
+            assert_eq!(at, w.len());
+        }
+        for k in 1..=17 {
+            assert!(seen[k], "kind {k} is in no test model");
+        }
+    }
+
+    #[test]
+    fn words_refuse_what_no_value_encodes() {
+        assert_eq!(bool::get(&[2]), None);
+        assert_eq!(bool::get(&[1]), Some(true));
+        assert_eq!(i8::get(&[200]), None);
+        assert_eq!(i8::get(&[(-5i32) as u32]), Some(-5));
+        assert_eq!(u32::get(&[]), None);
+        let mut w = [0u32; 1];
+        assert!(!usize::MAX.put(&mut w) || usize::BITS == 32);
+        let d = Dims::new("T", &[2, 3]).unwrap();
+        let mut w = [0u32; Dims::N];
+        assert!(d.put(&mut w));
+        assert_eq!(Dims::get(&w), Some(d));
+        w[0] = 7; // rank over MAX_DIMS
+        assert_eq!(Dims::get(&w), None);
+        assert_eq!(<[i32; 2]>::get(&[1]), None);
+        assert_eq!(<(i32, i32)>::get(&[1, 2]), Some((1, 2)));
+        assert_eq!(Loc::get(&[4, 0, 0]), None);
+        assert_eq!(
+            Loc::get(&[3, 10, 20]),
+            Some(Loc::Model {
+                offset: 10,
+                len: 20
+            })
+        );
+        assert!(Prepared::get(99, &[]).is_none());
+        assert_eq!(
+            Prepared::get(KIND_COPY, &[]).map(|p| p.kind()),
+            Some(KIND_COPY)
+        );
     }
 }

@@ -36,7 +36,11 @@ impl TInfo<'_> {
     }
 }
 
-pub(crate) fn tinfo<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TInfo<'m>, LoadError> {
+pub(crate) fn tinfo<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+) -> Result<TInfo<'m>, LoadError> {
     let tt = sg.tensor(t)?;
     let ty = tt.tensor_type()?;
     let shape = tt.shape()?;
@@ -695,7 +699,6 @@ pub(crate) fn core_size(t: TensorType) -> usize {
     }
 }
 
-
 /// The model's main subgraph and its I/O, as the loader reads it (a few handles).
 #[derive(Clone, Copy)]
 pub(crate) struct Graph<'m> {
@@ -834,4 +837,3 @@ impl<'m> Graph<'m> {
             .sum()
     }
 }
-
