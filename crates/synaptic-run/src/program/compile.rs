@@ -285,6 +285,11 @@ const MAX_PARAM_WORDS: usize = 64;
 fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
     let g = Graph::open(model)?;
     let n_io = g.n_inputs + g.n_outputs;
+    // Every operator implemented, before anything about tensors: an unsupported model is
+    // refused naming its first unsupported operator.
+    for i in 0..g.n_ops {
+        op_view(&g.model, &g.sg, i, g.n_tensors)?;
+    }
 
     // Header.
     e.push(MAGIC)?;
