@@ -244,8 +244,13 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         .zip(output.chunks_exact_mut(od.max(1)))
     {
         let row = &row[..depth];
+        // The filter holds at least `od * depth` values (checked above).
+        let mut filter_rows = filter.chunks_exact(depth);
         for (oc, o) in orow.iter_mut().enumerate() {
-            let weights = &filter[oc * depth..][..depth];
+            let Some(weights) = filter_rows.next() else {
+                break;
+            };
+            let weights = &weights[..depth];
             let mut acc: i32 = 0;
             if filter_offset == 0 {
                 // The usual case (symmetric int8 weights, and every per-channel filter).
