@@ -181,9 +181,11 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
     let mut output = vec![0u8; net.output_bytes()];
     net.invoke(&mut runner, &input, &mut output)
         .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
-    assert_eq!(output, output_ram, "{path}: program in flash and in RAM disagree");
+    assert_eq!(
+        output, output_ram,
+        "{path}: program in flash and in RAM disagree"
+    );
     let memory = net.memory();
-    drop(net);
     Hosted {
         program: words,
         memory_ram,

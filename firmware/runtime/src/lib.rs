@@ -198,9 +198,11 @@ fn infer(
     let (size, plan, program) = match (placement, op_data) {
         (IoPlacement::Plan, OpData::Flash) => (spec.arena_plan, spec.plan, Some(spec.program)),
         (IoPlacement::Plan, OpData::Ram) => (spec.arena_plan_ram, spec.plan, None),
-        (IoPlacement::Shared, OpData::Flash) => {
-            (spec.arena_shared, spec.shared_plan, Some(spec.shared_program))
-        }
+        (IoPlacement::Shared, OpData::Flash) => (
+            spec.arena_shared,
+            spec.shared_plan,
+            Some(spec.shared_program),
+        ),
         (IoPlacement::Shared, OpData::Ram) => (spec.arena_shared, spec.shared_plan, None),
     };
     let mut arena =
