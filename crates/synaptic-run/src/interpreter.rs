@@ -5,17 +5,20 @@
 //! | data | where | when |
 //! |---|---|---|
 //! | weights, biases, constant operands | the model bytes (flash), read in place | never copied |
-//! | per-operator constant data: requantization multipliers and shifts | one PERSISTENT `int32` tensor | computed once at load |
-//! | tensor → location map (plan slot, shared I/O, constant) | one PERSISTENT `int16` tensor | computed once at load |
+//! | per-operator data: prepared parameters, tensor locations (plan slot, shared I/O, model constant), requantization multipliers and shifts | the compiled program ([`crate::program`]): in flash beside the model ([`Interpreter::with_program`], verified at load) or one PERSISTENT tensor ([`Interpreter::new`], compiled at load) | prepared once |
 //! | activations | the plan's EPHEMERAL region, at the planned offsets ([`Runner::planned`]) | per inference |
 //! | graph input/output | the SHARED region ([`IoPlacement::Shared`]) or plan slots ([`IoPlacement::Plan`]) | allocated at load / per inference |
 //! | kernel temporaries | the scratch pool ([`synaptic_mem::Inference::scratch`]) | none of the 17 kernels needs one |
 //!
 //! The interpreter object itself (outside the arena, like TFLM's `MicroInterpreter`) holds a
-//! handful of handles and no per-operator state: the small scalar parameters of each operator
-//! (offsets, clamps, shapes: the `*Params` structs) are prepared again from the model before
-//! each operator runs, by the same code that validated them at load, so they cannot disagree.
-//! Only the per-channel tables — the bulk of TFLM's per-operator persistent buffers — are kept.
+//! handful of handles and no per-operator state. An inference reads the program, never the
+//! flatbuffer's metadata: each operator's record gives its kernel, its parameters (decoded from
+//! the record's words in the kernel's arm), where its inputs and output are and its table. Both
+//! constructors run the same inference code.
+//!
+//! [`Memory`] maps the figures: `tables` is the program's PERSISTENT tensor (0 with a program in
+//! flash), `locations` is 0 (the locations are part of the program), `program_bytes` the
+//! program's size wherever it lives and `program_flash` the part outside the arena.
 //!
 //! ## The plan and the runtime agree on slots
 //!
@@ -29,8 +32,10 @@
 //!
 //! ## Validation
 //!
-//! [`Interpreter::new`] prepares every operator once: an unsupported operator, type, option or
-//! shape is a [`LoadError::Operator`] naming the operator index and what is missing.
+//! Loading compiles (or verifies) the program, which prepares every operator once: an
+//! unsupported operator, type, option or shape is a [`LoadError::Operator`] naming the
+//! operator index and what is missing; a program that is not this model's is a
+//! [`LoadError::Program`].
 
 // Loops index several parallel fixed-size arrays (roles, slots, locations) by one counter.
 #![allow(clippy::needless_range_loop)]
