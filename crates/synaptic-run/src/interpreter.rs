@@ -37,7 +37,7 @@
 //! operator index and what is missing; a program that is not this model's is a
 //! [`LoadError::Program`].
 
-// Loops index several parallel fixed-size arrays (roles, slots, locations) by one counter.
+// Loops index several parallel fixed-size arrays (slots, view indices) by one counter.
 #![allow(clippy::needless_range_loop)]
 
 use core::fmt;
