@@ -14,12 +14,17 @@
 # exits 0 only if everything matches. The script checks the printed checksum once more
 # against `synmem run --random 1 --io plan --output` on this machine.
 #
+# Each image embeds the model's compiled program (synaptic_run::program, the per-operator data)
+# in flash and loads with it (Interpreter::with_program: no per-operator RAM); it also runs the
+# RAM-program variant (Interpreter::new compiles the program at load into the arena).
+#
 # Output, per model:
-#   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>
+#   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>     (program in flash)
 #   state <model> <bytes>
+#   ram-program <model> <instructions-per-inference> <ram-bytes> <output-checksum>
 # then the other figures (shared-I/O RAM and instructions, arena calls, arena sizes, QEMU wall
-# time) and a comparison table with TFLM. ram-bytes = persistent (per-operator tables, tensor
-# location map, plan descriptors) + planned activations + scratch (0) + shared (0 with I/O in
+# time) and a comparison table with TFLM. ram-bytes = persistent (plan descriptors; with the
+# RAM program also the program) + planned activations + scratch (0) + shared (0 with I/O in
 # the plan): the exact need. The arena the core accepts today (Kconfig floors: arena >= 4096 B,
 # scratch pool >= 1024 B) is printed on the `arena` line.
 set -euo pipefail
@@ -98,15 +103,18 @@ for m in $models; do
   [ -f "$log/$m" ] || continue
   grep -E "^run $m " "$log/$m" || true
   grep -E "^state $m " "$log/$m" || true
+  grep -E "^ram-program $m " "$log/$m" || true
 done
 echo
 echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
 echo "# arena-calls <model> <instructions of the arena's own calls of one inference, replayed alone>;"
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
-echo "# load <model> <instructions of Interpreter::new>; op <model> <i> <instructions to the end of operator i>"
+echo "# load <model> <instructions of Interpreter::with_program (verifies the program)>;"
+echo "# load-ram-program <model> <instructions of Interpreter::new (compiles it into the arena)>;"
+echo "# program <model> <bytes of the program in flash>; op <model> <i> <instructions to the end of operator i>"
 for m in $models; do
   [ -f "$log/$m" ] || continue
-  grep -E "^(shared|arena-calls|arena|state-detail|load|op|counter|qemu-seconds) $m " "$log/$m" || true
+  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|op|counter|qemu-seconds) $m " "$log/$m" || true
 done
 
 echo
@@ -121,8 +129,8 @@ tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11
     "pretrainedResnet_quant": (824239521, 54340, 49152),
 }
 rows = []
-print("| model | instr (ours) | instr (TFLM) | ours/TFLM | RAM exact, I/O in plan | arena accepted today | RAM, I/O in SHARED | TFLM arena | bound | overhead ours/TFLM | arena calls | state |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| model | instr (ours) | instr (TFLM) | ours/TFLM | RAM exact, I/O in plan | arena accepted today | RAM, I/O in SHARED | TFLM arena | bound | overhead ours/TFLM | arena calls | state | instr, RAM program | RAM, RAM program | overhead, RAM program |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 ratios = []
 for m in models:
     p = os.path.join(log, m)
@@ -139,8 +147,10 @@ for m in models:
     ti, ta, lb = tflm[m]
     ov = (ram - lb) / (ta - lb)
     ratios.append(ov)
+    nr, rr = int(f["ram-program"][0]), int(f["ram-program"][1])
     print(f"| {m} | {n:,} | {ti:,} | {n / ti:.3f} | {ram:,} | {int(f['arena'][3]):,} | "
-          f"{int(f['shared'][1]):,} | {ta:,} | {lb:,} | {ov:.3f} | {int(f['arena-calls'][0]):,} | {f['state'][0]} |")
+          f"{int(f['shared'][1]):,} | {ta:,} | {lb:,} | {ov:.3f} | {int(f['arena-calls'][0]):,} | {f['state'][0]} | "
+          f"{nr:,} | {rr:,} | {(rr - lb) / (ta - lb):.3f} |")
 if ratios:
     g = 1.0
     for r in ratios:

@@ -8,11 +8,13 @@
 //!    repository) and fails the build with a clear message if it is absent;
 //! 2. plans the activations with `synaptic-plan` twice: graph I/O inside the plan and graph I/O
 //!    in the SHARED region;
-//! 3. loads and runs the model on the host with `synaptic-run` (both placements) on the input
+//! 3. compiles each placement's program (`synaptic_run::program::compile`, the per-operator
+//!    data) and loads and runs the model on the host with `synaptic-run` (both placements; the
+//!    program given from outside the arena, and compiled at load for the RAM figures) on the input
 //!    `synmem run --random $SYNAPTIC_SEED` would make (splitmix64; seed 1 by default): the
 //!    expected output bytes and the exact memory figures;
 //! 4. writes `$OUT_DIR/models.rs`: the model bytes (`include_bytes!`, 16-byte aligned, so in
-//!    flash), both plans as `const` tables, the input (flash), the expected output, the arena
+//!    flash), both plans as `const` tables, both programs as `static` words (flash), the input (flash), the expected output, the arena
 //!    sizes (exact need and what the core's floors accept) and the arena call sequence of one
 //!    inference (for timing the arena's own calls alone);
 //!
@@ -25,7 +27,7 @@ use std::path::PathBuf;
 
 use synaptic_mem::{Arena, ArenaBuffer};
 use synaptic_plan::{Analysis, IoPlacement, Model, SizingOptions};
-use synaptic_run::{Interpreter, IoPlacement as RunIo, Memory};
+use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Memory};
 use synaptic_tflite::TensorType;
 
 /// The scratch pool the core accepts at least (Kconfig floor); the kernels need none.
@@ -124,6 +126,10 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 
 /// One placement, planned and run on the host.
 struct Hosted {
+    /// The compiled program (per-operator data) of this placement.
+    program: Vec<u32>,
+    /// The memory with the program compiled at load into the arena (`Interpreter::new`).
+    memory_ram: Memory,
     slots: Vec<synaptic_mem::PlanSlot>,
     region: u32,
     ephemeral_tensors: Vec<usize>,
@@ -148,22 +154,45 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
         IoPlacement::Shared => RunIo::Shared,
         _ => RunIo::Plan,
     };
+    let n = program::compiled_len(bytes, run_io).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut words = vec![0u32; n];
+    program::compile(bytes, run_io, &mut words).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut buf = Box::new(ArenaBuffer::<{ synaptic_mem::MAX_ARENA_SIZE }>::new());
     let mut shared = vec![0u8; 1 << 20];
+    // The RAM-program variant: its figures and its output.
+    let (memory_ram, output_ram) = {
+        let mut arena = Arena::exact(buf.as_mut_slice(), POOL).expect("arena");
+        arena.set_shared_region(&mut shared).expect("shared region");
+        let (loader, mut runner) = arena.split();
+        let mut net = Interpreter::new(bytes, loader, plan, run_io)
+            .unwrap_or_else(|e| panic!("{path}: load failed: {e}"));
+        let input = random_input(seed, net.input_bytes());
+        let mut output = vec![0u8; net.output_bytes()];
+        net.invoke(&mut runner, &input, &mut output)
+            .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
+        (net.memory(), output)
+    };
     let mut arena = Arena::exact(buf.as_mut_slice(), POOL).expect("arena");
     arena.set_shared_region(&mut shared).expect("shared region");
     let (loader, mut runner) = arena.split();
-    let mut net = Interpreter::new(bytes, loader, plan, run_io)
+    let mut net = Interpreter::with_program(bytes, &words, loader, plan, run_io)
         .unwrap_or_else(|e| panic!("{path}: load failed: {e}"));
     let input = random_input(seed, net.input_bytes());
     let mut output = vec![0u8; net.output_bytes()];
     net.invoke(&mut runner, &input, &mut output)
         .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
+    assert_eq!(
+        output, output_ram,
+        "{path}: program in flash and in RAM disagree"
+    );
+    let memory = net.memory();
     Hosted {
+        program: words,
+        memory_ram,
         slots: plan.slots.to_vec(),
         region: plan.region_size,
         ephemeral_tensors: a.ephemeral_tensors.clone(),
-        memory: net.memory(),
+        memory,
         scratch_peak: runner.stats().scratch_peak,
         output,
         input_len: input.len(),
@@ -313,7 +342,10 @@ fn model_module(dir: &std::path::Path, name: &str, seed: u64, out: &std::path::P
     let pm = plan.memory;
     let sm = shared.memory;
     let shared_region = sm.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
-    let buf = accepted_arena(&pm).max(accepted_arena(&sm));
+    let pr = plan.memory_ram;
+    let buf = accepted_arena(&pm)
+        .max(accepted_arena(&sm))
+        .max(accepted_arena(&pr));
     let fnv = fnv1a(&plan.output);
     format!(
         "
@@ -338,13 +370,23 @@ pub mod {name} {{
 {shared_slots}    ];
     /// The plan with graph I/O in the SHARED region.
     pub const SHARED_PLAN: Plan<'static> = Plan {{ region_size: {shared_region_plan}, slots: &SHARED_PLAN_SLOTS }};
+    /// The compiled program with I/O in the plan (flash; `Interpreter::with_program`).
+    pub static PROGRAM: [u32; {n_prog}] = {prog:?};
+    /// The compiled program with I/O in the SHARED region (flash).
+    pub static SHARED_PROGRAM: [u32; {n_sprog}] = {sprog:?};
+    /// Exact RAM with I/O in the plan and the program compiled at load into the arena
+    /// (`Interpreter::new`).
+    pub const EXACT_PLAN_RAM_PROGRAM: usize = {exact_plan_ram};
+    /// The arena for that.
+    pub const ARENA_PLAN_RAM_PROGRAM: usize = {arena_plan_ram};
     /// The input (`synmem run --random SEED`), in flash.
     pub static INPUT: &[u8; {input_len}] = include_bytes!({input_path:?});
     /// The output the host computed (`synaptic-run` on the build machine).
     pub const EXPECTED: [u8; {output_len}] = {expected:?};
     /// FNV-1a of [`EXPECTED`].
     pub const EXPECTED_FNV: u32 = {fnv:#010x};
-    /// Exact RAM with I/O in the plan: persistent + planned + scratch (0) + shared (0).
+    /// Exact RAM with I/O in the plan (program in flash): persistent + planned + scratch (0)
+    /// + shared (0).
     pub const EXACT_PLAN: usize = {exact_plan};
     /// Exact RAM with I/O in the SHARED region: persistent + planned + scratch (0) + shared.
     pub const EXACT_SHARED: usize = {exact_shared};
@@ -378,6 +420,12 @@ pub mod {name} {{
         output_len = plan.output.len(),
         expected = plan.output,
         exact_plan = pm.total(),
+        n_prog = plan.program.len(),
+        prog = plan.program,
+        n_sprog = shared.program.len(),
+        sprog = shared.program,
+        exact_plan_ram = pr.total(),
+        arena_plan_ram = accepted_arena(&pr),
         exact_shared = sm.total(),
         arena_plan = accepted_arena(&pm),
         arena_shared = accepted_arena(&sm),

@@ -178,7 +178,8 @@ mod sealed {
 }
 
 /// A plain element type that tensor data can be viewed as (`i8`, `u8`, `i16`, `i32`, `f32`,
-/// `u16` for the raw bits of FLOAT16/BFLOAT16, `u8` for packed INT4 pairs).
+/// `u16` for the raw bits of FLOAT16/BFLOAT16, `u8` for packed INT4 pairs, `u32` for the raw
+/// words of INT32).
 ///
 /// Sealed: every implementor is valid for every bit pattern and has alignment ≤ 16.
 pub trait Element: Copy + sealed::Sealed + 'static {
@@ -202,4 +203,5 @@ element!(u8, DType::UInt8 | DType::Int4);
 element!(i16, DType::Int16);
 element!(u16, DType::Float16 | DType::BFloat16);
 element!(i32, DType::Int32);
+element!(u32, DType::Int32);
 element!(f32, DType::Float32);

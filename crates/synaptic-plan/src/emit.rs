@@ -66,10 +66,79 @@ fn comment_safe(s: &str) -> String {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn emit(analysis: &Analysis, lang: Lang) -> String {
-    match lang {
+    emit_with_program(analysis, lang, None)
+}
+
+/// [`emit`], followed by a model's compiled program when `program` is given: the per-operator
+/// data of synaptic-run (`synaptic_run::program::compile` for this model and the analysis's
+/// I/O placement), as a `static` array of `u32` words for flash (4-byte aligned, the
+/// alignment of `u32`): `pub static PROGRAM: [u32; N]` and `PROGRAM_WORDS` in Rust,
+/// `<prefix>_program[]` and `<PREFIX>_PROGRAM_WORDS` in C. The lines of [`emit`] are kept
+/// unchanged before it.
+pub fn emit_with_program(analysis: &Analysis, lang: Lang, program: Option<&[u32]>) -> String {
+    let mut s = match lang {
         Lang::Rust => emit_rust(analysis),
         Lang::C => emit_c(analysis),
+    };
+    if let Some(words) = program {
+        match lang {
+            Lang::Rust => program_rust(&mut s, words),
+            Lang::C => {
+                let p = c_prefix(&analysis.report.model);
+                let end = format!("#endif /* SYNMEM_PLAN_{p}_H */\n");
+                let body = s.strip_suffix(&end).map(str::to_owned);
+                if let Some(body) = body {
+                    s = body;
+                    program_c(&mut s, &p, words);
+                    s.push_str(&end);
+                }
+            }
+        }
     }
+    s
+}
+
+/// The words, eight per line, in hex.
+fn word_lines(words: &[u32], suffix: &str) -> String {
+    let mut s = String::new();
+    for chunk in words.chunks(8) {
+        s.push_str("   ");
+        for w in chunk {
+            let _ = write!(s, " 0x{w:08x}{suffix},");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+const PROGRAM_DOC: &str =
+    "synaptic-run's compiled program of this model and I/O placement: every operator's prepared \
+     parameters, requantization multipliers and shifts, and tensor locations (verified against \
+     the model at load).";
+
+fn program_rust(s: &mut String, words: &[u32]) {
+    let _ = writeln!(s, "/// Words of [`PROGRAM`].");
+    let _ = writeln!(s, "pub const PROGRAM_WORDS: usize = {};", words.len());
+    let _ = writeln!(s, "/// {PROGRAM_DOC}");
+    let _ = writeln!(
+        s,
+        "/// In flash: `Interpreter::with_program(model, &PROGRAM, loader, PLAN, io)`."
+    );
+    let _ = writeln!(s, "pub static PROGRAM: [u32; PROGRAM_WORDS] = [");
+    s.push_str(&word_lines(words, ""));
+    s.push_str("];\n");
+}
+
+fn program_c(s: &mut String, p: &str, words: &[u32]) {
+    let lp = p.to_ascii_lowercase();
+    let _ = writeln!(s, "/* {PROGRAM_DOC} */");
+    let _ = writeln!(s, "#define {p}_PROGRAM_WORDS {}u", words.len());
+    let _ = writeln!(
+        s,
+        "static const uint32_t {lp}_program[] SYNMEM_PLAN_UNUSED = {{"
+    );
+    s.push_str(&word_lines(words, "u"));
+    s.push_str("};\n\n");
 }
 
 fn header_lines(a: &Analysis) -> Vec<String> {

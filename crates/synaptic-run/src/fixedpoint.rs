@@ -24,7 +24,12 @@ pub fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
 #[inline]
 pub fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
     debug_assert!(exponent <= 31);
-    let mask = ((1i64 << exponent) - 1) as i32;
+    // (1 << exponent) - 1 in 32 bits (no 64-bit shift on a 32-bit core); all ones past 31.
+    let mask = if exponent < 32 {
+        (1u32 << exponent).wrapping_sub(1) as i32
+    } else {
+        -1
+    };
     let remainder = x & mask;
     let threshold = (mask >> 1) + i32::from(x < 0);
     (x >> exponent) + i32::from(remainder > threshold)

@@ -1,9 +1,10 @@
 //! # synaptic-run: int8 inference kernels, bit-exact with TensorFlow Lite Micro
 //!
 //! The SynapticOS runtime: [`Interpreter`] loads a `.tflite` model in place (weights stay in
-//! the model bytes, i.e. flash) into a synaptic-mem arena — per-operator requantization tables
-//! in the persistent region, activations through the core's planned path, graph I/O in the
-//! SHARED region or in the plan — and runs it ([`interpreter`] says where every byte lives).
+//! the model bytes, i.e. flash) into a synaptic-mem arena — per-operator data compiled once
+//! into a [`program`] (in flash beside the model, or in the persistent region), activations
+//! through the core's planned path, graph I/O in the SHARED region or in the plan — and runs
+//! it ([`interpreter`] says where every byte lives).
 //! The kernels are pure functions over slices and a parameter struct ([`kernels`]): inputs and
 //! weights are borrowed, outputs are `&mut` slices, the per-channel tables are slices the
 //! caller fills once. `#![no_std]`, no `alloc`, no `unsafe`; no kernel needs a scratch buffer.
@@ -53,6 +54,7 @@ pub mod fixedpoint;
 pub mod interpreter;
 pub mod kernels;
 pub mod math;
+pub mod program;
 
 pub use error::KernelError;
 pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError};

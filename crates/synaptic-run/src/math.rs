@@ -210,15 +210,50 @@ pub fn quantize_multiplier_greater_than_one(
 /// `x * multiplier * 2^(shift - 31)`, rounded.
 #[inline]
 pub fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
-    let left_shift = if shift > 0 { shift } else { 0 };
-    let right_shift = if shift > 0 { 0 } else { -shift };
-    rounding_divide_by_pot(
-        saturating_rounding_doubling_high_mul(
-            x.wrapping_mul(1i32.wrapping_shl(left_shift as u32)),
+    Requantizer::new(multiplier, shift).apply(x)
+}
+
+/// [`multiply_by_quantized_multiplier`] with everything that depends only on the multiplier
+/// and shift computed once (the left-shift factor, the right shift and its rounding mask), for
+/// kernels that requantize many values by the same entry. The arithmetic is the same.
+#[derive(Debug, Clone, Copy)]
+pub struct Requantizer {
+    multiplier: i32,
+    /// `2^left_shift` (wrapping, as TFLM's `x * (1 << left_shift)`).
+    left: i32,
+    /// The right shift of [`rounding_divide_by_pot`].
+    right: u32,
+    /// `2^right - 1` (all ones past 31, as [`rounding_divide_by_pot`]).
+    mask: i32,
+}
+
+impl Requantizer {
+    /// The requantization by `multiplier` and `shift`.
+    #[inline(always)]
+    pub fn new(multiplier: i32, shift: i32) -> Self {
+        let left_shift = if shift > 0 { shift } else { 0 };
+        let right = if shift > 0 { 0 } else { shift.wrapping_neg() } as u32;
+        Requantizer {
             multiplier,
-        ),
-        right_shift as u32,
-    )
+            left: 1i32.wrapping_shl(left_shift as u32),
+            right,
+            mask: if right < 32 {
+                (1u32 << right).wrapping_sub(1) as i32
+            } else {
+                -1
+            },
+        }
+    }
+
+    /// `MultiplyByQuantizedMultiplier(x, multiplier, shift)`.
+    #[inline(always)]
+    pub fn apply(&self, x: i32) -> i32 {
+        let v = saturating_rounding_doubling_high_mul(x.wrapping_mul(self.left), self.multiplier);
+        // RoundingDivideByPOT(v, right), with the mask precomputed.
+        let remainder = v & self.mask;
+        let threshold = (self.mask >> 1) + i32::from(v < 0);
+        v.wrapping_shr(self.right) + i32::from(remainder > threshold)
+    }
 }
 
 /// `MultiplyByQuantizedMultiplier(int64_t x, ...)`: the 64-bit-input form (16-bit-activation
@@ -506,3 +541,9 @@ mod tests {
         );
     }
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(QuantParams {
+    scale: f32,
+    zero_point: i32,
+});

@@ -142,9 +142,18 @@ fn kernels_check_slice_lengths() {
     };
     let p =
         conv::ConvParams::conv2d(&opts, &[1, 3, 3, 1], &[2, 1, 1, 1], &[1, 3, 3, 2], Q, Q).unwrap();
-    let (m, s) = ([1 << 30; 2], [0; 2]);
+    let (m, s): ([i32; 2], [i32; 2]) = ([1 << 30; 2], [0; 2]);
     let mut out = [0i8; 17];
-    let e = conv::conv2d(&p, &m, &s, &[0; 9], &[1i8, 1], None::<&[i32]>, &mut out).unwrap_err();
+    let e = conv::conv2d(
+        &p,
+        &m[..],
+        &s[..],
+        &[0; 9],
+        &[1i8, 1],
+        None::<&[i32]>,
+        &mut out,
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "CONV_2D: output has 17 elements, its shape needs 18"

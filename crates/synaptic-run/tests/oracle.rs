@@ -229,7 +229,7 @@ fn random_operator_sweep() {
 
 // ---------------------------------------------------------------------------------------------
 // Whole models on the arena: `synaptic_run::Interpreter` with activations in the planned
-// region, graph I/O in the SHARED region or in the plan, per-operator tables in the
+// region, graph I/O in the SHARED region or in the plan, per-operator data (the compiled program) in flash or in the
 // persistent region; every operator output read out of the arena at the operator that
 // produces it and compared with TFLM's byte for byte.
 
@@ -282,14 +282,19 @@ fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
     let runs = arena_inputs(name, &model, seeds);
     let blobs: Vec<Vec<u8>> = runs.iter().map(|(_, b)| b.clone()).collect();
     let dump = tflm_dump(&path, &blobs, &format!("arena-{name}"));
-    let mut configs: Vec<(IoPlacement, Option<u64>)> =
-        vec![(IoPlacement::Shared, None), (IoPlacement::Plan, None)];
+    // Both places of the per-operator data (the program in flash, or compiled into the arena)
+    // with both placements, plain and poisoned, without running everything four times.
+    use common::arena::OpData;
+    let mut configs: Vec<(IoPlacement, Option<u64>, OpData)> = vec![
+        (IoPlacement::Shared, None, OpData::Ram),
+        (IoPlacement::Plan, None, OpData::Flash),
+    ];
     for &p in poison {
-        configs.push((IoPlacement::Shared, Some(p)));
-        configs.push((IoPlacement::Plan, Some(p)));
+        configs.push((IoPlacement::Shared, Some(p), OpData::Flash));
+        configs.push((IoPlacement::Plan, Some(p), OpData::Ram));
     }
-    for (io, poison) in configs {
-        let (results, mem) = common::arena::run_on_arena(&bytes, io, &blobs, poison);
+    for (io, poison, op_data) in configs {
+        let (results, mem) = common::arena::run_on_arena(&bytes, io, &blobs, poison, op_data);
         let mut tensors = 0;
         let mut compared = 0;
         for (r, res) in results.iter().enumerate() {
@@ -317,7 +322,7 @@ fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
             assert_eq!(res.output, want, "{name} {io:?} {label}: graph output");
         }
         println!(
-            "arena {name} io={io:?}{}: {} runs ({}), {tensors} operator outputs, {compared} bytes equal to TFLM; persistent {} B, planned {} B, shared {} B",
+            "arena {name} io={io:?} op-data={op_data:?}{}: {} runs ({}), {tensors} operator outputs, {compared} bytes equal to TFLM; persistent {} B, planned {} B, shared {} B",
             poison.map_or(String::new(), |p| format!(" poisoned(seed {p:#x})")),
             results.len(),
             runs.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(", "),
@@ -376,7 +381,7 @@ fn arena_poisoned_every_target() {
 #[test]
 fn arena_ram_table() {
     println!(
-        "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>9}",
+        "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>9} {:>21}",
         "model",
         "io",
         "tables",
@@ -389,18 +394,21 @@ fn arena_ram_table() {
         "ram",
         "arena",
         "TFLM",
-        "overhead"
+        "overhead",
+        "ram (program in RAM)"
     );
     let mut ratios = Vec::new();
     for (name, tflm, bound) in TARGETS {
         let bytes = std::fs::read(shared_model(name)).unwrap();
         for io in [IoPlacement::Plan, IoPlacement::Shared] {
-            let m = common::arena::probe(&bytes, io);
+            // The program in flash: the default of emitted firmware (`synmem emit`).
+            let m = common::arena::probe(&bytes, io, common::arena::OpData::Flash);
+            let ram_program = common::arena::probe(&bytes, io, common::arena::OpData::Ram);
             let ram = m.total();
             let overhead = ram as f64 - bound as f64;
             let tflm_overhead = (tflm - bound) as f64;
             println!(
-                "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>8.3}x",
+                "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>8.3}x {:>21}",
                 name,
                 if io == IoPlacement::Plan {
                     "plan"
@@ -417,7 +425,8 @@ fn arena_ram_table() {
                 ram,
                 common::arena::arena_size(&m),
                 tflm,
-                overhead / tflm_overhead
+                overhead / tflm_overhead,
+                ram_program.total()
             );
             if io == IoPlacement::Plan {
                 ratios.push(overhead / tflm_overhead);

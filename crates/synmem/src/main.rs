@@ -28,7 +28,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use synaptic_plan::emit::{emit, Lang};
+use synaptic_plan::emit::{emit_with_program, Lang};
 use synaptic_plan::render::{inspect_text, plan_text, InspectReport};
 use synaptic_plan::{
     read_file_limited, reference, tflm, Analysis, ImportError, IoPlacement, Model, PlanOptions,
@@ -87,6 +87,13 @@ enum Cmd {
         /// Output file.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
+        /// Per-operator data for --lang rust|c: flash writes synaptic-run's compiled program
+        /// beside the plan (a static u32 array, 4-byte aligned, for
+        /// `Interpreter::with_program`); ram omits it (the program is compiled at load).
+        /// Default: flash when synaptic-run supports the model, else the plan alone (with a
+        /// note on stderr); an explicit flash fails for a model it does not support.
+        #[arg(long, value_enum)]
+        op_data: Option<OpDataArg>,
         #[command(flatten)]
         sizing: SizingArgs,
     },
@@ -122,6 +129,10 @@ enum Cmd {
         /// Scratch pool size in bytes (1024..=65536; the kernels need none).
         #[arg(long, default_value = "1024", value_parser = parse_size, allow_hyphen_values = true)]
         scratch: usize,
+        /// Per-operator data: compiled at load into the arena (ram), or compiled here first and
+        /// loaded from outside the arena (flash: what an emitted firmware gets).
+        #[arg(long, value_enum, default_value_t = OpDataArg::Ram)]
+        op_data: OpDataArg,
         /// Print the memory breakdown and the outputs as JSON (fields: see above).
         #[arg(long)]
         json: bool,
@@ -149,9 +160,16 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
 32-byte descriptor included, data rounded up to 16):
   model                    model name (file stem)
   io                       \"shared\" or \"plan\": where graph input/output lived
+  op_data                  \"ram\" or \"flash\" (--op-data): where the per-operator data lived
+  program_bytes            bytes of synaptic-run's compiled program (per-operator
+                           parameters, requantization tables, tensor locations)
+  program_flash_bytes      of which outside the arena (flash): program_bytes with
+                           --op-data flash, else 0; in no RAM figure
   persistent_bytes         all persistent bytes = tables + locations + plan descriptors
-  tables_bytes             per-operator requantization tables (persistent)
-  locations_bytes          tensor -> location map (persistent)
+  tables_bytes             per-operator data in the arena: the program compiled at load
+                           (persistent; 0 with --op-data flash)
+  locations_bytes          a separate tensor -> location map: 0 (the locations are part
+                           of the program)
   plan_descriptors_bytes   the plan's descriptor table (persistent)
   planned_ephemeral_bytes  the plan's ephemeral region (activations)
   scratch_peak_bytes       scratch pool peak during the inference
@@ -213,6 +231,22 @@ enum IoArg {
 enum RunIoArg {
     Shared,
     Plan,
+}
+/// Where the per-operator data (synaptic-run's compiled program) lives.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum OpDataArg {
+    /// Compiled at load into the arena's persistent region (`Interpreter::new`).
+    Ram,
+    /// Compiled beforehand, outside the arena (flash on a device; `Interpreter::with_program`).
+    Flash,
+}
+impl OpDataArg {
+    fn name(self) -> &'static str {
+        match self {
+            OpDataArg::Ram => "ram",
+            OpDataArg::Flash => "flash",
+        }
+    }
 }
 #[derive(ValueEnum, Clone, Copy, Debug)]
 enum LangArg {
@@ -467,6 +501,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             model,
             lang,
             output,
+            op_data,
             sizing,
         } => {
             let lang = match lang {
@@ -475,7 +510,29 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 LangArg::Tflite => return emit_tflite(&model, &output, &sizing, max),
             };
             let a = analyse(&model, &sizing, max)?;
-            write_file(&output, &emit(&a, lang))?;
+            let program = match op_data {
+                Some(OpDataArg::Ram) => None,
+                _ => match compile_program(&model, &a, max) {
+                    Ok(w) => Some(w),
+                    Err(e) if op_data.is_none() => {
+                        eprintln!(
+                            "note: no program emitted (synaptic-run cannot compile the model: {}); \
+                             the plan alone",
+                            e.0
+                        );
+                        None
+                    }
+                    Err(e) => return Err(e),
+                },
+            };
+            write_file(&output, &emit_with_program(&a, lang, program.as_deref()))?;
+            if let Some(w) = &program {
+                eprintln!(
+                    "wrote the compiled program ({} words, {} B of flash)",
+                    w.len(),
+                    4 * w.len()
+                );
+            }
             eprintln!(
                 "wrote {} slots ({} B ephemeral region) to {}",
                 a.ephemeral_plan.items.len(),
@@ -497,6 +554,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             io,
             arena,
             scratch,
+            op_data,
             json,
         } => run_model(
             &model,
@@ -506,6 +564,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             io,
             arena,
             scratch,
+            op_data,
             json,
             max,
         ),
@@ -547,6 +606,20 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
+/// synaptic-run's compiled program of `path` for the analysis's I/O placement.
+fn compile_program(path: &PathBuf, a: &Analysis, max: u64) -> Result<Vec<u32>, Failure> {
+    use synaptic_run::{program, IoPlacement as RunIo};
+    let bytes = read_file_limited(path, max)?;
+    let io = match a.options.io {
+        IoPlacement::Shared => RunIo::Shared,
+        IoPlacement::Ephemeral => RunIo::Plan,
+    };
+    let err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
+    let mut w = vec![0u32; program::compiled_len(&bytes, io).map_err(err)?];
+    program::compile(&bytes, io, &mut w).map_err(err)?;
+    Ok(w)
+}
+
 /// The largest arena the core accepts; model runs slice theirs from a buffer of this size.
 const RUN_MAX_ARENA: usize = synaptic_mem::MAX_ARENA_SIZE;
 
@@ -560,6 +633,7 @@ fn run_model(
     io: RunIoArg,
     arena: Option<usize>,
     scratch: usize,
+    op_data: OpDataArg,
     json: bool,
     max: u64,
 ) -> Result<u8, Failure> {
@@ -592,6 +666,28 @@ fn run_model(
     };
     config(RUN_MAX_ARENA)?;
     let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
+    // --op-data flash: the program compiled here, as `synmem emit` writes it for firmware.
+    let program = match op_data {
+        OpDataArg::Flash => {
+            let mut w =
+                vec![0u32; synaptic_run::program::compiled_len(&bytes, run_io).map_err(load_err)?];
+            synaptic_run::program::compile(&bytes, run_io, &mut w).map_err(load_err)?;
+            Some(w)
+        }
+        OpDataArg::Ram => None,
+    };
+    fn load<'m, 'a, 'p>(
+        bytes: &'m [u8],
+        program: Option<&'m [u32]>,
+        loader: synaptic_mem::Loader<'a>,
+        plan: synaptic_mem::Plan<'p>,
+        io: RunIo,
+    ) -> Result<Interpreter<'m, 'a, 'p>, synaptic_run::LoadError> {
+        match program {
+            Some(w) => Interpreter::with_program(bytes, w, loader, plan, io),
+            None => Interpreter::new(bytes, loader, plan, io),
+        }
+    }
     let mut buf = Box::new(ArenaBuffer::<RUN_MAX_ARENA>::new());
     let mut shared = vec![0u8; 1 << 20];
     // The figures, from a load on the largest arena; then the run on the planned size.
@@ -602,7 +698,7 @@ fn run_model(
             .set_shared_region(&mut shared)
             .map_err(|e| Failure(e.to_string(), 1))?;
         let (loader, _) = arena.split();
-        Interpreter::new(&bytes, loader, plan, run_io)
+        load(&bytes, program.as_deref(), loader, plan, run_io)
             .map_err(load_err)?
             .memory()
     };
@@ -616,7 +712,7 @@ fn run_model(
         .set_shared_region(&mut shared[..shared_size])
         .map_err(|e| Failure(e.to_string(), 1))?;
     let (loader, mut runner) = arena.split();
-    let mut net = Interpreter::new(&bytes, loader, plan, run_io).map_err(load_err)?;
+    let mut net = load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?;
     let in_bytes = match (input, random) {
         (Some(p), _) => read_file_limited(p, max)?,
         (None, Some(seed)) => {
@@ -678,6 +774,9 @@ fn run_model(
         let v = serde_json::json!({
             "model": a.report.model,
             "io": match io { RunIoArg::Shared => "shared", RunIoArg::Plan => "plan" },
+            "op_data": op_data.name(),
+            "program_bytes": m.program_bytes,
+            "program_flash_bytes": m.program_flash,
             "persistent_bytes": m.persistent,
             "tables_bytes": m.tables,
             "locations_bytes": m.locations,
@@ -709,7 +808,7 @@ fn run_model(
         println!("syn mem run");
         println!("region                     bytes");
         println!("persistent          {:>13}", m.persistent);
-        println!("  per-op tables     {:>13}", m.tables);
+        println!("  per-op data       {:>13}", m.tables);
         println!("  tensor locations  {:>13}", m.locations);
         println!("  plan descriptors  {:>13}", m.plan_descriptors);
         println!("planned activations {:>13}", m.planned);
@@ -717,6 +816,14 @@ fn run_model(
         println!("shared              {:>13}", m.shared);
         println!("total RAM           {:>13}", ram);
         println!("arena {size} B (scratch pool {pool} B), shared region {shared_size} B");
+        println!(
+            "program {} B ({})",
+            m.program_bytes,
+            match op_data {
+                OpDataArg::Ram => "in the persistent region",
+                OpDataArg::Flash => "outside the arena: flash",
+            }
+        );
         println!("{stats}");
     }
     Ok(0)

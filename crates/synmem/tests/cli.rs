@@ -264,6 +264,94 @@ fn svg_draws_one_rect_per_tensor_and_the_bound() {
 }
 
 #[test]
+fn emit_writes_the_compiled_program_unless_op_data_ram() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("hello_world_int8.tflite");
+    for (io, run_io) in [
+        ("shared", synaptic_run::IoPlacement::Shared),
+        ("ephemeral", synaptic_run::IoPlacement::Plan),
+    ] {
+        let rs = tmp(&format!("hw_prog_{io}.rs"));
+        synmem()
+            .args([
+                "emit",
+                p.to_str().unwrap(),
+                "--lang",
+                "rust",
+                "--io",
+                io,
+                "-o",
+            ])
+            .arg(&rs)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&rs).unwrap();
+        let body = text
+            .split("pub static PROGRAM: [u32; PROGRAM_WORDS] = [")
+            .nth(1)
+            .unwrap();
+        let words: Vec<u32> = body
+            .split("];")
+            .next()
+            .unwrap()
+            .split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(|w| u32::from_str_radix(w.trim_start_matches("0x"), 16).unwrap())
+            .collect();
+        let bytes = std::fs::read(&p).unwrap();
+        let mut want = vec![0u32; synaptic_run::program::compiled_len(&bytes, run_io).unwrap()];
+        synaptic_run::program::compile(&bytes, run_io, &mut want).unwrap();
+        assert_eq!(words, want, "{io}");
+        assert!(text.contains(&format!("pub const PROGRAM_WORDS: usize = {};", want.len())));
+        synaptic_run::program::verify(&bytes, run_io, &words).unwrap();
+    }
+    // --op-data ram: the plan alone, line for line what it was.
+    let rs = tmp("hw_noprog.rs");
+    synmem()
+        .args([
+            "emit",
+            p.to_str().unwrap(),
+            "--lang",
+            "rust",
+            "--op-data",
+            "ram",
+            "-o",
+        ])
+        .arg(&rs)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&rs).unwrap();
+    assert!(!text.contains("PROGRAM"));
+    assert!(text.contains("pub const PLAN: Plan<'static>"));
+    // A model synaptic-run does not run: the plan alone by default, an error if asked for.
+    let lstm = dir.join("trained_lstm_int8.tflite");
+    let out = tmp("lstm.h");
+    synmem()
+        .args(["emit", lstm.to_str().unwrap(), "--lang", "c", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(!std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("_program[]"));
+    let e = fails(
+        &[
+            "emit",
+            lstm.to_str().unwrap(),
+            "--lang",
+            "c",
+            "--op-data",
+            "flash",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(e.contains("unsupported"), "{e}");
+}
+
+#[test]
 fn emit_rust_and_c() {
     let Some(dir) = models() else { return };
     let p = dir.join("kws_ref_model.tflite");
@@ -298,6 +386,10 @@ fn emit_rust_and_c() {
     let hdr = std::fs::read_to_string(&h).unwrap();
     assert!(hdr.contains("#define KWS_REF_MODEL_REGION_SIZE "));
     assert!(hdr.contains("static const syn_plan_slot_t kws_ref_model_slots[]"));
+    // The compiled program beside the plan (default --op-data flash).
+    assert!(rs.contains("pub static PROGRAM: [u32; PROGRAM_WORDS] = ["));
+    assert!(hdr.contains("static const uint32_t kws_ref_model_program[] SYNMEM_PLAN_UNUSED = {"));
+    assert!(hdr.contains("#define KWS_REF_MODEL_PROGRAM_WORDS "));
     // Compile and run the header with the system C compiler, when there is one.
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     if std::process::Command::new(&cc)
@@ -660,6 +752,9 @@ fn run_writes_outputs_and_names_unsupported_operators() {
 const RUN_FIELDS: &[&str] = &[
     "model",
     "io",
+    "op_data",
+    "program_bytes",
+    "program_flash_bytes",
     "persistent_bytes",
     "tables_bytes",
     "locations_bytes",
@@ -687,6 +782,17 @@ fn run_json(
     io: &str,
     tag: &str,
 ) -> (serde_json::Value, Vec<u8>) {
+    run_json_op_data(model, input, io, "ram", tag)
+}
+
+/// [`run_json`] with `--op-data OP_DATA`.
+fn run_json_op_data(
+    model: &std::path::Path,
+    input: &[u8],
+    io: &str,
+    op_data: &str,
+    tag: &str,
+) -> (serde_json::Value, Vec<u8>) {
     let (inp, out) = (
         tmp(&format!("{tag}_in.raw")),
         tmp(&format!("{tag}_out.raw")),
@@ -701,6 +807,8 @@ fn run_json(
         out.to_str().unwrap(),
         "--io",
         io,
+        "--op-data",
+        op_data,
         "--json",
     ]);
     let bytes = std::fs::read(&out).unwrap();
@@ -763,17 +871,41 @@ fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
         synaptic_run::bmp::gray8(&b, &mut px).unwrap();
         let mut totals = Vec::new();
         for io in ["plan", "shared"] {
-            let (v, out) = run_json(&pd, &px, io, &format!("pd_{io}"));
-            assert_eq!(out, [want[0] as u8, want[1] as u8], "{img} io={io}");
-            let o = &v["outputs"][0];
-            assert_eq!(o["values"], serde_json::json!(want), "{img} io={io}");
-            assert_eq!(o["shape"], serde_json::json!([1, 2]));
-            assert_eq!((n(o, "bytes"), n(o, "offset")), (2, 0));
-            assert_eq!(n(&v["inputs"][0], "bytes"), 9216);
-            totals.push(n(&v, "total_bytes"));
+            let mut by_op_data = Vec::new();
+            for op_data in ["flash", "ram"] {
+                let (v, out) =
+                    run_json_op_data(&pd, &px, io, op_data, &format!("pd_{io}_{op_data}"));
+                assert_eq!(out, [want[0] as u8, want[1] as u8], "{img} io={io}");
+                let o = &v["outputs"][0];
+                assert_eq!(o["values"], serde_json::json!(want), "{img} io={io}");
+                assert_eq!(o["shape"], serde_json::json!([1, 2]));
+                assert_eq!((n(o, "bytes"), n(o, "offset")), (2, 0));
+                assert_eq!(n(&v["inputs"][0], "bytes"), 9216);
+                assert_eq!(v["op_data"], op_data);
+                assert_eq!(n(&v, "locations_bytes"), 0);
+                if op_data == "flash" {
+                    assert_eq!(n(&v, "tables_bytes"), 0);
+                    assert_eq!(n(&v, "program_flash_bytes"), n(&v, "program_bytes"));
+                    totals.push(n(&v, "total_bytes"));
+                } else {
+                    assert_eq!(n(&v, "program_flash_bytes"), 0);
+                    assert!(n(&v, "tables_bytes") >= n(&v, "program_bytes"));
+                }
+                by_op_data.push(v);
+            }
+            // The program in RAM costs exactly its persistent tensor.
+            assert_eq!(
+                n(&by_op_data[1], "total_bytes"),
+                n(&by_op_data[0], "total_bytes") + n(&by_op_data[1], "tables_bytes")
+            );
+            assert_eq!(
+                n(&by_op_data[0], "program_bytes"),
+                n(&by_op_data[1], "program_bytes")
+            );
         }
-        // The RAM table's figures (README): I/O in the plan, then in the SHARED region.
-        assert_eq!(totals, [78_480, 87_712]);
+        // The RAM table's figures (README), program in flash: I/O in the plan, then in the
+        // SHARED region.
+        assert_eq!(totals, [56_320, 65_552]);
     }
 
     // IN.raw of the wrong size: the error names input tensor 0's dtype, shape and bytes.

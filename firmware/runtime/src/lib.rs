@@ -6,10 +6,13 @@
 //! [`models`] module), which
 //!
 //! 1. calibrates the instruction counter ([`counter`]);
-//! 2. loads the model with graph I/O **inside the plan** on an arena of exactly what the core
+//! 2. loads the model with its compiled program in flash (`Interpreter::with_program`: no
+//!    per-operator RAM) and graph I/O **inside the plan** on an arena of exactly what the core
 //!    accepts for it, runs one inference from the input in flash, checks the output against the
 //!    host's and prints `run <model> <instructions> <ram-bytes> <checksum>`;
-//! 3. does the same with graph I/O in the **SHARED** region (`shared ...` line);
+//! 3. does the same with graph I/O in the **SHARED** region (`shared ...` line), and with the
+//!    program compiled at load into the arena (`Interpreter::new`, I/O in the plan:
+//!    `ram-program <model> <instructions> <ram-bytes> <checksum>`);
 //! 4. replays the arena's own calls of one inference alone (`arena-calls ...` line);
 //! 5. prints the runtime's objects outside the arena (`state ...`) and the arena sizes
 //!    (`arena <model> exact <B> accepted <B>`), and exits 0 only if both outputs match.
@@ -102,6 +105,14 @@ pub struct Spec {
     pub plan: Plan<'static>,
     /// Plan with graph I/O in the SHARED region.
     pub shared_plan: Plan<'static>,
+    /// Compiled program with graph I/O inside the plan (flash).
+    pub program: &'static [u32],
+    /// Compiled program with graph I/O in the SHARED region (flash).
+    pub shared_program: &'static [u32],
+    /// Exact RAM, I/O in the plan, program compiled at load into the arena.
+    pub exact_plan_ram: usize,
+    /// Arena for that.
+    pub arena_plan_ram: usize,
     /// Input bytes (flash).
     pub input: &'static [u8],
     /// The host's output.
@@ -130,6 +141,10 @@ macro_rules! spec {
             model: &m::MODEL.0,
             plan: m::PLAN,
             shared_plan: m::SHARED_PLAN,
+            program: &m::PROGRAM,
+            shared_program: &m::SHARED_PROGRAM,
+            exact_plan_ram: m::EXACT_PLAN_RAM_PROGRAM,
+            arena_plan_ram: m::ARENA_PLAN_RAM_PROGRAM,
             input: m::INPUT,
             expected: &m::EXPECTED,
             exact_plan: m::EXACT_PLAN,
@@ -162,6 +177,15 @@ const MAX_PROFILED: usize = 64;
 /// Largest output the images hold.
 const MAX_OUTPUT: usize = 64;
 
+/// Where the per-operator data (the compiled program) lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpData {
+    /// In flash beside the model (`Interpreter::with_program`).
+    Flash,
+    /// Compiled at load into the arena's persistent region (`Interpreter::new`).
+    Ram,
+}
+
 /// One load + inference: (instructions, output checksum, exact RAM, matches).
 fn infer(
     c: &counter::Counter,
@@ -169,10 +193,17 @@ fn infer(
     arena_buf: &mut [u8],
     shared_buf: &mut [u8],
     placement: IoPlacement,
+    op_data: OpData,
 ) -> (u64, u32, usize, bool) {
-    let (size, plan) = match placement {
-        IoPlacement::Plan => (spec.arena_plan, spec.plan),
-        IoPlacement::Shared => (spec.arena_shared, spec.shared_plan),
+    let (size, plan, program) = match (placement, op_data) {
+        (IoPlacement::Plan, OpData::Flash) => (spec.arena_plan, spec.plan, Some(spec.program)),
+        (IoPlacement::Plan, OpData::Ram) => (spec.arena_plan_ram, spec.plan, None),
+        (IoPlacement::Shared, OpData::Flash) => (
+            spec.arena_shared,
+            spec.shared_plan,
+            Some(spec.shared_program),
+        ),
+        (IoPlacement::Shared, OpData::Ram) => (spec.arena_shared, spec.shared_plan, None),
     };
     let mut arena =
         Arena::exact(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
@@ -182,13 +213,19 @@ fn infer(
             .unwrap_or_else(|e| fail("shared region", &e));
     }
     let (loader, mut runner) = arena.split();
-    let (load, net) = c.measure(|| Interpreter::new(spec.model, loader, plan, placement));
+    let (load, net) = c.measure(|| match program {
+        Some(p) => Interpreter::with_program(spec.model, p, loader, plan, placement),
+        None => Interpreter::new(spec.model, loader, plan, placement),
+    });
     let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let mut out = [0u8; MAX_OUTPUT];
     let out = &mut out[..net.output_bytes()];
     let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
     r.unwrap_or_else(|e| fail("inference", &e));
-    if placement == IoPlacement::Plan {
+    if placement == IoPlacement::Plan && op_data == OpData::Ram {
+        hprintln!("load-ram-program {} {}", spec.name, load);
+    }
+    if placement == IoPlacement::Plan && op_data == OpData::Flash {
         hprintln!("load {} {}", spec.name, load);
         // Per operator (a third inference, observed): instructions from the previous
         // operator's end (or the start) to this one's end, timer reads included.
@@ -276,10 +313,38 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
         c.per_wrap,
         counter::PERIOD_NS
     );
-    let (n, sum, ram, ok) = infer(&c, spec, arena_buf, shared_buf, IoPlacement::Plan);
+    let (n, sum, ram, ok) = infer(
+        &c,
+        spec,
+        arena_buf,
+        shared_buf,
+        IoPlacement::Plan,
+        OpData::Flash,
+    );
     hprintln!("run {} {} {} {:08x}", spec.name, n, ram, sum);
-    let (ns, sums, rams, oks) = infer(&c, spec, arena_buf, shared_buf, IoPlacement::Shared);
+    let (ns, sums, rams, oks) = infer(
+        &c,
+        spec,
+        arena_buf,
+        shared_buf,
+        IoPlacement::Shared,
+        OpData::Flash,
+    );
     hprintln!("shared {} {} {} {:08x}", spec.name, ns, rams, sums);
+    let (nr, sumr, ramr, okr) = infer(
+        &c,
+        spec,
+        arena_buf,
+        shared_buf,
+        IoPlacement::Plan,
+        OpData::Ram,
+    );
+    hprintln!("ram-program {} {} {} {:08x}", spec.name, nr, ramr, sumr);
+    hprintln!(
+        "program {} {} flash-bytes",
+        spec.name,
+        4 * spec.program.len()
+    );
     let calls = arena_calls(&c, spec, arena_buf);
     hprintln!(
         "arena-calls {} {} allocs {} views {}",
@@ -308,7 +373,12 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
         spec.arena_shared
     );
     let host = fnv1a(spec.expected);
-    let good = ok && oks && ram == spec.exact_plan && rams == spec.exact_shared;
+    let good = ok
+        && oks
+        && okr
+        && ram == spec.exact_plan
+        && rams == spec.exact_shared
+        && ramr == spec.exact_plan_ram;
     hprintln!(
         "check {} {} host {:08x}",
         spec.name,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use synaptic_mem::config::MIN_SHARED_SIZE;
 use synaptic_mem::{Arena, ArenaBuffer, MAX_ARENA_SIZE, MIN_SCRATCH_SIZE};
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
-use synaptic_run::{bmp, Interpreter, IoPlacement, Memory};
+use synaptic_run::{bmp, program, Interpreter, IoPlacement, Memory};
 
 /// TFLM's smallest arena for person_detect on the Cortex-M3 (issue 11: tflite-micro 90b983c2,
 /// reference kernels, QEMU mps2-an385).
@@ -136,6 +136,11 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
             Analysis::new(model, &options).map_err(|e| other(e.to_string()))?
         };
         let plan = analysis.ephemeral_plan.core_plan();
+        // The per-operator data compiled beforehand, as firmware keeps it in flash beside the
+        // model (`synmem emit`): no per-operator RAM.
+        let compile_err = |e| other(format!("{}: {e}", model_path.display()));
+        let mut program = vec![0u32; program::compiled_len(&bytes, io).map_err(compile_err)?];
+        program::compile(&bytes, io, &mut program).map_err(compile_err)?;
         let mut buf = Box::new(ArenaBuffer::<MAX_ARENA_SIZE>::new());
         let mut io_buf = vec![0u8; 1 << 16];
         // The figures, from a load on the largest arena.
@@ -146,7 +151,7 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
                 .set_shared_region(&mut io_buf)
                 .map_err(|e| other(e.to_string()))?;
             let (loader, _) = arena.split();
-            Interpreter::new(&bytes, loader, plan, io)
+            Interpreter::with_program(&bytes, &program, loader, plan, io)
                 .map_err(|e| other(format!("{}: {e}", model_path.display())))?
                 .memory()
         };
@@ -160,7 +165,7 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
                 .map_err(|e| other(e.to_string()))?;
         }
         let (loader, mut runner) = arena.split();
-        let mut net = Interpreter::new(&bytes, loader, plan, io)
+        let mut net = Interpreter::with_program(&bytes, &program, loader, plan, io)
             .map_err(|e| other(format!("{}: {e}", model_path.display())))?;
         if net.output_bytes() != 2 {
             return Err(other(
@@ -271,7 +276,7 @@ pub fn render(r: &Report) -> String {
         line(format!("{name:<40} {:>12} {:>14}", f(plan), f(shared)));
     };
     row("persistent", &|m| m.memory.persistent);
-    row("  per-operator tables", &|m| m.memory.tables);
+    row("  per-operator data (program in RAM)", &|m| m.memory.tables);
     row("  tensor locations", &|m| m.memory.locations);
     row("  plan descriptors", &|m| m.memory.plan_descriptors);
     row("planned activations", &|m| m.memory.planned);
@@ -280,6 +285,7 @@ pub fn render(r: &Report) -> String {
     row("total RAM", &|m| m.memory.total());
     row("  of which descriptors", &|m| m.memory.descriptors);
     row("arena given to the core (exact, no pool)", &|m| m.arena);
+    row("program in flash (not RAM)", &|m| m.memory.program_flash);
     let ram = plan.memory.total();
     line(format!(
         "{:<40} {:>12}",

@@ -1,6 +1,7 @@
 //! The main job (`scripts/run`): person_detect, a real int8 model, run by synaptic-run on the
-//! synaptic-mem arena — weights read in place from the model bytes, per-operator tables in the
-//! persistent region, activations at planned offsets, on an arena sized exactly for the model —
+//! synaptic-mem arena — weights read in place from the model bytes, per-operator data compiled
+//! beforehand into a program (in flash on a device, not RAM), activations at planned offsets,
+//! on an arena sized exactly for the model —
 //! on `person.bmp` and `no_person.bmp` from `../shared/inputs`, with TFLM's scores beside
 //! ours; then the RAM this took against TFLM's smallest arena and the live-set bound.
 //!

@@ -192,3 +192,19 @@ pub fn logistic(p: &LogisticParams, input: &[i8], output: &mut [i8]) -> Result<(
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(SoftmaxParams {
+    outer: usize,
+    depth: usize,
+    input_multiplier: i32,
+    input_left_shift: i32,
+    diff_min: i32,
+});
+
+crate::program::codec::words!(LogisticParams {
+    input_zero_point: i32,
+    input_range_radius: i32,
+    input_multiplier: i32,
+    input_left_shift: i32,
+});

@@ -216,19 +216,19 @@ impl ConvParams {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn check<W: Int8, B: Int32s + ?Sized>(
+    fn check<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         &self,
         op: &'static str,
-        multipliers: &[i32],
-        shifts: &[i32],
+        multipliers: &T,
+        shifts: &T,
         input: &[i8],
         filter: &[W],
         bias: Option<&B>,
         output: &[i8],
     ) -> Result<(), KernelError> {
         let channels = self.output_shape[3];
-        KernelError::check_len(op, "multiplier table", channels, multipliers.len())?;
-        KernelError::check_len(op, "shift table", channels, shifts.len())?;
+        KernelError::check_len(op, "multiplier table", channels, multipliers.count())?;
+        KernelError::check_len(op, "shift table", channels, shifts.count())?;
         KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
         KernelError::check_len(
             op,
@@ -255,10 +255,10 @@ fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
 }
 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
-pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
+pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
@@ -309,7 +309,7 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
                         acc = acc.wrapping_add(bias.at(oc));
                     }
                     output[offset4(&p.output_shape, b, oy, ox, oc)] =
-                        requantize(acc, multipliers[oc], shifts[oc], p);
+                        requantize(acc, multipliers.at(oc), shifts.at(oc), p);
                 }
             }
         }
@@ -318,10 +318,10 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
 }
 
 /// DEPTHWISE_CONV_2D, int8 (`DepthwiseConvPerChannel`), any depth multiplier.
-pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
+pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
@@ -371,7 +371,7 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
                             acc = acc.wrapping_add(bias.at(oc));
                         }
                         output[offset4(&p.output_shape, b, oy, ox, oc)] =
-                            requantize(acc, multipliers[oc], shifts[oc], p);
+                            requantize(acc, multipliers.at(oc), shifts.at(oc), p);
                     }
                 }
             }
@@ -379,3 +379,21 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(ConvParams {
+    input_shape: [usize; 4],
+    filter_shape: [usize; 4],
+    output_shape: [usize; 4],
+    input_offset: i32,
+    output_offset: i32,
+    stride_h: usize,
+    stride_w: usize,
+    dilation_h: usize,
+    dilation_w: usize,
+    pad_h: usize,
+    pad_w: usize,
+    depth_multiplier: usize,
+    act_min: i32,
+    act_max: i32,
+});

@@ -272,3 +272,36 @@ pub fn mul<A: Int8, B: Int8>(
         v.clamp(p.act_min, p.act_max) as i8
     })
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(Broadcast {
+    out: [usize; MAX_DIMS],
+    stride1: [usize; MAX_DIMS],
+    stride2: [usize; MAX_DIMS],
+    sizes: [usize; 3],
+    same: bool,
+});
+
+crate::program::codec::words!(AddParams {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    left_shift: i32,
+    input1: (i32, i32),
+    input2: (i32, i32),
+    output: (i32, i32),
+    act_min: i32,
+    act_max: i32,
+});
+
+crate::program::codec::words!(MulParams {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    multiplier: i32,
+    shift: i32,
+    act_min: i32,
+    act_max: i32,
+});

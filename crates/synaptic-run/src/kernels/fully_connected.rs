@@ -11,7 +11,7 @@
 
 use super::{Int32s, Int8};
 use crate::error::KernelError;
-use crate::math::{activation_range_i8, multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::math::{activation_range_i8, quantize_multiplier, Requantizer};
 use crate::math::{Activation, QuantParams};
 
 const OP: &str = "FULLY_CONNECTED";
@@ -181,18 +181,25 @@ impl FullyConnectedParams {
     }
 }
 
+/// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
+#[inline(always)]
+fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
+    let v = r.apply(acc).wrapping_add(p.output_offset);
+    v.max(p.act_min).min(p.act_max) as i8
+}
+
 /// FULLY_CONNECTED, int8.
-pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
-    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
-    KernelError::check_len(OP, "shift table", p.table_len(), shifts.len())?;
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
     KernelError::check_len(OP, "input", p.batches * p.accum_depth, input.len())?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {
@@ -215,27 +222,63 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
     KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
     // The per-channel reference kernel does not apply the filter offset.
     let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
-    for b in 0..p.batches {
-        let row = &input[b * p.accum_depth..(b + 1) * p.accum_depth];
-        for oc in 0..p.output_depth {
-            let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
-            let mut acc: i32 = 0;
-            for (&x, &w) in row.iter().zip(weights) {
-                acc = acc.wrapping_add(
-                    (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
-                );
-            }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias.at(oc));
-            }
-            let (m, s) = if p.per_channel {
-                (multipliers[oc], shifts[oc])
-            } else {
-                (multipliers[0], shifts[0])
+    let (depth, io, od) = (p.accum_depth, p.input_offset, p.output_depth);
+    // Per-tensor: one requantization for every output (the table has one entry, checked above).
+    let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
+    let table = |oc: usize| {
+        if p.per_channel {
+            Requantizer::new(multipliers.at(oc), shifts.at(oc))
+        } else {
+            r0
+        }
+    };
+    let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
+    if depth == 0 {
+        for (i, o) in output.iter_mut().enumerate() {
+            *o = requantize(bias_at(i % od), &table(i % od), p);
+        }
+        return Ok(());
+    }
+    for (row, orow) in input
+        .chunks_exact(depth)
+        .zip(output.chunks_exact_mut(od.max(1)))
+    {
+        let row = &row[..depth];
+        // The filter holds at least `od * depth` values (checked above).
+        let mut filter_rows = filter.chunks_exact(depth);
+        for (oc, o) in orow.iter_mut().enumerate() {
+            let Some(weights) = filter_rows.next() else {
+                break;
             };
-            let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
-            output[b * p.output_depth + oc] = v.clamp(p.act_min, p.act_max) as i8;
+            let weights = &weights[..depth];
+            let mut acc: i32 = 0;
+            if filter_offset == 0 {
+                // The usual case (symmetric int8 weights, and every per-channel filter).
+                for i in 0..depth {
+                    acc = acc.wrapping_add(weights[i].value().wrapping_mul(i32::from(row[i]) + io));
+                }
+            } else {
+                for i in 0..depth {
+                    acc = acc.wrapping_add(
+                        (weights[i].value() + filter_offset).wrapping_mul(i32::from(row[i]) + io),
+                    );
+                }
+            }
+            *o = requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p);
         }
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(FullyConnectedParams {
+    batches: usize,
+    accum_depth: usize,
+    output_depth: usize,
+    input_offset: i32,
+    filter_offset: i32,
+    output_offset: i32,
+    per_channel: bool,
+    act_min: i32,
+    act_max: i32,
+});

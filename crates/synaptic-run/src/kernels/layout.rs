@@ -281,3 +281,23 @@ pub fn transpose<T: Copy>(
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(PadParams {
+    input: Dims,
+    output: Dims,
+    before: [usize; MAX_DIMS],
+});
+
+crate::program::codec::words!(ConcatParams {
+    axis: usize,
+    outer: usize,
+    inner: usize,
+    output_len: usize,
+});
+
+crate::program::codec::words!(TransposeParams {
+    input: Dims,
+    output: Dims,
+    perm: [usize; MAX_DIMS],
+});

@@ -189,3 +189,31 @@ qint!(i8);
 qint!(u8);
 qint!(i16);
 qint!(i32);
+
+impl Int32s for [u32] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> i32 {
+        self[i] as i32
+    }
+}
+
+// The program's word codec of a shape (`crate::program::codec`): the rank, then the
+// dimensions; a rank over `MAX_DIMS` decodes to nothing.
+impl crate::program::codec::Words for Dims {
+    const N: usize = 1 + MAX_DIMS;
+    fn put(&self, w: &mut [u32]) -> bool {
+        w.len() == Self::N && self.len.put(&mut w[..1]) && self.dims.put(&mut w[1..])
+    }
+    fn get(w: &[u32]) -> Option<Self> {
+        let len = usize::get(w.get(..1)?)?;
+        (len <= MAX_DIMS).then_some(())?;
+        Some(Dims {
+            len,
+            dims: <[usize; MAX_DIMS]>::get(w.get(1..)?)?,
+        })
+    }
+}

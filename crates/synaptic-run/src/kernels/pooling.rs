@@ -197,3 +197,17 @@ pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), K
     });
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(PoolParams {
+    input_shape: [usize; 4],
+    output_shape: [usize; 4],
+    stride_h: usize,
+    stride_w: usize,
+    filter_h: usize,
+    filter_w: usize,
+    pad_h: usize,
+    pad_w: usize,
+    act_min: i32,
+    act_max: i32,
+});

@@ -84,3 +84,11 @@ pub fn dequantize<T: QInt>(
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(RequantizeParams {
+    multiplier: i32,
+    shift: i32,
+    input_zero_point: i32,
+    output_zero_point: i32,
+});

@@ -144,3 +144,15 @@ pub fn mean<T: QInt>(p: &MeanParams, input: &[T], output: &mut [T]) -> Result<()
     }
     Ok(())
 }
+
+// The program's word codec of each prepared struct (`crate::program::codec`).
+crate::program::codec::words!(MeanParams {
+    input: Dims,
+    reduced: [bool; MAX_DIMS],
+    elements_in_axis: usize,
+    output_elements: usize,
+    input_zero_point: i32,
+    output_zero_point: i32,
+    multiplier: i32,
+    shift: i32,
+});

@@ -7,7 +7,38 @@
 use synaptic_mem::config::MIN_SHARED_SIZE;
 use synaptic_mem::{Arena, ArenaBuffer, MIN_SCRATCH_SIZE};
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
-use synaptic_run::{Interpreter, IoPlacement, Memory};
+use synaptic_run::{program, Interpreter, IoPlacement, LoadError, Memory};
+
+/// Where the per-operator data (the compiled program) lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpData {
+    /// Compiled at load into the arena (`Interpreter::new`).
+    Ram,
+    /// Compiled beforehand, outside the arena (`Interpreter::with_program`).
+    Flash,
+}
+
+/// The program of `bytes` for `io` (what `synmem emit` writes for flash).
+pub fn compiled(bytes: &[u8], io: IoPlacement) -> Vec<u32> {
+    let mut w = vec![0u32; program::compiled_len(bytes, io).expect("the model compiles")];
+    program::compile(bytes, io, &mut w).expect("the model compiles");
+    w
+}
+
+/// Loads `bytes` with its program where `op_data` says (`program` holds it for flash).
+pub fn load<'m, 'a, 'p>(
+    bytes: &'m [u8],
+    program: &'m [u32],
+    loader: synaptic_mem::Loader<'a>,
+    plan: synaptic_mem::Plan<'p>,
+    io: IoPlacement,
+    op_data: OpData,
+) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
+    match op_data {
+        OpData::Ram => Interpreter::new(bytes, loader, plan, io),
+        OpData::Flash => Interpreter::with_program(bytes, program, loader, plan, io),
+    }
+}
 
 const MAX_ARENA: usize = 524_288;
 
@@ -37,15 +68,23 @@ pub fn arena_size(m: &Memory) -> usize {
 }
 
 /// The model's figures, from a load on a large arena.
-pub fn probe(bytes: &[u8], io: IoPlacement) -> Memory {
+pub fn probe(bytes: &[u8], io: IoPlacement, op_data: OpData) -> Memory {
+    let words = compiled(bytes, io);
     let a = analysis(bytes, io);
     let mut buf = Box::new(ArenaBuffer::<MAX_ARENA>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
     arena.set_shared_region(shared.as_mut_slice()).unwrap();
     let (loader, _runner) = arena.split();
-    let net = Interpreter::new(bytes, loader, a.ephemeral_plan.core_plan(), io)
-        .unwrap_or_else(|e| panic!("load: {e}"));
+    let net = load(
+        bytes,
+        &words,
+        loader,
+        a.ephemeral_plan.core_plan(),
+        io,
+        op_data,
+    )
+    .unwrap_or_else(|e| panic!("load: {e}"));
     net.memory()
 }
 
@@ -57,8 +96,10 @@ pub fn run_on_arena(
     io: IoPlacement,
     runs: &[Vec<u8>],
     poison: Option<u64>,
+    op_data: OpData,
 ) -> (Vec<RunResult>, Memory) {
-    let want = probe(bytes, io);
+    let want = probe(bytes, io, op_data);
+    let words = compiled(bytes, io);
     let a = analysis(bytes, io);
     let size = arena_size(&want);
     let mut buf = Box::new(ArenaBuffer::<MAX_ARENA>::new());
@@ -75,8 +116,15 @@ pub fn run_on_arena(
         .set_shared_region(&mut shared.as_mut_slice()[..want.shared.max(MIN_SHARED_SIZE)])
         .unwrap();
     let (loader, mut runner) = arena.split();
-    let mut net = Interpreter::new(bytes, loader, a.ephemeral_plan.core_plan(), io)
-        .unwrap_or_else(|e| panic!("load on the exactly sized arena: {e}"));
+    let mut net = load(
+        bytes,
+        &words,
+        loader,
+        a.ephemeral_plan.core_plan(),
+        io,
+        op_data,
+    )
+    .unwrap_or_else(|e| panic!("load on the exactly sized arena: {e}"));
     assert_eq!(net.memory(), want, "figures differ between arenas");
     let n_tensors = super::tflite::Model::parse(bytes).tensors.len();
     let mut results = Vec::new();

@@ -112,9 +112,9 @@ pub fn run_op<'m>(
             let bias = has(2).then(|| i32s(&input(op.inputs[2] as usize)));
             let (x, w) = (i8_in(0), i8_in(1));
             if depthwise {
-                conv::depthwise_conv2d(&p, &m, &s, &x, &w, bias.as_deref(), &mut out)?;
+                conv::depthwise_conv2d(&p, &m[..], &s[..], &x, &w, bias.as_deref(), &mut out)?;
             } else {
-                conv::conv2d(&p, &m, &s, &x, &w, bias.as_deref(), &mut out)?;
+                conv::conv2d(&p, &m[..], &s[..], &x, &w, bias.as_deref(), &mut out)?;
             }
         }
         9 => {
@@ -146,8 +146,8 @@ pub fn run_op<'m>(
             let bias = has(2).then(|| i32s(&input(op.inputs[2] as usize)));
             fully_connected::fully_connected(
                 &p,
-                &m,
-                &s,
+                &m[..],
+                &s[..],
                 &i8_in(0),
                 &i8_in(1),
                 bias.as_deref(),

@@ -1,0 +1,427 @@
+//! The one compiler of programs: a model and an I/O placement in, the program's words out.
+//!
+//! Why one function for three jobs: sizing a program ([`compiled_len`]), writing it
+//! ([`compile`]) and checking one given by the user ([`verify`]) differ only in what happens
+//! to each word produced (counted, stored, or compared with the given word), so they share
+//! every line that decides what a word is; a verified program is therefore, word for word,
+//! what [`compile`] makes of the model. Verifying needs no buffer: each word is compared as it
+//! is produced, and a requantization entry (multiplier and shift) is derived once and checked
+//! at both of its places.
+
+use super::prepare::{core_request, op_view, prepare, tinfo, Graph, TInfo};
+use super::{
+    h, placement_code, Loc, Prepared, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
+    SLOT_WORDS, VERSION,
+};
+use crate::error::KernelError;
+use crate::interpreter::{IoPlacement, LoadError};
+
+/// A cheap fingerprint of the model bytes (their length mixed with every 32-bit word and the
+/// trailing bytes): a program records the fingerprint of the model it was compiled from, so a
+/// program of another model is refused with a clear error before anything else is compared.
+pub fn fingerprint(model: &[u8]) -> u32 {
+    let mix = |h: u32, w: u32| (h.rotate_left(5) ^ w).wrapping_mul(0x9E37_79B1);
+    let mut h = mix(0x811C_9DC5, model.len() as u32);
+    let mut chunks = model.chunks_exact(4);
+    for c in &mut chunks {
+        h = mix(h, u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    }
+    for &b in chunks.remainder() {
+        h = mix(h, u32::from(b));
+    }
+    h ^ (h >> 16)
+}
+
+/// What happens to each word.
+enum Mode<'o> {
+    Count,
+    Write(&'o mut [u32]),
+    Check(&'o [u32]),
+}
+
+/// The word sink, with what it is producing (for the error of a mismatch).
+struct Emit<'o> {
+    mode: Mode<'o>,
+    pos: usize,
+    what: &'static str,
+    op: usize,
+    name: &'static str,
+}
+
+impl Emit<'_> {
+    fn mismatch(&self, what: &'static str, word: usize) -> LoadError {
+        LoadError::Program {
+            what,
+            op: self.op,
+            name: self.name,
+            word,
+        }
+    }
+
+    /// Word `v` at index `at` (at or after `pos`; `pos` is not moved).
+    fn set(&mut self, at: usize, v: u32, what: &'static str) -> Result<(), LoadError> {
+        match &mut self.mode {
+            Mode::Count => Ok(()),
+            Mode::Write(out) => {
+                if let Some(x) = out.get_mut(at) {
+                    *x = v;
+                }
+                Ok(())
+            }
+            Mode::Check(given) => match given.get(at) {
+                Some(&g) if g == v => Ok(()),
+                Some(_) => Err(self.mismatch(what, at)),
+                None => {
+                    Err(self.mismatch("the program is shorter than the model's (truncated)", at))
+                }
+            },
+        }
+    }
+
+    fn push(&mut self, v: u32) -> Result<(), LoadError> {
+        self.set(self.pos, v, self.what)?;
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn push_usize(&mut self, v: usize) -> Result<(), LoadError> {
+        let v = u32::try_from(v).map_err(|_| LoadError::Unsupported {
+            what: "a value over 32 bits in the program",
+        })?;
+        self.push(v)
+    }
+
+    /// Reserves a word written by [`Emit::patch`] at the end (a checked program is compared
+    /// there).
+    fn later(&mut self) -> usize {
+        if let Mode::Write(out) = &mut self.mode {
+            if let Some(x) = out.get_mut(self.pos) {
+                *x = 0;
+            }
+        }
+        self.pos += 1;
+        self.pos - 1
+    }
+
+    fn patch(&mut self, at: usize, v: usize) -> Result<(), LoadError> {
+        let v = u32::try_from(v).map_err(|_| LoadError::Unsupported {
+            what: "a program of more than 2^32 words",
+        })?;
+        self.set(at, v, "header")
+    }
+
+    /// The words produced so far, when they can be read back (not when counting, nor past a
+    /// buffer that is too small).
+    fn emitted(&self) -> Option<&[u32]> {
+        match &self.mode {
+            Mode::Count => None,
+            Mode::Write(out) => out.get(..self.pos),
+            Mode::Check(given) => given.get(..self.pos),
+        }
+    }
+}
+
+/// The words of a program of `model` with graph I/O placed as `placement`; `Err` with
+/// [`LoadError::ProgramBuffer`] if `out` is too small (nothing useful is left in it then).
+///
+/// ```
+/// use synaptic_run::{program, IoPlacement};
+/// let model = synaptic_tflite::tests_support::tiny_model();
+/// let n = program::compiled_len(model, IoPlacement::Shared).unwrap();
+/// let mut words = vec![0u32; n];
+/// assert_eq!(program::compile(model, IoPlacement::Shared, &mut words).unwrap(), n);
+/// program::verify(model, IoPlacement::Shared, &words).unwrap();
+/// ```
+pub fn compile(model: &[u8], placement: IoPlacement, out: &mut [u32]) -> Result<usize, LoadError> {
+    let got = out.len();
+    let mut e = Emit {
+        mode: Mode::Write(out),
+        pos: 0,
+        what: "header",
+        op: usize::MAX,
+        name: "",
+    };
+    run(model, placement, &mut e)?;
+    if e.pos > got {
+        return Err(LoadError::ProgramBuffer { needed: e.pos, got });
+    }
+    Ok(e.pos)
+}
+
+/// The words [`compile`] needs for `model` with graph I/O placed as `placement`.
+pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {
+    let mut e = Emit {
+        mode: Mode::Count,
+        pos: 0,
+        what: "header",
+        op: usize::MAX,
+        name: "",
+    };
+    run(model, placement, &mut e)?;
+    Ok(e.pos)
+}
+
+/// Checks that `program` is exactly what [`compile`] makes of `model` and `placement`:
+/// [`LoadError::Program`] names the first difference (the header field, or the operator and
+/// whether its kind and locations, parameters, multipliers or shifts differ).
+pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(), LoadError> {
+    let bad = |what, word| LoadError::Program {
+        what,
+        op: usize::MAX,
+        name: "",
+        word,
+    };
+    let Some(hd) = program.get(..HEADER_WORDS) else {
+        return Err(bad(
+            "shorter than a program header (truncated)",
+            program.len(),
+        ));
+    };
+    if hd[h::MAGIC] != MAGIC {
+        return Err(bad("not a synaptic-run program (magic)", h::MAGIC));
+    }
+    if hd[h::VERSION] != VERSION {
+        return Err(bad(
+            "a format version this runtime does not read",
+            h::VERSION,
+        ));
+    }
+    if hd[h::WORDS] as usize != program.len() {
+        return Err(bad(
+            "its length word differs from its size (truncated or extended)",
+            h::WORDS,
+        ));
+    }
+    if hd[h::MODEL_LEN] as usize != model.len() || hd[h::FINGERPRINT] != fingerprint(model) {
+        return Err(bad(
+            "compiled for another model (model length or fingerprint differs)",
+            h::FINGERPRINT,
+        ));
+    }
+    if hd[h::PLACEMENT] != placement_code(placement) {
+        return Err(bad("compiled for the other I/O placement", h::PLACEMENT));
+    }
+    let mut e = Emit {
+        mode: Mode::Check(program),
+        pos: 0,
+        what: "header",
+        op: usize::MAX,
+        name: "",
+    };
+    run(model, placement, &mut e)
+}
+
+/// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
+/// order); `Some(0)` when the words cannot be read back (counting: only the length matters).
+fn slot_of(e: &Emit<'_>, n_slots: usize, t: usize) -> Option<usize> {
+    let Some(w) = e.emitted() else {
+        return Some(0);
+    };
+    let Some(table) = w.get(HEADER_WORDS..HEADER_WORDS + n_slots * SLOT_WORDS) else {
+        return Some(0);
+    };
+    let (mut lo, mut hi) = (0usize, n_slots);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let tm = table[mid * SLOT_WORDS] as usize;
+        match tm.cmp(&t) {
+            core::cmp::Ordering::Equal => return Some(mid),
+            core::cmp::Ordering::Less => lo = mid + 1,
+            core::cmp::Ordering::Greater => hi = mid,
+        }
+    }
+    None
+}
+
+/// Where tensor `t` lives for an operator: a model constant, a graph I/O tensor in the SHARED
+/// region, or its plan slot.
+fn loc_of(
+    model: &[u8],
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    e: &Emit<'_>,
+    n_slots: usize,
+    t: usize,
+    info: &TInfo<'_>,
+) -> Result<Loc, LoadError> {
+    if !info.data.is_empty() {
+        let offset = (info.data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
+        return match model.get(offset..offset.wrapping_add(info.data.len())) {
+            Some(s) if core::ptr::eq(s, info.data) => Ok(Loc::Model {
+                offset,
+                len: info.data.len(),
+            }),
+            _ => Err(LoadError::Unsupported {
+                what: "constant data outside the model bytes",
+            }),
+        };
+    }
+    if placement == IoPlacement::Shared {
+        if let Some(k) = g.io_index(t) {
+            return Ok(Loc::Shared(k));
+        }
+    }
+    slot_of(e, n_slots, t)
+        .map(Loc::Slot)
+        .ok_or(LoadError::Unsupported {
+            what: "a tensor with no location (not a constant, not planned)",
+        })
+}
+
+fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
+    let w = l.words().ok_or(LoadError::Unsupported {
+        what: "a value over 32 bits in the program",
+    })?;
+    for v in w {
+        e.push(v)?;
+    }
+    Ok(())
+}
+
+/// Most parameter words of any kernel.
+const MAX_PARAM_WORDS: usize = 64;
+
+/// The compiler: every word of the program, in order, into `e`.
+fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
+    let g = Graph::open(model)?;
+    let n_io = g.n_inputs + g.n_outputs;
+    // Every operator implemented, before anything about tensors: an unsupported model is
+    // refused naming its first unsupported operator.
+    for i in 0..g.n_ops {
+        op_view(&g.model, &g.sg, i, g.n_tensors)?;
+    }
+
+    // Header.
+    e.push(MAGIC)?;
+    e.push(VERSION)?;
+    let words_at = e.later();
+    e.push_usize(model.len())?;
+    e.push(fingerprint(model))?;
+    e.push(placement_code(placement))?;
+    e.push_usize(g.n_ops)?;
+    let slots_at = e.later();
+    e.push_usize(g.n_inputs)?;
+    e.push_usize(g.n_outputs)?;
+    e.push_usize(g.io_bytes(0, g.n_inputs))?;
+    e.push_usize(g.io_bytes(g.n_inputs, n_io))?;
+    let ops_at = e.later();
+    debug_assert_eq!(e.pos, HEADER_WORDS);
+
+    // Slot table: the planned activations in ascending tensor order (synaptic-plan's slot
+    // numbering, `Analysis::ephemeral_tensors`).
+    e.what = "slot table";
+    let mut n_slots = 0usize;
+    for t in 0..g.n_tensors {
+        let info = tinfo(&g.model, &g.sg, t)?;
+        let io_k = g.io_index(t);
+        if !info.data.is_empty() || !(io_k.is_some() || g.used_by_op(t)?) {
+            continue;
+        }
+        if g.sg.tensor(t)?.is_variable()? {
+            return Err(LoadError::Unsupported {
+                what: "variable tensors",
+            });
+        }
+        let (shape, ndim, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
+            what: "an activation of a type or shape the arena cannot hold",
+        })?;
+        if io_k.is_some() && placement == IoPlacement::Shared {
+            continue;
+        }
+        e.push_usize(t)?;
+        for d in shape {
+            e.push(d)?;
+        }
+        e.push(ndim as u32 | (dtype as u32) << 8)?;
+        n_slots += 1;
+    }
+    e.patch(slots_at, n_slots)?;
+
+    // I/O table.
+    e.what = "I/O table";
+    for k in 0..n_io {
+        let t = g.io_tensor[k];
+        let info = tinfo(&g.model, &g.sg, t)?;
+        let l = if !info.data.is_empty() {
+            Loc::Absent
+        } else {
+            loc_of(model, &g, placement, e, n_slots, t, &info)?
+        };
+        e.push_usize(t)?;
+        push_loc(e, l)?;
+        e.push_usize(info.bytes)?;
+    }
+    debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
+    e.patch(ops_at, e.pos)?;
+
+    // Operator records.
+    for i in 0..g.n_ops {
+        let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
+        let (prep, table) = prepare(&g.model, &g.sg, &v, i)?;
+        let kerr = |error: KernelError| LoadError::Operator {
+            op: i,
+            name: v.name,
+            error,
+        };
+        e.op = i;
+        e.name = v.name;
+        e.what = "operator kind, inputs or output";
+        let kind = prep.kind();
+        let pw = Prepared::param_words(kind).unwrap_or(0);
+        let n = table.len();
+        let builtin = u16::try_from(v.code).map_err(|_| LoadError::Unsupported {
+            what: "a builtin operator code over 16 bits",
+        })?;
+        e.push(kind | (v.n_in as u32) << 8 | u32::from(builtin) << 16)?;
+        e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n)?;
+        e.push_usize(v.output)?;
+        let out_info = tinfo(&g.model, &g.sg, v.output)?;
+        let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
+        push_loc(e, out_loc)?;
+        e.push_usize(n)?;
+        for k in 0..v.n_in {
+            let l = match usize::try_from(v.inputs[k]) {
+                Ok(t) => loc_of(
+                    model,
+                    &g,
+                    placement,
+                    e,
+                    n_slots,
+                    t,
+                    &tinfo(&g.model, &g.sg, t)?,
+                )?,
+                Err(_) => Loc::Absent,
+            };
+            push_loc(e, l)?;
+        }
+        e.what = "operator parameters";
+        let mut buf = [0u32; MAX_PARAM_WORDS];
+        let words = buf.get_mut(..pw).ok_or(LoadError::Unsupported {
+            what: "parameters larger than the program format allows",
+        })?;
+        if !prep.put(words) {
+            return Err(kerr(KernelError::unsupported(
+                v.name,
+                "a parameter over 32 bits",
+            )));
+        }
+        for &w in words.iter() {
+            e.push(w)?;
+        }
+        let base = e.pos;
+        for c in 0..n {
+            let (m, s) = table.entry(c).map_err(kerr)?;
+            e.set(base + c, m as u32, "requantization multipliers")?;
+            e.set(base + n + c, s as u32, "requantization shifts")?;
+        }
+        e.pos = base + 2 * n;
+    }
+    e.op = usize::MAX;
+    e.name = "";
+    if let Mode::Check(given) = &e.mode {
+        if given.len() != e.pos {
+            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+        }
+    }
+    e.patch(words_at, e.pos)
+}

@@ -1,0 +1,231 @@
+//! The compiled program (`synaptic_run::program`): a program given by the user is verified
+//! against the model at load, and running from a program in flash or from one compiled into
+//! the arena gives the same result, operator by operator, on every shared model.
+
+mod common;
+
+use common::arena::{analysis, compiled, probe, OpData};
+use common::tflite::Model;
+use common::{random_inputs, shared, Rng};
+use synaptic_mem::{Arena, ArenaBuffer, MIN_SCRATCH_SIZE};
+use synaptic_run::{program, Interpreter, IoPlacement, LoadError};
+
+/// The shared models synaptic-run runs (the five targets of issue 11 and two more).
+const MODELS: [&str; 7] = [
+    "hello_world_int8",
+    "micro_speech_quantized",
+    "kws_ref_model",
+    "person_detect",
+    "pretrainedResnet_quant",
+    "ad01_int8",
+    "simple_add_model",
+];
+
+fn model_bytes(name: &str) -> Vec<u8> {
+    std::fs::read(shared().join("models").join(format!("{name}.tflite"))).unwrap()
+}
+
+/// Loads `bytes` with `program` on a large arena and returns the load's result.
+fn load_with(bytes: &[u8], program: &[u32], io: IoPlacement) -> Result<(), LoadError> {
+    let a = analysis(bytes, io);
+    let mut buf = Box::new(ArenaBuffer::<524_288>::new());
+    let mut shared = Box::new(ArenaBuffer::<65536>::new());
+    let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+    arena.set_shared_region(shared.as_mut_slice()).unwrap();
+    let (loader, _runner) = arena.split();
+    Interpreter::with_program(bytes, program, loader, a.ephemeral_plan.core_plan(), io).map(drop)
+}
+
+fn program_error(e: LoadError) -> (&'static str, usize, &'static str, usize) {
+    match e {
+        LoadError::Program {
+            what,
+            op,
+            name,
+            word,
+        } => (what, op, name, word),
+        e => panic!("expected a program error, got {e}"),
+    }
+}
+
+#[test]
+fn flash_and_ram_programs_give_identical_results_on_every_shared_model() {
+    for name in MODELS {
+        let bytes = model_bytes(name);
+        let model = Model::parse(&bytes);
+        let runs: Vec<Vec<u8>> = (0..2)
+            .map(|s| random_inputs(&model, &mut Rng::new(0x9E0_0000 + s)))
+            .collect();
+        for io in [IoPlacement::Plan, IoPlacement::Shared] {
+            let (flash, mf) =
+                common::arena::run_on_arena(&bytes, io, &runs, Some(7), OpData::Flash);
+            let (ram, mr) = common::arena::run_on_arena(&bytes, io, &runs, Some(8), OpData::Ram);
+            for (r, (f, m)) in flash.iter().zip(&ram).enumerate() {
+                assert_eq!(f.output, m.output, "{name} {io:?} run {r}: outputs");
+                assert_eq!(
+                    f.tensors, m.tensors,
+                    "{name} {io:?} run {r}: operator outputs"
+                );
+            }
+            // The same arena but the program: in RAM it is the persistent `tables` tensor.
+            let words = compiled(&bytes, io);
+            assert_eq!(mf.tables, 0, "{name}: no per-operator data in RAM");
+            assert_eq!(mf.locations + mr.locations, 0);
+            assert_eq!(mf.program_flash, 4 * words.len());
+            assert_eq!(mr.program_flash, 0);
+            assert_eq!(mf.program_bytes, mr.program_bytes);
+            assert_eq!(
+                mr.tables,
+                synaptic_mem::block_span(4 * words.len() as u64) as usize
+            );
+            assert_eq!(mr.persistent - mr.tables, mf.persistent);
+            assert_eq!(mr.planned, mf.planned);
+            assert_eq!(mr.shared, mf.shared);
+            println!(
+                "{name} {io:?}: program {} words; RAM {} B with it in flash, {} B in RAM",
+                words.len(),
+                mf.total(),
+                mr.total()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_program_is_the_same_on_every_compile_and_verifies() {
+    for name in MODELS {
+        let bytes = model_bytes(name);
+        for io in [IoPlacement::Plan, IoPlacement::Shared] {
+            let a = compiled(&bytes, io);
+            assert_eq!(a, compiled(&bytes, io));
+            assert_eq!(a.len(), program::compiled_len(&bytes, io).unwrap());
+            program::verify(&bytes, io, &a).unwrap();
+            load_with(&bytes, &a, io).unwrap();
+            assert_eq!(a[0], program::MAGIC);
+            assert_eq!(a[1], program::VERSION);
+            assert_eq!(a[2] as usize, a.len());
+            assert_eq!(a[3] as usize, bytes.len());
+            assert_eq!(a[4], program::fingerprint(&bytes));
+        }
+    }
+}
+
+#[test]
+fn a_wrong_program_is_refused_at_load_with_what_differs() {
+    let bytes = model_bytes("hello_world_int8");
+    let io = IoPlacement::Plan;
+    let good = compiled(&bytes, io);
+    // Header fields.
+    let mut p = good.clone();
+    p[0] ^= 1;
+    assert_eq!(
+        program_error(load_with(&bytes, &p, io).unwrap_err()).0,
+        "not a synaptic-run program (magic)"
+    );
+    let mut p = good.clone();
+    p[1] = 2;
+    assert_eq!(
+        program_error(load_with(&bytes, &p, io).unwrap_err()).0,
+        "a format version this runtime does not read"
+    );
+    // Truncated, or with extra words.
+    for len in [0, 5, good.len() - 1] {
+        let e = program_error(load_with(&bytes, &good[..len], io).unwrap_err());
+        assert!(e.0.contains("truncated"), "{len}: {e:?}");
+    }
+    let mut longer = good.clone();
+    longer.push(0);
+    let e = program_error(load_with(&bytes, &longer, io).unwrap_err());
+    assert!(e.0.contains("extended"), "{e:?}");
+    longer[2] += 1;
+    let e = program_error(load_with(&bytes, &longer, io).unwrap_err());
+    assert_eq!(e.0, "longer than the model's program (extra words)");
+    // The length word itself lying about a truncated program.
+    let mut short = good[..good.len() - 1].to_vec();
+    short[2] -= 1;
+    let e = program_error(load_with(&bytes, &short, io).unwrap_err());
+    assert!(e.0.contains("truncated") || e.0 == "header", "{e:?}");
+    // Another model, the other placement.
+    let other = model_bytes("micro_speech_quantized");
+    let e = program_error(load_with(&other, &good, io).unwrap_err());
+    assert_eq!(
+        e.0,
+        "compiled for another model (model length or fingerprint differs)"
+    );
+    let e = program_error(load_with(&bytes, &good, IoPlacement::Shared).unwrap_err());
+    assert_eq!(e.0, "compiled for the other I/O placement");
+    // A program of the same length for a model with one byte changed (a weight).
+    let mut changed = bytes.clone();
+    let last = changed.len() - 1;
+    changed[last] ^= 0x55;
+    assert!(load_with(&changed, &good, io).is_err());
+
+    // Every word past the header, altered, is caught, and named by its operator.
+    let ops_at = good[12] as usize;
+    let mut kinds = std::collections::BTreeSet::new();
+    for i in 13..good.len() {
+        let mut p = good.clone();
+        p[i] = p[i].wrapping_add(1);
+        let (what, op, name, word) = program_error(load_with(&bytes, &p, io).unwrap_err());
+        assert_eq!(word, i, "word {i}: {what}");
+        if i >= ops_at {
+            assert!(op < 3, "word {i}: {what} names operator {op}");
+            assert_eq!(name, "FULLY_CONNECTED");
+        } else {
+            assert_eq!(op, usize::MAX);
+        }
+        kinds.insert(what);
+    }
+    for what in [
+        "slot table",
+        "I/O table",
+        "operator kind, inputs or output",
+        "operator parameters",
+        "requantization multipliers",
+        "requantization shifts",
+    ] {
+        assert!(kinds.contains(what), "{what}: {kinds:?}");
+    }
+    let e = load_with(
+        &bytes,
+        &{
+            let mut p = good.clone();
+            p[ops_at + 9] ^= 0x10;
+            p
+        },
+        io,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("program does not match the model: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn compile_into_a_short_buffer_says_how_much_it_needs() {
+    let bytes = model_bytes("hello_world_int8");
+    let n = program::compiled_len(&bytes, IoPlacement::Plan).unwrap();
+    let mut small = vec![0u32; n - 1];
+    assert_eq!(
+        program::compile(&bytes, IoPlacement::Plan, &mut small),
+        Err(LoadError::ProgramBuffer {
+            needed: n,
+            got: n - 1
+        })
+    );
+    assert!(program::compiled_len(b"not a model", IoPlacement::Plan).is_err());
+}
+
+#[test]
+fn the_program_in_flash_takes_no_arena_ram() {
+    // RAM above the live-set bound, with the program in flash (what `synmem emit` gives
+    // firmware): the plan's descriptors only.
+    for (name, bound) in [("hello_world_int8", 32), ("person_detect", 55_296)] {
+        let bytes = model_bytes(name);
+        let m = probe(&bytes, IoPlacement::Plan, OpData::Flash);
+        assert_eq!(m.persistent, m.plan_descriptors, "{name}");
+        assert_eq!(m.total(), bound + m.plan_descriptors, "{name}");
+    }
+}
