@@ -48,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bmp;
+pub mod contract;
 pub mod error;
 pub mod fixedpoint;
 pub mod interpreter;
