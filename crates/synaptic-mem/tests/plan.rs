@@ -305,3 +305,106 @@ mod validate_model {
         }
     }
 }
+
+mod overlapped {
+    use synaptic_mem::plan::{OverlapDirection as D, OverlapPair, Plan, PlanError, PlanSlot};
+
+    const fn slot(offset: u32, size: u32, first_op: u16, last_op: u16) -> PlanSlot {
+        PlanSlot {
+            offset,
+            size,
+            first_op,
+            last_op,
+        }
+    }
+
+    fn pair(op: u16, input: u16, output: u16, direction: D, bound: i32) -> OverlapPair {
+        OverlapPair {
+            op,
+            input,
+            output,
+            direction,
+            bound,
+        }
+    }
+
+    #[test]
+    fn forward_pair_within_and_beyond_its_bound() {
+        // Output (slot 1) 16 bytes below the input's start, forward, bound −16.
+        let slots = [slot(16, 64, 0, 1), slot(0, 64, 1, 2)];
+        let plan = Plan {
+            region_size: 80,
+            slots: &slots,
+        };
+        assert_eq!(plan.validate(), Err(PlanError::Overlap(0, 1)));
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Forward, -16)]),
+            Ok(())
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Forward, -17)]),
+            Err(PlanError::Overlap(0, 1))
+        );
+        // Backward needs the delta (−16) at or above its bound.
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Backward, -16)]),
+            Ok(())
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Backward, 0)]),
+            Err(PlanError::Overlap(0, 1))
+        );
+        // A declaration covers only its own pair: a third slot live at 1 still conflicts.
+        let slots3 = [slot(16, 64, 0, 1), slot(0, 64, 1, 2), slot(64, 16, 1, 1)];
+        let plan3 = Plan {
+            region_size: 96,
+            slots: &slots3,
+        };
+        assert_eq!(
+            plan3.validate_overlapped(&[pair(1, 0, 1, D::Forward, 0)]),
+            Err(PlanError::Overlap(0, 2))
+        );
+    }
+
+    #[test]
+    fn malformed_declarations_are_refused() {
+        let slots = [slot(0, 32, 0, 1), slot(16, 64, 1, 2), slot(0, 16, 2, 2)];
+        let plan = Plan {
+            region_size: 96,
+            slots: &slots,
+        };
+        let ok = pair(1, 0, 1, D::Backward, 16);
+        assert_eq!(plan.validate_overlapped(&[ok]), Ok(()));
+        for (bad, why) in [
+            (pair(1, 0, 9, D::Backward, 16), "slot out of range"),
+            (pair(1, 1, 1, D::Backward, 16), "same slot"),
+            (pair(0, 0, 1, D::Backward, 16), "input does not die at op 0"),
+            (pair(1, 1, 0, D::Backward, 16), "reversed roles"),
+            (pair(1, 2, 1, D::Backward, 16), "slot 2 is not live at op 1"),
+        ] {
+            assert_eq!(
+                plan.validate_overlapped(&[bad]),
+                Err(PlanError::BadOverlap(0)),
+                "{why}"
+            );
+        }
+        // Slot 1 dies at 2 where slot 2 is born: a well-formed declaration, here disjoint.
+        let disjoint = pair(2, 1, 2, D::Forward, 0);
+        assert_eq!(plan.validate_overlapped(&[ok, disjoint]), Ok(()));
+        // One direction per operator.
+        let slots4 = [slot(0, 32, 0, 1), slot(16, 64, 1, 2), slot(80, 16, 0, 1)];
+        let plan4 = Plan {
+            region_size: 96,
+            slots: &slots4,
+        };
+        assert_eq!(
+            plan4.validate_overlapped(&[ok, pair(1, 2, 1, D::Forward, 0)]),
+            Err(PlanError::BadOverlap(1))
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[ok, ok]),
+            Err(PlanError::BadOverlap(1))
+        );
+        assert!(PlanError::BadOverlap(3).to_string().contains("overlap 3"));
+    }
+}
