@@ -46,6 +46,7 @@ pub mod emit;
 mod error;
 mod lifetime;
 mod model;
+pub mod overlap;
 mod planner;
 pub mod reference;
 pub mod render;
@@ -54,14 +55,14 @@ pub mod tflm;
 pub mod trace;
 
 pub use analysis::{
-    scratch_table_pool, Analysis, IoPlacement, PersistentBreakdown, Report, Shortfall,
-    SizingOptions, WeightsPlacement,
+    scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown, Report, Shortfall,
+    SizingOptions, WeightsPlacement, OVERLAP_RUNTIME_TODO,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};
 pub use model::{
-    read_file_limited, Model, Operator, TensorInfo, TensorKind, TensorType, DEFAULT_MAX_FILE_BYTES,
-    MAX_ITEMS,
+    read_file_limited, Model, Operator, TensorInfo, TensorKind, TensorType, CONTRACT_WORK_BUDGET,
+    DEFAULT_MAX_FILE_BYTES, MAX_ITEMS,
 };
 pub use planner::{
     items_lower_bound, plan_items, MemoryPlan, PlanItem, PlanOptions, SearchStats, Strategy,
