@@ -344,8 +344,18 @@ pub fn plan_overlapped(items: &[PlanItem], cands: &[Candidate], opts: &PlanOptio
     orders.push(o);
     // The operators with candidates, and the candidates of each (one direction per operator).
     let mut ops: Vec<usize> = cands.iter().map(|c| c.op).collect();
+    ops.sort_unstable();
     ops.dedup();
-    let initial: Vec<OverlapDirection> = cands.iter().map(|c| c.direction).collect();
+    // One direction per operator (the core's rule): that of its first candidate.
+    let initial: Vec<OverlapDirection> = cands
+        .iter()
+        .map(|c| {
+            cands
+                .iter()
+                .find(|d| d.op == c.op)
+                .map_or(c.direction, |d| d.direction)
+        })
+        .collect();
     let all = |d: OverlapDirection| vec![d; cands.len()];
     let mut stats = SearchStats::default();
     let (mut best_order, mut best_dirs, mut best) = (Vec::new(), initial.clone(), u64::MAX);

@@ -111,3 +111,71 @@ fn issue_goals() {
     assert!(geomean <= 0.75, "{geomean}");
     assert!(geomean7 <= 0.75, "{geomean7}");
 }
+
+/// Random items and random candidates with random contracts: every overlapped plan is valid by
+/// the core's rule (so every shared byte is a declared pair at a safe delta), never below the
+/// overlap bound, never above the plain plan.
+#[test]
+fn random_overlapped_plans_are_valid() {
+    use synaptic_mem::plan::OverlapDirection;
+    use synaptic_plan::overlap::{overlap_lower_bound, plan_overlapped, Candidate};
+    use synaptic_plan::{plan_items, PlanItem, PlanOptions};
+    use synaptic_run::contract::SafeOverlap;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n.max(1)
+    };
+    let mut overlapped = 0;
+    for case in 0..300 {
+        let n = 2 + rnd(14) as usize;
+        let items: Vec<PlanItem> = (0..n)
+            .map(|_| {
+                let first = rnd(10) as usize;
+                PlanItem {
+                    bytes: 1 + rnd(200),
+                    first_op: first,
+                    last_op: first + rnd(4) as usize,
+                }
+            })
+            .collect();
+        let mut cands = Vec::new();
+        for o in 0..n {
+            for i in 0..n {
+                let one_per_output = cands.iter().any(|c: &Candidate| c.output == o);
+                if i != o && items[i].last_op == items[o].first_op && !one_per_output {
+                    let span = |k: usize| items[k].span() as i64;
+                    cands.push(Candidate {
+                        op: items[o].first_op,
+                        input: i,
+                        output: o,
+                        safe: SafeOverlap {
+                            forward_max: rnd(2 * span(o) as u64 + 1) as i64 - span(o),
+                            backward_min: (rnd(3) != 0)
+                                .then(|| rnd(span(i) as u64 + 1) as i64 - 8),
+                            in_bytes: items[i].bytes as i64,
+                            out_bytes: items[o].bytes as i64,
+                        },
+                        direction: if rnd(2) == 0 {
+                            OverlapDirection::Forward
+                        } else {
+                            OverlapDirection::Backward
+                        },
+                    });
+                }
+            }
+        }
+        let opts = PlanOptions {
+            search_iterations: 200,
+            ..PlanOptions::default()
+        };
+        let plan = plan_overlapped(&items, &cands, &opts);
+        plan.check().unwrap_or_else(|e| panic!("case {case}: {e}"));
+        assert_eq!(plan.lower_bound, overlap_lower_bound(&items, &cands));
+        assert!(plan.region_size <= plan_items(&items, &opts).region_size);
+        overlapped += usize::from(!plan.overlaps.is_empty());
+    }
+    assert!(overlapped > 30, "only {overlapped} cases overlapped");
+}
