@@ -61,7 +61,9 @@
 //! offsets the output starts 16 bytes after the input and the pair spans 36,880 B instead of
 //! 55,296 B. Forward, `D_f = −18,439`: an expanding layer cannot overlap its input forward.
 
+use crate::kernels::activations::SoftmaxParams;
 use crate::kernels::conv::{ConvOptions, ConvParams, DepthwiseOptions};
+use crate::kernels::fully_connected::{FullyConnectedOptions, FullyConnectedParams};
 use crate::kernels::pooling::{PoolOptions, PoolParams};
 use crate::math::{Activation, Padding, QuantParams};
 use synaptic_tflite::{code, Model, SubGraph};
@@ -317,6 +319,74 @@ impl SafeOverlap {
 }
 
 impl Contract {
+    /// CONV_2D (`depthwise` false) or DEPTHWISE_CONV_2D of prepared params, for input 0.
+    pub fn conv(p: &ConvParams, depthwise: bool) -> Contract {
+        Contract {
+            access: Access::Window(Window::conv(p, depthwise)),
+            in_elems: p.input_shape.iter().product(),
+            out_elems: p.output_shape.iter().product(),
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// AVERAGE_POOL_2D / MAX_POOL_2D of prepared params.
+    pub fn pool(p: &PoolParams) -> Contract {
+        Contract {
+            access: Access::Window(Window::pool(p)),
+            in_elems: p.input_shape.iter().product(),
+            out_elems: p.output_shape.iter().product(),
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// FULLY_CONNECTED of prepared params, for input 0.
+    pub fn fully_connected(p: &FullyConnectedParams) -> Contract {
+        Contract {
+            access: Access::Rows {
+                in_row: p.accum_depth,
+                out_row: p.output_depth,
+            },
+            in_elems: p.batches * p.accum_depth,
+            out_elems: p.batches * p.output_depth,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// SOFTMAX of prepared params (forward only).
+    pub fn softmax(p: &SoftmaxParams) -> Contract {
+        Contract {
+            access: Access::Rows {
+                in_row: p.depth,
+                out_row: p.depth,
+            },
+            in_elems: p.outer * p.depth,
+            out_elems: p.outer * p.depth,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: false,
+        }
+    }
+
+    /// An element-wise kernel of `elems` elements, `in_bytes` / `out_bytes` each (LOGISTIC,
+    /// QUANTIZE, DEQUANTIZE, RESHAPE / SQUEEZE as a byte copy, ADD / MUL for an input of the
+    /// output's shape).
+    pub fn elementwise(elems: usize, in_bytes: usize, out_bytes: usize) -> Contract {
+        Contract {
+            access: Access::Elementwise,
+            in_elems: elems,
+            out_elems: elems,
+            in_elem_bytes: in_bytes,
+            out_elem_bytes: out_bytes,
+            backward: true,
+        }
+    }
+
     /// The inclusive range of input elements output element `j` reads, `None` if it reads none.
     pub fn reads(&self, j: usize) -> Option<(usize, usize)> {
         match self.access {
@@ -436,14 +506,6 @@ pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Cont
     }
     let q = QuantParams::new(1.0, 0);
     let int8 = x.elem == 1 && y.elem == 1;
-    let contract = |access, backward| Contract {
-        access,
-        in_elems: x.elems(),
-        out_elems: y.elems(),
-        in_elem_bytes: x.elem,
-        out_elem_bytes: y.elem,
-        backward,
-    };
     let pad = |p: i8| Padding::from_tflite("", p).ok();
     match opcode {
         code::CONV_2D | code::DEPTHWISE_CONV_2D if input == 0 && int8 => {
@@ -475,7 +537,7 @@ pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Cont
                 };
                 ConvParams::conv2d(&c, x.shape(), w.shape(), y.shape(), q, q).ok()?
             };
-            Some(contract(Access::Window(Window::conv(&p, depthwise)), true))
+            Some(Contract::conv(&p, depthwise))
         }
         code::AVERAGE_POOL_2D | code::MAX_POOL_2D if input == 0 && int8 => {
             let c = o.pool2d_options().ok()?;
@@ -488,29 +550,35 @@ pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Cont
                 activation: Activation::None,
             };
             let p = PoolParams::new("", &po, x.shape(), y.shape(), q, q).ok()?;
-            Some(contract(Access::Window(Window::pool(&p)), true))
+            Some(Contract::pool(&p))
         }
         code::FULLY_CONNECTED if input == 0 && int8 => {
             let w = geom(model, &sg, ins.get(1)?)?;
-            let in_row = *w.shape().last()?;
-            let out_row = *y.shape().last()?;
-            if in_row == 0 || out_row == 0 || x.elems() != y.elems() / out_row * in_row {
-                return None;
-            }
-            Some(contract(Access::Rows { in_row, out_row }, true))
+            let opts = FullyConnectedOptions {
+                activation: Activation::None,
+                weights_format: o.fully_connected_options().ok()?.weights_format,
+            };
+            let p = FullyConnectedParams::with_scale_count(
+                &opts,
+                x.shape(),
+                w.shape(),
+                y.shape(),
+                q,
+                1,
+                0,
+                q,
+            )
+            .ok()?;
+            Some(Contract::fully_connected(&p))
         }
         code::SOFTMAX if input == 0 && int8 && x.shape() == y.shape() => {
-            let depth = *y.shape().last()?;
-            Some(contract(
-                Access::Rows {
-                    in_row: depth,
-                    out_row: depth,
-                },
-                false,
-            ))
+            // The geometry only: the quantizations TFLM requires, beta 1.
+            let out_q = QuantParams::new(1.0 / 256.0, -128);
+            let p = SoftmaxParams::new(1.0, x.shape(), q, out_q).ok()?;
+            Some(Contract::softmax(&p))
         }
         code::ADD | code::MUL if input < 2 && int8 && padded(x.shape()) == padded(y.shape()) => {
-            Some(contract(Access::Elementwise, true))
+            Some(Contract::elementwise(y.elems(), 1, 1))
         }
         code::LOGISTIC | code::QUANTIZE | code::DEQUANTIZE | code::RESHAPE | code::SQUEEZE
             if input == 0 && x.elems() == y.elems() =>
@@ -521,7 +589,7 @@ pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Cont
                 code::LOGISTIC => int8,
                 _ => x.elem == y.elem,
             };
-            ok.then(|| contract(Access::Elementwise, true))
+            ok.then(|| Contract::elementwise(y.elems(), x.elem, y.elem))
         }
         _ => None,
     }
