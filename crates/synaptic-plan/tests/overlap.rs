@@ -153,8 +153,7 @@ fn random_overlapped_plans_are_valid() {
                         output: o,
                         safe: SafeOverlap {
                             forward_max: rnd(2 * span(o) as u64 + 1) as i64 - span(o),
-                            backward_min: (rnd(3) != 0)
-                                .then(|| rnd(span(i) as u64 + 1) as i64 - 8),
+                            backward_min: (rnd(3) != 0).then(|| rnd(span(i) as u64 + 1) as i64 - 8),
                             in_bytes: items[i].bytes as i64,
                             out_bytes: items[o].bytes as i64,
                         },

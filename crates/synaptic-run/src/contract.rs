@@ -22,9 +22,9 @@
 //!   row-major order again; it reads input channel `ic = oc / dm` over the window.
 //! * AVERAGE/MAX_POOL_2D loop `b, oy, ox, c`: channel `c` over the (clipped) window, dilation 1.
 //! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`.
-//! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing it, then
-//!   element `(r, k)` reads `x[r, k]` again; modelled (conservatively) as every element of row `r`
-//!   reading the whole row. Only the forward direction exists.
+//! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing any of
+//!   it, then element `(r, k)` reads `x[r, k]` again: element `(r, 0)` reads the row, `(r, k)`
+//!   reads `(r, k)`. Only the forward direction exists (`D_f = 0`: in place).
 //! * LOGISTIC, QUANTIZE (int8 → int8 and float32 → int8), DEQUANTIZE (int8 → float32) and ADD /
 //!   MUL for an input of exactly the output's shape (no broadcasting on that input): element `j`
 //!   reads input element `j`. Element sizes may differ (4-byte floats), so everything below is in
@@ -244,6 +244,13 @@ pub enum Access {
     Elementwise,
     /// A sliding window over NHWC tensors.
     Window(Window),
+    /// SOFTMAX: the first element of row `r` (rows of `depth`) reads the whole row (the
+    /// maximum and the sum of exponentials are taken before any output of the row), every other
+    /// element `(r, k)` reads input `(r, k)` only.
+    RowThenElement {
+        /// Row length.
+        depth: usize,
+    },
     /// Output row `r` (of `out_row` elements) reads the whole input row `r` (of `in_row`).
     Rows {
         /// Input elements per row.
@@ -361,10 +368,7 @@ impl Contract {
     /// SOFTMAX of prepared params (forward only).
     pub fn softmax(p: &SoftmaxParams) -> Contract {
         Contract {
-            access: Access::Rows {
-                in_row: p.depth,
-                out_row: p.depth,
-            },
+            access: Access::RowThenElement { depth: p.depth },
             in_elems: p.outer * p.depth,
             out_elems: p.outer * p.depth,
             in_elem_bytes: 1,
@@ -392,6 +396,13 @@ impl Contract {
         match self.access {
             Access::Elementwise => Some((j, j)),
             Access::Window(w) => w.reads(j),
+            Access::RowThenElement { depth } => {
+                if depth > 0 && j % depth == 0 {
+                    Some((j, j + depth - 1))
+                } else {
+                    Some((j, j))
+                }
+            }
             Access::Rows { in_row, out_row } => {
                 let r = j / out_row.max(1);
                 (in_row > 0).then(|| (r * in_row, r * in_row + in_row - 1))
