@@ -18,6 +18,12 @@ use std::vec::Vec;
 
 extern crate std;
 
+/// An overlapped run of one kernel on a buffer.
+type Run<'a> = dyn Fn(&mut [u8], InPlace) -> Result<(), KernelError> + 'a;
+
+/// One family's property (returns how often one byte past the bound corrupted the output).
+type Property = fn(u64) -> Result<usize, TestCaseError>;
+
 const CASES: u32 = if cfg!(miri) { 3 } else { 1000 };
 
 /// xorshift64*: the geometry and data of one case from its seed.
@@ -114,7 +120,7 @@ fn run_at(
     dir: Direction,
     verify: bool,
     rng: &mut Rng,
-    run: &dyn Fn(&mut [u8], InPlace) -> Result<(), KernelError>,
+    run: &Run<'_>,
 ) -> Outcome {
     let (mut buf, mut at) = layout_for(input, expected.len(), delta, rng);
     at.direction = dir;
@@ -134,7 +140,7 @@ fn case(
     input: &[u8],
     expected: &[u8],
     rng: &mut Rng,
-    run: &dyn Fn(&mut [u8], InPlace) -> Result<(), KernelError>,
+    run: &Run<'_>,
 ) -> Result<usize, TestCaseError> {
     let s = contract.safe_overlap().unwrap();
     let mut broke = 0;
@@ -353,7 +359,7 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
     let kind = rng.range(0, 6);
     let mut expected = vec![0i8; n];
     let (contract, expected_bytes): (Contract, Vec<u8>);
-    let run: std::boxed::Box<dyn Fn(&mut [u8], InPlace) -> Result<(), KernelError>>;
+    let run: std::boxed::Box<Run<'static>>;
     match kind {
         0 | 1 => {
             // ADD / MUL, the overlapped input `which`, the other one maybe broadcast.
@@ -498,7 +504,7 @@ proptest! {
 #[test]
 fn one_byte_past_the_bound_breaks() {
     let seeds = if cfg!(miri) { 6 } else { 400 };
-    let families: [(&str, fn(u64) -> Result<usize, TestCaseError>); 6] = [
+    let families: [(&str, Property); 6] = [
         ("CONV_2D", |s| conv_property(s, false)),
         ("DEPTHWISE_CONV_2D", |s| conv_property(s, true)),
         ("POOL", pool_property),
