@@ -13,6 +13,10 @@
 //! * [`lifetimes`] / [`live_lower_bound`] — lifetimes in the models README's scopes.
 //! * [`plan_items`] — the planner (bump, greedy-by-size, best = heuristics + hill-climbing +
 //!   exact branch-and-bound), reporting whether each plan is proven optimal.
+//! * [`overlap`] — plans below the live-set bound: outputs overlapping dying inputs as the
+//!   kernels' access contracts (`synaptic_run::contract`) allow, the overlap lower bound, and
+//!   the declared pairs ([`SizingOptions::overlap`]; not yet for plans the runtime runs:
+//!   [`OVERLAP_RUNTIME_TODO`]).
 //! * [`Analysis`] — sizing by region (persistent, ephemeral, scratch, shared) and the verdict
 //!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
 //! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
