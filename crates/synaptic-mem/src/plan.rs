@@ -297,6 +297,8 @@ impl SlotType {
 #[derive(Clone, Copy, Debug)]
 pub struct LoadedPlan<'p> {
     pub(crate) plan: Plan<'p>,
+    /// The declared overlaps it was validated with (empty for a plain plan).
+    pub(crate) overlaps: &'p [OverlapPair],
     /// Offset of the descriptor table from the arena base.
     pub(crate) table: usize,
     /// End of the descriptor table (`table + 32 × slots`).
@@ -312,6 +314,35 @@ impl<'p> LoadedPlan<'p> {
     pub fn plan(&self) -> &Plan<'p> {
         &self.plan
     }
+
+    /// The declared output/input overlaps it was validated with (empty for a plain plan).
+    pub fn overlaps(&self) -> &'p [OverlapPair] {
+        self.overlaps
+    }
+}
+
+/// A declared overlap's two slots as one mutable span (from
+/// [`PlannedInference::overlapped`](crate::PlannedInference::overlapped)): the operator reads
+/// its input at `bytes[input..input + input_bytes]` and writes its output at
+/// `bytes[output..output + output_bytes]` in `direction` — one `&mut [u8]`, so a kernel that
+/// takes the buffer and the two offsets (`synaptic_run::kernels::overlapped`) needs no aliasing
+/// borrows.
+#[derive(Debug)]
+pub struct OverlapSpan<'t> {
+    /// The union of the two slots' blocks.
+    pub bytes: &'t mut [u8],
+    /// Offset of the input in `bytes`.
+    pub input: usize,
+    /// Offset of the output in `bytes`.
+    pub output: usize,
+    /// Bytes of the input slot.
+    pub input_bytes: usize,
+    /// Bytes of the output slot.
+    pub output_bytes: usize,
+    /// The declared direction.
+    pub direction: OverlapDirection,
+    /// The operator.
+    pub op: u16,
 }
 
 /// One inference's planned ephemeral region (from
