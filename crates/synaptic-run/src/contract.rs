@@ -77,6 +77,15 @@ pub enum Direction {
     Backward,
 }
 
+impl From<synaptic_mem::plan::OverlapDirection> for Direction {
+    fn from(d: synaptic_mem::plan::OverlapDirection) -> Self {
+        match d {
+            synaptic_mem::plan::OverlapDirection::Forward => Direction::Forward,
+            synaptic_mem::plan::OverlapDirection::Backward => Direction::Backward,
+        }
+    }
+}
+
 impl Direction {
     /// `"forward"` or `"backward"`.
     pub fn name(self) -> &'static str {
