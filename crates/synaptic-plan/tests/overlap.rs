@@ -178,3 +178,44 @@ fn random_overlapped_plans_are_valid() {
     }
     assert!(overlapped > 30, "only {overlapped} cases overlapped");
 }
+
+/// Every shared model's overlapped plan loads into the core (the one rule) and each declared
+/// pair is reached there as one span, never as two tensors.
+#[test]
+fn overlapped_plans_load_and_give_their_spans_on_the_core() {
+    use synaptic_mem::{Arena, ArenaBuffer, DType};
+    let Some(dir) = common::models_dir() else {
+        return;
+    };
+    let mut buf = Box::new(ArenaBuffer::<{ synaptic_mem::MAX_ARENA_SIZE }>::new());
+    let mut spans = 0;
+    for path in common::model_paths(&dir) {
+        let model = Model::from_file(&path).unwrap();
+        let a = analyse(model, true, IoPlacement::Ephemeral);
+        let plan = &a.ephemeral_plan;
+        if plan.region_size > 400_000 {
+            continue;
+        }
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+        let (loader, mut runner) = arena.split();
+        let h = loader
+            .load_overlapped_plan(plan.core_plan(), &plan.overlaps)
+            .unwrap_or_else(|e| panic!("{}: {e}", a.report.model));
+        runner
+            .planned(&h, |p| {
+                for (slot, it) in plan.items.iter().enumerate() {
+                    p.alloc(slot, &[it.bytes as u32], DType::Int8).unwrap();
+                }
+                for (k, pair) in plan.overlaps.iter().enumerate() {
+                    let (i, o) = (pair.input as usize, pair.output as usize);
+                    assert!(p.at(pair.op, [i, o]).is_err());
+                    let (span, []) = p.overlapped(k, []).unwrap();
+                    assert_eq!(span.input_bytes as u64, plan.items[i].bytes);
+                    assert_eq!(span.output_bytes as u64, plan.items[o].bytes);
+                    spans += 1;
+                }
+            })
+            .unwrap();
+    }
+    assert!(spans > 20, "{spans}");
+}

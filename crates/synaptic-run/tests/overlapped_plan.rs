@@ -81,10 +81,10 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .unwrap();
             // Forward at this delta is refused by the contract.
             let fwd = InPlace::new(span.input, span.output, Direction::Forward);
-            assert!(
-                overlapped::conv2d::<i8, [i32]>(&p, &mult, &shift, &filter, None, span.bytes, fwd)
-                    .is_err()
-            );
+            assert!(overlapped::conv2d::<i8, [i32]>(
+                &p, &mult, &shift, &filter, None, span.bytes, fwd
+            )
+            .is_err());
             let [y] = pi.at(1, [1]).unwrap();
             y.bytes().to_vec()
         })
