@@ -67,7 +67,8 @@ impl InPlace {
 fn check(op: &'static str, c: &Contract, buf: &[u8], at: &InPlace) -> Result<(), KernelError> {
     let fits =
         |start: usize, bytes: usize| start.checked_add(bytes).is_some_and(|e| e <= buf.len());
-    let (in_bytes, out_bytes) = (c.in_elems * c.in_elem_bytes, c.out_elems * c.out_elem_bytes);
+    let in_bytes = c.in_elems.saturating_mul(c.in_elem_bytes);
+    let out_bytes = c.out_elems.saturating_mul(c.out_elem_bytes);
     if !fits(at.input, in_bytes) {
         return Err(KernelError::Length {
             op,
