@@ -53,12 +53,15 @@ fn ceil16(v: i64) -> i64 {
 }
 
 /// The contract's bound in `dir` as the plan format holds it (`i32`), or `None` if that
-/// direction does not exist or its bound does not fit (then it gives no overlap).
+/// direction does not exist or its bound does not fit (then it gives no overlap). A bound
+/// beyond the tensors (forward at or above the input's bytes, backward at or below minus the
+/// output's: every overlapping delta is safe) is clamped there, which admits the same
+/// overlapping deltas.
 fn dir_bound(safe: &SafeOverlap, dir: OverlapDirection) -> Option<i32> {
     let b = match dir {
-        OverlapDirection::Forward => Some(safe.forward_max),
-        OverlapDirection::Backward => safe.backward_min,
-    }?;
+        OverlapDirection::Forward => safe.forward_max.min(safe.in_bytes),
+        OverlapDirection::Backward => safe.backward_min?.max(-safe.out_bytes),
+    };
     i32::try_from(b).ok()
 }
 
