@@ -219,3 +219,58 @@ fn overlapped_plans_load_and_give_their_spans_on_the_core() {
     }
     assert!(spans > 20, "{spans}");
 }
+
+#[path = "shapes/mod.rs"]
+#[allow(dead_code)]
+mod shapes;
+
+/// Which pairs may overlap: an input read twice by its operator, or a graph output, never; an
+/// input dying at the operator with a contract (RESHAPE), yes.
+#[test]
+fn candidates_exclude_double_reads_and_graph_outputs() {
+    use shapes::{tflite, Op};
+    use synaptic_plan::overlap::candidates;
+    use synaptic_plan::{lifetimes, PlanItem};
+    let shapes = vec![vec![1, 64]; 4];
+    let ops = [
+        Op {
+            code: 0, // ADD t0 + t0 → t1
+            inputs: vec![0, 0],
+            outputs: vec![1],
+        },
+        Op {
+            code: 22, // RESHAPE t1 → t2
+            inputs: vec![1],
+            outputs: vec![2],
+        },
+        Op {
+            code: 14, // LOGISTIC t2 → t3 (t2 is a graph output)
+            inputs: vec![2],
+            outputs: vec![3],
+        },
+    ];
+    let model = Model::from_bytes(&tflite(&shapes, &ops, &[0], &[2, 3])).unwrap();
+    // Every operator has a contract for these inputs...
+    assert!(model.operators.iter().all(|op| !op.overlaps.is_empty()));
+    let lts = lifetimes(&model);
+    let tensors: Vec<usize> = lts.iter().map(|l| l.tensor).collect();
+    let items: Vec<PlanItem> = lts
+        .iter()
+        .map(|l| PlanItem {
+            bytes: model.tensors[l.tensor].bytes,
+            first_op: l.first_op(),
+            last_op: l.last_op(),
+        })
+        .collect();
+    // ...but only RESHAPE's may overlap.
+    let c = candidates(&model, &tensors, &items);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(
+        (c[0].op, tensors[c[0].input], tensors[c[0].output]),
+        (1, 1, 2)
+    );
+    assert_eq!(
+        (c[0].safe.forward_max, c[0].safe.backward_min),
+        (0, Some(0))
+    );
+}
