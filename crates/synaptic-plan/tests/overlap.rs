@@ -221,7 +221,6 @@ fn overlapped_plans_load_and_give_their_spans_on_the_core() {
 }
 
 #[path = "shapes/mod.rs"]
-#[allow(dead_code)]
 mod shapes;
 
 /// Which pairs may overlap: an input read twice by its operator, or a graph output, never; an
