@@ -21,7 +21,9 @@
 //! * DEPTHWISE_CONV_2D loops `b, oy, ox, ic, m` writing channel `oc = ic·dm + m`, which is
 //!   row-major order again; it reads input channel `ic = oc / dm` over the window.
 //! * AVERAGE/MAX_POOL_2D loop `b, oy, ox, c`: channel `c` over the (clipped) window, dilation 1.
-//! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`.
+//! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`. The
+//!   overlapped kernel copies rows of at most [`FC_ROW_BUFFER`] bytes to the stack at the row's
+//!   first step (in its direction), so the row's other steps read nothing from the buffer.
 //! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing any of
 //!   it, then element `(r, k)` reads `x[r, k]` again: element `(r, 0)` reads the row, `(r, k)`
 //!   reads `(r, k)`. Only the forward direction exists (`D_f = 0`: in place).
@@ -260,6 +262,16 @@ pub enum Access {
         /// Row length.
         depth: usize,
     },
+    /// FULLY_CONNECTED with a short input row ([`FC_ROW_BUFFER`] bytes at most), run by
+    /// [`crate::kernels::overlapped::fully_connected`]: the first step of row `r` in the
+    /// direction of execution copies input row `r` (of `in_row`) to the stack, the row's other
+    /// steps read nothing from the buffer.
+    RowsBuffered {
+        /// Input elements per row.
+        in_row: usize,
+        /// Output elements per row.
+        out_row: usize,
+    },
     /// Output row `r` (of `out_row` elements) reads the whole input row `r` (of `in_row`).
     Rows {
         /// Input elements per row.
@@ -285,6 +297,10 @@ pub struct Contract {
     /// Whether the kernel has a backward entry point (every kernel runs forward).
     pub backward: bool,
 }
+
+/// Longest FULLY_CONNECTED input row (bytes) the overlapped kernel copies to the stack before
+/// computing the row's outputs, so that they may overwrite it.
+pub const FC_ROW_BUFFER: usize = 64;
 
 /// Largest output (in elements) whose safe overlap is derived; larger outputs get no overlap
 /// (the derivation is O(n): this bounds planning time on hostile models).
@@ -359,12 +375,15 @@ impl Contract {
         }
     }
 
-    /// FULLY_CONNECTED of prepared params, for input 0.
+    /// FULLY_CONNECTED of prepared params, for input 0: rows of at most [`FC_ROW_BUFFER`]
+    /// bytes are buffered ([`Access::RowsBuffered`]), longer ones re-read per output.
     pub fn fully_connected(p: &FullyConnectedParams) -> Contract {
+        let (in_row, out_row) = (p.accum_depth, p.output_depth);
         Contract {
-            access: Access::Rows {
-                in_row: p.accum_depth,
-                out_row: p.output_depth,
+            access: if in_row <= FC_ROW_BUFFER {
+                Access::RowsBuffered { in_row, out_row }
+            } else {
+                Access::Rows { in_row, out_row }
             },
             in_elems: p.batches * p.accum_depth,
             out_elems: p.batches * p.output_depth,
@@ -400,9 +419,18 @@ impl Contract {
         }
     }
 
-    /// The inclusive range of input elements output element `j` reads, `None` if it reads none.
-    pub fn reads(&self, j: usize) -> Option<(usize, usize)> {
+    /// The inclusive range of input elements the step writing output element `j` reads when
+    /// the kernel runs in `dir`, `None` if it reads none.
+    pub fn reads(&self, j: usize, dir: Direction) -> Option<(usize, usize)> {
         match self.access {
+            Access::RowsBuffered { in_row, out_row } => {
+                let (r, k) = (j / out_row.max(1), j % out_row.max(1));
+                let first = match dir {
+                    Direction::Forward => k == 0,
+                    Direction::Backward => k + 1 == out_row,
+                };
+                (first && in_row > 0).then(|| (r * in_row, r * in_row + in_row - 1))
+            }
             Access::Elementwise => Some((j, j)),
             Access::Window(w) => w.reads(j),
             Access::RowThenElement { depth } => {
@@ -434,7 +462,7 @@ impl Contract {
             if let Some(l) = later_lo {
                 forward_max = forward_max.min(l as i64 * si - (j as i64 + 1) * so);
             }
-            if let Some((lo, _)) = self.reads(j) {
+            if let Some((lo, _)) = self.reads(j, Direction::Forward) {
                 later_lo = Some(later_lo.map_or(lo, |m| m.min(lo)));
             }
         }
@@ -446,7 +474,7 @@ impl Contract {
                 if let Some(h) = earlier_hi {
                     bound = bound.max((h as i64 + 1) * si - j as i64 * so);
                 }
-                if let Some((_, hi)) = self.reads(j) {
+                if let Some((_, hi)) = self.reads(j, Direction::Backward) {
                     earlier_hi = Some(earlier_hi.map_or(hi, |m| m.max(hi)));
                 }
             }
@@ -678,6 +706,39 @@ mod tests {
         };
         let s = c.safe_overlap().unwrap();
         assert_eq!(s.backward_min, Some(-3));
+    }
+
+    #[test]
+    fn short_fully_connected_rows_are_buffered() {
+        let fc = |in_row: usize, out_row: usize, batches: usize| {
+            let access = if in_row <= FC_ROW_BUFFER {
+                Access::RowsBuffered { in_row, out_row }
+            } else {
+                Access::Rows { in_row, out_row }
+            };
+            Contract {
+                access,
+                in_elems: batches * in_row,
+                out_elems: batches * out_row,
+                in_elem_bytes: 1,
+                out_elem_bytes: 1,
+                backward: true,
+            }
+            .safe_overlap()
+            .unwrap()
+        };
+        // One buffered row: nothing is read after the first step, any delta is safe.
+        let s = fc(16, 16, 1);
+        assert_eq!(
+            (s.direction(0), s.direction(15)),
+            (Some(Direction::Forward), Some(Direction::Forward))
+        );
+        // Two rows of 16 → 32 forward: row 0's last write (byte 31 + d) must stay below row 1
+        // (byte 16), read at step 32: d ≤ −16.
+        assert_eq!(fc(16, 32, 2).forward_max, -16);
+        // A long row is read at every step: the output must stay below it all the way.
+        assert_eq!(fc(100, 10, 1).forward_max, -9);
+        assert_eq!(fc(100, 10, 1).backward_min, Some(99));
     }
 
     #[test]

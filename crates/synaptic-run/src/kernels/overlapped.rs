@@ -27,7 +27,7 @@ use super::fully_connected::FullyConnectedParams;
 use super::pooling::PoolParams;
 use super::quantize::{dequantize_value, quantize_value, requantize_value, RequantizeParams};
 use super::{offset4, Int32s, Int8};
-use crate::contract::{Contract, Direction};
+use crate::contract::{Access, Contract, Direction, FC_ROW_BUFFER};
 use crate::error::KernelError;
 use crate::math::{multiply_by_quantized_multiplier, QuantParams};
 
@@ -339,16 +339,33 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
             });
         }
     }
-    check(OP, &Contract::fully_connected(p), buf, &at)?;
+    let contract = Contract::fully_connected(p);
+    check(OP, &contract, buf, &at)?;
     let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
     let n = p.batches * p.output_depth;
+    // Short rows are copied to the stack at the row's first step (the contract's
+    // `RowsBuffered`); longer ones are read from the buffer at every step (`Rows`).
+    let buffered = matches!(contract.access, Access::RowsBuffered { .. });
+    let mut row_copy = [0u8; FC_ROW_BUFFER];
     drive::<1>(buf, at.output, n, at.direction, |buf, j| {
         let (b, oc) = (j / p.output_depth, j % p.output_depth);
-        let row = at.input + b * p.accum_depth;
+        let row_start = at.input + b * p.accum_depth;
+        let first = match at.direction {
+            Direction::Forward => oc == 0,
+            Direction::Backward => oc + 1 == p.output_depth,
+        };
+        if buffered && first {
+            row_copy[..p.accum_depth].copy_from_slice(&buf[row_start..row_start + p.accum_depth]);
+        }
+        let row: &[u8] = if buffered {
+            &row_copy[..p.accum_depth]
+        } else {
+            &buf[row_start..row_start + p.accum_depth]
+        };
         let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
         let mut acc: i32 = 0;
         for (k, &w) in weights.iter().enumerate() {
-            let x = buf[row + k] as i8;
+            let x = row[k] as i8;
             acc = acc.wrapping_add(
                 (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
             );
