@@ -129,7 +129,7 @@ use core::marker::PhantomData;
 use crate::config::{ConfigError, DEFAULT_SCRATCH_SIZE};
 use crate::dtype::{DType, Lifetime};
 use crate::error::AllocError;
-use crate::plan::{LoadedPlan, Plan, PlanLoadError, PlanRegion};
+use crate::plan::{LoadedPlan, OverlapPair, OverlapSpan, Plan, PlanLoadError, PlanRegion};
 use crate::raw::{RawArena, Tensor};
 use crate::stats::Stats;
 
@@ -272,6 +272,20 @@ impl<'a> Loader<'a> {
         })
     }
 
+    /// [`Loader::load_plan`] for a plan with declared output/input overlaps
+    /// ([`RawArena::load_overlapped_plan`]): reach each pair with
+    /// [`PlannedInference::overlapped`].
+    pub fn load_overlapped_plan<'p>(
+        &self,
+        plan: Plan<'p>,
+        overlaps: &'p [OverlapPair],
+    ) -> Result<PlanHandle<'a, 'p>, PlanLoadError> {
+        Ok(PlanHandle {
+            loaded: self.raw.load_overlapped_plan(plan, overlaps)?,
+            _arena: PhantomData,
+        })
+    }
+
     /// Current statistics.
     pub fn stats(&self) -> Stats {
         self.raw.stats()
@@ -401,6 +415,49 @@ impl<'i> PlannedInference<'i, '_> {
         self.inf
             .raw
             .planned_views(&self.plan, self.region, op, slots)
+    }
+
+    /// The declared overlap `pair` of an overlapped plan as one mutable span holding both its
+    /// slots ([`OverlapSpan`]), with the tensors of `others` (live at the pair's operator,
+    /// distinct, disjoint from the span and from each other) — everything one overlapped
+    /// operator needs. Refused: a pair index out of range, slots not allocated, blocks that do
+    /// not share a byte (then [`Self::at`] hands out both), an `others` slot that fails those
+    /// rules. The two slots of a pair that share bytes are never handed out as two tensors.
+    ///
+    /// ```
+    /// use synaptic_mem::plan::{OverlapDirection, OverlapPair};
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// // op 0 writes t1 (64 B) backward over t0 (32 B), 16 bytes above it.
+    /// const SLOTS: &[PlanSlot] = &[
+    ///     PlanSlot { offset: 0, size: 32, first_op: 0, last_op: 0 },
+    ///     PlanSlot { offset: 16, size: 64, first_op: 0, last_op: 1 },
+    /// ];
+    /// const PAIRS: &[OverlapPair] = &[OverlapPair {
+    ///     op: 0, input: 0, output: 1, direction: OverlapDirection::Backward, bound: 16,
+    /// }];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_overlapped_plan(Plan { region_size: 80, slots: SLOTS }, PAIRS).unwrap();
+    /// runner.planned(&plan, |p| {
+    ///     p.alloc(0, &[32], DType::Int8).unwrap();
+    ///     p.alloc(1, &[64], DType::Int8).unwrap();
+    ///     assert!(p.at(0, [0, 1]).is_err()); // they share bytes
+    ///     let (span, []) = p.overlapped(0, []).unwrap();
+    ///     assert_eq!((span.bytes.len(), span.input, span.output), (80, 0, 16));
+    ///     span.bytes[span.output..].fill(7);
+    ///     let [t1] = p.at(1, [1]).unwrap();
+    ///     assert!(t1.bytes().iter().all(|&b| b == 7));
+    /// }).unwrap();
+    /// ```
+    pub fn overlapped<const N: usize>(
+        &mut self,
+        pair: usize,
+        others: [usize; N],
+    ) -> Result<(OverlapSpan<'_>, [Tensor<'_>; N]), AllocError> {
+        self.inf
+            .raw
+            .overlapped_view(&self.plan, self.region, pair, others)
     }
 
     /// The plain inference scope: extra ephemeral tensors and scratch buffers.

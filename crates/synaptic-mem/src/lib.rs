@@ -62,7 +62,8 @@ pub use config::{
 pub use dtype::{shape_bytes, DType, Element, Lifetime, MAX_TENSOR_BYTES};
 pub use error::{AllocError, ErrorKind, Region};
 pub use plan::{
-    LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanRun, PlanSlot, SlotType, TypedPlan,
+    LoadedPlan, OverlapDirection, OverlapPair, OverlapSpan, Plan, PlanError, PlanLoadError,
+    PlanRegion, PlanRun, PlanSlot, SlotType, TypedPlan,
 };
 #[cfg(target_has_atomic = "8")]
 pub use raw::StaticArenaBuffer;

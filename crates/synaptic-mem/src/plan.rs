@@ -94,6 +94,10 @@ pub enum PlanError {
     BadType(usize, ErrorKind),
     /// A typed plan has `.1` slot types for `.0` slots.
     TypeCount(usize, usize),
+    /// Declared overlap `0` is malformed: a slot out of range, the same slot twice, the
+    /// output not born or the input not dying at its operator, two declarations of one pair, or
+    /// two directions for one operator.
+    BadOverlap(usize),
 }
 
 impl core::fmt::Display for PlanError {
@@ -113,14 +117,107 @@ impl core::fmt::Display for PlanError {
                 write!(f, "slot {i}: bad tensor type ({})", kind.describe())
             }
             PlanError::TypeCount(n, t) => write!(f, "{t} slot types for {n} slots"),
+            PlanError::BadOverlap(i) => write!(
+                f,
+                "declared overlap {i}: slot out of range, not an output born and an input \
+                 dying at its operator, or a second declaration or direction"
+            ),
+        }
+    }
+}
+
+/// The direction an overlapped operator runs in (see [`OverlapPair`]).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OverlapDirection {
+    /// Output elements first to last; safe while `output.offset − input.offset ≤ bound`.
+    Forward = 0,
+    /// Output elements last to first; safe while `output.offset − input.offset ≥ bound`.
+    Backward = 1,
+}
+
+/// A declared overlap of an operator's output slot with one of its input slots (issue 12):
+/// operator `op` reads slot `input` (which dies at `op`) and writes slot `output` (born at
+/// `op`) in `direction`, and the two slots may share bytes as long as the delta
+/// `output.offset − input.offset` stays within `bound` (the kernel's safe overlap, derived from
+/// its access contract by `synaptic_run::contract`: the largest safe delta forward, the smallest
+/// backward). A runtime that executes such a plan must re-derive the bound from its own
+/// contract and refuse a declaration that claims more.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OverlapPair {
+    /// The operator (execution order).
+    pub op: u16,
+    /// The input slot (dies at `op`).
+    pub input: u16,
+    /// The output slot (born at `op`).
+    pub output: u16,
+    /// The direction the operator runs in.
+    pub direction: OverlapDirection,
+    /// The safe delta bound in bytes (see [`OverlapDirection`]).
+    pub bound: i32,
+}
+
+impl OverlapPair {
+    /// Whether slots at `input_offset` and `output_offset` are within the declared bound.
+    #[inline]
+    pub const fn admits(&self, input_offset: u32, output_offset: u32) -> bool {
+        let d = output_offset as i64 - input_offset as i64;
+        match self.direction {
+            OverlapDirection::Forward => d <= self.bound as i64,
+            OverlapDirection::Backward => d >= self.bound as i64,
         }
     }
 }
 
 impl Plan<'_> {
     /// Checks every slot: aligned, inside the region, and disjoint in memory from every slot
-    /// whose lifetime overlaps its own. O(n²), done once when a plan is loaded.
+    /// whose lifetime overlaps its own. O(n²), done once when a plan is loaded. The same rule as
+    /// [`Self::validate_overlapped`] with no declared overlap.
     pub fn validate(&self) -> Result<(), PlanError> {
+        self.validate_overlapped(&[])
+    }
+
+    /// The validity rule of every plan, overlapped or not — the one place it is written: every
+    /// slot aligned, non-empty and inside the region; two slots live at a common operator share
+    /// no byte **unless** they are a declared [`OverlapPair`] (the input slot dying and the
+    /// output slot born at its operator, so that operator is the only one where both are live)
+    /// whose offset delta is within its declared bound. Every declaration must be well formed
+    /// ([`PlanError::BadOverlap`]) even where its slots happen to be disjoint. O(n² + n·k) for
+    /// `k` declarations, done once when a plan is loaded.
+    ///
+    /// ```
+    /// use synaptic_mem::plan::{OverlapDirection, OverlapPair, Plan, PlanError, PlanSlot};
+    /// // Operator 1 reads slot 0 (dies at 1) and writes slot 1 (born at 1), backward,
+    /// // safe for output − input ≥ 7: the output starts 16 bytes into the input.
+    /// let slots = [
+    ///     PlanSlot { offset: 0, size: 32, first_op: 0, last_op: 1 },
+    ///     PlanSlot { offset: 16, size: 64, first_op: 1, last_op: 2 },
+    /// ];
+    /// let pair = OverlapPair { op: 1, input: 0, output: 1, direction: OverlapDirection::Backward, bound: 7 };
+    /// let plan = Plan { region_size: 80, slots: &slots };
+    /// assert_eq!(plan.validate_overlapped(&[pair]), Ok(()));
+    /// assert_eq!(plan.validate(), Err(PlanError::Overlap(0, 1)));
+    /// let tight = OverlapPair { bound: 17, ..pair };
+    /// assert_eq!(plan.validate_overlapped(&[tight]), Err(PlanError::Overlap(0, 1)));
+    /// ```
+    pub fn validate_overlapped(&self, pairs: &[OverlapPair]) -> Result<(), PlanError> {
+        for (k, p) in pairs.iter().enumerate() {
+            let (i, o) = (p.input as usize, p.output as usize);
+            let (Some(si), Some(so)) = (self.slots.get(i), self.slots.get(o)) else {
+                return Err(PlanError::BadOverlap(k));
+            };
+            if i == o || si.last_op != p.op || so.first_op != p.op {
+                return Err(PlanError::BadOverlap(k));
+            }
+            // One declaration per pair, and one direction per operator.
+            if pairs[..k].iter().any(|q| {
+                (q.input, q.output) == (p.input, p.output)
+                    || (q.op == p.op && q.direction != p.direction)
+            }) {
+                return Err(PlanError::BadOverlap(k));
+            }
+        }
         if self.region_size % 16 != 0 {
             return Err(PlanError::UnalignedRegion);
         }
@@ -136,7 +233,14 @@ impl Plan<'_> {
             }
             for (j, t) in self.slots[..i].iter().enumerate() {
                 if s.lifetimes_overlap(t) && s.memory_overlaps(t) {
-                    return Err(PlanError::Overlap(j, i));
+                    let declared = pairs.iter().any(|p| {
+                        let (a, b) = (p.input as usize, p.output as usize);
+                        ((a, b) == (j, i) && p.admits(t.offset, s.offset))
+                            || ((a, b) == (i, j) && p.admits(s.offset, t.offset))
+                    });
+                    if !declared {
+                        return Err(PlanError::Overlap(j, i));
+                    }
                 }
             }
         }
@@ -193,6 +297,8 @@ impl SlotType {
 #[derive(Clone, Copy, Debug)]
 pub struct LoadedPlan<'p> {
     pub(crate) plan: Plan<'p>,
+    /// The declared overlaps it was validated with (empty for a plain plan).
+    pub(crate) overlaps: &'p [OverlapPair],
     /// Offset of the descriptor table from the arena base.
     pub(crate) table: usize,
     /// End of the descriptor table (`table + 32 × slots`).
@@ -208,6 +314,35 @@ impl<'p> LoadedPlan<'p> {
     pub fn plan(&self) -> &Plan<'p> {
         &self.plan
     }
+
+    /// The declared output/input overlaps it was validated with (empty for a plain plan).
+    pub fn overlaps(&self) -> &'p [OverlapPair] {
+        self.overlaps
+    }
+}
+
+/// A declared overlap's two slots as one mutable span (from
+/// [`PlannedInference::overlapped`](crate::PlannedInference::overlapped)): the operator reads
+/// its input at `bytes[input..input + input_bytes]` and writes its output at
+/// `bytes[output..output + output_bytes]` in `direction` — one `&mut [u8]`, so a kernel that
+/// takes the buffer and the two offsets (`synaptic_run::kernels::overlapped`) needs no aliasing
+/// borrows.
+#[derive(Debug)]
+pub struct OverlapSpan<'t> {
+    /// The union of the two slots' blocks.
+    pub bytes: &'t mut [u8],
+    /// Offset of the input in `bytes`.
+    pub input: usize,
+    /// Offset of the output in `bytes`.
+    pub output: usize,
+    /// Bytes of the input slot.
+    pub input_bytes: usize,
+    /// Bytes of the output slot.
+    pub output_bytes: usize,
+    /// The declared direction.
+    pub direction: OverlapDirection,
+    /// The operator.
+    pub op: u16,
 }
 
 /// One inference's planned ephemeral region (from

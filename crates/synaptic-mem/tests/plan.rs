@@ -305,3 +305,233 @@ mod validate_model {
         }
     }
 }
+
+mod overlapped {
+    use synaptic_mem::plan::{OverlapDirection as D, OverlapPair, Plan, PlanError, PlanSlot};
+
+    const fn slot(offset: u32, size: u32, first_op: u16, last_op: u16) -> PlanSlot {
+        PlanSlot {
+            offset,
+            size,
+            first_op,
+            last_op,
+        }
+    }
+
+    fn pair(op: u16, input: u16, output: u16, direction: D, bound: i32) -> OverlapPair {
+        OverlapPair {
+            op,
+            input,
+            output,
+            direction,
+            bound,
+        }
+    }
+
+    #[test]
+    fn forward_pair_within_and_beyond_its_bound() {
+        // Output (slot 1) 16 bytes below the input's start, forward, bound −16.
+        let slots = [slot(16, 64, 0, 1), slot(0, 64, 1, 2)];
+        let plan = Plan {
+            region_size: 80,
+            slots: &slots,
+        };
+        assert_eq!(plan.validate(), Err(PlanError::Overlap(0, 1)));
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Forward, -16)]),
+            Ok(())
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Forward, -17)]),
+            Err(PlanError::Overlap(0, 1))
+        );
+        // Backward needs the delta (−16) at or above its bound.
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Backward, -16)]),
+            Ok(())
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[pair(1, 0, 1, D::Backward, 0)]),
+            Err(PlanError::Overlap(0, 1))
+        );
+        // A declaration covers only its own pair: a third slot live at 1 still conflicts.
+        let slots3 = [slot(16, 64, 0, 1), slot(0, 64, 1, 2), slot(64, 16, 1, 1)];
+        let plan3 = Plan {
+            region_size: 96,
+            slots: &slots3,
+        };
+        assert_eq!(
+            plan3.validate_overlapped(&[pair(1, 0, 1, D::Forward, 0)]),
+            Err(PlanError::Overlap(0, 2))
+        );
+    }
+
+    #[test]
+    fn malformed_declarations_are_refused() {
+        let slots = [slot(0, 32, 0, 1), slot(16, 64, 1, 2), slot(0, 16, 2, 2)];
+        let plan = Plan {
+            region_size: 96,
+            slots: &slots,
+        };
+        let ok = pair(1, 0, 1, D::Backward, 16);
+        assert_eq!(plan.validate_overlapped(&[ok]), Ok(()));
+        for (bad, why) in [
+            (pair(1, 0, 9, D::Backward, 16), "slot out of range"),
+            (pair(1, 1, 1, D::Backward, 16), "same slot"),
+            (pair(0, 0, 1, D::Backward, 16), "input does not die at op 0"),
+            (pair(1, 1, 0, D::Backward, 16), "reversed roles"),
+            (pair(1, 2, 1, D::Backward, 16), "slot 2 is not live at op 1"),
+        ] {
+            assert_eq!(
+                plan.validate_overlapped(&[bad]),
+                Err(PlanError::BadOverlap(0)),
+                "{why}"
+            );
+        }
+        // Slot 1 dies at 2 where slot 2 is born: a well-formed declaration, here disjoint.
+        let disjoint = pair(2, 1, 2, D::Forward, 0);
+        assert_eq!(plan.validate_overlapped(&[ok, disjoint]), Ok(()));
+        // One direction per operator.
+        let slots4 = [slot(0, 32, 0, 1), slot(16, 64, 1, 2), slot(80, 16, 0, 1)];
+        let plan4 = Plan {
+            region_size: 96,
+            slots: &slots4,
+        };
+        assert_eq!(
+            plan4.validate_overlapped(&[ok, pair(1, 2, 1, D::Forward, 0)]),
+            Err(PlanError::BadOverlap(1))
+        );
+        assert_eq!(
+            plan.validate_overlapped(&[ok, ok]),
+            Err(PlanError::BadOverlap(1))
+        );
+        assert!(PlanError::BadOverlap(3).to_string().contains("overlap 3"));
+    }
+}
+
+mod overlapped_views {
+    use synaptic_mem::plan::{OverlapDirection as D, OverlapPair, PlanLoadError, PlanSlot};
+    use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanError};
+
+    const fn slot(offset: u32, size: u32, first_op: u16, last_op: u16) -> PlanSlot {
+        PlanSlot {
+            offset,
+            size,
+            first_op,
+            last_op,
+        }
+    }
+
+    /// op 0: s0 → s1 (s1 16 bytes above s0, backward); op 1: s1 + s2 → s3 (s3 over s1, forward
+    /// at delta 0); s4 declared at op 1 but disjoint from s1.
+    const SLOTS: &[PlanSlot] = &[
+        slot(0, 32, 0, 0),
+        slot(16, 64, 0, 1),
+        slot(96, 16, 0, 1),
+        slot(16, 64, 1, 2),
+        slot(128, 16, 1, 1),
+    ];
+    const PAIRS: &[OverlapPair] = &[
+        OverlapPair {
+            op: 0,
+            input: 0,
+            output: 1,
+            direction: D::Backward,
+            bound: 7,
+        },
+        OverlapPair {
+            op: 1,
+            input: 1,
+            output: 3,
+            direction: D::Forward,
+            bound: 0,
+        },
+        OverlapPair {
+            op: 1,
+            input: 1,
+            output: 4,
+            direction: D::Forward,
+            bound: 0,
+        },
+    ];
+    const PLAN: Plan<'static> = Plan {
+        region_size: 144,
+        slots: SLOTS,
+    };
+
+    #[test]
+    fn loading_uses_the_one_rule() {
+        let mut buf = ArenaBuffer::<8192>::new();
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+        let (loader, _) = arena.split();
+        assert_eq!(
+            loader.load_plan(PLAN).unwrap_err(),
+            PlanLoadError::Invalid(PlanError::Overlap(0, 1))
+        );
+        let tight = [OverlapPair {
+            bound: 17,
+            ..PAIRS[0]
+        }];
+        assert!(loader.load_overlapped_plan(PLAN, &tight).is_err());
+        let h = loader.load_overlapped_plan(PLAN, PAIRS).unwrap();
+        assert_eq!(h.plan().slots.len(), 5);
+    }
+
+    #[test]
+    fn a_pair_is_one_span_never_two_tensors() {
+        let mut buf = ArenaBuffer::<8192>::new();
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+        let (loader, mut runner) = arena.split();
+        let plan = loader.load_overlapped_plan(PLAN, PAIRS).unwrap();
+        runner
+            .planned(&plan, |p| {
+                // Nothing allocated yet: refused.
+                assert!(p.overlapped(0, []).is_err());
+                for (s, n) in [(0, 32), (1, 64), (2, 16), (3, 64), (4, 16)] {
+                    p.alloc(s, &[n], DType::Int8).unwrap();
+                }
+                {
+                    let [mut t0] = p.at(0, [0]).unwrap();
+                    t0.bytes_mut().copy_from_slice(&[5; 32]);
+                }
+                // The two slots of a pair that share bytes never come as two tensors.
+                assert!(p.at(0, [0, 1]).is_err());
+                assert!(p.at(1, [1, 3]).is_err());
+                // op 0, backward: the output's last byte first, each byte from below it.
+                let (span, []) = p.overlapped(0, []).unwrap();
+                assert_eq!(
+                    (span.bytes.len(), span.input, span.output, span.op),
+                    (80, 0, 16, 0)
+                );
+                assert_eq!(span.direction, D::Backward);
+                for j in (0..span.output_bytes).rev() {
+                    let x = span.bytes[span.input + j % span.input_bytes];
+                    span.bytes[span.output + j] = x + 1;
+                }
+                let [t1] = p.at(1, [1]).unwrap();
+                assert!(t1.bytes().iter().all(|&b| b == 6));
+                // op 1 with the other input beside the span; the span's own slots, the
+                // output of another pair inside it, and a repeated slot are refused.
+                {
+                    let (span, [mut other]) = p.overlapped(1, [2]).unwrap();
+                    assert_eq!((span.bytes.len(), span.input, span.output), (64, 0, 0));
+                    other.bytes_mut().fill(1);
+                    for j in 0..64 {
+                        span.bytes[j] += other.bytes()[j % 16];
+                    }
+                }
+                assert!(p.overlapped(1, [1]).is_err());
+                assert!(p.overlapped(1, [3]).is_err());
+                assert!(p.overlapped(1, [2, 2]).is_err());
+                assert!(p.overlapped(1, [0]).is_err()); // not live at op 1
+                                                        // Declared but disjoint: no span (the gap may hold other tensors); `at` works.
+                assert!(p.overlapped(2, []).is_err());
+                assert!(p.at(1, [1, 4]).is_ok());
+                assert!(p.overlapped(3, []).is_err()); // no such pair
+                let [t3] = p.at(2, [3]).unwrap();
+                t3.bytes().iter().all(|&b| b == 7)
+            })
+            .map(|all_sevens| assert!(all_sevens))
+            .unwrap();
+    }
+}

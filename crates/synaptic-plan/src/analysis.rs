@@ -2,9 +2,11 @@
 
 use crate::lifetime::{lifetimes, live_lower_bound, Lifetime};
 use crate::model::{Model, TensorKind};
+use crate::overlap;
 use crate::planner::{plan_items, MemoryPlan, PlanItem, PlanOptions, Strategy};
 use crate::ImportError;
 use serde::Serialize;
+use synaptic_mem::plan::OverlapDirection;
 use synaptic_mem::{block_span, data_span, ArenaConfig, ArenaLayout, DESC_SPAN};
 
 /// Where constant tensors (weights, biases) live.
@@ -76,7 +78,23 @@ pub struct SizingOptions {
     pub io: IoPlacement,
     /// Planner settings (strategy and search budget).
     pub plan: PlanOptions,
+    /// Plan below the live-set bound: outputs overlapping dying inputs as the kernels' access
+    /// contracts allow ([`crate::overlap`]). Off by default: such a plan declares its overlaps
+    /// ([`MemoryPlan::overlaps`]) and only a runtime that runs those operators overlapped may
+    /// use it — see [`OVERLAP_RUNTIME_TODO`].
+    pub overlap: bool,
 }
+
+/// **TODO (issue 12), the one place this is stated**: `synaptic_run::Interpreter` does not yet
+/// execute overlapped operators (its invoke path is being rewritten around a precompiled
+/// per-operator program), so every plan meant to *run* — `synmem run`, `synmem emit`, the
+/// runtime's own planning, the firmware — is planned with [`SizingOptions::overlap`] off.
+/// Only `synmem plan` (a report) defaults to the overlapped plan (`--no-overlap` gives the
+/// plain one). Once the interpreter runs each declared [`synaptic_mem::plan::OverlapPair`] in
+/// its direction (checking the declaration against its own contract), `run` and `emit` can
+/// switch.
+pub const OVERLAP_RUNTIME_TODO: &str = "the runtime does not execute overlapped plans yet: \
+     synmem run and emit plan without overlaps";
 
 impl Default for SizingOptions {
     fn default() -> Self {
@@ -87,6 +105,7 @@ impl Default for SizingOptions {
             weights: WeightsPlacement::Sram,
             io: IoPlacement::Shared,
             plan: PlanOptions::default(),
+            overlap: false,
         }
     }
 }
@@ -187,6 +206,33 @@ pub struct Report {
     pub min_valid_arena_bytes: u64,
     /// Planning time of both plans, microseconds.
     pub planning_micros: u64,
+    /// Live-set lower bound with every operator's output counted at its best safe overlap with
+    /// its dying inputs ([`crate::overlap::overlap_lower_bound`]); equal to
+    /// `live_lower_bound_bytes` when no kernel contract allows an overlap. Reported whether or
+    /// not the plan overlaps.
+    pub overlap_lower_bound_bytes: u64,
+    /// Whether the plans were made with overlaps allowed ([`SizingOptions::overlap`], not with
+    /// the bump strategy).
+    pub overlap: bool,
+    /// The declared overlaps of the all-activations plan (`planned_activation_bytes`).
+    pub overlap_pairs: Vec<OverlapInfo>,
+}
+
+/// One declared overlap of the all-activations plan, by tensor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OverlapInfo {
+    /// The operator.
+    pub op: usize,
+    /// The input tensor (dies at `op`).
+    pub input_tensor: usize,
+    /// The output tensor (born at `op`).
+    pub output_tensor: usize,
+    /// `"forward"` or `"backward"`.
+    pub direction: &'static str,
+    /// `output offset − input offset`, bytes.
+    pub delta: i64,
+    /// The contract's bound on the delta (largest forward, smallest backward).
+    pub bound: i32,
 }
 
 /// Everything known about a model: graph, lifetimes, both plans and the report.
@@ -262,7 +308,16 @@ impl Analysis {
             last_op: l.last_op(),
         };
         let all_items: Vec<PlanItem> = lts.iter().map(item).collect();
-        let activation_plan = plan_items(&all_items, &options.plan);
+        let all_tensors: Vec<usize> = lts.iter().map(|l| l.tensor).collect();
+        let all_candidates = overlap::candidates(&model, &all_tensors, &all_items);
+        let overlap_lb = overlap::overlap_lower_bound(&all_items, &all_candidates);
+        // Bump means no reuse at all: no overlap either.
+        let overlap = options.overlap && options.plan.strategy != Strategy::Bump;
+        let activation_plan = if overlap {
+            overlap::plan_overlapped(&all_items, &all_candidates, &options.plan)
+        } else {
+            plan_items(&all_items, &options.plan)
+        };
 
         let mut shared_tensors = Vec::new();
         let mut is_shared = vec![false; model.tensors.len()];
@@ -277,7 +332,12 @@ impl Analysis {
         let eph_lts: Vec<&Lifetime> = lts.iter().filter(|l| !is_shared[l.tensor]).collect();
         let ephemeral_tensors: Vec<usize> = eph_lts.iter().map(|l| l.tensor).collect();
         let eph_items: Vec<PlanItem> = eph_lts.iter().map(|l| item(l)).collect();
-        let ephemeral_plan = plan_items(&eph_items, &options.plan);
+        let ephemeral_plan = if overlap {
+            let cands = overlap::candidates(&model, &ephemeral_tensors, &eph_items);
+            overlap::plan_overlapped(&eph_items, &cands, &options.plan)
+        } else {
+            plan_items(&eph_items, &options.plan)
+        };
         let too_big = |b: u64| b > u32::MAX as u64;
         if too_big(activation_plan.region_size) || too_big(ephemeral_plan.region_size) {
             return Err(ImportError::unsupported(format!(
@@ -362,7 +422,7 @@ impl Analysis {
             io_in: options.io,
             activations: lts.len(),
             bump_ephemeral_bytes: bump_ephemeral,
-            ephemeral_lower_bound_bytes: ephemeral_plan.lower_bound,
+            ephemeral_lower_bound_bytes: crate::planner::items_lower_bound(&eph_items),
             ratio_to_lower_bound: if live_lb == 0 {
                 1.0
             } else {
@@ -375,6 +435,24 @@ impl Analysis {
             short_by,
             min_valid_arena_bytes,
             planning_micros: activation_plan.stats.micros + ephemeral_plan.stats.micros,
+            overlap_lower_bound_bytes: overlap_lb,
+            overlap,
+            overlap_pairs: activation_plan
+                .overlaps
+                .iter()
+                .map(|p| OverlapInfo {
+                    op: p.op as usize,
+                    input_tensor: all_tensors[p.input as usize],
+                    output_tensor: all_tensors[p.output as usize],
+                    direction: match p.direction {
+                        OverlapDirection::Forward => "forward",
+                        OverlapDirection::Backward => "backward",
+                    },
+                    delta: activation_plan.offsets[p.output as usize] as i64
+                        - activation_plan.offsets[p.input as usize] as i64,
+                    bound: p.bound,
+                })
+                .collect(),
         };
         Ok(Analysis {
             model,

@@ -13,6 +13,10 @@
 //! * [`lifetimes`] / [`live_lower_bound`] — lifetimes in the models README's scopes.
 //! * [`plan_items`] — the planner (bump, greedy-by-size, best = heuristics + hill-climbing +
 //!   exact branch-and-bound), reporting whether each plan is proven optimal.
+//! * [`overlap`] — plans below the live-set bound: outputs overlapping dying inputs as the
+//!   kernels' access contracts (`synaptic_run::contract`) allow, the overlap lower bound, and
+//!   the declared pairs ([`SizingOptions::overlap`]; not yet for plans the runtime runs:
+//!   [`OVERLAP_RUNTIME_TODO`]).
 //! * [`Analysis`] — sizing by region (persistent, ephemeral, scratch, shared) and the verdict
 //!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
 //! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
@@ -46,6 +50,7 @@ pub mod emit;
 mod error;
 mod lifetime;
 mod model;
+pub mod overlap;
 mod planner;
 pub mod reference;
 pub mod render;
@@ -54,14 +59,14 @@ pub mod tflm;
 pub mod trace;
 
 pub use analysis::{
-    scratch_table_pool, Analysis, IoPlacement, PersistentBreakdown, Report, Shortfall,
-    SizingOptions, WeightsPlacement,
+    scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown, Report, Shortfall,
+    SizingOptions, WeightsPlacement, OVERLAP_RUNTIME_TODO,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};
 pub use model::{
-    read_file_limited, Model, Operator, TensorInfo, TensorKind, TensorType, DEFAULT_MAX_FILE_BYTES,
-    MAX_ITEMS,
+    read_file_limited, Model, Operator, TensorInfo, TensorKind, TensorType, CONTRACT_WORK_BUDGET,
+    DEFAULT_MAX_FILE_BYTES, MAX_ITEMS,
 };
 pub use planner::{
     items_lower_bound, plan_items, MemoryPlan, PlanItem, PlanOptions, SearchStats, Strategy,

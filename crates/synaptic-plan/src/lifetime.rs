@@ -128,6 +128,31 @@ pub(crate) fn max_live_sum(intervals: impl IntoIterator<Item = (usize, usize, u6
     u64::try_from(best).unwrap_or(u64::MAX)
 }
 
+/// The live sum at every operator `0..=max last`: the total `bytes` of the inclusive intervals
+/// `(first, last, bytes)` live there (a difference array, O(n + operators)); its maximum is
+/// [`max_live_sum`] of the same intervals (a test). Used where a bound needs per-operator
+/// totals (the overlap bound subtracts per-operator savings).
+pub(crate) fn live_per_op(intervals: impl IntoIterator<Item = (usize, usize, u64)>) -> Vec<u64> {
+    let mut diff: Vec<i128> = Vec::new();
+    for (first, last, bytes) in intervals {
+        if first > last {
+            continue;
+        }
+        if diff.len() < last + 2 {
+            diff.resize(last + 2, 0);
+        }
+        diff[first] += bytes as i128;
+        diff[last + 1] -= bytes as i128;
+    }
+    let mut live = 0i128;
+    let mut out = Vec::with_capacity(diff.len().saturating_sub(1));
+    for d in &diff[..diff.len().saturating_sub(1)] {
+        live += d;
+        out.push(u64::try_from(live).unwrap_or(u64::MAX));
+    }
+    out
+}
+
 /// The live-set lower bound: the largest total, over scopes, of the activations live at that
 /// scope, each rounded up to 16 bytes ([`synaptic_mem::data_span`]). Variable tensors are not
 /// activations and are not counted. No plan of these activations can be smaller.
@@ -139,4 +164,41 @@ pub fn live_lower_bound(model: &Model, lifetimes: &[Lifetime]) -> u64 {
             data_span(model.tensors[l.tensor].bytes),
         )
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_per_op_peaks_at_max_live_sum() {
+        let mut seed = 0x1234_5678_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..200 {
+            let iv: Vec<(usize, usize, u64)> = (0..next(20) + 1)
+                .map(|_| {
+                    let a = next(30) as usize;
+                    (a, a + next(10) as usize, next(1000) + 1)
+                })
+                .collect();
+            let per_op = live_per_op(iv.iter().copied());
+            assert_eq!(
+                per_op.iter().copied().max().unwrap(),
+                max_live_sum(iv.iter().copied())
+            );
+            for (op, &l) in per_op.iter().enumerate() {
+                let want: u64 = iv
+                    .iter()
+                    .filter(|i| i.0 <= op && op <= i.1)
+                    .map(|i| i.2)
+                    .sum();
+                assert_eq!(l, want);
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ use crate::error::ImportError;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
+use synaptic_run::contract::SafeOverlap;
 
 /// Element type of a TFLite tensor (`TensorType` in TFLite's schema, same numeric values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -156,7 +157,17 @@ pub struct Operator {
     pub outputs: Vec<usize>,
     /// Intermediate tensor indices (not allocated).
     pub intermediates: Vec<usize>,
+    /// The safe overlaps of the output with each input that has an access contract
+    /// ([`synaptic_run::contract::input_contract`]), derived at import: `(input tensor, safe
+    /// overlap)`. Empty for kernels without a contract. Not serialized.
+    #[serde(skip)]
+    pub overlaps: Vec<(usize, SafeOverlap)>,
 }
+
+/// Output elements whose contracts one import may derive in total (each derivation is O(n) in
+/// its output elements): beyond it, operators get no contract, so a hostile model cannot make
+/// the import slow (the shared models need under 10⁶).
+pub const CONTRACT_WORK_BUDGET: u64 = 1 << 26;
 
 /// A `.tflite` model's main subgraph (subgraph 0), as needed for memory planning.
 ///
@@ -347,6 +358,7 @@ impl Model {
             is_output[o] = true;
         }
         let mut referenced: Vec<bool> = (0..n).map(|i| is_input[i] || is_output[i]).collect();
+        let mut contract_budget = CONTRACT_WORK_BUDGET;
         for o in 0..n_ops {
             let op = sg.operator(o)?;
             let code_index = op.opcode_index()? as usize;
@@ -376,12 +388,32 @@ impl Model {
                     inter.push(i);
                 }
             }
+            let mut overlaps = Vec::new();
+            if oo.len() == 1 {
+                for (k, v) in op.inputs()?.iter().enumerate() {
+                    let Some(t) = usize::try_from(v).ok() else {
+                        continue;
+                    };
+                    let Some(c) = synaptic_run::contract::input_contract(fbm, o, k) else {
+                        continue;
+                    };
+                    let work = c.out_elems as u64;
+                    if work > contract_budget {
+                        break;
+                    }
+                    contract_budget -= work;
+                    if let Some(safe) = c.safe_overlap() {
+                        overlaps.push((t, safe));
+                    }
+                }
+            }
             operators.push(Operator {
                 index: o,
                 opcode,
                 inputs: oi,
                 outputs: oo,
                 intermediates: inter,
+                overlaps,
             });
         }
 

@@ -32,7 +32,7 @@ use crate::lifetime::{live_together, max_live_sum};
 use serde::Serialize;
 use std::cell::Cell;
 use std::time::Instant;
-use synaptic_mem::plan::PlanSlot;
+use synaptic_mem::plan::{OverlapPair, PlanSlot};
 use synaptic_mem::{data_span, Plan};
 
 /// One tensor to place. For [`MemoryPlan::slots`] (the core's format) operators must be at
@@ -178,6 +178,11 @@ pub struct MemoryPlan {
     pub strategy: Strategy,
     /// How the search went.
     pub stats: SearchStats,
+    /// The declared output/input overlaps (empty for a plain plan; see
+    /// [`crate::overlap::plan_overlapped`]): slot indices are item indices. A plan with
+    /// overlaps is valid by [`Plan::validate_overlapped`] with these, not by [`Plan::validate`].
+    #[serde(skip)]
+    pub overlaps: Vec<OverlapPair>,
     #[serde(skip)]
     slots: Vec<PlanSlot>,
 }
@@ -199,8 +204,10 @@ impl MemoryPlan {
         }
     }
 
-    /// Checks the plan with the core's own rule ([`Plan::validate`]: 16-byte alignment, region
-    /// bounds, no two items live together sharing a byte, no empty item), after converting it
+    /// Checks the plan with the core's own rule ([`Plan::validate_overlapped`] with the plan's
+    /// declared [`overlaps`](Self::overlaps): 16-byte alignment, region bounds, no two items
+    /// live together sharing a byte unless a declared pair within its bound, no empty item),
+    /// after converting it
     /// to the core's format exactly (an offset, size or region beyond `u32`, or an operator
     /// beyond `u16`, is an error); then that the region is not below the lower bound.
     pub fn check(&self) -> Result<(), String> {
@@ -236,7 +243,7 @@ impl MemoryPlan {
             region_size,
             slots: &slots,
         }
-        .validate()
+        .validate_overlapped(&self.overlaps)
         .map_err(|e| e.to_string())?;
         if self.region_size < self.lower_bound {
             return Err(format!(
@@ -570,9 +577,24 @@ pub fn plan_items(items: &[PlanItem], opts: &PlanOptions) -> MemoryPlan {
         Strategy::Best => best(items, opts, lower_bound, &mut stats),
     };
     stats.micros = start.elapsed().as_micros() as u64;
-    let slots = items
+    MemoryPlan {
+        items: items.to_vec(),
+        slots: slots_of(items, &offsets),
+        offsets,
+        region_size: region,
+        lower_bound,
+        proven_optimal: proven,
+        strategy,
+        stats,
+        overlaps: Vec::new(),
+    }
+}
+
+/// The core's slots of `items` at `offsets` (values beyond the format saturated).
+fn slots_of(items: &[PlanItem], offsets: &[u64]) -> Vec<PlanSlot> {
+    items
         .iter()
-        .zip(&offsets)
+        .zip(offsets)
         .map(|(it, &o)| {
             it.slot_at(o).unwrap_or(PlanSlot {
                 offset: u32::try_from(o).unwrap_or(u32::MAX),
@@ -581,16 +603,37 @@ pub fn plan_items(items: &[PlanItem], opts: &PlanOptions) -> MemoryPlan {
                 last_op: u16::try_from(it.last_op).unwrap_or(u16::MAX),
             })
         })
-        .collect();
-    MemoryPlan {
-        items: items.to_vec(),
-        offsets,
-        region_size: region,
-        lower_bound,
-        proven_optimal: proven,
-        strategy,
-        stats,
-        slots,
+        .collect()
+}
+
+impl MemoryPlan {
+    /// The same items at `offsets` with the declared `overlaps`, the overlap bound
+    /// `lower_bound` and `stats` (the overlapped planner's result).
+    pub(crate) fn with_overlaps(
+        &self,
+        offsets: Vec<u64>,
+        overlaps: Vec<OverlapPair>,
+        lower_bound: u64,
+        stats: SearchStats,
+    ) -> MemoryPlan {
+        let region_size = self
+            .items
+            .iter()
+            .zip(&offsets)
+            .map(|(it, &o)| o + it.span())
+            .max()
+            .unwrap_or(0);
+        MemoryPlan {
+            items: self.items.clone(),
+            slots: slots_of(&self.items, &offsets),
+            offsets,
+            region_size,
+            lower_bound,
+            proven_optimal: region_size == lower_bound,
+            strategy: self.strategy,
+            stats,
+            overlaps,
+        }
     }
 }
 

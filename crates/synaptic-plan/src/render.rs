@@ -202,6 +202,20 @@ pub fn plan_text(a: &Analysis) -> String {
     );
     let _ = writeln!(
         s,
+        "overlap: lower bound {} B with the kernels' safe output/input overlaps; {}",
+        r.overlap_lower_bound_bytes,
+        if r.overlap {
+            format!(
+                "{} pair(s) overlap in this plan ({}; --no-overlap gives their plan)",
+                r.overlap_pairs.len(),
+                crate::OVERLAP_RUNTIME_TODO
+            )
+        } else {
+            "not used".to_string()
+        }
+    );
+    let _ = writeln!(
+        s,
         "configuration: arena {} B, scratch pool {} B, tensor space {} B",
         r.arena_bytes, r.scratch_pool_bytes, r.tensor_space_bytes
     );

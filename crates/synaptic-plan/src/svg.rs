@@ -42,11 +42,16 @@ pub fn render(analysis: &Analysis) -> String {
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{left}" y="20" font-size="14" font-weight="bold">{}: {} activations, planned {} B, live lower bound {} B{}</text>"#,
+        r#"<text x="{left}" y="20" font-size="14" font-weight="bold">{}: {} activations, planned {} B, live lower bound {} B{}{}</text>"#,
         esc(&r.model),
         plan.items.len(),
         plan.region_size,
-        plan.lower_bound,
+        r.live_lower_bound_bytes,
+        if r.overlap {
+            format!(", overlap lower bound {} B", plan.lower_bound)
+        } else {
+            String::new()
+        },
         if plan.proven_optimal {
             " (optimal)"
         } else {
@@ -134,9 +139,10 @@ pub fn render(analysis: &Analysis) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{:.1}" fill="red" text-anchor="end">live lower bound {} B</text>"#,
+        r#"<text x="{}" y="{:.1}" fill="red" text-anchor="end">{} lower bound {} B</text>"#,
         left + pw,
         yl - 4.0,
+        if r.overlap { "overlap" } else { "live" },
         plan.lower_bound
     );
     s.push_str("</svg>\n");

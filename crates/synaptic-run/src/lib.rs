@@ -8,6 +8,8 @@
 //! The kernels are pure functions over slices and a parameter struct ([`kernels`]): inputs and
 //! weights are borrowed, outputs are `&mut` slices, the per-channel tables are slices the
 //! caller fills once. `#![no_std]`, no `alloc`, no `unsafe`; no kernel needs a scratch buffer.
+//! [`contract`] states how each kernel reads and writes (its safe output/input overlap), and
+//! [`kernels::overlapped`] runs those kernels on one buffer holding both.
 
 //! ## Why a port and not a re-derivation
 //!
@@ -49,6 +51,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bmp;
+pub mod contract;
 pub mod error;
 pub mod fixedpoint;
 pub mod interpreter;

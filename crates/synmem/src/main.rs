@@ -4,6 +4,7 @@
 //! synmem inspect MODEL [--json]
 //! synmem plan MODEL [--arena N] [--scratch N] [--weights sram|flash] [--strategy bump|greedy|best]
 //!                   [--io shared|ephemeral] [--scratch-table FILE] [--json] [--svg FILE] [--check]
+//!                   [--no-overlap]
 //! synmem emit MODEL --lang rust|c -o FILE [sizing options]
 //! synmem emit MODEL --lang tflite -o OUT.tflite [--strategy …]   # TFLM's offline plan
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
@@ -75,6 +76,11 @@ enum Cmd {
         /// Exit with status 3 if the model does not fit.
         #[arg(long)]
         check: bool,
+        /// Plan without output/input overlaps (today's plan: what `run` and `emit` use until
+        /// the runtime executes overlapped operators). By default `plan` overlaps outputs with
+        /// dying inputs as the kernels' access contracts allow.
+        #[arg(long)]
+        no_overlap: bool,
     },
     /// Write the plan as a Rust const table or a C header for firmware, or (--lang tflite)
     /// into a copy of the model as TFLM's OfflineMemoryAllocation metadata.
@@ -328,13 +334,21 @@ impl SizingArgs {
                 },
                 ..PlanOptions::default()
             },
+            overlap: false,
         })
     }
 }
 
-/// Imports `path` and analyses it (the scratch table's length is checked by `Analysis::new`).
-fn analyse(path: &PathBuf, sizing: &SizingArgs, max_file_bytes: u64) -> Result<Analysis, Failure> {
-    let options = sizing.options(max_file_bytes)?;
+/// Imports `path` and analyses it (the scratch table's length is checked by `Analysis::new`),
+/// with overlaps if `overlap` (only `plan` asks: see `synaptic_plan::OVERLAP_RUNTIME_TODO`).
+fn analyse(
+    path: &PathBuf,
+    sizing: &SizingArgs,
+    max_file_bytes: u64,
+    overlap: bool,
+) -> Result<Analysis, Failure> {
+    let mut options = sizing.options(max_file_bytes)?;
+    options.overlap = overlap;
     let model = Model::from_file_limited(path, max_file_bytes)?;
     Ok(Analysis::new(model, &options)?)
 }
@@ -482,8 +496,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             json,
             svg,
             check,
+            no_overlap,
         } => {
-            let a = analyse(&model, &sizing, max)?;
+            let a = analyse(&model, &sizing, max, !no_overlap)?;
             if let Some(path) = &svg {
                 write_file(path, &synaptic_plan::svg::render(&a))?;
             }
@@ -509,7 +524,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 LangArg::C => Lang::C,
                 LangArg::Tflite => return emit_tflite(&model, &output, &sizing, max),
             };
-            let a = analyse(&model, &sizing, max)?;
+            // Not overlapped: synaptic_plan::OVERLAP_RUNTIME_TODO.
+            let a = analyse(&model, &sizing, max, false)?;
             let program = match op_data {
                 Some(OpDataArg::Ram) => None,
                 _ => match compile_program(&model, &a, max) {
@@ -542,7 +558,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Trace { model, sizing } => {
-            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing, max)?)?;
+            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing, max, false)?)?;
             println!("{}", to_json(&seq)?);
             Ok(0)
         }

@@ -88,13 +88,27 @@ fn plan_json_has_the_issue_fields() {
     assert_eq!(v["weights_bytes"], 218928);
     assert_eq!(v["activation_sum_bytes"], 241030);
     assert_eq!(v["live_lower_bound_bytes"], 55296);
-    assert_eq!(v["planned_activation_bytes"], 55296);
+    // Overlapped by default (issue 12): at the overlap bound.
+    assert_eq!(v["overlap"], true);
+    assert_eq!(v["overlap_lower_bound_bytes"], 36880);
+    assert_eq!(v["planned_activation_bytes"], 36880);
+    assert!(!v["overlap_pairs"].as_array().unwrap().is_empty());
     assert_eq!(v["proven_optimal"], true);
     assert_eq!(v["fits"], false); // 219 KB of weights in a 128 KB arena
     let sum = v["persistent_bytes"].as_u64().unwrap()
         + v["ephemeral_bytes"].as_u64().unwrap()
         + v["scratch_bytes"].as_u64().unwrap();
     assert_eq!(v["arena_bytes_required"].as_u64().unwrap(), sum);
+    // --no-overlap: today's plan (what run and emit use), both bounds still reported.
+    let plain = json(&["plan", p.to_str().unwrap(), "--json", "--no-overlap"]);
+    assert_eq!(plain["overlap"], false);
+    assert_eq!(plain["planned_activation_bytes"], 55296);
+    assert_eq!(plain["overlap_lower_bound_bytes"], 36880);
+    assert_eq!(plain["overlap_pairs"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        plain["ephemeral_bytes"].as_u64().unwrap() - v["ephemeral_bytes"].as_u64().unwrap(),
+        55296 - 36880
+    );
 }
 
 #[test]
@@ -214,7 +228,8 @@ fn strategies_and_weights_options() {
     let flash = json(&["plan", p, "--json", "--weights", "flash"]);
     assert!(flash["persistent_bytes"].as_u64().unwrap() < 10_000);
     assert_eq!(flash["fits"], true);
-    let eph = json(&["plan", p, "--json", "--io", "ephemeral"]);
+    assert_eq!(bump["overlap"], false); // no reuse, no overlap
+    let eph = json(&["plan", p, "--json", "--io", "ephemeral", "--no-overlap"]);
     assert_eq!(eph["shared_bytes"], 0);
     assert_eq!(eph["ephemeral_bytes"], 55296);
 }
@@ -259,7 +274,20 @@ fn svg_draws_one_rect_per_tensor_and_the_bound() {
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"));
     assert_eq!(text.matches("<title>tensor ").count(), 32);
-    assert!(text.contains("live lower bound 55296 B"));
+    assert!(text.contains("live lower bound 55296 B, overlap lower bound 36880 B"));
+    assert!(text.contains(">overlap lower bound 36880 B</text>"));
+    synmem()
+        .args([
+            "plan",
+            p.to_str().unwrap(),
+            "--no-overlap",
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains(">live lower bound 55296 B</text>"));
     assert!(text.trim_end().ends_with("</svg>"));
 }
 
@@ -481,6 +509,7 @@ fn misaligned_scratch_pool_uses_the_cores_layout() {
             "--scratch",
             "1025",
             "--check",
+            "--no-overlap",
         ])
         .output()
         .unwrap();
@@ -492,7 +521,16 @@ fn misaligned_scratch_pool_uses_the_cores_layout() {
             && text.contains("smallest arena that runs it: 42480 B"),
         "{text}"
     );
-    let v = json(&["plan", p, "--json", "--arena", "42480", "--scratch", "1025"]);
+    let v = json(&[
+        "plan",
+        p,
+        "--json",
+        "--arena",
+        "42480",
+        "--scratch",
+        "1025",
+        "--no-overlap",
+    ]);
     assert_eq!(v["fits"], true);
     assert_eq!(v["scratch_bytes"], 1040);
     assert_eq!(v["arena_bytes_required"], 42480);
@@ -509,7 +547,7 @@ fn scratch_table_in_the_cores_range() {
     std::fs::write(&table, "100 ".repeat(13)).unwrap();
     let t = table.to_str().unwrap();
     // Before: "needs 41552" (a 112-byte pool, below the core's 1024 minimum).
-    let v = json(&["plan", p, "--json", "--scratch-table", t]);
+    let v = json(&["plan", p, "--json", "--scratch-table", t, "--no-overlap"]);
     assert_eq!(v["scratch_bytes"], 13 * 112);
     assert_eq!(v["arena_bytes_required"], 25440 + 16000 + 13 * 112);
     std::fs::write(&table, "0 ".repeat(12) + "18446744073709551615").unwrap();

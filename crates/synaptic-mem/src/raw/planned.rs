@@ -32,7 +32,8 @@ use super::{RawArena, Tensor};
 use crate::dtype::{DType, Lifetime};
 use crate::error::{AllocError, ErrorKind, Region};
 use crate::plan::{
-    LoadedPlan, Plan, PlanError, PlanLoadError, PlanRegion, PlanRun, SlotType, TypedPlan,
+    LoadedPlan, OverlapPair, OverlapSpan, Plan, PlanError, PlanLoadError, PlanRegion, PlanRun,
+    PlanSlot, SlotType, TypedPlan,
 };
 use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
 
@@ -44,7 +45,21 @@ impl RawArena<'_> {
     /// not grow the persistent region now; a region larger than the tensor space left after the
     /// table ([`ErrorKind::TooLarge`], region ephemeral). On error only the failed count moves.
     pub fn load_plan<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
-        let loaded = self.reserve_table(plan)?;
+        self.load_overlapped_plan(plan, &[])
+    }
+
+    /// [`RawArena::load_plan`] for a plan with declared output/input overlaps, validated by
+    /// [`Plan::validate_overlapped`] (the one rule). The slots of a declared pair that share
+    /// bytes are never handed out together as tensors
+    /// ([`PlannedInference::at`](crate::PlannedInference::at) refuses any two that overlap);
+    /// the pair is reached as one span
+    /// ([`PlannedInference::overlapped`](crate::PlannedInference::overlapped)).
+    pub fn load_overlapped_plan<'p>(
+        &self,
+        plan: Plan<'p>,
+        overlaps: &'p [OverlapPair],
+    ) -> Result<LoadedPlan<'p>, PlanLoadError> {
+        let loaded = self.reserve_table(plan, overlaps)?;
         let base = self.base.get();
         for i in 0..plan.slots.len() {
             // SAFETY: the table `table .. table_end` was just reserved in the persistent region
@@ -60,8 +75,13 @@ impl RawArena<'_> {
 
     /// Validates `plan` and reserves its descriptor table (uninitialised) in the persistent
     /// region: the checks of [`RawArena::load_plan`], shared with the typed load.
-    fn reserve_table<'p>(&self, plan: Plan<'p>) -> Result<LoadedPlan<'p>, PlanLoadError> {
-        plan.validate().map_err(PlanLoadError::Invalid)?;
+    fn reserve_table<'p>(
+        &self,
+        plan: Plan<'p>,
+        overlaps: &'p [OverlapPair],
+    ) -> Result<LoadedPlan<'p>, PlanLoadError> {
+        plan.validate_overlapped(overlaps)
+            .map_err(PlanLoadError::Invalid)?;
         let start = self.top.get();
         let free = self.tensor_cap.get() - start;
         // Saturating: a table too large for the address space is just "too large".
@@ -92,6 +112,7 @@ impl RawArena<'_> {
         self.debug_check();
         Ok(LoadedPlan {
             plan,
+            overlaps,
             table: start,
             table_end,
             arena: self.base.get().addr(),
@@ -142,7 +163,7 @@ impl RawArena<'_> {
                 Err(kind) => return Err(PlanLoadError::Invalid(PlanError::BadType(i, kind))),
             }
         }
-        let loaded = self.reserve_table(plan)?;
+        let loaded = self.reserve_table(plan, &[])?;
         let base = self.base.get();
         for (i, (slot, ty)) in plan.slots.iter().zip(types).enumerate() {
             let Ok(req) = ty.request() else {
@@ -386,25 +407,12 @@ impl RawArena<'_> {
         slots: [usize; N],
     ) -> Result<[Tensor<'t>; N], AllocError> {
         let base = self.base.get();
-        let owned = self.owns(plan);
         for (i, &slot) in slots.iter().enumerate() {
-            let ok = owned
-                && match plan.plan.slots.get(slot) {
-                    Some(s) => {
-                        let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
-                        // SAFETY: the plan is this arena's (`owns`) and `slot < len`, so the
-                        // entry lies in this plan's descriptor table, initialised by `load_plan`
-                        // and only written by `alloc_planned`.
-                        let d = unsafe { &*table.cast::<TensorDesc>() };
-                        s.first_op <= op
-                            && op <= s.last_op
-                            && !slots[..i].contains(&slot)
-                            && d.data.addr()
-                                == base.addr().wrapping_add(region.offset + s.offset as usize)
-                            && d.size <= s.size
-                    }
-                    None => false,
-                };
+            // Distinct, and (an overlapped plan's declared pairs share bytes) disjoint.
+            let ok = self.slot_live(plan, region, op, slot)
+                && slots[..i].iter().all(|&other| {
+                    other != slot && !plan.plan.slots[other].memory_overlaps(&plan.plan.slots[slot])
+                });
             if !ok {
                 return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
             }
@@ -414,5 +422,97 @@ impl RawArena<'_> {
             desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
             _mem: PhantomData,
         }))
+    }
+
+    /// Whether `slot` of `plan` (this arena's) is allocated in `region` and live at `op`.
+    fn slot_live(&self, plan: &LoadedPlan<'_>, region: PlanRegion, op: u16, slot: usize) -> bool {
+        let base = self.base.get();
+        self.owns(plan)
+            && match plan.plan.slots.get(slot) {
+                Some(s) => {
+                    let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
+                    // SAFETY: the plan is this arena's (`owns`) and `slot < len`, so the entry
+                    // lies in this plan's descriptor table, initialised by `load_plan` and only
+                    // written by `alloc_planned`.
+                    let d = unsafe { &*table.cast::<TensorDesc>() };
+                    s.first_op <= op
+                        && op <= s.last_op
+                        && d.data.addr()
+                            == base.addr().wrapping_add(region.offset + s.offset as usize)
+                        && d.size <= s.size
+                }
+                None => false,
+            }
+    }
+
+    /// The one span holding both slots of declared overlap `pair` (whose blocks must share
+    /// bytes, both allocated in `region`), and views of the tensors in `others`, live at the
+    /// pair's operator, distinct and disjoint from the span and from each other. Contract as for
+    /// [`RawArena::planned_views`]: `'t` ends before the next call for the same region.
+    pub(crate) fn overlapped_view<'t, const N: usize>(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        pair: usize,
+        others: [usize; N],
+    ) -> Result<(OverlapSpan<'t>, [Tensor<'t>; N]), AllocError> {
+        let refuse = || self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0);
+        let p = *plan.overlaps.get(pair).ok_or_else(refuse)?;
+        let (i, o) = (p.input as usize, p.output as usize);
+        if !self.slot_live(plan, region, p.op, i) || !self.slot_live(plan, region, p.op, o) {
+            return Err(refuse());
+        }
+        let (si, so) = (plan.plan.slots[i], plan.plan.slots[o]);
+        if !si.memory_overlaps(&so) {
+            // Disjoint blocks: the span would cover whatever lies between them.
+            return Err(refuse());
+        }
+        // The union of two blocks that share a byte: one contiguous range of the region.
+        let start = si.offset.min(so.offset);
+        let span = PlanSlot {
+            offset: start,
+            size: (si.end().max(so.end()) - start as u64) as u32,
+            first_op: p.op,
+            last_op: p.op,
+        };
+        for (k, &slot) in others.iter().enumerate() {
+            let ok = self.slot_live(plan, region, p.op, slot)
+                && !plan.plan.slots[slot].memory_overlaps(&span)
+                && others[..k].iter().all(|&other| {
+                    other != slot && !plan.plan.slots[other].memory_overlaps(&plan.plan.slots[slot])
+                });
+            if !ok {
+                return Err(refuse());
+            }
+        }
+        let base = self.base.get();
+        // SAFETY: both slots end inside the plan's region (validated at load), which
+        // `begin_plan` reserved in this arena's ephemeral region at `region.offset`, so
+        // `start .. start + size` is in bounds of the arena's buffer. No other view of these
+        // bytes exists: the caller's exclusive borrow covers every view of this region, and the
+        // `others` are disjoint from the span (checked above).
+        let bytes = unsafe {
+            core::slice::from_raw_parts_mut(
+                base.add(region.offset + start as usize),
+                span.size as usize,
+            )
+        };
+        let views = others.map(|slot| Tensor {
+            // SAFETY: in bounds of the table (checked by `slot_live`); never null.
+            desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
+            _mem: PhantomData,
+        });
+        Ok((
+            OverlapSpan {
+                bytes,
+                input: (si.offset - start) as usize,
+                output: (so.offset - start) as usize,
+                input_bytes: si.size as usize,
+                output_bytes: so.size as usize,
+                direction: p.direction,
+                op: p.op,
+            },
+            views,
+        ))
     }
 }

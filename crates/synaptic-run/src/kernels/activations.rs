@@ -95,45 +95,77 @@ pub fn softmax(p: &SoftmaxParams, input: &[i8], output: &mut [i8]) -> Result<(),
         .chunks_exact(p.depth.max(1))
         .zip(output.chunks_exact_mut(p.depth.max(1)))
     {
-        let max_in_row = row.iter().copied().max().unwrap_or(i8::MIN);
-        let scaled = |x: i8| -> Option<i32> {
-            let diff = i32::from(x) - i32::from(max_in_row);
-            (diff >= p.diff_min).then(|| {
-                multiply_by_quantized_multiplier_greater_than_one(
-                    diff,
-                    p.input_multiplier,
-                    p.input_left_shift,
-                )
-            })
-        };
-        let mut sum_of_exps: i32 = 0; // Q12.19
-        for &x in row {
-            if let Some(d) = scaled(x) {
-                let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
-                sum_of_exps = sum_of_exps.wrapping_add(rescale(e, 0, ACCUMULATION_INTEGER_BITS));
-            }
-        }
-        let (shifted_scale, num_bits_over_unit) =
-            get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
-        let exponent = num_bits_over_unit + 31 - 8;
-        if !(0..=31).contains(&exponent) {
-            return Err(KernelError::shape(OP, "sum of exponentials out of range"));
-        }
+        let r = softmax_row(p, row.iter().copied())?;
         for (&x, o) in row.iter().zip(out.iter_mut()) {
-            *o = match scaled(x) {
-                Some(d) => {
-                    let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
-                    let unsat = rounding_divide_by_pot(
-                        saturating_rounding_doubling_high_mul(shifted_scale, e),
-                        exponent as u32,
-                    );
-                    unsat.wrapping_add(-128).clamp(-128, 127) as i8
-                }
-                None => i8::MIN,
-            };
+            *o = softmax_value(p, &r, x);
         }
     }
     Ok(())
+}
+
+/// What one SOFTMAX row's outputs need: the row maximum, the reciprocal of the sum of
+/// exponentials and its exponent (shared with [`super::overlapped`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SoftmaxRow {
+    max: i8,
+    shifted_scale: i32,
+    exponent: u32,
+}
+
+fn softmax_scaled(p: &SoftmaxParams, max: i8, x: i8) -> Option<i32> {
+    let diff = i32::from(x) - i32::from(max);
+    (diff >= p.diff_min).then(|| {
+        multiply_by_quantized_multiplier_greater_than_one(
+            diff,
+            p.input_multiplier,
+            p.input_left_shift,
+        )
+    })
+}
+
+/// The two passes over a row before any of its outputs: maximum, then sum of exponentials.
+pub(crate) fn softmax_row(
+    p: &SoftmaxParams,
+    row: impl Iterator<Item = i8> + Clone,
+) -> Result<SoftmaxRow, KernelError> {
+    let max = row.clone().max().unwrap_or(i8::MIN);
+    let mut sum_of_exps: i32 = 0; // Q12.19
+    for x in row {
+        if let Some(d) = softmax_scaled(p, max, x) {
+            let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
+            sum_of_exps = sum_of_exps.wrapping_add(rescale(e, 0, ACCUMULATION_INTEGER_BITS));
+        }
+    }
+    let (shifted_scale, num_bits_over_unit) =
+        get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
+    let exponent = num_bits_over_unit + 31 - 8;
+    if !(0..=31).contains(&exponent) {
+        return Err(KernelError::shape(
+            "SOFTMAX",
+            "sum of exponentials out of range",
+        ));
+    }
+    Ok(SoftmaxRow {
+        max,
+        shifted_scale,
+        exponent: exponent as u32,
+    })
+}
+
+/// One SOFTMAX output of row `r` for input `x`.
+#[inline]
+pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
+    match softmax_scaled(p, r.max, x) {
+        Some(d) => {
+            let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
+            let unsat = rounding_divide_by_pot(
+                saturating_rounding_doubling_high_mul(r.shifted_scale, e),
+                r.exponent,
+            );
+            unsat.wrapping_add(-128).clamp(-128, 127) as i8
+        }
+        None => i8::MIN,
+    }
 }
 
 /// A prepared int8 LOGISTIC.
@@ -178,17 +210,7 @@ impl LogisticParams {
 pub fn logistic(p: &LogisticParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
     KernelError::check_len("LOGISTIC", "output", input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
-        let v = i32::from(x) - p.input_zero_point;
-        *o = if v <= -p.input_range_radius {
-            i8::MIN
-        } else if v >= p.input_range_radius {
-            i8::MAX
-        } else {
-            let in_q4 = multiply_by_quantized_multiplier(v, p.input_multiplier, p.input_left_shift);
-            let out_q0 = fp_logistic(in_q4, 4);
-            let out = rounding_divide_by_pot(out_q0, 31 - 8);
-            (out - 128).clamp(-128, 127) as i8
-        };
+        *o = logistic_value(p, x);
     }
     Ok(())
 }
@@ -208,3 +230,19 @@ crate::program::codec::words!(LogisticParams {
     input_multiplier: i32,
     input_left_shift: i32,
 });
+
+/// One LOGISTIC output (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn logistic_value(p: &LogisticParams, x: i8) -> i8 {
+    let v = i32::from(x) - p.input_zero_point;
+    if v <= -p.input_range_radius {
+        i8::MIN
+    } else if v >= p.input_range_radius {
+        i8::MAX
+    } else {
+        let in_q4 = multiply_by_quantized_multiplier(v, p.input_multiplier, p.input_left_shift);
+        let out_q0 = fp_logistic(in_q4, 4);
+        let out = rounding_divide_by_pot(out_q0, 31 - 8);
+        (out - 128).clamp(-128, 127) as i8
+    }
+}

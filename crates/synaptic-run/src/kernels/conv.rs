@@ -248,8 +248,9 @@ impl ConvParams {
     }
 }
 
+/// The output value of an accumulator (shared with [`super::overlapped`]).
 #[inline]
-fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
+pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
     let v = multiply_by_quantized_multiplier(acc, multiplier, shift).wrapping_add(p.output_offset);
     v.clamp(p.act_min, p.act_max) as i8
 }

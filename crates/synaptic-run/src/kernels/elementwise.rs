@@ -82,6 +82,39 @@ impl Broadcast {
         })
     }
 
+    /// Elements of input 1, input 2 and the output.
+    pub(crate) fn sizes(&self) -> [usize; 3] {
+        self.sizes
+    }
+
+    /// Whether input `which` (0 or 1) has the output's (padded) shape: its element `j` is the
+    /// one output element `j` reads.
+    pub(crate) fn full(&self, which: usize) -> bool {
+        let st = if which == 0 {
+            &self.stride1
+        } else {
+            &self.stride2
+        };
+        strides(&self.out, &self.out) == *st
+    }
+
+    /// The element of input `which` (0 or 1) that output element `j` reads (the pairing of
+    /// [`Self::run`]'s odometer, computed directly).
+    pub(crate) fn index(&self, which: usize, mut j: usize) -> usize {
+        let st = if which == 0 {
+            &self.stride1
+        } else {
+            &self.stride2
+        };
+        let mut i = 0;
+        for d in (0..MAX_DIMS).rev() {
+            let n = self.out[d].max(1);
+            i += (j % n) * st[d];
+            j /= n;
+        }
+        i
+    }
+
     fn run<T: Copy, T2: Copy, U>(
         &self,
         op: &'static str,
@@ -189,16 +222,21 @@ pub fn add<A: Int8, B: Int8>(
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     p.broadcast.run("ADD", in1, in2, output, |x, y| {
-        let a = (p.input1_offset + x.value()).wrapping_mul(1 << p.left_shift);
-        let b = (p.input2_offset + y.value()).wrapping_mul(1 << p.left_shift);
-        let a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.input1.0, p.input1.1);
-        let b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.input2.0, p.input2.1);
-        let sum = a.wrapping_add(b);
-        let raw =
-            multiply_by_quantized_multiplier_smaller_than_one_exp(sum, p.output.0, p.output.1)
-                .wrapping_add(p.output_offset);
-        raw.clamp(p.act_min, p.act_max) as i8
+        add_value(p, x.value(), y.value())
     })
+}
+
+/// One ADD output from its two input values (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn add_value(p: &AddParams, x: i32, y: i32) -> i8 {
+    let a = (p.input1_offset + x).wrapping_mul(1 << p.left_shift);
+    let b = (p.input2_offset + y).wrapping_mul(1 << p.left_shift);
+    let a = multiply_by_quantized_multiplier_smaller_than_one_exp(a, p.input1.0, p.input1.1);
+    let b = multiply_by_quantized_multiplier_smaller_than_one_exp(b, p.input2.0, p.input2.1);
+    let sum = a.wrapping_add(b);
+    let raw = multiply_by_quantized_multiplier_smaller_than_one_exp(sum, p.output.0, p.output.1)
+        .wrapping_add(p.output_offset);
+    raw.clamp(p.act_min, p.act_max) as i8
 }
 
 /// A prepared int8 MUL.
@@ -260,16 +298,7 @@ pub fn mul<A: Int8, B: Int8>(
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     p.broadcast.run("MUL", in1, in2, output, |x, y| {
-        let a = p.input1_offset + x.value();
-        let b = p.input2_offset + y.value();
-        let v = p
-            .output_offset
-            .wrapping_add(multiply_by_quantized_multiplier(
-                a.wrapping_mul(b),
-                p.multiplier,
-                p.shift,
-            ));
-        v.clamp(p.act_min, p.act_max) as i8
+        mul_value(p, x.value(), y.value())
     })
 }
 
@@ -305,3 +334,18 @@ crate::program::codec::words!(MulParams {
     act_min: i32,
     act_max: i32,
 });
+
+/// One MUL output from its two input values (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn mul_value(p: &MulParams, x: i32, y: i32) -> i8 {
+    let a = p.input1_offset + x;
+    let b = p.input2_offset + y;
+    let v = p
+        .output_offset
+        .wrapping_add(multiply_by_quantized_multiplier(
+            a.wrapping_mul(b),
+            p.multiplier,
+            p.shift,
+        ));
+    v.clamp(p.act_min, p.act_max) as i8
+}

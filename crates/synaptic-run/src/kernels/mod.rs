@@ -19,12 +19,16 @@
 //! | MEAN | [`reduce::mean`] | `reduce.h` `QuantizedMeanOrSum` |
 //! | PAD, CONCATENATION, TRANSPOSE, RESHAPE, SQUEEZE | [`layout`] | `pad.h`, `concatenation.h`, `transpose.h` (and plain copies) |
 //! | QUANTIZE, DEQUANTIZE | [`quantize`] | `quantize.h` `AffineQuantize`, `requantize.h`, `dequantize.h` |
+//!
+//! [`overlapped`] runs the kernels that have an access contract ([`crate::contract`]) on one
+//! buffer holding both the input and the output, at a safe overlap (issue 12).
 
 pub mod activations;
 pub mod conv;
 pub mod elementwise;
 pub mod fully_connected;
 pub mod layout;
+pub mod overlapped;
 pub mod pooling;
 pub mod quantize;
 pub mod reduce;

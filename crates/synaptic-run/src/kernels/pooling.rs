@@ -113,26 +113,36 @@ impl PoolParams {
         )
     }
 
-    /// Calls `f(b, oy, ox, c, y_range, x_range)` for every output cell with its clipped window.
+    /// The window of output cell `(oy, ox)`, clipped to the input: input rows and columns
+    /// (shared with [`super::overlapped`]).
+    pub(crate) fn window_at(
+        &self,
+        oy: usize,
+        ox: usize,
+    ) -> (core::ops::Range<usize>, core::ops::Range<usize>) {
+        let [_, in_h, in_w, _] = self.input_shape;
+        let y0 = (oy * self.stride_h) as isize - self.pad_h as isize;
+        let fy_start = (-y0).max(0) as usize;
+        let fy_end = (self.filter_h as isize).min(in_h as isize - y0).max(0) as usize;
+        let x0 = (ox * self.stride_w) as isize - self.pad_w as isize;
+        let fx_start = (-x0).max(0) as usize;
+        let fx_end = (self.filter_w as isize).min(in_w as isize - x0).max(0) as usize;
+        let ys = (y0 + fy_start as isize) as usize..(y0 + fy_end as isize).max(0) as usize;
+        let xs = (x0 + fx_start as isize) as usize..(x0 + fx_end as isize).max(0) as usize;
+        (ys, xs)
+    }
+
+    /// Calls `f(b, y_range, x_range, oy, ox)` for every output cell with its clipped window.
     fn for_each_window(
         &self,
         mut f: impl FnMut(usize, core::ops::Range<usize>, core::ops::Range<usize>, usize, usize),
     ) {
-        let [batches, in_h, in_w, _] = self.input_shape;
+        let [batches, _, _, _] = self.input_shape;
         let [_, out_h, out_w, _] = self.output_shape;
         for b in 0..batches {
             for oy in 0..out_h {
-                let y0 = (oy * self.stride_h) as isize - self.pad_h as isize;
-                let fy_start = (-y0).max(0) as usize;
-                let fy_end = (self.filter_h as isize).min(in_h as isize - y0).max(0) as usize;
                 for ox in 0..out_w {
-                    let x0 = (ox * self.stride_w) as isize - self.pad_w as isize;
-                    let fx_start = (-x0).max(0) as usize;
-                    let fx_end = (self.filter_w as isize).min(in_w as isize - x0).max(0) as usize;
-                    let ys =
-                        (y0 + fy_start as isize) as usize..(y0 + fy_end as isize).max(0) as usize;
-                    let xs =
-                        (x0 + fx_start as isize) as usize..(x0 + fx_end as isize).max(0) as usize;
+                    let (ys, xs) = self.window_at(oy, ox);
                     f(b, ys, xs, oy, ox);
                 }
             }

@@ -22,10 +22,16 @@ pub fn quantize_f32<T: QInt>(
 ) -> Result<(), KernelError> {
     KernelError::check_len("QUANTIZE", "output", input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
-        let q = (round_f32(x / output_q.scale) as i32).wrapping_add(output_q.zero_point);
-        *o = T::from_i32(q.clamp(T::MIN, T::MAX));
+        *o = quantize_value(output_q, x);
     }
     Ok(())
+}
+
+/// One QUANTIZE output from a float (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn quantize_value<T: QInt>(output_q: QuantParams, x: f32) -> T {
+    let q = (round_f32(x / output_q.scale) as i32).wrapping_add(output_q.zero_point);
+    T::from_i32(q.clamp(T::MIN, T::MAX))
 }
 
 /// A prepared integer-to-integer QUANTIZE.
@@ -63,12 +69,18 @@ pub fn requantize<I: QInt, O: QInt>(
 ) -> Result<(), KernelError> {
     KernelError::check_len("QUANTIZE", "output", input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
-        let v = x.to_i32().wrapping_sub(p.input_zero_point);
-        let r = multiply_by_quantized_multiplier(v, p.multiplier, p.shift)
-            .wrapping_add(p.output_zero_point);
-        *o = O::from_i32(r.clamp(O::MIN, O::MAX));
+        *o = requantize_value(p, x);
     }
     Ok(())
+}
+
+/// One requantized output (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn requantize_value<I: QInt, O: QInt>(p: &RequantizeParams, x: I) -> O {
+    let v = x.to_i32().wrapping_sub(p.input_zero_point);
+    let r = multiply_by_quantized_multiplier(v, p.multiplier, p.shift)
+        .wrapping_add(p.output_zero_point);
+    O::from_i32(r.clamp(O::MIN, O::MAX))
 }
 
 /// DEQUANTIZE from an integer type `T` to `f32`.
@@ -80,7 +92,7 @@ pub fn dequantize<T: QInt>(
     KernelError::check_len("DEQUANTIZE", "output", input.len(), output.len())?;
     let scale = f64::from(input_q.scale);
     for (&x, o) in input.iter().zip(output.iter_mut()) {
-        *o = (scale * f64::from(x.to_i32().wrapping_sub(input_q.zero_point))) as f32;
+        *o = dequantize_value(scale, input_q.zero_point, x);
     }
     Ok(())
 }
@@ -92,3 +104,10 @@ crate::program::codec::words!(RequantizeParams {
     input_zero_point: i32,
     output_zero_point: i32,
 });
+
+/// One DEQUANTIZE output, `scale` the input scale as `f64` (shared with
+/// [`super::overlapped`]).
+#[inline]
+pub(crate) fn dequantize_value<T: QInt>(scale: f64, zero_point: i32, x: T) -> f32 {
+    (scale * f64::from(x.to_i32().wrapping_sub(zero_point))) as f32
+}

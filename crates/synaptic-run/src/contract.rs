@@ -1,0 +1,752 @@
+//! Access contracts: in which order a kernel writes its output and which input bytes each output
+//! element reads, and from that the **safe overlap** of an output with an input that dies at the
+//! operator (issue 12).
+//!
+//! # The model of a kernel
+//!
+//! Every kernel with a contract is a loop over its output elements `j = 0 … n−1` (int8 elements
+//! of the output, in row-major order) in one of two [`Direction`]s: forward (`0, 1, …, n−1`, what
+//! the kernels of [`crate::kernels`] do) or backward (`n−1, …, 0`). Step `j` first reads input
+//! elements inside the inclusive range `[lo(j), hi(j)]` ([`Contract::reads`]; possibly none) and
+//! then writes output element `j`; nothing else touches the input or the output. This is what the
+//! kernels actually do, read off their loops:
+//!
+//! * CONV_2D ([`crate::kernels::conv::conv2d`]) loops `b, oy, ox, oc` and computes *one output
+//!   channel at a time*, re-reading the whole input window for each `oc`: output `(b, oy, ox, oc)`
+//!   reads rows `oy·s_h − p_h … oy·s_h − p_h + (k_h−1)·d_h` (clipped to the input), columns
+//!   likewise, channels `g·f_d … g·f_d + f_d − 1` of its group `g`. So the output pixel `p` must
+//!   not overwrite input bytes still to be read **including the input pixel `p` itself** while
+//!   later channels of `p` are pending — the contract says exactly that, since step `(p, oc+1)`
+//!   reads the window again after step `(p, oc)` wrote.
+//! * DEPTHWISE_CONV_2D loops `b, oy, ox, ic, m` writing channel `oc = ic·dm + m`, which is
+//!   row-major order again; it reads input channel `ic = oc / dm` over the window.
+//! * AVERAGE/MAX_POOL_2D loop `b, oy, ox, c`: channel `c` over the (clipped) window, dilation 1.
+//! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`. The
+//!   overlapped kernel copies rows of at most [`FC_ROW_BUFFER`] bytes to the stack at the row's
+//!   first step (in its direction), so the row's other steps read nothing from the buffer.
+//! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing any of
+//!   it, then element `(r, k)` reads `x[r, k]` again: element `(r, 0)` reads the row, `(r, k)`
+//!   reads `(r, k)`. Only the forward direction exists (`D_f = 0`: in place).
+//! * LOGISTIC, QUANTIZE (int8 → int8 and float32 → int8), DEQUANTIZE (int8 → float32) and ADD /
+//!   MUL for an input of exactly the output's shape (no broadcasting on that input): element `j`
+//!   reads input element `j`. Element sizes may differ (4-byte floats), so everything below is in
+//!   bytes.
+//! * RESHAPE / SQUEEZE: a byte copy (`j` reads `j`); at delta 0 the runtime may skip it (alias).
+//!
+//! Any other kernel (PAD fills its whole output before reading, CONCATENATION, TRANSPOSE, MEAN,
+//! broadcast inputs of ADD/MUL) has **no contract** and gets no overlap.
+//!
+//! # The derivation
+//!
+//! Put the input at byte offset `I` and the output at `O` of one buffer, `d = O − I`. Writing
+//! output element `j` (bytes `j·s_o … (j+1)·s_o − 1` of the output) overwrites input bytes
+//! `j·s_o + d … (j+1)·s_o − 1 + d`. The input dies at this operator, so overwriting it is harmless
+//! unless some **later step** still reads those bytes. The steps after `j` read input bytes
+//! within `[L(j)·s_i, (H(j)+1)·s_i − 1]`, with, forward, `L(j) = min_{j' > j} lo(j')`, and,
+//! backward, `H(j) = max_{j' < j} hi(j')`. So:
+//!
+//! * **forward** is safe if every write lands below every later read:
+//!   `(j+1)·s_o + d ≤ L(j)·s_i` for all `j`, i.e. `d ≤ D_f = min_j (L(j)·s_i − (j+1)·s_o)`;
+//! * **backward** is safe if every write lands above every later read:
+//!   `j·s_o + d ≥ (H(j)+1)·s_i` for all `j`, i.e. `d ≥ D_b = max_j ((H(j)+1)·s_i − j·s_o)`.
+//!
+//! Both conditions are monotone in `d` (a smaller `d` keeps forward safe, a larger keeps backward
+//! safe), so the safe deltas are `d ≤ D_f` (run forward) or `d ≥ D_b` (run backward), besides
+//! full disjointness (`d ≤ −output bytes` or `d ≥ input bytes`). [`SafeOverlap`] holds `D_f` and
+//! `D_b`; they are computed by walking the contract's read ranges once ([`Contract::safe_overlap`],
+//! O(n)), never from a hand table. The read ranges are bounding ranges (a window's first to last
+//! byte), a superset of what is read, so the bounds are conservative.
+//!
+//! Example (the issue's): person_detect's 1×1 CONV_2D from 48×48×8 to 48×48×16. Backward,
+//! step `(p, c)` for `c ≥ 1` must write above input pixel `p` (still read by `(p, c−1)`):
+//! `d ≥ 8p + 8 − (16p + c)`, largest at `p = 0, c = 1`: `D_b = 7`, so with 16-byte aligned
+//! offsets the output starts 16 bytes after the input and the pair spans 36,880 B instead of
+//! 55,296 B. Forward, `D_f = −18,439`: an expanding layer cannot overlap its input forward.
+
+use crate::kernels::activations::SoftmaxParams;
+use crate::kernels::conv::{ConvOptions, ConvParams, DepthwiseOptions};
+use crate::kernels::fully_connected::{FullyConnectedOptions, FullyConnectedParams};
+use crate::kernels::pooling::{PoolOptions, PoolParams};
+use crate::math::{Activation, Padding, QuantParams};
+use synaptic_tflite::{code, Model, SubGraph};
+
+/// The order in which a kernel steps through its output elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// First element to last (row-major order): what the plain kernels do.
+    Forward,
+    /// Last element to first.
+    Backward,
+}
+
+impl From<synaptic_mem::plan::OverlapDirection> for Direction {
+    fn from(d: synaptic_mem::plan::OverlapDirection) -> Self {
+        match d {
+            synaptic_mem::plan::OverlapDirection::Forward => Direction::Forward,
+            synaptic_mem::plan::OverlapDirection::Backward => Direction::Backward,
+        }
+    }
+}
+
+impl Direction {
+    /// `"forward"` or `"backward"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Backward => "backward",
+        }
+    }
+}
+
+/// Which input channels an output channel of a window kernel reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channels {
+    /// CONV_2D: output channel `oc` reads input channels `g·depth … g·depth + depth − 1`,
+    /// `g = oc / filters_per_group`.
+    Group {
+        /// Filter depth (input channels per group).
+        depth: usize,
+        /// Output channels per group.
+        filters_per_group: usize,
+    },
+    /// DEPTHWISE_CONV_2D: output channel `oc` reads input channel `oc / multiplier`.
+    Depthwise {
+        /// Depth multiplier.
+        multiplier: usize,
+    },
+    /// Pooling: output channel `c` reads input channel `c`.
+    Same,
+}
+
+/// A sliding-window kernel over NHWC tensors (convolutions, pooling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Window {
+    /// Input `[n, h, w, c]`.
+    pub input: [usize; 4],
+    /// Output `[n, oh, ow, oc]`.
+    pub output: [usize; 4],
+    /// Window `(height, width)`.
+    pub kernel: (usize, usize),
+    /// Strides `(h, w)`.
+    pub stride: (usize, usize),
+    /// Dilations `(h, w)`.
+    pub dilation: (usize, usize),
+    /// Padding before the input `(rows, columns)`.
+    pub pad: (usize, usize),
+    /// The channel map.
+    pub channels: Channels,
+}
+
+impl Window {
+    /// The window of a prepared convolution ([`ConvParams`]): depthwise if `depthwise`.
+    pub fn conv(p: &ConvParams, depthwise: bool) -> Window {
+        let channels = if depthwise {
+            Channels::Depthwise {
+                multiplier: p.depth_multiplier,
+            }
+        } else {
+            let depth = p.filter_shape[3];
+            let groups = p.input_shape[3] / depth.max(1);
+            Channels::Group {
+                depth,
+                filters_per_group: p.output_shape[3] / groups.max(1),
+            }
+        };
+        Window {
+            input: p.input_shape,
+            output: p.output_shape,
+            kernel: (p.filter_shape[1], p.filter_shape[2]),
+            stride: (p.stride_h, p.stride_w),
+            dilation: (p.dilation_h, p.dilation_w),
+            pad: (p.pad_h, p.pad_w),
+            channels,
+        }
+    }
+
+    /// The window of a prepared pooling operator ([`PoolParams`]).
+    pub fn pool(p: &PoolParams) -> Window {
+        Window {
+            input: p.input_shape,
+            output: p.output_shape,
+            kernel: (p.filter_h, p.filter_w),
+            stride: (p.stride_h, p.stride_w),
+            dilation: (1, 1),
+            pad: (p.pad_h, p.pad_w),
+            channels: Channels::Same,
+        }
+    }
+
+    /// Inclusive range of input indices `[first, last]` read along one spatial axis by output
+    /// position `o`, clipped to `0..size`; `None` if the window lies in the padding.
+    fn axis(
+        o: usize,
+        stride: usize,
+        pad: usize,
+        k: usize,
+        dil: usize,
+        size: usize,
+    ) -> Option<(usize, usize)> {
+        let start = (o * stride) as i64 - pad as i64;
+        let dil = dil as i64;
+        // First tap inside the input: the smallest f with start + f·dil ≥ 0.
+        let f_first = if start >= 0 {
+            0
+        } else {
+            (-start + dil - 1) / dil
+        };
+        // Last tap inside: the largest f < k with start + f·dil ≤ size − 1.
+        let last_in = size as i64 - 1 - start;
+        if last_in < 0 {
+            return None;
+        }
+        let f_last = (last_in / dil).min(k as i64 - 1);
+        if f_first > f_last {
+            return None;
+        }
+        Some((
+            (start + f_first * dil) as usize,
+            (start + f_last * dil) as usize,
+        ))
+    }
+
+    fn reads(&self, j: usize) -> Option<(usize, usize)> {
+        let [_, oh, ow, oc_n] = self.output;
+        let [_, ih, iw, ic_n] = self.input;
+        let oc = j % oc_n;
+        let ox = (j / oc_n) % ow;
+        let oy = (j / (oc_n * ow)) % oh;
+        let b = j / (oc_n * ow * oh);
+        let (y0, y1) = Self::axis(
+            oy,
+            self.stride.0,
+            self.pad.0,
+            self.kernel.0,
+            self.dilation.0,
+            ih,
+        )?;
+        let (x0, x1) = Self::axis(
+            ox,
+            self.stride.1,
+            self.pad.1,
+            self.kernel.1,
+            self.dilation.1,
+            iw,
+        )?;
+        let (c0, c1) = match self.channels {
+            Channels::Group {
+                depth,
+                filters_per_group,
+            } => {
+                let g = oc / filters_per_group.max(1);
+                (g * depth, g * depth + depth.max(1) - 1)
+            }
+            Channels::Depthwise { multiplier } => (oc / multiplier.max(1), oc / multiplier.max(1)),
+            Channels::Same => (oc, oc),
+        };
+        let at = |y: usize, x: usize, c: usize| ((b * ih + y) * iw + x) * ic_n + c;
+        Some((at(y0, x0, c0), at(y1, x1, c1)))
+    }
+}
+
+/// What output element `j` reads, by kernel family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Element `j` reads input element `j` (same element count).
+    Elementwise,
+    /// A sliding window over NHWC tensors.
+    Window(Window),
+    /// SOFTMAX: the first element of row `r` (rows of `depth`) reads the whole row (the
+    /// maximum and the sum of exponentials are taken before any output of the row), every other
+    /// element `(r, k)` reads input `(r, k)` only.
+    RowThenElement {
+        /// Row length.
+        depth: usize,
+    },
+    /// FULLY_CONNECTED with a short input row ([`FC_ROW_BUFFER`] bytes at most), run by
+    /// [`crate::kernels::overlapped::fully_connected`]: the first step of row `r` in the
+    /// direction of execution copies input row `r` (of `in_row`) to the stack, the row's other
+    /// steps read nothing from the buffer.
+    RowsBuffered {
+        /// Input elements per row.
+        in_row: usize,
+        /// Output elements per row.
+        out_row: usize,
+    },
+    /// Output row `r` (of `out_row` elements) reads the whole input row `r` (of `in_row`).
+    Rows {
+        /// Input elements per row.
+        in_row: usize,
+        /// Output elements per row.
+        out_row: usize,
+    },
+}
+
+/// The access contract of one kernel for one of its inputs (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Contract {
+    /// What each output element reads.
+    pub access: Access,
+    /// Input elements.
+    pub in_elems: usize,
+    /// Output elements.
+    pub out_elems: usize,
+    /// Bytes per input element.
+    pub in_elem_bytes: usize,
+    /// Bytes per output element.
+    pub out_elem_bytes: usize,
+    /// Whether the kernel has a backward entry point (every kernel runs forward).
+    pub backward: bool,
+}
+
+/// Longest FULLY_CONNECTED input row (bytes) the overlapped kernel copies to the stack before
+/// computing the row's outputs, so that they may overwrite it.
+pub const FC_ROW_BUFFER: usize = 64;
+
+/// Largest output (in elements) whose safe overlap is derived; larger outputs get no overlap
+/// (the derivation is O(n): this bounds planning time on hostile models).
+pub const MAX_CONTRACT_ELEMS: usize = 1 << 24;
+
+/// The safe overlap of a kernel's output with one input, as deltas `d = output offset − input
+/// offset` in bytes (see the module documentation): forward is safe for `d ≤ forward_max`,
+/// backward for `d ≥ backward_min` (if the kernel runs backward), and any `d` with disjoint
+/// bytes is always safe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SafeOverlap {
+    /// `D_f`.
+    pub forward_max: i64,
+    /// `D_b`, or `None` without a backward entry point.
+    pub backward_min: Option<i64>,
+    /// Input bytes.
+    pub in_bytes: i64,
+    /// Output bytes.
+    pub out_bytes: i64,
+}
+
+impl SafeOverlap {
+    /// Whether input and output bytes are disjoint at delta `d`.
+    pub fn disjoint(&self, d: i64) -> bool {
+        d <= -self.out_bytes || d >= self.in_bytes
+    }
+
+    /// The direction to run in at delta `d`, if it is safe: `Some(Forward)` for disjoint
+    /// tensors (the plain kernel), else the direction whose bound admits `d`.
+    pub fn direction(&self, d: i64) -> Option<Direction> {
+        if self.disjoint(d) || d <= self.forward_max {
+            Some(Direction::Forward)
+        } else if self.backward_min.is_some_and(|b| d >= b) {
+            Some(Direction::Backward)
+        } else {
+            None
+        }
+    }
+
+    /// Whether delta `d` is safe when run in `dir`.
+    pub fn safe(&self, d: i64, dir: Direction) -> bool {
+        self.disjoint(d)
+            || match dir {
+                Direction::Forward => d <= self.forward_max,
+                Direction::Backward => self.backward_min.is_some_and(|b| d >= b),
+            }
+    }
+}
+
+impl Contract {
+    /// CONV_2D (`depthwise` false) or DEPTHWISE_CONV_2D of prepared params, for input 0.
+    pub fn conv(p: &ConvParams, depthwise: bool) -> Contract {
+        Contract {
+            access: Access::Window(Window::conv(p, depthwise)),
+            in_elems: p.input_shape.iter().product(),
+            out_elems: p.output_shape.iter().product(),
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// AVERAGE_POOL_2D / MAX_POOL_2D of prepared params.
+    pub fn pool(p: &PoolParams) -> Contract {
+        Contract {
+            access: Access::Window(Window::pool(p)),
+            in_elems: p.input_shape.iter().product(),
+            out_elems: p.output_shape.iter().product(),
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// FULLY_CONNECTED of prepared params, for input 0: rows of at most [`FC_ROW_BUFFER`]
+    /// bytes are buffered ([`Access::RowsBuffered`]), longer ones re-read per output.
+    pub fn fully_connected(p: &FullyConnectedParams) -> Contract {
+        let (in_row, out_row) = (p.accum_depth, p.output_depth);
+        Contract {
+            access: if in_row <= FC_ROW_BUFFER {
+                Access::RowsBuffered { in_row, out_row }
+            } else {
+                Access::Rows { in_row, out_row }
+            },
+            in_elems: p.batches * p.accum_depth,
+            out_elems: p.batches * p.output_depth,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    /// SOFTMAX of prepared params (forward only).
+    pub fn softmax(p: &SoftmaxParams) -> Contract {
+        Contract {
+            access: Access::RowThenElement { depth: p.depth },
+            in_elems: p.outer * p.depth,
+            out_elems: p.outer * p.depth,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: false,
+        }
+    }
+
+    /// An element-wise kernel of `elems` elements, `in_bytes` / `out_bytes` each (LOGISTIC,
+    /// QUANTIZE, DEQUANTIZE, RESHAPE / SQUEEZE as a byte copy, ADD / MUL for an input of the
+    /// output's shape).
+    pub fn elementwise(elems: usize, in_bytes: usize, out_bytes: usize) -> Contract {
+        Contract {
+            access: Access::Elementwise,
+            in_elems: elems,
+            out_elems: elems,
+            in_elem_bytes: in_bytes,
+            out_elem_bytes: out_bytes,
+            backward: true,
+        }
+    }
+
+    /// The inclusive range of input elements the step writing output element `j` reads when
+    /// the kernel runs in `dir`, `None` if it reads none.
+    pub fn reads(&self, j: usize, dir: Direction) -> Option<(usize, usize)> {
+        match self.access {
+            Access::RowsBuffered { in_row, out_row } => {
+                let (r, k) = (j / out_row.max(1), j % out_row.max(1));
+                let first = match dir {
+                    Direction::Forward => k == 0,
+                    Direction::Backward => k + 1 == out_row,
+                };
+                (first && in_row > 0).then(|| (r * in_row, r * in_row + in_row - 1))
+            }
+            Access::Elementwise => Some((j, j)),
+            Access::Window(w) => w.reads(j),
+            Access::RowThenElement { depth } => {
+                if depth > 0 && j % depth == 0 {
+                    Some((j, j + depth - 1))
+                } else {
+                    Some((j, j))
+                }
+            }
+            Access::Rows { in_row, out_row } => {
+                let r = j / out_row.max(1);
+                (in_row > 0).then(|| (r * in_row, r * in_row + in_row - 1))
+            }
+        }
+    }
+
+    /// Derives `D_f` and `D_b` from [`Self::reads`] (O(n) in the output elements; `None` above
+    /// [`MAX_CONTRACT_ELEMS`]).
+    pub fn safe_overlap(&self) -> Option<SafeOverlap> {
+        let n = self.out_elems;
+        if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
+            return None;
+        }
+        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+        // Forward: walk j from the end, keeping L = min lo(j') over j' > j.
+        let mut forward_max = i64::MAX;
+        let mut later_lo: Option<usize> = None;
+        for j in (0..n).rev() {
+            if let Some(l) = later_lo {
+                forward_max = forward_max.min(l as i64 * si - (j as i64 + 1) * so);
+            }
+            if let Some((lo, _)) = self.reads(j, Direction::Forward) {
+                later_lo = Some(later_lo.map_or(lo, |m| m.min(lo)));
+            }
+        }
+        // Backward: walk j from the start, keeping H = max hi(j') over j' < j.
+        let backward_min = self.backward.then(|| {
+            let mut bound = i64::MIN;
+            let mut earlier_hi: Option<usize> = None;
+            for j in 0..n {
+                if let Some(h) = earlier_hi {
+                    bound = bound.max((h as i64 + 1) * si - j as i64 * so);
+                }
+                if let Some((_, hi)) = self.reads(j, Direction::Backward) {
+                    earlier_hi = Some(earlier_hi.map_or(hi, |m| m.max(hi)));
+                }
+            }
+            bound
+        });
+        Some(SafeOverlap {
+            forward_max,
+            backward_min,
+            in_bytes: self.in_elems as i64 * si,
+            out_bytes: n as i64 * so,
+        })
+    }
+}
+
+/// Shape (up to 6 dimensions), element bytes and constness of a tensor of the main subgraph.
+struct Geom {
+    dims: [usize; 6],
+    rank: usize,
+    elem: usize,
+    constant: bool,
+}
+
+impl Geom {
+    fn shape(&self) -> &[usize] {
+        &self.dims[..self.rank]
+    }
+    fn elems(&self) -> usize {
+        self.shape().iter().product()
+    }
+}
+
+fn geom(model: &Model<'_>, sg: &SubGraph<'_>, t: i32) -> Option<Geom> {
+    let tt = sg.tensor(usize::try_from(t).ok()?).ok()?;
+    let shape = tt.shape().ok()?;
+    if shape.len() > 6 {
+        return None;
+    }
+    let mut dims = [1usize; 6];
+    for (i, d) in shape.iter().enumerate() {
+        dims[i] = usize::try_from(d).ok()?;
+    }
+    use synaptic_tflite::TensorType as T;
+    let elem = match tt.tensor_type().ok()? {
+        T::Int8 => 1,
+        T::Float32 => 4,
+        _ => return None,
+    };
+    Some(Geom {
+        dims,
+        rank: shape.len(),
+        elem,
+        constant: !model.tensor_data(&tt).ok()?.is_empty(),
+    })
+}
+
+/// The contract of operator `op` of the model's main subgraph for its input at position
+/// `input` (an index into the operator's input list), or `None` if that kernel has no contract
+/// for it (see the module documentation). Only int8 (and float32 for QUANTIZE / DEQUANTIZE)
+/// activations get one; parameters are derived by the kernels' own constructors
+/// ([`ConvParams::conv2d`], [`PoolParams::new`], …), so padding and shape rules are theirs.
+pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Contract> {
+    let sg = model.subgraph(0).ok()?;
+    let o = sg.operator(op).ok()?;
+    let opcode = model
+        .operator_code(o.opcode_index().ok()? as usize)
+        .ok()?
+        .builtin;
+    let ins = o.inputs().ok()?;
+    let outs = o.outputs().ok()?;
+    if outs.len() != 1 {
+        return None;
+    }
+    let x = geom(model, &sg, ins.get(input)?)?;
+    let y = geom(model, &sg, outs.get(0)?)?;
+    if x.constant || y.constant {
+        return None;
+    }
+    let q = QuantParams::new(1.0, 0);
+    let int8 = x.elem == 1 && y.elem == 1;
+    let pad = |p: i8| Padding::from_tflite("", p).ok();
+    match opcode {
+        code::CONV_2D | code::DEPTHWISE_CONV_2D if input == 0 && int8 => {
+            let w = geom(model, &sg, ins.get(1)?)?;
+            let depthwise = opcode == code::DEPTHWISE_CONV_2D;
+            let p = if depthwise {
+                let c = o.depthwise_conv2d_options().ok()?;
+                let d = DepthwiseOptions {
+                    conv: ConvOptions {
+                        padding: pad(c.padding)?,
+                        stride_h: usize::try_from(c.stride_h).ok()?,
+                        stride_w: usize::try_from(c.stride_w).ok()?,
+                        dilation_h: usize::try_from(c.dilation_h).ok()?,
+                        dilation_w: usize::try_from(c.dilation_w).ok()?,
+                        activation: Activation::None,
+                    },
+                    depth_multiplier: usize::try_from(c.depth_multiplier).ok()?,
+                };
+                ConvParams::depthwise(&d, x.shape(), w.shape(), y.shape(), q, q).ok()?
+            } else {
+                let c = o.conv2d_options().ok()?;
+                let c = ConvOptions {
+                    padding: pad(c.padding)?,
+                    stride_h: usize::try_from(c.stride_h).ok()?,
+                    stride_w: usize::try_from(c.stride_w).ok()?,
+                    dilation_h: usize::try_from(c.dilation_h).ok()?,
+                    dilation_w: usize::try_from(c.dilation_w).ok()?,
+                    activation: Activation::None,
+                };
+                ConvParams::conv2d(&c, x.shape(), w.shape(), y.shape(), q, q).ok()?
+            };
+            Some(Contract::conv(&p, depthwise))
+        }
+        code::AVERAGE_POOL_2D | code::MAX_POOL_2D if input == 0 && int8 => {
+            let c = o.pool2d_options().ok()?;
+            let po = PoolOptions {
+                padding: pad(c.padding)?,
+                stride_h: usize::try_from(c.stride_h).ok()?,
+                stride_w: usize::try_from(c.stride_w).ok()?,
+                filter_h: usize::try_from(c.filter_h).ok()?,
+                filter_w: usize::try_from(c.filter_w).ok()?,
+                activation: Activation::None,
+            };
+            let p = PoolParams::new("", &po, x.shape(), y.shape(), q, q).ok()?;
+            Some(Contract::pool(&p))
+        }
+        code::FULLY_CONNECTED if input == 0 && int8 => {
+            let w = geom(model, &sg, ins.get(1)?)?;
+            let opts = FullyConnectedOptions {
+                activation: Activation::None,
+                weights_format: o.fully_connected_options().ok()?.weights_format,
+            };
+            let p = FullyConnectedParams::with_scale_count(
+                &opts,
+                x.shape(),
+                w.shape(),
+                y.shape(),
+                q,
+                1,
+                0,
+                q,
+            )
+            .ok()?;
+            Some(Contract::fully_connected(&p))
+        }
+        code::SOFTMAX if input == 0 && int8 && x.shape() == y.shape() => {
+            // The geometry only: the quantizations TFLM requires, beta 1.
+            let out_q = QuantParams::new(1.0 / 256.0, -128);
+            let p = SoftmaxParams::new(1.0, x.shape(), q, out_q).ok()?;
+            Some(Contract::softmax(&p))
+        }
+        code::ADD | code::MUL if input < 2 && int8 && padded(x.shape()) == padded(y.shape()) => {
+            Some(Contract::elementwise(y.elems(), 1, 1))
+        }
+        code::LOGISTIC | code::QUANTIZE | code::DEQUANTIZE | code::RESHAPE | code::SQUEEZE
+            if input == 0 && x.elems() == y.elems() =>
+        {
+            let ok = match opcode {
+                code::QUANTIZE => y.elem == 1,
+                code::DEQUANTIZE => x.elem == 1 && y.elem == 4,
+                code::LOGISTIC => int8,
+                _ => x.elem == y.elem,
+            };
+            ok.then(|| Contract::elementwise(y.elems(), x.elem, y.elem))
+        }
+        _ => None,
+    }
+}
+
+/// A shape left-padded with 1 to 6 dimensions (the broadcast rule of ADD/MUL).
+fn padded(s: &[usize]) -> [usize; 6] {
+    let mut out = [1; 6];
+    out[6 - s.len()..].copy_from_slice(s);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pointwise(h: usize, w: usize, cin: usize, cout: usize) -> Contract {
+        Contract {
+            access: Access::Window(Window {
+                input: [1, h, w, cin],
+                output: [1, h, w, cout],
+                kernel: (1, 1),
+                stride: (1, 1),
+                dilation: (1, 1),
+                pad: (0, 0),
+                channels: Channels::Group {
+                    depth: cin,
+                    filters_per_group: cout,
+                },
+            }),
+            in_elems: h * w * cin,
+            out_elems: h * w * cout,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        }
+    }
+
+    #[test]
+    fn person_detect_peak_pointwise_conv() {
+        let s = pointwise(48, 48, 8, 16).safe_overlap().unwrap();
+        assert_eq!(s.backward_min, Some(7));
+        assert_eq!(s.forward_max, -(8 * 2303) - 15);
+        assert_eq!(s.direction(16), Some(Direction::Backward));
+        assert_eq!(s.direction(0), None);
+        assert_eq!(s.direction(-36864), Some(Direction::Forward));
+    }
+
+    #[test]
+    fn elementwise_same_size_is_an_alias_either_way() {
+        let c = Contract {
+            access: Access::Elementwise,
+            in_elems: 100,
+            out_elems: 100,
+            in_elem_bytes: 1,
+            out_elem_bytes: 1,
+            backward: true,
+        };
+        let s = c.safe_overlap().unwrap();
+        assert_eq!((s.forward_max, s.backward_min), (0, Some(0)));
+        // DEQUANTIZE int8 → float32: backward from 3 bytes before the input on.
+        let c = Contract {
+            in_elem_bytes: 1,
+            out_elem_bytes: 4,
+            ..c
+        };
+        let s = c.safe_overlap().unwrap();
+        assert_eq!(s.backward_min, Some(-3));
+    }
+
+    #[test]
+    fn short_fully_connected_rows_are_buffered() {
+        let fc = |in_row: usize, out_row: usize, batches: usize| {
+            let access = if in_row <= FC_ROW_BUFFER {
+                Access::RowsBuffered { in_row, out_row }
+            } else {
+                Access::Rows { in_row, out_row }
+            };
+            Contract {
+                access,
+                in_elems: batches * in_row,
+                out_elems: batches * out_row,
+                in_elem_bytes: 1,
+                out_elem_bytes: 1,
+                backward: true,
+            }
+            .safe_overlap()
+            .unwrap()
+        };
+        // One buffered row: nothing is read after the first step, any delta is safe.
+        let s = fc(16, 16, 1);
+        assert_eq!(
+            (s.direction(0), s.direction(15)),
+            (Some(Direction::Forward), Some(Direction::Forward))
+        );
+        // Two rows of 16 → 32 forward: row 0's last write (byte 31 + d) must stay below row 1
+        // (byte 16), read at step 32: d ≤ −16.
+        assert_eq!(fc(16, 32, 2).forward_max, -16);
+        // A long row is read at every step: the output must stay below it all the way.
+        assert_eq!(fc(100, 10, 1).forward_max, -9);
+        assert_eq!(fc(100, 10, 1).backward_min, Some(99));
+    }
+
+    #[test]
+    fn window_axis_clips_dilated_taps() {
+        // start −3, dilation 2, 4 taps over 0..5: taps at −3, −1, 1, 3 → 1..=3.
+        assert_eq!(Window::axis(0, 1, 3, 4, 2, 5), Some((1, 3)));
+        // entirely in the padding
+        assert_eq!(Window::axis(0, 1, 3, 1, 1, 5), None);
+        assert_eq!(Window::axis(3, 2, 0, 3, 1, 5), None);
+    }
+}

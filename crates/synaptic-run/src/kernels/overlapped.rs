@@ -1,0 +1,552 @@
+//! Overlapped execution (issue 12): every kernel with an access contract
+//! ([`crate::contract`]) run on **one** `&mut [u8]` buffer that holds both the input and the
+//! output, at byte offsets [`InPlace::input`] and [`InPlace::output`], stepping through the
+//! output in [`InPlace::direction`]. No aliasing `&`/`&mut` pair exists (the buffer is the only
+//! borrow) and no `unsafe`: each step reads what it needs through `&buf`, computes the output
+//! element, and only then writes it — exactly the model the contract describes ("step `j` reads
+//! `[lo(j), hi(j)]`, then writes element `j`").
+//!
+//! Every entry point first checks that both tensors lie inside the buffer and that the delta
+//! `output − input` is safe in the requested direction by the kernel's contract
+//! ([`crate::contract::SafeOverlap::safe`], derived in O(n)); anything else is a
+//! [`KernelError`], never a wrong answer. Disjoint placements are always accepted.
+//!
+//! The arithmetic is the plain kernels' own (`requantize`, `add_value`, `softmax_row`, …, shared
+//! with [`super::conv`], [`super::elementwise`], [`super::activations`], [`super::quantize`]);
+//! the accumulation loops of the convolutions, pooling and FULLY_CONNECTED are written per
+//! output element here, in the plain kernels' order, and the property tests
+//! (`tests/overlapped.rs`) check every entry point bit-identical to its plain kernel on random
+//! geometries and safe deltas — and that deltas just outside the safe range do break.
+
+use super::activations::{
+    logistic_value, softmax_row, softmax_value, LogisticParams, SoftmaxParams,
+};
+use super::conv::{requantize, ConvParams};
+use super::elementwise::{add_value, mul_value, AddParams, Broadcast, MulParams};
+use super::fully_connected::FullyConnectedParams;
+use super::pooling::PoolParams;
+use super::quantize::{dequantize_value, quantize_value, requantize_value, RequantizeParams};
+use super::{offset4, Int32s, Int8};
+use crate::contract::{Access, Contract, Direction, FC_ROW_BUFFER};
+use crate::error::KernelError;
+use crate::math::{multiply_by_quantized_multiplier, QuantParams};
+
+/// Where the input and the output lie in the one buffer, and the direction to run in
+/// ([`InPlace::new`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InPlace {
+    /// Byte offset of the input.
+    pub input: usize,
+    /// Byte offset of the output.
+    pub output: usize,
+    /// The order of the output elements.
+    pub direction: Direction,
+    /// Whether the entry point checks the delta against the contract: always, outside this
+    /// module's tests (which turn it off to show that unsafe deltas really break).
+    verify: bool,
+}
+
+impl InPlace {
+    /// Input at byte `input`, output at byte `output`, run in `direction`.
+    pub const fn new(input: usize, output: usize, direction: Direction) -> InPlace {
+        InPlace {
+            input,
+            output,
+            direction,
+            verify: true,
+        }
+    }
+
+    /// `output − input` in bytes.
+    pub fn delta(&self) -> i64 {
+        self.output as i64 - self.input as i64
+    }
+}
+
+/// Checks the placement against the buffer and the contract.
+fn check(op: &'static str, c: &Contract, buf: &[u8], at: &InPlace) -> Result<(), KernelError> {
+    let fits =
+        |start: usize, bytes: usize| start.checked_add(bytes).is_some_and(|e| e <= buf.len());
+    let in_bytes = c.in_elems.saturating_mul(c.in_elem_bytes);
+    let out_bytes = c.out_elems.saturating_mul(c.out_elem_bytes);
+    if !fits(at.input, in_bytes) {
+        return Err(KernelError::Length {
+            op,
+            what: "buffer (input end)",
+            expected: at.input.saturating_add(in_bytes),
+            got: buf.len(),
+        });
+    }
+    if !fits(at.output, out_bytes) {
+        return Err(KernelError::Length {
+            op,
+            what: "buffer (output end)",
+            expected: at.output.saturating_add(out_bytes),
+            got: buf.len(),
+        });
+    }
+    if !at.verify {
+        return Ok(());
+    }
+    let safe = c.safe_overlap().ok_or(KernelError::unsupported(
+        op,
+        "a tensor too large for an overlap contract",
+    ))?;
+    if !safe.safe(at.delta(), at.direction) {
+        return Err(KernelError::unsupported(
+            op,
+            "output/input delta outside the kernel's safe overlap in this direction",
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `n` steps in `dir`: step `j` computes output element `j` (`N` bytes) from `&buf`, then
+/// writes it at `out + j·N`.
+fn drive<const N: usize>(
+    buf: &mut [u8],
+    out: usize,
+    n: usize,
+    dir: Direction,
+    mut f: impl FnMut(&[u8], usize) -> Result<[u8; N], KernelError>,
+) -> Result<(), KernelError> {
+    let mut step = |buf: &mut [u8], j: usize| -> Result<(), KernelError> {
+        let v = f(buf, j)?;
+        buf[out + j * N..out + (j + 1) * N].copy_from_slice(&v);
+        Ok(())
+    };
+    match dir {
+        Direction::Forward => (0..n).try_for_each(|j| step(buf, j)),
+        Direction::Backward => (0..n).rev().try_for_each(|j| step(buf, j)),
+    }
+}
+
+/// Input element `i` (int8) of the input at `at`.
+#[inline(always)]
+fn x8(buf: &[u8], at: usize, i: usize) -> i8 {
+    buf[at + i] as i8
+}
+
+/// `(b, y, x, c)` of element `j` of an NHWC shape.
+#[inline]
+fn nhwc_of(shape: &[usize; 4], j: usize) -> (usize, usize, usize, usize) {
+    let c = j % shape[3];
+    let x = (j / shape[3]) % shape[2];
+    let y = (j / (shape[3] * shape[2])) % shape[1];
+    (j / (shape[3] * shape[2] * shape[1]), y, x, c)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_tables<W: Int8, B: Int32s + ?Sized>(
+    op: &'static str,
+    p: &ConvParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    filter: &[W],
+    bias: Option<&B>,
+) -> Result<(), KernelError> {
+    let channels = p.output_shape[3];
+    KernelError::check_len(op, "multiplier table", channels, multipliers.len())?;
+    KernelError::check_len(op, "shift table", channels, shifts.len())?;
+    KernelError::check_len(op, "filter", p.filter_shape.iter().product(), filter.len())?;
+    if let Some(b) = bias {
+        KernelError::check_len(op, "bias", channels, b.count())?;
+    }
+    Ok(())
+}
+
+/// CONV_2D ([`super::conv::conv2d`]) with input and output in `buf`.
+#[allow(clippy::too_many_arguments)]
+pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
+    p: &ConvParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "CONV_2D";
+    check_tables(OP, p, multipliers, shifts, filter, bias)?;
+    check(OP, &Contract::conv(p, false), buf, &at)?;
+    let [_, in_h, in_w, in_d] = p.input_shape;
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let out_d = p.output_shape[3];
+    let filters_per_group = out_d / (in_d / f_d);
+    let n = p.output_shape.iter().product();
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oy, ox, oc) = nhwc_of(&p.output_shape, j);
+        let group = oc / filters_per_group;
+        let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
+        let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
+        let mut acc: i32 = 0;
+        for fy in 0..f_h {
+            let in_y = in_y0 + (p.dilation_h * fy) as isize;
+            if in_y < 0 || in_y >= in_h as isize {
+                continue;
+            }
+            for fx in 0..f_w {
+                let in_x = in_x0 + (p.dilation_w * fx) as isize;
+                if in_x < 0 || in_x >= in_w as isize {
+                    continue;
+                }
+                let in_base = offset4(&p.input_shape, b, in_y as usize, in_x as usize, group * f_d);
+                let f_base = offset4(&p.filter_shape, oc, fy, fx, 0);
+                for k in 0..f_d {
+                    let x = x8(buf, at.input, in_base + k);
+                    acc = acc.wrapping_add(
+                        filter[f_base + k]
+                            .value()
+                            .wrapping_mul(i32::from(x) + p.input_offset),
+                    );
+                }
+            }
+        }
+        if let Some(bias) = bias {
+            acc = acc.wrapping_add(bias.at(oc));
+        }
+        Ok([requantize(acc, multipliers[oc], shifts[oc], p) as u8])
+    })
+}
+
+/// DEPTHWISE_CONV_2D ([`super::conv::depthwise_conv2d`]) with input and output in `buf`.
+#[allow(clippy::too_many_arguments)]
+pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
+    p: &ConvParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "DEPTHWISE_CONV_2D";
+    check_tables(OP, p, multipliers, shifts, filter, bias)?;
+    check(OP, &Contract::conv(p, true), buf, &at)?;
+    let [_, in_h, in_w, _] = p.input_shape;
+    let [_, f_h, f_w, _] = p.filter_shape;
+    let dm = p.depth_multiplier;
+    let n = p.output_shape.iter().product();
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oy, ox, oc) = nhwc_of(&p.output_shape, j);
+        let ic = oc / dm;
+        let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
+        let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
+        let mut acc: i32 = 0;
+        for fy in 0..f_h {
+            let in_y = in_y0 + (p.dilation_h * fy) as isize;
+            if in_y < 0 || in_y >= in_h as isize {
+                continue;
+            }
+            for fx in 0..f_w {
+                let in_x = in_x0 + (p.dilation_w * fx) as isize;
+                if in_x < 0 || in_x >= in_w as isize {
+                    continue;
+                }
+                let x = x8(
+                    buf,
+                    at.input,
+                    offset4(&p.input_shape, b, in_y as usize, in_x as usize, ic),
+                );
+                let w = filter[offset4(&p.filter_shape, 0, fy, fx, oc)];
+                acc = acc.wrapping_add(w.value().wrapping_mul(i32::from(x) + p.input_offset));
+            }
+        }
+        if let Some(bias) = bias {
+            acc = acc.wrapping_add(bias.at(oc));
+        }
+        Ok([requantize(acc, multipliers[oc], shifts[oc], p) as u8])
+    })
+}
+
+/// AVERAGE_POOL_2D ([`super::pooling::average_pool`]) with input and output in `buf`.
+pub fn average_pool(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    check(OP, &Contract::pool(p), buf, &at)?;
+    let n = p.output_shape.iter().product();
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oy, ox, c) = nhwc_of(&p.output_shape, j);
+        let (ys, xs) = p.window_at(oy, ox);
+        let (mut acc, mut count) = (0i32, 0i32);
+        for y in ys {
+            for x in xs.clone() {
+                acc += i32::from(x8(buf, at.input, offset4(&p.input_shape, b, y, x, c)));
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return Err(KernelError::shape(
+                OP,
+                "a pooling window lies entirely in the padding",
+            ));
+        }
+        acc = if acc > 0 {
+            (acc + count / 2) / count
+        } else {
+            (acc - count / 2) / count
+        };
+        Ok([acc.clamp(p.act_min, p.act_max) as i8 as u8])
+    })
+}
+
+/// MAX_POOL_2D ([`super::pooling::max_pool`]) with input and output in `buf`.
+pub fn max_pool(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
+    check("MAX_POOL_2D", &Contract::pool(p), buf, &at)?;
+    let n = p.output_shape.iter().product();
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oy, ox, c) = nhwc_of(&p.output_shape, j);
+        let (ys, xs) = p.window_at(oy, ox);
+        let mut max = i8::MIN;
+        for y in ys {
+            for x in xs.clone() {
+                max = max.max(x8(buf, at.input, offset4(&p.input_shape, b, y, x, c)));
+            }
+        }
+        Ok([i32::from(max).clamp(p.act_min, p.act_max) as i8 as u8])
+    })
+}
+
+/// FULLY_CONNECTED ([`super::fully_connected::fully_connected`]) with input and output in
+/// `buf`.
+#[allow(clippy::too_many_arguments)]
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &[i32],
+    shifts: &[i32],
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "FULLY_CONNECTED";
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.len())?;
+    if filter.len() < p.output_depth * p.accum_depth {
+        return Err(KernelError::Length {
+            op: OP,
+            what: "filter",
+            expected: p.output_depth * p.accum_depth,
+            got: filter.len(),
+        });
+    }
+    if let Some(b) = bias {
+        if b.count() < p.output_depth {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "bias",
+                expected: p.output_depth,
+                got: b.count(),
+            });
+        }
+    }
+    let contract = Contract::fully_connected(p);
+    check(OP, &contract, buf, &at)?;
+    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
+    let n = p.batches * p.output_depth;
+    // Short rows are copied to the stack at the row's first step (the contract's
+    // `RowsBuffered`); longer ones are read from the buffer at every step (`Rows`).
+    let buffered = matches!(contract.access, Access::RowsBuffered { .. });
+    let mut row_copy = [0u8; FC_ROW_BUFFER];
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oc) = (j / p.output_depth, j % p.output_depth);
+        let row_start = at.input + b * p.accum_depth;
+        let first = match at.direction {
+            Direction::Forward => oc == 0,
+            Direction::Backward => oc + 1 == p.output_depth,
+        };
+        if buffered && first {
+            row_copy[..p.accum_depth].copy_from_slice(&buf[row_start..row_start + p.accum_depth]);
+        }
+        let row: &[u8] = if buffered {
+            &row_copy[..p.accum_depth]
+        } else {
+            &buf[row_start..row_start + p.accum_depth]
+        };
+        let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
+        let mut acc: i32 = 0;
+        for (k, &w) in weights.iter().enumerate() {
+            let x = row[k] as i8;
+            acc = acc.wrapping_add(
+                (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
+            );
+        }
+        if let Some(bias) = bias {
+            acc = acc.wrapping_add(bias.at(oc));
+        }
+        let (m, s) = if p.per_channel {
+            (multipliers[oc], shifts[oc])
+        } else {
+            (multipliers[0], shifts[0])
+        };
+        let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+        Ok([v.clamp(p.act_min, p.act_max) as i8 as u8])
+    })
+}
+
+/// SOFTMAX ([`super::activations::softmax`]) with input and output in `buf`: forward only (a
+/// row is read twice before its first output is written).
+pub fn softmax(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
+    if at.direction == Direction::Backward {
+        return Err(KernelError::unsupported("SOFTMAX", "backward execution"));
+    }
+    check("SOFTMAX", &Contract::softmax(p), buf, &at)?;
+    let depth = p.depth.max(1);
+    let mut row = None;
+    drive::<1>(buf, at.output, p.outer * p.depth, at.direction, |buf, j| {
+        if j % depth == 0 {
+            let start = at.input + j;
+            row = Some(softmax_row(
+                p,
+                buf[start..start + depth].iter().map(|&b| b as i8),
+            )?);
+        }
+        // Forward (checked above): the row was prepared at its first element.
+        let r = row
+            .as_ref()
+            .ok_or(KernelError::unsupported("SOFTMAX", "backward execution"))?;
+        Ok([softmax_value(p, r, x8(buf, at.input, j)) as u8])
+    })
+}
+
+/// LOGISTIC ([`super::activations::logistic`]) of `elems` elements with input and output in
+/// `buf`.
+pub fn logistic(
+    p: &LogisticParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check("LOGISTIC", &Contract::elementwise(elems, 1, 1), buf, &at)?;
+    drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
+        Ok([logistic_value(p, x8(buf, at.input, j)) as u8])
+    })
+}
+
+/// The shared body of ADD and MUL: input `which` (0 or 1) in `buf`, the other in `other`.
+fn binary<T: Int8>(
+    op: &'static str,
+    bc: &Broadcast,
+    which: usize,
+    other: &[T],
+    buf: &mut [u8],
+    at: InPlace,
+    f: impl Fn(i32, i32) -> i8,
+) -> Result<(), KernelError> {
+    if which > 1 || !bc.full(which) {
+        return Err(KernelError::unsupported(
+            op,
+            "overlap with an input that is broadcast (no contract)",
+        ));
+    }
+    let [n1, n2, n] = bc.sizes();
+    KernelError::check_len(
+        op,
+        "other input",
+        if which == 0 { n2 } else { n1 },
+        other.len(),
+    )?;
+    check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
+    let o = 1 - which;
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let mine = i32::from(x8(buf, at.input, j));
+        let theirs = other[bc.index(o, j)].value();
+        let v = if which == 0 {
+            f(mine, theirs)
+        } else {
+            f(theirs, mine)
+        };
+        Ok([v as u8])
+    })
+}
+
+/// ADD ([`super::elementwise::add`]) with input `which` (0 or 1, of the output's shape) and the
+/// output in `buf`; the other input (possibly broadcast) is `other`.
+pub fn add<T: Int8>(
+    p: &AddParams,
+    which: usize,
+    other: &[T],
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    binary("ADD", &p.broadcast, which, other, buf, at, |x, y| {
+        add_value(p, x, y)
+    })
+}
+
+/// MUL ([`super::elementwise::mul`]), as [`add`].
+pub fn mul<T: Int8>(
+    p: &MulParams,
+    which: usize,
+    other: &[T],
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    binary("MUL", &p.broadcast, which, other, buf, at, |x, y| {
+        mul_value(p, x, y)
+    })
+}
+
+/// QUANTIZE int8 → int8 ([`super::quantize::requantize`]) of `elems` elements in `buf`.
+pub fn requantize_i8(
+    p: &RequantizeParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check("QUANTIZE", &Contract::elementwise(elems, 1, 1), buf, &at)?;
+    drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
+        Ok([requantize_value::<i8, i8>(p, x8(buf, at.input, j)) as u8])
+    })
+}
+
+/// QUANTIZE float32 → int8 ([`super::quantize::quantize_f32`]) of `elems` elements in `buf`
+/// (the floats in native byte order, as in the arena).
+pub fn quantize_f32_i8(
+    output_q: QuantParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check("QUANTIZE", &Contract::elementwise(elems, 4, 1), buf, &at)?;
+    drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
+        let s = at.input + 4 * j;
+        let x = f32::from_ne_bytes([buf[s], buf[s + 1], buf[s + 2], buf[s + 3]]);
+        Ok([quantize_value::<i8>(output_q, x) as u8])
+    })
+}
+
+/// DEQUANTIZE int8 → float32 ([`super::quantize::dequantize`]) of `elems` elements in `buf`
+/// (the floats written in native byte order).
+pub fn dequantize_i8(
+    input_q: QuantParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check("DEQUANTIZE", &Contract::elementwise(elems, 1, 4), buf, &at)?;
+    let scale = f64::from(input_q.scale);
+    drive::<4>(buf, at.output, elems, at.direction, |buf, j| {
+        Ok(dequantize_value(scale, input_q.zero_point, x8(buf, at.input, j)).to_ne_bytes())
+    })
+}
+
+/// RESHAPE / SQUEEZE ([`super::layout::copy`]) of `bytes` bytes in `buf`: nothing to do at
+/// delta 0 (the alias), else a byte copy in the contract's direction.
+pub fn copy(
+    op: &'static str,
+    bytes: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check(op, &Contract::elementwise(bytes, 1, 1), buf, &at)?;
+    if at.delta() == 0 {
+        return Ok(());
+    }
+    drive::<1>(buf, at.output, bytes, at.direction, |buf, j| {
+        Ok([buf[at.input + j]])
+    })
+}
+
+#[cfg(test)]
+#[path = "overlapped_tests.rs"]
+mod tests;

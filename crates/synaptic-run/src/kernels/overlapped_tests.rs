@@ -1,0 +1,566 @@
+//! Property tests of [`super`]: random geometries (kernel 1–7, stride 1–3, dilation 1–2,
+//! SAME/VALID, channel counts, depth multipliers, pool sizes, broadcasts) and random deltas
+//! inside the contract's safe range, run overlapped in one buffer, must give exactly the plain
+//! kernel's bytes; the delta just outside the range must be refused by the entry point and,
+//! run anyway (verification off), must corrupt the output for some geometries — so the derived
+//! bounds are tight, not vacuous. Case counts are scaled down under Miri.
+
+use super::*;
+use crate::contract::SafeOverlap;
+use crate::kernels::conv::{ConvOptions, DepthwiseOptions};
+use crate::kernels::fully_connected::FullyConnectedOptions;
+use crate::kernels::pooling::PoolOptions;
+use crate::kernels::{activations, conv, elementwise, fully_connected, layout, pooling, quantize};
+use crate::math::{compute_padding, Activation, Padding};
+use proptest::prelude::*;
+use std::vec;
+use std::vec::Vec;
+
+extern crate std;
+
+/// An overlapped run of one kernel on a buffer.
+type Run<'a> = dyn Fn(&mut [u8], InPlace) -> Result<(), KernelError> + 'a;
+
+/// One family's property (returns how often one byte past the bound corrupted the output).
+type Property = fn(u64) -> Result<usize, TestCaseError>;
+
+const CASES: u32 = if cfg!(miri) { 3 } else { 1000 };
+
+/// xorshift64*: the geometry and data of one case from its seed.
+struct Rng(u64);
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next() >> 33) as usize % (hi - lo + 1)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+    fn i8s(&mut self, n: usize) -> Vec<i8> {
+        (0..n).map(|_| self.next() as i8).collect()
+    }
+    fn padding(&mut self) -> Padding {
+        if self.next() & 1 == 0 {
+            Padding::Same
+        } else {
+            Padding::Valid
+        }
+    }
+    fn activation(&mut self) -> Activation {
+        [Activation::None, Activation::Relu, Activation::Relu6][self.range(0, 2)]
+    }
+    fn quant(&mut self) -> QuantParams {
+        QuantParams::new(
+            0.01 + self.range(0, 100) as f32 / 500.0,
+            self.range(0, 20) as i32 - 10,
+        )
+    }
+    /// Per-channel multipliers in `[2^30, 2^31)` and shifts in `-8..=0`.
+    fn tables(&mut self, n: usize) -> (Vec<i32>, Vec<i32>) {
+        let m = (0..n)
+            .map(|_| (1 << 30) + (self.next() >> 34) as i32)
+            .collect();
+        let s = (0..n).map(|_| -(self.range(0, 8) as i32)).collect();
+        (m, s)
+    }
+}
+
+/// How to place the tensors: the safe delta (in `dir`) nearest the contract's bound, or a
+/// random one a little further away.
+fn safe_delta(s: &SafeOverlap, dir: Direction, rng: &mut Rng) -> i64 {
+    let slack = rng.range(0, 3) as i64 * 16 * i64::from(rng.next() & 1 == 0);
+    match dir {
+        Direction::Forward => s.forward_max.min(s.in_bytes) - slack,
+        Direction::Backward => s.backward_min.unwrap().max(-s.out_bytes) + slack,
+    }
+}
+
+/// The first delta past the bound in `dir`, if it makes the tensors share a byte.
+fn unsafe_delta(s: &SafeOverlap, dir: Direction) -> Option<i64> {
+    let d = match dir {
+        Direction::Forward => s.forward_max.checked_add(1)?,
+        Direction::Backward => s.backward_min?.checked_sub(1)?,
+    };
+    (!s.disjoint(d) && s.direction(d).is_none()).then_some(d)
+}
+
+/// A buffer of junk with `input` at `in_at` and room for `out_len` bytes at `in_at + delta`.
+fn layout_for(input: &[u8], out_len: usize, delta: i64, rng: &mut Rng) -> (Vec<u8>, InPlace) {
+    let in_at = (-delta).max(0) as usize + rng.range(0, 3);
+    let out_at = (in_at as i64 + delta) as usize;
+    let len = (in_at + input.len()).max(out_at + out_len) + rng.range(0, 3);
+    let mut buf = rng.bytes(len);
+    buf[in_at..in_at + input.len()].copy_from_slice(input);
+    (buf, InPlace::new(in_at, out_at, Direction::Forward))
+}
+
+/// Outcome of one overlapped run against the plain kernel's `expected` bytes.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Equal,
+    Differs,
+    Refused,
+}
+
+/// Runs `run` on the input placed at `delta` in `dir` (verification `verify`); compares the
+/// output bytes with `expected`.
+fn run_at(
+    input: &[u8],
+    expected: &[u8],
+    delta: i64,
+    dir: Direction,
+    verify: bool,
+    rng: &mut Rng,
+    run: &Run<'_>,
+) -> Outcome {
+    let (mut buf, mut at) = layout_for(input, expected.len(), delta, rng);
+    at.direction = dir;
+    at.verify = verify;
+    match run(&mut buf, at) {
+        Err(_) => Outcome::Refused,
+        Ok(()) if &buf[at.output..at.output + expected.len()] == expected => Outcome::Equal,
+        Ok(()) => Outcome::Differs,
+    }
+}
+
+/// One case: the plain kernel's bytes vs overlapped runs at a safe delta (each direction the
+/// contract has) and at the first unsafe delta. Returns how often the unsafe run corrupted the
+/// output (for the tightness checks).
+fn case(
+    contract: &Contract,
+    input: &[u8],
+    expected: &[u8],
+    rng: &mut Rng,
+    run: &Run<'_>,
+) -> Result<usize, TestCaseError> {
+    let s = contract.safe_overlap().unwrap();
+    let mut broke = 0;
+    let dirs: &[Direction] = if contract.backward {
+        &[Direction::Forward, Direction::Backward]
+    } else {
+        &[Direction::Forward]
+    };
+    for &dir in dirs {
+        let d = safe_delta(&s, dir, rng);
+        prop_assert!(s.safe(d, dir), "{d} {dir:?} {s:?}");
+        let got = run_at(input, expected, d, dir, true, rng, run);
+        prop_assert_eq!(got, Outcome::Equal, "delta {} {:?} {:?}", d, dir, s);
+        // Disjoint, either way: the plain kernel's placement.
+        let far = s.in_bytes + rng.range(0, 40) as i64;
+        prop_assert_eq!(
+            run_at(input, expected, far, dir, true, rng, run),
+            Outcome::Equal
+        );
+        if let Some(u) = unsafe_delta(&s, dir) {
+            prop_assert_eq!(
+                run_at(input, expected, u, dir, true, rng, run),
+                Outcome::Refused
+            );
+            if run_at(input, expected, u, dir, false, rng, run) == Outcome::Differs {
+                broke += 1;
+            }
+        }
+    }
+    Ok(broke)
+}
+
+fn as_u8(v: &[i8]) -> Vec<u8> {
+    v.iter().map(|&x| x as u8).collect()
+}
+
+/// A random convolution geometry (None if the constructor refuses it).
+fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])> {
+    let b = rng.range(1, 2);
+    let (h, w) = (rng.range(1, 10), rng.range(1, 10));
+    let (kh, kw) = (rng.range(1, 7), rng.range(1, 7));
+    let opts = ConvOptions {
+        padding: rng.padding(),
+        stride_h: rng.range(1, 3),
+        stride_w: rng.range(1, 3),
+        dilation_h: rng.range(1, 2),
+        dilation_w: rng.range(1, 2),
+        activation: rng.activation(),
+    };
+    let (oh, _) = compute_padding("", opts.padding, h, kh, opts.stride_h, opts.dilation_h).ok()?;
+    let (ow, _) = compute_padding("", opts.padding, w, kw, opts.stride_w, opts.dilation_w).ok()?;
+    if oh == 0 || ow == 0 {
+        return None;
+    }
+    let (qi, qo) = (rng.quant(), rng.quant());
+    if depthwise {
+        let c = rng.range(1, 5);
+        let dm = rng.range(1, 3);
+        let f = [1, kh, kw, c * dm];
+        let d = DepthwiseOptions {
+            conv: opts,
+            depth_multiplier: dm,
+        };
+        let p = ConvParams::depthwise(&d, &[b, h, w, c], &f, &[b, oh, ow, c * dm], qi, qo).ok()?;
+        Some((p, f))
+    } else {
+        let groups = rng.range(1, 2);
+        let fd = rng.range(1, 4);
+        let oc = groups * rng.range(1, 4);
+        let f = [oc, kh, kw, fd];
+        let p = ConvParams::conv2d(&opts, &[b, h, w, fd * groups], &f, &[b, oh, ow, oc], qi, qo)
+            .ok()?;
+        Some((p, f))
+    }
+}
+
+fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let Some((p, f)) = conv_case(&mut rng, depthwise) else {
+        return Ok(0);
+    };
+    let input = rng.i8s(p.input_shape.iter().product());
+    let filter = rng.i8s(f.iter().product());
+    let bias: Vec<i32> = (0..p.output_shape[3])
+        .map(|_| rng.next() as i32 >> 12)
+        .collect();
+    let (m, s) = rng.tables(p.output_shape[3]);
+    let mut expected = vec![0i8; p.output_shape.iter().product()];
+    let plain = if depthwise {
+        conv::depthwise_conv2d
+    } else {
+        conv::conv2d
+    };
+    plain(&p, &m[..], &s[..], &input, &filter, Some(&bias[..]), &mut expected).unwrap();
+    let run = |buf: &mut [u8], at: InPlace| {
+        if depthwise {
+            depthwise_conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+        } else {
+            conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+        }
+    };
+    let c = Contract::conv(&p, depthwise);
+    case(&c, &as_u8(&input), &as_u8(&expected), &mut rng, &run)
+}
+
+fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let (b, h, w, c) = (
+        rng.range(1, 2),
+        rng.range(1, 10),
+        rng.range(1, 10),
+        rng.range(1, 5),
+    );
+    let opts = PoolOptions {
+        padding: rng.padding(),
+        stride_h: rng.range(1, 3),
+        stride_w: rng.range(1, 3),
+        filter_h: rng.range(1, 5),
+        filter_w: rng.range(1, 5),
+        activation: rng.activation(),
+    };
+    let Ok((oh, _)) = compute_padding("", opts.padding, h, opts.filter_h, opts.stride_h, 1) else {
+        return Ok(0);
+    };
+    let Ok((ow, _)) = compute_padding("", opts.padding, w, opts.filter_w, opts.stride_w, 1) else {
+        return Ok(0);
+    };
+    if oh == 0 || ow == 0 {
+        return Ok(0);
+    }
+    let q = rng.quant();
+    let avg = rng.next() & 1 == 0;
+    let op = if avg {
+        "AVERAGE_POOL_2D"
+    } else {
+        "MAX_POOL_2D"
+    };
+    let Ok(p) = PoolParams::new(op, &opts, &[b, h, w, c], &[b, oh, ow, c], q, q) else {
+        return Ok(0);
+    };
+    let input = rng.i8s(b * h * w * c);
+    let mut expected = vec![0i8; b * oh * ow * c];
+    let plain = if avg {
+        pooling::average_pool
+    } else {
+        pooling::max_pool
+    };
+    if plain(&p, &input, &mut expected).is_err() {
+        return Ok(0); // a window entirely in the padding: refused by both
+    }
+    let run = |buf: &mut [u8], at: InPlace| {
+        if avg {
+            average_pool(&p, buf, at)
+        } else {
+            max_pool(&p, buf, at)
+        }
+    };
+    case(
+        &Contract::pool(&p),
+        &as_u8(&input),
+        &as_u8(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    // Rows up to FC_ROW_BUFFER bytes are buffered, longer ones re-read: both drawn.
+    let (b, ad, od) = (rng.range(1, 4), rng.range(1, 100), rng.range(1, 24));
+    let per_channel = rng.next() & 1 == 0;
+    let scales: Vec<f32> = vec![0.02; if per_channel { od } else { 1 }];
+    let opts = FullyConnectedOptions {
+        activation: rng.activation(),
+        weights_format: 0,
+    };
+    let p = FullyConnectedParams::new(
+        &opts,
+        &[b, ad],
+        &[od, ad],
+        &[b, od],
+        rng.quant(),
+        &scales,
+        rng.range(0, 4) as i32 - 2,
+        rng.quant(),
+    )
+    .unwrap();
+    let input = rng.i8s(b * ad);
+    let filter = rng.i8s(od * ad);
+    let bias: Vec<i32> = (0..od).map(|_| rng.next() as i32 >> 12).collect();
+    let (m, s) = rng.tables(p.table_len());
+    let mut expected = vec![0i8; b * od];
+    fully_connected::fully_connected(&p, &m[..], &s[..], &input, &filter, Some(&bias[..]), &mut expected)
+        .unwrap();
+    let run = |buf: &mut [u8], at: InPlace| {
+        fully_connected(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+    };
+    case(
+        &Contract::fully_connected(&p),
+        &as_u8(&input),
+        &as_u8(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let shape = [
+        rng.range(1, 3),
+        rng.range(1, 6),
+        rng.range(1, 6),
+        rng.range(1, 5),
+    ];
+    let n: usize = shape.iter().product();
+    let input = rng.i8s(n);
+    let kind = rng.range(0, 6);
+    let mut expected = vec![0i8; n];
+    let (contract, expected_bytes): (Contract, Vec<u8>);
+    let run: std::boxed::Box<Run<'static>>;
+    match kind {
+        0 | 1 => {
+            // ADD / MUL, the overlapped input `which`, the other one maybe broadcast.
+            let which = rng.range(0, 1);
+            let other_shape = if rng.next() & 1 == 0 {
+                shape
+            } else {
+                [1, 1, shape[2], shape[3]]
+            };
+            let other = rng.i8s(other_shape.iter().product());
+            let (s1, s2) = if which == 0 {
+                (&shape, &other_shape)
+            } else {
+                (&other_shape, &shape)
+            };
+            let (q1, q2, qo) = (rng.quant(), rng.quant(), rng.quant());
+            let act = rng.activation();
+            if kind == 0 {
+                let p = AddParams::new(act, s1, s2, &shape, q1, q2, qo).unwrap();
+                if which == 0 {
+                    elementwise::add(&p, &input, &other, &mut expected).unwrap();
+                } else {
+                    elementwise::add(&p, &other, &input, &mut expected).unwrap();
+                }
+                run = std::boxed::Box::new(move |buf, at| add(&p, which, &other, buf, at));
+            } else {
+                let p = MulParams::new(act, s1, s2, &shape, q1, q2, qo).unwrap();
+                if which == 0 {
+                    elementwise::mul(&p, &input, &other, &mut expected).unwrap();
+                } else {
+                    elementwise::mul(&p, &other, &input, &mut expected).unwrap();
+                }
+                run = std::boxed::Box::new(move |buf, at| mul(&p, which, &other, buf, at));
+            }
+            contract = Contract::elementwise(n, 1, 1);
+            expected_bytes = as_u8(&expected);
+        }
+        2 => {
+            let p = LogisticParams::new(rng.quant(), QuantParams::new(1.0 / 256.0, -128)).unwrap();
+            activations::logistic(&p, &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| logistic(&p, n, buf, at));
+            contract = Contract::elementwise(n, 1, 1);
+            expected_bytes = as_u8(&expected);
+        }
+        3 => {
+            let p = RequantizeParams::new(rng.quant(), rng.quant());
+            quantize::requantize(&p, &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| requantize_i8(&p, n, buf, at));
+            contract = Contract::elementwise(n, 1, 1);
+            expected_bytes = as_u8(&expected);
+        }
+        4 => {
+            // DEQUANTIZE int8 → float32 (output 4 bytes per element).
+            let q = rng.quant();
+            let mut out = vec![0f32; n];
+            quantize::dequantize(q, &input, &mut out).unwrap();
+            run = std::boxed::Box::new(move |buf, at| dequantize_i8(q, n, buf, at));
+            contract = Contract::elementwise(n, 1, 4);
+            expected_bytes = out.iter().flat_map(|f| f.to_ne_bytes()).collect();
+        }
+        5 => {
+            // QUANTIZE float32 → int8: the input is the floats' bytes.
+            let floats: Vec<f32> = input.iter().map(|&x| f32::from(x) * 0.37).collect();
+            let q = rng.quant();
+            quantize::quantize_f32(q, &floats, &mut expected).unwrap();
+            let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_ne_bytes()).collect();
+            let c = Contract::elementwise(n, 4, 1);
+            let run = move |buf: &mut [u8], at: InPlace| quantize_f32_i8(q, n, buf, at);
+            return case(&c, &bytes, &as_u8(&expected), &mut rng, &run);
+        }
+        _ => {
+            // RESHAPE / SQUEEZE: a byte copy (nothing at delta 0).
+            layout::copy("RESHAPE", &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| copy("RESHAPE", n, buf, at));
+            contract = Contract::elementwise(n, 1, 1);
+            expected_bytes = as_u8(&expected);
+        }
+    }
+    case(&contract, &as_u8(&input), &expected_bytes, &mut rng, &*run)
+}
+
+fn softmax_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let shape = [rng.range(1, 4), rng.range(1, 20)];
+    let n = shape[0] * shape[1];
+    let p = SoftmaxParams::new(
+        1.0,
+        &shape,
+        rng.quant(),
+        QuantParams::new(1.0 / 256.0, -128),
+    )
+    .unwrap();
+    let input = rng.i8s(n);
+    let mut expected = vec![0i8; n];
+    activations::softmax(&p, &input, &mut expected).unwrap();
+    let run = |buf: &mut [u8], at: InPlace| softmax(&p, buf, at);
+    case(
+        &Contract::softmax(&p),
+        &as_u8(&input),
+        &as_u8(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    #[test]
+    fn conv2d_overlapped_equals_plain(seed in any::<u64>()) {
+        conv_property(seed, false)?;
+    }
+
+    #[test]
+    fn depthwise_overlapped_equals_plain(seed in any::<u64>()) {
+        conv_property(seed, true)?;
+    }
+
+    #[test]
+    fn pooling_overlapped_equals_plain(seed in any::<u64>()) {
+        pool_property(seed)?;
+    }
+
+    #[test]
+    fn fully_connected_overlapped_equals_plain(seed in any::<u64>()) {
+        fc_property(seed)?;
+    }
+
+    #[test]
+    fn elementwise_overlapped_equal_plain(seed in any::<u64>()) {
+        elementwise_property(seed)?;
+    }
+
+    #[test]
+    fn softmax_overlapped_equals_plain(seed in any::<u64>()) {
+        softmax_property(seed)?;
+    }
+}
+
+/// The bounds are tight: over seeded geometries of every family, running one byte past the
+/// bound (with the check turned off) corrupts the output in some cases.
+#[test]
+fn one_byte_past_the_bound_breaks() {
+    let seeds = if cfg!(miri) { 6 } else { 400 };
+    let families: [(&str, Property); 6] = [
+        ("CONV_2D", |s| conv_property(s, false)),
+        ("DEPTHWISE_CONV_2D", |s| conv_property(s, true)),
+        ("POOL", pool_property),
+        ("FULLY_CONNECTED", fc_property),
+        ("ELEMENTWISE", elementwise_property),
+        ("SOFTMAX", softmax_property),
+    ];
+    for (name, f) in families {
+        let broke: usize = (0..seeds).map(|s| f(0xabc0_0000 + s).unwrap()).sum();
+        if !cfg!(miri) {
+            assert!(
+                broke > 0,
+                "{name}: no geometry broke one byte past its bound"
+            );
+        }
+    }
+}
+
+#[test]
+fn person_detect_peak_runs_backward_sixteen_bytes_up() {
+    // The example: 1×1 CONV_2D 48×48×8 → 48×48×16, output 16 bytes after the input:
+    // 36,880 bytes hold both; forward there is refused, backward equals the plain kernel.
+    let mut rng = Rng::new(7);
+    let (h, w) = if cfg!(miri) { (3, 3) } else { (48, 48) };
+    let opts = ConvOptions {
+        padding: Padding::Valid,
+        stride_h: 1,
+        stride_w: 1,
+        dilation_h: 1,
+        dilation_w: 1,
+        activation: Activation::Relu6,
+    };
+    let f = [16, 1, 1, 8];
+    let p = ConvParams::conv2d(
+        &opts,
+        &[1, h, w, 8],
+        &f,
+        &[1, h, w, 16],
+        rng.quant(),
+        rng.quant(),
+    )
+    .unwrap();
+    let input = rng.i8s(h * w * 8);
+    let filter = rng.i8s(16 * 8);
+    let (m, s) = rng.tables(16);
+    let mut expected = vec![0i8; h * w * 16];
+    conv::conv2d::<i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected).unwrap();
+    let mut buf = vec![0u8; 16 + h * w * 16];
+    buf[..h * w * 8].copy_from_slice(&as_u8(&input));
+    let fwd = InPlace::new(0, 16, Direction::Forward);
+    assert!(conv2d::<i8, [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
+    let back = InPlace::new(0, 16, Direction::Backward);
+    conv2d::<i8, [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
+    assert_eq!(&buf[16..], &as_u8(&expected)[..]);
+    if !cfg!(miri) {
+        assert_eq!(buf.len(), 36_880);
+    }
+}
