@@ -193,16 +193,18 @@ fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
 #[inline(always)]
 fn dot<W: Int8>(w: &[W], x: &[i8], input_offset: i32) -> i32 {
     let term = |w: W, x: i8| w.value().wrapping_mul(i32::from(x) + input_offset);
-    let (mut w4, mut x4) = (w.chunks_exact(4), x.chunks_exact(4));
+    // By value, not through `&mut`: the zip of two `ChunksExact` is then one indexed loop.
+    let (w4, x4) = (w.chunks_exact(4), x.chunks_exact(4));
+    let (w_rest, x_rest) = (w4.remainder(), x4.remainder());
     let mut acc: i32 = 0;
-    for (w, x) in (&mut w4).zip(&mut x4) {
+    for (w, x) in w4.zip(x4) {
         acc = acc
             .wrapping_add(term(w[0], x[0]))
             .wrapping_add(term(w[1], x[1]))
             .wrapping_add(term(w[2], x[2]))
             .wrapping_add(term(w[3], x[3]));
     }
-    for (&w, &x) in w4.remainder().iter().zip(x4.remainder()) {
+    for (&w, &x) in w_rest.iter().zip(x_rest) {
         acc = acc.wrapping_add(term(w, x));
     }
     acc
