@@ -295,8 +295,8 @@ extern "C" {
  *
  * Returns 0, or (with `*model` holding no model, the buffers unchanged but the arena's and the
  * shared region's contents): -EINVAL (NULL or misaligned `model`/`config`, NULL model bytes,
- * arena or slots, a misaligned program or one with program_words 0 when NULL is not, an
- * unknown io value, a shared region missing with SYN_RUN_IO_SHARED or given with
+ * arena or slots, a misaligned program, a NULL one with program_words above 0, an unknown io
+ * value, a shared region missing with SYN_RUN_IO_SHARED or given with
  * SYN_RUN_IO_PLAN, a written buffer — arena, shared region, `*model` — overlapping any other
  * buffer, a malformed model, a plan that does not fit the model, a program that is not this
  * model's for this placement: of another model or placement, truncated or altered, the message
