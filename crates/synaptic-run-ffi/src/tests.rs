@@ -465,6 +465,8 @@ fn message_is_truncated_like_snprintf() {
 }
 
 #[test]
+// File I/O only (nothing for Miri to check, and Miri's isolation refuses `open`).
+#[cfg_attr(miri, ignore)]
 fn committed_header_is_fresh() {
     let fresh = std::fs::read_to_string(env!("SYN_RUN_GENERATED_HEADER")).unwrap();
     let committed = std::fs::read_to_string(concat!(
