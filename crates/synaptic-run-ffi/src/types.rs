@@ -41,16 +41,16 @@ impl SynRunIo {
 }
 
 /// Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
-pub const SYN_RUN_MODEL_WORDS_32: usize = 34;
+pub const SYN_RUN_MODEL_WORDS_32: usize = 35;
 /// Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
-pub const SYN_RUN_MODEL_WORDS_64: usize = 66;
+pub const SYN_RUN_MODEL_WORDS_64: usize = 68;
 
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(target_pointer_width = "32")]
-pub const SYN_RUN_MODEL_WORDS: usize = 34;
+pub const SYN_RUN_MODEL_WORDS: usize = 35;
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(not(target_pointer_width = "32"))]
-pub const SYN_RUN_MODEL_WORDS: usize = 66;
+pub const SYN_RUN_MODEL_WORDS: usize = 68;
 
 const _: () = assert!(
     SYN_RUN_MODEL_WORDS

@@ -59,25 +59,25 @@
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
  */
-#define SYN_RUN_MODEL_WORDS_32 34
+#define SYN_RUN_MODEL_WORDS_32 35
 
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
  */
-#define SYN_RUN_MODEL_WORDS_64 66
+#define SYN_RUN_MODEL_WORDS_64 68
 
 #if defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 34
+#define SYN_RUN_MODEL_WORDS 35
 #endif
 
 #if !defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 66
+#define SYN_RUN_MODEL_WORDS 68
 #endif
 
 /**
