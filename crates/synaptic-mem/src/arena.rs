@@ -286,6 +286,39 @@ impl<'a> Loader<'a> {
         })
     }
 
+    /// Places slot `slot`'s tensor (its `shape` and `dtype`, at most the slot's size) once,
+    /// ahead of the plan's inferences ([`RawArena::preplace_planned`]): an inference finds it
+    /// [`PlannedInference::placed`] while its region lies where the persistent region ends now
+    /// (no persistent allocation since), so it need not [`PlannedInference::alloc`] it.
+    /// Refused while an inference is running.
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// const SLOTS: &[PlanSlot] = &[PlanSlot { offset: 0, size: 16, first_op: 0, last_op: 0 }];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_plan(Plan { region_size: 16, slots: SLOTS }).unwrap();
+    /// loader.preplace(&plan, 0, &[4, 4], DType::Int8).unwrap();
+    /// assert!(loader.preplace(&plan, 0, &[32], DType::Int8).is_err()); // larger than its slot
+    /// runner.planned(&plan, |p| {
+    ///     assert!(p.placed(0));
+    ///     let [t] = p.at(0, [0]).unwrap();
+    ///     assert_eq!(t.shape(), &[4, 4]);
+    /// }).unwrap();
+    /// ```
+    ///
+    /// [`RawArena::preplace_planned`]: crate::RawArena::preplace_planned
+    pub fn preplace(
+        &self,
+        plan: &PlanHandle<'a, '_>,
+        slot: usize,
+        shape: &[u32],
+        dtype: DType,
+    ) -> Result<(), AllocError> {
+        self.raw.preplace_planned(&plan.loaded, slot, shape, dtype)
+    }
+
     /// Current statistics.
     pub fn stats(&self) -> Stats {
         self.raw.stats()
@@ -403,6 +436,38 @@ impl<'i> PlannedInference<'i, '_> {
             .raw
             .alloc_planned(&self.plan, self.region, slot, shape, dtype)
             .map(drop)
+    }
+
+    /// Whether slot `slot`'s tensor is already placed at its planned offset in this
+    /// inference's region: by [`Self::alloc`] in this inference, or in an earlier one of the
+    /// same plan whose region lay at the same place (the plan's descriptor table keeps it).
+    /// Then the tensor has the shape and type of that last [`Self::alloc`], and calling it again
+    /// with them would change nothing: a caller that always places a slot with the same shape
+    /// and type can skip it. O(1), no write.
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// const SLOTS: &[PlanSlot] = &[PlanSlot { offset: 0, size: 16, first_op: 0, last_op: 0 }];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_plan(Plan { region_size: 16, slots: SLOTS }).unwrap();
+    /// for first in [true, false] {
+    ///     runner.planned(&plan, |p| {
+    ///         assert_eq!(p.placed(0), !first); // placed by the first inference, kept
+    ///         if !p.placed(0) {
+    ///             p.alloc(0, &[16], DType::Int8).unwrap();
+    ///         }
+    ///         assert!(p.placed(0));
+    ///         assert!(!p.placed(1)); // no such slot
+    ///         let [t] = p.at(0, [0]).unwrap();
+    ///         assert_eq!(t.shape(), &[16]);
+    ///     }).unwrap();
+    /// }
+    /// ```
+    #[inline]
+    pub fn placed(&self, slot: usize) -> bool {
+        self.inf.raw.slot_placed(&self.plan, self.region, slot)
     }
 
     /// The tensors of `slots` at operator `op`: they must be distinct, allocated, and live at

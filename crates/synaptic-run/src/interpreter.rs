@@ -761,6 +761,12 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         // The plan last: its descriptor table ends the persistent region.
         let mid = loader.stats();
         let plan_handle = loader.load_plan(plan).map_err(LoadError::PlanLoad)?;
+        // Every activation placed once, here: an inference finds them in place.
+        for s in 0..n_slots {
+            if let Some((shape, n, dtype)) = prog.slot(s) {
+                loader.preplace(&plan_handle, s, &shape[..n], dtype)?;
+            }
+        }
         let after = loader.stats();
         memory.plan_descriptors = after.persistent_used - mid.persistent_used;
         memory.descriptors += memory.plan_descriptors;
@@ -911,8 +917,12 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         let n_ops = prog.ops();
         let bad = |at: usize| RunError::Program { at };
         runner.planned(plan, |p| -> Result<(), RunError> {
-            // Place every planned activation at its offset.
+            // Place every planned activation at its offset, unless an earlier inference left
+            // it there (this interpreter always places a slot with the same shape and type).
             for s in 0..prog.slots() {
+                if p.placed(s) {
+                    continue;
+                }
                 let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
                 p.alloc(s, &shape[..n], dtype)?;
             }

@@ -380,6 +380,57 @@ impl RawArena<'_> {
         }
     }
 
+    /// Places slot `slot`'s tensor ahead of the plan's inferences: writes its descriptor in the
+    /// plan's table, pointing where the region of a [`RawArena::begin_plan`] now would lie (the
+    /// end of the persistent region). An inference whose region lies there finds the tensor
+    /// placed ([`crate::PlannedInference::placed`]) and need not call
+    /// [`RawArena::alloc_planned`]; one whose region lies elsewhere (the persistent region grew
+    /// since) does not. Every view still checks the descriptor against its live region. Counts
+    /// no allocation.
+    ///
+    /// Errors: the shape's, [`ErrorKind::EphemeralLive`] (ephemeral tensors or scratch are live:
+    /// a view may be reading the table), [`ErrorKind::PlanMismatch`] (no such slot, a tensor
+    /// larger than its slot, a plan not loaded into this arena as it is now),
+    /// [`ErrorKind::OutOfMemory`] (the region would not fit there). Only the failed count moves.
+    pub fn preplace_planned(
+        &self,
+        plan: &LoadedPlan<'_>,
+        slot: usize,
+        shape: &[u32],
+        dtype: DType,
+    ) -> Result<(), AllocError> {
+        let req = TensorRequest::new(shape, dtype)
+            .map_err(|kind| self.fail(kind, Region::Ephemeral, 0))?;
+        let start = self.pers_end.get();
+        if self.top.get() != start || self.scratch_top.get() != 0 {
+            return Err(self.fail(ErrorKind::EphemeralLive, Region::Ephemeral, 0));
+        }
+        let region = plan.plan.region_size as usize;
+        match plan.plan.slots.get(slot) {
+            Some(s) if req.bytes <= s.size && self.owns(plan) => {
+                // Both terms ≤ 512 KiB: no wrap.
+                if start + region > self.tensor_cap.get() {
+                    return Err(self.fail(ErrorKind::OutOfMemory, Region::Ephemeral, region));
+                }
+                let base = self.base.get();
+                // SAFETY: the table entry lies in the block `load_plan` reserved for this plan
+                // in this arena's persistent region (`owns`, `slot < len`), and no view of it is
+                // live (no ephemeral tensor or scratch: no planned inference is running). The
+                // data pointer is in bounds: `start + slot.end() <= start + region <= tensor_cap`.
+                unsafe {
+                    fill_desc(
+                        base.add(plan.table + slot * DESC_SPAN),
+                        base.add(start + s.offset as usize),
+                        req,
+                        Lifetime::Ephemeral,
+                    );
+                }
+                Ok(())
+            }
+            _ => Err(self.planned_mismatch(plan, slot, req)),
+        }
+    }
+
     /// The planned path's failure: the slot is missing or too small for the tensor (needed:
     /// the tensor's aligned size), or the plan or region does not belong to this arena's
     /// current inference (needed: 0).
@@ -425,7 +476,25 @@ impl RawArena<'_> {
     }
 
     /// Whether `slot` of `plan` (this arena's) is allocated in `region` and live at `op`.
+    #[inline(always)]
     fn slot_live(&self, plan: &LoadedPlan<'_>, region: PlanRegion, op: u16, slot: usize) -> bool {
+        match plan.plan.slots.get(slot) {
+            Some(s) => s.first_op <= op && op <= s.last_op && self.slot_placed(plan, region, slot),
+            None => false,
+        }
+    }
+
+    /// Whether `slot` of `plan` holds a tensor placed in `region`: the plan is this arena's,
+    /// the slot exists and its descriptor points at the slot's offset in `region` with at most
+    /// the slot's size (written by [`RawArena::alloc_planned`] in this region, or in an
+    /// earlier region of the plan that lay at the same offset). O(1), no write.
+    #[inline(always)]
+    pub(crate) fn slot_placed(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+    ) -> bool {
         let base = self.base.get();
         self.owns(plan)
             && match plan.plan.slots.get(slot) {
@@ -435,10 +504,7 @@ impl RawArena<'_> {
                     // lies in this plan's descriptor table, initialised by `load_plan` and only
                     // written by `alloc_planned`.
                     let d = unsafe { &*table.cast::<TensorDesc>() };
-                    s.first_op <= op
-                        && op <= s.last_op
-                        && d.data.addr()
-                            == base.addr().wrapping_add(region.offset + s.offset as usize)
+                    d.data.addr() == base.addr().wrapping_add(region.offset + s.offset as usize)
                         && d.size <= s.size
                 }
                 None => false,
