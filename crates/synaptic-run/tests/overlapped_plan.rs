@@ -52,7 +52,16 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
     let filter: Vec<i8> = (0..128).map(|i| (i * 13 % 97) as i8 - 48).collect();
     let (mult, shift) = (vec![1 << 30; 16], vec![-6; 16]);
     let mut expected = vec![0i8; n_out];
-    conv::conv2d::<i8, [i32], [i32]>(&p, &mult[..], &shift[..], &input, &filter, None, &mut expected).unwrap();
+    conv::conv2d::<i8, [i32], [i32]>(
+        &p,
+        &mult[..],
+        &shift[..],
+        &input,
+        &filter,
+        None,
+        &mut expected,
+    )
+    .unwrap();
 
     let mut buf = ArenaBuffer::<16384>::new();
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
@@ -77,11 +86,13 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .for_each(|(b, &v)| *b = v as u8);
             let (span, []) = pi.overlapped(0, []).unwrap();
             let at = InPlace::new(span.input, span.output, Direction::from(span.direction));
-            overlapped::conv2d::<i8, [i32]>(&p, &mult, &shift, &filter, None, span.bytes, at)
-                .unwrap();
+            overlapped::conv2d::<i8, [i32], [i32]>(
+                &p, &mult, &shift, &filter, None, span.bytes, at,
+            )
+            .unwrap();
             // Forward at this delta is refused by the contract.
             let fwd = InPlace::new(span.input, span.output, Direction::Forward);
-            assert!(overlapped::conv2d::<i8, [i32]>(
+            assert!(overlapped::conv2d::<i8, [i32], [i32]>(
                 &p, &mult, &shift, &filter, None, span.bytes, fwd
             )
             .is_err());

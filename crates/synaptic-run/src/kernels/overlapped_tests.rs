@@ -234,12 +234,21 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     } else {
         conv::conv2d
     };
-    plain(&p, &m[..], &s[..], &input, &filter, Some(&bias[..]), &mut expected).unwrap();
+    plain(
+        &p,
+        &m[..],
+        &s[..],
+        &input,
+        &filter,
+        Some(&bias[..]),
+        &mut expected,
+    )
+    .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
         if depthwise {
-            depthwise_conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+            depthwise_conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         } else {
-            conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+            conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         }
     };
     let c = Contract::conv(&p, depthwise);
@@ -333,10 +342,18 @@ fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
     let bias: Vec<i32> = (0..od).map(|_| rng.next() as i32 >> 12).collect();
     let (m, s) = rng.tables(p.table_len());
     let mut expected = vec![0i8; b * od];
-    fully_connected::fully_connected(&p, &m[..], &s[..], &input, &filter, Some(&bias[..]), &mut expected)
-        .unwrap();
+    fully_connected::fully_connected(
+        &p,
+        &m[..],
+        &s[..],
+        &input,
+        &filter,
+        Some(&bias[..]),
+        &mut expected,
+    )
+    .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
-        fully_connected(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+        fully_connected(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
     };
     case(
         &Contract::fully_connected(&p),
@@ -552,7 +569,8 @@ fn person_detect_peak_runs_backward_sixteen_bytes_up() {
     let filter = rng.i8s(16 * 8);
     let (m, s) = rng.tables(16);
     let mut expected = vec![0i8; h * w * 16];
-    conv::conv2d::<i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected).unwrap();
+    conv::conv2d::<i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected)
+        .unwrap();
     let mut buf = vec![0u8; 16 + h * w * 16];
     buf[..h * w * 8].copy_from_slice(&as_u8(&input));
     let fwd = InPlace::new(0, 16, Direction::Forward);
