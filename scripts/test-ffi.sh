@@ -8,11 +8,12 @@
 #      tests/unit/test_mem.c (cmocka), test_mem_stress.c (8 pthreads), test_mem_bench.c,
 #   5. runs the crate's Rust tests and builds it for thumbv7m-none-eabi (no_std),
 #   6. the runtime's C API (crates/synaptic-run-ffi, libsynaptic_run_ffi.a + syn_run.h): checks
-#      the committed header, emits the plans of hello_world_int8 and micro_speech_quantized with
-#      `synmem emit --lang c` (I/O shared and in the plan), runs seeded inputs through
-#      `synmem run` and compiles and runs tests/unit/test_run.c (cmocka), which compares the C
-#      API's outputs with the CLI's bit for bit; then the crate's Rust tests and its no_std
-#      thumbv7m build. Models come from ../shared/models ($SYNAPTIC_SHARED overrides ../shared).
+#      the committed header, emits the plans and compiled programs of hello_world_int8 and
+#      micro_speech_quantized with `synmem emit --lang c --op-data flash` (I/O shared and in the
+#      plan), runs seeded inputs through `synmem run --op-data ram|flash` and compiles and runs
+#      tests/unit/test_run.c (cmocka), which compares the C API's outputs (program given and
+#      NULL) with the CLI's bit for bit; then the crate's Rust tests and its no_std thumbv7m
+#      build. Models come from ../shared/models ($SYNAPTIC_SHARED overrides ../shared).
 # Exits non-zero on any failure. `--update-header` rewrites the committed header instead of
 # failing on a difference.
 set -euo pipefail
@@ -171,10 +172,10 @@ gen_input() {
     done
     printf "$out" >"$3"
 }
-# Prepares $run (see test_run.c): model copies named for their plan, emitted plans, inputs,
-# the CLI's outputs and figures.
+# Prepares $run (see test_run.c): model copies named for their plan, emitted plans and
+# programs, inputs, the CLI's outputs and figures with the program in flash and in RAM.
 prepare_run() {
-    local m src bytes io emit_io k
+    local m src bytes io emit_io k od
     for m in hello_world_int8 micro_speech_quantized; do
         src=$SHARED_DIR/models/$m.tflite
         [ -f "$src" ] || { echo "ffi-test: $src missing (set SYNAPTIC_SHARED)" >&2; return 1; }
@@ -189,19 +190,23 @@ prepare_run() {
             emit_io=$io
             [ "$io" = plan ] && emit_io=ephemeral
             cp "$src" "$run/${m}_$io.tflite"
-            "$SYNMEM" emit "$run/${m}_$io.tflite" --lang c --io "$emit_io" \
+            "$SYNMEM" emit "$run/${m}_$io.tflite" --lang c --io "$emit_io" --op-data flash \
                 -o "$run/${m}_${io}_plan.h" >/dev/null || return 1
-            for k in 0 1 2 3 4 5 6 7; do
-                "$SYNMEM" run "$src" --input "$run/${m}_in$k.raw" --io "$io" \
-                    --output "$run/${m}_out${k}_$io.raw" --json >"$run/${m}_$io.json" || return 1
+            for od in ram flash; do
+                for k in 0 1 2 3 4 5 6 7; do
+                    "$SYNMEM" run "$src" --input "$run/${m}_in$k.raw" --io "$io" --op-data "$od" \
+                        --output "$run/${m}_out${k}_${io}_$od.raw" --json \
+                        >"$run/${m}_${io}_$od.json" || return 1
+                done
+                local f v fig=""
+                for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes \
+                    total_bytes tables_bytes program_bytes program_flash_bytes; do
+                    v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_${io}_$od.json")
+                    [ -n "$v" ] || { echo "ffi-test: no $f for $m" >&2; return 1; }
+                    fig+="$v "
+                done
+                echo "$fig" >"$run/${m}_${io}_$od.mem"
             done
-            local f v fig=""
-            for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes total_bytes; do
-                v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_$io.json")
-                [ -n "$v" ] || { echo "ffi-test: no $f for $m" >&2; return 1; }
-                fig+="$v "
-            done
-            echo "$fig" >"$run/${m}_$io.mem"
         done
     done
     cp "$SHARED_DIR/models/micro_speech_lstm.tflite" "$run/" || return 1
@@ -230,7 +235,7 @@ else
         fail "test_run under ASan/UBSan"
     fi
 fi
-# The header on Cortex-M (32-bit pointers: the 368-byte object), when the Arm GCC is installed
+# The header on Cortex-M (32-bit pointers: the 272-byte object), when the Arm GCC is installed
 # (the firmware step installs it).
 if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
     printf '#include <synaptic/syn_run.h>\n_Static_assert(sizeof(syn_run_model_t) == SYN_RUN_MODEL_WORDS_32 * 8, "32-bit");\n' >"$tmp/arm.c"

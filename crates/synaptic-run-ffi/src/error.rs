@@ -6,7 +6,7 @@ use core::ffi::c_int;
 use core::fmt::{self, Write};
 
 use synaptic_mem::PlanLoadError;
-use synaptic_mem_ffi::errno::{self, EINVAL, ENOTSUP};
+use synaptic_mem_ffi::errno::{self, EINVAL, ENOMEM, ENOTSUP};
 use synaptic_run::{KernelError, LoadError, RunError};
 
 use crate::types::SYN_RUN_MESSAGE_MAX;
@@ -78,6 +78,13 @@ pub fn load(e: &LoadError) -> Failure {
         LoadError::Alloc(a) => errno::from_kind(a.kind),
         LoadError::PlanLoad(PlanLoadError::Invalid(_)) => -EINVAL,
         LoadError::PlanLoad(PlanLoadError::Alloc(a)) => errno::from_kind(a.kind),
+        // A program (syn_run_config_t.program) that is not what this model and placement
+        // compile to: of another model or placement, truncated, extended or altered. The
+        // message names what differs and the word.
+        LoadError::Program { .. } => -EINVAL,
+        // A buffer too small for a compiled program: it does not fit (not reached through this
+        // API, which compiles into an exactly sized tensor, but mapped like every other).
+        LoadError::ProgramBuffer { .. } => -ENOMEM,
     };
     Failure::new(err, format_args!("load: {e}"))
 }
@@ -86,7 +93,10 @@ pub fn load(e: &LoadError) -> Failure {
 pub fn run(e: &RunError) -> Failure {
     let err = match e {
         RunError::Alloc(a) => errno::from_kind(a.kind),
-        RunError::Kernel { .. } | RunError::Model(_) | RunError::Io { .. } => -EINVAL,
+        RunError::Kernel { .. }
+        | RunError::Model(_)
+        | RunError::Program { .. }
+        | RunError::Io { .. } => -EINVAL,
     };
     Failure::new(err, format_args!("invoke: {e}"))
 }

@@ -23,7 +23,7 @@ use core::ptr::{self, addr_of_mut};
 use critical_section::Mutex;
 use synaptic_mem::plan::PlanSlot;
 use synaptic_mem::{Arena, Plan, Runner};
-use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV, ENOTSUP};
+use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV};
 use synaptic_run::{Interpreter, IoPlacement};
 
 use crate::error::{self, invalid, Failure};
@@ -64,10 +64,21 @@ impl Span {
     }
 }
 
-/// Indices in [`Body::spans`] (arena 0, shared region 1, model bytes 2, slots 3, the object 4)
-/// of the buffers that are only read: an input may overlap them.
-const SPAN_MODEL: usize = 2;
-const SPAN_SLOTS: usize = 3;
+/// The memory ranges a model uses, in [`Body::spans`] order, with their names in messages.
+const SPAN_NAMES: [&str; SPANS] = [
+    "the arena",
+    "the shared region",
+    "the model bytes",
+    "the plan's slots",
+    "the syn_run_model_t",
+    "the program",
+];
+/// Number of [`Body::spans`].
+const SPANS: usize = 6;
+/// Which of [`Body::spans`] the runtime writes (the arena, the shared region, the object): they
+/// may overlap nothing. The others (model bytes, slots, program) are only read: they may overlap
+/// each other and an input.
+const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false];
 
 /// A loaded model.
 struct Body {
@@ -75,7 +86,7 @@ struct Body {
     runner: Runner<'static>,
     net: Interpreter<'static, 'static, 'static>,
     placement: IoPlacement,
-    spans: [Span; 5],
+    spans: [Span; SPANS],
 }
 
 #[repr(C)]
@@ -121,6 +132,18 @@ fn span(p: *const c_void, len: usize, what: &str) -> Result<Span, Failure> {
         ));
     }
     Ok(Span { start, len })
+}
+
+/// `n` elements of `size` bytes at `p` as a span ([`span`]; the byte count must not overflow
+/// either).
+fn array_span(p: *const c_void, n: usize, size: usize, what: &str) -> Result<Span, Failure> {
+    let len = n.checked_mul(size).ok_or_else(|| {
+        Failure::new(
+            -EINVAL,
+            format_args!("{what}: {n} elements of {size} bytes overflow the address space"),
+        )
+    })?;
+    span(p, len, what)
 }
 
 /// Checks that a pointer is non-NULL and aligned for `T`.
@@ -178,7 +201,7 @@ struct Parts<'b> {
     net: &'b mut Interpreter<'static, 'static, 'static>,
     runner: &'b mut Runner<'static>,
     placement: IoPlacement,
-    spans: [Span; 5],
+    spans: [Span; SPANS],
 }
 
 /// Runs `f` on the loaded model of `model`, marked busy meanwhile.
@@ -237,24 +260,29 @@ unsafe fn with_model<R>(
 
 /// Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
 /// (exactly sized: no scratch pool, no Kconfig floors), registers config->shared with
-/// SYN_RUN_IO_SHARED, then validates the model and every operator, computes the per-operator
-/// tables into the persistent region, checks the plan against the model and loads it, and (with
-/// SYN_RUN_IO_SHARED) allocates the graph I/O in the shared region. The model bytes and the
-/// slots are read in place from then on; the arena and the shared region belong to the model.
+/// SYN_RUN_IO_SHARED, then validates the model and every operator and either verifies
+/// config->program against it word by word (a program given: read in place from then on, no
+/// arena byte) or compiles the program into the persistent region (NULL), checks the plan
+/// against the model and loads it, and (with SYN_RUN_IO_SHARED) allocates the graph I/O in the
+/// shared region. The model bytes, the slots and the program are read in place from then on;
+/// the arena and the shared region belong to the model.
 ///
 /// Returns 0, or (with `*model` holding no model, the buffers unchanged but the arena's and the
 /// shared region's contents): -EINVAL (NULL or misaligned `model`/`config`, NULL model bytes,
-/// arena or slots, an unknown io value, a shared region missing with SYN_RUN_IO_SHARED or given
-/// with SYN_RUN_IO_PLAN, buffers overlapping each other or `*model`, a malformed model, a plan
-/// that does not fit the model), -ENOMEM (the arena or shared region is too small), -ENOTSUP
-/// (an unsupported operator, type or option; a non-NULL program), -EBUSY (`*model` holds a
-/// loaded model: unload it first; nothing changes).
+/// arena or slots, a misaligned program, a NULL one with program_words above 0, an unknown io
+/// value, a shared region missing with SYN_RUN_IO_SHARED or given with
+/// SYN_RUN_IO_PLAN, a written buffer — arena, shared region, `*model` — overlapping any other
+/// buffer, a malformed model, a plan that does not fit the model, a program that is not this
+/// model's for this placement: of another model or placement, truncated or altered, the message
+/// naming what differs), -ENOMEM (the arena or shared region is too small), -ENOTSUP (an
+/// unsupported operator, type or option), -EBUSY (`*model` holds a loaded model: unload it
+/// first; nothing changes).
 ///
 /// # Safety
 /// `model` must be NULL or point to writable storage for a syn_run_model_t; `config` NULL or
-/// point to a readable syn_run_config_t whose buffers are valid for their sizes (model and
-/// slots readable and unchanged, arena and shared region readable, writable and used by nothing
-/// else) until syn_run_unload(model).
+/// point to a readable syn_run_config_t whose buffers are valid for their sizes (model, slots
+/// and program readable and unchanged, arena and shared region readable, writable and used by
+/// nothing else) until syn_run_unload(model).
 #[no_mangle]
 pub unsafe extern "C" fn syn_run_load(
     model: *mut SynRunModel,
@@ -286,12 +314,33 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
     if c.model_size == 0 {
         return Err(invalid("config->model_size is 0"));
     }
-    let n = c.slot_count as usize;
-    let slots_span = if n == 0 {
+    let slots_span = if c.slot_count == 0 {
         Span::EMPTY
     } else {
         aligned(c.slots, "config->slots")?;
-        span(c.slots.cast(), n * size_of::<PlanSlot>(), "config->slots")?
+        array_span(
+            c.slots.cast(),
+            c.slot_count as usize,
+            size_of::<PlanSlot>(),
+            "config->slots",
+        )?
+    };
+    // The program: read in place like the slots (NULL: compiled into the arena at load).
+    let program_span = if c.program.is_null() {
+        if c.program_words != 0 {
+            return Err(invalid(
+                "config->program is NULL but program_words is not 0",
+            ));
+        }
+        Span::EMPTY
+    } else {
+        aligned(c.program, "config->program")?;
+        array_span(
+            c.program.cast(),
+            c.program_words,
+            size_of::<u32>(),
+            "config->program",
+        )?
     };
     let arena_span = span(c.arena, c.arena_size, "config->arena")?;
     let shared_span = match (placement, c.shared.is_null(), c.shared_size) {
@@ -308,47 +357,26 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
             ))
         }
     };
-    let named = [
-        (arena_span, "the arena"),
-        (shared_span, "the shared region"),
-        (model_span, "the model bytes"),
-        (slots_span, "the plan's slots"),
-        (object, "the syn_run_model_t"),
+    let spans = [
+        arena_span,
+        shared_span,
+        model_span,
+        slots_span,
+        object,
+        program_span,
     ];
-    // The arena and the shared region are written: they may overlap nothing else.
-    for (i, &(a, an)) in named[..2].iter().enumerate() {
-        for &(b, bn) in &named[i + 1..] {
-            if a.overlaps(b) {
-                return Err(Failure::new(-EINVAL, format_args!("{an} overlaps {bn}")));
+    // A written buffer may overlap nothing; the read-only ones may overlap each other. The
+    // message names the written one first.
+    for i in 0..SPANS {
+        for j in i + 1..SPANS {
+            if (SPAN_WRITTEN[i] || SPAN_WRITTEN[j]) && spans[i].overlaps(spans[j]) {
+                let (a, b) = if SPAN_WRITTEN[i] { (i, j) } else { (j, i) };
+                return Err(Failure::new(
+                    -EINVAL,
+                    format_args!("{} overlaps {}", SPAN_NAMES[a], SPAN_NAMES[b]),
+                ));
             }
         }
-    }
-    // The object is written too.
-    for &(b, bn) in &named[2..4] {
-        if object.overlaps(b) {
-            return Err(Failure::new(
-                -EINVAL,
-                format_args!("the syn_run_model_t overlaps {bn}"),
-            ));
-        }
-    }
-    if c.program.is_null() {
-        if c.program_words != 0 {
-            return Err(invalid(
-                "config->program is NULL but program_words is not 0",
-            ));
-        }
-    } else {
-        // TODO(program): wire `Interpreter::with_program(model, program, ...)` here once it is
-        // on main: check `program`'s alignment and span like the slots', add it to `named`
-        // (read-only), and pass `core::slice::from_raw_parts(c.program, c.program_words)`.
-        return Err(Failure::new(
-            -ENOTSUP,
-            format_args!(
-                "a precompiled program (config->program) is not supported by this build yet: \
-                 pass NULL to compute the per-operator data at load"
-            ),
-        ));
     }
 
     // Claim the object.
@@ -374,14 +402,7 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
     // other one it could alias; by the caller's contract they stay valid (and the arena and
     // shared region reserved for the model) until syn_run_unload, which is what the `'static`
     // borrows stand for. The object is ours (LOADING) and stays in place (a move is refused).
-    let r = unsafe {
-        build(
-            body,
-            &c,
-            placement,
-            [arena_span, shared_span, model_span, slots_span, object],
-        )
-    };
+    let r = unsafe { build(body, &c, placement, spans) };
     critical_section::with(|_| {
         // SAFETY: as above.
         unsafe {
@@ -402,7 +423,7 @@ unsafe fn build(
     body: *mut Body,
     c: &SynRunConfig,
     placement: IoPlacement,
-    spans: [Span; 5],
+    spans: [Span; SPANS],
 ) -> Result<(), Failure> {
     // SAFETY: the arena span is valid, writable and used by nothing else until the unload.
     let buf: &'static mut [u8] =
@@ -436,7 +457,17 @@ unsafe fn build(
         region_size: c.region_size,
         slots,
     };
-    let net = Interpreter::new(bytes, loader, plan, placement).map_err(|e| error::load(&e))?;
+    let net = if c.program.is_null() {
+        Interpreter::new(bytes, loader, plan, placement)
+    } else {
+        // SAFETY: the program span is valid (checked), aligned for `u32` (checked), readable
+        // and unchanged until the unload, and disjoint from everything written (the arena, the
+        // shared region, the object); every bit pattern is a valid `u32`.
+        let words: &'static [u32] =
+            unsafe { core::slice::from_raw_parts(c.program, c.program_words) };
+        Interpreter::with_program(bytes, words, loader, plan, placement)
+    }
+    .map_err(|e| error::load(&e))?;
     // SAFETY: distinct fields of the body, written once.
     unsafe {
         addr_of_mut!((*body).runner).write(runner);
@@ -627,8 +658,8 @@ pub unsafe extern "C" fn syn_run_invoke(model: *mut SynRunModel) -> c_int {
 ///
 /// Returns 0, or (with `output` untouched and the model as it was): -EINVAL (NULL `input` or
 /// `output` with a size above 0, a size that is not the model's, buffers overlapping each other
-/// or the model's memory: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded),
-/// -EBUSY.
+/// or the model's memory — the input may overlap what is only read: the model bytes, the slots,
+/// the program —: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded), -EBUSY.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t; `input` (`output`) NULL or readable
@@ -657,17 +688,10 @@ pub unsafe extern "C" fn syn_run_invoke_copy(
         // SAFETY: forwarded contract.
         unsafe {
             with_model(model, |m| {
-                let names = [
-                    "the arena",
-                    "the shared region",
-                    "the model bytes",
-                    "the plan's slots",
-                    "the syn_run_model_t",
-                ];
-                for (k, (&s, name)) in m.spans.iter().zip(names).enumerate() {
-                    // The model bytes and slots are only read: the input may overlap them.
-                    let input_too = k != SPAN_MODEL && k != SPAN_SLOTS;
-                    if outs.overlaps(s) || (input_too && ins.overlaps(s)) {
+                for ((&s, name), written) in m.spans.iter().zip(SPAN_NAMES).zip(SPAN_WRITTEN) {
+                    // The model bytes, slots and program are only read: the input may overlap
+                    // them.
+                    if outs.overlaps(s) || (written && ins.overlaps(s)) {
                         let which = if outs.overlaps(s) { "output" } else { "input" };
                         return Err(Failure::new(
                             -EINVAL,
@@ -698,8 +722,10 @@ pub unsafe extern "C" fn syn_run_invoke_copy(
     })())
 }
 
-/// The arena bytes the loaded model takes, by region, into `*memory`. Returns 0, -EINVAL (NULL
-/// `memory`), -ENODEV (no model loaded) or -EBUSY.
+/// The memory the loaded model takes into `*memory`: the arena bytes by region (the program
+/// among them only when it was compiled at load) and the program's bytes, with those outside
+/// the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL `memory`), -ENODEV (no
+/// model loaded) or -EBUSY.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t; `memory` NULL or writable.

@@ -1,5 +1,7 @@
 //! Rust unit tests of the entry points: the tiny ADD model (two int8 inputs, one output) with
-//! plans from synaptic-plan, against the Rust interpreter itself; every bad argument.
+//! plans from synaptic-plan and programs from `synaptic_run::program::compile` (given in
+//! `syn_run_config_t.program`, or NULL: compiled at load), against the Rust interpreter itself;
+//! every bad argument and every bad program.
 
 // Every unsafe call here is an entry point called with valid pointers (or the NULL, misaligned
 // or overlapping ones under test, which the entry points must refuse).
@@ -10,9 +12,9 @@ use core::ptr;
 use std::sync::Mutex;
 
 use synaptic_mem::{Arena, ArenaBuffer};
-use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV, ENOMEM, ENOTSUP};
+use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV, ENOMEM};
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
-use synaptic_run::{Interpreter, IoPlacement};
+use synaptic_run::{program, Interpreter, IoPlacement};
 
 use crate::*;
 
@@ -21,6 +23,13 @@ static LOCK: Mutex<()> = Mutex::new(());
 
 fn model() -> &'static [u8] {
     synaptic_tflite::tests_support::tiny_model()
+}
+
+/// The compiled program of `model` for `io`, as `synmem emit` writes it.
+fn compiled(model: &[u8], io: IoPlacement) -> Vec<u32> {
+    let mut w = vec![0u32; program::compiled_len(model, io).unwrap()];
+    assert_eq!(program::compile(model, io, &mut w).unwrap(), w.len());
+    w
 }
 
 fn slots(io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
@@ -39,18 +48,36 @@ fn slots(io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
 
 /// The Rust interpreter's output for `input`: what the C API must return.
 fn reference(input: &[u8]) -> Vec<u8> {
-    let (s, region) = slots(IoPlacement::Plan);
+    reference_with(IoPlacement::Plan, None, input).0
+}
+
+/// The Rust interpreter's output for `input` with I/O placed as `io` and the program given
+/// (`Interpreter::with_program`) or compiled at load, and its memory figures.
+fn reference_with(
+    io: IoPlacement,
+    program: Option<&[u32]>,
+    input: &[u8],
+) -> (Vec<u8>, synaptic_run::Memory) {
+    let (s, region) = slots(io);
     let mut buf = Box::new(ArenaBuffer::<8192>::new());
+    let mut shared = Box::new(ArenaBuffer::<1024>::new());
     let mut arena = Arena::exact(buf.as_mut_slice(), 0).unwrap();
+    if io == IoPlacement::Shared {
+        arena.set_shared_region(shared.as_mut_slice()).unwrap();
+    }
     let (loader, mut runner) = arena.split();
     let plan = synaptic_mem::Plan {
         region_size: region,
         slots: &s,
     };
-    let mut net = Interpreter::new(model(), loader, plan, IoPlacement::Plan).unwrap();
+    let mut net = match program {
+        Some(w) => Interpreter::with_program(model(), w, loader, plan, io),
+        None => Interpreter::new(model(), loader, plan, io),
+    }
+    .unwrap();
     let mut out = vec![0u8; net.output_bytes()];
     net.invoke(&mut runner, input, &mut out).unwrap();
-    out
+    (out, net.memory())
 }
 
 struct Setup {
@@ -62,6 +89,9 @@ struct Setup {
     net: *mut SynRunModel,
     io: IoPlacement,
     region: u32,
+    /// The program given in the config (`None`: NULL, compiled at load). Only read while the
+    /// model is loaded.
+    program: Option<Vec<u32>>,
 }
 
 impl Setup {
@@ -74,7 +104,15 @@ impl Setup {
             net: Box::into_raw(Box::new(SynRunModel::ZEROED)),
             io,
             region,
+            program: None,
         }
+    }
+
+    /// With the model's compiled program for this placement, as from flash.
+    fn with_program(io: IoPlacement) -> Setup {
+        let mut s = Setup::new(io);
+        s.program = Some(compiled(model(), io));
+        s
     }
 
     fn config(&self) -> SynRunConfig {
@@ -94,8 +132,8 @@ impl Setup {
                 ptr::null_mut()
             },
             shared_size: if shared { 1024 } else { 0 },
-            program: ptr::null(),
-            program_words: 0,
+            program: self.program.as_ref().map_or(ptr::null(), |w| w.as_ptr()),
+            program_words: self.program.as_ref().map_or(0, Vec::len),
         }
     }
 
@@ -227,8 +265,17 @@ fn plan_io_copies_and_refuses_in_place() {
 #[test]
 fn exact_arena_loads_and_one_granule_less_does_not() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    for io in [IoPlacement::Shared, IoPlacement::Plan] {
-        let mut s = Setup::new(io);
+    for (io, given) in [
+        (IoPlacement::Shared, false),
+        (IoPlacement::Plan, false),
+        (IoPlacement::Shared, true),
+        (IoPlacement::Plan, true),
+    ] {
+        let mut s = if given {
+            Setup::with_program(io)
+        } else {
+            Setup::new(io)
+        };
         assert_eq!(s.load(), 0);
         let mut mem = SynRunMemory::default();
         assert_eq!(unsafe { syn_run_memory(s.net, &mut mem) }, 0);
@@ -337,8 +384,8 @@ fn bad_arguments_are_errors() {
                 program_words: 1,
                 ..good
             },
-            ENOTSUP,
-            "not supported",
+            EINVAL,
+            "load: program does not match the model: shorter than a program header",
         ),
         (
             SynRunConfig {
@@ -418,6 +465,8 @@ fn message_is_truncated_like_snprintf() {
 }
 
 #[test]
+// File I/O only (nothing for Miri to check, and Miri's isolation refuses `open`).
+#[cfg_attr(miri, ignore)]
 fn committed_header_is_fresh() {
     let fresh = std::fs::read_to_string(env!("SYN_RUN_GENERATED_HEADER")).unwrap();
     let committed = std::fs::read_to_string(concat!(
@@ -440,4 +489,292 @@ fn object_size_matches_the_header_for_this_pointer_width() {
         SYN_RUN_MODEL_WORDS_64
     };
     assert_eq!(SYN_RUN_MODEL_WORDS, words);
+}
+
+/// Inputs of the tiny model: seeded bytes.
+fn inputs(n: usize) -> impl Iterator<Item = Vec<u8>> {
+    (0u8..6).map(move |seed| {
+        (0..n)
+            .map(|i| {
+                (i as u8)
+                    .wrapping_mul(29)
+                    .wrapping_add(seed.wrapping_mul(83))
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn program_given_or_compiled_at_load_equals_the_interpreter() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    for io in [IoPlacement::Shared, IoPlacement::Plan] {
+        let words = compiled(model(), io);
+        let mut ram = Setup::new(io);
+        let mut flash = Setup::with_program(io);
+        assert_eq!(ram.load(), 0, "{}", message());
+        assert_eq!(flash.load(), 0, "{}", message());
+        let mut info = SynRunIoInfo::default();
+        assert_eq!(unsafe { syn_run_io_info(flash.net, &mut info) }, 0);
+        for input in inputs(info.input_bytes) {
+            let (expected, _) = reference_with(io, Some(&words), &input);
+            assert_eq!(expected, reference(&input));
+            for net in [ram.net, flash.net] {
+                let mut out = vec![0x5Au8; info.output_bytes];
+                let rc = unsafe {
+                    syn_run_invoke_copy(
+                        net,
+                        input.as_ptr().cast(),
+                        input.len(),
+                        out.as_mut_ptr().cast(),
+                        out.len(),
+                    )
+                };
+                assert_eq!(rc, 0, "{}", message());
+                assert_eq!(out, expected);
+            }
+        }
+        // The figures: the interpreter's own, the program's bytes in no RAM figure when given.
+        let mut mf = SynRunMemory::default();
+        let mut mr = SynRunMemory::default();
+        assert_eq!(unsafe { syn_run_memory(flash.net, &mut mf) }, 0);
+        assert_eq!(unsafe { syn_run_memory(ram.net, &mut mr) }, 0);
+        let input = vec![0u8; info.input_bytes];
+        assert_eq!(
+            mf,
+            SynRunMemory::from(reference_with(io, Some(&words), &input).1)
+        );
+        assert_eq!(mr, SynRunMemory::from(reference_with(io, None, &input).1));
+        assert_eq!(mf.program, 4 * words.len());
+        assert_eq!(mf.program_flash, 4 * words.len());
+        assert_eq!((mf.tables, mf.locations), (0, 0));
+        assert_eq!(mf.persistent, mf.plan_descriptors);
+        assert_eq!(mr.program, 4 * words.len());
+        assert_eq!(mr.program_flash, 0);
+        // Compiled at load, the program is one persistent tensor: descriptor + words.
+        assert_eq!(
+            mr.tables,
+            synaptic_mem::DESC_SPAN + (4 * words.len()).div_ceil(16) * 16
+        );
+        assert_eq!(mr.persistent, mf.persistent + mr.tables);
+        assert_eq!(mr.total, mf.total + mr.tables);
+        assert_eq!(mr.arena.max(mf.arena), mr.arena);
+        assert_eq!(
+            (mf.planned, mf.scratch, mf.shared),
+            (mr.planned, mr.scratch, mr.shared)
+        );
+    }
+}
+
+/// A config whose program is `w` (`n` words at `w`).
+fn with_words(c: SynRunConfig, w: *const u32, n: usize) -> SynRunConfig {
+    SynRunConfig {
+        program: w,
+        program_words: n,
+        ..c
+    }
+}
+
+#[test]
+fn bad_programs_are_refused_and_change_nothing() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let other = include_bytes!("../../synaptic-run/tests/models/mul_same_none.tflite");
+    for io in [IoPlacement::Shared, IoPlacement::Plan] {
+        let mut s = Setup::with_program(io);
+        let net = s.net;
+        let good = s.config();
+        let words = s.program.clone().unwrap();
+        let n = words.len();
+        let other_io = match io {
+            IoPlacement::Shared => IoPlacement::Plan,
+            IoPlacement::Plan => IoPlacement::Shared,
+        };
+        let of_other_model = compiled(other, io);
+        let of_other_io = compiled(model(), other_io);
+        // One word flipped: in the slot/I-O tables or the header's patched fields, in the
+        // operator record's head, in its parameters, and the last word (a shift).
+        let mut flips: Vec<(usize, Vec<u32>)> = Vec::new();
+        for k in [program::HEADER_WORDS, n / 2, n - 1] {
+            let mut w = words.clone();
+            w[k] = !w[k];
+            flips.push((k, w));
+        }
+        // A writable copy of the program with room after it, for the misaligned pointer.
+        let spare: Vec<u32> = words.iter().copied().chain([0]).collect();
+        let misaligned = unsafe { spare.as_ptr().cast::<u8>().add(1) }.cast::<u32>();
+        let arena_words = s.arena.cast::<u32>().cast_const();
+        let mut cases: Vec<(SynRunConfig, i32, String)> = vec![
+            (
+                with_words(good, of_other_model.as_ptr(), of_other_model.len()),
+                EINVAL,
+                "load: program does not match the model: compiled for another model".into(),
+            ),
+            (
+                with_words(good, of_other_io.as_ptr(), of_other_io.len()),
+                EINVAL,
+                "program does not match the model: compiled for the other I/O placement".into(),
+            ),
+            (
+                with_words(good, words.as_ptr(), n - 1),
+                EINVAL,
+                "program does not match the model: its length word differs from its size \
+                 (truncated or extended) (word 2)"
+                    .into(),
+            ),
+            (
+                with_words(good, words.as_ptr(), 0),
+                EINVAL,
+                "shorter than a program header (truncated)".into(),
+            ),
+            (
+                with_words(good, misaligned, n),
+                EINVAL,
+                "config->program is not aligned to 4 bytes".into(),
+            ),
+            (
+                with_words(good, arena_words, n),
+                EINVAL,
+                "the arena overlaps the program".into(),
+            ),
+            (
+                with_words(good, net.cast::<u32>().cast_const(), n),
+                EINVAL,
+                "the syn_run_model_t overlaps the program".into(),
+            ),
+            (
+                with_words(good, words.as_ptr(), usize::MAX / 2),
+                EINVAL,
+                format!(
+                    "config->program: {} elements of 4 bytes overflow",
+                    usize::MAX / 2
+                ),
+            ),
+            (
+                with_words(good, words.as_ptr(), isize::MAX as usize / 4 + 1),
+                EINVAL,
+                "wrap the address space".into(),
+            ),
+            (
+                with_words(good, ptr::null(), n),
+                EINVAL,
+                "config->program is NULL but program_words is not 0".into(),
+            ),
+        ];
+        if io == IoPlacement::Shared {
+            cases.push((
+                with_words(good, s.shared.cast::<u32>().cast_const(), n),
+                EINVAL,
+                "the shared region overlaps the program".into(),
+            ));
+        }
+        for (c, err, needle) in &cases {
+            fails(unsafe { syn_run_load(net, c) }, *err, needle);
+            fails(unsafe { syn_run_invoke(net) }, ENODEV, "no model loaded");
+        }
+        // An altered word: the message names what differs and that word.
+        for (k, w) in &flips {
+            fails(
+                unsafe { syn_run_load(net, &with_words(good, w.as_ptr(), n)) },
+                EINVAL,
+                &format!("word {k})"),
+            );
+            let m = message();
+            assert!(
+                m.starts_with("load: program does not match the model: "),
+                "{m}"
+            );
+            fails(unsafe { syn_run_invoke(net) }, ENODEV, "no model loaded");
+        }
+        // The program was only read.
+        assert_eq!(s.program.as_deref(), Some(&words[..]));
+        assert_eq!(&spare[..n], &words[..]);
+        // The good program loads after all that; a bad one on the loaded object is -EBUSY and
+        // the model still runs.
+        assert_eq!(s.load(), 0, "{}", message());
+        let c = with_words(good, of_other_model.as_ptr(), of_other_model.len());
+        fails(
+            unsafe { syn_run_load(net, &c) },
+            EBUSY,
+            "syn_run_unload() it first",
+        );
+        let mut info = SynRunIoInfo::default();
+        assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
+        let input: Vec<u8> = (0..info.input_bytes).map(|i| i as u8).collect();
+        let mut out = vec![0u8; info.output_bytes];
+        let rc = unsafe {
+            syn_run_invoke_copy(
+                net,
+                input.as_ptr().cast(),
+                input.len(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+            )
+        };
+        assert_eq!(rc, 0, "{}", message());
+        assert_eq!(out, reference(&input));
+        let mut mem = SynRunMemory::default();
+        assert_eq!(unsafe { syn_run_memory(net, &mut mem) }, 0);
+        assert_eq!(mem.program_flash, 4 * n);
+        assert_eq!(unsafe { syn_run_unload(net) }, 0);
+        s.program = None;
+    }
+}
+
+/// The program is only read: an input of syn_run_invoke_copy may overlap it, an output not.
+#[test]
+fn invoke_copy_may_read_from_the_program_never_write_it() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = Setup::new(IoPlacement::Plan);
+    let words = compiled(model(), IoPlacement::Plan);
+    let n = words.len();
+    // The program, then room for an input that starts inside it and runs past its end.
+    let mut buf = words.clone();
+    buf.resize(n + 64, 0x0102_0304);
+    s.program = Some(buf);
+    let mut c = s.config();
+    c.program_words = n;
+    assert_eq!(unsafe { syn_run_load(s.net, &c) }, 0, "{}", message());
+    let mut info = SynRunIoInfo::default();
+    assert_eq!(unsafe { syn_run_io_info(s.net, &mut info) }, 0);
+    assert!(4 * 64 >= info.input_bytes + 4);
+    let base = s.program.as_ref().unwrap().as_ptr();
+    // The input: from the program's last word on.
+    let at = unsafe { base.add(n - 1) }.cast::<u8>();
+    let input = unsafe { core::slice::from_raw_parts(at, info.input_bytes) }.to_vec();
+    let mut out = vec![0x5Au8; info.output_bytes];
+    let rc = unsafe {
+        syn_run_invoke_copy(
+            s.net,
+            at.cast(),
+            info.input_bytes,
+            out.as_mut_ptr().cast(),
+            out.len(),
+        )
+    };
+    assert_eq!(rc, 0, "{}", message());
+    assert_eq!(out, reference(&input));
+    // The output into the program: refused before anything is written.
+    let rc = unsafe {
+        syn_run_invoke_copy(
+            s.net,
+            input.as_ptr().cast(),
+            input.len(),
+            base.add(1).cast_mut().cast(),
+            info.output_bytes,
+        )
+    };
+    fails(rc, EINVAL, "output overlaps the program");
+    assert_eq!(&s.program.as_ref().unwrap()[..n], &words[..]);
+    // The model is intact.
+    let mut again = vec![0u8; info.output_bytes];
+    let rc = unsafe {
+        syn_run_invoke_copy(
+            s.net,
+            input.as_ptr().cast(),
+            input.len(),
+            again.as_mut_ptr().cast(),
+            again.len(),
+        )
+    };
+    assert_eq!(rc, 0, "{}", message());
+    assert_eq!(again, out);
 }

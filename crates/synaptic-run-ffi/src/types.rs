@@ -41,16 +41,16 @@ impl SynRunIo {
 }
 
 /// Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
-pub const SYN_RUN_MODEL_WORDS_32: usize = 46;
+pub const SYN_RUN_MODEL_WORDS_32: usize = 35;
 /// Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
-pub const SYN_RUN_MODEL_WORDS_64: usize = 88;
+pub const SYN_RUN_MODEL_WORDS_64: usize = 68;
 
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(target_pointer_width = "32")]
-pub const SYN_RUN_MODEL_WORDS: usize = 46;
+pub const SYN_RUN_MODEL_WORDS: usize = 35;
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(not(target_pointer_width = "32"))]
-pub const SYN_RUN_MODEL_WORDS: usize = 88;
+pub const SYN_RUN_MODEL_WORDS: usize = 68;
 
 const _: () = assert!(
     SYN_RUN_MODEL_WORDS
@@ -103,10 +103,11 @@ pub struct SynRunConfig {
     pub region_size: u32,
     /// Where graph I/O lives: a syn_run_io_t value.
     pub io: u32,
-    /// The arena: persistent tables, the plan's descriptors and its activations. Sized exactly
-    /// it needs syn_run_memory_t.arena bytes (persistent_bytes + planned_ephemeral_bytes +
-    /// scratch_peak_bytes of `synmem run MODEL --json`); 16-byte aligned, or it loses the
-    /// bytes up to the next boundary.
+    /// The arena: the program when `program` is NULL, the plan's descriptors and its
+    /// activations. Exactly sized, it is syn_run_memory_t.arena bytes (persistent_bytes +
+    /// planned_ephemeral_bytes + scratch_peak_bytes of `synmem run MODEL --json`, with
+    /// --op-data flash for a program given in `program`, --op-data ram without); 16-byte
+    /// aligned, or it loses the bytes up to the next boundary.
     pub arena: *mut c_void,
     /// Bytes of the arena (at most 524288).
     pub arena_size: usize,
@@ -115,24 +116,32 @@ pub struct SynRunConfig {
     pub shared: *mut c_void,
     /// Bytes of the shared region (0 with SYN_RUN_IO_PLAN).
     pub shared_size: usize,
-    /// Optional per-operator data precompiled by synmem emit into flash; NULL: computed at load
-    /// into the arena's persistent region. Not supported by this build yet: non-NULL is
-    /// -ENOTSUP.
+    /// The model's compiled program (every operator's prepared parameters, requantization
+    /// tables and tensor locations), read in place, e.g. from flash: `<prefix>_program` of the
+    /// header synmem emit --lang c writes (--op-data flash, the default) for this model and
+    /// placement; 4-byte aligned. It is verified against the model at load (a program of
+    /// another model or placement, truncated or altered, is -EINVAL naming what differs) and
+    /// takes no arena byte. NULL: the program is compiled at load into the arena's persistent
+    /// region (synmem run --op-data ram figures).
     pub program: *const u32,
-    /// 32-bit words of `program` (0 when NULL).
+    /// 32-bit words of `program` (`<PREFIX>_PROGRAM_WORDS`; 0 when NULL).
     pub program_words: usize,
 }
 
-/// The arena bytes a loaded model takes, by region (the core's block accounting: each tensor's
-/// descriptor included, data rounded up to 16), as `synmem run --json` prints them.
+/// The memory a loaded model takes: the arena bytes by region (the core's block accounting:
+/// each tensor's descriptor included, data rounded up to 16), as `synmem run --json` prints
+/// them, and the program's bytes outside the arena (flash), in no RAM figure.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SynRunMemory {
     /// All persistent bytes: tables + locations + plan_descriptors.
     pub persistent: usize,
-    /// Per-operator requantization tables (persistent).
+    /// The program compiled at load into the persistent region (per-operator parameters,
+    /// requantization tables, tensor locations; descriptor included); 0 with a program given
+    /// in syn_run_config_t.program.
     pub tables: usize,
-    /// The tensor -> location map (persistent).
+    /// A separate tensor -> location map (persistent): 0, the locations are part of the
+    /// program.
     pub locations: usize,
     /// The plan's descriptor table (persistent).
     pub plan_descriptors: usize,
@@ -146,8 +155,15 @@ pub struct SynRunMemory {
     pub descriptors: usize,
     /// persistent + planned + scratch + shared: the RAM the model needs.
     pub total: usize,
-    /// persistent + planned + scratch: the arena that holds exactly this model.
+    /// persistent + planned + scratch (at least 48): the arena that holds exactly this model.
     pub arena: usize,
+    /// Bytes of the program (4 per word), wherever it lives (`program_bytes` of
+    /// `synmem run --json`).
+    pub program: usize,
+    /// Bytes of the program outside the arena (syn_run_config_t.program, e.g. flash): `program`
+    /// with a program given, 0 with one compiled at load (`program_flash_bytes`); counted in no
+    /// RAM figure above.
+    pub program_flash: usize,
 }
 
 impl From<Memory> for SynRunMemory {
@@ -163,6 +179,8 @@ impl From<Memory> for SynRunMemory {
             descriptors: m.descriptors,
             total: m.total(),
             arena: m.arena_bytes(),
+            program: m.program_bytes,
+            program_flash: m.program_flash,
         }
     }
 }

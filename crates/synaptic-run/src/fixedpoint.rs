@@ -13,10 +13,13 @@ pub fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
     if a == b && a == i32::MIN {
         return i32::MAX;
     }
-    let ab = i64::from(a) * i64::from(b);
-    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
-    // C++ integer division truncates toward zero, as Rust's does.
-    ((ab + nudge) / (1i64 << 31)) as i32
+    // gemmlowp computes `(ab + nudge) / 2^31` truncating toward zero, with `nudge = 2^30` for
+    // `ab >= 0` and `1 - 2^30` otherwise. For `ab < 0` the sum is negative, and truncating a
+    // negative `n / 2^31` is flooring `(n + 2^31 - 1) / 2^31` = `(ab + 2^30) >> 31`; for
+    // `ab >= 0` truncating is flooring too. So both signs are one arithmetic shift of
+    // `ab + 2^30`: a 32x32->64 multiply, a 64-bit add and a shift, no branch on the sign
+    // (exactly the same results; `tests::high_mul_matches_gemmlowp`).
+    ((i64::from(a) * i64::from(b) + (1 << 30)) >> 31) as i32
 }
 
 /// `RoundingDivideByPOT`: `x / 2^exponent` rounded to nearest, ties away from zero
@@ -182,6 +185,66 @@ pub fn logistic(a: i32, integer_bits: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// gemmlowp's formula as written there (sign-dependent nudge, division truncating toward
+    /// zero), against [`saturating_rounding_doubling_high_mul`]'s single shift.
+    #[test]
+    fn high_mul_matches_gemmlowp() {
+        fn gemmlowp(a: i32, b: i32) -> i32 {
+            if a == b && a == i32::MIN {
+                return i32::MAX;
+            }
+            let ab = i64::from(a) * i64::from(b);
+            let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+            ((ab + nudge) / (1i64 << 31)) as i32
+        }
+        let edges = [
+            i32::MIN,
+            i32::MIN + 1,
+            -(1 << 30) - 1,
+            -(1 << 30),
+            -(1 << 30) + 1,
+            -3,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            3,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 30) + 1,
+            i32::MAX - 1,
+            i32::MAX,
+        ];
+        for &a in &edges {
+            for &b in &edges {
+                assert_eq!(saturating_rounding_doubling_high_mul(a, b), gemmlowp(a, b));
+            }
+        }
+        // Products on both sides of every rounding tie, and a pseudo-random sweep.
+        let mut x: u32 = 0x1234_5678;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let a = x as i32 >> (i % 24);
+            let b = (x.rotate_left(11) as i32) | (1 << 30);
+            for (a, b) in [
+                (a, b),
+                (a, b.wrapping_neg()),
+                (a.wrapping_neg(), b),
+                (a, 1 << (i % 31)),
+                (a.wrapping_neg(), 1 << (i % 31)),
+            ] {
+                assert_eq!(
+                    saturating_rounding_doubling_high_mul(a, b),
+                    gemmlowp(a, b),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 
     fn to_f64(raw: i32, integer_bits: i32) -> f64 {
         f64::from(raw) / (1u64 << (31 - integer_bits)) as f64

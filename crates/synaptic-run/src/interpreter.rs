@@ -501,7 +501,12 @@ fn execute(
             let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
             let filter = w(1).get(..n).ok_or_else(ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
-            fully_connected::fully_connected(&pp, m, s, x(0)?, filter, bias(2).as_ref(), o)
+            if rec.constants.is_empty() {
+                fully_connected::fully_connected(&pp, m, s, x(0)?, filter, bias(2).as_ref(), o)
+            } else {
+                // The bias and input offset folded at compile time (the program's constants).
+                fully_connected::fully_connected_folded(&pp, m, s, x(0)?, filter, rec.constants, o)
+            }
         }
         program::KIND_AVERAGE_POOL => {
             let pp: pooling::PoolParams = params(pw, ty())?;

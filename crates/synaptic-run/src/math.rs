@@ -214,17 +214,21 @@ pub fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> 
 }
 
 /// [`multiply_by_quantized_multiplier`] with everything that depends only on the multiplier
-/// and shift computed once (the left-shift factor, the right shift and its rounding mask), for
-/// kernels that requantize many values by the same entry. The arithmetic is the same.
+/// and shift computed once (the left-shift factor, the right shift and its rounding
+/// constants), for kernels that requantize many values by the same entry. The results are
+/// exactly TFLM's (`tests::requantizer_matches_tflm`).
 #[derive(Debug, Clone, Copy)]
 pub struct Requantizer {
     multiplier: i32,
     /// `2^left_shift` (wrapping, as TFLM's `x * (1 << left_shift)`).
     left: i32,
-    /// The right shift of [`rounding_divide_by_pot`].
+    /// The right shift of [`rounding_divide_by_pot`] (at most 31 for every multiplier
+    /// [`quantize_multiplier`] derives; a larger one is taken modulo 32).
     right: u32,
-    /// `2^right - 1` (all ones past 31, as [`rounding_divide_by_pot`]).
-    mask: i32,
+    /// `2^right / 2`: the rounding bias of the right shift.
+    half: i32,
+    /// All ones if `right > 0` (a negative value is biased one less), else 0.
+    neg: i32,
 }
 
 impl Requantizer {
@@ -232,16 +236,13 @@ impl Requantizer {
     #[inline(always)]
     pub fn new(multiplier: i32, shift: i32) -> Self {
         let left_shift = if shift > 0 { shift } else { 0 };
-        let right = if shift > 0 { 0 } else { shift.wrapping_neg() } as u32;
+        let right = if shift > 0 { 0 } else { shift.wrapping_neg() } as u32 & 31;
         Requantizer {
             multiplier,
             left: 1i32.wrapping_shl(left_shift as u32),
             right,
-            mask: if right < 32 {
-                (1u32 << right).wrapping_sub(1) as i32
-            } else {
-                -1
-            },
+            half: ((1u32 << right) >> 1) as i32,
+            neg: if right > 0 { -1 } else { 0 },
         }
     }
 
@@ -249,10 +250,13 @@ impl Requantizer {
     #[inline(always)]
     pub fn apply(&self, x: i32) -> i32 {
         let v = saturating_rounding_doubling_high_mul(x.wrapping_mul(self.left), self.multiplier);
-        // RoundingDivideByPOT(v, right), with the mask precomputed.
-        let remainder = v & self.mask;
-        let threshold = (self.mask >> 1) + i32::from(v < 0);
-        v.wrapping_shr(self.right) + i32::from(remainder > threshold)
+        // RoundingDivideByPOT(v, right): `v / 2^right` rounded half away from zero, which is
+        // `floor((v + half - [v < 0]) / 2^right)` (the `- 1` only for `right > 0`): one add,
+        // a sign mask and an arithmetic shift, unless `v + half` overflows (then TFLM's form).
+        match v.checked_add(self.half) {
+            Some(t) => (t + ((v >> 31) & self.neg)) >> self.right,
+            None => rounding_divide_by_pot(v, self.right),
+        }
     }
 }
 
@@ -510,6 +514,61 @@ mod tests {
         assert_eq!(multiply_by_quantized_multiplier(-3, m, s), -1); // VQRDMULH rounds -1.5 up
         let (m, s) = quantize_multiplier(3.0);
         assert_eq!(multiply_by_quantized_multiplier(7, m, s), 21);
+    }
+
+    /// [`Requantizer::apply`] against TFLM's `MultiplyByQuantizedMultiplier` as written there
+    /// (`SaturatingRoundingDoublingHighMul`, then `RoundingDivideByPOT` with its mask and
+    /// threshold), every shift TFLM derives, edge and pseudo-random values.
+    #[test]
+    fn requantizer_matches_tflm() {
+        fn tflm(x: i32, multiplier: i32, shift: i32) -> i32 {
+            let left = if shift > 0 { shift } else { 0 };
+            let right = if shift > 0 { 0 } else { -shift };
+            let v = saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left), multiplier);
+            let mask = ((1i64 << right) - 1) as i32;
+            let remainder = v & mask;
+            let threshold = (mask >> 1) + i32::from(v < 0);
+            (v >> right) + i32::from(remainder > threshold)
+        }
+        let mut r: u32 = 0x9E37_79B9;
+        let mut next = || {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            r
+        };
+        let xs = [
+            i32::MIN,
+            i32::MIN + 1,
+            -65536,
+            -3,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            3,
+            65535,
+            i32::MAX,
+        ];
+        for shift in -31..=30 {
+            for m in [0, 1, 1 << 30, (1 << 30) + 1, i32::MAX, 1_518_500_250] {
+                let q = Requantizer::new(m, shift);
+                for &x in &xs {
+                    assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
+                }
+                for _ in 0..2_000 {
+                    let x = (next() as i32) >> (next() % 32);
+                    assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
+                }
+            }
+            let m = (next() >> 1) as i32 | (1 << 30);
+            let q = Requantizer::new(m, shift);
+            for _ in 0..2_000 {
+                let x = (next() as i32) >> (next() % 32);
+                assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
+            }
+        }
     }
 
     #[test]

@@ -123,7 +123,7 @@ fn a_wrong_program_is_refused_at_load_with_what_differs() {
         "not a synaptic-run program (magic)"
     );
     let mut p = good.clone();
-    p[1] = 2;
+    p[1] = program::VERSION + 1;
     assert_eq!(
         program_error(load_with(&bytes, &p, io).unwrap_err()).0,
         "a format version this runtime does not read"
@@ -183,6 +183,7 @@ fn a_wrong_program_is_refused_at_load_with_what_differs() {
         "operator parameters",
         "requantization multipliers",
         "requantization shifts",
+        "folded biases",
     ] {
         assert!(kinds.contains(what), "{what}: {kinds:?}");
     }

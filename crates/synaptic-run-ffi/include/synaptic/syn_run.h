@@ -7,13 +7,16 @@
  * its syn_run_model_t (storage the application provides, SYN_RUN_MODEL_WORDS 64-bit words),
  * its arena and, with SYN_RUN_IO_SHARED, its shared (IPC) region; several models coexist.
  *
- *   syn_run_load()        model bytes (read in place, e.g. from flash) + plan (synmem emit
- *                         --lang c) + arena [+ shared region] -> a loaded model
+ *   syn_run_load()        model bytes (read in place, e.g. from flash) + plan and compiled
+ *                         program (synmem emit --lang c; the program read in place, verified,
+ *                         or NULL: compiled into the arena) + arena [+ shared region] -> a
+ *                         loaded model
  *   syn_run_input()       SYN_RUN_IO_SHARED: graph input k in the shared region (fill it in
  *                         place, by the CPU or a DMA), then syn_run_invoke()
  *   syn_run_invoke_copy() either placement: input bytes in, output bytes out
  *   syn_run_output()      SYN_RUN_IO_SHARED: graph output k after syn_run_invoke()
- *   syn_run_memory()      the arena bytes the model takes, by region
+ *   syn_run_memory()      the arena bytes the model takes, by region, and the program's
+ *                         bytes outside the arena (flash)
  *   syn_run_unload()      the storage and the buffers are free again
  *
  * Return conventions: int functions return 0 or a negative errno from <errno.h>. Every failure
@@ -21,12 +24,13 @@
  * syn_run_last_error_message(); a failure changes nothing (a loaded model stays loaded and
  * usable, its shared input untouched).
  *
- *   -EINVAL   bad argument: NULL pointer, wrong size, index or io value, buffers that overlap
- *             each other or the model object, a malformed model, a plan that does not fit the
- *             model, a model object moved or copied since its load
+ *   -EINVAL   bad argument: NULL or misaligned pointer, wrong size, index or io value, buffers
+ *             that overlap each other or the model object, a malformed model, a plan that does
+ *             not fit the model, a program that is not the model's (of another model or
+ *             placement, truncated or altered: the message names what differs), a model object
+ *             moved or copied since its load
  *   -ENOMEM   the arena (or the shared region) is too small for the model
- *   -ENOTSUP  an operator, type or option the runtime does not implement; a precompiled
- *             program (not supported by this build yet)
+ *   -ENOTSUP  an operator, type or option the runtime does not implement
  *   -ENODEV   the model object holds no loaded model (never loaded, unloaded, or its load failed)
  *   -EBUSY    another syn_run_* call on the same model object is running (another thread or an
  *             interrupt handler), or syn_run_load() on an object that holds a loaded model
@@ -55,25 +59,25 @@
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
  */
-#define SYN_RUN_MODEL_WORDS_32 46
+#define SYN_RUN_MODEL_WORDS_32 35
 
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
  */
-#define SYN_RUN_MODEL_WORDS_64 88
+#define SYN_RUN_MODEL_WORDS_64 68
 
 #if defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 46
+#define SYN_RUN_MODEL_WORDS 35
 #endif
 
 #if !defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 88
+#define SYN_RUN_MODEL_WORDS 68
 #endif
 
 /**
@@ -151,10 +155,11 @@ typedef struct {
      */
     uint32_t io;
     /**
-     * The arena: persistent tables, the plan's descriptors and its activations. Sized exactly
-     * it needs syn_run_memory_t.arena bytes (persistent_bytes + planned_ephemeral_bytes +
-     * scratch_peak_bytes of `synmem run MODEL --json`); 16-byte aligned, or it loses the
-     * bytes up to the next boundary.
+     * The arena: the program when `program` is NULL, the plan's descriptors and its
+     * activations. Exactly sized, it is syn_run_memory_t.arena bytes (persistent_bytes +
+     * planned_ephemeral_bytes + scratch_peak_bytes of `synmem run MODEL --json`, with
+     * --op-data flash for a program given in `program`, --op-data ram without); 16-byte
+     * aligned, or it loses the bytes up to the next boundary.
      */
     void *arena;
     /**
@@ -171,20 +176,25 @@ typedef struct {
      */
     size_t shared_size;
     /**
-     * Optional per-operator data precompiled by synmem emit into flash; NULL: computed at load
-     * into the arena's persistent region. Not supported by this build yet: non-NULL is
-     * -ENOTSUP.
+     * The model's compiled program (every operator's prepared parameters, requantization
+     * tables and tensor locations), read in place, e.g. from flash: `<prefix>_program` of the
+     * header synmem emit --lang c writes (--op-data flash, the default) for this model and
+     * placement; 4-byte aligned. It is verified against the model at load (a program of
+     * another model or placement, truncated or altered, is -EINVAL naming what differs) and
+     * takes no arena byte. NULL: the program is compiled at load into the arena's persistent
+     * region (synmem run --op-data ram figures).
      */
     const uint32_t *program;
     /**
-     * 32-bit words of `program` (0 when NULL).
+     * 32-bit words of `program` (`<PREFIX>_PROGRAM_WORDS`; 0 when NULL).
      */
     size_t program_words;
 } syn_run_config_t;
 
 /**
- * The arena bytes a loaded model takes, by region (the core's block accounting: each tensor's
- * descriptor included, data rounded up to 16), as `synmem run --json` prints them.
+ * The memory a loaded model takes: the arena bytes by region (the core's block accounting:
+ * each tensor's descriptor included, data rounded up to 16), as `synmem run --json` prints
+ * them, and the program's bytes outside the arena (flash), in no RAM figure.
  */
 typedef struct {
     /**
@@ -192,11 +202,14 @@ typedef struct {
      */
     size_t persistent;
     /**
-     * Per-operator requantization tables (persistent).
+     * The program compiled at load into the persistent region (per-operator parameters,
+     * requantization tables, tensor locations; descriptor included); 0 with a program given
+     * in syn_run_config_t.program.
      */
     size_t tables;
     /**
-     * The tensor -> location map (persistent).
+     * A separate tensor -> location map (persistent): 0, the locations are part of the
+     * program.
      */
     size_t locations;
     /**
@@ -224,9 +237,20 @@ typedef struct {
      */
     size_t total;
     /**
-     * persistent + planned + scratch: the arena that holds exactly this model.
+     * persistent + planned + scratch (at least 48): the arena that holds exactly this model.
      */
     size_t arena;
+    /**
+     * Bytes of the program (4 per word), wherever it lives (`program_bytes` of
+     * `synmem run --json`).
+     */
+    size_t program;
+    /**
+     * Bytes of the program outside the arena (syn_run_config_t.program, e.g. flash): `program`
+     * with a program given, 0 with one compiled at load (`program_flash_bytes`); counted in no
+     * RAM figure above.
+     */
+    size_t program_flash;
 } syn_run_memory_t;
 
 /**
@@ -262,24 +286,29 @@ extern "C" {
 /**
  * Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
  * (exactly sized: no scratch pool, no Kconfig floors), registers config->shared with
- * SYN_RUN_IO_SHARED, then validates the model and every operator, computes the per-operator
- * tables into the persistent region, checks the plan against the model and loads it, and (with
- * SYN_RUN_IO_SHARED) allocates the graph I/O in the shared region. The model bytes and the
- * slots are read in place from then on; the arena and the shared region belong to the model.
+ * SYN_RUN_IO_SHARED, then validates the model and every operator and either verifies
+ * config->program against it word by word (a program given: read in place from then on, no
+ * arena byte) or compiles the program into the persistent region (NULL), checks the plan
+ * against the model and loads it, and (with SYN_RUN_IO_SHARED) allocates the graph I/O in the
+ * shared region. The model bytes, the slots and the program are read in place from then on;
+ * the arena and the shared region belong to the model.
  *
  * Returns 0, or (with `*model` holding no model, the buffers unchanged but the arena's and the
  * shared region's contents): -EINVAL (NULL or misaligned `model`/`config`, NULL model bytes,
- * arena or slots, an unknown io value, a shared region missing with SYN_RUN_IO_SHARED or given
- * with SYN_RUN_IO_PLAN, buffers overlapping each other or `*model`, a malformed model, a plan
- * that does not fit the model), -ENOMEM (the arena or shared region is too small), -ENOTSUP
- * (an unsupported operator, type or option; a non-NULL program), -EBUSY (`*model` holds a
- * loaded model: unload it first; nothing changes).
+ * arena or slots, a misaligned program, a NULL one with program_words above 0, an unknown io
+ * value, a shared region missing with SYN_RUN_IO_SHARED or given with
+ * SYN_RUN_IO_PLAN, a written buffer — arena, shared region, `*model` — overlapping any other
+ * buffer, a malformed model, a plan that does not fit the model, a program that is not this
+ * model's for this placement: of another model or placement, truncated or altered, the message
+ * naming what differs), -ENOMEM (the arena or shared region is too small), -ENOTSUP (an
+ * unsupported operator, type or option), -EBUSY (`*model` holds a loaded model: unload it
+ * first; nothing changes).
  *
  * # Safety
  * `model` must be NULL or point to writable storage for a syn_run_model_t; `config` NULL or
- * point to a readable syn_run_config_t whose buffers are valid for their sizes (model and
- * slots readable and unchanged, arena and shared region readable, writable and used by nothing
- * else) until syn_run_unload(model).
+ * point to a readable syn_run_config_t whose buffers are valid for their sizes (model, slots
+ * and program readable and unchanged, arena and shared region readable, writable and used by
+ * nothing else) until syn_run_unload(model).
  */
 int syn_run_load(syn_run_model_t *model, const syn_run_config_t *config);
 
@@ -339,8 +368,8 @@ int syn_run_invoke(syn_run_model_t *model);
  *
  * Returns 0, or (with `output` untouched and the model as it was): -EINVAL (NULL `input` or
  * `output` with a size above 0, a size that is not the model's, buffers overlapping each other
- * or the model's memory: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded),
- * -EBUSY.
+ * or the model's memory — the input may overlap what is only read: the model bytes, the slots,
+ * the program —: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded), -EBUSY.
  *
  * # Safety
  * `model` must be NULL or point to a syn_run_model_t; `input` (`output`) NULL or readable
@@ -353,8 +382,10 @@ int syn_run_invoke_copy(syn_run_model_t *model,
                         size_t output_size);
 
 /**
- * The arena bytes the loaded model takes, by region, into `*memory`. Returns 0, -EINVAL (NULL
- * `memory`), -ENODEV (no model loaded) or -EBUSY.
+ * The memory the loaded model takes into `*memory`: the arena bytes by region (the program
+ * among them only when it was compiled at load) and the program's bytes, with those outside
+ * the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL `memory`), -ENODEV (no
+ * model loaded) or -EBUSY.
  *
  * # Safety
  * `model` must be NULL or point to a syn_run_model_t; `memory` NULL or writable.

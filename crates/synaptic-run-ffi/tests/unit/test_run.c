@@ -3,12 +3,14 @@
  *
  * The script prepares $SYN_RUN_TEST_DIR: copies of the models (MODEL_shared.tflite,
  * MODEL_plan.tflite, so that synmem emit names the plans MODEL_SHARED / MODEL_PLAN), the plans
- * emitted by `synmem emit --lang c` (--io shared / --io ephemeral) included below, the inputs
- * MODEL_inK.raw, the outputs `synmem run MODEL --input MODEL_inK.raw --io shared|plan` wrote
- * (MODEL_outK_shared.raw, MODEL_outK_plan.raw) and the figures of `synmem run --json`
- * (MODEL_shared.mem, MODEL_plan.mem: persistent planned scratch shared total). Every output of
- * the C API is compared with the CLI's byte for byte, on an arena sized exactly from the CLI's
- * figures; then every bad argument.
+ * and compiled programs emitted by `synmem emit --lang c --op-data flash` (--io shared / --io
+ * ephemeral) included below, the inputs MODEL_inK.raw, the outputs `synmem run MODEL --input
+ * MODEL_inK.raw --io shared|plan --op-data ram|flash` wrote (MODEL_outK_IO_OPDATA.raw) and the
+ * figures of its --json (MODEL_IO_OPDATA.mem: persistent planned scratch shared total tables
+ * program program_flash). Every output of the C API, with the emitted program given
+ * (syn_run_config_t.program, flash) and without it (NULL: compiled into the arena), is compared
+ * with the CLI's byte for byte, on an arena sized exactly from the CLI's figures for that
+ * --op-data; then every bad argument and every bad program.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,12 +39,18 @@ _Static_assert(sizeof(void *) == 8 ? SYN_RUN_MODEL_WORDS == SYN_RUN_MODEL_WORDS_
 
 enum { IO_SHARED = 0, IO_PLAN = 1, MAX_INPUTS = 16 };
 static const char *const IO_NAME[2] = {"shared", "plan"};
+/* Where the program lives: compiled at load into the arena (config.program NULL), or the
+ * emitted one given (flash). */
+enum { OD_RAM = 0, OD_FLASH = 1 };
+static const char *const OD_NAME[2] = {"ram", "flash"};
 
 typedef struct {
     const char *name;
     const syn_plan_slot_t *slots[2];
     uint32_t count[2];
     uint32_t region[2];
+    const uint32_t *program[2];
+    size_t program_words[2];
 } model_case_t;
 
 static const model_case_t HELLO = {
@@ -50,12 +58,16 @@ static const model_case_t HELLO = {
     {hello_world_int8_shared_slots, hello_world_int8_plan_slots},
     {HELLO_WORLD_INT8_SHARED_SLOT_COUNT, HELLO_WORLD_INT8_PLAN_SLOT_COUNT},
     {HELLO_WORLD_INT8_SHARED_REGION_SIZE, HELLO_WORLD_INT8_PLAN_REGION_SIZE},
+    {hello_world_int8_shared_program, hello_world_int8_plan_program},
+    {HELLO_WORLD_INT8_SHARED_PROGRAM_WORDS, HELLO_WORLD_INT8_PLAN_PROGRAM_WORDS},
 };
 static const model_case_t SPEECH = {
     "micro_speech_quantized",
     {micro_speech_quantized_shared_slots, micro_speech_quantized_plan_slots},
     {MICRO_SPEECH_QUANTIZED_SHARED_SLOT_COUNT, MICRO_SPEECH_QUANTIZED_PLAN_SLOT_COUNT},
     {MICRO_SPEECH_QUANTIZED_SHARED_REGION_SIZE, MICRO_SPEECH_QUANTIZED_PLAN_REGION_SIZE},
+    {micro_speech_quantized_shared_program, micro_speech_quantized_plan_program},
+    {MICRO_SPEECH_QUANTIZED_SHARED_PROGRAM_WORDS, MICRO_SPEECH_QUANTIZED_PLAN_PROGRAM_WORDS},
 };
 
 /* ---- files ------------------------------------------------------------------------------ */
@@ -94,22 +106,23 @@ static uint8_t *must_read(const char *name, size_t *len)
 
 /* `synmem run --json`'s figures. */
 typedef struct {
-    size_t persistent, planned, scratch, shared, total;
+    size_t persistent, planned, scratch, shared, total, tables, program, program_flash;
 } figures_t;
 
-static figures_t read_figures(const model_case_t *m, int io)
+static figures_t read_figures(const model_case_t *m, int io, int od)
 {
     char name[256];
-    snprintf(name, sizeof name, "%s_%s.mem", m->name, IO_NAME[io]);
+    snprintf(name, sizeof name, "%s_%s_%s.mem", m->name, IO_NAME[io], OD_NAME[od]);
     size_t len;
     uint8_t *b = must_read(name, &len);
     char text[256] = {0};
     memcpy(text, b, len < sizeof text - 1 ? len : sizeof text - 1);
     free(b);
     figures_t f;
-    assert_int_equal(sscanf(text, "%zu %zu %zu %zu %zu", &f.persistent, &f.planned, &f.scratch,
-                            &f.shared, &f.total),
-                     5);
+    assert_int_equal(sscanf(text, "%zu %zu %zu %zu %zu %zu %zu %zu", &f.persistent, &f.planned,
+                            &f.scratch, &f.shared, &f.total, &f.tables, &f.program,
+                            &f.program_flash),
+                     8);
     return f;
 }
 
@@ -143,7 +156,7 @@ static char *message(void)
 
 typedef struct {
     const model_case_t *m;
-    int io;
+    int io, od;
     uint8_t *model;
     size_t model_size;
     figures_t fig;
@@ -152,17 +165,20 @@ typedef struct {
     syn_run_model_t net;
 } loaded_t;
 
-/* Config of `m` with I/O `io` on an arena and shared region of exactly the CLI's figures plus
+/* Config of `m` with I/O `io`, the program given (OD_FLASH: the emitted one) or NULL (OD_RAM),
+ * on an arena and shared region of exactly the CLI's figures for that --op-data plus
  * `arena_extra` / `shared_extra` bytes (negative: fewer). */
-static void prepare(loaded_t *l, const model_case_t *m, int io, long arena_extra, long shared_extra)
+static void prepare(loaded_t *l, const model_case_t *m, int io, int od, long arena_extra,
+                    long shared_extra)
 {
     memset(l, 0, sizeof *l);
     l->m = m;
     l->io = io;
+    l->od = od;
     char name[256];
     snprintf(name, sizeof name, "%s_%s.tflite", m->name, IO_NAME[io]);
     l->model = must_read(name, &l->model_size);
-    l->fig = read_figures(m, io);
+    l->fig = read_figures(m, io, od);
     size_t arena = l->fig.persistent + l->fig.planned + l->fig.scratch + (size_t)arena_extra;
     l->arena = buffer(arena);
     l->cfg = (syn_run_config_t){
@@ -174,6 +190,8 @@ static void prepare(loaded_t *l, const model_case_t *m, int io, long arena_extra
         .io = io == IO_SHARED ? SYN_RUN_IO_SHARED : SYN_RUN_IO_PLAN,
         .arena = l->arena,
         .arena_size = arena,
+        .program = od == OD_FLASH ? m->program[io] : NULL,
+        .program_words = od == OD_FLASH ? m->program_words[io] : 0,
     };
     if (io == IO_SHARED) {
         size_t shared = l->fig.shared + (size_t)shared_extra;
@@ -200,7 +218,8 @@ static int run_input(loaded_t *l, int k)
     snprintf(name, sizeof name, "%s_in%d.raw", l->m->name, k);
     uint8_t *in = read_file(name, &in_len);
     if (!in) return 0;
-    snprintf(name, sizeof name, "%s_out%d_%s.raw", l->m->name, k, IO_NAME[l->io]);
+    snprintf(name, sizeof name, "%s_out%d_%s_%s.raw", l->m->name, k, IO_NAME[l->io],
+             OD_NAME[l->od]);
     uint8_t *expected = must_read(name, &exp_len);
 
     syn_run_io_info_t info;
@@ -252,12 +271,13 @@ static int run_input(loaded_t *l, int k)
     return 1;
 }
 
-/* Every input through model `m` with I/O `io`, on an arena of exactly the CLI's size; the
- * memory figures equal the CLI's; 16 bytes less arena (or shared region) does not load. */
-static void run_model(const model_case_t *m, int io)
+/* Every input through model `m` with I/O `io` and the program given or not (`od`), on an arena
+ * of exactly the CLI's size; the memory figures equal the CLI's; 16 bytes less arena (or shared
+ * region) does not load. */
+static void run_model(const model_case_t *m, int io, int od)
 {
     loaded_t l;
-    prepare(&l, m, io, 0, 0);
+    prepare(&l, m, io, od, 0, 0);
     if (syn_run_load(&l.net, &l.cfg) != 0) fail_msg("load %s: %s", m->name, message());
 
     syn_run_memory_t mem;
@@ -271,39 +291,59 @@ static void run_model(const model_case_t *m, int io)
     assert_int_equal(mem.persistent, mem.tables + mem.locations + mem.plan_descriptors);
     assert_int_equal(mem.planned, m->region[io]);
     if (io == IO_PLAN) assert_int_equal(mem.shared, 0);
+    /* The program: the emitted one's size either way; given, in no RAM figure. */
+    assert_int_equal(mem.tables, l.fig.tables);
+    assert_int_equal(mem.locations, 0);
+    assert_int_equal(mem.program, l.fig.program);
+    assert_int_equal(mem.program_flash, l.fig.program_flash);
+    assert_int_equal(mem.program, 4 * m->program_words[io]);
+    if (od == OD_FLASH) {
+        assert_int_equal(mem.program_flash, mem.program);
+        assert_int_equal(mem.tables, 0);
+        assert_int_equal(mem.persistent, mem.plan_descriptors);
+    } else {
+        assert_int_equal(mem.program_flash, 0);
+        assert_true(mem.tables >= mem.program);
+    }
 
     int runs = 0;
     for (int k = 0; run_input(&l, k); k++) runs++;
     if (runs < 3) fail_msg("%s: only %d inputs in %s", m->name, runs, dir());
-    print_message("syn_run %s io=%s: %d inputs, outputs equal to synmem run; arena %zu B, shared "
-                  "%zu B\n",
-                  m->name, IO_NAME[io], runs, mem.arena, mem.shared);
+    print_message("syn_run %s io=%s program=%s: %d inputs, outputs equal to synmem run; arena %zu "
+                  "B, shared %zu B, program %zu B (%zu B outside the arena)\n",
+                  m->name, IO_NAME[io], OD_NAME[od], runs, mem.arena, mem.shared, mem.program,
+                  mem.program_flash);
     release(&l);
 
     /* 16 bytes short: -ENOMEM, nothing loaded. */
-    prepare(&l, m, io, -16, 0);
+    prepare(&l, m, io, od, -16, 0);
     assert_fails(syn_run_load(&l.net, &l.cfg), ENOMEM, "needed");
     assert_fails(syn_run_invoke_copy(&l.net, NULL, 0, NULL, 0), ENODEV, "no model loaded");
     release(&l);
     if (io == IO_SHARED) {
-        prepare(&l, m, io, 0, -16);
+        prepare(&l, m, io, od, 0, -16);
         assert_int_equal(syn_run_load(&l.net, &l.cfg), -ENOMEM);
         release(&l);
     }
 }
 
-static void test_hello_world_shared(void **state) { (void)state; run_model(&HELLO, IO_SHARED); }
-static void test_hello_world_plan(void **state) { (void)state; run_model(&HELLO, IO_PLAN); }
-static void test_micro_speech_shared(void **state) { (void)state; run_model(&SPEECH, IO_SHARED); }
-static void test_micro_speech_plan(void **state) { (void)state; run_model(&SPEECH, IO_PLAN); }
+static void test_hello_world_shared_flash(void **state) { (void)state; run_model(&HELLO, IO_SHARED, OD_FLASH); }
+static void test_hello_world_plan_flash(void **state) { (void)state; run_model(&HELLO, IO_PLAN, OD_FLASH); }
+static void test_micro_speech_shared_flash(void **state) { (void)state; run_model(&SPEECH, IO_SHARED, OD_FLASH); }
+static void test_micro_speech_plan_flash(void **state) { (void)state; run_model(&SPEECH, IO_PLAN, OD_FLASH); }
+static void test_hello_world_shared_ram(void **state) { (void)state; run_model(&HELLO, IO_SHARED, OD_RAM); }
+static void test_hello_world_plan_ram(void **state) { (void)state; run_model(&HELLO, IO_PLAN, OD_RAM); }
+static void test_micro_speech_shared_ram(void **state) { (void)state; run_model(&SPEECH, IO_SHARED, OD_RAM); }
+static void test_micro_speech_plan_ram(void **state) { (void)state; run_model(&SPEECH, IO_PLAN, OD_RAM); }
 
-/* Two models loaded at once, each on its own arena, invoked in turn. */
+/* Two models loaded at once, each on its own arena (one with its program in flash, one with it
+ * compiled at load), invoked in turn. */
 static void test_models_coexist(void **state)
 {
     (void)state;
     loaded_t a, b;
-    prepare(&a, &HELLO, IO_SHARED, 0, 0);
-    prepare(&b, &SPEECH, IO_PLAN, 0, 0);
+    prepare(&a, &HELLO, IO_SHARED, OD_FLASH, 0, 0);
+    prepare(&b, &SPEECH, IO_PLAN, OD_RAM, 0, 0);
     assert_int_equal(syn_run_load(&a.net, &a.cfg), 0);
     assert_int_equal(syn_run_load(&b.net, &b.cfg), 0);
     for (int k = 0; k < 3; k++) {
@@ -354,7 +394,7 @@ static void test_bad_configs(void **state)
 {
     (void)state;
     loaded_t l;
-    prepare(&l, &HELLO, IO_SHARED, 64, 0);
+    prepare(&l, &HELLO, IO_SHARED, OD_RAM, 64, 0);
     syn_run_config_t c;
 #define WITH(field, value, err, needle)                                                      \
     do {                                                                                      \
@@ -378,11 +418,8 @@ static void test_bad_configs(void **state)
     WITH(arena, (void *)&l.net, EINVAL, "the arena overlaps the syn_run_model_t");
     WITH(shared, (void *)l.model, EINVAL, "the shared region overlaps the model bytes");
     WITH(program_words, 4, EINVAL, "program is NULL but program_words");
-    static const uint32_t program[4] = {1, 2, 3, 4};
-    c = l.cfg;
-    c.program = program;
-    c.program_words = 4;
-    assert_fails(syn_run_load(&l.net, &c), ENOTSUP, "not supported by this build yet");
+    static const uint32_t junk_program[4] = {1, 2, 3, 4};
+    WITH(program, junk_program, EINVAL, "load: program does not match the model: shorter than");
     /* Another model's plan: refused by the plan check. */
     WITH(slots, SPEECH.slots[IO_SHARED], EINVAL, "plan does not fit the model");
     /* The plan for the other placement. */
@@ -400,6 +437,125 @@ static void test_bad_configs(void **state)
     assert_int_equal(syn_run_load(&l.net, &l.cfg), 0);
     assert_int_equal(run_input(&l, 0), 1);
     release(&l);
+}
+
+/* Programs that are not the model's, or that the runtime may not read where they are: -EINVAL
+ * naming what differs (or what is wrong with the pointer), nothing loaded, the program only
+ * read; the emitted program still loads afterwards, and a bad one on the loaded object is
+ * -EBUSY. Both placements. */
+static void test_bad_programs(void **state)
+{
+    (void)state;
+    for (int io = IO_SHARED; io <= IO_PLAN; io++) {
+        loaded_t l;
+        prepare(&l, &HELLO, io, OD_FLASH, 0, 0);
+        const size_t n = HELLO.program_words[io];
+        /* A writable copy with one word more (the extended case, the misaligned pointer). */
+        uint32_t *copy = buffer((n + 4) * sizeof *copy);
+        memcpy(copy, HELLO.program[io], n * sizeof *copy);
+        copy[n] = 0;
+        syn_run_config_t c;
+#define PROG(ptr, words, needle)                                                            \
+    do {                                                                                      \
+        c = l.cfg;                                                                            \
+        c.program = (ptr);                                                                    \
+        c.program_words = (words);                                                            \
+        assert_fails(syn_run_load(&l.net, &c), EINVAL, needle);                               \
+        assert_fails(syn_run_invoke_copy(&l.net, NULL, 0, NULL, 0), ENODEV, "no model loaded"); \
+    } while (0)
+        PROG(SPEECH.program[io], SPEECH.program_words[io],
+             "load: program does not match the model: compiled for another model");
+        PROG(HELLO.program[1 - io], HELLO.program_words[1 - io],
+             "load: program does not match the model: compiled for the other I/O placement");
+        PROG(HELLO.program[io], n - 1,
+             "load: program does not match the model: its length word differs from its size "
+             "(truncated or extended) (word 2)");
+        PROG(copy, n + 1, "(truncated or extended) (word 2)");
+        PROG(HELLO.program[io], 0, "load: program does not match the model: shorter than a "
+                                   "program header (truncated)");
+        /* One word flipped: in the tables after the header, mid-program, the last word. */
+        const size_t flips[3] = {13, n / 2, n - 1};
+        for (int f = 0; f < 3; f++) {
+            size_t k = flips[f];
+            char needle[64];
+            snprintf(needle, sizeof needle, "word %zu)", k);
+            copy[k] = ~copy[k];
+            c = l.cfg;
+            c.program = copy;
+            assert_fails(syn_run_load(&l.net, &c), EINVAL, needle);
+            if (strncmp(message(), "load: program does not match the model: ", 40) != 0)
+                fail_msg("flipped word %zu: \"%s\"", k, message());
+            print_message("io=%s, word %zu flipped: %s\n", IO_NAME[io], k, message());
+            assert_fails(syn_run_invoke_copy(&l.net, NULL, 0, NULL, 0), ENODEV, "no model loaded");
+            copy[k] = ~copy[k];
+        }
+        PROG((const uint32_t *)((uintptr_t)copy + 2), n,
+             "config->program is not aligned to 4 bytes");
+        PROG((const uint32_t *)l.arena, n, "the arena overlaps the program");
+        if (io == IO_SHARED) PROG((const uint32_t *)l.shared, n, "the shared region overlaps the program");
+        PROG((const uint32_t *)(void *)&l.net, n, "the syn_run_model_t overlaps the program");
+        PROG(copy, SIZE_MAX / 2, "elements of 4 bytes overflow the address space");
+        PROG(NULL, n, "config->program is NULL but program_words is not 0");
+#undef PROG
+        /* Only read: the copy is the emitted program still. */
+        assert_memory_equal(copy, HELLO.program[io], n * sizeof *copy);
+        /* The emitted program loads after all that and runs bit-exactly; another model's
+         * program on the loaded object is -EBUSY and changes nothing. */
+        assert_int_equal(syn_run_load(&l.net, &l.cfg), 0);
+        c = l.cfg;
+        c.program = SPEECH.program[io];
+        c.program_words = SPEECH.program_words[io];
+        assert_fails(syn_run_load(&l.net, &c), EBUSY, "syn_run_unload() it first");
+        assert_int_equal(run_input(&l, 3), 1);
+        syn_run_memory_t mem;
+        assert_int_equal(syn_run_memory(&l.net, &mem), 0);
+        assert_int_equal(mem.program_flash, 4 * n);
+        release(&l);
+        free(copy);
+    }
+}
+
+/* The program is only read: syn_run_invoke_copy's input may overlap it (here from its last
+ * word on, past its end), its output never. */
+static void test_program_as_input(void **state)
+{
+    (void)state;
+    const model_case_t *models[2] = {&HELLO, &SPEECH};
+    for (int i = 0; i < 2; i++) {
+        const model_case_t *m = models[i];
+        loaded_t l;
+        prepare(&l, m, IO_PLAN, OD_FLASH, 0, 0);
+        const size_t n = m->program_words[IO_PLAN];
+        syn_run_io_info_t info;
+        uint32_t *buf = buffer((n + 4096) * sizeof *buf);
+        memcpy(buf, m->program[IO_PLAN], n * sizeof *buf);
+        for (size_t k = n; k < n + 4096; k++) buf[k] = (uint32_t)(k * 2654435761u);
+        l.cfg.program = buf;
+        assert_int_equal(syn_run_load(&l.net, &l.cfg), 0);
+        assert_int_equal(syn_run_io_info(&l.net, &info), 0);
+        assert_true(info.input_bytes <= 4 * 4095);
+        const uint8_t *in = (const uint8_t *)(buf + n - 1);
+        uint8_t *in_copy = malloc(info.input_bytes);
+        memcpy(in_copy, in, info.input_bytes);
+        uint8_t *out = malloc(info.output_bytes), *expected = malloc(info.output_bytes);
+        assert_int_equal(syn_run_invoke_copy(&l.net, in_copy, info.input_bytes, expected,
+                                             info.output_bytes),
+                         0);
+        memset(out, 0x5A, info.output_bytes);
+        if (syn_run_invoke_copy(&l.net, in, info.input_bytes, out, info.output_bytes) != 0)
+            fail_msg("%s: input overlapping the program: %s", m->name, message());
+        assert_memory_equal(out, expected, info.output_bytes);
+        assert_fails(syn_run_invoke_copy(&l.net, in_copy, info.input_bytes, buf + n - 1,
+                                         info.output_bytes),
+                     EINVAL, "output overlaps the program");
+        assert_memory_equal(buf, m->program[IO_PLAN], n * sizeof *buf);
+        assert_int_equal(run_input(&l, 4), 1);
+        release(&l);
+        free(buf);
+        free(in_copy);
+        free(out);
+        free(expected);
+    }
 }
 
 /* A model with an operator the runtime does not implement: -ENOTSUP naming it. */
@@ -425,7 +581,7 @@ static void test_errors_keep_the_model(void **state)
 {
     (void)state;
     loaded_t l;
-    prepare(&l, &SPEECH, IO_SHARED, 0, 0);
+    prepare(&l, &SPEECH, IO_SHARED, OD_FLASH, 0, 0);
     assert_int_equal(syn_run_load(&l.net, &l.cfg), 0);
     syn_run_io_info_t info;
     assert_int_equal(syn_run_io_info(&l.net, &info), 0);
@@ -459,6 +615,10 @@ static void test_errors_keep_the_model(void **state)
                  EINVAL, "output overlaps the arena");
     assert_fails(syn_run_invoke_copy(&l.net, buf, info.input_bytes, buf + 1, info.output_bytes),
                  EINVAL, "input overlaps output");
+    /* The program is only read: never an output (refused before anything is written). */
+    assert_fails(syn_run_invoke_copy(&l.net, buf, info.input_bytes,
+                                     (void *)(uintptr_t)l.cfg.program, info.output_bytes),
+                 EINVAL, "output overlaps the program");
     for (size_t i = 0; i <= info.output_bytes; i++) assert_int_equal(out[i], 0x5A);
     assert_fails(syn_run_input(&l.net, 1, &in, &in_size), EINVAL, "input 1 out of range");
     const void *o;
@@ -516,13 +676,19 @@ static void test_syn_mem_in_the_same_library(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hello_world_shared),
-        cmocka_unit_test(test_hello_world_plan),
-        cmocka_unit_test(test_micro_speech_shared),
-        cmocka_unit_test(test_micro_speech_plan),
+        cmocka_unit_test(test_hello_world_shared_flash),
+        cmocka_unit_test(test_hello_world_plan_flash),
+        cmocka_unit_test(test_micro_speech_shared_flash),
+        cmocka_unit_test(test_micro_speech_plan_flash),
+        cmocka_unit_test(test_hello_world_shared_ram),
+        cmocka_unit_test(test_hello_world_plan_ram),
+        cmocka_unit_test(test_micro_speech_shared_ram),
+        cmocka_unit_test(test_micro_speech_plan_ram),
         cmocka_unit_test(test_models_coexist),
         cmocka_unit_test(test_before_load),
         cmocka_unit_test(test_bad_configs),
+        cmocka_unit_test(test_bad_programs),
+        cmocka_unit_test(test_program_as_input),
         cmocka_unit_test(test_unsupported_model),
         cmocka_unit_test(test_errors_keep_the_model),
         cmocka_unit_test(test_error_message),

@@ -188,6 +188,62 @@ fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
     v.max(p.act_min).min(p.act_max) as i8
 }
 
+/// `Σ w[i] * (x[i] + input_offset)` over two slices of the same length, four per step
+/// (wrapping, as the reference kernel's `int32` sum on every target TFLM runs on).
+#[inline(always)]
+fn dot<W: Int8>(w: &[W], x: &[i8], input_offset: i32) -> i32 {
+    let term = |w: W, x: i8| w.value().wrapping_mul(i32::from(x) + input_offset);
+    // By value, not through `&mut`: the zip of two `ChunksExact` is then one indexed loop.
+    let (w4, x4) = (w.chunks_exact(4), x.chunks_exact(4));
+    let (w_rest, x_rest) = (w4.remainder(), x4.remainder());
+    let mut acc: i32 = 0;
+    for (w, x) in w4.zip(x4) {
+        acc = acc
+            .wrapping_add(term(w[0], x[0]))
+            .wrapping_add(term(w[1], x[1]))
+            .wrapping_add(term(w[2], x[2]))
+            .wrapping_add(term(w[3], x[3]));
+    }
+    for (&w, &x) in w_rest.iter().zip(x_rest) {
+        acc = acc.wrapping_add(term(w, x));
+    }
+    acc
+}
+
+impl FullyConnectedParams {
+    /// Whether the input offset can be folded into per-output-channel constants
+    /// ([`Self::folded_bias`], [`fully_connected_folded`]): when no filter offset applies
+    /// (every per-channel filter, and a per-tensor one with zero point 0), the accumulator
+    /// `Σ w·(x + input_offset) + bias` is `Σ w·x + (bias + input_offset·Σ w)`.
+    pub fn foldable(&self) -> bool {
+        self.per_channel || self.filter_offset == 0
+    }
+
+    /// Output channel `oc`'s folded constant `bias[oc] + input_offset · Σ_i filter[oc][i]`
+    /// (wrapping, as the kernel's `int32` accumulator: the same sum modulo 2^32, so the
+    /// same outputs), or `None` if the operator is not [`Self::foldable`] or the filter or
+    /// bias is too short.
+    pub fn folded_bias<W: Int8, B: Int32s + ?Sized>(
+        &self,
+        filter: &[W],
+        bias: Option<&B>,
+        oc: usize,
+    ) -> Option<i32> {
+        if !self.foldable() || oc >= self.output_depth {
+            return None;
+        }
+        let at = oc.checked_mul(self.accum_depth)?;
+        let row = filter.get(at..at.checked_add(self.accum_depth)?)?;
+        let sum = row.iter().fold(0i32, |a, w| a.wrapping_add(w.value()));
+        let b = match bias {
+            Some(b) if oc < b.count() => b.at(oc),
+            Some(_) => return None,
+            None => 0,
+        };
+        Some(b.wrapping_add(self.input_offset.wrapping_mul(sum)))
+    }
+}
+
 /// FULLY_CONNECTED, int8.
 pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
@@ -196,6 +252,76 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    if let Some(b) = bias {
+        if b.count() < p.output_depth {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "bias",
+                expected: p.output_depth,
+                got: b.count(),
+            });
+        }
+    }
+    // The per-channel reference kernel does not apply the filter offset.
+    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
+    let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
+    run(
+        p,
+        multipliers,
+        shifts,
+        input,
+        filter,
+        (p.input_offset, filter_offset),
+        bias_at,
+        output,
+    )
+}
+
+/// [`fully_connected`] with the input offset and the bias folded into one constant per output
+/// channel ([`FullyConnectedParams::folded_bias`], computed once by the program compiler):
+/// the inner loop is a plain dot product. Same outputs; the operator must be
+/// [`FullyConnectedParams::foldable`].
+pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &T,
+    shifts: &T,
+    input: &[i8],
+    filter: &[W],
+    folded: &T,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    if !p.foldable() {
+        return Err(KernelError::unsupported(
+            OP,
+            "folded biases with a filter offset",
+        ));
+    }
+    KernelError::check_len(OP, "folded biases", p.output_depth, folded.count())?;
+    run(
+        p,
+        multipliers,
+        shifts,
+        input,
+        filter,
+        (0, 0),
+        |oc| folded.at(oc),
+        output,
+    )
+}
+
+/// The kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, requantized.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run<W: Int8, T: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &T,
+    shifts: &T,
+    input: &[i8],
+    filter: &[W],
+    (io, filter_offset): (i32, i32),
+    bias_at: impl Fn(usize) -> i32,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
     KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
@@ -209,20 +335,8 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
             got: filter.len(),
         });
     }
-    if let Some(b) = bias {
-        if b.count() < p.output_depth {
-            return Err(KernelError::Length {
-                op: OP,
-                what: "bias",
-                expected: p.output_depth,
-                got: b.count(),
-            });
-        }
-    }
     KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
-    // The per-channel reference kernel does not apply the filter offset.
-    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
-    let (depth, io, od) = (p.accum_depth, p.input_offset, p.output_depth);
+    let (depth, od) = (p.accum_depth, p.output_depth);
     // Per-tensor: one requantization for every output (the table has one entry, checked above).
     let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
     let table = |oc: usize| {
@@ -232,7 +346,6 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
             r0
         }
     };
-    let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
     if depth == 0 {
         for (i, o) in output.iter_mut().enumerate() {
             *o = requantize(bias_at(i % od), &table(i % od), p);
@@ -243,27 +356,19 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         .chunks_exact(depth)
         .zip(output.chunks_exact_mut(od.max(1)))
     {
-        let row = &row[..depth];
         // The filter holds at least `od * depth` values (checked above).
-        let mut filter_rows = filter.chunks_exact(depth);
-        for (oc, o) in orow.iter_mut().enumerate() {
-            let Some(weights) = filter_rows.next() else {
-                break;
-            };
-            let weights = &weights[..depth];
-            let mut acc: i32 = 0;
-            if filter_offset == 0 {
+        for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
+            let acc = if filter_offset == 0 {
                 // The usual case (symmetric int8 weights, and every per-channel filter).
-                for i in 0..depth {
-                    acc = acc.wrapping_add(weights[i].value().wrapping_mul(i32::from(row[i]) + io));
-                }
+                dot(weights, row, io)
             } else {
-                for i in 0..depth {
-                    acc = acc.wrapping_add(
-                        (weights[i].value() + filter_offset).wrapping_mul(i32::from(row[i]) + io),
-                    );
+                let mut acc: i32 = 0;
+                for (w, &x) in weights.iter().zip(row) {
+                    acc = acc
+                        .wrapping_add((w.value() + filter_offset).wrapping_mul(i32::from(x) + io));
                 }
-            }
+                acc
+            };
             *o = requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p);
         }
     }

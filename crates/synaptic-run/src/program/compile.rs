@@ -8,7 +8,7 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use super::prepare::{core_request, op_view, prepare, tinfo, Graph, TInfo};
+use super::prepare::{core_request, op_view, prepare, tinfo, Constants, Graph, TInfo};
 use super::{
     h, placement_code, Loc, Prepared, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
     SLOT_WORDS, VERSION,
@@ -358,6 +358,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     for i in 0..g.n_ops {
         let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
         let (prep, table) = prepare(&g.model, &g.sg, &v, i)?;
+        let constants = Constants::of(&g.model, &g.sg, &v, &prep)?;
         let kerr = |error: KernelError| LoadError::Operator {
             op: i,
             name: v.name,
@@ -373,7 +374,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
             what: "a builtin operator code over 16 bits",
         })?;
         e.push(kind | (v.n_in as u32) << 8 | u32::from(builtin) << 16)?;
-        e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n)?;
+        e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n + constants.len())?;
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
         let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
@@ -415,6 +416,16 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
             e.set(base + n + c, s as u32, "requantization shifts")?;
         }
         e.pos = base + 2 * n;
+        e.what = "folded biases";
+        for c in 0..constants.len() {
+            let k = constants.entry(c).ok_or_else(|| {
+                kerr(KernelError::shape(
+                    v.name,
+                    "filter or bias shorter than its channels",
+                ))
+            })?;
+            e.push(k as u32)?;
+        }
     }
     e.op = usize::MAX;
     e.name = "";

@@ -33,7 +33,7 @@
 //! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`] of the model bytes, I/O placement (0 SHARED, 1 plan), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
-//! | one record per operator, in execution order | `kind \| inputs << 8 \| builtin code << 16`, record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts |
+//! | one record per operator, in execution order | `kind \| inputs << 8 \| builtin code << 16`, record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (FULLY_CONNECTED without a filter offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; none for the other kinds) |
 //!
 //! A location is 3 words `tag, a, b`: 0 absent (an optional input), 1 plan slot `a`, 2 graph
 //! I/O tensor `a` in the SHARED region, 3 model constant: `b` bytes at byte offset `a` of the
@@ -58,7 +58,7 @@ use prepare::Prepared;
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
 /// The format version this runtime reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 13;
 /// Words per entry of the I/O table.
@@ -291,6 +291,9 @@ pub(crate) struct OpRecord<'w> {
     pub multipliers: &'w [u32],
     /// Shifts.
     pub shifts: &'w [u32],
+    /// Per-output-channel accumulator constants (folded FULLY_CONNECTED biases; empty for the
+    /// other kinds).
+    pub constants: &'w [u32],
 }
 
 impl<'w> Program<'w> {
@@ -374,10 +377,10 @@ impl<'w> Program<'w> {
         let n = hd[6] as usize;
         let p_at = OP_HEAD_WORDS + n_in * LOC_WORDS;
         let pw = Prepared::param_words(kind)?;
-        if p_at + pw + 2 * n != len {
+        let t = p_at + pw;
+        if t.checked_add(n.checked_mul(2)?)? > len {
             return None;
         }
-        let t = p_at + pw;
         Some((
             OpRecord {
                 builtin,
@@ -388,6 +391,7 @@ impl<'w> Program<'w> {
                 inputs: &rec[OP_HEAD_WORDS..p_at],
                 multipliers: &rec[t..t + n],
                 shifts: &rec[t + n..t + 2 * n],
+                constants: &rec[t + 2 * n..],
             },
             at + len,
         ))

@@ -14,7 +14,8 @@ use synaptic_mem::Plan;
 
 use crate::interpreter::{LoadError, MAX_IO, MAX_OP_INPUTS};
 use crate::kernels::{
-    activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce, MAX_DIMS,
+    activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce, LeI32,
+    MAX_DIMS,
 };
 use crate::math::{per_channel_multipliers, Activation, Padding, QuantParams};
 
@@ -295,6 +296,73 @@ impl Table<'_> {
             } => params.multipliers(*input, &[*filter], *output, &mut m, &mut s)?,
         }
         Ok((m[0], s[0]))
+    }
+}
+
+/// An operator's per-output-channel accumulator constants (the tail of its program record),
+/// derived one entry at a time like [`Table`].
+#[derive(Clone, Copy)]
+pub(crate) enum Constants<'m> {
+    /// None (every kind but a foldable FULLY_CONNECTED).
+    None,
+    /// A FULLY_CONNECTED's folded biases ([`fully_connected::FullyConnectedParams::folded_bias`]):
+    /// its filter and bias (empty: none) read in place in the model.
+    FullyConnected {
+        params: fully_connected::FullyConnectedParams,
+        filter: &'m [u8],
+        bias: &'m [u8],
+    },
+}
+
+impl<'m> Constants<'m> {
+    /// The constants of operator `v`, prepared as `prep` (by [`prepare`], which checked its
+    /// filter and bias).
+    pub(crate) fn of(
+        model: &Model<'m>,
+        sg: &SubGraph<'m>,
+        v: &OpView<'m>,
+        prep: &Prepared,
+    ) -> Result<Self, LoadError> {
+        let Prepared::FullyConnected(params) = prep else {
+            return Ok(Constants::None);
+        };
+        if !params.foldable() {
+            return Ok(Constants::None);
+        }
+        let data = |k: usize| -> Result<&'m [u8], LoadError> {
+            match usize::try_from(v.inputs[k]) {
+                Ok(t) if k < v.n_in => Ok(tinfo(model, sg, t)?.data),
+                _ => Ok(&[]),
+            }
+        };
+        Ok(Constants::FullyConnected {
+            params: *params,
+            filter: data(1)?,
+            bias: data(2)?,
+        })
+    }
+
+    /// Entries.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Constants::None => 0,
+            Constants::FullyConnected { params, .. } => params.output_depth,
+        }
+    }
+
+    /// Entry `c` (`c < len()`).
+    pub(crate) fn entry(&self, c: usize) -> Option<i32> {
+        match self {
+            Constants::None => None,
+            Constants::FullyConnected {
+                params,
+                filter,
+                bias,
+            } => {
+                let bias = (!bias.is_empty()).then_some(LeI32(bias));
+                params.folded_bias(filter, bias.as_ref(), c)
+            }
+        }
     }
 }
 
