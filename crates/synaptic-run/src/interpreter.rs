@@ -905,7 +905,44 @@ fn execute_overlapped(
             let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
             let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
             let filter = w(1).get(..n).ok_or_else(ty)?;
-            overlapped::fully_connected(&pp, m, s, filter, bias(2).as_ref(), buf, at)
+            if pp.accum_depth > crate::contract::FC_ROW_BUFFER {
+                return overlapped::fully_connected(&pp, m, s, filter, bias(2).as_ref(), buf, at);
+            }
+            // Short rows: a row at a time from its copy on the stack, through the plain
+            // kernel on a slice of the output channels (folded constants when the program has
+            // them, as in `execute`).
+            let ad = pp.accum_depth;
+            let b = bias(2);
+            let c = rec.constants;
+            overlapped::fully_connected_rows(&pp, buf, at, |x, first, out| {
+                let k = out.len();
+                let sub = fully_connected::FullyConnectedParams {
+                    batches: 1,
+                    output_depth: k,
+                    ..pp
+                };
+                let f = filter.get(first * ad..(first + k) * ad).ok_or_else(ty)?;
+                let (mm, ss) = if pp.per_channel {
+                    (
+                        m.get(first..first + k).ok_or_else(ty)?,
+                        s.get(first..first + k).ok_or_else(ty)?,
+                    )
+                } else {
+                    (m, s)
+                };
+                if c.is_empty() {
+                    let bb = match &b {
+                        Some(LeI32(bytes)) => {
+                            Some(LeI32(bytes.get(4 * first..4 * (first + k)).ok_or_else(ty)?))
+                        }
+                        None => None,
+                    };
+                    fully_connected::fully_connected(&sub, mm, ss, x, f, bb.as_ref(), out)
+                } else {
+                    let cc = c.get(first..first + k).ok_or_else(ty)?;
+                    fully_connected::fully_connected_folded(&sub, mm, ss, x, f, cc, out)
+                }
+            })
         }
         program::KIND_AVERAGE_POOL => {
             let pp: pooling::PoolParams = params(pw, ty())?;
