@@ -681,10 +681,15 @@ fn slot_elems(prog: &Program<'_>, s: usize) -> Option<(usize, usize)> {
 }
 
 /// The runtime's own access contract of record `rec` for its input at position `k`, with the
-/// overlapped kernel's element counts (`elems`: the output tensor's elements), exactly the one
-/// the overlapped entry point checks ([`crate::kernels::overlapped`]); an error names why the
-/// operator cannot run overlapped.
-fn pair_contract(rec: &OpRecord<'_>, k: usize, elems: usize) -> Result<Contract, &'static str> {
+/// overlapped kernel's element counts (`elems` and `bytes`: the output tensor's), exactly the
+/// one the overlapped entry point checks ([`crate::kernels::overlapped`]); an error names why
+/// the operator cannot run overlapped.
+fn pair_contract(
+    rec: &OpRecord<'_>,
+    k: usize,
+    elems: usize,
+    bytes: usize,
+) -> Result<Contract, &'static str> {
     const NONE: &str = "declared overlap: the operator's kernel has no overlapped entry point \
                         for that input";
     const PARAMS: &str = "declared overlap: the operator's parameters do not decode";
@@ -727,9 +732,14 @@ fn pair_contract(rec: &OpRecord<'_>, k: usize, elems: usize) -> Result<Contract,
             get(bc.full(k))?;
             Contract::elementwise(bc.sizes()[2], 1, 1)
         }
-        program::KIND_LOGISTIC | program::KIND_REQUANTIZE | program::KIND_COPY => {
+        program::KIND_LOGISTIC | program::KIND_REQUANTIZE => {
             get(k == 0)?;
             Contract::elementwise(elems, 1, 1)
+        }
+        program::KIND_COPY => {
+            // A byte copy (RESHAPE / SQUEEZE of any type).
+            get(k == 0)?;
+            Contract::elementwise(bytes, 1, 1)
         }
         program::KIND_QUANTIZE => {
             get(k == 0)?;
@@ -789,9 +799,17 @@ fn check_overlaps(
             return Err(refuse("declared overlap of a slot the plan does not have"));
         };
         let found = pair_inputs(&rec, pair).map_err(refuse)?;
-        let (elems, _) = slot_elems(prog, usize::from(pair.output))
+        let binary = matches!(rec.kind, program::KIND_ADD | program::KIND_MUL);
+        if !binary && found.other.is_some() {
+            // The inference takes the pair's input as input 0 and no other planned input
+            // (ADD / MUL look theirs up).
+            return Err(refuse(
+                "declared overlap: the operator has another planned input",
+            ));
+        }
+        let (elems, bytes) = slot_elems(prog, usize::from(pair.output))
             .ok_or(refuse("declared overlap: the output slot's tensor"))?;
-        let contract = pair_contract(&rec, found.k, elems).map_err(refuse)?;
+        let contract = pair_contract(&rec, found.k, elems, bytes).map_err(refuse)?;
         let safe = contract.safe_overlap().ok_or(refuse(
             "declared overlap of tensors too large for a contract",
         ))?;
@@ -820,7 +838,8 @@ fn check_overlaps(
 }
 
 /// Runs the operator of declared overlap `q` (`pair`, whose slots share bytes) through its
-/// overlapped kernel on the core's span; `observe(tensor, bytes)` gets its output.
+/// overlapped kernel on the core's span, with the graph I/O in the SHARED region `io` (empty
+/// with I/O in the plan); `observe(tensor, bytes)` gets its output.
 #[allow(clippy::too_many_arguments)]
 fn run_pair(
     p: &mut PlannedInference<'_, '_>,
@@ -828,13 +847,21 @@ fn run_pair(
     rec: &OpRecord<'_>,
     q: usize,
     pair: &OverlapPair,
-    shared: &[Option<&Tensor<'_>>; MAX_IO],
+    io: &[Option<Tensor<'_>>],
     model: &[u8],
     observe: &mut dyn FnMut(usize, &[u8]),
 ) -> Result<(), PairError> {
-    let found = pair_inputs(rec, pair).map_err(|_| PairError::Program)?;
-    let (elems, out_bytes) =
-        slot_elems(prog, usize::from(pair.output)).ok_or(PairError::Program)?;
+    let shared: [Option<&Tensor<'_>>; MAX_IO] =
+        core::array::from_fn(|k| io.get(k).and_then(|t| t.as_ref()));
+    let shared = &shared;
+    // Checked at load: every kind but ADD / MUL reads the pair's input as input 0 and has no
+    // other planned input.
+    let found = if matches!(rec.kind, program::KIND_ADD | program::KIND_MUL) {
+        pair_inputs(rec, pair).map_err(|_| PairError::Program)?
+    } else {
+        PairInputs { k: 0, other: None }
+    };
+    let out_slot = usize::from(pair.output);
     let mut view_of = [0u8; MAX_OP_INPUTS];
     let mut go = |span: OverlapSpan<'_>, views: &[Tensor<'_>]| -> Result<(), PairError> {
         if let Some((j, _)) = found.other {
@@ -848,7 +875,7 @@ fn run_pair(
             model,
         };
         let at = InPlace::checked_at_load(span.input, span.output, span.direction.into());
-        execute_overlapped(rec, found.k, &ins, elems, span.bytes, at)?;
+        let out_bytes = execute_overlapped(rec, found.k, &ins, prog, out_slot, span.bytes, at)?;
         let out = span
             .bytes
             .get(span.output..span.output + out_bytes)
@@ -869,15 +896,17 @@ fn run_pair(
 }
 
 /// [`execute`] for a declared overlap: record `rec`'s overlapped kernel with its input at
-/// position `k` and its output in `buf` (`at`); `elems` output elements.
+/// position `k` and its output (planned slot `out_slot`) in `buf` (`at`). Returns the output's
+/// bytes.
 fn execute_overlapped(
     rec: &OpRecord<'_>,
     k: usize,
     ins: &Inputs<'_, '_>,
-    elems: usize,
+    prog: &Program<'_>,
+    out_slot: usize,
     buf: &mut [u8],
     at: InPlace,
-) -> Result<(), KernelError> {
+) -> Result<usize, KernelError> {
     let ty = || {
         KernelError::unsupported(
             synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN"),
@@ -892,73 +921,66 @@ fn execute_overlapped(
     let w = |k: usize| ins.get(k).bytes();
     let (m, s) = (rec.multipliers, rec.shifts);
     let pw = rec.params;
+    // Elements of the output (the element-wise kinds' count, from the program's slot table).
+    let elems = || slot_elems(prog, out_slot).map(|(e, _)| e).ok_or_else(ty);
+    let all = |d: &[usize; 4]| d.iter().product::<usize>();
     match rec.kind {
         program::KIND_CONV => {
             let pp: conv::ConvParams = params(pw, ty())?;
-            overlapped::conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)
+            overlapped::conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
+            Ok(all(&pp.output_shape))
         }
         program::KIND_DEPTHWISE => {
             let pp: conv::ConvParams = params(pw, ty())?;
-            overlapped::depthwise_conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)
+            overlapped::depthwise_conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
+            Ok(all(&pp.output_shape))
         }
         program::KIND_FULLY_CONNECTED => {
             let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
             let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
             let filter = w(1).get(..n).ok_or_else(ty)?;
+            let out = pp.batches * pp.output_depth;
             if pp.accum_depth > crate::contract::FC_ROW_BUFFER {
-                return overlapped::fully_connected(&pp, m, s, filter, bias(2).as_ref(), buf, at);
+                overlapped::fully_connected(&pp, m, s, filter, bias(2).as_ref(), buf, at)?;
+                return Ok(out);
             }
             // Short rows: a row at a time from its copy on the stack, through the plain
-            // kernel on a slice of the output channels (folded constants when the program has
-            // them, as in `execute`).
-            let ad = pp.accum_depth;
-            let b = bias(2);
+            // kernel writing into the buffer (folded constants when the program has them, as
+            // in `execute`).
+            let one = fully_connected::FullyConnectedParams { batches: 1, ..pp };
             let c = rec.constants;
-            overlapped::fully_connected_rows(&pp, buf, at, |x, first, out| {
-                let k = out.len();
-                let sub = fully_connected::FullyConnectedParams {
-                    batches: 1,
-                    output_depth: k,
-                    ..pp
-                };
-                let f = filter.get(first * ad..(first + k) * ad).ok_or_else(ty)?;
-                let (mm, ss) = if pp.per_channel {
-                    (
-                        m.get(first..first + k).ok_or_else(ty)?,
-                        s.get(first..first + k).ok_or_else(ty)?,
-                    )
-                } else {
-                    (m, s)
-                };
-                if c.is_empty() {
-                    let bb = match &b {
-                        Some(LeI32(bytes)) => {
-                            Some(LeI32(bytes.get(4 * first..4 * (first + k)).ok_or_else(ty)?))
-                        }
-                        None => None,
-                    };
-                    fully_connected::fully_connected(&sub, mm, ss, x, f, bb.as_ref(), out)
-                } else {
-                    let cc = c.get(first..first + k).ok_or_else(ty)?;
-                    fully_connected::fully_connected_folded(&sub, mm, ss, x, f, cc, out)
-                }
-            })
+            if c.is_empty() {
+                let b = bias(2);
+                overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
+                    fully_connected::fully_connected(&one, m, s, x, filter, b.as_ref(), o)
+                })?;
+            } else {
+                overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
+                    fully_connected::fully_connected_folded(&one, m, s, x, filter, c, o)
+                })?;
+            }
+            Ok(out)
         }
         program::KIND_AVERAGE_POOL => {
             let pp: pooling::PoolParams = params(pw, ty())?;
-            overlapped::average_pool(&pp, buf, at)
+            overlapped::average_pool(&pp, buf, at)?;
+            Ok(all(&pp.output_shape))
         }
         program::KIND_MAX_POOL => {
             let pp: pooling::PoolParams = params(pw, ty())?;
-            overlapped::max_pool(&pp, buf, at)
+            overlapped::max_pool(&pp, buf, at)?;
+            Ok(all(&pp.output_shape))
         }
         program::KIND_SOFTMAX => {
             let pp: activations::SoftmaxParams = params(pw, ty())?;
-            overlapped::softmax(&pp, buf, at)
+            overlapped::softmax(&pp, buf, at)?;
+            Ok(pp.outer * pp.depth)
         }
         program::KIND_LOGISTIC => {
             let pp: activations::LogisticParams = params(pw, ty())?;
-            overlapped::logistic(&pp, elems, buf, at)
+            let n = elems()?;
+            overlapped::logistic(&pp, n, buf, at)?;
+            Ok(n)
         }
         program::KIND_ADD | program::KIND_MUL => {
             let other = ins.get(1 - k.min(1));
@@ -983,23 +1005,32 @@ fn execute_overlapped(
                     }
                 }
             };
-            run(buf)
+            run(buf)?;
+            elems()
         }
         program::KIND_COPY => {
             let name = synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN");
-            overlapped::copy(name, elems, buf, at)
+            let n = slot_elems(prog, out_slot).map(|(_, b)| b).ok_or_else(ty)?;
+            overlapped::copy(name, n, buf, at)?;
+            Ok(n)
         }
         program::KIND_QUANTIZE => {
             let q: QuantParams = params(pw, ty())?;
-            overlapped::quantize_f32_i8(q, elems, buf, at)
+            let n = elems()?;
+            overlapped::quantize_f32_i8(q, n, buf, at)?;
+            Ok(n)
         }
         program::KIND_REQUANTIZE => {
             let pp: quantize::RequantizeParams = params(pw, ty())?;
-            overlapped::requantize_i8(&pp, elems, buf, at)
+            let n = elems()?;
+            overlapped::requantize_i8(&pp, n, buf, at)?;
+            Ok(n)
         }
         program::KIND_DEQUANTIZE => {
             let q: QuantParams = params(pw, ty())?;
-            overlapped::dequantize_i8(q, elems, buf, at)
+            let n = elems()?;
+            overlapped::dequantize_i8(q, n, buf, at)?;
+            Ok(4 * n)
         }
         _ => Err(ty()),
     }
@@ -1430,12 +1461,8 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                     let q = next_pair;
                     next_pair += 1;
                     if pair_shares_bytes(slots_of_plan, pair) {
-                        let shared_in: [Option<&Tensor<'a>>; MAX_IO] = if shared_io {
-                            core::array::from_fn(|k| io[k].as_ref())
-                        } else {
-                            [None; MAX_IO]
-                        };
-                        run_pair(p, &prog, &rec, q, pair, &shared_in, model, &mut |t, b| {
+                        let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
+                        run_pair(p, &prog, &rec, q, pair, shared, model, &mut |t, b| {
                             observe(i, t, b)
                         })
                         .map_err(|e| match e {

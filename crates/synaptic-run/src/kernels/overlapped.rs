@@ -402,18 +402,17 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 
 /// FULLY_CONNECTED with short rows ([`Access::RowsBuffered`]: at most [`FC_ROW_BUFFER`]
 /// bytes) in `buf`, a row at a time in `at.direction`: the input row is copied to the stack,
-/// then `row(x, first, out)` computes output channels `first .. first + out.len()` of it from
-/// the copy (a plain kernel, e.g. [`super::fully_connected::fully_connected_folded`] on the
-/// channels' slice of the tables), at most [`FC_ROW_BUFFER`] channels per call, written to the
-/// buffer in the direction's order. The same reads and writes as [`fully_connected`]'s steps up
-/// to their order inside a row, which the contract does not constrain: only a row's first step
-/// reads, so every write of row `r` must land outside the rows still to be read, whatever the
-/// element — the contract's bound at the row's extreme element says so for all of them.
+/// then `row(x, out)` computes the row's outputs from the copy straight into the buffer (a
+/// plain kernel with one batch, e.g. [`super::fully_connected::fully_connected_folded`] with
+/// `u8` outputs). The same reads and writes as [`fully_connected`]'s steps up to their order
+/// inside a row, which the contract does not constrain: only a row's first step reads, so
+/// every write of row `r` must land outside the rows still to be read whatever the element —
+/// the contract's bound at the row's extreme element says so for all of them.
 pub fn fully_connected_rows(
     p: &FullyConnectedParams,
     buf: &mut [u8],
     at: InPlace,
-    mut row: impl FnMut(&[i8], usize, &mut [i8]) -> Result<(), KernelError>,
+    mut row: impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
 ) -> Result<(), KernelError> {
     const OP: &str = "FULLY_CONNECTED";
     let contract = Contract::fully_connected(p);
@@ -425,9 +424,7 @@ pub fn fully_connected_rows(
     }
     check(OP, &contract, buf, &at)?;
     let (ad, od) = (p.accum_depth, p.output_depth);
-    let chunks = od.div_ceil(FC_ROW_BUFFER);
     let mut x = [0i8; FC_ROW_BUFFER];
-    let mut out = [0i8; FC_ROW_BUFFER];
     for r in 0..p.batches {
         let b = match at.direction {
             Direction::Forward => r,
@@ -437,19 +434,8 @@ pub fn fully_connected_rows(
         for (d, &v) in x[..ad].iter_mut().zip(&buf[src..src + ad]) {
             *d = v as i8;
         }
-        for c in 0..chunks {
-            let c = match at.direction {
-                Direction::Forward => c,
-                Direction::Backward => chunks - 1 - c,
-            };
-            let first = c * FC_ROW_BUFFER;
-            let n = FC_ROW_BUFFER.min(od - first);
-            row(&x[..ad], first, &mut out[..n])?;
-            let dst = at.output + b * od + first;
-            for (d, &v) in buf[dst..dst + n].iter_mut().zip(&out[..n]) {
-                *d = v as u8;
-            }
-        }
+        let dst = at.output + b * od;
+        row(&x[..ad], &mut buf[dst..dst + od])?;
     }
     Ok(())
 }

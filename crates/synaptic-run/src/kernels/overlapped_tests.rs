@@ -364,9 +364,9 @@ fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
     )
 }
 
-/// [`fully_connected_rows`] (short rows, a row at a time through the plain kernel on slices
-/// of the output channels, as the interpreter runs it) against the plain kernel: output depths
-/// past the row buffer (several channel chunks), per-tensor and per-channel tables.
+/// [`fully_connected_rows`] (short rows, a row at a time through the plain kernel writing
+/// `u8` outputs into the buffer, as the interpreter runs it) against the plain kernel: output
+/// depths past the row buffer, per-tensor and per-channel tables.
 fn fc_rows_property(seed: u64) -> Result<usize, TestCaseError> {
     let mut rng = Rng::new(seed);
     let (b, ad, od) = (
@@ -407,27 +407,9 @@ fn fc_rows_property(seed: u64) -> Result<usize, TestCaseError> {
     )
     .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
-        fully_connected_rows(&p, buf, at, |x, first, out| {
-            let k = out.len();
-            let sub = FullyConnectedParams {
-                batches: 1,
-                output_depth: k,
-                ..p
-            };
-            let (mm, ss) = if p.per_channel {
-                (&m[first..first + k], &s[first..first + k])
-            } else {
-                (&m[..], &s[..])
-            };
-            fully_connected::fully_connected(
-                &sub,
-                mm,
-                ss,
-                x,
-                &filter[first * ad..(first + k) * ad],
-                Some(&bias[first..first + k]),
-                out,
-            )
+        fully_connected_rows(&p, buf, at, |x, out| {
+            let one = FullyConnectedParams { batches: 1, ..p };
+            fully_connected::fully_connected(&one, &m[..], &s[..], x, &filter, Some(&bias[..]), out)
         })
     };
     case(
