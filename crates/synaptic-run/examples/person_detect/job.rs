@@ -135,7 +135,11 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
             };
             Analysis::new(model, &options).map_err(|e| other(e.to_string()))?
         };
-        let plan = analysis.ephemeral_plan.core_plan();
+        // The overlapped plan (the default) with its declared pairs, run overlapped.
+        let plan = synaptic_run::RunPlan::overlapped(
+            analysis.ephemeral_plan.core_plan(),
+            &analysis.ephemeral_plan.overlaps,
+        );
         // The per-operator data compiled beforehand, as firmware keeps it in flash beside the
         // model (`synmem emit`): no per-operator RAM.
         let compile_err = |e| other(format!("{}: {e}", model_path.display()));
