@@ -649,20 +649,20 @@ fn pair_inputs(rec: &OpRecord<'_>, pair: &OverlapPair) -> Result<PairInputs, &'s
     let mut k = None;
     let mut other = None;
     for j in 0..rec.n_inputs() {
-        match rec.input(j) {
-            Some(Loc::Slot(s)) if s == usize::from(pair.input) => {
-                if k.replace(j).is_some() {
-                    return Err("declared overlap: the operator reads its input slot twice");
-                }
-            }
-            Some(Loc::Slot(s)) => {
-                if other.replace((j, s)).is_some() {
-                    return Err(
-                        "declared overlap: the operator has more than one other planned input",
-                    );
-                }
-            }
-            _ => {}
+        let Some(Loc::Slot(s)) = rec.input(j) else {
+            continue;
+        };
+        let twice = if s == usize::from(pair.input) {
+            k.replace(j).is_some()
+        } else {
+            other.replace((j, s)).is_some()
+        };
+        if twice {
+            return Err(if s == usize::from(pair.input) {
+                "declared overlap: the operator reads its input slot twice"
+            } else {
+                "declared overlap: the operator has more than one other planned input"
+            });
         }
     }
     let k = k.ok_or("declared overlap: the input slot is not an input of the operator")?;
@@ -1127,9 +1127,8 @@ fn with_views<R>(
 pub struct Interpreter<'m, 'a, 'p> {
     model: &'m [u8],
     program: Store<'m, 'a>,
+    /// The plan and its declared overlaps (checked at load, in operator order).
     plan: PlanHandle<'a, 'p>,
-    /// The plan's declared overlaps (checked at load), in operator order.
-    overlaps: &'p [OverlapPair],
     /// Graph inputs then outputs in the SHARED region ([`IoPlacement::Shared`]).
     io: [Option<Tensor<'a>>; MAX_IO],
     placement: IoPlacement,
@@ -1274,7 +1273,6 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
             model,
             program: store,
             plan: plan_handle,
-            overlaps,
             io,
             placement,
             memory,
@@ -1374,12 +1372,11 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
             model,
             program,
             plan,
-            overlaps,
             io,
             placement,
             ..
         } = self;
-        let overlaps: &[OverlapPair] = overlaps;
+        let overlaps: &[OverlapPair] = plan.overlaps();
         let slots_of_plan = plan.plan().slots;
         let words: &[u32] = match program {
             Store::Flash(w) => w,
