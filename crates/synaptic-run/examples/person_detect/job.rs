@@ -300,7 +300,7 @@ pub fn render(r: &Report) -> String {
         "live-set bound of the activations", LIVE_BOUND
     ));
     line(format!(
-        "synaptic-run needs {ram} B, TFLM {TFLM_ARENA} B: {} B less ({:.1} %); above the bound {} B against TFLM's {} B ({:.3}x)",
+        "synaptic-run needs {ram} B, TFLM {TFLM_ARENA} B: {} B less ({:.1} %); above the live-set bound {} B (negative: below it, the overlapped plan) against TFLM's {} B ({:.3}x)",
         TFLM_ARENA as isize - ram as isize,
         100.0 * (TFLM_ARENA as f64 - ram as f64) / TFLM_ARENA as f64,
         ram as isize - LIVE_BOUND as isize,
