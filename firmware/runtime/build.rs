@@ -28,9 +28,9 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
+use synaptic_mem::plan::OverlapPair;
 use synaptic_mem::{Arena, ArenaBuffer};
 use synaptic_plan::{Analysis, IoPlacement, Model, SizingOptions};
-use synaptic_mem::plan::OverlapPair;
 use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Memory, RunPlan};
 use synaptic_tflite::TensorType;
 
