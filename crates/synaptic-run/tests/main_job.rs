@@ -56,7 +56,7 @@ fn person_detect_scores_equal_tflm_and_ram_is_below_tflm() {
     assert_eq!(report.ram[0].io, IoPlacement::Plan);
     assert_eq!(report.ram[1].io, IoPlacement::Shared);
     let ram = report.ram[0].memory.total();
-    assert!(ram < job::LIVE_BOUND && ram <= job::TFLM_ARENA / 2, "{ram}");
+    assert!(ram <= job::TFLM_ARENA / 2, "{ram}"); // so below the live-set bound too
     assert_eq!(report.ram[0].memory.shared, 0);
     assert!(report.ram[1].memory.shared > 0);
     let total: Vec<&str> = text
