@@ -190,12 +190,13 @@ prepare_run() {
             emit_io=$io
             [ "$io" = plan ] && emit_io=ephemeral
             cp "$src" "$run/${m}_$io.tflite"
+            # The C API takes plain plans: --no-overlap.
             "$SYNMEM" emit "$run/${m}_$io.tflite" --lang c --io "$emit_io" --op-data flash \
-                -o "$run/${m}_${io}_plan.h" >/dev/null || return 1
+                --no-overlap -o "$run/${m}_${io}_plan.h" >/dev/null || return 1
             for od in ram flash; do
                 for k in 0 1 2 3 4 5 6 7; do
                     "$SYNMEM" run "$src" --input "$run/${m}_in$k.raw" --io "$io" --op-data "$od" \
-                        --output "$run/${m}_out${k}_${io}_$od.raw" --json \
+                        --no-overlap --output "$run/${m}_out${k}_${io}_$od.raw" --json \
                         >"$run/${m}_${io}_$od.json" || return 1
                 done
                 local f v fig=""

@@ -143,8 +143,15 @@ impl ModelTrace {
     /// Derives a trace from `.tflite` bytes through `synaptic-plan`'s import and planner.
     pub fn from_tflite(name: &str, bytes: &[u8]) -> Result<Self, String> {
         let model = Model::from_bytes(bytes).map_err(|e| e.to_string())?;
-        let seq =
-            allocation_sequence(model, &SizingOptions::default()).map_err(|e| e.to_string())?;
+        let seq = allocation_sequence(
+            model,
+            // The peers replay plain plans (no declared overlap).
+            &SizingOptions {
+                overlap: false,
+                ..SizingOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
         let persistent = seq
             .persistent
             .iter()

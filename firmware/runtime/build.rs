@@ -6,8 +6,11 @@
 //!
 //! 1. reads `$SYNAPTIC_MODELS/<model>.tflite` (default `../shared/models` beside the
 //!    repository) and fails the build with a clear message if it is absent;
-//! 2. plans the activations with `synaptic-plan` twice: graph I/O inside the plan and graph I/O
-//!    in the SHARED region;
+//! 2. plans the activations with `synaptic-plan` three times: graph I/O inside the plan and graph
+//!    I/O in the SHARED region, both overlapped (the default: outputs overlap dying inputs as the
+//!    kernels' access contracts allow, issue 12; the declared pairs are emitted beside each plan
+//!    and run overlapped), and the plain plan (`--no-overlap`) with I/O inside it, for the
+//!    before/after figures;
 //! 3. compiles each placement's program (`synaptic_run::program::compile`, the per-operator
 //!    data) and loads and runs the model on the host with `synaptic-run` (both placements; the
 //!    program given from outside the arena, and compiled at load for the RAM figures) on the input
@@ -25,9 +28,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
+use synaptic_mem::plan::OverlapPair;
 use synaptic_mem::{Arena, ArenaBuffer};
 use synaptic_plan::{Analysis, IoPlacement, Model, SizingOptions};
-use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Memory};
+use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Memory, RunPlan};
 use synaptic_tflite::TensorType;
 
 /// The scratch pool the core accepts at least (Kconfig floor); the kernels need none.
@@ -131,6 +135,8 @@ struct Hosted {
     /// The memory with the program compiled at load into the arena (`Interpreter::new`).
     memory_ram: Memory,
     slots: Vec<synaptic_mem::PlanSlot>,
+    /// The plan's declared overlaps (empty for the plain plan).
+    overlaps: Vec<OverlapPair>,
     region: u32,
     ephemeral_tensors: Vec<usize>,
     memory: Memory,
@@ -139,17 +145,19 @@ struct Hosted {
     input_len: usize,
 }
 
-fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
+fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool) -> Hosted {
     let model = Model::from_bytes(bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
     let a = Analysis::new(
         model,
         &SizingOptions {
             io,
+            overlap,
             ..SizingOptions::default()
         },
     )
     .unwrap_or_else(|e| panic!("{path}: planning failed: {e}"));
-    let plan = a.ephemeral_plan.core_plan();
+    let core_plan = a.ephemeral_plan.core_plan();
+    let plan = RunPlan::overlapped(core_plan, &a.ephemeral_plan.overlaps);
     let run_io = match io {
         IoPlacement::Shared => RunIo::Shared,
         _ => RunIo::Plan,
@@ -189,8 +197,9 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64) -> Hosted {
     Hosted {
         program: words,
         memory_ram,
-        slots: plan.slots.to_vec(),
-        region: plan.region_size,
+        slots: core_plan.slots.to_vec(),
+        overlaps: a.ephemeral_plan.overlaps.clone(),
+        region: core_plan.region_size,
         ephemeral_tensors: a.ephemeral_tensors.clone(),
         memory,
         scratch_peak: runner.stats().scratch_peak,
@@ -230,6 +239,18 @@ fn core_request(shape: &[i32], ty: TensorType) -> ([u32; 4], usize, &'static str
     (out, shape.len().min(4), dtype)
 }
 
+fn overlaps_src(pairs: &[OverlapPair]) -> String {
+    let mut s = String::new();
+    for q in pairs {
+        let _ = writeln!(
+            s,
+            "        OverlapPair {{ op: {}, input: {}, output: {}, direction: OverlapDirection::{:?}, bound: {} }},",
+            q.op, q.input, q.output, q.direction, q.bound
+        );
+    }
+    s
+}
+
 fn slots_src(slots: &[synaptic_mem::PlanSlot]) -> String {
     let mut s = String::new();
     for p in slots {
@@ -254,12 +275,18 @@ fn model_module(dir: &std::path::Path, name: &str, seed: u64, out: &std::path::P
         )
     });
     let file = file.canonicalize().expect("canonical model path");
-    let plan = host_run(&path, &bytes, IoPlacement::Ephemeral, seed);
-    let shared = host_run(&path, &bytes, IoPlacement::Shared, seed);
+    let plan = host_run(&path, &bytes, IoPlacement::Ephemeral, seed, true);
+    let shared = host_run(&path, &bytes, IoPlacement::Shared, seed, true);
+    let plain = host_run(&path, &bytes, IoPlacement::Ephemeral, seed, false);
     assert_eq!(
         plan.output, shared.output,
         "{name}: the two I/O placements disagree on the host"
     );
+    assert_eq!(
+        plan.output, plain.output,
+        "{name}: the overlapped and the plain plan disagree on the host"
+    );
+    assert!(plain.overlaps.is_empty());
     assert_eq!(
         plan.scratch_peak + shared.scratch_peak,
         0,
@@ -343,16 +370,19 @@ fn model_module(dir: &std::path::Path, name: &str, seed: u64, out: &std::path::P
     let sm = shared.memory;
     let shared_region = sm.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
     let pr = plan.memory_ram;
+    let qm = plain.memory;
     let buf = accepted_arena(&pm)
         .max(accepted_arena(&sm))
-        .max(accepted_arena(&pr));
+        .max(accepted_arena(&pr))
+        .max(accepted_arena(&qm));
     let fnv = fnv1a(&plan.output);
     format!(
         "
 /// `{name}`: model, plans, input and expected output.
 pub mod {name} {{
     use super::{{Alloc, Aligned, View}};
-    use synaptic_mem::plan::{{Plan, PlanSlot}};
+    #[allow(unused_imports)]
+    use synaptic_mem::plan::{{OverlapDirection, OverlapPair, Plan, PlanSlot}};
     #[allow(unused_imports)]
     use synaptic_mem::DType;
 
@@ -363,13 +393,28 @@ pub mod {name} {{
     /// Slots of the plan with graph I/O inside it.
     pub const PLAN_SLOTS: [PlanSlot; {n_plan}] = [
 {plan_slots}    ];
-    /// The plan with graph I/O inside it.
+    /// The plan with graph I/O inside it (overlapped).
     pub const PLAN: Plan<'static> = Plan {{ region_size: {plan_region}, slots: &PLAN_SLOTS }};
+    /// The declared overlaps of [`PLAN`].
+    pub const PLAN_OVERLAPS: [OverlapPair; {n_plan_ov}] = [
+{plan_ov}    ];
     /// Slots of the plan with graph I/O in the SHARED region.
     pub const SHARED_PLAN_SLOTS: [PlanSlot; {n_shared}] = [
 {shared_slots}    ];
     /// The plan with graph I/O in the SHARED region.
     pub const SHARED_PLAN: Plan<'static> = Plan {{ region_size: {shared_region_plan}, slots: &SHARED_PLAN_SLOTS }};
+    /// The declared overlaps of [`SHARED_PLAN`].
+    pub const SHARED_PLAN_OVERLAPS: [OverlapPair; {n_shared_ov}] = [
+{shared_ov}    ];
+    /// Slots of the plain plan (`--no-overlap`) with graph I/O inside it.
+    pub const PLAIN_PLAN_SLOTS: [PlanSlot; {n_plain}] = [
+{plain_slots}    ];
+    /// The plain plan with graph I/O inside it (before issue 12).
+    pub const PLAIN_PLAN: Plan<'static> = Plan {{ region_size: {plain_region}, slots: &PLAIN_PLAN_SLOTS }};
+    /// Exact RAM with the plain plan (I/O in it, program in flash).
+    pub const EXACT_PLAIN: usize = {exact_plain};
+    /// The arena for that.
+    pub const ARENA_PLAIN: usize = {arena_plain};
     /// The compiled program with I/O in the plan (flash; `Interpreter::with_program`).
     pub static PROGRAM: [u32; {n_prog}] = {prog:?};
     /// The compiled program with I/O in the SHARED region (flash).
@@ -415,6 +460,15 @@ pub mod {name} {{
         n_shared = shared.slots.len(),
         shared_slots = slots_src(&shared.slots),
         shared_region_plan = shared.region,
+        n_plan_ov = plan.overlaps.len(),
+        plan_ov = overlaps_src(&plan.overlaps),
+        n_shared_ov = shared.overlaps.len(),
+        shared_ov = overlaps_src(&shared.overlaps),
+        n_plain = plain.slots.len(),
+        plain_slots = slots_src(&plain.slots),
+        plain_region = plain.region,
+        exact_plain = qm.total(),
+        arena_plain = accepted_arena(&qm),
         input_len = input.len(),
         input_path = input_file.display().to_string(),
         output_len = plan.output.len(),

@@ -337,6 +337,12 @@ impl<'p> PlanHandle<'_, 'p> {
     pub fn plan(&self) -> &Plan<'p> {
         self.loaded.plan()
     }
+
+    /// The declared output/input overlaps it was loaded with
+    /// ([`Loader::load_overlapped_plan`]; empty for a plain plan).
+    pub fn overlaps(&self) -> &'p [OverlapPair] {
+        self.loaded.overlaps()
+    }
 }
 
 /// Runs inferences. There is one per [`Arena::split`]; [`Runner::inference`] needs it mutably,

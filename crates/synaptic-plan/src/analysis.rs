@@ -79,22 +79,13 @@ pub struct SizingOptions {
     /// Planner settings (strategy and search budget).
     pub plan: PlanOptions,
     /// Plan below the live-set bound: outputs overlapping dying inputs as the kernels' access
-    /// contracts allow ([`crate::overlap`]). Off by default: such a plan declares its overlaps
-    /// ([`MemoryPlan::overlaps`]) and only a runtime that runs those operators overlapped may
-    /// use it — see [`OVERLAP_RUNTIME_TODO`].
+    /// contracts allow ([`crate::overlap`]). On by default: such a plan declares its overlaps
+    /// ([`MemoryPlan::overlaps`]), which `synaptic_run::Interpreter` loads with the plan
+    /// (`RunPlan::overlapped`), checks against its own contracts and runs overlapped. Off
+    /// (`--no-overlap`) gives the plain plan (no declared overlap), for runtimes that do not run
+    /// overlapped operators (the C API's typed plans, `syn_mem_plan_*`; TFLM).
     pub overlap: bool,
 }
-
-/// **TODO (issue 12), the one place this is stated**: `synaptic_run::Interpreter` does not yet
-/// execute overlapped operators (its invoke path is being rewritten around a precompiled
-/// per-operator program), so every plan meant to *run* — `synmem run`, `synmem emit`, the
-/// runtime's own planning, the firmware — is planned with [`SizingOptions::overlap`] off.
-/// Only `synmem plan` (a report) defaults to the overlapped plan (`--no-overlap` gives the
-/// plain one). Once the interpreter runs each declared [`synaptic_mem::plan::OverlapPair`] in
-/// its direction (checking the declaration against its own contract), `run` and `emit` can
-/// switch.
-pub const OVERLAP_RUNTIME_TODO: &str = "the runtime does not execute overlapped plans yet: \
-     synmem run and emit plan without overlaps";
 
 impl Default for SizingOptions {
     fn default() -> Self {
@@ -105,7 +96,7 @@ impl Default for SizingOptions {
             weights: WeightsPlacement::Sram,
             io: IoPlacement::Shared,
             plan: PlanOptions::default(),
-            overlap: false,
+            overlap: true,
         }
     }
 }

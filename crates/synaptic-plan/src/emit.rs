@@ -5,7 +5,12 @@
 //! A third (`SLOT_TYPES` / `<prefix>_slot_types`, [`synaptic_mem::plan::SlotType`] /
 //! `syn_plan_type_t`) gives each slot's tensor shape and core dtype, the descriptor templates of
 //! a typed plan: `RawArena::load_typed_plan(PLAN, &SLOT_TYPES)` in Rust,
-//! `syn_mem_plan_load(<PREFIX>_PLAN_ARGS, &plan)` in C.
+//! `syn_mem_plan_load(<PREFIX>_PLAN_ARGS, &plan)` in C. A fourth (`OVERLAPS` /
+//! `<prefix>_overlaps`, [`synaptic_mem::plan::OverlapPair`] / `syn_plan_overlap_t`) lists the
+//! plan's declared output/input overlaps (issue 12; empty with `--no-overlap`): synaptic-run
+//! runs them with `Interpreter::new(model, loader, RunPlan::overlapped(PLAN, &OVERLAPS), io)`.
+//! The C API's typed plans (`syn_mem_plan_*`) and `syn_run` take plain plans only: emit those
+//! with `--no-overlap` (an overlapped plan is refused there as invalid).
 
 use crate::analysis::Analysis;
 use crate::trace::CoreRequest;
@@ -282,7 +287,43 @@ fn emit_rust(a: &Analysis) -> String {
         s,
         "pub const PLAN: Plan<'static> = Plan {{ region_size: REGION_SIZE, slots: &SLOTS }};"
     );
+    let pairs = &plan.overlaps;
+    let _ = writeln!(
+        s,
+        "/// The plan's declared output/input overlaps (empty: a plain plan), for\n\
+         /// `Interpreter::new(model, loader, RunPlan::overlapped(PLAN, &OVERLAPS), io)`."
+    );
+    let _ = writeln!(
+        s,
+        "pub const OVERLAPS: [synaptic_mem::plan::OverlapPair; {}] = [",
+        pairs.len()
+    );
+    for q in pairs {
+        let _ = writeln!(
+            s,
+            "    synaptic_mem::plan::OverlapPair {{ op: {}, input: {}, output: {}, direction: \
+             synaptic_mem::plan::OverlapDirection::{:?}, bound: {} }}, // {}",
+            q.op,
+            q.input,
+            q.output,
+            q.direction,
+            q.bound,
+            pair_comment(a, q)
+        );
+    }
+    s.push_str("];\n");
     s
+}
+
+/// `tensor i -> tensor o, delta d`: a declared overlap in words.
+fn pair_comment(a: &Analysis, q: &synaptic_mem::plan::OverlapPair) -> String {
+    let slots = a.ephemeral_plan.slots();
+    let (i, o) = (usize::from(q.input), usize::from(q.output));
+    let delta = i64::from(slots[o].offset) - i64::from(slots[i].offset);
+    format!(
+        "operator {}: tensor {} -> tensor {}, delta {delta}",
+        q.op, a.ephemeral_tensors[i], a.ephemeral_tensors[o]
+    )
 }
 
 fn emit_c(a: &Analysis) -> String {
@@ -390,6 +431,36 @@ fn emit_c(a: &Analysis) -> String {
         s,
         "#define {p}_PLAN_ARGS {lp}_slots, {lp}_slot_types, {p}_SLOT_COUNT, {p}_REGION_SIZE\n"
     );
+    s.push_str("#ifndef SYN_PLAN_OVERLAP_T_DEFINED\n#define SYN_PLAN_OVERLAP_T_DEFINED\n");
+    s.push_str("/* Same layout as synaptic_mem::plan::OverlapPair (#[repr(C)]). */\n");
+    s.push_str("typedef struct {\n    uint16_t op;        /* the operator (0-based) */\n    uint16_t input;     /* the input slot (dies at op) */\n    uint16_t output;    /* the output slot (born at op) */\n    uint8_t direction;  /* 0 forward, 1 backward */\n    int32_t bound;      /* the safe delta output.offset - input.offset (forward: at most, backward: at least) */\n} syn_plan_overlap_t;\n#endif\n\n");
+    let pairs = &plan.overlaps;
+    let _ = writeln!(
+        s,
+        "/* The plan's declared output/input overlaps, run overlapped by synaptic-run (the typed \
+         plans of syn_mem_plan_load take plain plans: emit those with --no-overlap). */"
+    );
+    let _ = writeln!(s, "#define {p}_OVERLAP_COUNT {}u", pairs.len());
+    let _ = writeln!(
+        s,
+        "static const syn_plan_overlap_t {lp}_overlaps[] SYNMEM_PLAN_UNUSED = {{"
+    );
+    if pairs.is_empty() {
+        s.push_str("    {0u, 0u, 0u, 0u, 0}, /* placeholder: no declared overlap */\n");
+    }
+    for q in pairs {
+        let _ = writeln!(
+            s,
+            "    {{{}u, {}u, {}u, {}u, {}}}, /* {} */",
+            q.op,
+            q.input,
+            q.output,
+            q.direction as u8,
+            q.bound,
+            pair_comment(a, q)
+        );
+    }
+    s.push_str("};\n\n");
     let _ = writeln!(s, "#endif /* SYNMEM_PLAN_{p}_H */");
     s
 }

@@ -15,8 +15,8 @@
 //!   exact branch-and-bound), reporting whether each plan is proven optimal.
 //! * [`overlap`] — plans below the live-set bound: outputs overlapping dying inputs as the
 //!   kernels' access contracts (`synaptic_run::contract`) allow, the overlap lower bound, and
-//!   the declared pairs ([`SizingOptions::overlap`]; not yet for plans the runtime runs:
-//!   [`OVERLAP_RUNTIME_TODO`]).
+//!   the declared pairs ([`SizingOptions::overlap`], on by default; `synaptic_run::Interpreter`
+//!   runs them).
 //! * [`Analysis`] — sizing by region (persistent, ephemeral, scratch, shared) and the verdict
 //!   against an arena configuration; [`Report`] is what `synmem plan --json` prints.
 //! * [`allocation_sequence`] — the whole allocation sequence, for replays on the core and on
@@ -60,7 +60,7 @@ pub mod trace;
 
 pub use analysis::{
     scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown, Report, Shortfall,
-    SizingOptions, WeightsPlacement, OVERLAP_RUNTIME_TODO,
+    SizingOptions, WeightsPlacement,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};

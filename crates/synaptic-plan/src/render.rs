@@ -206,9 +206,9 @@ pub fn plan_text(a: &Analysis) -> String {
         r.overlap_lower_bound_bytes,
         if r.overlap {
             format!(
-                "{} pair(s) overlap in this plan ({}; --no-overlap gives their plan)",
-                r.overlap_pairs.len(),
-                crate::OVERLAP_RUNTIME_TODO
+                "{} pair(s) overlap in this plan (the runtime runs them overlapped; \
+                 --no-overlap gives the plain plan)",
+                r.overlap_pairs.len()
             )
         } else {
             "not used".to_string()

@@ -67,6 +67,24 @@ fn ser_slots<S: serde::Serializer>(v: &[PlanSlot], s: S) -> Result<S::Ok, S::Err
     seq.end()
 }
 
+fn ser_overlaps<S: serde::Serializer>(
+    v: &[synaptic_mem::plan::OverlapPair],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(v.len()))?;
+    for p in v {
+        seq.serialize_element(&[
+            i64::from(p.op),
+            i64::from(p.input),
+            i64::from(p.output),
+            p.direction as i64,
+            i64::from(p.bound),
+        ])?;
+    }
+    seq.end()
+}
+
 impl CoreRequest {
     /// The core request for a TFLite tensor of `shape` and `dtype`; its byte size (the core's
     /// `shape_bytes`) is checked to equal the TFLite size ([`TensorType::bytes_of`]).
@@ -241,6 +259,11 @@ pub struct AllocationSequence {
     pub plan_slots: Vec<PlanSlot>,
     /// Size of the planned ephemeral region (data only).
     pub plan_region_size: u64,
+    /// The plan's declared output/input overlaps (`[op, input slot, output slot, direction
+    /// (0 forward, 1 backward), bound]` each; empty for a plain plan): load the plan with them
+    /// (`Loader::load_overlapped_plan`).
+    #[serde(serialize_with = "ser_overlaps")]
+    pub plan_overlaps: Vec<synaptic_mem::plan::OverlapPair>,
     /// Per-operator scratch, if a table was given in the options.
     pub scratch_per_op: Option<Vec<u64>>,
     /// Persistent bytes of one descriptor per plan slot (planned runtime).
@@ -348,6 +371,7 @@ pub fn sequence_of(a: &Analysis) -> Result<AllocationSequence, ImportError> {
         activations,
         plan_slots: a.ephemeral_plan.slots().to_vec(),
         plan_region_size: a.ephemeral_plan.region_size,
+        plan_overlaps: a.ephemeral_plan.overlaps.clone(),
         scratch_per_op: a.options.scratch_per_op.clone(),
         activation_descriptor_bytes,
         flash_descriptor_bytes,

@@ -1,14 +1,43 @@
 //! The emitted Rust plan compiles against the core and validates: `golden/kws_ref_model_plan.rs`
 //! is `synmem emit kws_ref_model.tflite --lang rust` output, included here as code, and the
 //! test checks the generator still produces exactly it (and `golden/kws_ref_model_plan.h`, the
-//! `--lang c` output, which the C API's tests compile and load). After a deliberate format
-//! change, regenerate with `UPDATE_GOLDEN=1 cargo test -p synaptic-plan --test emit_golden`.
+//! `--lang c` output, which the C API's tests compile and load). Those two are the plain plan
+//! (`--no-overlap`: the C API's typed plans take plain plans);
+//! `golden/kws_ref_model_overlapped_plan.rs` is the default (overlapped) output, whose
+//! `OVERLAPS` validate the plan by the core's one rule. After a deliberate format change,
+//! regenerate with `UPDATE_GOLDEN=1 cargo test -p synaptic-plan --test emit_golden`.
 
 mod common;
 
 #[allow(dead_code)]
 mod golden {
     include!("golden/kws_ref_model_plan.rs");
+}
+
+#[allow(dead_code)]
+mod overlapped {
+    include!("golden/kws_ref_model_overlapped_plan.rs");
+}
+
+/// Plain sizing options (`--no-overlap`).
+fn plain() -> SizingOptions {
+    SizingOptions {
+        overlap: false,
+        ..SizingOptions::default()
+    }
+}
+
+#[test]
+fn emitted_overlapped_plan_declares_its_pairs() {
+    assert!(golden::OVERLAPS.is_empty());
+    assert!(!overlapped::OVERLAPS.is_empty());
+    assert_eq!(
+        overlapped::PLAN.validate_overlapped(&overlapped::OVERLAPS),
+        Ok(())
+    );
+    // Without its declarations the plan shares bytes between tensors live together.
+    assert!(overlapped::PLAN.validate().is_err());
+    const { assert!(overlapped::REGION_SIZE < golden::REGION_SIZE) };
 }
 
 use synaptic_mem::{ArenaBuffer, RawArena};
@@ -47,7 +76,7 @@ fn every_models_slot_types_load_as_a_typed_plan() {
     };
     let mut buf = Box::new(ArenaBuffer::<524288>::new());
     for path in common::model_paths(&dir) {
-        let a = Analysis::new(Model::from_file(&path).unwrap(), &SizingOptions::default()).unwrap();
+        let a = Analysis::new(Model::from_file(&path).unwrap(), &plain()).unwrap();
         let slots = a.ephemeral_plan.slots();
         let types: Vec<_> = slot_types(&a)
             .into_iter()
@@ -75,7 +104,7 @@ fn generator_reproduces_the_golden_file() {
         return;
     };
     let model = Model::from_file(dir.join("kws_ref_model.tflite")).unwrap();
-    let a = Analysis::new(model, &SizingOptions::default()).unwrap();
+    let a = Analysis::new(model.clone(), &plain()).unwrap();
     let text = emit(&a, Lang::Rust);
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/kws_ref_model_plan.rs");
@@ -99,4 +128,23 @@ fn generator_reproduces_the_golden_file() {
         c,
         "emit --lang c output changed; see the module docs"
     );
+    let ov = Analysis::new(model, &SizingOptions::default()).unwrap();
+    let text = emit(&ov, Lang::Rust);
+    let ov_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/kws_ref_model_overlapped_plan.rs");
+    if std::env::var("UPDATE_GOLDEN").as_deref() == Ok("1") {
+        std::fs::write(&ov_path, &text).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&ov_path).unwrap(),
+        text,
+        "emit output (overlapped) changed; see the module docs"
+    );
+    assert_eq!(overlapped::OVERLAPS.len(), ov.ephemeral_plan.overlaps.len());
+    // The C header declares the same pairs.
+    let c = emit(&ov, Lang::C);
+    assert!(c.contains(&format!(
+        "_OVERLAP_COUNT {}u",
+        ov.ephemeral_plan.overlaps.len()
+    )));
 }

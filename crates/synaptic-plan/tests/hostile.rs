@@ -11,7 +11,12 @@ fn exercise(bytes: &[u8]) -> Result<(), ImportError> {
     let result = Model::from_bytes(bytes).and_then(|m| {
         let a = Analysis::new(m.clone(), &SizingOptions::default())?;
         a.activation_plan.check().expect("valid plan");
-        assert_eq!(a.ephemeral_plan.core_plan().validate(), Ok(()));
+        assert_eq!(
+            a.ephemeral_plan
+                .core_plan()
+                .validate_overlapped(&a.ephemeral_plan.overlaps),
+            Ok(())
+        );
         allocation_sequence(m, &SizingOptions::default()).map(|_| ())
     });
     if let Err(e) = &result {

@@ -38,8 +38,10 @@ fn planned_sequences_fit_exactly_the_reported_arena() {
     let mut replayed = 0;
     for path in common::model_paths(&dir) {
         let model = Model::from_file(&path).unwrap();
+        // Replayed on the core's plain planned path: the plain plan.
         let mut opts = SizingOptions {
             scratch_bytes: 1024,
+            overlap: false,
             ..SizingOptions::default()
         };
         // Tiny models: grow the scratch pool so the arena reaches the core's 4 KB minimum.

@@ -33,6 +33,8 @@ fn opts(arena: usize, scratch: usize) -> SizingOptions {
     SizingOptions {
         arena_bytes: arena,
         scratch_bytes: scratch,
+        // The replays run on the core's plain planned path.
+        overlap: false,
         ..SizingOptions::default()
     }
 }
@@ -262,8 +264,8 @@ fn random_options(m: &Model, rng: &mut Rng) -> SizingOptions {
             strategy,
             ..PlanOptions::default()
         },
-        // The replays run plans on the core's plain rule (the runtime does not execute
-        // overlapped operators yet: OVERLAP_RUNTIME_TODO); overlapped plans: tests/overlap.rs.
+        // The replays run plans on the core's plain rule; overlapped plans: tests/overlap.rs
+        // and synaptic-run's tests.
         overlap: false,
     }
 }

@@ -39,6 +39,8 @@ fn slots(io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
             IoPlacement::Shared => PlanIo::Shared,
             IoPlacement::Plan => PlanIo::Ephemeral,
         },
+        // The C API takes plain plans (`synmem emit --no-overlap`).
+        overlap: false,
         ..SizingOptions::default()
     };
     let a = Analysis::new(m, &options).unwrap();

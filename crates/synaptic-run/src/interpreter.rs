@@ -42,11 +42,14 @@
 
 use core::fmt;
 
+use synaptic_mem::plan::{OverlapDirection, OverlapPair, OverlapSpan};
 use synaptic_mem::{
     AllocError, DType, Loader, Plan, PlanHandle, PlanLoadError, PlannedInference, Runner, Tensor,
 };
 
+use crate::contract::{Contract, Direction};
 use crate::error::KernelError;
+use crate::kernels::overlapped::{self, InPlace};
 use crate::kernels::{
     activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce, LeI32,
 };
@@ -75,6 +78,60 @@ pub enum IoPlacement {
     /// Inside the plan, sharing memory with activations not live with them (least RAM). The
     /// input is copied in at the start of an inference and the output out at its end.
     Plan,
+}
+
+/// The plan an [`Interpreter`] runs: a [`Plan`] and the output/input overlaps it declares
+/// ([`OverlapPair`], issue 12; empty for a plain plan). `synaptic-plan` makes both
+/// (`MemoryPlan::core_plan`, `MemoryPlan::overlaps`), `synmem emit` writes them (`PLAN`,
+/// `OVERLAPS`). A plain [`Plan`] converts into one with no overlaps, so the constructors take
+/// either:
+///
+/// ```
+/// use synaptic_mem::plan::{OverlapDirection, OverlapPair, Plan, PlanSlot};
+/// use synaptic_run::interpreter::RunPlan;
+/// const SLOTS: &[PlanSlot] = &[
+///     PlanSlot { offset: 0, size: 32, first_op: 0, last_op: 1 },
+///     PlanSlot { offset: 16, size: 64, first_op: 1, last_op: 2 },
+/// ];
+/// const PAIRS: &[OverlapPair] = &[OverlapPair {
+///     op: 1, input: 0, output: 1, direction: OverlapDirection::Backward, bound: 7,
+/// }];
+/// let plan = Plan { region_size: 80, slots: SLOTS };
+/// assert!(RunPlan::from(plan).overlaps.is_empty());
+/// let overlapped = RunPlan::overlapped(plan, PAIRS);
+/// assert_eq!(overlapped.overlaps.len(), 1);
+/// ```
+///
+/// At load every declared pair is checked against the runtime's **own** access contract of
+/// its operator ([`crate::contract`], derived from the compiled program's parameters, never
+/// from the pair's `bound`): the pair must be the operator's output slot and one input slot it
+/// reads once, its kernel must have an overlapped entry point ([`crate::kernels::overlapped`])
+/// for that input in the declared direction, the declared bound must claim no more than the
+/// contract's and the plan's actual delta must be safe. Anything else is a
+/// [`LoadError::Plan`]. Pairs are listed in operator order, at most one per operator (what
+/// `synaptic-plan` declares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunPlan<'p> {
+    /// Slots and region.
+    pub plan: Plan<'p>,
+    /// The declared output/input overlaps (empty: a plain plan).
+    pub overlaps: &'p [OverlapPair],
+}
+
+impl<'p> RunPlan<'p> {
+    /// `plan` with its declared `overlaps`.
+    pub const fn overlapped(plan: Plan<'p>, overlaps: &'p [OverlapPair]) -> Self {
+        RunPlan { plan, overlaps }
+    }
+}
+
+impl<'p> From<Plan<'p>> for RunPlan<'p> {
+    fn from(plan: Plan<'p>) -> Self {
+        RunPlan {
+            plan,
+            overlaps: &[],
+        }
+    }
 }
 
 /// Why a model could not be loaded.
@@ -541,6 +598,444 @@ fn execute(
     }
 }
 
+/// Whether the two slots of a declared overlap share bytes (if not, the operator runs as in
+/// a plain plan: the core hands out both as tensors).
+#[inline]
+fn pair_shares_bytes(slots: &[synaptic_mem::PlanSlot], pair: &OverlapPair) -> bool {
+    match (
+        slots.get(usize::from(pair.input)),
+        slots.get(usize::from(pair.output)),
+    ) {
+        (Some(a), Some(b)) => a.memory_overlaps(b),
+        _ => false,
+    }
+}
+
+/// How a declared overlap's operator failed at run time.
+enum PairError {
+    Kernel(KernelError),
+    Alloc(AllocError),
+    /// The record does not match the pair (cannot happen for a plan that loaded).
+    Program,
+}
+
+impl From<AllocError> for PairError {
+    fn from(e: AllocError) -> Self {
+        PairError::Alloc(e)
+    }
+}
+
+impl From<KernelError> for PairError {
+    fn from(e: KernelError) -> Self {
+        PairError::Kernel(e)
+    }
+}
+
+/// Where a declared overlap's input is among its operator's inputs, and its operator's other
+/// planned input (at most one; ADD / MUL), from the record.
+struct PairInputs {
+    /// The input position (operator input index) of the pair's input slot.
+    k: usize,
+    /// The other planned input: its position and slot.
+    other: Option<(usize, usize)>,
+}
+
+/// The positions of `pair`'s slots in `rec`: its output must be the record's output slot and
+/// its input exactly one of the record's inputs; at most one other input may be planned.
+fn pair_inputs(rec: &OpRecord<'_>, pair: &OverlapPair) -> Result<PairInputs, &'static str> {
+    if rec.out_loc != Loc::Slot(usize::from(pair.output)) {
+        return Err("declared overlap: the output slot is not the operator's output");
+    }
+    let mut k = None;
+    let mut other = None;
+    for j in 0..rec.n_inputs() {
+        let Some(Loc::Slot(s)) = rec.input(j) else {
+            continue;
+        };
+        let twice = if s == usize::from(pair.input) {
+            k.replace(j).is_some()
+        } else {
+            other.replace((j, s)).is_some()
+        };
+        if twice {
+            return Err(if s == usize::from(pair.input) {
+                "declared overlap: the operator reads its input slot twice"
+            } else {
+                "declared overlap: the operator has more than one other planned input"
+            });
+        }
+    }
+    let k = k.ok_or("declared overlap: the input slot is not an input of the operator")?;
+    Ok(PairInputs { k, other })
+}
+
+/// Elements and bytes of planned slot `s`'s tensor (from the program's slot table).
+fn slot_elems(prog: &Program<'_>, s: usize) -> Option<(usize, usize)> {
+    let (shape, n, dtype) = prog.slot(s)?;
+    let mut e = 1usize;
+    for &d in &shape[..n] {
+        e = e.checked_mul(usize::try_from(d).ok()?)?;
+    }
+    let bytes = synaptic_mem::shape_bytes(&shape[..n], dtype).ok()?.1;
+    Some((e, usize::try_from(bytes).ok()?))
+}
+
+/// The runtime's own access contract of record `rec` for its input at position `k`, with the
+/// overlapped kernel's element counts (`elems` and `bytes`: the output tensor's), exactly the
+/// one the overlapped entry point checks ([`crate::kernels::overlapped`]); an error names why
+/// the operator cannot run overlapped.
+fn pair_contract(
+    rec: &OpRecord<'_>,
+    k: usize,
+    elems: usize,
+    bytes: usize,
+) -> Result<Contract, &'static str> {
+    const NONE: &str = "declared overlap: the operator's kernel has no overlapped entry point \
+                        for that input";
+    const PARAMS: &str = "declared overlap: the operator's parameters do not decode";
+    const BAD: KernelError = KernelError::Unsupported {
+        op: "",
+        what: "parameters",
+    };
+    let pw = rec.params;
+    let get = |ok: bool| if ok { Ok(()) } else { Err(NONE) };
+    Ok(match rec.kind {
+        program::KIND_CONV | program::KIND_DEPTHWISE => {
+            get(k == 0)?;
+            let pp: conv::ConvParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            Contract::conv(&pp, rec.kind == program::KIND_DEPTHWISE)
+        }
+        program::KIND_FULLY_CONNECTED => {
+            get(k == 0)?;
+            let pp: fully_connected::FullyConnectedParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            Contract::fully_connected(&pp)
+        }
+        program::KIND_AVERAGE_POOL | program::KIND_MAX_POOL => {
+            get(k == 0)?;
+            let pp: pooling::PoolParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            Contract::pool(&pp)
+        }
+        program::KIND_SOFTMAX => {
+            get(k == 0)?;
+            let pp: activations::SoftmaxParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            Contract::softmax(&pp)
+        }
+        program::KIND_ADD | program::KIND_MUL => {
+            get(k < 2)?;
+            let bc = if rec.kind == program::KIND_ADD {
+                let pp: elementwise::AddParams = params(pw, BAD).map_err(|_| PARAMS)?;
+                pp.broadcast
+            } else {
+                let pp: elementwise::MulParams = params(pw, BAD).map_err(|_| PARAMS)?;
+                pp.broadcast
+            };
+            get(bc.full(k))?;
+            Contract::elementwise(bc.sizes()[2], 1, 1)
+        }
+        program::KIND_LOGISTIC | program::KIND_REQUANTIZE => {
+            get(k == 0)?;
+            Contract::elementwise(elems, 1, 1)
+        }
+        program::KIND_COPY => {
+            // A byte copy (RESHAPE / SQUEEZE of any type).
+            get(k == 0)?;
+            Contract::elementwise(bytes, 1, 1)
+        }
+        program::KIND_QUANTIZE => {
+            get(k == 0)?;
+            Contract::elementwise(elems, 4, 1)
+        }
+        program::KIND_DEQUANTIZE => {
+            get(k == 0)?;
+            Contract::elementwise(elems, 1, 4)
+        }
+        _ => return Err(NONE),
+    })
+}
+
+/// Checks every declared overlap of `plan` against the runtime's own contracts (see
+/// [`RunPlan`]): in operator order, one per operator, the operator's output and one input it
+/// reads once, a kernel with an overlapped entry point for it, the declared bound no more than
+/// the contract's and the plan's delta safe in the declared direction.
+fn check_overlaps(
+    prog: &Program<'_>,
+    plan: &Plan<'_>,
+    overlaps: &[OverlapPair],
+) -> Result<(), LoadError> {
+    let mut at = prog.header(program::h::OPS_AT);
+    let mut op = 0usize;
+    for (q, pair) in overlaps.iter().enumerate() {
+        let refuse = |what: &'static str| LoadError::Plan {
+            what,
+            slot: usize::from(pair.output),
+            tensor: prog
+                .slot_tensor(usize::from(pair.output))
+                .unwrap_or(usize::MAX),
+        };
+        if q > 0 && overlaps[q - 1].op >= pair.op {
+            return Err(refuse(
+                "declared overlaps must be in operator order, at most one per operator",
+            ));
+        }
+        let target = usize::from(pair.op);
+        if target >= prog.ops() {
+            return Err(refuse(
+                "declared overlap of an operator the model does not have",
+            ));
+        }
+        // Walk the records up to the pair's operator (once over all pairs).
+        let rec = loop {
+            let (rec, next) = prog.op(at).ok_or(refuse("program record"))?;
+            if op == target {
+                break rec;
+            }
+            at = next;
+            op += 1;
+        };
+        let (Some(si), Some(so)) = (
+            plan.slots.get(usize::from(pair.input)),
+            plan.slots.get(usize::from(pair.output)),
+        ) else {
+            return Err(refuse("declared overlap of a slot the plan does not have"));
+        };
+        let found = pair_inputs(&rec, pair).map_err(refuse)?;
+        let binary = matches!(rec.kind, program::KIND_ADD | program::KIND_MUL);
+        if !binary && found.other.is_some() {
+            // The inference takes the pair's input as input 0 and no other planned input
+            // (ADD / MUL look theirs up).
+            return Err(refuse(
+                "declared overlap: the operator has another planned input",
+            ));
+        }
+        let (elems, bytes) = slot_elems(prog, usize::from(pair.output))
+            .ok_or(refuse("declared overlap: the output slot's tensor"))?;
+        let contract = pair_contract(&rec, found.k, elems, bytes).map_err(refuse)?;
+        let safe = contract.safe_overlap().ok_or(refuse(
+            "declared overlap of tensors too large for a contract",
+        ))?;
+        let dir = Direction::from(pair.direction);
+        let bound = i64::from(pair.bound);
+        let claims_no_more = match pair.direction {
+            OverlapDirection::Forward => bound <= safe.forward_max,
+            OverlapDirection::Backward => safe.backward_min.is_some_and(|b| bound >= b),
+        };
+        if !claims_no_more {
+            return Err(refuse(
+                "declared overlap's bound claims more than the kernel's access contract allows",
+            ));
+        }
+        if rec.kind == program::KIND_SOFTMAX && dir == Direction::Backward {
+            return Err(refuse("declared overlap: SOFTMAX runs forward only"));
+        }
+        let d = i64::from(so.offset) - i64::from(si.offset);
+        if !safe.safe(d, dir) {
+            return Err(refuse(
+                "declared overlap's delta is unsafe by the kernel's access contract",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the operator of declared overlap `q` (`pair`, whose slots share bytes) through its
+/// overlapped kernel on the core's span, with the graph I/O in the SHARED region `io` (empty
+/// with I/O in the plan); `observe(tensor, bytes)` gets its output.
+#[allow(clippy::too_many_arguments)]
+fn run_pair(
+    p: &mut PlannedInference<'_, '_>,
+    prog: &Program<'_>,
+    rec: &OpRecord<'_>,
+    q: usize,
+    pair: &OverlapPair,
+    io: &[Option<Tensor<'_>>],
+    model: &[u8],
+    observe: &mut dyn FnMut(usize, &[u8]),
+) -> Result<(), PairError> {
+    let shared: [Option<&Tensor<'_>>; MAX_IO] =
+        core::array::from_fn(|k| io.get(k).and_then(|t| t.as_ref()));
+    let shared = &shared;
+    // Checked at load: every kind but ADD / MUL reads the pair's input as input 0 and has no
+    // other planned input.
+    let found = if matches!(rec.kind, program::KIND_ADD | program::KIND_MUL) {
+        pair_inputs(rec, pair).map_err(|_| PairError::Program)?
+    } else {
+        PairInputs { k: 0, other: None }
+    };
+    let out_slot = usize::from(pair.output);
+    let mut view_of = [0u8; MAX_OP_INPUTS];
+    let mut go = |span: OverlapSpan<'_>, views: &[Tensor<'_>]| -> Result<(), PairError> {
+        if let Some((j, _)) = found.other {
+            view_of[j] = 0;
+        }
+        let ins = Inputs {
+            rec,
+            views,
+            view_of: &view_of,
+            shared,
+            model,
+        };
+        let at = InPlace::checked_at_load(span.input, span.output, span.direction.into());
+        let out_bytes = execute_overlapped(rec, found.k, &ins, prog, out_slot, span.bytes, at)?;
+        let out = span
+            .bytes
+            .get(span.output..span.output + out_bytes)
+            .ok_or(PairError::Program)?;
+        observe(rec.output, out);
+        Ok(())
+    };
+    match found.other {
+        None => {
+            let (span, []) = p.overlapped(q, [])?;
+            go(span, &[])
+        }
+        Some((_, s)) => {
+            let (span, views) = p.overlapped(q, [s])?;
+            go(span, &views)
+        }
+    }
+}
+
+/// [`execute`] for a declared overlap: record `rec`'s overlapped kernel with its input at
+/// position `k` and its output (planned slot `out_slot`) in `buf` (`at`). Returns the output's
+/// bytes.
+fn execute_overlapped(
+    rec: &OpRecord<'_>,
+    k: usize,
+    ins: &Inputs<'_, '_>,
+    prog: &Program<'_>,
+    out_slot: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<usize, KernelError> {
+    let ty = || {
+        KernelError::unsupported(
+            synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN"),
+            "tensor type or program differs from load",
+        )
+    };
+    let bias = |k: usize| {
+        Some(ins.get(k).bytes())
+            .filter(|b| !b.is_empty())
+            .map(LeI32)
+    };
+    let w = |k: usize| ins.get(k).bytes();
+    let (m, s) = (rec.multipliers, rec.shifts);
+    let pw = rec.params;
+    // Elements of the output (the element-wise kinds' count, from the program's slot table).
+    let elems = || slot_elems(prog, out_slot).map(|(e, _)| e).ok_or_else(ty);
+    let all = |d: &[usize; 4]| d.iter().product::<usize>();
+    match rec.kind {
+        program::KIND_CONV => {
+            let pp: conv::ConvParams = params(pw, ty())?;
+            overlapped::conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
+            Ok(all(&pp.output_shape))
+        }
+        program::KIND_DEPTHWISE => {
+            let pp: conv::ConvParams = params(pw, ty())?;
+            overlapped::depthwise_conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
+            Ok(all(&pp.output_shape))
+        }
+        program::KIND_FULLY_CONNECTED => {
+            let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
+            let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
+            let filter = w(1).get(..n).ok_or_else(ty)?;
+            let out = pp.batches * pp.output_depth;
+            if pp.accum_depth > crate::contract::FC_ROW_BUFFER {
+                overlapped::fully_connected(&pp, m, s, filter, bias(2).as_ref(), buf, at)?;
+                return Ok(out);
+            }
+            // Short rows: a row at a time from its copy on the stack, through the plain
+            // kernel writing into the buffer (folded constants when the program has them, as
+            // in `execute`).
+            let one = fully_connected::FullyConnectedParams { batches: 1, ..pp };
+            let c = rec.constants;
+            if c.is_empty() {
+                let b = bias(2);
+                overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
+                    fully_connected::fully_connected(&one, m, s, x, filter, b.as_ref(), o)
+                })?;
+            } else {
+                overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
+                    fully_connected::fully_connected_folded(&one, m, s, x, filter, c, o)
+                })?;
+            }
+            Ok(out)
+        }
+        program::KIND_AVERAGE_POOL => {
+            let pp: pooling::PoolParams = params(pw, ty())?;
+            overlapped::average_pool(&pp, buf, at)?;
+            Ok(all(&pp.output_shape))
+        }
+        program::KIND_MAX_POOL => {
+            let pp: pooling::PoolParams = params(pw, ty())?;
+            overlapped::max_pool(&pp, buf, at)?;
+            Ok(all(&pp.output_shape))
+        }
+        program::KIND_SOFTMAX => {
+            let pp: activations::SoftmaxParams = params(pw, ty())?;
+            overlapped::softmax(&pp, buf, at)?;
+            Ok(pp.outer * pp.depth)
+        }
+        program::KIND_LOGISTIC => {
+            let pp: activations::LogisticParams = params(pw, ty())?;
+            let n = elems()?;
+            overlapped::logistic(&pp, n, buf, at)?;
+            Ok(n)
+        }
+        program::KIND_ADD | program::KIND_MUL => {
+            let other = ins.get(1 - k.min(1));
+            let run = |buf: &mut [u8]| match other.i8() {
+                Some(o) => {
+                    if rec.kind == program::KIND_ADD {
+                        let pp: elementwise::AddParams = params(pw, ty())?;
+                        overlapped::add(&pp, k, o, buf, at)
+                    } else {
+                        let pp: elementwise::MulParams = params(pw, ty())?;
+                        overlapped::mul(&pp, k, o, buf, at)
+                    }
+                }
+                None => {
+                    let o = other.bytes();
+                    if rec.kind == program::KIND_ADD {
+                        let pp: elementwise::AddParams = params(pw, ty())?;
+                        overlapped::add(&pp, k, o, buf, at)
+                    } else {
+                        let pp: elementwise::MulParams = params(pw, ty())?;
+                        overlapped::mul(&pp, k, o, buf, at)
+                    }
+                }
+            };
+            run(buf)?;
+            elems()
+        }
+        program::KIND_COPY => {
+            let name = synaptic_tflite::builtin_name(rec.builtin).unwrap_or("UNKNOWN");
+            let n = slot_elems(prog, out_slot).map(|(_, b)| b).ok_or_else(ty)?;
+            overlapped::copy(name, n, buf, at)?;
+            Ok(n)
+        }
+        program::KIND_QUANTIZE => {
+            let q: QuantParams = params(pw, ty())?;
+            let n = elems()?;
+            overlapped::quantize_f32_i8(q, n, buf, at)?;
+            Ok(n)
+        }
+        program::KIND_REQUANTIZE => {
+            let pp: quantize::RequantizeParams = params(pw, ty())?;
+            let n = elems()?;
+            overlapped::requantize_i8(&pp, n, buf, at)?;
+            Ok(n)
+        }
+        program::KIND_DEQUANTIZE => {
+            let q: QuantParams = params(pw, ty())?;
+            let n = elems()?;
+            overlapped::dequantize_i8(q, n, buf, at)?;
+            Ok(4 * n)
+        }
+        _ => Err(ty()),
+    }
+}
+
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
 /// per call; this picks the size at run time).
 fn with_views<R>(
@@ -632,6 +1127,7 @@ fn with_views<R>(
 pub struct Interpreter<'m, 'a, 'p> {
     model: &'m [u8],
     program: Store<'m, 'a>,
+    /// The plan and its declared overlaps (checked at load, in operator order).
     plan: PlanHandle<'a, 'p>,
     /// Graph inputs then outputs in the SHARED region ([`IoPlacement::Shared`]).
     io: [Option<Tensor<'a>>; MAX_IO],
@@ -654,14 +1150,16 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
     /// graph I/O in the SHARED region ([`IoPlacement::Shared`]; the arena needs one
     /// registered) and loads `plan` (its descriptor table goes in the persistent region).
     /// `plan` must be the plan of this model's activations for this placement (see the
-    /// [module docs](self)); it is checked.
+    /// [module docs](self)); it is checked. It is a [`Plan`] or a [`RunPlan`]: a plan with
+    /// declared output/input overlaps, whose operators then run overlapped (each pair checked
+    /// at load against the kernel's own contract).
     pub fn new(
         model: &'m [u8],
         loader: Loader<'a>,
-        plan: Plan<'p>,
+        plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Self, LoadError> {
-        Self::load(model, None, loader, plan, placement)
+        Self::load(model, None, loader, plan.into(), placement)
     }
 
     /// [`Interpreter::new`] with the program compiled beforehand ([`crate::program::compile`],
@@ -673,19 +1171,20 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         model: &'m [u8],
         program: &'m [u32],
         loader: Loader<'a>,
-        plan: Plan<'p>,
+        plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Self, LoadError> {
-        Self::load(model, Some(program), loader, plan, placement)
+        Self::load(model, Some(program), loader, plan.into(), placement)
     }
 
     fn load(
         model: &'m [u8],
         given: Option<&'m [u32]>,
         loader: Loader<'a>,
-        plan: Plan<'p>,
+        run_plan: RunPlan<'p>,
         placement: IoPlacement,
     ) -> Result<Self, LoadError> {
+        let RunPlan { plan, overlaps } = run_plan;
         let before = loader.stats();
         let g = Graph::open(model)?;
         let mut memory = Memory::default();
@@ -740,6 +1239,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                 tensor: usize::MAX,
             });
         }
+        check_overlaps(&prog, &plan, overlaps)?;
 
         // Graph I/O in the SHARED region.
         let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
@@ -760,7 +1260,9 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
 
         // The plan last: its descriptor table ends the persistent region.
         let mid = loader.stats();
-        let plan_handle = loader.load_plan(plan).map_err(LoadError::PlanLoad)?;
+        let plan_handle = loader
+            .load_overlapped_plan(plan, overlaps)
+            .map_err(LoadError::PlanLoad)?;
         // Every activation placed once, here: an inference finds them in place.
         for s in 0..n_slots {
             if let Some((shape, n, dtype)) = prog.slot(s) {
@@ -880,6 +1382,8 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
             placement,
             ..
         } = self;
+        let overlaps: &[OverlapPair] = plan.overlaps();
+        let slots_of_plan = plan.plan().slots;
         let words: &[u32] = match program {
             Store::Flash(w) => w,
             Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
@@ -947,13 +1451,35 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
             }
             let mut at = prog.header(program::h::OPS_AT);
             let shared_io = *placement == IoPlacement::Shared;
+            // The next declared overlap (in operator order, checked at load).
+            let mut next_pair = 0;
             for i in 0..n_ops {
                 let (rec, next) = prog.op(at).ok_or(bad(at))?;
                 let n_in = rec.n_inputs();
                 if n_in > MAX_OP_INPUTS {
                     return Err(bad(at));
                 }
+                let rec_at = at;
                 at = next;
+
+                // A declared overlap whose slots share bytes: the operator runs overlapped, on
+                // the core's one span holding its input and output.
+                if let Some(pair) = overlaps.get(next_pair).filter(|q| usize::from(q.op) == i) {
+                    let q = next_pair;
+                    next_pair += 1;
+                    if pair_shares_bytes(slots_of_plan, pair) {
+                        let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
+                        run_pair(p, &prog, &rec, q, pair, shared, model, &mut |t, b| {
+                            observe(i, t, b)
+                        })
+                        .map_err(|e| match e {
+                            PairError::Kernel(error) => RunError::Kernel { op: i, error },
+                            PairError::Alloc(e) => RunError::Alloc(e),
+                            PairError::Program => bad(rec_at),
+                        })?;
+                        continue;
+                    }
+                }
 
                 // The distinct planned tensors: the output first, then the inputs.
                 let mut slots = [0usize; MAX_OP_TENSORS];

@@ -60,5 +60,5 @@ pub mod math;
 pub mod program;
 
 pub use error::KernelError;
-pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError};
+pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError, RunPlan};
 pub use math::{Activation, Padding, QuantParams};

@@ -51,11 +51,12 @@ fn person_detect_scores_equal_tflm_and_ram_is_below_tflm() {
     let text = job::render(&report);
     assert!(text.contains("[-113, 113] equal"), "{text}");
     assert!(!text.contains("DIFFERENT"), "{text}");
-    // The RAM table: I/O in the plan first, below TFLM's figure and above the bound.
+    // The RAM table: I/O in the plan first; the overlapped plan (issue 12) is below the
+    // live-set bound and at most half TFLM's arena.
     assert_eq!(report.ram[0].io, IoPlacement::Plan);
     assert_eq!(report.ram[1].io, IoPlacement::Shared);
     let ram = report.ram[0].memory.total();
-    assert!((job::LIVE_BOUND..job::TFLM_ARENA).contains(&ram), "{ram}");
+    assert!(ram <= job::TFLM_ARENA / 2, "{ram}"); // so below the live-set bound too
     assert_eq!(report.ram[0].memory.shared, 0);
     assert!(report.ram[1].memory.shared > 0);
     let total: Vec<&str> = text

@@ -273,9 +273,11 @@ fn arena_inputs(name: &str, model: &Model, seeds: u64) -> Vec<(String, Vec<u8>)>
     runs
 }
 
-/// Runs `name` on the arena for both I/O placements (and, if `poison`, on arenas filled with
-/// random bytes first) and compares every operator output and the graph outputs with TFLM.
-fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
+/// Runs `name` on the arena for both I/O placements, with the overlapped plan (each declared
+/// pair's operator run overlapped) or the plain one (`overlap` false), on arenas (and shared
+/// regions) filled with random bytes of each seed of `poison` first (unpoisoned if empty), and
+/// compares every operator output and the graph outputs with TFLM.
+fn check_on_arena(name: &str, seeds: u64, poison: &[u64], overlap: bool) {
     let path = shared_model(name);
     let bytes = std::fs::read(&path).unwrap();
     let model = Model::parse(&bytes);
@@ -285,16 +287,23 @@ fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
     // Both places of the per-operator data (the program in flash, or compiled into the arena)
     // with both placements, plain and poisoned, without running everything four times.
     use common::arena::OpData;
-    let mut configs: Vec<(IoPlacement, Option<u64>, OpData)> = vec![
-        (IoPlacement::Shared, None, OpData::Ram),
-        (IoPlacement::Plan, None, OpData::Flash),
-    ];
-    for &p in poison {
-        configs.push((IoPlacement::Shared, Some(p), OpData::Flash));
-        configs.push((IoPlacement::Plan, Some(p), OpData::Ram));
+    let mut configs: Vec<(IoPlacement, Option<u64>, OpData)> = Vec::new();
+    if poison.is_empty() {
+        configs.push((IoPlacement::Shared, None, OpData::Ram));
+        configs.push((IoPlacement::Plan, None, OpData::Flash));
+    }
+    for (k, &p) in poison.iter().enumerate() {
+        let (a, b) = if k % 2 == 0 {
+            (OpData::Ram, OpData::Flash)
+        } else {
+            (OpData::Flash, OpData::Ram)
+        };
+        configs.push((IoPlacement::Shared, Some(p), a));
+        configs.push((IoPlacement::Plan, Some(p), b));
     }
     for (io, poison, op_data) in configs {
-        let (results, mem) = common::arena::run_on_arena(&bytes, io, &blobs, poison, op_data);
+        let (results, mem) =
+            common::arena::run_on_arena_with(&bytes, io, &blobs, poison, op_data, overlap);
         let mut tensors = 0;
         let mut compared = 0;
         for (r, res) in results.iter().enumerate() {
@@ -322,7 +331,8 @@ fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
             assert_eq!(res.output, want, "{name} {io:?} {label}: graph output");
         }
         println!(
-            "arena {name} io={io:?} op-data={op_data:?}{}: {} runs ({}), {tensors} operator outputs, {compared} bytes equal to TFLM; persistent {} B, planned {} B, shared {} B",
+            "arena {name} io={io:?} op-data={op_data:?} plan={}{}: {} runs ({}), {tensors} operator outputs, {compared} bytes equal to TFLM; persistent {} B, planned {} B, shared {} B",
+            if overlap { "overlapped" } else { "plain" },
             poison.map_or(String::new(), |p| format!(" poisoned(seed {p:#x})")),
             results.len(),
             runs.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(", "),
@@ -344,35 +354,43 @@ fn check_on_arena(name: &str, seeds: u64, poison: &[u64]) {
 
 #[test]
 fn arena_hello_world_int8() {
-    check_on_arena("hello_world_int8", 8, &[]);
+    check_on_arena("hello_world_int8", 8, &[0x0E1A_0000 + 1], true);
 }
 
 #[test]
 fn arena_micro_speech_quantized() {
-    check_on_arena("micro_speech_quantized", 3, &[]);
+    check_on_arena("micro_speech_quantized", 3, &[0x0E1A_0000 + 2], true);
 }
 
 #[test]
 fn arena_kws_ref_model() {
-    check_on_arena("kws_ref_model", 3, &[]);
+    check_on_arena("kws_ref_model", 3, &[0x0E1A_0000 + 3], true);
 }
 
 #[test]
 fn arena_person_detect() {
-    check_on_arena("person_detect", 2, &[]);
+    check_on_arena("person_detect", 2, &[0x0E1A_0000 + 4], true);
 }
 
 #[test]
 fn arena_pretrained_resnet_quant() {
-    check_on_arena("pretrainedResnet_quant", 3, &[]);
+    check_on_arena("pretrainedResnet_quant", 3, &[0x0E1A_0000 + 5], true);
 }
 
-/// The arena (and shared region) filled with seeded random bytes before the load: results
-/// still bit-exact, so nothing reads memory it did not write.
+/// The two other shared models synaptic-run runs, overlapped on a poisoned arena.
+#[test]
+fn arena_ad01_int8_and_simple_add_model() {
+    check_on_arena("ad01_int8", 2, &[0x0E1A_0000 + 6], true);
+    check_on_arena("simple_add_model", 2, &[0x0E1A_0000 + 7], true);
+}
+
+/// The plain plan (`--no-overlap`), the arena (and shared region) filled with seeded random
+/// bytes before the load: results still bit-exact, so nothing reads memory it did not write.
+/// (The overlapped plans, the default, are checked poisoned by the `arena_<model>` tests.)
 #[test]
 fn arena_poisoned_every_target() {
     for (name, _, _) in TARGETS {
-        check_on_arena(name, 1, &[0xBAD5_EED1, 0xBAD5_EED2]);
+        check_on_arena(name, 1, &[0xBAD5_EED1, 0xBAD5_EED2], false);
     }
 }
 
@@ -381,7 +399,7 @@ fn arena_poisoned_every_target() {
 #[test]
 fn arena_ram_table() {
     println!(
-        "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>9} {:>21}",
+        "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>9} {:>21} {:>10} {:>11}",
         "model",
         "io",
         "tables",
@@ -395,20 +413,25 @@ fn arena_ram_table() {
         "arena",
         "TFLM",
         "overhead",
-        "ram (program in RAM)"
+        "ram (program in RAM)",
+        "overlapped",
+        "ov. planned"
     );
     let mut ratios = Vec::new();
     for (name, tflm, bound) in TARGETS {
         let bytes = std::fs::read(shared_model(name)).unwrap();
         for io in [IoPlacement::Plan, IoPlacement::Shared] {
-            // The program in flash: the default of emitted firmware (`synmem emit`).
-            let m = common::arena::probe(&bytes, io, common::arena::OpData::Flash);
-            let ram_program = common::arena::probe(&bytes, io, common::arena::OpData::Ram);
+            // The program in flash: the default of emitted firmware (`synmem emit`); the plain
+            // plan (at the live-set bound), then the overlapped one (issue 12).
+            use common::arena::{probe_with, OpData};
+            let m = probe_with(&bytes, io, OpData::Flash, false);
+            let ram_program = probe_with(&bytes, io, OpData::Ram, false);
+            let ov = probe_with(&bytes, io, OpData::Flash, true);
             let ram = m.total();
             let overhead = ram as f64 - bound as f64;
             let tflm_overhead = (tflm - bound) as f64;
             println!(
-                "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>8.3}x {:>21}",
+                "{:<24} {:>5} {:>7} {:>6} {:>6} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>7} {:>8.3}x {:>21} {:>10} {:>11}",
                 name,
                 if io == IoPlacement::Plan {
                     "plan"
@@ -426,7 +449,13 @@ fn arena_ram_table() {
                 common::arena::arena_size(&m),
                 tflm,
                 overhead / tflm_overhead,
-                ram_program.total()
+                ram_program.total(),
+                ov.total(),
+                ov.planned
+            );
+            assert!(
+                ov.total() <= ram,
+                "{name}: the overlapped plan takes more RAM"
             );
             if io == IoPlacement::Plan {
                 ratios.push(overhead / tflm_overhead);
@@ -436,7 +465,7 @@ fn arena_ram_table() {
     }
     let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
     println!(
-        "ram = persistent + planned + shared + scratch (needed; the core's pool floor is 1024 B and its arena floor 4096 B, in the 'arena' column); overhead = (ram - live bound) / (TFLM - live bound), I/O in the plan: geometric mean {:.3}x",
+        "ram = persistent + planned + shared + scratch (needed; the core's pool floor is 1024 B and its arena floor 4096 B, in the 'arena' column); overhead = (ram - live bound) / (TFLM - live bound), I/O in the plan, plain plan: geometric mean {:.3}x; 'overlapped' = ram with the overlapped plan (issue 12), 'ov. planned' its activations",
         geo.exp()
     );
 }

@@ -86,11 +86,13 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .for_each(|(b, &v)| *b = v as u8);
             let (span, []) = pi.overlapped(0, []).unwrap();
             let at = InPlace::new(span.input, span.output, Direction::from(span.direction));
-            overlapped::conv2d::<i8, [i32]>(&p, &mult, &shift, &filter, None, span.bytes, at)
-                .unwrap();
+            overlapped::conv2d::<i8, [i32], [i32]>(
+                &p, &mult, &shift, &filter, None, span.bytes, at,
+            )
+            .unwrap();
             // Forward at this delta is refused by the contract.
             let fwd = InPlace::new(span.input, span.output, Direction::Forward);
-            assert!(overlapped::conv2d::<i8, [i32]>(
+            assert!(overlapped::conv2d::<i8, [i32], [i32]>(
                 &p, &mult, &shift, &filter, None, span.bytes, fwd
             )
             .is_err());

@@ -33,7 +33,7 @@ fn load_with(bytes: &[u8], program: &[u32], io: IoPlacement) -> Result<(), LoadE
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
     arena.set_shared_region(shared.as_mut_slice()).unwrap();
     let (loader, _runner) = arena.split();
-    Interpreter::with_program(bytes, program, loader, a.ephemeral_plan.core_plan(), io).map(drop)
+    Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io).map(drop)
 }
 
 fn program_error(e: LoadError) -> (&'static str, usize, &'static str, usize) {
@@ -221,12 +221,134 @@ fn compile_into_a_short_buffer_says_how_much_it_needs() {
 
 #[test]
 fn the_program_in_flash_takes_no_arena_ram() {
-    // RAM above the live-set bound, with the program in flash (what `synmem emit` gives
-    // firmware): the plan's descriptors only.
-    for (name, bound) in [("hello_world_int8", 32), ("person_detect", 55_296)] {
+    // RAM above the planned activations, with the program in flash (what `synmem emit`
+    // gives firmware): the plan's descriptors only. Plain plans are at the live-set bound,
+    // overlapped ones at the overlap bound (issue 12).
+    for (name, bound, overlap_bound) in [
+        ("hello_world_int8", 32, 16),
+        ("person_detect", 55_296, 36_880),
+    ] {
         let bytes = model_bytes(name);
-        let m = probe(&bytes, IoPlacement::Plan, OpData::Flash);
+        let m = common::arena::probe_with(&bytes, IoPlacement::Plan, OpData::Flash, false);
         assert_eq!(m.persistent, m.plan_descriptors, "{name}");
         assert_eq!(m.total(), bound + m.plan_descriptors, "{name}");
+        let m = probe(&bytes, IoPlacement::Plan, OpData::Flash);
+        assert_eq!(m.persistent, m.plan_descriptors, "{name}");
+        assert_eq!(m.total(), overlap_bound + m.plan_descriptors, "{name}");
     }
+}
+
+/// Every shared model runs with its overlapped plan (each declared pair's operator through its
+/// overlapped kernel) on a poisoned arena exactly as with the plain plan: every operator output
+/// and the graph outputs, both I/O placements; and the overlapped plan is smaller.
+#[test]
+fn overlapped_plans_run_like_plain_plans_on_every_shared_model() {
+    let mut pairs_run = 0;
+    for name in MODELS {
+        let bytes = model_bytes(name);
+        let model = Model::parse(&bytes);
+        let runs: Vec<Vec<u8>> = (0..2)
+            .map(|s| random_inputs(&model, &mut Rng::new(0x0E1_0000 + s)))
+            .collect();
+        for io in [IoPlacement::Plan, IoPlacement::Shared] {
+            let (plain, mp) =
+                common::arena::run_on_arena_with(&bytes, io, &runs, None, OpData::Flash, false);
+            let (over, mo) = common::arena::run_on_arena_with(
+                &bytes,
+                io,
+                &runs,
+                Some(0xBAD),
+                OpData::Flash,
+                true,
+            );
+            for (r, (p, o)) in plain.iter().zip(&over).enumerate() {
+                assert_eq!(p.output, o.output, "{name} {io:?} run {r}: outputs");
+                assert_eq!(
+                    p.tensors, o.tensors,
+                    "{name} {io:?} run {r}: operator outputs"
+                );
+            }
+            assert!(mo.planned <= mp.planned, "{name} {io:?}");
+            pairs_run += common::arena::analysis(&bytes, io)
+                .ephemeral_plan
+                .overlaps
+                .len();
+        }
+    }
+    assert!(pairs_run >= 40, "{pairs_run} declared overlaps run");
+}
+
+/// A declared overlap is checked at load against the runtime's own contract, never trusted:
+/// a bound claiming more than the contract, a delta the contract does not allow, a pair out of
+/// operator order or on the wrong slots are `LoadError::Plan`.
+#[test]
+fn declared_overlaps_the_contract_does_not_allow_are_refused_at_load() {
+    use synaptic_mem::plan::{OverlapDirection, PlanSlot};
+    use synaptic_run::RunPlan;
+    let bytes = model_bytes("person_detect");
+    let io = IoPlacement::Plan;
+    let a = common::arena::analysis(&bytes, io);
+    let words = compiled(&bytes, io);
+    let pairs = a.ephemeral_plan.overlaps.clone();
+    let slots = a.ephemeral_plan.slots().to_vec();
+    let plan = a.ephemeral_plan.core_plan();
+    let load = |plan: synaptic_mem::Plan<'_>, pairs: &[synaptic_mem::plan::OverlapPair]| {
+        let mut buf = Box::new(ArenaBuffer::<524_288>::new());
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+        let (loader, _runner) = arena.split();
+        Interpreter::with_program(&bytes, &words, loader, RunPlan::overlapped(plan, pairs), io)
+            .map(drop)
+    };
+    let plan_error = |r: Result<(), LoadError>| match r {
+        Err(LoadError::Plan { what, .. }) => what,
+        Err(e) => panic!("expected a plan error, got {e}"),
+        Ok(()) => panic!("loaded"),
+    };
+    assert_eq!(load(plan, &pairs), Ok(()));
+    // The backward 1x1 conv: the contract's bound is 7; a declaration of 0 claims more.
+    let k = pairs
+        .iter()
+        .position(|p| p.direction == OverlapDirection::Backward && p.bound > 0)
+        .expect("a backward pair with a positive bound");
+    let mut claims = pairs.clone();
+    claims[k].bound = 0;
+    assert!(plan_error(load(plan, &claims)).contains("claims more"));
+    // The same pair declared forward: its delta is unsafe forward, whatever the bound says.
+    let mut forward = pairs.clone();
+    forward[k].direction = OverlapDirection::Forward;
+    forward[k].bound = i32::MAX;
+    let e = load(plan, &forward);
+    assert!(
+        matches!(e, Err(LoadError::Plan { .. }) | Err(LoadError::PlanLoad(_))),
+        "{e:?}"
+    );
+    // Moved so that the output starts at the input (delta 0): unsafe backward (bound 7); the
+    // plan is valid for the core with the declared bound 0 only, and the runtime refuses that.
+    let (i, o) = (pairs[k].input as usize, pairs[k].output as usize);
+    let mut moved: Vec<PlanSlot> = slots.clone();
+    moved[o].offset = moved[i].offset;
+    let mut zero = pairs.clone();
+    zero[k].bound = 0;
+    let moved_plan = synaptic_mem::Plan {
+        region_size: plan
+            .region_size
+            .max(moved[o].offset + moved[o].size.div_ceil(16) * 16),
+        slots: &moved,
+    };
+    let e = load(moved_plan, &zero);
+    assert!(matches!(e, Err(LoadError::Plan { .. })), "{e:?}");
+    // Out of operator order.
+    let mut swapped = pairs.clone();
+    swapped.swap(0, 1);
+    assert!(plan_error(load(plan, &swapped)).contains("operator order"));
+    // A pair naming slots that are not its operator's output.
+    let mut wrong = pairs.clone();
+    wrong[k].output = wrong[k].input;
+    let e = load(plan, &wrong);
+    assert!(
+        matches!(e, Err(LoadError::Plan { .. }) | Err(LoadError::PlanLoad(_))),
+        "{e:?}"
+    );
+    // The overlapped plan without its declarations is refused by the core's one rule.
+    assert!(matches!(load(plan, &[]), Err(LoadError::PlanLoad(_))));
 }

@@ -10,7 +10,9 @@
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …]           # planner table over a directory of models
 //! synmem run MODEL (--input IN.raw | --random SEED) --output OUT.raw [--io shared|plan]
-//!                  [--arena N] [--scratch N] [--json]   # one inference on the arena
+//!                  [--arena N] [--scratch N] [--op-data ram|flash] [--no-overlap]
+//!                  [--poison SEED] [--json]   # one inference on the arena
+//! (plan, emit, trace, survey and run overlap outputs with dying inputs unless --no-overlap)
 //! (every subcommand: [--max-file-bytes N], default 64 MiB)
 //! ```
 //!
@@ -76,11 +78,6 @@ enum Cmd {
         /// Exit with status 3 if the model does not fit.
         #[arg(long)]
         check: bool,
-        /// Plan without output/input overlaps (today's plan: what `run` and `emit` use until
-        /// the runtime executes overlapped operators). By default `plan` overlaps outputs with
-        /// dying inputs as the kernels' access contracts allow.
-        #[arg(long)]
-        no_overlap: bool,
     },
     /// Write the plan as a Rust const table or a C header for firmware, or (--lang tflite)
     /// into a copy of the model as TFLM's OfflineMemoryAllocation metadata.
@@ -139,6 +136,15 @@ enum Cmd {
         /// loaded from outside the arena (flash: what an emitted firmware gets).
         #[arg(long, value_enum, default_value_t = OpDataArg::Ram)]
         op_data: OpDataArg,
+        /// Run the plain plan (no output/input overlap); by default the plan overlaps outputs
+        /// with dying inputs and those operators run overlapped.
+        #[arg(long)]
+        no_overlap: bool,
+        /// Fill the whole arena and the shared region with bytes of this seed (splitmix64)
+        /// before loading and running: the output must not change (nothing reads memory it did
+        /// not write).
+        #[arg(long, value_name = "SEED")]
+        poison: Option<u64>,
         /// Print the memory breakdown and the outputs as JSON (fields: see above).
         #[arg(long)]
         json: bool,
@@ -182,6 +188,10 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
   shared_bytes             SHARED region bytes of the graph I/O (0 with --io plan)
   descriptors_bytes        descriptor bytes included in the figures above
   total_bytes              persistent + planned ephemeral + scratch peak + shared
+  overlap                  whether the plan overlaps outputs with dying inputs (false
+                           with --no-overlap)
+  overlap_pairs            the plan's declared overlaps, each run by its overlapped kernel
+  poison                   the --poison seed, or null
   arena_bytes              the arena given to the core: persistent + planned ephemeral +
                            the scratch pool, at least 4096 (or --arena)
   scratch_pool_bytes       the arena's scratch pool (--scratch rounded up to 16)
@@ -215,6 +225,12 @@ struct SizingArgs {
     /// (each rounded up to 16; at least 1024, at most 65536), checked against the --scratch pool.
     #[arg(long, value_name = "FILE")]
     scratch_table: Option<PathBuf>,
+    /// Plan without output/input overlaps (the plain plan, no declared overlap: for the C
+    /// API's typed plans and runtimes that do not run overlapped operators). By default
+    /// outputs overlap dying inputs as synaptic-run's access contracts allow, and the plan
+    /// declares each pair (synaptic-run runs them overlapped).
+    #[arg(long)]
+    no_overlap: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -334,21 +350,15 @@ impl SizingArgs {
                 },
                 ..PlanOptions::default()
             },
-            overlap: false,
+            overlap: !self.no_overlap,
         })
     }
 }
 
 /// Imports `path` and analyses it (the scratch table's length is checked by `Analysis::new`),
-/// with overlaps if `overlap` (only `plan` asks: see `synaptic_plan::OVERLAP_RUNTIME_TODO`).
-fn analyse(
-    path: &PathBuf,
-    sizing: &SizingArgs,
-    max_file_bytes: u64,
-    overlap: bool,
-) -> Result<Analysis, Failure> {
-    let mut options = sizing.options(max_file_bytes)?;
-    options.overlap = overlap;
+/// with overlaps unless `--no-overlap`.
+fn analyse(path: &PathBuf, sizing: &SizingArgs, max_file_bytes: u64) -> Result<Analysis, Failure> {
+    let options = sizing.options(max_file_bytes)?;
     let model = Model::from_file_limited(path, max_file_bytes)?;
     Ok(Analysis::new(model, &options)?)
 }
@@ -496,9 +506,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             json,
             svg,
             check,
-            no_overlap,
         } => {
-            let a = analyse(&model, &sizing, max, !no_overlap)?;
+            let a = analyse(&model, &sizing, max)?;
             if let Some(path) = &svg {
                 write_file(path, &synaptic_plan::svg::render(&a))?;
             }
@@ -524,8 +533,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 LangArg::C => Lang::C,
                 LangArg::Tflite => return emit_tflite(&model, &output, &sizing, max),
             };
-            // Not overlapped: synaptic_plan::OVERLAP_RUNTIME_TODO.
-            let a = analyse(&model, &sizing, max, false)?;
+            let a = analyse(&model, &sizing, max)?;
             let program = match op_data {
                 Some(OpDataArg::Ram) => None,
                 _ => match compile_program(&model, &a, max) {
@@ -558,7 +566,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Trace { model, sizing } => {
-            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing, max, false)?)?;
+            let seq = synaptic_plan::sequence_of(&analyse(&model, &sizing, max)?)?;
             println!("{}", to_json(&seq)?);
             Ok(0)
         }
@@ -571,17 +579,23 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             arena,
             scratch,
             op_data,
+            no_overlap,
+            poison,
             json,
         } => run_model(
             &model,
-            input.as_ref(),
-            random,
-            &output,
-            io,
-            arena,
-            scratch,
-            op_data,
-            json,
+            RunArgs {
+                input: input.as_ref(),
+                random,
+                output: &output,
+                io,
+                arena,
+                scratch,
+                op_data,
+                overlap: !no_overlap,
+                poison,
+                json,
+            },
             max,
         ),
         Cmd::Survey { dir, sizing } => {
@@ -639,22 +653,50 @@ fn compile_program(path: &PathBuf, a: &Analysis, max: u64) -> Result<Vec<u32>, F
 /// The largest arena the core accepts; model runs slice theirs from a buffer of this size.
 const RUN_MAX_ARENA: usize = synaptic_mem::MAX_ARENA_SIZE;
 
-/// `synmem run`: plan with synaptic-plan, load and run with synaptic-run.
-#[allow(clippy::too_many_arguments)]
-fn run_model(
-    path: &PathBuf,
-    input: Option<&PathBuf>,
+/// The options of `synmem run`.
+struct RunArgs<'x> {
+    input: Option<&'x PathBuf>,
     random: Option<u64>,
-    output: &PathBuf,
+    output: &'x PathBuf,
     io: RunIoArg,
     arena: Option<usize>,
     scratch: usize,
     op_data: OpDataArg,
+    overlap: bool,
+    poison: Option<u64>,
     json: bool,
-    max: u64,
-) -> Result<u8, Failure> {
+}
+
+/// `n` bytes of splitmix64 from `seed` (`--random`, `--poison`).
+fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) as u8
+        })
+        .collect()
+}
+
+/// `synmem run`: plan with synaptic-plan, load and run with synaptic-run.
+fn run_model(path: &PathBuf, args: RunArgs<'_>, max: u64) -> Result<u8, Failure> {
     use synaptic_mem::{Arena, ArenaBuffer};
-    use synaptic_run::{Interpreter, IoPlacement as RunIo};
+    use synaptic_run::{Interpreter, IoPlacement as RunIo, RunPlan};
+    let RunArgs {
+        input,
+        random,
+        output,
+        io,
+        arena,
+        scratch,
+        op_data,
+        overlap,
+        poison,
+        json,
+    } = args;
     let bytes = read_file_limited(path, max)?;
     let mut model = Model::from_bytes(&bytes)?;
     if let Some(stem) = path.file_stem() {
@@ -668,10 +710,11 @@ fn run_model(
         model,
         &SizingOptions {
             io: plan_io,
+            overlap,
             ..SizingOptions::default()
         },
     )?;
-    let plan = a.ephemeral_plan.core_plan();
+    let plan = RunPlan::overlapped(a.ephemeral_plan.core_plan(), &a.ephemeral_plan.overlaps);
     let config = |arena: usize| {
         synaptic_mem::ArenaConfig {
             arena_size: arena,
@@ -696,7 +739,7 @@ fn run_model(
         bytes: &'m [u8],
         program: Option<&'m [u32]>,
         loader: synaptic_mem::Loader<'a>,
-        plan: synaptic_mem::Plan<'p>,
+        plan: RunPlan<'p>,
         io: RunIo,
     ) -> Result<Interpreter<'m, 'a, 'p>, synaptic_run::LoadError> {
         match program {
@@ -721,9 +764,15 @@ fn run_model(
     let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
     let size = arena.unwrap_or(need.kconfig_arena_bytes(pool));
     config(size)?;
+    let shared_size = need.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
+    if let Some(seed) = poison {
+        // The whole arena and shared region, before the arena is made and the model loaded.
+        let junk = seeded_bytes(seed, size + shared_size);
+        buf.as_mut_slice()[..size].copy_from_slice(&junk[..size]);
+        shared[..shared_size].copy_from_slice(&junk[size..]);
+    }
     let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], scratch)
         .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
-    let shared_size = need.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
     arena
         .set_shared_region(&mut shared[..shared_size])
         .map_err(|e| Failure(e.to_string(), 1))?;
@@ -731,18 +780,7 @@ fn run_model(
     let mut net = load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?;
     let in_bytes = match (input, random) {
         (Some(p), _) => read_file_limited(p, max)?,
-        (None, Some(seed)) => {
-            let mut x = seed;
-            (0..net.input_bytes())
-                .map(|_| {
-                    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                    let mut z = x;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                    (z ^ (z >> 31)) as u8
-                })
-                .collect()
-        }
+        (None, Some(seed)) => seeded_bytes(seed, net.input_bytes()),
         (None, None) => return Err(Failure("give --input or --random".into(), 2)),
     };
     let inputs = io_tensors(&a.model, &a.model.inputs);
@@ -802,6 +840,9 @@ fn run_model(
             "shared_bytes": m.shared,
             "descriptors_bytes": m.descriptors,
             "total_bytes": ram,
+            "overlap": overlap,
+            "overlap_pairs": a.ephemeral_plan.overlaps.len(),
+            "poison": poison,
             "arena_bytes": size,
             "scratch_pool_bytes": pool,
             "shared_region_bytes": shared_size,

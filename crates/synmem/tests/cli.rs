@@ -99,7 +99,7 @@ fn plan_json_has_the_issue_fields() {
         + v["ephemeral_bytes"].as_u64().unwrap()
         + v["scratch_bytes"].as_u64().unwrap();
     assert_eq!(v["arena_bytes_required"].as_u64().unwrap(), sum);
-    // --no-overlap: today's plan (what run and emit use), both bounds still reported.
+    // --no-overlap: the plain plan (no declared overlap), both bounds still reported.
     let plain = json(&["plan", p.to_str().unwrap(), "--json", "--no-overlap"]);
     assert_eq!(plain["overlap"], false);
     assert_eq!(plain["planned_activation_bytes"], 55296);
@@ -802,6 +802,9 @@ const RUN_FIELDS: &[&str] = &[
     "shared_bytes",
     "descriptors_bytes",
     "total_bytes",
+    "overlap",
+    "overlap_pairs",
+    "poison",
     "arena_bytes",
     "scratch_pool_bytes",
     "shared_region_bytes",
@@ -941,9 +944,9 @@ fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
                 n(&by_op_data[1], "program_bytes")
             );
         }
-        // The RAM table's figures (README), program in flash: I/O in the plan, then in the
-        // SHARED region.
-        assert_eq!(totals, [56_320, 65_552]);
+        // The RAM table's figures (README), program in flash, overlapped plan (the default):
+        // I/O in the plan, then in the SHARED region.
+        assert_eq!(totals, [37_904, 47_136]);
     }
 
     // IN.raw of the wrong size: the error names input tensor 0's dtype, shape and bytes.
@@ -965,6 +968,59 @@ fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
         e.contains("IN.raw holds 10 bytes; input tensor 0 (i8 1x96x96x1) takes 9216"),
         "{e}"
     );
+}
+
+/// `synmem run --poison SEED` (the overlapped plan, the default) writes the same output bytes
+/// as the plain plan (`--no-overlap`) on an unpoisoned arena, for every shared model
+/// synaptic-run runs, both I/O placements, several inputs; the overlapped plan takes less RAM.
+#[test]
+fn run_poisoned_overlapped_equals_plain() {
+    let Some(dir) = models() else { return };
+    for m in [
+        "hello_world_int8",
+        "micro_speech_quantized",
+        "kws_ref_model",
+        "person_detect",
+        "pretrainedResnet_quant",
+        "ad01_int8",
+        "simple_add_model",
+    ] {
+        let p = dir.join(format!("{m}.tflite"));
+        let p = p.to_str().unwrap();
+        for io in ["plan", "shared"] {
+            for seed in ["1", "2"] {
+                let run = |extra: &[&str], tag: &str| {
+                    let out = tmp(&format!("poison_{m}_{io}_{seed}_{tag}.raw"));
+                    let mut args = vec![
+                        "run",
+                        p,
+                        "--random",
+                        seed,
+                        "--io",
+                        io,
+                        "--output",
+                        out.to_str().unwrap(),
+                        "--json",
+                    ];
+                    args.extend_from_slice(extra);
+                    let v = json(&args);
+                    (v, std::fs::read(&out).unwrap())
+                };
+                let (ov, o) = run(&["--poison", "77", "--op-data", "flash"], "ov");
+                let (pv, q) = run(&["--no-overlap", "--op-data", "flash"], "plain");
+                assert_eq!(o, q, "{m} {io} seed {seed}: outputs differ");
+                assert_eq!(ov["poison"], 77, "{ov}");
+                assert_eq!(ov["overlap"], true);
+                assert_eq!(pv["overlap"], false);
+                assert_eq!(pv["overlap_pairs"], 0);
+                assert!(n(&ov, "total_bytes") <= n(&pv, "total_bytes"), "{m} {io}");
+                if m == "person_detect" && io == "plan" {
+                    assert!(n(&ov, "overlap_pairs") > 0);
+                    assert!(n(&ov, "total_bytes") <= 41_148, "{ov}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -25,9 +25,9 @@ use core::hint::black_box;
 use core::mem::size_of;
 
 use cortex_m_semihosting::{debug, hprintln};
-use synaptic_mem::plan::Plan;
+use synaptic_mem::plan::{OverlapPair, Plan};
 use synaptic_mem::{Arena, DType, Loader, PlannedInference, Runner};
-use synaptic_run::{Interpreter, IoPlacement};
+use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 pub mod counter;
 
@@ -101,10 +101,20 @@ pub struct Spec {
     pub name: &'static str,
     /// The model bytes (flash).
     pub model: &'static [u8],
-    /// Plan with graph I/O inside it.
+    /// Plan with graph I/O inside it (overlapped, issue 12).
     pub plan: Plan<'static>,
-    /// Plan with graph I/O in the SHARED region.
+    /// Its declared overlaps.
+    pub plan_overlaps: &'static [OverlapPair],
+    /// Plan with graph I/O in the SHARED region (overlapped).
     pub shared_plan: Plan<'static>,
+    /// Its declared overlaps.
+    pub shared_plan_overlaps: &'static [OverlapPair],
+    /// The plain plan (no overlap) with graph I/O inside it: the figures before issue 12.
+    pub plain_plan: Plan<'static>,
+    /// Exact RAM with the plain plan (I/O in it, program in flash).
+    pub exact_plain: usize,
+    /// Arena for that.
+    pub arena_plain: usize,
     /// Compiled program with graph I/O inside the plan (flash).
     pub program: &'static [u32],
     /// Compiled program with graph I/O in the SHARED region (flash).
@@ -140,7 +150,12 @@ macro_rules! spec {
             name: m::NAME,
             model: &m::MODEL.0,
             plan: m::PLAN,
+            plan_overlaps: &m::PLAN_OVERLAPS,
             shared_plan: m::SHARED_PLAN,
+            shared_plan_overlaps: &m::SHARED_PLAN_OVERLAPS,
+            plain_plan: m::PLAIN_PLAN,
+            exact_plain: m::EXACT_PLAIN,
+            arena_plain: m::ARENA_PLAIN,
             program: &m::PROGRAM,
             shared_program: &m::SHARED_PROGRAM,
             exact_plan_ram: m::EXACT_PLAN_RAM_PROGRAM,
@@ -184,6 +199,8 @@ enum OpData {
     Flash,
     /// Compiled at load into the arena's persistent region (`Interpreter::new`).
     Ram,
+    /// In flash, with the plain plan (no overlap; the figures before issue 12).
+    FlashPlain,
 }
 
 /// One load + inference: (instructions, output checksum, exact RAM, matches).
@@ -195,15 +212,22 @@ fn infer(
     placement: IoPlacement,
     op_data: OpData,
 ) -> (u64, u32, usize, bool) {
+    let overlapped = RunPlan::overlapped(spec.plan, spec.plan_overlaps);
+    let shared_overlapped = RunPlan::overlapped(spec.shared_plan, spec.shared_plan_overlaps);
     let (size, plan, program) = match (placement, op_data) {
-        (IoPlacement::Plan, OpData::Flash) => (spec.arena_plan, spec.plan, Some(spec.program)),
-        (IoPlacement::Plan, OpData::Ram) => (spec.arena_plan_ram, spec.plan, None),
+        (IoPlacement::Plan, OpData::Flash) => (spec.arena_plan, overlapped, Some(spec.program)),
+        (IoPlacement::Plan, OpData::Ram) => (spec.arena_plan_ram, overlapped, None),
+        (IoPlacement::Plan, OpData::FlashPlain) => (
+            spec.arena_plain,
+            RunPlan::from(spec.plain_plan),
+            Some(spec.program),
+        ),
         (IoPlacement::Shared, OpData::Flash) => (
             spec.arena_shared,
-            spec.shared_plan,
+            shared_overlapped,
             Some(spec.shared_program),
         ),
-        (IoPlacement::Shared, OpData::Ram) => (spec.arena_shared, spec.shared_plan, None),
+        (IoPlacement::Shared, _) => (spec.arena_shared, shared_overlapped, None),
     };
     let mut arena =
         Arena::exact(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
@@ -252,11 +276,12 @@ fn infer(
 /// The arena's calls of one inference (I/O in the plan) alone: begin/end of the planned
 /// scope, every placement, every operator's views; no kernel, no model reading.
 fn arena_calls(c: &counter::Counter, spec: &Spec, arena_buf: &mut [u8]) -> u64 {
-    let mut arena =
-        Arena::exact(&mut arena_buf[..spec.arena_plan], POOL).unwrap_or_else(|e| fail("arena", &e));
+    // The plain plan: the replay takes every operator's tensors as separate views.
+    let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plain], POOL)
+        .unwrap_or_else(|e| fail("arena", &e));
     let (loader, mut runner): (Loader<'_>, Runner<'_>) = arena.split();
     let plan = loader
-        .load_plan(spec.plan)
+        .load_plan(spec.plain_plan)
         .unwrap_or_else(|e| fail("plan", &e));
     let (n, r) = c.measure(|| {
         runner.planned(&plan, |p| {
@@ -340,6 +365,16 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
         OpData::Ram,
     );
     hprintln!("ram-program {} {} {} {:08x}", spec.name, nr, ramr, sumr);
+    let (np, sump, ramp, okp) = infer(
+        &c,
+        spec,
+        arena_buf,
+        shared_buf,
+        IoPlacement::Plan,
+        OpData::FlashPlain,
+    );
+    hprintln!("plain {} {} {}", spec.name, np, ramp);
+    hprintln!("plain-checksum {} {:08x}", spec.name, sump);
     hprintln!(
         "program {} {} flash-bytes",
         spec.name,
@@ -376,6 +411,8 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
     let good = ok
         && oks
         && okr
+        && okp
+        && ramp == spec.exact_plain
         && ram == spec.exact_plan
         && rams == spec.exact_shared
         && ramr == spec.exact_plan_ram;

@@ -96,4 +96,22 @@ static const syn_plan_type_t kws_ref_model_slot_types[] SYNMEM_PLAN_UNUSED = {
 /* The arguments of syn_mem_plan_load(): syn_mem_plan_load(KWS_REF_MODEL_PLAN_ARGS, &plan). */
 #define KWS_REF_MODEL_PLAN_ARGS kws_ref_model_slots, kws_ref_model_slot_types, KWS_REF_MODEL_SLOT_COUNT, KWS_REF_MODEL_REGION_SIZE
 
+#ifndef SYN_PLAN_OVERLAP_T_DEFINED
+#define SYN_PLAN_OVERLAP_T_DEFINED
+/* Same layout as synaptic_mem::plan::OverlapPair (#[repr(C)]). */
+typedef struct {
+    uint16_t op;        /* the operator (0-based) */
+    uint16_t input;     /* the input slot (dies at op) */
+    uint16_t output;    /* the output slot (born at op) */
+    uint8_t direction;  /* 0 forward, 1 backward */
+    int32_t bound;      /* the safe delta output.offset - input.offset (forward: at most, backward: at least) */
+} syn_plan_overlap_t;
+#endif
+
+/* The plan's declared output/input overlaps, run overlapped by synaptic-run (the typed plans of syn_mem_plan_load take plain plans: emit those with --no-overlap). */
+#define KWS_REF_MODEL_OVERLAP_COUNT 0u
+static const syn_plan_overlap_t kws_ref_model_overlaps[] SYNMEM_PLAN_UNUSED = {
+    {0u, 0u, 0u, 0u, 0}, /* placeholder: no declared overlap */
+};
+
 #endif /* SYNMEM_PLAN_KWS_REF_MODEL_H */

@@ -50,3 +50,7 @@ pub const SLOT_TYPES: [SlotType; 12] = [
 ];
 /// The plan, for the core's planned runtime.
 pub const PLAN: Plan<'static> = Plan { region_size: REGION_SIZE, slots: &SLOTS };
+/// The plan's declared output/input overlaps (empty: a plain plan), for
+/// `Interpreter::new(model, loader, RunPlan::overlapped(PLAN, &OVERLAPS), io)`.
+pub const OVERLAPS: [synaptic_mem::plan::OverlapPair; 0] = [
+];

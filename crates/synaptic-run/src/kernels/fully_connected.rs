@@ -9,7 +9,7 @@
 //! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
 //! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
 
-use super::{Int32s, Int8};
+use super::{Int32s, Int8, Int8Out};
 use crate::error::KernelError;
 use crate::math::{activation_range_i8, quantize_multiplier, Requantizer};
 use crate::math::{Activation, QuantParams};
@@ -245,14 +245,14 @@ impl FullyConnectedParams {
 }
 
 /// FULLY_CONNECTED, int8.
-pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, O: Int8Out>(
     p: &FullyConnectedParams,
     multipliers: &T,
     shifts: &T,
     input: &[i8],
     filter: &[W],
     bias: Option<&B>,
-    output: &mut [i8],
+    output: &mut [O],
 ) -> Result<(), KernelError> {
     if let Some(b) = bias {
         if b.count() < p.output_depth {
@@ -283,14 +283,14 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 /// channel ([`FullyConnectedParams::folded_bias`], computed once by the program compiler):
 /// the inner loop is a plain dot product. Same outputs; the operator must be
 /// [`FullyConnectedParams::foldable`].
-pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized>(
+pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     p: &FullyConnectedParams,
     multipliers: &T,
     shifts: &T,
     input: &[i8],
     filter: &[W],
     folded: &T,
-    output: &mut [i8],
+    output: &mut [O],
 ) -> Result<(), KernelError> {
     if !p.foldable() {
         return Err(KernelError::unsupported(
@@ -314,7 +314,7 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized>(
 /// The kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, requantized.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn run<W: Int8, T: Int32s + ?Sized>(
+fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     p: &FullyConnectedParams,
     multipliers: &T,
     shifts: &T,
@@ -322,7 +322,7 @@ fn run<W: Int8, T: Int32s + ?Sized>(
     filter: &[W],
     (io, filter_offset): (i32, i32),
     bias_at: impl Fn(usize) -> i32,
-    output: &mut [i8],
+    output: &mut [O],
 ) -> Result<(), KernelError> {
     KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
     KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
@@ -348,7 +348,7 @@ fn run<W: Int8, T: Int32s + ?Sized>(
     };
     if depth == 0 {
         for (i, o) in output.iter_mut().enumerate() {
-            *o = requantize(bias_at(i % od), &table(i % od), p);
+            *o = O::from_i8(requantize(bias_at(i % od), &table(i % od), p));
         }
         return Ok(());
     }
@@ -369,7 +369,7 @@ fn run<W: Int8, T: Int32s + ?Sized>(
                 }
                 acc
             };
-            *o = requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p);
+            *o = O::from_i8(requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p));
         }
     }
     Ok(())

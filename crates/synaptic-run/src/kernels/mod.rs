@@ -124,6 +124,27 @@ impl Int8 for u8 {
     }
 }
 
+/// An int8 output element: `i8`, or its byte (`u8`) in a buffer an overlapped kernel shares
+/// with its input ([`overlapped::fully_connected_rows`]): the same value either way.
+pub trait Int8Out: Copy {
+    /// The element holding `v`.
+    fn from_i8(v: i8) -> Self;
+}
+
+impl Int8Out for i8 {
+    #[inline(always)]
+    fn from_i8(v: i8) -> i8 {
+        v
+    }
+}
+
+impl Int8Out for u8 {
+    #[inline(always)]
+    fn from_i8(v: i8) -> u8 {
+        v as u8
+    }
+}
+
 /// A vector of `int32` (biases): a `[i32]` slice, or the little-endian bytes of a model buffer
 /// read in place ([`LeI32`]).
 pub trait Int32s {

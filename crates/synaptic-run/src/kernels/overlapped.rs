@@ -57,6 +57,23 @@ impl InPlace {
         }
     }
 
+    /// Input at byte `input`, output at byte `output`, run in `direction`, the delta already
+    /// checked against the kernel's contract (by the interpreter at load: its offsets come from
+    /// the plan it checked, so the O(n) derivation is not repeated at every inference). The
+    /// placement is still checked against the buffer.
+    pub(crate) const fn checked_at_load(
+        input: usize,
+        output: usize,
+        direction: Direction,
+    ) -> InPlace {
+        InPlace {
+            input,
+            output,
+            direction,
+            verify: false,
+        }
+    }
+
     /// `output − input` in bytes.
     pub fn delta(&self) -> i64 {
         self.output as i64 - self.input as i64
@@ -137,17 +154,17 @@ fn nhwc_of(shape: &[usize; 4], j: usize) -> (usize, usize, usize, usize) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_tables<W: Int8, B: Int32s + ?Sized>(
+fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     op: &'static str,
     p: &ConvParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     filter: &[W],
     bias: Option<&B>,
 ) -> Result<(), KernelError> {
     let channels = p.output_shape[3];
-    KernelError::check_len(op, "multiplier table", channels, multipliers.len())?;
-    KernelError::check_len(op, "shift table", channels, shifts.len())?;
+    KernelError::check_len(op, "multiplier table", channels, multipliers.count())?;
+    KernelError::check_len(op, "shift table", channels, shifts.count())?;
     KernelError::check_len(op, "filter", p.filter_shape.iter().product(), filter.len())?;
     if let Some(b) = bias {
         KernelError::check_len(op, "bias", channels, b.count())?;
@@ -157,10 +174,10 @@ fn check_tables<W: Int8, B: Int32s + ?Sized>(
 
 /// CONV_2D ([`super::conv::conv2d`]) with input and output in `buf`.
 #[allow(clippy::too_many_arguments)]
-pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
+pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     filter: &[W],
     bias: Option<&B>,
     buf: &mut [u8],
@@ -205,16 +222,16 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized>(
         if let Some(bias) = bias {
             acc = acc.wrapping_add(bias.at(oc));
         }
-        Ok([requantize(acc, multipliers[oc], shifts[oc], p) as u8])
+        Ok([requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8])
     })
 }
 
 /// DEPTHWISE_CONV_2D ([`super::conv::depthwise_conv2d`]) with input and output in `buf`.
 #[allow(clippy::too_many_arguments)]
-pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
+pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     filter: &[W],
     bias: Option<&B>,
     buf: &mut [u8],
@@ -255,7 +272,7 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized>(
         if let Some(bias) = bias {
             acc = acc.wrapping_add(bias.at(oc));
         }
-        Ok([requantize(acc, multipliers[oc], shifts[oc], p) as u8])
+        Ok([requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8])
     })
 }
 
@@ -309,18 +326,18 @@ pub fn max_pool(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), Kerne
 /// FULLY_CONNECTED ([`super::fully_connected::fully_connected`]) with input and output in
 /// `buf`.
 #[allow(clippy::too_many_arguments)]
-pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
+pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
-    multipliers: &[i32],
-    shifts: &[i32],
+    multipliers: &T,
+    shifts: &T,
     filter: &[W],
     bias: Option<&B>,
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
     const OP: &str = "FULLY_CONNECTED";
-    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.len())?;
-    KernelError::check_len(OP, "shift table", p.table_len(), shifts.len())?;
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {
             op: OP,
@@ -374,13 +391,53 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized>(
             acc = acc.wrapping_add(bias.at(oc));
         }
         let (m, s) = if p.per_channel {
-            (multipliers[oc], shifts[oc])
+            (multipliers.at(oc), shifts.at(oc))
         } else {
-            (multipliers[0], shifts[0])
+            (multipliers.at(0), shifts.at(0))
         };
         let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
         Ok([v.clamp(p.act_min, p.act_max) as i8 as u8])
     })
+}
+
+/// FULLY_CONNECTED with short rows ([`Access::RowsBuffered`]: at most [`FC_ROW_BUFFER`]
+/// bytes) in `buf`, a row at a time in `at.direction`: the input row is copied to the stack,
+/// then `row(x, out)` computes the row's outputs from the copy straight into the buffer (a
+/// plain kernel with one batch, e.g. [`super::fully_connected::fully_connected_folded`] with
+/// `u8` outputs). The same reads and writes as [`fully_connected`]'s steps up to their order
+/// inside a row, which the contract does not constrain: only a row's first step reads, so
+/// every write of row `r` must land outside the rows still to be read whatever the element —
+/// the contract's bound at the row's extreme element says so for all of them.
+pub fn fully_connected_rows(
+    p: &FullyConnectedParams,
+    buf: &mut [u8],
+    at: InPlace,
+    mut row: impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    const OP: &str = "FULLY_CONNECTED";
+    let contract = Contract::fully_connected(p);
+    if !matches!(contract.access, Access::RowsBuffered { .. }) {
+        return Err(KernelError::unsupported(
+            OP,
+            "row-wise overlapped execution of rows longer than the row buffer",
+        ));
+    }
+    check(OP, &contract, buf, &at)?;
+    let (ad, od) = (p.accum_depth, p.output_depth);
+    let mut x = [0i8; FC_ROW_BUFFER];
+    for r in 0..p.batches {
+        let b = match at.direction {
+            Direction::Forward => r,
+            Direction::Backward => p.batches - 1 - r,
+        };
+        let src = at.input + b * ad;
+        for (d, &v) in x[..ad].iter_mut().zip(&buf[src..src + ad]) {
+            *d = v as i8;
+        }
+        let dst = at.output + b * od;
+        row(&x[..ad], &mut buf[dst..dst + od])?;
+    }
+    Ok(())
 }
 
 /// SOFTMAX ([`super::activations::softmax`]) with input and output in `buf`: forward only (a

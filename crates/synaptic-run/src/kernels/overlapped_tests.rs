@@ -246,9 +246,9 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
         if depthwise {
-            depthwise_conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+            depthwise_conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         } else {
-            conv2d(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+            conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         }
     };
     let c = Contract::conv(&p, depthwise);
@@ -353,7 +353,64 @@ fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
     )
     .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
-        fully_connected(&p, &m, &s, &filter, Some(&bias[..]), buf, at)
+        fully_connected(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+    };
+    case(
+        &Contract::fully_connected(&p),
+        &as_u8(&input),
+        &as_u8(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+/// [`fully_connected_rows`] (short rows, a row at a time through the plain kernel writing
+/// `u8` outputs into the buffer, as the interpreter runs it) against the plain kernel: output
+/// depths past the row buffer, per-tensor and per-channel tables.
+fn fc_rows_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let (b, ad, od) = (
+        rng.range(1, 4),
+        rng.range(1, FC_ROW_BUFFER),
+        rng.range(1, 150),
+    );
+    let per_channel = rng.next() & 1 == 0;
+    let scales: Vec<f32> = vec![0.02; if per_channel { od } else { 1 }];
+    let opts = FullyConnectedOptions {
+        activation: rng.activation(),
+        weights_format: 0,
+    };
+    let p = FullyConnectedParams::new(
+        &opts,
+        &[b, ad],
+        &[od, ad],
+        &[b, od],
+        rng.quant(),
+        &scales,
+        rng.range(0, 4) as i32 - 2,
+        rng.quant(),
+    )
+    .unwrap();
+    let input = rng.i8s(b * ad);
+    let filter = rng.i8s(od * ad);
+    let bias: Vec<i32> = (0..od).map(|_| rng.next() as i32 >> 12).collect();
+    let (m, s) = rng.tables(p.table_len());
+    let mut expected = vec![0i8; b * od];
+    fully_connected::fully_connected(
+        &p,
+        &m[..],
+        &s[..],
+        &input,
+        &filter,
+        Some(&bias[..]),
+        &mut expected,
+    )
+    .unwrap();
+    let run = |buf: &mut [u8], at: InPlace| {
+        fully_connected_rows(&p, buf, at, |x, out| {
+            let one = FullyConnectedParams { batches: 1, ..p };
+            fully_connected::fully_connected(&one, &m[..], &s[..], x, &filter, Some(&bias[..]), out)
+        })
     };
     case(
         &Contract::fully_connected(&p),
@@ -507,6 +564,11 @@ proptest! {
     }
 
     #[test]
+    fn fully_connected_rows_overlapped_equals_plain(seed in any::<u64>()) {
+        fc_rows_property(seed)?;
+    }
+
+    #[test]
     fn elementwise_overlapped_equal_plain(seed in any::<u64>()) {
         elementwise_property(seed)?;
     }
@@ -522,11 +584,12 @@ proptest! {
 #[test]
 fn one_byte_past_the_bound_breaks() {
     let seeds = if cfg!(miri) { 6 } else { 400 };
-    let families: [(&str, Property); 6] = [
+    let families: [(&str, Property); 7] = [
         ("CONV_2D", |s| conv_property(s, false)),
         ("DEPTHWISE_CONV_2D", |s| conv_property(s, true)),
         ("POOL", pool_property),
         ("FULLY_CONNECTED", fc_property),
+        ("FULLY_CONNECTED rows", fc_rows_property),
         ("ELEMENTWISE", elementwise_property),
         ("SOFTMAX", softmax_property),
     ];
@@ -574,9 +637,9 @@ fn person_detect_peak_runs_backward_sixteen_bytes_up() {
     let mut buf = vec![0u8; 16 + h * w * 16];
     buf[..h * w * 8].copy_from_slice(&as_u8(&input));
     let fwd = InPlace::new(0, 16, Direction::Forward);
-    assert!(conv2d::<i8, [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
+    assert!(conv2d::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
     let back = InPlace::new(0, 16, Direction::Backward);
-    conv2d::<i8, [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
+    conv2d::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
     assert_eq!(&buf[16..], &as_u8(&expected)[..]);
     if !cfg!(miri) {
         assert_eq!(buf.len(), 36_880);

@@ -7,7 +7,7 @@
 use synaptic_mem::config::MIN_SHARED_SIZE;
 use synaptic_mem::{Arena, ArenaBuffer, MIN_SCRATCH_SIZE};
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
-use synaptic_run::{program, Interpreter, IoPlacement, LoadError, Memory};
+use synaptic_run::{program, Interpreter, IoPlacement, LoadError, Memory, RunPlan};
 
 /// Where the per-operator data (the compiled program) lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub fn load<'m, 'a, 'p>(
     bytes: &'m [u8],
     program: &'m [u32],
     loader: synaptic_mem::Loader<'a>,
-    plan: synaptic_mem::Plan<'p>,
+    plan: RunPlan<'p>,
     io: IoPlacement,
     op_data: OpData,
 ) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
@@ -48,17 +48,29 @@ pub struct RunResult {
     pub output: Vec<u8>,
 }
 
-/// The plan of `bytes` for `io`, from synaptic-plan (the same call `synmem` makes).
+/// The plan of `bytes` for `io`, from synaptic-plan (the same call `synmem` makes): overlapped
+/// (the default).
 pub fn analysis(bytes: &[u8], io: IoPlacement) -> Analysis {
+    analysis_with(bytes, io, true)
+}
+
+/// [`analysis`], overlapped or plain (`--no-overlap`).
+pub fn analysis_with(bytes: &[u8], io: IoPlacement, overlap: bool) -> Analysis {
     let model = PlanModel::from_bytes(bytes).expect("synaptic-plan imports the model");
     let options = SizingOptions {
         io: match io {
             IoPlacement::Shared => PlanIo::Shared,
             IoPlacement::Plan => PlanIo::Ephemeral,
         },
+        overlap,
         ..SizingOptions::default()
     };
     Analysis::new(model, &options).expect("synaptic-plan plans the model")
+}
+
+/// The plan of an analysis with its declared overlaps, as the interpreter loads it.
+pub fn run_plan(a: &Analysis) -> RunPlan<'_> {
+    RunPlan::overlapped(a.ephemeral_plan.core_plan(), &a.ephemeral_plan.overlaps)
 }
 
 /// The arena size a model needs, exactly (`Arena::exact`: no Kconfig floors; the kernels need
@@ -67,30 +79,29 @@ pub fn arena_size(m: &Memory) -> usize {
     m.arena_bytes()
 }
 
-/// The model's figures, from a load on a large arena.
+/// The model's figures, from a load on a large arena (the overlapped plan).
 pub fn probe(bytes: &[u8], io: IoPlacement, op_data: OpData) -> Memory {
+    probe_with(bytes, io, op_data, true)
+}
+
+/// [`probe`], overlapped or plain.
+pub fn probe_with(bytes: &[u8], io: IoPlacement, op_data: OpData, overlap: bool) -> Memory {
     let words = compiled(bytes, io);
-    let a = analysis(bytes, io);
+    let a = analysis_with(bytes, io, overlap);
     let mut buf = Box::new(ArenaBuffer::<MAX_ARENA>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
     arena.set_shared_region(shared.as_mut_slice()).unwrap();
     let (loader, _runner) = arena.split();
-    let net = load(
-        bytes,
-        &words,
-        loader,
-        a.ephemeral_plan.core_plan(),
-        io,
-        op_data,
-    )
-    .unwrap_or_else(|e| panic!("load: {e}"));
+    let net = load(bytes, &words, loader, run_plan(&a), io, op_data)
+        .unwrap_or_else(|e| panic!("load: {e}"));
     net.memory()
 }
 
 /// Runs every input of `runs` through the interpreter on an arena of exactly the size the
 /// model needs (and a shared region of exactly its I/O), the arena first filled with seeded
-/// random bytes if `poison` is given. Returns each run's operator outputs and graph outputs.
+/// random bytes if `poison` is given, with the overlapped plan. Returns each run's operator
+/// outputs and graph outputs.
 pub fn run_on_arena(
     bytes: &[u8],
     io: IoPlacement,
@@ -98,9 +109,21 @@ pub fn run_on_arena(
     poison: Option<u64>,
     op_data: OpData,
 ) -> (Vec<RunResult>, Memory) {
-    let want = probe(bytes, io, op_data);
+    run_on_arena_with(bytes, io, runs, poison, op_data, true)
+}
+
+/// [`run_on_arena`] with the overlapped plan or the plain one (`overlap` false).
+pub fn run_on_arena_with(
+    bytes: &[u8],
+    io: IoPlacement,
+    runs: &[Vec<u8>],
+    poison: Option<u64>,
+    op_data: OpData,
+    overlap: bool,
+) -> (Vec<RunResult>, Memory) {
+    let want = probe_with(bytes, io, op_data, overlap);
     let words = compiled(bytes, io);
-    let a = analysis(bytes, io);
+    let a = analysis_with(bytes, io, overlap);
     let size = arena_size(&want);
     let mut buf = Box::new(ArenaBuffer::<MAX_ARENA>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
@@ -116,15 +139,8 @@ pub fn run_on_arena(
         .set_shared_region(&mut shared.as_mut_slice()[..want.shared.max(MIN_SHARED_SIZE)])
         .unwrap();
     let (loader, mut runner) = arena.split();
-    let mut net = load(
-        bytes,
-        &words,
-        loader,
-        a.ephemeral_plan.core_plan(),
-        io,
-        op_data,
-    )
-    .unwrap_or_else(|e| panic!("load on the exactly sized arena: {e}"));
+    let mut net = load(bytes, &words, loader, run_plan(&a), io, op_data)
+        .unwrap_or_else(|e| panic!("load on the exactly sized arena: {e}"));
     assert_eq!(net.memory(), want, "figures differ between arenas");
     let n_tensors = super::tflite::Model::parse(bytes).tensors.len();
     let mut results = Vec::new();
