@@ -16,6 +16,9 @@ for p in ${ASAN_PACKAGES:-synaptic-mem synaptic-mem-ffi synaptic-plan}; do
 done
 export RUSTFLAGS="-Zsanitizer=address ${RUSTFLAGS:-}"
 export RUSTDOCFLAGS="-Zsanitizer=address ${RUSTDOCFLAGS:-}"
+# The unoptimised instrumented build is ~10x slower: the long randomised tests run a quarter of
+# their cases (tests/common `cases`).
+export SYNAPTIC_TEST_DIVISOR="${SYNAPTIC_TEST_DIVISOR:-4}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}"
 # LeakSanitizer suppressions: synaptic-mem-ffi's unit tests deliberately leak their arena
 # buffers (`Box::leak`: the C API's global arena may keep pointing at them for the rest of the

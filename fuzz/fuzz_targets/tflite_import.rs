@@ -1,8 +1,10 @@
 //! Fuzz target `tflite_import`: `synaptic-plan`'s `.tflite` import, lifetime analysis, sizing
 //! and planner on arbitrary bytes (seeded with the shared models by `scripts/fuzz-smoke.sh`).
 //! Malformed input must give an error, never a panic; whatever imports must plan into a
-//! valid plan (aligned, in its region, no two simultaneously live tensors overlapping) that is
-//! never below the live-set lower bound, and its allocation sequence must be consistent.
+//! valid plan by the core's one rule (aligned, in its region, no two simultaneously live
+//! tensors sharing bytes unless they are a declared overlap pair inside its contract's bound)
+//! that is never below the overlap lower bound (itself never above the live-set bound), and its
+//! allocation sequence must be consistent.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -27,13 +29,17 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let plan = analysis.ephemeral_plan.core_plan();
-    if let Err(e) = plan.validate() {
+    if let Err(e) = plan.validate_overlapped(&analysis.ephemeral_plan.overlaps) {
         panic!("planner produced an invalid plan: {e}");
     }
     let r = &analysis.report;
     assert!(
-        r.planned_activation_bytes >= r.live_lower_bound_bytes,
-        "plan below the live-set lower bound"
+        r.overlap_lower_bound_bytes <= r.live_lower_bound_bytes,
+        "overlap bound above the live-set bound"
+    );
+    assert!(
+        r.planned_activation_bytes >= r.overlap_lower_bound_bytes,
+        "plan below the overlap lower bound"
     );
     let _ = analysis.verdict();
     if let Ok(seq) = sequence_of(&analysis) {

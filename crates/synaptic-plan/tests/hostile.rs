@@ -72,7 +72,7 @@ fn bit_flips_of_every_model_never_panic() {
         let bytes = std::fs::read(&path).unwrap();
         // Flatbuffer metadata is mostly near the start and the end (tables), data in between:
         // flip bits anywhere, and more often in the first and last 4 KiB.
-        for k in 0..300 {
+        for k in 0..common::cases(300) {
             let mut b = bytes.clone();
             let n = b.len();
             let flips = 1 + (next() % 4) as usize;

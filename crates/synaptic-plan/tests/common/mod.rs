@@ -47,3 +47,16 @@ pub fn aligned(store: &mut Vec<u8>, len: usize) -> &mut [u8] {
     let off = store.as_ptr().align_offset(16);
     &mut store[off..off + len]
 }
+
+/// `n` test cases, divided by `SYNAPTIC_TEST_DIVISOR` when it is set (at least 1): the slow
+/// instrumented runs (`scripts/asan.sh`, an unoptimised build with AddressSanitizer) run fewer
+/// cases of the long randomised tests; the plain `cargo test` runs all of them.
+#[allow(dead_code)]
+pub fn cases(n: usize) -> usize {
+    let d = std::env::var("SYNAPTIC_TEST_DIVISOR")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1);
+    (n / d).max(1)
+}
