@@ -555,14 +555,7 @@ pub unsafe extern "C" fn syn_run_input(
         let (p, n) = unsafe {
             with_model(model, |m| {
                 shared_only(m.placement, "syn_run_input")?;
-                let count = m.net.inputs();
-                let k = index as usize;
-                if k >= count {
-                    return Err(Failure::new(
-                        -EINVAL,
-                        format_args!("input {index} out of range (the model has {count})"),
-                    ));
-                }
+                let k = io_index("input", index, m.net.inputs())?;
                 let b = m.net.input_mut(k).ok_or_else(|| {
                     Failure::new(-EINVAL, format_args!("input {index} has no shared tensor"))
                 })?;
@@ -576,6 +569,18 @@ pub unsafe extern "C" fn syn_run_input(
         }
         Ok(())
     })())
+}
+
+/// Graph input or output `index` (`what`) of a model that has `count` of them, or -EINVAL.
+fn io_index(what: &str, index: u32, count: usize) -> Result<usize, Failure> {
+    let k = index as usize;
+    if k >= count {
+        return Err(Failure::new(
+            -EINVAL,
+            format_args!("{what} {index} out of range (the model has {count})"),
+        ));
+    }
+    Ok(k)
 }
 
 /// SYN_RUN_IO_SHARED: graph output `index` in the shared region: `*data` and `*size` (bytes),
@@ -597,14 +602,7 @@ pub unsafe extern "C" fn syn_run_output(
         let (p, n) = unsafe {
             with_model(model, |m| {
                 shared_only(m.placement, "syn_run_output")?;
-                let count = m.net.outputs();
-                let k = index as usize;
-                if k >= count {
-                    return Err(Failure::new(
-                        -EINVAL,
-                        format_args!("output {index} out of range (the model has {count})"),
-                    ));
-                }
+                let k = io_index("output", index, m.net.outputs())?;
                 let b = m.net.output(k).ok_or_else(|| {
                     Failure::new(-EINVAL, format_args!("output {index} has no shared tensor"))
                 })?;
