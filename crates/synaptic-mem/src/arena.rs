@@ -491,9 +491,11 @@ impl<'i> PlannedInference<'i, '_> {
     /// The declared overlap `pair` of an overlapped plan as one mutable span holding both its
     /// slots ([`OverlapSpan`]), with the tensors of `others` (live at the pair's operator,
     /// distinct, disjoint from the span and from each other) — everything one overlapped
-    /// operator needs. Refused: a pair index out of range, slots not allocated, blocks that do
-    /// not share a byte (then [`Self::at`] hands out both), an `others` slot that fails those
-    /// rules. The two slots of a pair that share bytes are never handed out as two tensors.
+    /// operator needs. `Ok(None)` if the pair's blocks share no byte (a plan may declare such
+    /// a pair; then [`Self::at`] hands out both, and nothing counts as failed). Refused: a
+    /// pair index out of range, slots not allocated or not live at the pair's operator, an
+    /// `others` slot that fails those rules. The two slots of a pair that share bytes are
+    /// never handed out as two tensors.
     ///
     /// ```
     /// use synaptic_mem::plan::{OverlapDirection, OverlapPair};
@@ -514,18 +516,19 @@ impl<'i> PlannedInference<'i, '_> {
     ///     p.alloc(0, &[32], DType::Int8).unwrap();
     ///     p.alloc(1, &[64], DType::Int8).unwrap();
     ///     assert!(p.at(0, [0, 1]).is_err()); // they share bytes
-    ///     let (span, []) = p.overlapped(0, []).unwrap();
+    ///     let (span, []) = p.overlapped(0, []).unwrap().unwrap();
     ///     assert_eq!((span.bytes.len(), span.input, span.output), (80, 0, 16));
     ///     span.bytes[span.output..].fill(7);
     ///     let [t1] = p.at(1, [1]).unwrap();
     ///     assert!(t1.bytes().iter().all(|&b| b == 7));
     /// }).unwrap();
     /// ```
+    #[allow(clippy::type_complexity)]
     pub fn overlapped<const N: usize>(
         &mut self,
         pair: usize,
         others: [usize; N],
-    ) -> Result<(OverlapSpan<'_>, [Tensor<'_>; N]), AllocError> {
+    ) -> Result<Option<(OverlapSpan<'_>, [Tensor<'_>; N])>, AllocError> {
         self.inf
             .raw
             .overlapped_view(&self.plan, self.region, pair, others)

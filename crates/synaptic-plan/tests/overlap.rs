@@ -209,7 +209,7 @@ fn overlapped_plans_load_and_give_their_spans_on_the_core() {
                 for (k, pair) in plan.overlaps.iter().enumerate() {
                     let (i, o) = (pair.input as usize, pair.output as usize);
                     assert!(p.at(pair.op, [i, o]).is_err());
-                    let (span, []) = p.overlapped(k, []).unwrap();
+                    let (span, []) = p.overlapped(k, []).unwrap().unwrap();
                     assert_eq!(span.input_bytes as u64, plan.items[i].bytes);
                     assert_eq!(span.output_bytes as u64, plan.items[o].bytes);
                     spans += 1;

@@ -414,15 +414,63 @@ macro_rules! binary {
     };
 }
 
+/// The graph I/O tensors in the SHARED region as an operator's inputs see them: every entry
+/// but the operator's own output (borrowed mutably apart), by index among inputs then outputs.
+#[derive(Clone, Copy)]
+struct SharedIns<'x, 't> {
+    /// Entries `0 .. out`.
+    lo: &'x [Option<Tensor<'t>>],
+    /// Entries `out + 1 ..`.
+    hi: &'x [Option<Tensor<'t>>],
+    /// The output's entry (`usize::MAX`: the output is not in the SHARED region).
+    out: usize,
+}
+
+impl<'x, 't> SharedIns<'x, 't> {
+    /// Entry `k`, unless it is the output's or absent.
+    #[inline]
+    fn get(self, k: usize) -> Option<&'x Tensor<'t>> {
+        let e = if k < self.out {
+            self.lo.get(k)
+        } else {
+            self.hi.get(k.checked_sub(self.out)?.checked_sub(1)?)
+        };
+        e?.as_ref()
+    }
+}
+
+/// Splits `io` around entry `out` (if any): the output's tensor mutably, the rest as inputs.
+#[inline]
+fn split_io<'x, 't>(
+    io: &'x mut [Option<Tensor<'t>>],
+    out: Option<usize>,
+) -> (Option<&'x mut Tensor<'t>>, SharedIns<'x, 't>) {
+    match out {
+        Some(k) if k < io.len() => {
+            let (lo, rest) = io.split_at_mut(k);
+            let (o, hi) = rest.split_at_mut(1);
+            (o[0].as_mut(), SharedIns { lo, hi, out: k })
+        }
+        _ => (
+            None,
+            SharedIns {
+                lo: io,
+                hi: &[],
+                out: usize::MAX,
+            },
+        ),
+    }
+}
+
 /// An operator's inputs, resolved when a kernel asks for one (no array of them is built).
 struct Inputs<'x, 't> {
     rec: &'x OpRecord<'x>,
-    /// The views of the planned inputs (the output's excluded).
+    /// The planned inputs' slots, distinct, in the order of `views`.
+    slots: &'x [usize],
+    /// Their views (the output's excluded).
     views: &'x [Tensor<'t>],
-    /// Index in `views` of each planned input.
-    view_of: &'x [u8; MAX_OP_INPUTS],
-    /// Graph I/O tensors in the SHARED region (inputs then outputs; the output's excluded).
-    shared: &'x [Option<&'x Tensor<'t>>; MAX_IO],
+    /// Graph I/O tensors in the SHARED region (the output's excluded).
+    shared: SharedIns<'x, 't>,
     model: &'x [u8],
 }
 
@@ -435,17 +483,13 @@ impl<'x, 't> Inputs<'x, 't> {
     #[inline]
     fn get(&self, k: usize) -> In<'x, 't> {
         match self.rec.input(k) {
-            Some(Loc::Slot(_)) => self
-                .view_of
-                .get(k)
-                .and_then(|&j| self.views.get(usize::from(j)))
+            Some(Loc::Slot(s)) => self
+                .slots
+                .iter()
+                .position(|&x| x == s)
+                .and_then(|j| self.views.get(j))
                 .map_or(In::Absent, In::Arena),
-            Some(Loc::Shared(s)) => self
-                .shared
-                .get(s)
-                .copied()
-                .flatten()
-                .map_or(In::Absent, In::Arena),
+            Some(Loc::Shared(s)) => self.shared.get(s).map_or(In::Absent, In::Arena),
             Some(Loc::Model { offset, len }) => {
                 In::Model(self.model.get(offset..offset + len).unwrap_or(&[]))
             }
@@ -595,19 +639,6 @@ fn execute(
             quantize::dequantize(q, x(0)?, out.as_mut_slice::<f32>().map_err(|_| ty())?)
         }
         _ => Err(ty()),
-    }
-}
-
-/// Whether the two slots of a declared overlap share bytes (if not, the operator runs as in
-/// a plain plan: the core hands out both as tensors).
-#[inline]
-fn pair_shares_bytes(slots: &[synaptic_mem::PlanSlot], pair: &OverlapPair) -> bool {
-    match (
-        slots.get(usize::from(pair.input)),
-        slots.get(usize::from(pair.output)),
-    ) {
-        (Some(a), Some(b)) => a.memory_overlaps(b),
-        _ => false,
     }
 }
 
@@ -837,9 +868,10 @@ fn check_overlaps(
     Ok(())
 }
 
-/// Runs the operator of declared overlap `q` (`pair`, whose slots share bytes) through its
-/// overlapped kernel on the core's span, with the graph I/O in the SHARED region `io` (empty
-/// with I/O in the plan); `observe(tensor, bytes)` gets its output.
+/// Runs the operator of declared overlap `q` (`pair`) through its overlapped kernel on the
+/// core's span, with the graph I/O in the SHARED region `io` (empty with I/O in the plan);
+/// `observe(tensor, bytes)` gets its output. `Ok(false)`: the pair's blocks share no byte,
+/// nothing ran (the operator runs as in a plain plan).
 #[allow(clippy::too_many_arguments)]
 fn run_pair(
     p: &mut PlannedInference<'_, '_>,
@@ -850,10 +882,13 @@ fn run_pair(
     io: &[Option<Tensor<'_>>],
     model: &[u8],
     observe: &mut dyn FnMut(usize, &[u8]),
-) -> Result<(), PairError> {
-    let shared: [Option<&Tensor<'_>>; MAX_IO] =
-        core::array::from_fn(|k| io.get(k).and_then(|t| t.as_ref()));
-    let shared = &shared;
+) -> Result<bool, PairError> {
+    // The pair's output is a plan slot: every SHARED entry is an input.
+    let shared = SharedIns {
+        lo: io,
+        hi: &[],
+        out: usize::MAX,
+    };
     // Checked at load: every kind but ADD / MUL reads the pair's input as input 0 and has no
     // other planned input.
     let found = if matches!(rec.kind, program::KIND_ADD | program::KIND_MUL) {
@@ -862,15 +897,12 @@ fn run_pair(
         PairInputs { k: 0, other: None }
     };
     let out_slot = usize::from(pair.output);
-    let mut view_of = [0u8; MAX_OP_INPUTS];
+    let other_slot = found.other.map(|(_, s)| s);
     let mut go = |span: OverlapSpan<'_>, views: &[Tensor<'_>]| -> Result<(), PairError> {
-        if let Some((j, _)) = found.other {
-            view_of[j] = 0;
-        }
         let ins = Inputs {
             rec,
+            slots: other_slot.as_slice(),
             views,
-            view_of: &view_of,
             shared,
             model,
         };
@@ -884,14 +916,14 @@ fn run_pair(
         Ok(())
     };
     match found.other {
-        None => {
-            let (span, []) = p.overlapped(q, [])?;
-            go(span, &[])
-        }
-        Some((_, s)) => {
-            let (span, views) = p.overlapped(q, [s])?;
-            go(span, &views)
-        }
+        None => match p.overlapped(q, [])? {
+            Some((span, [])) => go(span, &[]).map(|()| true),
+            None => Ok(false),
+        },
+        Some((_, s)) => match p.overlapped(q, [s])? {
+            Some((span, views)) => go(span, &views).map(|()| true),
+            None => Ok(false),
+        },
     }
 }
 
@@ -1034,6 +1066,73 @@ fn execute_overlapped(
         }
         _ => Err(ty()),
     }
+}
+
+/// Runs plain operator `i` (record `rec` at word `rec_at`, no declared overlap sharing bytes): its distinct
+/// planned tensors from the core (output first, then the inputs), the SHARED I/O tensors `io`
+/// (empty with I/O in the plan) split around its output, then its kernel; `observe(tensor,
+/// bytes)` gets its output.
+fn run_op(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    io: &mut [Option<Tensor<'_>>],
+    model: &[u8],
+    observe: &mut dyn FnMut(usize, &[u8]),
+) -> Result<(), RunError> {
+    // The caller checked the input count (at most MAX_OP_INPUTS).
+    let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
+    // The distinct planned tensors: the output first, then the inputs.
+    let mut slots = [0usize; MAX_OP_TENSORS];
+    let mut n_slots = 0;
+    let out_planned = match rec.out_loc {
+        Loc::Slot(s) => {
+            slots[0] = s;
+            n_slots = 1;
+            true
+        }
+        _ => false,
+    };
+    for k in 0..n_in {
+        if let Some(Loc::Slot(s)) = rec.input(k) {
+            if !slots[..n_slots].contains(&s) {
+                slots[n_slots] = s;
+                n_slots += 1;
+            }
+        }
+    }
+    let out_shared = match rec.out_loc {
+        Loc::Shared(k) => Some(k),
+        _ => None,
+    };
+    let (shared_out, shared) = split_io(io, out_shared);
+    let skip = usize::from(out_planned);
+    let in_slots = &slots[skip..n_slots];
+    with_views(p, i as u16, &slots[..n_slots], |views| {
+        let (out_view, in_views) = if out_planned {
+            let (o, rest) = views.split_at_mut(1);
+            (o.first_mut(), rest)
+        } else {
+            (None, views)
+        };
+        let ins = Inputs {
+            rec,
+            slots: in_slots,
+            views: in_views,
+            shared,
+            model,
+        };
+        let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
+            execute(rec, &ins, out).map_err(|error| RunError::Kernel { op: i, error })?;
+            observe(rec.output, out.bytes());
+            Ok(())
+        };
+        match (out_view, shared_out) {
+            (Some(o), _) => run(o),
+            (None, Some(o)) => run(o),
+            (None, None) => Err(RunError::Program { at: rec_at }),
+        }
+    })?
 }
 
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
@@ -1383,7 +1482,6 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
             ..
         } = self;
         let overlaps: &[OverlapPair] = plan.overlaps();
-        let slots_of_plan = plan.plan().slots;
         let words: &[u32] = match program {
             Store::Flash(w) => w,
             Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
@@ -1421,14 +1519,18 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         let n_ops = prog.ops();
         let bad = |at: usize| RunError::Program { at };
         runner.planned(plan, |p| -> Result<(), RunError> {
-            // Place every planned activation at its offset, unless an earlier inference left
-            // it there (this interpreter always places a slot with the same shape and type).
-            for s in 0..prog.slots() {
-                if p.placed(s) {
-                    continue;
+            // Place every planned activation at its offset, unless the load or an earlier
+            // inference left them there. Only this interpreter places tensors of its plan (the
+            // handle is private), always every slot in slot order with the same shape and type,
+            // so the last slot placed in this region means every slot is (a region that moved
+            // since finds none placed; a placement that failed part-way left the last one
+            // out). Every view still checks its own slot.
+            let n_slots = prog.slots();
+            if n_slots > 0 && !p.placed(n_slots - 1) {
+                for s in 0..n_slots {
+                    let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
+                    p.alloc(s, &shape[..n], dtype)?;
                 }
-                let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
-                p.alloc(s, &shape[..n], dtype)?;
             }
             // Graph inputs: into the SHARED region or their slots.
             if let Some(input) = input {
@@ -1464,92 +1566,29 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
 
                 // A declared overlap whose slots share bytes: the operator runs overlapped, on
                 // the core's one span holding its input and output.
+                // (The planner may declare a pair whose blocks do not share bytes: the operator
+                // then runs as in a plain plan.)
                 if let Some(pair) = overlaps.get(next_pair).filter(|q| usize::from(q.op) == i) {
                     let q = next_pair;
                     next_pair += 1;
-                    if pair_shares_bytes(slots_of_plan, pair) {
-                        let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
-                        run_pair(p, &prog, &rec, q, pair, shared, model, &mut |t, b| {
-                            observe(i, t, b)
-                        })
-                        .map_err(|e| match e {
-                            PairError::Kernel(error) => RunError::Kernel { op: i, error },
-                            PairError::Alloc(e) => RunError::Alloc(e),
-                            PairError::Program => bad(rec_at),
-                        })?;
+                    let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
+                    let ran = run_pair(p, &prog, &rec, q, pair, shared, model, &mut |t, b| {
+                        observe(i, t, b)
+                    })
+                    .map_err(|e| match e {
+                        PairError::Kernel(error) => RunError::Kernel { op: i, error },
+                        PairError::Alloc(e) => RunError::Alloc(e),
+                        PairError::Program => bad(rec_at),
+                    })?;
+                    if ran {
                         continue;
                     }
                 }
 
-                // The distinct planned tensors: the output first, then the inputs.
-                let mut slots = [0usize; MAX_OP_TENSORS];
-                let mut n_slots = 0;
-                let out_planned = match rec.out_loc {
-                    Loc::Slot(s) => {
-                        slots[0] = s;
-                        n_slots = 1;
-                        true
-                    }
-                    _ => false,
-                };
-                // The view of each planned input (its index among the input views).
-                let mut view_of = [0u8; MAX_OP_INPUTS];
-                for k in 0..n_in {
-                    if let Some(Loc::Slot(s)) = rec.input(k) {
-                        let j = match slots[..n_slots].iter().position(|&x| x == s) {
-                            Some(j) => j,
-                            None => {
-                                slots[n_slots] = s;
-                                n_slots += 1;
-                                n_slots - 1
-                            }
-                        };
-                        view_of[k] = (j - usize::from(out_planned)) as u8;
-                    }
-                }
-                // Split the shared I/O tensors: the output mutably, the rest shared.
-                let mut shared_out: Option<&mut Tensor<'a>> = None;
-                let mut shared_in: [Option<&Tensor<'a>>; MAX_IO] = [None; MAX_IO];
-                if shared_io {
-                    let out_shared = match rec.out_loc {
-                        Loc::Shared(k) => Some(k),
-                        _ => None,
-                    };
-                    for (k, t) in io.iter_mut().enumerate() {
-                        if Some(k) == out_shared {
-                            shared_out = t.as_mut();
-                        } else {
-                            shared_in[k] = t.as_ref();
-                        }
-                    }
-                }
-                let r = with_views(p, i as u16, &slots[..n_slots], |views| {
-                    let (out_view, in_views) = if out_planned {
-                        let (o, rest) = views.split_at_mut(1);
-                        (o.first_mut(), rest)
-                    } else {
-                        (None, views)
-                    };
-                    let ins = Inputs {
-                        rec: &rec,
-                        views: in_views,
-                        view_of: &view_of,
-                        shared: &shared_in,
-                        model,
-                    };
-                    let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
-                        execute(&rec, &ins, &mut *out)
-                            .map_err(|error| RunError::Kernel { op: i, error })?;
-                        observe(i, rec.output, out.bytes());
-                        Ok(())
-                    };
-                    match (out_view, shared_out) {
-                        (Some(o), _) => run(o),
-                        (None, Some(o)) => run(o),
-                        (None, None) => Err(RunError::Program { at }),
-                    }
+                let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
+                run_op(p, &rec, (i, rec_at), io_now, model, &mut |t, b| {
+                    observe(i, t, b)
                 })?;
-                r?;
             }
             // Graph outputs: out of the SHARED region or their slots.
             if let Some(output) = output {

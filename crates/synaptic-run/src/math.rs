@@ -250,6 +250,30 @@ impl Requantizer {
     #[inline(always)]
     pub fn apply(&self, x: i32) -> i32 {
         let v = saturating_rounding_doubling_high_mul(x.wrapping_mul(self.left), self.multiplier);
+        self.divide(v)
+    }
+
+    /// Whether the high multiply can saturate: only a multiplier of `i32::MIN` (never one
+    /// [`quantize_multiplier`] derives) times `i32::MIN` does.
+    #[inline(always)]
+    pub fn can_saturate(&self) -> bool {
+        self.multiplier == i32::MIN
+    }
+
+    /// [`Self::apply`] for a requantizer that cannot saturate ([`Self::can_saturate`] is
+    /// false; the loops that call it check once): the same result, without the per-value
+    /// test of the saturating case.
+    #[inline(always)]
+    pub fn apply_unsaturated(&self, x: i32) -> i32 {
+        debug_assert!(!self.can_saturate());
+        let v = ((i64::from(x.wrapping_mul(self.left)) * i64::from(self.multiplier) + (1 << 30))
+            >> 31) as i32;
+        self.divide(v)
+    }
+
+    /// The rounding divide of [`Self::apply`].
+    #[inline(always)]
+    fn divide(&self, v: i32) -> i32 {
         // RoundingDivideByPOT(v, right): `v / 2^right` rounded half away from zero, which is
         // `floor((v + half - [v < 0]) / 2^right)` (the `- 1` only for `right > 0`): one add,
         // a sign mask and an arithmetic shift, unless `v + half` overflows (then TFLM's form).
@@ -556,10 +580,12 @@ mod tests {
                 let q = Requantizer::new(m, shift);
                 for &x in &xs {
                     assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
+                    assert_eq!(q.apply_unsaturated(x), q.apply(x), "{x} {m} {shift}");
                 }
                 for _ in 0..2_000 {
                     let x = (next() as i32) >> (next() % 32);
                     assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
+                    assert_eq!(q.apply_unsaturated(x), q.apply(x), "{x} {m} {shift}");
                 }
             }
             let m = (next() >> 1) as i32 | (1 << 30);

@@ -84,7 +84,7 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .iter_mut()
                 .zip(&input)
                 .for_each(|(b, &v)| *b = v as u8);
-            let (span, []) = pi.overlapped(0, []).unwrap();
+            let (span, []) = pi.overlapped(0, []).unwrap().unwrap();
             let at = InPlace::new(span.input, span.output, Direction::from(span.direction));
             overlapped::conv2d::<i8, [i32], [i32]>(
                 &p, &mult, &shift, &filter, None, span.bytes, at,

@@ -511,17 +511,19 @@ impl RawArena<'_> {
             }
     }
 
-    /// The one span holding both slots of declared overlap `pair` (whose blocks must share
-    /// bytes, both allocated in `region`), and views of the tensors in `others`, live at the
-    /// pair's operator, distinct and disjoint from the span and from each other. Contract as for
-    /// [`RawArena::planned_views`]: `'t` ends before the next call for the same region.
+    /// The one span holding both slots of declared overlap `pair` (both allocated in
+    /// `region`), and views of the tensors in `others`, live at the pair's operator, distinct
+    /// and disjoint from the span and from each other; `None` (no failure) if the pair's
+    /// blocks share no byte. Contract as for [`RawArena::planned_views`]: `'t` ends before the
+    /// next call for the same region.
+    #[allow(clippy::type_complexity)]
     pub(crate) fn overlapped_view<'t, const N: usize>(
         &self,
         plan: &LoadedPlan<'_>,
         region: PlanRegion,
         pair: usize,
         others: [usize; N],
-    ) -> Result<(OverlapSpan<'t>, [Tensor<'t>; N]), AllocError> {
+    ) -> Result<Option<(OverlapSpan<'t>, [Tensor<'t>; N])>, AllocError> {
         let refuse = || self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0);
         let p = *plan.overlaps.get(pair).ok_or_else(refuse)?;
         let (i, o) = (p.input as usize, p.output as usize);
@@ -530,8 +532,9 @@ impl RawArena<'_> {
         }
         let (si, so) = (plan.plan.slots[i], plan.plan.slots[o]);
         if !si.memory_overlaps(&so) {
-            // Disjoint blocks: the span would cover whatever lies between them.
-            return Err(refuse());
+            // Disjoint blocks: the span would cover whatever lies between them. The caller
+            // takes the two slots as separate tensors instead.
+            return Ok(None);
         }
         // The union of two blocks that share a byte: one contiguous range of the region.
         let start = si.offset.min(so.offset);
@@ -568,7 +571,7 @@ impl RawArena<'_> {
             desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
             _mem: PhantomData,
         });
-        Ok((
+        Ok(Some((
             OverlapSpan {
                 bytes,
                 input: (si.offset - start) as usize,
@@ -579,6 +582,6 @@ impl RawArena<'_> {
                 op: p.op,
             },
             views,
-        ))
+        )))
     }
 }

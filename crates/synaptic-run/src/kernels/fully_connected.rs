@@ -339,6 +339,22 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     let (depth, od) = (p.accum_depth, p.output_depth);
     // Per-tensor: one requantization for every output (the table has one entry, checked above).
     let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
+    if !p.per_channel && depth > 0 && filter_offset == 0 && !r0.can_saturate() {
+        // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
+        // saturation test, the clamp bounds and offsets in registers.
+        let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
+        for (row, orow) in input
+            .chunks_exact(depth)
+            .zip(output.chunks_exact_mut(od.max(1)))
+        {
+            for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
+                let acc = dot(weights, row, io).wrapping_add(bias_at(oc));
+                let v = r0.apply_unsaturated(acc).wrapping_add(zp);
+                *o = O::from_i8(v.max(lo).min(hi) as i8);
+            }
+        }
+        return Ok(());
+    }
     let table = |oc: usize| {
         if p.per_channel {
             Requantizer::new(multipliers.at(oc), shifts.at(oc))

@@ -423,8 +423,27 @@ pub fn fully_connected_rows(
         ));
     }
     check(OP, &contract, buf, &at)?;
+    // The row copy is zeroed first (safe Rust): a short row takes a short buffer.
+    if p.accum_depth <= SHORT_ROW {
+        rows_through::<SHORT_ROW>(p, buf, at, &mut row)
+    } else {
+        rows_through::<FC_ROW_BUFFER>(p, buf, at, &mut row)
+    }
+}
+
+/// Rows of at most this many bytes are copied through a buffer of this size.
+const SHORT_ROW: usize = 16;
+
+/// [`fully_connected_rows`]' loop, with a row buffer of `N >= accum_depth` bytes.
+#[inline(always)]
+fn rows_through<const N: usize>(
+    p: &FullyConnectedParams,
+    buf: &mut [u8],
+    at: InPlace,
+    row: &mut impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
     let (ad, od) = (p.accum_depth, p.output_depth);
-    let mut x = [0i8; FC_ROW_BUFFER];
+    let mut x = [0i8; N];
     for r in 0..p.batches {
         let b = match at.direction {
             Direction::Forward => r,
