@@ -500,11 +500,11 @@ impl<'x, 't> Inputs<'x, 't> {
 
 /// Decodes the parameters of a record (`Words` of the kernel's struct).
 #[inline(always)]
-fn params<T: Words>(w: &[u32], ty: KernelError) -> Result<T, KernelError> {
+fn params<T: Words>(w: &[u32], ty: impl Fn() -> KernelError) -> Result<T, KernelError> {
     if w.len() != T::N {
-        return Err(ty);
+        return Err(ty());
     }
-    T::get(w).ok_or(ty)
+    T::get(w).ok_or_else(ty)
 }
 
 /// Runs operator record `rec`'s kernel on resolved buffers: its parameters are decoded here,
@@ -531,17 +531,17 @@ fn execute(
     let pw = rec.params;
     match rec.kind {
         program::KIND_CONV => {
-            let pp: conv::ConvParams = params(pw, ty())?;
+            let pp: conv::ConvParams = params(pw, ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
             conv::conv2d(&pp, m, s, x(0)?, w(1), bias(2).as_ref(), o)
         }
         program::KIND_DEPTHWISE => {
-            let pp: conv::ConvParams = params(pw, ty())?;
+            let pp: conv::ConvParams = params(pw, ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
             conv::depthwise_conv2d(&pp, m, s, x(0)?, w(1), bias(2).as_ref(), o)
         }
         program::KIND_FULLY_CONNECTED => {
-            let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
+            let pp: fully_connected::FullyConnectedParams = params(pw, ty)?;
             let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
             let filter = w(1).get(..n).ok_or_else(ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
@@ -553,39 +553,39 @@ fn execute(
             }
         }
         program::KIND_AVERAGE_POOL => {
-            let pp: pooling::PoolParams = params(pw, ty())?;
+            let pp: pooling::PoolParams = params(pw, ty)?;
             pooling::average_pool(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_MAX_POOL => {
-            let pp: pooling::PoolParams = params(pw, ty())?;
+            let pp: pooling::PoolParams = params(pw, ty)?;
             pooling::max_pool(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_SOFTMAX => {
-            let pp: activations::SoftmaxParams = params(pw, ty())?;
+            let pp: activations::SoftmaxParams = params(pw, ty)?;
             activations::softmax(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_LOGISTIC => {
-            let pp: activations::LogisticParams = params(pw, ty())?;
+            let pp: activations::LogisticParams = params(pw, ty)?;
             activations::logistic(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_ADD => {
-            let pp: elementwise::AddParams = params(pw, ty())?;
+            let pp: elementwise::AddParams = params(pw, ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
             let (a, b) = (ins.get(0), ins.get(1));
             binary!(a, b, |x, y| elementwise::add(&pp, x, y, o))
         }
         program::KIND_MUL => {
-            let pp: elementwise::MulParams = params(pw, ty())?;
+            let pp: elementwise::MulParams = params(pw, ty)?;
             let o = out.as_mut_slice::<i8>().map_err(|_| ty())?;
             let (a, b) = (ins.get(0), ins.get(1));
             binary!(a, b, |x, y| elementwise::mul(&pp, x, y, o))
         }
         program::KIND_MEAN => {
-            let pp: reduce::MeanParams = params(pw, ty())?;
+            let pp: reduce::MeanParams = params(pw, ty)?;
             reduce::mean(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_PAD => {
-            let (pp, value): (layout::PadParams, i8) = params(pw, ty())?;
+            let (pp, value): (layout::PadParams, i8) = params(pw, ty)?;
             layout::pad(
                 &pp,
                 x(0)?,
@@ -594,7 +594,7 @@ fn execute(
             )
         }
         program::KIND_CONCAT => {
-            let pp: layout::ConcatParams = params(pw, ty())?;
+            let pp: layout::ConcatParams = params(pw, ty)?;
             let size = match out.dtype() {
                 DType::Int8 | DType::UInt8 => 1,
                 DType::Int16 => 2,
@@ -615,7 +615,7 @@ fn execute(
             layout::concatenation(&bytes, &refs[..n], &sizes[..n], out.bytes_mut())
         }
         program::KIND_TRANSPOSE => {
-            let pp: layout::TransposeParams = params(pw, ty())?;
+            let pp: layout::TransposeParams = params(pw, ty)?;
             layout::transpose(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_COPY => {
@@ -623,7 +623,7 @@ fn execute(
             layout::copy(name, ins.get(0).bytes(), out.bytes_mut())
         }
         program::KIND_QUANTIZE => {
-            let q: QuantParams = params(pw, ty())?;
+            let q: QuantParams = params(pw, ty)?;
             let input = match ins.get(0) {
                 In::Arena(t) => t.as_slice::<f32>().map_err(|_| ty())?,
                 _ => return Err(ty()),
@@ -631,16 +631,19 @@ fn execute(
             quantize::quantize_f32(q, input, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_REQUANTIZE => {
-            let pp: quantize::RequantizeParams = params(pw, ty())?;
+            let pp: quantize::RequantizeParams = params(pw, ty)?;
             quantize::requantize(&pp, x(0)?, out.as_mut_slice::<i8>().map_err(|_| ty())?)
         }
         program::KIND_DEQUANTIZE => {
-            let q: QuantParams = params(pw, ty())?;
+            let q: QuantParams = params(pw, ty)?;
             quantize::dequantize(q, x(0)?, out.as_mut_slice::<f32>().map_err(|_| ty())?)
         }
         _ => Err(ty()),
     }
 }
+
+/// What gets each operator's output (`op, tensor, bytes`), if anything does.
+type Observer<'o, 'f> = Option<&'o mut (dyn FnMut(usize, usize, &[u8]) + 'f)>;
 
 /// How a declared overlap's operator failed at run time.
 enum PairError {
@@ -733,31 +736,32 @@ fn pair_contract(
     Ok(match rec.kind {
         program::KIND_CONV | program::KIND_DEPTHWISE => {
             get(k == 0)?;
-            let pp: conv::ConvParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            let pp: conv::ConvParams = params(pw, || BAD).map_err(|_| PARAMS)?;
             Contract::conv(&pp, rec.kind == program::KIND_DEPTHWISE)
         }
         program::KIND_FULLY_CONNECTED => {
             get(k == 0)?;
-            let pp: fully_connected::FullyConnectedParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            let pp: fully_connected::FullyConnectedParams =
+                params(pw, || BAD).map_err(|_| PARAMS)?;
             Contract::fully_connected(&pp)
         }
         program::KIND_AVERAGE_POOL | program::KIND_MAX_POOL => {
             get(k == 0)?;
-            let pp: pooling::PoolParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            let pp: pooling::PoolParams = params(pw, || BAD).map_err(|_| PARAMS)?;
             Contract::pool(&pp)
         }
         program::KIND_SOFTMAX => {
             get(k == 0)?;
-            let pp: activations::SoftmaxParams = params(pw, BAD).map_err(|_| PARAMS)?;
+            let pp: activations::SoftmaxParams = params(pw, || BAD).map_err(|_| PARAMS)?;
             Contract::softmax(&pp)
         }
         program::KIND_ADD | program::KIND_MUL => {
             get(k < 2)?;
             let bc = if rec.kind == program::KIND_ADD {
-                let pp: elementwise::AddParams = params(pw, BAD).map_err(|_| PARAMS)?;
+                let pp: elementwise::AddParams = params(pw, || BAD).map_err(|_| PARAMS)?;
                 pp.broadcast
             } else {
-                let pp: elementwise::MulParams = params(pw, BAD).map_err(|_| PARAMS)?;
+                let pp: elementwise::MulParams = params(pw, || BAD).map_err(|_| PARAMS)?;
                 pp.broadcast
             };
             get(bc.full(k))?;
@@ -870,7 +874,7 @@ fn check_overlaps(
 
 /// Runs the operator of declared overlap `q` (`pair`) through its overlapped kernel on the
 /// core's span, with the graph I/O in the SHARED region `io` (empty with I/O in the plan);
-/// `observe(tensor, bytes)` gets its output. `Ok(false)`: the pair's blocks share no byte,
+/// `observe(op, tensor, bytes)` gets its output. `Ok(false)`: the pair's blocks share no byte,
 /// nothing ran (the operator runs as in a plain plan).
 #[allow(clippy::too_many_arguments)]
 fn run_pair(
@@ -881,7 +885,7 @@ fn run_pair(
     pair: &OverlapPair,
     io: &[Option<Tensor<'_>>],
     model: &[u8],
-    observe: &mut dyn FnMut(usize, &[u8]),
+    observe: Observer<'_, '_>,
 ) -> Result<bool, PairError> {
     // The pair's output is a plan slot: every SHARED entry is an input.
     let shared = SharedIns {
@@ -889,42 +893,57 @@ fn run_pair(
         hi: &[],
         out: usize::MAX,
     };
-    // Checked at load: every kind but ADD / MUL reads the pair's input as input 0 and has no
-    // other planned input.
-    let found = if matches!(rec.kind, program::KIND_ADD | program::KIND_MUL) {
-        pair_inputs(rec, pair).map_err(|_| PairError::Program)?
-    } else {
-        PairInputs { k: 0, other: None }
+    let ran = |span: OverlapSpan<'_>, ins: &Inputs<'_, '_>, k: usize| {
+        let at = InPlace::checked_at_load(span.input, span.output, span.direction.into());
+        let out_slot = usize::from(pair.output);
+        let out_bytes = execute_overlapped(rec, k, ins, prog, out_slot, span.bytes, at)?;
+        if let Some(observe) = observe {
+            let out = span
+                .bytes
+                .get(span.output..span.output + out_bytes)
+                .ok_or(PairError::Program)?;
+            observe(usize::from(pair.op), rec.output, out);
+        }
+        Ok(true)
     };
-    let out_slot = usize::from(pair.output);
-    let other_slot = found.other.map(|(_, s)| s);
-    let mut go = |span: OverlapSpan<'_>, views: &[Tensor<'_>]| -> Result<(), PairError> {
+    if !matches!(rec.kind, program::KIND_ADD | program::KIND_MUL) {
+        // Checked at load: every kind but ADD / MUL reads the pair's input as input 0 and has
+        // no other planned input.
+        let Some((span, [])) = p.overlapped(q, [])? else {
+            return Ok(false);
+        };
         let ins = Inputs {
             rec,
-            slots: other_slot.as_slice(),
-            views,
+            slots: &[],
+            views: &[],
             shared,
             model,
         };
-        let at = InPlace::checked_at_load(span.input, span.output, span.direction.into());
-        let out_bytes = execute_overlapped(rec, found.k, &ins, prog, out_slot, span.bytes, at)?;
-        let out = span
-            .bytes
-            .get(span.output..span.output + out_bytes)
-            .ok_or(PairError::Program)?;
-        observe(rec.output, out);
-        Ok(())
-    };
-    match found.other {
-        None => match p.overlapped(q, [])? {
-            Some((span, [])) => go(span, &[]).map(|()| true),
-            None => Ok(false),
-        },
-        Some((_, s)) => match p.overlapped(q, [s])? {
-            Some((span, views)) => go(span, &views).map(|()| true),
-            None => Ok(false),
-        },
+        return ran(span, &ins, 0);
     }
+    let found = pair_inputs(rec, pair).map_err(|_| PairError::Program)?;
+    let other: &[usize] = match &found.other {
+        Some((_, s)) => core::slice::from_ref(s),
+        None => &[],
+    };
+    let (span, views) = match other {
+        [] => match p.overlapped(q, [])? {
+            Some((span, [])) => (span, None),
+            None => return Ok(false),
+        },
+        _ => match p.overlapped(q, [other[0]])? {
+            Some((span, [v])) => (span, Some(v)),
+            None => return Ok(false),
+        },
+    };
+    let ins = Inputs {
+        rec,
+        slots: other,
+        views: views.as_slice(),
+        shared,
+        model,
+    };
+    ran(span, &ins, found.k)
 }
 
 /// [`execute`] for a declared overlap: record `rec`'s overlapped kernel with its input at
@@ -958,17 +977,17 @@ fn execute_overlapped(
     let all = |d: &[usize; 4]| d.iter().product::<usize>();
     match rec.kind {
         program::KIND_CONV => {
-            let pp: conv::ConvParams = params(pw, ty())?;
+            let pp: conv::ConvParams = params(pw, ty)?;
             overlapped::conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
             Ok(all(&pp.output_shape))
         }
         program::KIND_DEPTHWISE => {
-            let pp: conv::ConvParams = params(pw, ty())?;
+            let pp: conv::ConvParams = params(pw, ty)?;
             overlapped::depthwise_conv2d(&pp, m, s, w(1), bias(2).as_ref(), buf, at)?;
             Ok(all(&pp.output_shape))
         }
         program::KIND_FULLY_CONNECTED => {
-            let pp: fully_connected::FullyConnectedParams = params(pw, ty())?;
+            let pp: fully_connected::FullyConnectedParams = params(pw, ty)?;
             let n = pp.output_depth.checked_mul(pp.accum_depth).ok_or_else(ty)?;
             let filter = w(1).get(..n).ok_or_else(ty)?;
             let out = pp.batches * pp.output_depth;
@@ -994,22 +1013,22 @@ fn execute_overlapped(
             Ok(out)
         }
         program::KIND_AVERAGE_POOL => {
-            let pp: pooling::PoolParams = params(pw, ty())?;
+            let pp: pooling::PoolParams = params(pw, ty)?;
             overlapped::average_pool(&pp, buf, at)?;
             Ok(all(&pp.output_shape))
         }
         program::KIND_MAX_POOL => {
-            let pp: pooling::PoolParams = params(pw, ty())?;
+            let pp: pooling::PoolParams = params(pw, ty)?;
             overlapped::max_pool(&pp, buf, at)?;
             Ok(all(&pp.output_shape))
         }
         program::KIND_SOFTMAX => {
-            let pp: activations::SoftmaxParams = params(pw, ty())?;
+            let pp: activations::SoftmaxParams = params(pw, ty)?;
             overlapped::softmax(&pp, buf, at)?;
             Ok(pp.outer * pp.depth)
         }
         program::KIND_LOGISTIC => {
-            let pp: activations::LogisticParams = params(pw, ty())?;
+            let pp: activations::LogisticParams = params(pw, ty)?;
             let n = elems()?;
             overlapped::logistic(&pp, n, buf, at)?;
             Ok(n)
@@ -1019,20 +1038,20 @@ fn execute_overlapped(
             let run = |buf: &mut [u8]| match other.i8() {
                 Some(o) => {
                     if rec.kind == program::KIND_ADD {
-                        let pp: elementwise::AddParams = params(pw, ty())?;
+                        let pp: elementwise::AddParams = params(pw, ty)?;
                         overlapped::add(&pp, k, o, buf, at)
                     } else {
-                        let pp: elementwise::MulParams = params(pw, ty())?;
+                        let pp: elementwise::MulParams = params(pw, ty)?;
                         overlapped::mul(&pp, k, o, buf, at)
                     }
                 }
                 None => {
                     let o = other.bytes();
                     if rec.kind == program::KIND_ADD {
-                        let pp: elementwise::AddParams = params(pw, ty())?;
+                        let pp: elementwise::AddParams = params(pw, ty)?;
                         overlapped::add(&pp, k, o, buf, at)
                     } else {
-                        let pp: elementwise::MulParams = params(pw, ty())?;
+                        let pp: elementwise::MulParams = params(pw, ty)?;
                         overlapped::mul(&pp, k, o, buf, at)
                     }
                 }
@@ -1047,19 +1066,19 @@ fn execute_overlapped(
             Ok(n)
         }
         program::KIND_QUANTIZE => {
-            let q: QuantParams = params(pw, ty())?;
+            let q: QuantParams = params(pw, ty)?;
             let n = elems()?;
             overlapped::quantize_f32_i8(q, n, buf, at)?;
             Ok(n)
         }
         program::KIND_REQUANTIZE => {
-            let pp: quantize::RequantizeParams = params(pw, ty())?;
+            let pp: quantize::RequantizeParams = params(pw, ty)?;
             let n = elems()?;
             overlapped::requantize_i8(&pp, n, buf, at)?;
             Ok(n)
         }
         program::KIND_DEQUANTIZE => {
-            let q: QuantParams = params(pw, ty())?;
+            let q: QuantParams = params(pw, ty)?;
             let n = elems()?;
             overlapped::dequantize_i8(q, n, buf, at)?;
             Ok(4 * n)
@@ -1070,20 +1089,53 @@ fn execute_overlapped(
 
 /// Runs plain operator `i` (record `rec` at word `rec_at`, no declared overlap sharing bytes): its distinct
 /// planned tensors from the core (output first, then the inputs), the SHARED I/O tensors `io`
-/// (empty with I/O in the plan) split around its output, then its kernel; `observe(tensor,
-/// bytes)` gets its output.
+/// (empty with I/O in the plan) split around its output, then its kernel; `observe(op,
+/// tensor, bytes)` gets its output.
 fn run_op(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
     (i, rec_at): (usize, usize),
     io: &mut [Option<Tensor<'_>>],
     model: &[u8],
-    observe: &mut dyn FnMut(usize, &[u8]),
+    observe: Observer<'_, '_>,
 ) -> Result<(), RunError> {
     // The caller checked the input count (at most MAX_OP_INPUTS).
     let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
-    // The distinct planned tensors: the output first, then the inputs.
-    let mut slots = [0usize; MAX_OP_TENSORS];
+    // The distinct planned tensors: the output first, then the inputs (a short list for the
+    // usual operator: zeroing the long one costs more than the rest of the list).
+    if n_in < 4 {
+        let mut slots = [0usize; 4];
+        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+        run_op_slots(
+            p,
+            rec,
+            (i, rec_at),
+            io,
+            model,
+            observe,
+            &slots[..n],
+            out_planned,
+        )
+    } else {
+        let mut slots = [0usize; MAX_OP_TENSORS];
+        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+        run_op_slots(
+            p,
+            rec,
+            (i, rec_at),
+            io,
+            model,
+            observe,
+            &slots[..n],
+            out_planned,
+        )
+    }
+}
+
+/// Fills `slots` (at least `n_in + 1` long) with the distinct planned tensors of record `rec`:
+/// its output first if it is planned, then its inputs. Returns how many, and whether the
+/// output is among them.
+fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usize, bool) {
     let mut n_slots = 0;
     let out_planned = match rec.out_loc {
         Loc::Slot(s) => {
@@ -1101,14 +1153,29 @@ fn run_op(
             }
         }
     }
+    (n_slots, out_planned)
+}
+
+/// [`run_op`] with the operator's distinct planned tensors `slots` (the output first if
+/// `out_planned`).
+#[allow(clippy::too_many_arguments)]
+fn run_op_slots(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    io: &mut [Option<Tensor<'_>>],
+    model: &[u8],
+    mut observe: Observer<'_, '_>,
+    slots: &[usize],
+    out_planned: bool,
+) -> Result<(), RunError> {
     let out_shared = match rec.out_loc {
         Loc::Shared(k) => Some(k),
         _ => None,
     };
     let (shared_out, shared) = split_io(io, out_shared);
-    let skip = usize::from(out_planned);
-    let in_slots = &slots[skip..n_slots];
-    with_views(p, i as u16, &slots[..n_slots], |views| {
+    let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
+    with_views(p, i as u16, slots, |views| {
         let (out_view, in_views) = if out_planned {
             let (o, rest) = views.split_at_mut(1);
             (o.first_mut(), rest)
@@ -1124,7 +1191,9 @@ fn run_op(
         };
         let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
             execute(rec, &ins, out).map_err(|error| RunError::Kernel { op: i, error })?;
-            observe(rec.output, out.bytes());
+            if let Some(observe) = observe.as_deref_mut() {
+                observe(i, rec.output, out.bytes());
+            }
             Ok(())
         };
         match (out_view, shared_out) {
@@ -1453,13 +1522,13 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         input: &[u8],
         output: &mut [u8],
     ) -> Result<(), RunError> {
-        self.invoke_observed(runner, Some(input), Some(output), &mut |_, _, _| {})
+        self.run(runner, Some(input), Some(output), None)
     }
 
     /// Runs one inference on the inputs already in the SHARED region
     /// ([`Interpreter::input_mut`]); outputs stay there ([`Interpreter::output`]).
     pub fn invoke_in_place(&mut self, runner: &mut Runner<'a>) -> Result<(), RunError> {
-        self.invoke_observed(runner, None, None, &mut |_, _, _| {})
+        self.run(runner, None, None, None)
     }
 
     /// [`Interpreter::invoke`] calling `observe(op, tensor, bytes)` after each operator with
@@ -1472,6 +1541,17 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         input: Option<&[u8]>,
         output: Option<&mut [u8]>,
         observe: &mut dyn FnMut(usize, usize, &[u8]),
+    ) -> Result<(), RunError> {
+        self.run(runner, input, output, Some(observe))
+    }
+
+    /// The inference of [`Interpreter::invoke_observed`], observed or not.
+    fn run(
+        &mut self,
+        runner: &mut Runner<'a>,
+        input: Option<&[u8]>,
+        output: Option<&mut [u8]>,
+        mut observe: Observer<'_, '_>,
     ) -> Result<(), RunError> {
         let Interpreter {
             model,
@@ -1572,9 +1652,16 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                     let q = next_pair;
                     next_pair += 1;
                     let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
-                    let ran = run_pair(p, &prog, &rec, q, pair, shared, model, &mut |t, b| {
-                        observe(i, t, b)
-                    })
+                    let ran = run_pair(
+                        p,
+                        &prog,
+                        &rec,
+                        q,
+                        pair,
+                        shared,
+                        model,
+                        observe.as_deref_mut(),
+                    )
                     .map_err(|e| match e {
                         PairError::Kernel(error) => RunError::Kernel { op: i, error },
                         PairError::Alloc(e) => RunError::Alloc(e),
@@ -1586,9 +1673,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
                 }
 
                 let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
-                run_op(p, &rec, (i, rec_at), io_now, model, &mut |t, b| {
-                    observe(i, t, b)
-                })?;
+                run_op(p, &rec, (i, rec_at), io_now, model, observe.as_deref_mut())?;
             }
             // Graph outputs: out of the SHARED region or their slots.
             if let Some(output) = output {

@@ -458,14 +458,21 @@ impl RawArena<'_> {
         slots: [usize; N],
     ) -> Result<[Tensor<'t>; N], AllocError> {
         let base = self.base.get();
+        let refuse = || self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0);
+        if !self.owns(plan) {
+            return Err(refuse());
+        }
         for (i, &slot) in slots.iter().enumerate() {
+            let Some(s) = plan.plan.slots.get(slot) else {
+                return Err(refuse());
+            };
             // Distinct, and (an overlapped plan's declared pairs share bytes) disjoint.
-            let ok = self.slot_live(plan, region, op, slot)
-                && slots[..i].iter().all(|&other| {
-                    other != slot && !plan.plan.slots[other].memory_overlaps(&plan.plan.slots[slot])
-                });
+            let ok = self.placed_live(plan, region, op, slot, s)
+                && slots[..i]
+                    .iter()
+                    .all(|&other| other != slot && !plan.plan.slots[other].memory_overlaps(s));
             if !ok {
-                return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+                return Err(refuse());
             }
         }
         Ok(slots.map(|slot| Tensor {
@@ -479,9 +486,23 @@ impl RawArena<'_> {
     #[inline(always)]
     fn slot_live(&self, plan: &LoadedPlan<'_>, region: PlanRegion, op: u16, slot: usize) -> bool {
         match plan.plan.slots.get(slot) {
-            Some(s) => s.first_op <= op && op <= s.last_op && self.slot_placed(plan, region, slot),
+            Some(s) => self.owns(plan) && self.placed_live(plan, region, op, slot, s),
             None => false,
         }
+    }
+
+    /// [`RawArena::slot_live`] for `s`, slot `slot` of `plan`, once the caller has checked
+    /// that the plan is this arena's (`owns`) and that `slot` is in range.
+    #[inline(always)]
+    fn placed_live(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        op: u16,
+        slot: usize,
+        s: &PlanSlot,
+    ) -> bool {
+        s.first_op <= op && op <= s.last_op && self.placed_at(plan, region, slot, s)
     }
 
     /// Whether `slot` of `plan` holds a tensor placed in `region`: the plan is this arena's,
@@ -495,20 +516,31 @@ impl RawArena<'_> {
         region: PlanRegion,
         slot: usize,
     ) -> bool {
-        let base = self.base.get();
         self.owns(plan)
             && match plan.plan.slots.get(slot) {
-                Some(s) => {
-                    let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
-                    // SAFETY: the plan is this arena's (`owns`) and `slot < len`, so the entry
-                    // lies in this plan's descriptor table, initialised by `load_plan` and only
-                    // written by `alloc_planned`.
-                    let d = unsafe { &*table.cast::<TensorDesc>() };
-                    d.data.addr() == base.addr().wrapping_add(region.offset + s.offset as usize)
-                        && d.size <= s.size
-                }
+                Some(s) => self.placed_at(plan, region, slot, s),
                 None => false,
             }
+    }
+
+    /// [`RawArena::slot_placed`] for `s`, slot `slot` of `plan`, once the caller has checked
+    /// that the plan is this arena's (`owns`) and that `slot` is in range.
+    #[inline(always)]
+    fn placed_at(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        slot: usize,
+        s: &PlanSlot,
+    ) -> bool {
+        let base = self.base.get();
+        let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
+        // SAFETY: the plan is this arena's (`owns`, checked by the caller) and `slot < len`,
+        // so the entry lies in this plan's descriptor table, initialised by `load_plan` and
+        // only written by `alloc_planned` / `preplace_planned`.
+        let d = unsafe { &*table.cast::<TensorDesc>() };
+        d.data.addr() == base.addr().wrapping_add(region.offset + s.offset as usize)
+            && d.size <= s.size
     }
 
     /// The one span holding both slots of declared overlap `pair` (both allocated in
@@ -527,10 +559,15 @@ impl RawArena<'_> {
         let refuse = || self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0);
         let p = *plan.overlaps.get(pair).ok_or_else(refuse)?;
         let (i, o) = (p.input as usize, p.output as usize);
-        if !self.slot_live(plan, region, p.op, i) || !self.slot_live(plan, region, p.op, o) {
+        let (Some(&si), Some(&so)) = (plan.plan.slots.get(i), plan.plan.slots.get(o)) else {
+            return Err(refuse());
+        };
+        if !(self.owns(plan)
+            && self.placed_live(plan, region, p.op, i, &si)
+            && self.placed_live(plan, region, p.op, o, &so))
+        {
             return Err(refuse());
         }
-        let (si, so) = (plan.plan.slots[i], plan.plan.slots[o]);
         if !si.memory_overlaps(&so) {
             // Disjoint blocks: the span would cover whatever lies between them. The caller
             // takes the two slots as separate tensors instead.

@@ -176,25 +176,35 @@ impl Prepared {
         }
     }
 
-    /// Parameter words of kind `kind`.
+    /// Parameter words of kind `kind` (a table lookup: the interpreter asks once per
+    /// operator).
+    #[inline]
     pub(crate) fn param_words(kind: u32) -> Option<usize> {
-        Some(match kind {
-            1 | 2 => conv::ConvParams::N,
-            3 => fully_connected::FullyConnectedParams::N,
-            4 | 5 => pooling::PoolParams::N,
-            6 => activations::SoftmaxParams::N,
-            7 => activations::LogisticParams::N,
-            8 => elementwise::AddParams::N,
-            9 => elementwise::MulParams::N,
-            10 => reduce::MeanParams::N,
-            11 => <(layout::PadParams, i8)>::N,
-            12 => layout::ConcatParams::N,
-            13 => layout::TransposeParams::N,
-            14 => 0,
-            15 | 17 => QuantParams::N,
-            16 => quantize::RequantizeParams::N,
-            _ => return None,
-        })
+        /// Index: kind; `usize::MAX`: no such kind.
+        const WORDS: [usize; 18] = [
+            usize::MAX,
+            conv::ConvParams::N,
+            conv::ConvParams::N,
+            fully_connected::FullyConnectedParams::N,
+            pooling::PoolParams::N,
+            pooling::PoolParams::N,
+            activations::SoftmaxParams::N,
+            activations::LogisticParams::N,
+            elementwise::AddParams::N,
+            elementwise::MulParams::N,
+            reduce::MeanParams::N,
+            <(layout::PadParams, i8)>::N,
+            layout::ConcatParams::N,
+            layout::TransposeParams::N,
+            0,
+            QuantParams::N,
+            quantize::RequantizeParams::N,
+            QuantParams::N,
+        ];
+        WORDS
+            .get(kind as usize)
+            .copied()
+            .filter(|&n| n != usize::MAX)
     }
 
     /// Writes the parameters into `w` (exactly [`Prepared::param_words`] words); `false` if a
@@ -366,32 +376,32 @@ impl<'w> Program<'w> {
     /// The operator record at word `at` and the word after it.
     #[inline]
     pub(crate) fn op(&self, at: usize) -> Option<(OpRecord<'w>, usize)> {
-        let hd = self.w.get(at..at + OP_HEAD_WORDS)?;
-        let kind = hd[0] & 0xff;
-        let n_in = ((hd[0] >> 8) & 0xff) as usize;
-        let builtin = (hd[0] >> 16) as i32;
-        let len = hd[1] as usize;
-        let rec = self.w.get(at..at.checked_add(len)?)?;
-        let output = hd[2] as usize;
-        let out_loc = Loc::get(&hd[3..6])?;
-        let n = hd[6] as usize;
-        let p_at = OP_HEAD_WORDS + n_in * LOC_WORDS;
-        let pw = Prepared::param_words(kind)?;
-        let t = p_at + pw;
-        if t.checked_add(n.checked_mul(2)?)? > len {
+        let rest = self.w.get(at..)?;
+        let &[head, len, output, t, a, b, n, ..] = rest else {
             return None;
-        }
+        };
+        let kind = head & 0xff;
+        let n_in = ((head >> 8) & 0xff) as usize;
+        let len = len as usize;
+        let rec = rest.get(..len)?;
+        // Each part in turn: the header, the input locations, the parameters, `n`
+        // multipliers, `n` shifts, the constants (the rest).
+        let (_, body) = rec.split_at_checked(OP_HEAD_WORDS)?;
+        let (inputs, body) = body.split_at_checked(n_in * LOC_WORDS)?;
+        let (params, body) = body.split_at_checked(Prepared::param_words(kind)?)?;
+        let (multipliers, body) = body.split_at_checked(n as usize)?;
+        let (shifts, constants) = body.split_at_checked(n as usize)?;
         Some((
             OpRecord {
-                builtin,
+                builtin: (head >> 16) as i32,
                 kind,
-                params: &rec[p_at..t],
-                output,
-                out_loc,
-                inputs: &rec[OP_HEAD_WORDS..p_at],
-                multipliers: &rec[t..t + n],
-                shifts: &rec[t + n..t + 2 * n],
-                constants: &rec[t + 2 * n..],
+                params,
+                output: output as usize,
+                out_loc: Loc::get(&[t, a, b])?,
+                inputs,
+                multipliers,
+                shifts,
+                constants,
             },
             at + len,
         ))
