@@ -415,6 +415,26 @@ pub fn fully_connected_rows(
     mut row: impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
 ) -> Result<(), KernelError> {
     const OP: &str = "FULLY_CONNECTED";
+    if p.batches == 1 && p.accum_depth <= SHORT_ROW {
+        // One short row (every FULLY_CONNECTED of a vector): it is copied before any output is
+        // written, so every placement of the two in `buf` is safe — what the contract of
+        // `Access::RowsBuffered` with one row says — and only the bounds are checked.
+        let (ad, od) = (p.accum_depth, p.output_depth);
+        let fits = |start: usize, n: usize| start.checked_add(n).filter(|&e| e <= buf.len());
+        let (Some(in_end), Some(out_end)) = (fits(at.input, ad), fits(at.output, od)) else {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "buffer (input or output end)",
+                expected: at.input.max(at.output).saturating_add(ad.max(od)),
+                got: buf.len(),
+            });
+        };
+        let mut x = [0i8; SHORT_ROW];
+        for (d, &v) in x.iter_mut().zip(&buf[at.input..in_end]) {
+            *d = v as i8;
+        }
+        return row(&x[..ad], &mut buf[at.output..out_end]);
+    }
     let contract = Contract::fully_connected(p);
     if !matches!(contract.access, Access::RowsBuffered { .. }) {
         return Err(KernelError::unsupported(
