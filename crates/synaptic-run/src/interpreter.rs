@@ -1145,8 +1145,8 @@ fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usiz
         }
         _ => false,
     };
-    for k in 0..n_in {
-        if let Some(Loc::Slot(s)) = rec.input(k) {
+    for loc in rec.input_locs().take(n_in) {
+        if let Some(Loc::Slot(s)) = loc {
             if !slots[..n_slots].contains(&s) {
                 slots[n_slots] = s;
                 n_slots += 1;

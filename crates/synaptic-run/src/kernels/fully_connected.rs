@@ -343,10 +343,11 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
         // saturation test, the clamp bounds and offsets in registers.
         let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
-        for (row, orow) in input
-            .chunks_exact(depth)
-            .zip(output.chunks_exact_mut(od.max(1)))
-        {
+        let filter = &filter[..od * depth];
+        // Row `b` of the input and of the output (their lengths were checked above).
+        for b in 0..p.batches {
+            let row = &input[b * depth..(b + 1) * depth];
+            let orow = &mut output[b * od..(b + 1) * od];
             for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
                 let acc = dot(weights, row, io).wrapping_add(bias_at(oc));
                 let v = r0.apply_unsaturated(acc).wrapping_add(zp);

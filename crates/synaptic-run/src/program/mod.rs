@@ -274,6 +274,12 @@ impl OpRecord<'_> {
     pub(crate) fn input(&self, k: usize) -> Option<Loc> {
         Loc::get(self.inputs.get(k * LOC_WORDS..(k + 1) * LOC_WORDS)?)
     }
+
+    /// The locations of the inputs, in order (`None`: a location that does not decode).
+    #[inline]
+    pub(crate) fn input_locs(&self) -> impl Iterator<Item = Option<Loc>> + '_ {
+        self.inputs.chunks_exact(LOC_WORDS).map(Loc::get)
+    }
 }
 
 /// A program as the interpreter reads it: the header checked once ([`Program::new`]), every
