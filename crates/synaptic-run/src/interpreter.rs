@@ -998,16 +998,22 @@ fn execute_overlapped(
             // Short rows: a row at a time from its copy on the stack, through the plain
             // kernel writing into the buffer (folded constants when the program has them, as
             // in `execute`).
-            let one = fully_connected::FullyConnectedParams { batches: 1, ..pp };
+            let rows;
+            let one = if pp.batches == 1 {
+                &pp
+            } else {
+                rows = fully_connected::FullyConnectedParams { batches: 1, ..pp };
+                &rows
+            };
             let c = rec.constants;
             if c.is_empty() {
                 let b = bias(2);
                 overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
-                    fully_connected::fully_connected(&one, m, s, x, filter, b.as_ref(), o)
+                    fully_connected::fully_connected(one, m, s, x, filter, b.as_ref(), o)
                 })?;
             } else {
                 overlapped::fully_connected_rows(&pp, buf, at, |x, o| {
-                    fully_connected::fully_connected_folded(&one, m, s, x, filter, c, o)
+                    fully_connected::fully_connected_folded(one, m, s, x, filter, c, o)
                 })?;
             }
             Ok(out)
