@@ -190,9 +190,13 @@ prepare_run() {
             emit_io=$io
             [ "$io" = plan ] && emit_io=ephemeral
             cp "$src" "$run/${m}_$io.tflite"
-            # The C API takes plain plans: --no-overlap.
+            cp "$src" "$run/${m}_${io}_ovl.tflite"
+            # A plain plan (--no-overlap) and the overlapped one (emit's default), each under
+            # its own prefix (the model file's name).
             "$SYNMEM" emit "$run/${m}_$io.tflite" --lang c --io "$emit_io" --op-data flash \
                 --no-overlap -o "$run/${m}_${io}_plan.h" >/dev/null || return 1
+            "$SYNMEM" emit "$run/${m}_${io}_ovl.tflite" --lang c --io "$emit_io" --op-data flash \
+                -o "$run/${m}_${io}_ovl_plan.h" >/dev/null || return 1
             for od in ram flash; do
                 for k in 0 1 2 3 4 5 6 7; do
                     "$SYNMEM" run "$src" --input "$run/${m}_in$k.raw" --io "$io" --op-data "$od" \
@@ -207,6 +211,18 @@ prepare_run() {
                     fig+="$v "
                 done
                 echo "$fig" >"$run/${m}_${io}_$od.mem"
+                # The overlapped plan's figures (its outputs are the plain plan's: the C test
+                # compares them with the files above).
+                "$SYNMEM" run "$src" --input "$run/${m}_in0.raw" --io "$io" --op-data "$od" \
+                    --output "$run/${m}_ovl.raw" --json >"$run/${m}_${io}_${od}_ovl.json" || return 1
+                fig=""
+                for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes \
+                    total_bytes tables_bytes program_bytes program_flash_bytes; do
+                    v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_${io}_${od}_ovl.json")
+                    [ -n "$v" ] || { echo "ffi-test: no $f for $m (overlapped)" >&2; return 1; }
+                    fig+="$v "
+                done
+                echo "$fig" >"$run/${m}_${io}_${od}_ovl.mem"
             done
         done
     done

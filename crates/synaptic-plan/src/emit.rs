@@ -8,9 +8,10 @@
 //! `syn_mem_plan_load(<PREFIX>_PLAN_ARGS, &plan)` in C. A fourth (`OVERLAPS` /
 //! `<prefix>_overlaps`, [`synaptic_mem::plan::OverlapPair`] / `syn_plan_overlap_t`) lists the
 //! plan's declared output/input overlaps (issue 12; empty with `--no-overlap`): synaptic-run
-//! runs them with `Interpreter::new(model, loader, RunPlan::overlapped(PLAN, &OVERLAPS), io)`.
-//! The C API's typed plans (`syn_mem_plan_*`) and `syn_run` take plain plans only: emit those
-//! with `--no-overlap` (an overlapped plan is refused there as invalid).
+//! runs them with `Interpreter::new(model, loader, RunPlan::overlapped(PLAN, &OVERLAPS), io)`,
+//! and from C with `syn_run_config_t.overlaps`. The C API's typed plans (`syn_mem_plan_*`) take
+//! plain plans only: emit those with `--no-overlap` (an overlapped plan is refused there as
+//! invalid).
 
 use crate::analysis::Analysis;
 use crate::trace::CoreRequest;
@@ -437,8 +438,9 @@ fn emit_c(a: &Analysis) -> String {
     let pairs = &plan.overlaps;
     let _ = writeln!(
         s,
-        "/* The plan's declared output/input overlaps, run overlapped by synaptic-run (the typed \
-         plans of syn_mem_plan_load take plain plans: emit those with --no-overlap). */"
+        "/* The plan's declared output/input overlaps, run overlapped by synaptic-run \
+         (syn_run_config_t.overlaps; the typed plans of syn_mem_plan_load take plain plans: \
+         emit those with --no-overlap). */"
     );
     let _ = writeln!(s, "#define {p}_OVERLAP_COUNT {}u", pairs.len());
     let _ = writeln!(

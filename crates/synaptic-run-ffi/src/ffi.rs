@@ -21,13 +21,15 @@ use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, addr_of_mut};
 
 use critical_section::Mutex;
-use synaptic_mem::plan::PlanSlot;
+use synaptic_mem::plan::{OverlapPair, PlanSlot};
 use synaptic_mem::{Arena, Plan, Runner};
 use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV};
-use synaptic_run::{Interpreter, IoPlacement};
+use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 use crate::error::{self, invalid, Failure};
-use crate::types::{SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel};
+use crate::types::{
+    SynPlanOverlap, SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel,
+};
 
 /// The header's state word of a loaded, idle model.
 const LOADED: u32 = 0x5359_4E4C; // "SYNL"
@@ -72,13 +74,14 @@ const SPAN_NAMES: [&str; SPANS] = [
     "the plan's slots",
     "the syn_run_model_t",
     "the program",
+    "the plan's overlaps",
 ];
 /// Number of [`Body::spans`].
-const SPANS: usize = 6;
+const SPANS: usize = 7;
 /// Which of [`Body::spans`] the runtime writes (the arena, the shared region, the object): they
-/// may overlap nothing. The others (model bytes, slots, program) are only read: they may overlap
-/// each other and an input.
-const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false];
+/// may overlap nothing. The others (model bytes, slots, program, overlaps) are only read: they
+/// may overlap each other and an input.
+const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false, false];
 
 /// A loaded model.
 struct Body {
@@ -342,6 +345,19 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
             "config->program",
         )?
     };
+    // The declared overlaps: read in place like the slots (each direction byte is checked
+    // below, the pairs themselves against the model's operators at load).
+    let overlaps_span = if c.overlap_count == 0 {
+        Span::EMPTY
+    } else {
+        aligned(c.overlaps, "config->overlaps")?;
+        array_span(
+            c.overlaps.cast(),
+            c.overlap_count as usize,
+            size_of::<SynPlanOverlap>(),
+            "config->overlaps",
+        )?
+    };
     let arena_span = span(c.arena, c.arena_size, "config->arena")?;
     let shared_span = match (placement, c.shared.is_null(), c.shared_size) {
         (IoPlacement::Shared, false, _) => span(c.shared, c.shared_size, "config->shared")?,
@@ -364,6 +380,7 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
         slots_span,
         object,
         program_span,
+        overlaps_span,
     ];
     // A written buffer may overlap nothing; the read-only ones may overlap each other. The
     // message names the written one first.
@@ -376,6 +393,18 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
                     format_args!("{} overlaps {}", SPAN_NAMES[a], SPAN_NAMES[b]),
                 ));
             }
+        }
+    }
+
+    for k in 0..c.overlap_count as usize {
+        // SAFETY: in bounds of the overlaps span checked above (non-NULL, aligned, readable by
+        // the caller's contract); every field of SynPlanOverlap is an integer.
+        let d = unsafe { c.overlaps.add(k).read() }.direction;
+        if d > 1 {
+            return Err(Failure::new(
+                -EINVAL,
+                format_args!("config->overlaps[{k}].direction is {d} (0 forward, 1 backward)"),
+            ));
         }
     }
 
@@ -453,10 +482,24 @@ unsafe fn build(
         // unload; every bit pattern is a valid `PlanSlot` (integers only).
         unsafe { core::slice::from_raw_parts(c.slots, c.slot_count as usize) }
     };
-    let plan = Plan {
-        region_size: c.region_size,
-        slots,
+    let overlaps: &'static [OverlapPair] = if c.overlap_count == 0 {
+        &[]
+    } else {
+        // SAFETY: the overlaps span is valid, aligned (checked), readable and unchanged until
+        // the unload; `SynPlanOverlap` has `OverlapPair`'s layout (checked at compile time) and
+        // every direction byte is 0 or 1 (checked in `load`), so each element is a valid
+        // `OverlapPair`.
+        unsafe {
+            core::slice::from_raw_parts(c.overlaps.cast::<OverlapPair>(), c.overlap_count as usize)
+        }
     };
+    let plan = RunPlan::overlapped(
+        Plan {
+            region_size: c.region_size,
+            slots,
+        },
+        overlaps,
+    );
     let net = if c.program.is_null() {
         Interpreter::new(bytes, loader, plan, placement)
     } else {

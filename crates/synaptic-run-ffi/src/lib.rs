@@ -38,8 +38,8 @@ pub use ffi::{
     syn_run_last_error_message, syn_run_load, syn_run_memory, syn_run_output, syn_run_unload,
 };
 pub use types::{
-    SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel, SYN_RUN_MESSAGE_MAX,
-    SYN_RUN_MODEL_WORDS, SYN_RUN_MODEL_WORDS_32, SYN_RUN_MODEL_WORDS_64,
+    SynPlanOverlap, SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel,
+    SYN_RUN_MESSAGE_MAX, SYN_RUN_MODEL_WORDS, SYN_RUN_MODEL_WORDS_32, SYN_RUN_MODEL_WORDS_64,
 };
 // The syn_mem C API, in the same library.
 pub use synaptic_mem_ffi;

@@ -39,7 +39,7 @@ fn slots(io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
             IoPlacement::Shared => PlanIo::Shared,
             IoPlacement::Plan => PlanIo::Ephemeral,
         },
-        // The C API takes plain plans (`synmem emit --no-overlap`).
+        // The plain plan (`synmem emit --no-overlap`; test_run.c runs overlapped ones too).
         overlap: false,
         ..SizingOptions::default()
     };
@@ -124,6 +124,8 @@ impl Setup {
             model_size: model().len(),
             slots: self.slots.as_ptr(),
             slot_count: self.slots.len() as u32,
+            overlaps: ptr::null(),
+            overlap_count: 0,
             region_size: self.region,
             io: SynRunIo::to_raw(self.io),
             arena: self.arena.cast(),

@@ -41,16 +41,16 @@ impl SynRunIo {
 }
 
 /// Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
-pub const SYN_RUN_MODEL_WORDS_32: usize = 35;
+pub const SYN_RUN_MODEL_WORDS_32: usize = 36;
 /// Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
-pub const SYN_RUN_MODEL_WORDS_64: usize = 68;
+pub const SYN_RUN_MODEL_WORDS_64: usize = 70;
 
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(target_pointer_width = "32")]
-pub const SYN_RUN_MODEL_WORDS: usize = 35;
+pub const SYN_RUN_MODEL_WORDS: usize = 36;
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(not(target_pointer_width = "32"))]
-pub const SYN_RUN_MODEL_WORDS: usize = 68;
+pub const SYN_RUN_MODEL_WORDS: usize = 70;
 
 const _: () = assert!(
     SYN_RUN_MODEL_WORDS
@@ -83,9 +83,42 @@ impl SynRunModel {
     };
 }
 
+/// One declared overlap of a plan (`syn_plan_overlap_t` of the headers synmem emit --lang c
+/// writes): operator `op` reads slot `input` (dying there) and writes slot `output` over it
+/// in `direction` (0 forward, 1 backward) within the safe delta `bound`. The layout of
+/// [`synaptic_mem::plan::OverlapPair`], with the direction as a plain byte (checked at load).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SynPlanOverlap {
+    /// The operator (0-based).
+    pub op: u16,
+    /// The input slot (dies at `op`).
+    pub input: u16,
+    /// The output slot (born at `op`).
+    pub output: u16,
+    /// 0 forward, 1 backward.
+    pub direction: u8,
+    /// The safe delta `output.offset - input.offset` (forward: at most, backward: at least).
+    pub bound: i32,
+}
+
+// The same layout as the core's pair, so that a checked array is read as one in place.
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    use synaptic_mem::plan::OverlapPair;
+    assert!(size_of::<SynPlanOverlap>() == size_of::<OverlapPair>());
+    assert!(align_of::<SynPlanOverlap>() == align_of::<OverlapPair>());
+    assert!(offset_of!(SynPlanOverlap, op) == offset_of!(OverlapPair, op));
+    assert!(offset_of!(SynPlanOverlap, input) == offset_of!(OverlapPair, input));
+    assert!(offset_of!(SynPlanOverlap, output) == offset_of!(OverlapPair, output));
+    assert!(offset_of!(SynPlanOverlap, direction) == offset_of!(OverlapPair, direction));
+    assert!(offset_of!(SynPlanOverlap, bound) == offset_of!(OverlapPair, bound));
+    assert!(size_of::<SynPlanOverlap>() == 12);
+};
+
 /// What syn_run_load() loads, and where. Every buffer must stay valid and unchanged (model,
-/// slots, program) or reserved for the model (arena, shared) until syn_run_unload(); none may
-/// overlap another or the syn_run_model_t.
+/// slots, overlaps, program) or reserved for the model (arena, shared) until syn_run_unload();
+/// none may overlap another or the syn_run_model_t.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SynRunConfig {
@@ -99,6 +132,13 @@ pub struct SynRunConfig {
     pub slots: *const PlanSlot,
     /// Number of slots (`<PREFIX>_SLOT_COUNT`).
     pub slot_count: u32,
+    /// The plan's declared output/input overlaps (`<prefix>_overlaps` of the same header: an
+    /// overlapped plan, synmem emit's default), each checked at load against the runtime's own
+    /// access contract of its operator; NULL only when overlap_count is 0 (a plain plan, emitted
+    /// with --no-overlap).
+    pub overlaps: *const SynPlanOverlap,
+    /// Number of declared overlaps (`<PREFIX>_OVERLAP_COUNT`).
+    pub overlap_count: u32,
     /// The plan's ephemeral region in bytes (`<PREFIX>_REGION_SIZE`).
     pub region_size: u32,
     /// Where graph I/O lives: a syn_run_io_t value.

@@ -108,7 +108,7 @@ typedef struct {
 } syn_plan_overlap_t;
 #endif
 
-/* The plan's declared output/input overlaps, run overlapped by synaptic-run (the typed plans of syn_mem_plan_load take plain plans: emit those with --no-overlap). */
+/* The plan's declared output/input overlaps, run overlapped by synaptic-run (syn_run_config_t.overlaps; the typed plans of syn_mem_plan_load take plain plans: emit those with --no-overlap). */
 #define KWS_REF_MODEL_OVERLAP_COUNT 0u
 static const syn_plan_overlap_t kws_ref_model_overlaps[] SYNMEM_PLAN_UNUSED = {
     {0u, 0u, 0u, 0u, 0}, /* placeholder: no declared overlap */

@@ -56,28 +56,42 @@
 #define SYN_RUN_PTR32_ 1
 #endif
 
+/* EXTENSION. The declared overlaps of emitted plans (synmem emit --lang c), defined here and in
+ * every emitted header under the same guard, so the two can be included in either order.
+ * Same layout as the Rust core's synaptic_mem::plan::OverlapPair (#[repr(C)]). */
+#ifndef SYN_PLAN_OVERLAP_T_DEFINED
+#define SYN_PLAN_OVERLAP_T_DEFINED
+typedef struct {
+    uint16_t op;        /* the operator (0-based) */
+    uint16_t input;     /* the input slot (dies at op) */
+    uint16_t output;    /* the output slot (born at op) */
+    uint8_t direction;  /* 0 forward, 1 backward */
+    int32_t bound;      /* the safe delta output.offset - input.offset (forward: at most, backward: at least) */
+} syn_plan_overlap_t;
+#endif
+
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
  */
-#define SYN_RUN_MODEL_WORDS_32 35
+#define SYN_RUN_MODEL_WORDS_32 36
 
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
  */
-#define SYN_RUN_MODEL_WORDS_64 68
+#define SYN_RUN_MODEL_WORDS_64 70
 
 #if defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 35
+#define SYN_RUN_MODEL_WORDS 36
 #endif
 
 #if !defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 68
+#define SYN_RUN_MODEL_WORDS 70
 #endif
 
 /**
@@ -124,8 +138,8 @@ typedef struct {
 
 /**
  * What syn_run_load() loads, and where. Every buffer must stay valid and unchanged (model,
- * slots, program) or reserved for the model (arena, shared) until syn_run_unload(); none may
- * overlap another or the syn_run_model_t.
+ * slots, overlaps, program) or reserved for the model (arena, shared) until syn_run_unload();
+ * none may overlap another or the syn_run_model_t.
  */
 typedef struct {
     /**
@@ -146,6 +160,17 @@ typedef struct {
      * Number of slots (`<PREFIX>_SLOT_COUNT`).
      */
     uint32_t slot_count;
+    /**
+     * The plan's declared output/input overlaps (`<prefix>_overlaps` of the same header: an
+     * overlapped plan, synmem emit's default), each checked at load against the runtime's own
+     * access contract of its operator; NULL only when overlap_count is 0 (a plain plan, emitted
+     * with --no-overlap).
+     */
+    const syn_plan_overlap_t *overlaps;
+    /**
+     * Number of declared overlaps (`<PREFIX>_OVERLAP_COUNT`).
+     */
+    uint32_t overlap_count;
     /**
      * The plan's ephemeral region in bytes (`<PREFIX>_REGION_SIZE`).
      */
@@ -434,5 +459,9 @@ size_t syn_run_last_error_message(char *buf, size_t size);
 SYN_RUN_STATIC_ASSERT_(sizeof(syn_run_model_t) == SYN_RUN_MODEL_WORDS * 8, "syn_run_model_t size");
 SYN_RUN_STATIC_ASSERT_(sizeof(void *) != 4 || SYN_RUN_MODEL_WORDS == SYN_RUN_MODEL_WORDS_32,
                        "32-bit pointers: the 32-bit size");
+SYN_RUN_STATIC_ASSERT_(sizeof(syn_plan_overlap_t) == 12 &&
+                           offsetof(syn_plan_overlap_t, direction) == 6 &&
+                           offsetof(syn_plan_overlap_t, bound) == 8,
+                       "syn_plan_overlap_t layout");
 #undef SYN_RUN_STATIC_ASSERT_
 #endif

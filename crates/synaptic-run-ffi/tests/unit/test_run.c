@@ -31,6 +31,11 @@
 #include "hello_world_int8_shared_plan.h"
 #include "micro_speech_quantized_plan_plan.h"
 #include "micro_speech_quantized_shared_plan.h"
+/* The same models' overlapped plans (emit's default; prefixes from the model copies' names). */
+#include "hello_world_int8_plan_ovl_plan.h"
+#include "hello_world_int8_shared_ovl_plan.h"
+#include "micro_speech_quantized_plan_ovl_plan.h"
+#include "micro_speech_quantized_shared_ovl_plan.h"
 
 _Static_assert(sizeof(syn_run_model_t) == SYN_RUN_MODEL_WORDS * 8, "object size");
 _Static_assert(sizeof(void *) == 8 ? SYN_RUN_MODEL_WORDS == SYN_RUN_MODEL_WORDS_64
@@ -46,28 +51,63 @@ static const char *const OD_NAME[2] = {"ram", "flash"};
 
 typedef struct {
     const char *name;
+    /* "" for the plain plan, "_ovl" for the overlapped one (the model copy's and the
+     * figures' file names; the outputs are the same files). */
+    const char *tag;
     const syn_plan_slot_t *slots[2];
     uint32_t count[2];
     uint32_t region[2];
+    const syn_plan_overlap_t *overlaps[2];
+    uint32_t overlap_count[2];
     const uint32_t *program[2];
     size_t program_words[2];
 } model_case_t;
 
 static const model_case_t HELLO = {
     "hello_world_int8",
+    "",
     {hello_world_int8_shared_slots, hello_world_int8_plan_slots},
     {HELLO_WORLD_INT8_SHARED_SLOT_COUNT, HELLO_WORLD_INT8_PLAN_SLOT_COUNT},
     {HELLO_WORLD_INT8_SHARED_REGION_SIZE, HELLO_WORLD_INT8_PLAN_REGION_SIZE},
+    {hello_world_int8_shared_overlaps, hello_world_int8_plan_overlaps},
+    {HELLO_WORLD_INT8_SHARED_OVERLAP_COUNT, HELLO_WORLD_INT8_PLAN_OVERLAP_COUNT},
     {hello_world_int8_shared_program, hello_world_int8_plan_program},
     {HELLO_WORLD_INT8_SHARED_PROGRAM_WORDS, HELLO_WORLD_INT8_PLAN_PROGRAM_WORDS},
 };
 static const model_case_t SPEECH = {
     "micro_speech_quantized",
+    "",
     {micro_speech_quantized_shared_slots, micro_speech_quantized_plan_slots},
     {MICRO_SPEECH_QUANTIZED_SHARED_SLOT_COUNT, MICRO_SPEECH_QUANTIZED_PLAN_SLOT_COUNT},
     {MICRO_SPEECH_QUANTIZED_SHARED_REGION_SIZE, MICRO_SPEECH_QUANTIZED_PLAN_REGION_SIZE},
+    {micro_speech_quantized_shared_overlaps, micro_speech_quantized_plan_overlaps},
+    {MICRO_SPEECH_QUANTIZED_SHARED_OVERLAP_COUNT, MICRO_SPEECH_QUANTIZED_PLAN_OVERLAP_COUNT},
     {micro_speech_quantized_shared_program, micro_speech_quantized_plan_program},
     {MICRO_SPEECH_QUANTIZED_SHARED_PROGRAM_WORDS, MICRO_SPEECH_QUANTIZED_PLAN_PROGRAM_WORDS},
+};
+static const model_case_t HELLO_OVL = {
+    "hello_world_int8",
+    "_ovl",
+    {hello_world_int8_shared_ovl_slots, hello_world_int8_plan_ovl_slots},
+    {HELLO_WORLD_INT8_SHARED_OVL_SLOT_COUNT, HELLO_WORLD_INT8_PLAN_OVL_SLOT_COUNT},
+    {HELLO_WORLD_INT8_SHARED_OVL_REGION_SIZE, HELLO_WORLD_INT8_PLAN_OVL_REGION_SIZE},
+    {hello_world_int8_shared_ovl_overlaps, hello_world_int8_plan_ovl_overlaps},
+    {HELLO_WORLD_INT8_SHARED_OVL_OVERLAP_COUNT, HELLO_WORLD_INT8_PLAN_OVL_OVERLAP_COUNT},
+    {hello_world_int8_shared_ovl_program, hello_world_int8_plan_ovl_program},
+    {HELLO_WORLD_INT8_SHARED_OVL_PROGRAM_WORDS, HELLO_WORLD_INT8_PLAN_OVL_PROGRAM_WORDS},
+};
+static const model_case_t SPEECH_OVL = {
+    "micro_speech_quantized",
+    "_ovl",
+    {micro_speech_quantized_shared_ovl_slots, micro_speech_quantized_plan_ovl_slots},
+    {MICRO_SPEECH_QUANTIZED_SHARED_OVL_SLOT_COUNT, MICRO_SPEECH_QUANTIZED_PLAN_OVL_SLOT_COUNT},
+    {MICRO_SPEECH_QUANTIZED_SHARED_OVL_REGION_SIZE, MICRO_SPEECH_QUANTIZED_PLAN_OVL_REGION_SIZE},
+    {micro_speech_quantized_shared_ovl_overlaps, micro_speech_quantized_plan_ovl_overlaps},
+    {MICRO_SPEECH_QUANTIZED_SHARED_OVL_OVERLAP_COUNT,
+     MICRO_SPEECH_QUANTIZED_PLAN_OVL_OVERLAP_COUNT},
+    {micro_speech_quantized_shared_ovl_program, micro_speech_quantized_plan_ovl_program},
+    {MICRO_SPEECH_QUANTIZED_SHARED_OVL_PROGRAM_WORDS,
+     MICRO_SPEECH_QUANTIZED_PLAN_OVL_PROGRAM_WORDS},
 };
 
 /* ---- files ------------------------------------------------------------------------------ */
@@ -112,7 +152,7 @@ typedef struct {
 static figures_t read_figures(const model_case_t *m, int io, int od)
 {
     char name[256];
-    snprintf(name, sizeof name, "%s_%s_%s.mem", m->name, IO_NAME[io], OD_NAME[od]);
+    snprintf(name, sizeof name, "%s_%s_%s%s.mem", m->name, IO_NAME[io], OD_NAME[od], m->tag);
     size_t len;
     uint8_t *b = must_read(name, &len);
     char text[256] = {0};
@@ -176,7 +216,7 @@ static void prepare(loaded_t *l, const model_case_t *m, int io, int od, long are
     l->io = io;
     l->od = od;
     char name[256];
-    snprintf(name, sizeof name, "%s_%s.tflite", m->name, IO_NAME[io]);
+    snprintf(name, sizeof name, "%s_%s%s.tflite", m->name, IO_NAME[io], m->tag);
     l->model = must_read(name, &l->model_size);
     l->fig = read_figures(m, io, od);
     size_t arena = l->fig.persistent + l->fig.planned + l->fig.scratch + (size_t)arena_extra;
@@ -186,6 +226,8 @@ static void prepare(loaded_t *l, const model_case_t *m, int io, int od, long are
         .model_size = l->model_size,
         .slots = m->slots[io],
         .slot_count = m->count[io],
+        .overlaps = m->overlaps[io],
+        .overlap_count = m->overlap_count[io],
         .region_size = m->region[io],
         .io = io == IO_SHARED ? SYN_RUN_IO_SHARED : SYN_RUN_IO_PLAN,
         .arena = l->arena,
@@ -309,9 +351,11 @@ static void run_model(const model_case_t *m, int io, int od)
     int runs = 0;
     for (int k = 0; run_input(&l, k); k++) runs++;
     if (runs < 3) fail_msg("%s: only %d inputs in %s", m->name, runs, dir());
-    print_message("syn_run %s io=%s program=%s: %d inputs, outputs equal to synmem run; arena %zu "
-                  "B, shared %zu B, program %zu B (%zu B outside the arena)\n",
-                  m->name, IO_NAME[io], OD_NAME[od], runs, mem.arena, mem.shared, mem.program,
+    print_message("syn_run %s io=%s program=%s plan=%s (%u declared overlaps): %d inputs, "
+                  "outputs equal to synmem run; arena %zu B, shared %zu B, program %zu B (%zu B "
+                  "outside the arena)\n",
+                  m->name, IO_NAME[io], OD_NAME[od], m->tag[0] ? "overlapped" : "plain",
+                  (unsigned)m->overlap_count[io], runs, mem.arena, mem.shared, mem.program,
                   mem.program_flash);
     release(&l);
 
@@ -331,10 +375,58 @@ static void test_hello_world_shared_flash(void **state) { (void)state; run_model
 static void test_hello_world_plan_flash(void **state) { (void)state; run_model(&HELLO, IO_PLAN, OD_FLASH); }
 static void test_micro_speech_shared_flash(void **state) { (void)state; run_model(&SPEECH, IO_SHARED, OD_FLASH); }
 static void test_micro_speech_plan_flash(void **state) { (void)state; run_model(&SPEECH, IO_PLAN, OD_FLASH); }
+static void test_hello_world_shared_overlapped(void **state) { (void)state; run_model(&HELLO_OVL, IO_SHARED, OD_FLASH); }
+static void test_hello_world_plan_overlapped(void **state) { (void)state; run_model(&HELLO_OVL, IO_PLAN, OD_FLASH); }
+static void test_micro_speech_shared_overlapped(void **state) { (void)state; run_model(&SPEECH_OVL, IO_SHARED, OD_FLASH); }
+static void test_micro_speech_plan_overlapped(void **state) { (void)state; run_model(&SPEECH_OVL, IO_PLAN, OD_RAM); }
 static void test_hello_world_shared_ram(void **state) { (void)state; run_model(&HELLO, IO_SHARED, OD_RAM); }
 static void test_hello_world_plan_ram(void **state) { (void)state; run_model(&HELLO, IO_PLAN, OD_RAM); }
 static void test_micro_speech_shared_ram(void **state) { (void)state; run_model(&SPEECH, IO_SHARED, OD_RAM); }
 static void test_micro_speech_plan_ram(void **state) { (void)state; run_model(&SPEECH, IO_PLAN, OD_RAM); }
+
+/* An overlapped plan's declarations: checked at load, each refusal leaves nothing loaded. */
+static void test_bad_overlaps(void **state)
+{
+    (void)state;
+    loaded_t l;
+    prepare(&l, &HELLO_OVL, IO_PLAN, OD_FLASH, 0, 0);
+    assert_true(l.cfg.overlap_count > 0);
+    syn_run_config_t c;
+    syn_plan_overlap_t bad[8];
+    assert_true(l.cfg.overlap_count <= 8);
+    /* The overlapped plan without its declarations: two live slots share bytes. */
+    c = l.cfg;
+    c.overlap_count = 0;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "load:");
+    c.overlaps = NULL;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "load:");
+    /* NULL with a count. */
+    c = l.cfg;
+    c.overlaps = NULL;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "config->overlaps is NULL");
+    /* A direction byte that names no direction. */
+    memcpy(bad, l.cfg.overlaps, l.cfg.overlap_count * sizeof bad[0]);
+    bad[0].direction = 7;
+    c = l.cfg;
+    c.overlaps = bad;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "config->overlaps[0].direction is 7");
+    /* A pair whose input is not its operator's input (the runtime's own contracts decide;
+     * crates/synaptic-run/tests/program.rs refuses bounds and deltas they do not allow). */
+    memcpy(bad, l.cfg.overlaps, l.cfg.overlap_count * sizeof bad[0]);
+    bad[0].input = bad[0].output;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "declared overlap");
+    /* A pair of an operator the model does not have. */
+    memcpy(bad, l.cfg.overlaps, l.cfg.overlap_count * sizeof bad[0]);
+    bad[l.cfg.overlap_count - 1].op = 200;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "an operator the model does not have");
+    /* Overlapping the object (only read: the object is written). */
+    c = l.cfg;
+    c.overlaps = (const syn_plan_overlap_t *)(void *)&l.net;
+    assert_fails(syn_run_load(&l.net, &c), EINVAL, "the syn_run_model_t overlaps the plan's overlaps");
+    /* And the declarations as given load and run. */
+    assert_int_equal(syn_run_load(&l.net, &l.cfg), 0);
+    release(&l);
+}
 
 /* Two models loaded at once, each on its own arena (one with its program in flash, one with it
  * compiled at load), invoked in turn. */
@@ -680,6 +772,11 @@ int main(void)
         cmocka_unit_test(test_hello_world_plan_flash),
         cmocka_unit_test(test_micro_speech_shared_flash),
         cmocka_unit_test(test_micro_speech_plan_flash),
+        cmocka_unit_test(test_hello_world_shared_overlapped),
+        cmocka_unit_test(test_hello_world_plan_overlapped),
+        cmocka_unit_test(test_micro_speech_shared_overlapped),
+        cmocka_unit_test(test_micro_speech_plan_overlapped),
+        cmocka_unit_test(test_bad_overlaps),
         cmocka_unit_test(test_hello_world_shared_ram),
         cmocka_unit_test(test_hello_world_plan_ram),
         cmocka_unit_test(test_micro_speech_shared_ram),
