@@ -226,6 +226,135 @@ fn shared_io_in_place_and_copied_equal_the_interpreter() {
     assert!(mem.shared > 0);
 }
 
+/// The tiny model's overlapped plan (synaptic-plan's default) with I/O in the plan, and its
+/// declared overlaps in the C layout.
+fn overlapped_plan() -> (Vec<synaptic_mem::plan::PlanSlot>, u32, Vec<SynPlanOverlap>) {
+    let m = PlanModel::from_bytes(model()).unwrap();
+    let options = SizingOptions {
+        io: PlanIo::Ephemeral,
+        ..SizingOptions::default()
+    };
+    let a = Analysis::new(m, &options).unwrap();
+    let plan = a.ephemeral_plan.core_plan();
+    let pairs = a
+        .ephemeral_plan
+        .overlaps
+        .iter()
+        .map(|p| SynPlanOverlap {
+            op: p.op,
+            input: p.input,
+            output: p.output,
+            direction: p.direction as u8,
+            bound: p.bound,
+        })
+        .collect();
+    (plan.slots.to_vec(), plan.region_size, pairs)
+}
+
+#[test]
+fn overlapped_plan_runs_and_bad_declarations_are_refused() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let (slots, region, pairs) = overlapped_plan();
+    assert!(!pairs.is_empty(), "the ADD's output overlaps a dying input");
+    let mut s = Setup::new(IoPlacement::Plan);
+    s.slots = slots;
+    s.region = region;
+    let with = |c: SynRunConfig, p: &[SynPlanOverlap]| SynRunConfig {
+        overlaps: p.as_ptr(),
+        overlap_count: p.len() as u32,
+        ..c
+    };
+    // Without its declarations the plan is invalid (two live slots share bytes).
+    let c = s.config();
+    assert_eq!(unsafe { syn_run_load(s.net, &c) }, -EINVAL);
+    // A direction byte naming no direction; NULL with a count.
+    let mut bad = pairs.clone();
+    bad[0].direction = 2;
+    fails(
+        unsafe { syn_run_load(s.net, &with(c, &bad)) },
+        EINVAL,
+        "config->overlaps[0].direction is 2",
+    );
+    let null = SynRunConfig {
+        overlaps: ptr::null(),
+        overlap_count: 1,
+        ..c
+    };
+    fails(
+        unsafe { syn_run_load(s.net, &null) },
+        EINVAL,
+        "config->overlaps is NULL",
+    );
+    // As declared: loads, runs, equals the interpreter (plain plan).
+    let good = with(c, &pairs);
+    assert_eq!(unsafe { syn_run_load(s.net, &good) }, 0, "{}", message());
+    let mut info = SynRunIoInfo::default();
+    assert_eq!(unsafe { syn_run_io_info(s.net, &mut info) }, 0);
+    for input in inputs(info.input_bytes).take(3) {
+        let mut out = vec![0u8; info.output_bytes];
+        let rc = unsafe {
+            syn_run_invoke_copy(
+                s.net,
+                input.as_ptr().cast(),
+                input.len(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+            )
+        };
+        assert_eq!(rc, 0, "{}", message());
+        assert_eq!(out, reference(&input));
+    }
+    // The declarations are only read while loaded: an output over them is refused, the
+    // model stays usable.
+    assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
+    let words = size_of_val(&pairs[..]).max(info.output_bytes).div_ceil(4);
+    let mut store = vec![0u32; words];
+    unsafe {
+        ptr::copy_nonoverlapping(
+            pairs.as_ptr().cast::<u8>(),
+            store.as_mut_ptr().cast::<u8>(),
+            size_of_val(&pairs[..]),
+        )
+    };
+    let inside = SynRunConfig {
+        overlaps: store.as_ptr().cast(),
+        overlap_count: pairs.len() as u32,
+        ..c
+    };
+    assert_eq!(unsafe { syn_run_load(s.net, &inside) }, 0, "{}", message());
+    let input: Vec<u8> = inputs(info.input_bytes).next().unwrap();
+    fails(
+        unsafe {
+            syn_run_invoke_copy(
+                s.net,
+                input.as_ptr().cast(),
+                input.len(),
+                store.as_mut_ptr().cast(),
+                info.output_bytes,
+            )
+        },
+        EINVAL,
+        "output overlaps the plan's overlaps",
+    );
+    let mut out = vec![0u8; info.output_bytes];
+    let rc = unsafe {
+        syn_run_invoke_copy(
+            s.net,
+            input.as_ptr().cast(),
+            input.len(),
+            out.as_mut_ptr().cast(),
+            out.len(),
+        )
+    };
+    assert_eq!(rc, 0, "{}", message());
+    assert_eq!(out, reference(&input));
+    let mut mem = SynRunMemory::default();
+    assert_eq!(unsafe { syn_run_memory(s.net, &mut mem) }, 0);
+    assert_eq!(mem.planned, region as usize);
+    // Unloaded before `store` goes.
+    assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
+}
+
 #[test]
 fn plan_io_copies_and_refuses_in_place() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
