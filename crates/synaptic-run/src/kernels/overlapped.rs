@@ -256,18 +256,25 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     let [_, _, _, in_d] = p.input_shape;
     let out_d = p.output_shape[3];
     let dm = p.depth_multiplier;
+    let x_step = in_d * p.dilation_w;
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         for oc in ordered(out_d, at.direction) {
             let ic = oc / dm;
             let mut acc: i32 = 0;
             for (fy, in_y) in ys.iter() {
-                let f_row = offset4(&p.filter_shape, 0, fy, 0, oc);
-                let in_row = at.input + offset4(&p.input_shape, b, in_y, 0, ic);
-                for (fx, in_x) in xs.iter() {
-                    let x = buf[in_row + in_x * in_d] as i8;
-                    let w = filter[f_row + fx * out_d];
-                    acc = acc.wrapping_add(w.value().wrapping_mul(i32::from(x) + p.input_offset));
+                // The row's taps: input bytes `x_step` apart, weights `out_d` apart.
+                let mut xi = at.input + offset4(&p.input_shape, b, in_y, xs.first, ic);
+                let mut wi = offset4(&p.filter_shape, 0, fy, xs.taps.start, oc);
+                for _ in xs.taps.clone() {
+                    let x = buf[xi] as i8;
+                    acc = acc.wrapping_add(
+                        filter[wi]
+                            .value()
+                            .wrapping_mul(i32::from(x) + p.input_offset),
+                    );
+                    xi += x_step;
+                    wi += out_d;
                 }
             }
             if let Some(bias) = bias {
