@@ -319,9 +319,18 @@ impl ConvParams {
 /// wrapping (shared with [`super::overlapped`]).
 #[inline(always)]
 pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: i32) -> i32 {
-    xs.iter().zip(ws).fold(acc, |acc, (&x, &w)| {
+    let mac = |acc: i32, (&x, &w): (&X, &W)| {
         acc.wrapping_add(w.value().wrapping_mul(x.value() + input_offset))
-    })
+    };
+    // Four products a step (in order), then the rest.
+    let n = xs.len().min(ws.len());
+    let (xs, ws) = (&xs[..n], &ws[..n]);
+    let (x4, w4) = (xs.chunks_exact(4), ws.chunks_exact(4));
+    let (xr, wr) = (x4.remainder(), w4.remainder());
+    let acc = x4
+        .zip(w4)
+        .fold(acc, |acc, (x, w)| x.iter().zip(w).fold(acc, mac));
+    xr.iter().zip(wr).fold(acc, mac)
 }
 
 /// The output value of an accumulator (shared with [`super::overlapped`]).
