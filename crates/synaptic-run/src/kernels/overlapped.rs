@@ -14,8 +14,10 @@
 //! The arithmetic is the plain kernels' own (`requantize`, `add_value`, `softmax_row`, …, shared
 //! with [`super::conv`], [`super::elementwise`], [`super::activations`], [`super::quantize`]);
 //! the accumulation loops of the convolutions, pooling and FULLY_CONNECTED are written per
-//! output element here, in the plain kernels' order, and the property tests
-//! (`tests/overlapped.rs`) check every entry point bit-identical to its plain kernel on random
+//! output element here, in the plain kernels' order (the convolutions and pooling as loops over
+//! the output pixels, the window clipped to the input once per pixel, the channels innermost,
+//! each element read, computed and written before the next), and the property tests
+//! (`overlapped_tests.rs`) check every entry point bit-identical to its plain kernel on random
 //! geometries and safe deltas — and that deltas just outside the safe range do break.
 
 use super::activations::{
