@@ -248,6 +248,91 @@ impl ConvParams {
     }
 }
 
+/// The taps of one spatial axis of a convolution window clipped to the input: the filter taps
+/// `taps` whose input coordinate `o·stride − pad + f·dilation` lies inside the input, the first
+/// of them at input coordinate `first` (shared with [`super::overlapped`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Taps {
+    /// The filter taps inside the input.
+    pub taps: core::ops::Range<usize>,
+    /// The input coordinate of the first tap.
+    pub first: usize,
+    /// The distance between taps' input coordinates (the dilation).
+    pub dilation: usize,
+}
+
+impl Taps {
+    /// The taps of output position `o` along an axis of `size` inputs, a filter of `k` taps.
+    fn new(o: usize, stride: usize, pad: usize, k: usize, dilation: usize, size: usize) -> Taps {
+        let start = (o * stride) as isize - pad as isize;
+        let (size, k, dil) = (size as isize, k as isize, dilation as isize);
+        let (f_first, f_end) = if dil == 0 {
+            // Every tap at `start`: all inside or none.
+            (0, if start >= 0 && start < size { k } else { 0 })
+        } else if size - 1 - start < 0 {
+            (0, 0)
+        } else {
+            // The smallest f with start + f·dil ≥ 0; one past the largest with ≤ size − 1.
+            let first = if start >= 0 {
+                0
+            } else {
+                (-start + dil - 1) / dil
+            };
+            (first, ((size - 1 - start) / dil + 1).min(k))
+        };
+        if f_first >= f_end {
+            return Taps {
+                taps: 0..0,
+                first: 0,
+                dilation,
+            };
+        }
+        Taps {
+            taps: f_first as usize..f_end as usize,
+            first: (start + f_first * dil) as usize,
+            dilation,
+        }
+    }
+
+    /// `(tap, input coordinate)` of every tap inside the input, ascending.
+    #[inline(always)]
+    pub fn iter(&self) -> impl Iterator<Item = (usize, usize)> {
+        let (f0, x0, dil) = (self.taps.start, self.first, self.dilation);
+        self.taps.clone().map(move |f| (f, x0 + (f - f0) * dil))
+    }
+}
+
+impl ConvParams {
+    /// The taps of output pixel `(oy, ox)` inside the input: rows and columns.
+    #[inline]
+    pub(crate) fn taps_at(&self, oy: usize, ox: usize) -> (Taps, Taps) {
+        let [_, in_h, in_w, _] = self.input_shape;
+        let [_, f_h, f_w, _] = self.filter_shape;
+        (
+            Taps::new(oy, self.stride_h, self.pad_h, f_h, self.dilation_h, in_h),
+            Taps::new(ox, self.stride_w, self.pad_w, f_w, self.dilation_w, in_w),
+        )
+    }
+}
+
+/// `acc` plus the products of the weights `ws` with the inputs `xs` offset by `input_offset`,
+/// wrapping (shared with [`super::overlapped`]).
+#[inline(always)]
+pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: i32) -> i32 {
+    let mac = |acc: i32, (&x, &w): (&X, &W)| {
+        acc.wrapping_add(w.value().wrapping_mul(x.value() + input_offset))
+    };
+    // Four products a step (in order), then the rest.
+    let n = xs.len().min(ws.len());
+    let (xs, ws) = (&xs[..n], &ws[..n]);
+    let (x4, w4) = (xs.chunks_exact(4), ws.chunks_exact(4));
+    let (xr, wr) = (x4.remainder(), w4.remainder());
+    let acc = x4
+        .zip(w4)
+        .fold(acc, |acc, (x, w)| x.iter().zip(w).fold(acc, mac));
+    xr.iter().zip(wr).fold(acc, mac)
+}
+
 /// The output value of an accumulator (shared with [`super::overlapped`]).
 #[inline]
 pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
@@ -299,11 +384,7 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
                             let f_base = offset4(&p.filter_shape, oc, fy, fx, 0);
                             let xs = &input[in_base..in_base + f_d];
                             let ws = &filter[f_base..f_base + f_d];
-                            for (&x, &w) in xs.iter().zip(ws) {
-                                acc = acc.wrapping_add(
-                                    w.value().wrapping_mul(i32::from(x) + p.input_offset),
-                                );
-                            }
+                            acc = dot(acc, xs, ws, p.input_offset);
                         }
                     }
                     if let Some(bias) = bias {

@@ -14,17 +14,19 @@
 //! The arithmetic is the plain kernels' own (`requantize`, `add_value`, `softmax_row`, …, shared
 //! with [`super::conv`], [`super::elementwise`], [`super::activations`], [`super::quantize`]);
 //! the accumulation loops of the convolutions, pooling and FULLY_CONNECTED are written per
-//! output element here, in the plain kernels' order, and the property tests
-//! (`tests/overlapped.rs`) check every entry point bit-identical to its plain kernel on random
+//! output element here, in the plain kernels' order (the convolutions and pooling as loops over
+//! the output pixels, the window clipped to the input once per pixel, the channels innermost,
+//! each element read, computed and written before the next), and the property tests
+//! (`overlapped_tests.rs`) check every entry point bit-identical to its plain kernel on random
 //! geometries and safe deltas — and that deltas just outside the safe range do break.
 
 use super::activations::{
     logistic_value, softmax_row, softmax_value, LogisticParams, SoftmaxParams,
 };
-use super::conv::{requantize, ConvParams};
+use super::conv::{dot, requantize, ConvParams};
 use super::elementwise::{add_value, mul_value, AddParams, Broadcast, MulParams};
 use super::fully_connected::FullyConnectedParams;
-use super::pooling::PoolParams;
+use super::pooling::{average, clamp_max, PoolParams, EMPTY_WINDOW};
 use super::quantize::{dequantize_value, quantize_value, requantize_value, RequantizeParams};
 use super::{offset4, Int32s, Int8};
 use crate::contract::{Access, Contract, Direction, FC_ROW_BUFFER};
@@ -144,15 +146,6 @@ fn x8(buf: &[u8], at: usize, i: usize) -> i8 {
     buf[at + i] as i8
 }
 
-/// `(b, y, x, c)` of element `j` of an NHWC shape.
-#[inline]
-fn nhwc_of(shape: &[usize; 4], j: usize) -> (usize, usize, usize, usize) {
-    let c = j % shape[3];
-    let x = (j / shape[3]) % shape[2];
-    let y = (j / (shape[3] * shape[2])) % shape[1];
-    (j / (shape[3] * shape[2] * shape[1]), y, x, c)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     op: &'static str,
@@ -172,6 +165,33 @@ fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     Ok(())
 }
 
+/// The order of `0..n` in `dir`: ascending (Forward) or descending (Backward).
+#[inline(always)]
+fn ordered(n: usize, dir: Direction) -> impl Iterator<Item = usize> {
+    let back = dir == Direction::Backward;
+    (0..n).map(move |i| if back { n - 1 - i } else { i })
+}
+
+/// Calls `f(b, oy, ox, first)` for every pixel of the NHWC output `shape` in `dir` (batches,
+/// rows and columns all ascending, or all descending), `first` the offset of the pixel's first
+/// channel: with the channels in `dir` inside, the elements in `dir` order.
+#[inline(always)]
+fn for_each_pixel(
+    shape: &[usize; 4],
+    dir: Direction,
+    mut f: impl FnMut(usize, usize, usize, usize) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    let [batches, out_h, out_w, _] = *shape;
+    for b in ordered(batches, dir) {
+        for oy in ordered(out_h, dir) {
+            for ox in ordered(out_w, dir) {
+                f(b, oy, ox, offset4(shape, b, oy, ox, 0))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// CONV_2D ([`super::conv::conv2d`]) with input and output in `buf`.
 #[allow(clippy::too_many_arguments)]
 pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
@@ -186,43 +206,38 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &Contract::conv(p, false), buf, &at)?;
-    let [_, in_h, in_w, in_d] = p.input_shape;
-    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let [_, _, _, in_d] = p.input_shape;
+    let f_d = p.filter_shape[3];
     let out_d = p.output_shape[3];
     let filters_per_group = out_d / (in_d / f_d);
-    let n = p.output_shape.iter().product();
-    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
-        let (b, oy, ox, oc) = nhwc_of(&p.output_shape, j);
-        let group = oc / filters_per_group;
-        let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
-        let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
-        let mut acc: i32 = 0;
-        for fy in 0..f_h {
-            let in_y = in_y0 + (p.dilation_h * fy) as isize;
-            if in_y < 0 || in_y >= in_h as isize {
-                continue;
-            }
-            for fx in 0..f_w {
-                let in_x = in_x0 + (p.dilation_w * fx) as isize;
-                if in_x < 0 || in_x >= in_w as isize {
+    // Without groups or dilation across, a filter row's taps are one run of input bytes.
+    let rows = f_d == in_d && p.dilation_w == 1;
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        for oc in ordered(out_d, at.direction) {
+            let group_base = (oc / filters_per_group) * f_d;
+            let mut acc: i32 = 0;
+            for (fy, in_y) in ys.iter() {
+                let f_row = offset4(&p.filter_shape, oc, fy, 0, 0);
+                let in_row = at.input + offset4(&p.input_shape, b, in_y, 0, group_base);
+                if rows {
+                    let (f0, x0, n) = (xs.taps.start, xs.first, xs.taps.len() * f_d);
+                    let xr = &buf[in_row + x0 * in_d..][..n];
+                    acc = dot(acc, xr, &filter[f_row + f0 * f_d..][..n], p.input_offset);
                     continue;
                 }
-                let in_base = offset4(&p.input_shape, b, in_y as usize, in_x as usize, group * f_d);
-                let f_base = offset4(&p.filter_shape, oc, fy, fx, 0);
-                for k in 0..f_d {
-                    let x = x8(buf, at.input, in_base + k);
-                    acc = acc.wrapping_add(
-                        filter[f_base + k]
-                            .value()
-                            .wrapping_mul(i32::from(x) + p.input_offset),
-                    );
+                for (fx, in_x) in xs.iter() {
+                    let xr = &buf[in_row + in_x * in_d..][..f_d];
+                    acc = dot(acc, xr, &filter[f_row + fx * f_d..][..f_d], p.input_offset);
                 }
             }
+            if let Some(bias) = bias {
+                acc = acc.wrapping_add(bias.at(oc));
+            }
+            buf[at.output + first + oc] =
+                requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8;
         }
-        if let Some(bias) = bias {
-            acc = acc.wrapping_add(bias.at(oc));
-        }
-        Ok([requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8])
+        Ok(())
     })
 }
 
@@ -240,39 +255,37 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     const OP: &str = "DEPTHWISE_CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &Contract::conv(p, true), buf, &at)?;
-    let [_, in_h, in_w, _] = p.input_shape;
-    let [_, f_h, f_w, _] = p.filter_shape;
+    let [_, _, _, in_d] = p.input_shape;
+    let out_d = p.output_shape[3];
     let dm = p.depth_multiplier;
-    let n = p.output_shape.iter().product();
-    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
-        let (b, oy, ox, oc) = nhwc_of(&p.output_shape, j);
-        let ic = oc / dm;
-        let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
-        let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
-        let mut acc: i32 = 0;
-        for fy in 0..f_h {
-            let in_y = in_y0 + (p.dilation_h * fy) as isize;
-            if in_y < 0 || in_y >= in_h as isize {
-                continue;
-            }
-            for fx in 0..f_w {
-                let in_x = in_x0 + (p.dilation_w * fx) as isize;
-                if in_x < 0 || in_x >= in_w as isize {
-                    continue;
+    let x_step = in_d * p.dilation_w;
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        for oc in ordered(out_d, at.direction) {
+            let ic = oc / dm;
+            let mut acc: i32 = 0;
+            for (fy, in_y) in ys.iter() {
+                // The row's taps: input bytes `x_step` apart, weights `out_d` apart.
+                let mut xi = at.input + offset4(&p.input_shape, b, in_y, xs.first, ic);
+                let mut wi = offset4(&p.filter_shape, 0, fy, xs.taps.start, oc);
+                for _ in xs.taps.clone() {
+                    let x = buf[xi] as i8;
+                    acc = acc.wrapping_add(
+                        filter[wi]
+                            .value()
+                            .wrapping_mul(i32::from(x) + p.input_offset),
+                    );
+                    xi += x_step;
+                    wi += out_d;
                 }
-                let x = x8(
-                    buf,
-                    at.input,
-                    offset4(&p.input_shape, b, in_y as usize, in_x as usize, ic),
-                );
-                let w = filter[offset4(&p.filter_shape, 0, fy, fx, oc)];
-                acc = acc.wrapping_add(w.value().wrapping_mul(i32::from(x) + p.input_offset));
             }
+            if let Some(bias) = bias {
+                acc = acc.wrapping_add(bias.at(oc));
+            }
+            buf[at.output + first + oc] =
+                requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8;
         }
-        if let Some(bias) = bias {
-            acc = acc.wrapping_add(bias.at(oc));
-        }
-        Ok([requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8])
+        Ok(())
     })
 }
 
@@ -280,46 +293,44 @@ pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 pub fn average_pool(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
     const OP: &str = "AVERAGE_POOL_2D";
     check(OP, &Contract::pool(p), buf, &at)?;
-    let n = p.output_shape.iter().product();
-    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
-        let (b, oy, ox, c) = nhwc_of(&p.output_shape, j);
+    let depth = p.output_shape[3];
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.window_at(oy, ox);
-        let (mut acc, mut count) = (0i32, 0i32);
-        for y in ys {
-            for x in xs.clone() {
-                acc += i32::from(x8(buf, at.input, offset4(&p.input_shape, b, y, x, c)));
-                count += 1;
+        let count = (ys.len() * xs.len()) as i32;
+        if count == 0 && depth > 0 {
+            return Err(KernelError::shape(OP, EMPTY_WINDOW));
+        }
+        for c in ordered(depth, at.direction) {
+            let mut acc: i32 = 0;
+            for y in ys.clone() {
+                let row = at.input + offset4(&p.input_shape, b, y, 0, c);
+                for x in xs.clone() {
+                    acc += i32::from(buf[row + x * depth] as i8);
+                }
             }
+            buf[at.output + first + c] = average(acc, count, p) as u8;
         }
-        if count == 0 {
-            return Err(KernelError::shape(
-                OP,
-                "a pooling window lies entirely in the padding",
-            ));
-        }
-        acc = if acc > 0 {
-            (acc + count / 2) / count
-        } else {
-            (acc - count / 2) / count
-        };
-        Ok([acc.clamp(p.act_min, p.act_max) as i8 as u8])
+        Ok(())
     })
 }
 
 /// MAX_POOL_2D ([`super::pooling::max_pool`]) with input and output in `buf`.
 pub fn max_pool(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
     check("MAX_POOL_2D", &Contract::pool(p), buf, &at)?;
-    let n = p.output_shape.iter().product();
-    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
-        let (b, oy, ox, c) = nhwc_of(&p.output_shape, j);
+    let depth = p.output_shape[3];
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.window_at(oy, ox);
-        let mut max = i8::MIN;
-        for y in ys {
-            for x in xs.clone() {
-                max = max.max(x8(buf, at.input, offset4(&p.input_shape, b, y, x, c)));
+        for c in ordered(depth, at.direction) {
+            let mut max = i8::MIN;
+            for y in ys.clone() {
+                let row = at.input + offset4(&p.input_shape, b, y, 0, c);
+                for x in xs.clone() {
+                    max = max.max(buf[row + x * depth] as i8);
+                }
             }
+            buf[at.output + first + c] = clamp_max(max, p) as u8;
         }
-        Ok([i32::from(max).clamp(p.act_min, p.act_max) as i8 as u8])
+        Ok(())
     })
 }
 

@@ -150,6 +150,29 @@ impl PoolParams {
     }
 }
 
+/// The error of a window entirely in the padding (shared with [`super::overlapped`]).
+pub(crate) const EMPTY_WINDOW: &str = "a pooling window lies entirely in the padding";
+
+/// The output of an average pool: the sum `acc` of a window of `count > 0` inputs divided by
+/// `count`, rounded half away from zero (C++ division truncates toward zero), then clamped
+/// (shared with [`super::overlapped`]).
+#[inline]
+pub(crate) fn average(acc: i32, count: i32, p: &PoolParams) -> i8 {
+    let avg = if acc > 0 {
+        (acc + count / 2) / count
+    } else {
+        (acc - count / 2) / count
+    };
+    avg.clamp(p.act_min, p.act_max) as i8
+}
+
+/// The output of a max pool: the window's maximum `max`, clamped (shared with
+/// [`super::overlapped`]).
+#[inline]
+pub(crate) fn clamp_max(max: i8, p: &PoolParams) -> i8 {
+    i32::from(max).clamp(p.act_min, p.act_max) as i8
+}
+
 /// AVERAGE_POOL_2D, int8. A window entirely in the padding is an error (TFLM returns an
 /// error for it too).
 pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
@@ -171,20 +194,11 @@ pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(
                 empty = true;
                 return;
             }
-            // Rounds half away from zero (C++ division truncates toward zero).
-            acc = if acc > 0 {
-                (acc + count / 2) / count
-            } else {
-                (acc - count / 2) / count
-            };
-            output[offset4(&p.output_shape, b, oy, ox, c)] = acc.clamp(p.act_min, p.act_max) as i8;
+            output[offset4(&p.output_shape, b, oy, ox, c)] = average(acc, count, p);
         }
     });
     if empty {
-        return Err(KernelError::shape(
-            OP,
-            "a pooling window lies entirely in the padding",
-        ));
+        return Err(KernelError::shape(OP, EMPTY_WINDOW));
     }
     Ok(())
 }
@@ -201,8 +215,7 @@ pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), K
                     max = max.max(input[offset4(&p.input_shape, b, y, x, c)]);
                 }
             }
-            let v = i32::from(max).clamp(p.act_min, p.act_max);
-            output[offset4(&p.output_shape, b, oy, ox, c)] = v as i8;
+            output[offset4(&p.output_shape, b, oy, ox, c)] = clamp_max(max, p);
         }
     });
     Ok(())
