@@ -467,7 +467,8 @@ impl RawArena<'_> {
                 return Err(refuse());
             };
             // Distinct, and (an overlapped plan's declared pairs share bytes) disjoint.
-            let ok = self.placed_live(plan, region, op, slot, s)
+            // SAFETY: the plan is this arena's (checked above) and `slot` in range (`get`).
+            let ok = unsafe { self.placed_live(plan, region, op, slot, s) }
                 && slots[..i]
                     .iter()
                     .all(|&other| other != slot && !plan.plan.slots[other].memory_overlaps(s));
@@ -486,15 +487,18 @@ impl RawArena<'_> {
     #[inline(always)]
     fn slot_live(&self, plan: &LoadedPlan<'_>, region: PlanRegion, op: u16, slot: usize) -> bool {
         match plan.plan.slots.get(slot) {
-            Some(s) => self.owns(plan) && self.placed_live(plan, region, op, slot, s),
+            // SAFETY: `owns` is checked first, `slot` is in range (`get`).
+            Some(s) => self.owns(plan) && unsafe { self.placed_live(plan, region, op, slot, s) },
             None => false,
         }
     }
 
-    /// [`RawArena::slot_live`] for `s`, slot `slot` of `plan`, once the caller has checked
-    /// that the plan is this arena's (`owns`) and that `slot` is in range.
+    /// [`RawArena::slot_live`] for `s`, slot `slot` of `plan`.
+    ///
+    /// # Safety
+    /// As for [`RawArena::placed_at`].
     #[inline(always)]
-    fn placed_live(
+    unsafe fn placed_live(
         &self,
         plan: &LoadedPlan<'_>,
         region: PlanRegion,
@@ -502,7 +506,8 @@ impl RawArena<'_> {
         slot: usize,
         s: &PlanSlot,
     ) -> bool {
-        s.first_op <= op && op <= s.last_op && self.placed_at(plan, region, slot, s)
+        // SAFETY: the caller's contract, forwarded.
+        s.first_op <= op && op <= s.last_op && unsafe { self.placed_at(plan, region, slot, s) }
     }
 
     /// Whether `slot` of `plan` holds a tensor placed in `region`: the plan is this arena's,
@@ -518,15 +523,19 @@ impl RawArena<'_> {
     ) -> bool {
         self.owns(plan)
             && match plan.plan.slots.get(slot) {
-                Some(s) => self.placed_at(plan, region, slot, s),
+                // SAFETY: `owns` is checked first, `slot` is in range (`get`).
+                Some(s) => unsafe { self.placed_at(plan, region, slot, s) },
                 None => false,
             }
     }
 
-    /// [`RawArena::slot_placed`] for `s`, slot `slot` of `plan`, once the caller has checked
-    /// that the plan is this arena's (`owns`) and that `slot` is in range.
+    /// [`RawArena::slot_placed`] for `s`, slot `slot` of `plan` (the checks a view call makes
+    /// once for all its slots are the caller's).
+    ///
+    /// # Safety
+    /// `plan` is this arena's (`self.owns(plan)`) and `slot < plan.plan.slots.len()`.
     #[inline(always)]
-    fn placed_at(
+    unsafe fn placed_at(
         &self,
         plan: &LoadedPlan<'_>,
         region: PlanRegion,
@@ -535,9 +544,9 @@ impl RawArena<'_> {
     ) -> bool {
         let base = self.base.get();
         let table = base.wrapping_add(plan.table + slot * DESC_SPAN);
-        // SAFETY: the plan is this arena's (`owns`, checked by the caller) and `slot < len`,
-        // so the entry lies in this plan's descriptor table, initialised by `load_plan` and
-        // only written by `alloc_planned` / `preplace_planned`.
+        // SAFETY: the plan is this arena's and `slot < len` (the caller's contract), so the
+        // entry lies in this plan's descriptor table, initialised by `load_plan` and only
+        // written by `alloc_planned` / `preplace_planned`.
         let d = unsafe { &*table.cast::<TensorDesc>() };
         d.data.addr() == base.addr().wrapping_add(region.offset + s.offset as usize)
             && d.size <= s.size
@@ -563,8 +572,10 @@ impl RawArena<'_> {
             return Err(refuse());
         };
         if !(self.owns(plan)
-            && self.placed_live(plan, region, p.op, i, &si)
-            && self.placed_live(plan, region, p.op, o, &so))
+            // SAFETY: `owns` is checked first; `i` and `o` are in range (`get` above).
+            && unsafe { self.placed_live(plan, region, p.op, i, &si) }
+            // SAFETY: as above.
+            && unsafe { self.placed_live(plan, region, p.op, o, &so) })
         {
             return Err(refuse());
         }
