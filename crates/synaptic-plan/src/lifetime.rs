@@ -153,14 +153,20 @@ pub(crate) fn live_per_op(intervals: impl IntoIterator<Item = (usize, usize, u64
     out
 }
 
-/// The live-set lower bound: the largest total, over scopes, of the activations live at that
-/// scope, each rounded up to 16 bytes ([`synaptic_mem::data_span`]). Variable tensors are not
-/// activations and are not counted. No plan of these activations can be smaller.
+/// The live-set lower bound: the largest total, over operators, of the activations live at
+/// that operator, each rounded up to 16 bytes ([`synaptic_mem::data_span`]). Variable tensors
+/// are not activations and are not counted. No plan of these activations can be smaller.
+///
+/// Counted over operators (`first_op ..= last_op`, the lifetimes plans and the runtime use),
+/// not scopes: a tensor live only at scope 0 — a graph input or an unproduced tensor nobody
+/// reads — is live at operator 0 in every plan (the first operator runs with it in place), so
+/// counting scopes could give a "bound" below every plan. On graphs without such tensors the
+/// two agree.
 pub fn live_lower_bound(model: &Model, lifetimes: &[Lifetime]) -> u64 {
     max_live_sum(lifetimes.iter().map(|l| {
         (
-            l.first_scope,
-            l.last_scope,
+            l.first_op(),
+            l.last_op(),
             data_span(model.tensors[l.tensor].bytes),
         )
     }))
