@@ -27,9 +27,7 @@ use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV};
 use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 use crate::error::{self, invalid, Failure};
-use crate::types::{
-    SynPlanOverlap, SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel,
-};
+use crate::types::{SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel};
 
 /// The header's state word of a loaded, idle model.
 const LOADED: u32 = 0x5359_4E4C; // "SYNL"
@@ -150,6 +148,17 @@ fn array_span(p: *const c_void, n: usize, size: usize, what: &str) -> Result<Spa
 }
 
 /// Checks that a pointer is non-NULL and aligned for `T`.
+/// The span of a read-only array of `count` `T`s given from C (a plan's slots or overlaps):
+/// empty when `count` is 0 (the pointer may then be NULL), else non-NULL, aligned for `T`
+/// and not wrapping the address space.
+fn counted_array<T>(p: *const T, count: u32, what: &str) -> Result<Span, Failure> {
+    if count == 0 {
+        return Ok(Span::EMPTY);
+    }
+    aligned(p, what)?;
+    array_span(p.cast(), count as usize, size_of::<T>(), what)
+}
+
 fn aligned<T>(p: *const T, what: &str) -> Result<(), Failure> {
     if p.is_null() {
         Err(Failure::new(-EINVAL, format_args!("{what} is NULL")))
@@ -317,17 +326,7 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
     if c.model_size == 0 {
         return Err(invalid("config->model_size is 0"));
     }
-    let slots_span = if c.slot_count == 0 {
-        Span::EMPTY
-    } else {
-        aligned(c.slots, "config->slots")?;
-        array_span(
-            c.slots.cast(),
-            c.slot_count as usize,
-            size_of::<PlanSlot>(),
-            "config->slots",
-        )?
-    };
+    let slots_span = counted_array(c.slots, c.slot_count, "config->slots")?;
     // The program: read in place like the slots (NULL: compiled into the arena at load).
     let program_span = if c.program.is_null() {
         if c.program_words != 0 {
@@ -347,17 +346,7 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
     };
     // The declared overlaps: read in place like the slots (each direction byte is checked
     // below, the pairs themselves against the model's operators at load).
-    let overlaps_span = if c.overlap_count == 0 {
-        Span::EMPTY
-    } else {
-        aligned(c.overlaps, "config->overlaps")?;
-        array_span(
-            c.overlaps.cast(),
-            c.overlap_count as usize,
-            size_of::<SynPlanOverlap>(),
-            "config->overlaps",
-        )?
-    };
+    let overlaps_span = counted_array(c.overlaps, c.overlap_count, "config->overlaps")?;
     let arena_span = span(c.arena, c.arena_size, "config->arena")?;
     let shared_span = match (placement, c.shared.is_null(), c.shared_size) {
         (IoPlacement::Shared, false, _) => span(c.shared, c.shared_size, "config->shared")?,
