@@ -172,6 +172,18 @@ gen_input() {
     done
     printf "$out" >"$3"
 }
+# The memory figures of `synmem run --json` output JSON, one line into MEM (test_run.c reads
+# them in this order): mem_figures JSON MEM.
+mem_figures() {
+    local f v fig=""
+    for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes \
+        total_bytes tables_bytes program_bytes program_flash_bytes; do
+        v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$1")
+        [ -n "$v" ] || { echo "ffi-test: no $f in $1" >&2; return 1; }
+        fig+="$v "
+    done
+    echo "$fig" >"$2"
+}
 # Prepares $run (see test_run.c): model copies named for their plan, emitted plans and
 # programs, inputs, the CLI's outputs and figures with the program in flash and in RAM.
 prepare_run() {
@@ -203,26 +215,13 @@ prepare_run() {
                         --no-overlap --output "$run/${m}_out${k}_${io}_$od.raw" --json \
                         >"$run/${m}_${io}_$od.json" || return 1
                 done
-                local f v fig=""
-                for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes \
-                    total_bytes tables_bytes program_bytes program_flash_bytes; do
-                    v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_${io}_$od.json")
-                    [ -n "$v" ] || { echo "ffi-test: no $f for $m" >&2; return 1; }
-                    fig+="$v "
-                done
-                echo "$fig" >"$run/${m}_${io}_$od.mem"
+                mem_figures "$run/${m}_${io}_$od.json" "$run/${m}_${io}_$od.mem" || return 1
                 # The overlapped plan's figures (its outputs are the plain plan's: the C test
                 # compares them with the files above).
                 "$SYNMEM" run "$src" --input "$run/${m}_in0.raw" --io "$io" --op-data "$od" \
                     --output "$run/${m}_ovl.raw" --json >"$run/${m}_${io}_${od}_ovl.json" || return 1
-                fig=""
-                for f in persistent_bytes planned_ephemeral_bytes scratch_peak_bytes shared_bytes \
-                    total_bytes tables_bytes program_bytes program_flash_bytes; do
-                    v=$(sed -n "s/^  \"$f\": \([0-9]*\),\{0,1\}$/\1/p" "$run/${m}_${io}_${od}_ovl.json")
-                    [ -n "$v" ] || { echo "ffi-test: no $f for $m (overlapped)" >&2; return 1; }
-                    fig+="$v "
-                done
-                echo "$fig" >"$run/${m}_${io}_${od}_ovl.mem"
+                mem_figures "$run/${m}_${io}_${od}_ovl.json" "$run/${m}_${io}_${od}_ovl.mem" \
+                    || return 1
             done
         done
     done

@@ -156,6 +156,19 @@ impl Drop for Setup {
     }
 }
 
+/// `syn_run_invoke_copy` of `input` into `out` (both whole slices).
+fn invoke_copy(net: *mut SynRunModel, input: &[u8], out: &mut [u8]) -> i32 {
+    unsafe {
+        syn_run_invoke_copy(
+            net,
+            input.as_ptr().cast(),
+            input.len(),
+            out.as_mut_ptr().cast(),
+            out.len(),
+        )
+    }
+}
+
 fn message() -> String {
     let mut buf = [0 as c_char; SYN_RUN_MESSAGE_MAX + 1];
     let n = unsafe { syn_run_last_error_message(buf.as_mut_ptr(), buf.len()) };
@@ -190,15 +203,7 @@ fn shared_io_in_place_and_copied_equal_the_interpreter() {
             .collect();
         let expected = reference(&input);
         let mut out = vec![0x5Au8; info.output_bytes];
-        let rc = unsafe {
-            syn_run_invoke_copy(
-                net,
-                input.as_ptr().cast(),
-                input.len(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-            )
-        };
+        let rc = invoke_copy(net, &input, &mut out);
         assert_eq!(rc, 0, "{}", message());
         assert_eq!(out, expected);
         // In place: fill both inputs, invoke, read the output.
@@ -292,15 +297,7 @@ fn overlapped_plan_runs_and_bad_declarations_are_refused() {
     assert_eq!(unsafe { syn_run_io_info(s.net, &mut info) }, 0);
     for input in inputs(info.input_bytes).take(3) {
         let mut out = vec![0u8; info.output_bytes];
-        let rc = unsafe {
-            syn_run_invoke_copy(
-                s.net,
-                input.as_ptr().cast(),
-                input.len(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-            )
-        };
+        let rc = invoke_copy(s.net, &input, &mut out);
         assert_eq!(rc, 0, "{}", message());
         assert_eq!(out, reference(&input));
     }
@@ -337,15 +334,7 @@ fn overlapped_plan_runs_and_bad_declarations_are_refused() {
         "output overlaps the plan's overlaps",
     );
     let mut out = vec![0u8; info.output_bytes];
-    let rc = unsafe {
-        syn_run_invoke_copy(
-            s.net,
-            input.as_ptr().cast(),
-            input.len(),
-            out.as_mut_ptr().cast(),
-            out.len(),
-        )
-    };
+    let rc = invoke_copy(s.net, &input, &mut out);
     assert_eq!(rc, 0, "{}", message());
     assert_eq!(out, reference(&input));
     let mut mem = SynRunMemory::default();
@@ -366,15 +355,7 @@ fn plan_io_copies_and_refuses_in_place() {
     let input: Vec<u8> = (0..info.input_bytes).map(|i| (i * 7 + 3) as u8).collect();
     let input = &input[..];
     let mut out = vec![0u8; info.output_bytes];
-    let rc = unsafe {
-        syn_run_invoke_copy(
-            net,
-            input.as_ptr().cast(),
-            input.len(),
-            out.as_mut_ptr().cast(),
-            out.len(),
-        )
-    };
+    let rc = invoke_copy(net, input, &mut out);
     assert_eq!(rc, 0, "{}", message());
     assert_eq!(out, reference(input));
     let (mut data, mut size) = (ptr::null_mut::<c_void>(), 0usize);
@@ -653,15 +634,7 @@ fn program_given_or_compiled_at_load_equals_the_interpreter() {
             assert_eq!(expected, reference(&input));
             for net in [ram.net, flash.net] {
                 let mut out = vec![0x5Au8; info.output_bytes];
-                let rc = unsafe {
-                    syn_run_invoke_copy(
-                        net,
-                        input.as_ptr().cast(),
-                        input.len(),
-                        out.as_mut_ptr().cast(),
-                        out.len(),
-                    )
-                };
+                let rc = invoke_copy(net, &input, &mut out);
                 assert_eq!(rc, 0, "{}", message());
                 assert_eq!(out, expected);
             }
@@ -833,15 +806,7 @@ fn bad_programs_are_refused_and_change_nothing() {
         assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
         let input: Vec<u8> = (0..info.input_bytes).map(|i| i as u8).collect();
         let mut out = vec![0u8; info.output_bytes];
-        let rc = unsafe {
-            syn_run_invoke_copy(
-                net,
-                input.as_ptr().cast(),
-                input.len(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-            )
-        };
+        let rc = invoke_copy(net, &input, &mut out);
         assert_eq!(rc, 0, "{}", message());
         assert_eq!(out, reference(&input));
         let mut mem = SynRunMemory::default();
