@@ -14,7 +14,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 secs="${FUZZ_SECONDS:-60}"
 runs="${FUZZ_RUNS:-}"
 targets=("$@")
-((${#targets[@]})) || targets=(c_api tflite_import safe_api)
+((${#targets[@]})) || targets=(c_api tflite_import safe_api run_model run_c_api)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -33,6 +33,16 @@ for t in "${targets[@]}"; do
     mkdir -p corpus/tflite_import
     cp -n "$models"/*.tflite corpus/tflite_import/ 2>/dev/null || true
   fi
+  if [[ "$t" == run_model ]]; then
+    # The runtime's seeds: the shared int8 models it runs and the committed single-operator
+    # models (the mutator edits their fields in place).
+    mkdir -p corpus/run_model
+    for m in hello_world_int8 micro_speech_quantized ad01_int8 simple_add_model kws_ref_model \
+      pretrainedResnet_quant person_detect; do
+      cp -n "$models/$m.tflite" corpus/run_model/ 2>/dev/null || true
+    done
+    cp -n "$root"/crates/synaptic-run/tests/models/*.tflite corpus/run_model/ 2>/dev/null || true
+  fi
 done
 
 status=0
@@ -43,7 +53,9 @@ for t in "${targets[@]}"; do
   if [[ -n "$runs" ]]; then limit=(-runs="$runs"); else limit=(-max_total_time="$secs"); fi
   # Large inputs only matter for the importer (the seeds are up to ~1.5 MB).
   extra=()
-  [[ "$t" == tflite_import ]] && extra=(-max_len=2000000)
+  [[ "$t" == tflite_import || "$t" == run_model ]] && extra=(-max_len=2000000)
+  # No case over 1 s (issue 18): a slower input is a hang, reported as a crash.
+  [[ "$t" == run_model || "$t" == run_c_api ]] && extra+=(-timeout=1)
   set +e
   nice -n 10 cargo +nightly fuzz run "$t" "corpus/$t" -- "${limit[@]}" "${extra[@]}" -print_final_stats=1 >"$log" 2>&1
   rc=$?

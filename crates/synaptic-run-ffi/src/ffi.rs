@@ -201,6 +201,33 @@ unsafe fn set_header(p: *mut Storage, state: u32, this: usize) {
     }
 }
 
+/// Checks an out pointer `p` of a call on a loaded model: aligned, non-NULL, and its `T`
+/// overlapping none of the model's memory (`spans`: the arena, the shared region, the model
+/// bytes, the plan, the program, the `syn_run_model_t` itself) nor the call's other out
+/// pointers (`others`): writing the result there would corrupt the loaded model.
+fn out_ptr<T>(
+    p: *mut T,
+    what: &str,
+    spans: &[Span; SPANS],
+    others: &[Span],
+) -> Result<Span, Failure> {
+    aligned(p, what)?;
+    let s = span(p.cast_const().cast(), size_of::<T>(), what)?;
+    if let Some(k) = spans.iter().position(|&m| m.overlaps(s)) {
+        return Err(Failure::new(
+            -EINVAL,
+            format_args!("{what} overlaps {}", SPAN_NAMES[k]),
+        ));
+    }
+    if others.iter().any(|&o| o.overlaps(s)) {
+        return Err(Failure::new(
+            -EINVAL,
+            format_args!("{what} overlaps the call's other out pointer"),
+        ));
+    }
+    Ok(s)
+}
+
 fn moved() -> Failure {
     invalid(
         "this syn_run_model_t was moved or copied since its load: use the object syn_run_load() \
@@ -568,8 +595,10 @@ pub unsafe extern "C" fn syn_run_unload(model: *mut SynRunModel) -> c_int {
 /// the tensor's dtype and shape, row-major). Valid until syn_run_unload(); fill it only between
 /// inferences.
 ///
-/// Returns 0, or (outputs untouched): -EINVAL (NULL `data`/`size`, `index` not below the
-/// number of inputs, I/O in the plan), -ENODEV (no model loaded), -EBUSY.
+/// Returns 0, or (outputs untouched): -EINVAL (NULL or misaligned `data`/`size`, the two
+/// overlapping each other or any memory of the model — its syn_run_model_t, arena, shared
+/// region, model bytes, plan or program —, `index` not below the number of inputs, I/O in the
+/// plan), -ENODEV (no model loaded), -EBUSY.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t; `data` and `size` NULL or writable.
@@ -586,6 +615,8 @@ pub unsafe extern "C" fn syn_run_input(
         // SAFETY: forwarded contract.
         let (p, n) = unsafe {
             with_model(model, |m| {
+                let d = out_ptr(data, "data", &m.spans, &[])?;
+                out_ptr(size, "size", &m.spans, &[d])?;
                 shared_only(m.placement, "syn_run_input")?;
                 let k = io_index("input", index, m.net.inputs())?;
                 let b = m.net.input_mut(k).ok_or_else(|| {
@@ -633,6 +664,8 @@ pub unsafe extern "C" fn syn_run_output(
         // SAFETY: forwarded contract.
         let (p, n) = unsafe {
             with_model(model, |m| {
+                let d = out_ptr(data, "data", &m.spans, &[])?;
+                out_ptr(size, "size", &m.spans, &[d])?;
                 shared_only(m.placement, "syn_run_output")?;
                 let k = io_index("output", index, m.net.outputs())?;
                 let b = m.net.output(k).ok_or_else(|| {
@@ -754,8 +787,9 @@ pub unsafe extern "C" fn syn_run_invoke_copy(
 
 /// The memory the loaded model takes into `*memory`: the arena bytes by region (the program
 /// among them only when it was compiled at load) and the program's bytes, with those outside
-/// the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL `memory`), -ENODEV (no
-/// model loaded) or -EBUSY.
+/// the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL or misaligned `memory`,
+/// or `memory` overlapping any memory of the model, as for syn_run_input()), -ENODEV (no model
+/// loaded) or -EBUSY.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t; `memory` NULL or writable.
@@ -767,7 +801,12 @@ pub unsafe extern "C" fn syn_run_memory(
     finish((|| {
         aligned(memory, "memory")?;
         // SAFETY: forwarded contract.
-        let m = unsafe { with_model(model, |m| Ok(SynRunMemory::from(m.net.memory())))? };
+        let m = unsafe {
+            with_model(model, |m| {
+                out_ptr(memory, "memory", &m.spans, &[])?;
+                Ok(SynRunMemory::from(m.net.memory()))
+            })?
+        };
         // SAFETY: non-NULL, aligned (checked), writable by the caller's contract.
         unsafe { memory.write(m) };
         Ok(())
@@ -789,6 +828,7 @@ pub unsafe extern "C" fn syn_run_io_info(
         // SAFETY: forwarded contract.
         let v = unsafe {
             with_model(model, |m| {
+                out_ptr(info, "info", &m.spans, &[])?;
                 Ok(SynRunIoInfo {
                     io: SynRunIo::to_raw(m.placement),
                     inputs: m.net.inputs() as u32,

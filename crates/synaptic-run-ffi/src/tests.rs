@@ -876,3 +876,79 @@ fn invoke_copy_may_read_from_the_program_never_write_it() {
     assert_eq!(rc, 0, "{}", message());
     assert_eq!(again, out);
 }
+
+/// Issue 18, class 6: an out pointer of `syn_run_memory`, `syn_run_io_info`, `syn_run_input` or
+/// `syn_run_output` inside the loaded model's memory (its `syn_run_model_t`, its arena, its
+/// shared region) or aliasing the call's other out pointer is refused with -EINVAL and nothing
+/// is written. Before: the result overwrote the object, and the next call crashed (ASan).
+#[test]
+fn out_pointers_into_the_model_are_refused() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = Setup::new(IoPlacement::Shared);
+    assert_eq!(s.load(), 0, "{}", message());
+    let net = s.net;
+    let object: *mut u8 = net.cast();
+    let before = unsafe { core::slice::from_raw_parts(object, size_of::<SynRunModel>()).to_vec() };
+    let intact = || {
+        let now = unsafe { core::slice::from_raw_parts(object, size_of::<SynRunModel>()) };
+        let diff: Vec<usize> = (0..now.len()).filter(|&i| now[i] != before[i]).collect();
+        assert!(diff.is_empty(), "the model object changed at {diff:?}");
+    };
+    // Every out pointer at the start of the object, 8 bytes in, and in the arena and the
+    // shared region (16-byte aligned places, so alignment is not what refuses them).
+    let places: [(*mut u8, &str); 4] = [
+        (object, "the syn_run_model_t"),
+        (unsafe { object.add(16) }, "the syn_run_model_t"),
+        (s.arena.cast(), "the arena"),
+        (s.shared.cast(), "the shared region"),
+    ];
+    for (p, name) in places {
+        fails(
+            unsafe { syn_run_memory(net, p.cast()) },
+            EINVAL,
+            &format!("memory overlaps {name}"),
+        );
+        intact();
+        fails(
+            unsafe { syn_run_io_info(net, p.cast()) },
+            EINVAL,
+            &format!("info overlaps {name}"),
+        );
+        intact();
+        let mut size = 0usize;
+        let mut data = ptr::null_mut::<c_void>();
+        fails(
+            unsafe { syn_run_input(net, 0, p.cast(), &mut size) },
+            EINVAL,
+            &format!("data overlaps {name}"),
+        );
+        fails(
+            unsafe { syn_run_input(net, 0, &mut data, p.cast()) },
+            EINVAL,
+            &format!("size overlaps {name}"),
+        );
+        fails(
+            unsafe { syn_run_output(net, 0, p.cast(), &mut size) },
+            EINVAL,
+            &format!("data overlaps {name}"),
+        );
+        intact();
+        assert_eq!((data, size), (ptr::null_mut(), 0), "nothing written");
+    }
+    // `data` and `size` the same place: the second write would clobber the first.
+    let mut both = [0usize; 2];
+    let p: *mut usize = both.as_mut_ptr();
+    fails(
+        unsafe { syn_run_input(net, 0, p.cast(), p) },
+        EINVAL,
+        "other out pointer",
+    );
+    assert_eq!(both, [0, 0]);
+    // The model still works.
+    let mut info = SynRunIoInfo::default();
+    assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
+    let input = vec![3u8; info.input_bytes];
+    let mut out = vec![0u8; info.output_bytes];
+    assert_eq!(invoke_copy(net, &input, &mut out), 0, "{}", message());
+    assert_eq!(out, reference(&input));
+}

@@ -637,7 +637,13 @@ pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Cont
                 code::LOGISTIC => int8,
                 _ => x.elem == y.elem,
             };
-            ok.then(|| Contract::elementwise(y.elems(), x.elem, y.elem))
+            // RESHAPE / SQUEEZE run as a byte copy (`overlapped::copy`): their contract is in
+            // bytes, the runtime's (a one-element float tensor is four steps, not one).
+            let copy = matches!(opcode, code::RESHAPE | code::SQUEEZE);
+            ok.then(|| match copy {
+                true => Contract::elementwise(y.elems() * y.elem, 1, 1),
+                false => Contract::elementwise(y.elems(), x.elem, y.elem),
+            })
         }
         _ => None,
     }

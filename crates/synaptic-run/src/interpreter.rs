@@ -185,6 +185,173 @@ pub enum LoadError {
         /// Words given.
         got: usize,
     },
+    /// A tensor holds a value the runtime refuses: one TFLM's kernels would compute
+    /// nonsense, overflow or undefined behaviour from (a zero point outside its type, a scale
+    /// that is not finite and positive, a size that overflows).
+    Tensor {
+        /// The operator that uses it (execution order); `None`: the graph's own I/O, or a
+        /// tensor the loader reads before any operator.
+        op: Option<usize>,
+        /// The operator, as TFLite names it (empty: none).
+        name: &'static str,
+        /// The tensor.
+        tensor: usize,
+        /// What is wrong with it.
+        fault: TensorFault,
+    },
+    /// The graph's data flow is not one an inference can run deterministically: an operator
+    /// reads a tensor nothing wrote before it, a graph output nothing writes, a tensor
+    /// written twice.
+    Graph {
+        /// The operator concerned (`None`: the graph's own inputs or outputs).
+        op: Option<usize>,
+        /// The tensor concerned.
+        tensor: usize,
+        /// What is wrong.
+        fault: GraphFault,
+    },
+}
+
+/// What is wrong with one tensor of a model ([`LoadError::Tensor`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TensorFault {
+    /// A zero point outside the range of the tensor's type (the kernels negate it and clamp
+    /// with it in `int32`).
+    ZeroPoint {
+        /// The value in the model.
+        value: i64,
+        /// The type's smallest value.
+        min: i32,
+        /// The type's largest value.
+        max: i32,
+    },
+    /// A scale that is not finite and positive.
+    Scale {
+        /// The value in the model.
+        value: f32,
+    },
+    /// Zero points that are neither one nor one per scale.
+    ZeroPointCount {
+        /// Zero points in the model.
+        got: usize,
+        /// Scales in the model.
+        scales: usize,
+    },
+    /// A filter's per-channel scales that are neither one nor one per output channel.
+    ScaleCount {
+        /// Scales in the model.
+        got: usize,
+        /// Output channels.
+        channels: usize,
+    },
+    /// A filter's per-channel quantization along a dimension that does not hold one entry
+    /// per output channel (or is not one of its dimensions).
+    QuantizedDimension {
+        /// The dimension in the model.
+        got: i32,
+        /// Output channels (and scales).
+        channels: usize,
+    },
+    /// A quantized operator's tensor without quantization (scale and zero point).
+    NotQuantized,
+    /// A dimension of 0 in a tensor an operator reads or writes.
+    EmptyDimension,
+    /// A negative (dynamic) dimension.
+    DynamicDimension,
+    /// More than 6 dimensions.
+    Rank,
+    /// Elements or bytes beyond 2^31 − 1 (TFLM's `int` sizes; the products would overflow).
+    TooLarge,
+}
+
+impl fmt::Display for TensorFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TensorFault::ZeroPoint { value, min, max } => {
+                write!(
+                    f,
+                    "zero point {value} outside its type's range {min}..={max}"
+                )
+            }
+            // The bits, not the float: a device's image then needs no float formatting.
+            TensorFault::Scale { value } => write!(
+                f,
+                "quantization scale (f32 bits {:#010x}) is not finite and positive",
+                value.to_bits()
+            ),
+            TensorFault::ZeroPointCount { got, scales } => write!(
+                f,
+                "{got} zero points for {scales} scales (one, or one per scale)"
+            ),
+            TensorFault::ScaleCount { got, channels } => write!(
+                f,
+                "{got} filter scales for {channels} output channels (one, or one per channel)"
+            ),
+            TensorFault::QuantizedDimension { got, channels } => write!(
+                f,
+                "per-channel quantization along dimension {got}, which does not hold the \
+                 {channels} output channels"
+            ),
+            TensorFault::NotQuantized => f.write_str("no quantization (scale and zero point)"),
+            TensorFault::EmptyDimension => f.write_str("a dimension of 0 (an empty tensor)"),
+            TensorFault::DynamicDimension => f.write_str("a negative (dynamic) dimension"),
+            TensorFault::Rank => f.write_str("more than 6 dimensions"),
+            TensorFault::TooLarge => {
+                f.write_str("more than 2^31 - 1 elements or bytes (the size overflows)")
+            }
+        }
+    }
+}
+
+/// What is wrong with a graph's data flow ([`LoadError::Graph`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphFault {
+    /// An operator reads a tensor that is neither a graph input, a constant nor the output of
+    /// an earlier operator: it would read whatever the arena held before.
+    ReadBeforeWrite,
+    /// A graph output that no operator writes and that is not a graph input.
+    OutputNotWritten,
+    /// A graph input or output that is a constant.
+    ConstantIo,
+    /// A tensor written by a second operator (or by an operator while being a graph input).
+    WrittenTwice,
+}
+
+impl fmt::Display for GraphFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GraphFault::ReadBeforeWrite => {
+                "reads a tensor that is not a graph input, a constant or the output of an \
+                 earlier operator"
+            }
+            GraphFault::OutputNotWritten => "a graph output that nothing writes",
+            GraphFault::ConstantIo => "a graph input or output that is a constant",
+            GraphFault::WrittenTwice => {
+                "writes a tensor already written (by an earlier operator, or as a graph input)"
+            }
+        })
+    }
+}
+
+impl LoadError {
+    /// The error with operator `op` (`name`) as the user of its tensor, if it is a
+    /// [`LoadError::Tensor`] that names none.
+    pub(crate) fn at_op(self, op: usize, name: &'static str) -> Self {
+        match self {
+            LoadError::Tensor {
+                op: None,
+                tensor,
+                fault,
+                ..
+            } => LoadError::Tensor {
+                op: Some(op),
+                name,
+                tensor,
+                fault,
+            },
+            e => e,
+        }
+    }
 }
 
 impl From<synaptic_tflite::Error> for LoadError {
@@ -237,6 +404,21 @@ impl fmt::Display for LoadError {
                 f,
                 "program buffer too small: {got} words given, the program needs {needed}"
             ),
+            LoadError::Tensor {
+                op,
+                name,
+                tensor,
+                fault,
+            } => {
+                if let Some(op) = op {
+                    write!(f, "operator {op} ({name}): ")?;
+                }
+                write!(f, "tensor {tensor}: {fault}")
+            }
+            LoadError::Graph { op, tensor, fault } => match op {
+                Some(op) => write!(f, "operator {op}: tensor {tensor}: {fault}"),
+                None => write!(f, "graph: tensor {tensor}: {fault}"),
+            },
         }
     }
 }
@@ -509,6 +691,7 @@ fn params<T: Words>(w: &[u32], ty: impl Fn() -> KernelError) -> Result<T, Kernel
 
 /// Runs operator record `rec`'s kernel on resolved buffers: its parameters are decoded here,
 /// from the program's words, as the kernel needs them.
+#[inline(never)]
 fn execute(
     rec: &OpRecord<'_>,
     ins: &Inputs<'_, '_>,
@@ -600,18 +783,17 @@ fn execute(
                 DType::Int16 => 2,
                 _ => 4,
             };
+            let bytes = pp.with_element_bytes(size)?;
             let mut refs: [&[u8]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
             let mut sizes = [0usize; MAX_OP_INPUTS];
             let n = ins.len().min(MAX_OP_INPUTS);
-            // Every input's axis length from its byte count: outer × n × inner elements.
+            // Every input's axis length from its byte count: outer × n × inner bytes (a length
+            // that is not a multiple is refused by the kernel's check).
+            let row = bytes.outer.saturating_mul(bytes.inner).max(1);
             for k in 0..n {
                 refs[k] = ins.get(k).bytes();
-                sizes[k] = refs[k].len() / (pp.outer * pp.inner).max(1);
+                sizes[k] = refs[k].len() / row;
             }
-            let bytes = layout::ConcatParams {
-                output_len: pp.output_len * size,
-                ..pp
-            };
             layout::concatenation(&bytes, &refs[..n], &sizes[..n], out.bytes_mut())
         }
         program::KIND_TRANSPOSE => {
@@ -788,6 +970,67 @@ fn pair_contract(
     })
 }
 
+/// Checks `plan` against the program ([module docs](self)): one slot per planned activation,
+/// each at least its tensor's bytes and live at every operator that reads or writes its
+/// tensor, from operator 0 for a graph input through the last operator for a graph output.
+/// One pass over the program's records (the data flow was checked at compile: a tensor's
+/// first use is its producer).
+fn check_slots(prog: &Program<'_>, plan: &Plan<'_>) -> Result<(), LoadError> {
+    let n = prog.slots();
+    let bad = |what, slot: usize| LoadError::Plan {
+        what,
+        slot,
+        tensor: prog.slot_tensor(slot).unwrap_or(usize::MAX),
+    };
+    if plan.slots.len() < n {
+        return Err(LoadError::Plan {
+            what: "the plan has fewer slots than the model has planned activations",
+            slot: plan.slots.len(),
+            tensor: usize::MAX,
+        });
+    }
+    if plan.slots.len() > n {
+        return Err(LoadError::Plan {
+            what: "the plan has more slots than the model has planned activations",
+            slot: plan.slots.len(),
+            tensor: usize::MAX,
+        });
+    }
+    for (s, slot) in plan.slots.iter().enumerate() {
+        let (_, bytes) = slot_elems(prog, s).ok_or(bad("program slot table", s))?;
+        if (slot.size as usize) < bytes {
+            return Err(bad("slot smaller than its tensor", s));
+        }
+    }
+    let live = |loc: Option<Loc>, op: usize| match loc {
+        Some(Loc::Slot(s)) => match plan.slots.get(s) {
+            Some(slot) if (slot.first_op as usize) <= op && op <= slot.last_op as usize => Ok(()),
+            _ => Err(bad("slot not live over its tensor's lifetime", s)),
+        },
+        _ => Ok(()),
+    };
+    let n_ops = prog.ops();
+    let mut at = prog.header(program::h::OPS_AT);
+    for i in 0..n_ops {
+        let (rec, next) = prog.op(at).ok_or(bad("program record", 0))?;
+        live(Some(rec.out_loc), i)?;
+        for loc in rec.input_locs() {
+            live(loc, i)?;
+        }
+        at = next;
+    }
+    for k in 0..prog.inputs() + prog.outputs() {
+        let (_, loc, _) = prog.io(k).ok_or(bad("program I/O table", 0))?;
+        let op = if k < prog.inputs() {
+            0
+        } else {
+            n_ops.saturating_sub(1)
+        };
+        live(Some(loc), op)?;
+    }
+    Ok(())
+}
+
 /// Checks every declared overlap of `plan` against the runtime's own contracts (see
 /// [`RunPlan`]): in operator order, one per operator, the operator's output and one input it
 /// reads once, a kernel with an overlapped entry point for it, the declared bound no more than
@@ -949,6 +1192,7 @@ fn run_pair(
 /// [`execute`] for a declared overlap: record `rec`'s overlapped kernel with its input at
 /// position `k` and its output (planned slot `out_slot`) in `buf` (`at`). Returns the output's
 /// bytes.
+#[inline(never)]
 fn execute_overlapped(
     rec: &OpRecord<'_>,
     k: usize,
@@ -1401,18 +1645,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         // The plan against the model: one slot per planned activation, each big enough and
         // live over its tensor's lifetime.
         let n_slots = prog.slots();
-        for s in 0..n_slots {
-            let t = prog.slot_tensor(s).unwrap_or(usize::MAX);
-            let info = tinfo(&g.model, &g.sg, t)?;
-            g.check_slot(&plan, s, t, &info)?;
-        }
-        if n_slots != plan.slots.len() {
-            return Err(LoadError::Plan {
-                what: "the plan has more slots than the model has planned activations",
-                slot: plan.slots.len(),
-                tensor: usize::MAX,
-            });
-        }
+        check_slots(&prog, &plan)?;
         check_overlaps(&prog, &plan, overlaps)?;
 
         // Graph I/O in the SHARED region.

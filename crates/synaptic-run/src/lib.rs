@@ -60,5 +60,7 @@ pub mod math;
 pub mod program;
 
 pub use error::KernelError;
-pub use interpreter::{Interpreter, IoPlacement, LoadError, Memory, RunError, RunPlan};
+pub use interpreter::{
+    GraphFault, Interpreter, IoPlacement, LoadError, Memory, RunError, RunPlan, TensorFault,
+};
 pub use math::{Activation, Padding, QuantParams};

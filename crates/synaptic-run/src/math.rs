@@ -178,6 +178,21 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
     (q_fixed as i32, shift)
 }
 
+/// [`quantize_multiplier`] for a multiplier the kernels apply with
+/// [`multiply_by_quantized_multiplier`]: refused if it is not finite and non-negative or its
+/// shift is over 31 (a real multiplier of 2^31 or more: TFLM's `x * (1 << shift)` would be
+/// undefined, and no model's scales give one).
+pub fn requantization_multiplier(op: &'static str, real: f64) -> Result<(i32, i32), KernelError> {
+    let (m, s) = quantize_multiplier(real);
+    if !(real.is_finite() && real >= 0.0) || s > 31 {
+        return Err(KernelError::unsupported(
+            op,
+            "requantization multiplier not finite, negative or over 2^31",
+        ));
+    }
+    Ok((m, s))
+}
+
 /// `QuantizeMultiplierSmallerThanOneExp`: [`quantize_multiplier`] for `0 < real < 1`.
 pub fn quantize_multiplier_smaller_than_one_exp(
     op: &'static str,
@@ -353,27 +368,31 @@ pub fn per_channel_multipliers(
             filter_scales[i]
         };
         let effective = f64::from(input_scale) * f64::from(scale) / f64::from(output_scale);
-        let (m, s) = quantize_multiplier(effective);
+        let (m, s) = requantization_multiplier(op, effective)?;
         multipliers[i] = m;
         shifts[i] = s;
     }
     Ok(())
 }
 
-/// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`.
+/// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`; refused
+/// where TFLM's `int` arithmetic would overflow.
 fn quantize_value(op: &'static str, q: QuantParams, f: f32) -> Result<i32, KernelError> {
+    const OVERFLOW: &str = "activation bound overflows int32 at this output scale";
     let tmp = round_f32(f / q.scale);
-    if !(tmp >= i32::MIN as f32 && tmp <= i32::MAX as f32) {
-        return Err(KernelError::unsupported(
-            op,
-            "activation bound overflows int32 at this output scale",
-        ));
+    // `i32::MAX as f32` is 2^31, which does not fit either.
+    if !(tmp >= i32::MIN as f32 && tmp < i32::MAX as f32) {
+        return Err(KernelError::unsupported(op, OVERFLOW));
     }
-    Ok(q.zero_point.wrapping_add(tmp as i32))
+    q.zero_point
+        .checked_add(tmp as i32)
+        .ok_or(KernelError::unsupported(op, OVERFLOW))
 }
 
 /// `CalculateActivationRangeQuantized`: the clamp `[min, max]` of a fused activation for an
-/// output of integer range `[qmin, qmax]` and quantization `output`.
+/// output of integer range `[qmin, qmax]` and quantization `output`. Refused if the range is
+/// empty (`min > max`: a zero point or scale outside what the type can represent), so that
+/// every clamp a kernel applies with it is well formed.
 pub fn activation_range(
     op: &'static str,
     activation: Activation,
@@ -381,7 +400,7 @@ pub fn activation_range(
     qmin: i32,
     qmax: i32,
 ) -> Result<(i32, i32), KernelError> {
-    Ok(match activation {
+    let (min, max) = match activation {
         Activation::None => (qmin, qmax),
         Activation::Relu => (qmin.max(quantize_value(op, output, 0.0)?), qmax),
         Activation::Relu6 => (
@@ -392,7 +411,37 @@ pub fn activation_range(
             qmin.max(quantize_value(op, output, -1.0)?),
             qmax.min(quantize_value(op, output, 1.0)?),
         ),
-    })
+    };
+    if min > max {
+        return Err(KernelError::unsupported(
+            op,
+            "empty activation range (the output zero point or scale is out of range)",
+        ));
+    }
+    Ok((min, max))
+}
+
+/// A quantized operand's zero point as the kernels take it: inside the range `min..=max` of its
+/// type (so `-zero_point` and the offsets added to it cannot overflow `int32`).
+pub fn zero_point_in(
+    op: &'static str,
+    q: QuantParams,
+    min: i32,
+    max: i32,
+) -> Result<i32, KernelError> {
+    if (min..=max).contains(&q.zero_point) {
+        Ok(q.zero_point)
+    } else {
+        Err(KernelError::unsupported(
+            op,
+            "zero point outside the range of the tensor's type",
+        ))
+    }
+}
+
+/// [`zero_point_in`] for an int8 operand.
+pub fn int8_zero_point(op: &'static str, q: QuantParams) -> Result<i32, KernelError> {
+    zero_point_in(op, q, -128, 127)
 }
 
 /// [`activation_range`] for an int8 output.
@@ -424,17 +473,25 @@ pub fn preprocess_softmax_scaling(
 }
 
 /// `CalculateInputRadius` (double path): the largest input difference, in input units, that
-/// the fixed-point exp/logistic can take before it saturates.
+/// the fixed-point exp/logistic can take before it saturates. `None` where TFLM's shifts are
+/// undefined: `input_left_shift` outside `0..=62`, or integer bits outside
+/// `0..total_signed_bits <= 62`.
 pub fn calculate_input_radius(
     input_integer_bits: i32,
     input_left_shift: i32,
     total_signed_bits: i32,
-) -> i32 {
+) -> Option<i32> {
+    if !(0..=62).contains(&input_left_shift)
+        || !(0..=62).contains(&total_signed_bits)
+        || !(0..total_signed_bits.min(31)).contains(&input_integer_bits)
+    {
+        return None;
+    }
     let max_input_rescaled = 1.0
         * f64::from((1i32 << input_integer_bits) - 1)
         * (1i64 << (total_signed_bits - input_integer_bits)) as f64
         / (1i64 << input_left_shift) as f64;
-    floor_f64(max_input_rescaled) as i32
+    Some(floor_f64(max_input_rescaled) as i32)
 }
 
 /// `GetReciprocal`: `1 / x` for a positive `x` with `x_integer_digits` integer bits, as a Q0
@@ -454,7 +511,10 @@ pub fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
 ///
 /// `SAME`: `out = ceil(in / stride)`, `VALID`: `out = (in - effective_filter) / stride + 1`;
 /// the padding is `max(0, (out - 1) * stride + effective_filter - in) / 2` (the odd cell goes
-/// after, which the kernels' bounds checks handle).
+/// after, which the kernels' bounds checks handle). TFLM computes all of it in `int`: sizes,
+/// strides, dilations and filters for which `(out - 1) * stride + effective_filter` (the
+/// input extent the windows span) exceeds `2^31 - 1` are refused, so every window coordinate
+/// a kernel forms (`o * stride - pad + f * dilation`) fits `i32` and a 32-bit `isize`.
 pub fn compute_padding(
     op: &'static str,
     padding: Padding,
@@ -469,15 +529,33 @@ pub fn compute_padding(
             "stride, dilation and filter size must be positive",
         ));
     }
-    let effective = (filter_size as i64 - 1) * dilation as i64 + 1;
-    let in_size_i = in_size as i64;
-    let stride_i = stride as i64;
+    const INT_MAX: i64 = i32::MAX as i64;
+    let too_large = KernelError::unsupported(
+        op,
+        "stride, dilation or filter size too large (the window extent overflows int32)",
+    );
+    let as_int = |v: usize| i64::try_from(v).ok().filter(|&v| v <= INT_MAX);
+    let (Some(in_size_i), Some(f), Some(stride_i), Some(d)) = (
+        as_int(in_size),
+        as_int(filter_size),
+        as_int(stride),
+        as_int(dilation),
+    ) else {
+        return Err(too_large);
+    };
+    let effective = (f - 1) * d + 1;
+    if effective > INT_MAX {
+        return Err(too_large);
+    }
     let out = match padding {
         Padding::Same => (in_size_i + stride_i - 1) / stride_i,
         Padding::Valid => (in_size_i + stride_i - effective) / stride_i,
     };
     if out < 0 {
         return Err(KernelError::shape(op, "filter larger than the input"));
+    }
+    if (out - 1).max(0) * stride_i + effective > INT_MAX {
+        return Err(too_large);
     }
     let total = ((out - 1) * stride_i + effective - in_size_i).max(0);
     Ok((out as usize, (total / 2) as usize))
@@ -603,7 +681,9 @@ mod tests {
         let (m, s) = preprocess_softmax_scaling("SOFTMAX", 1.0, 0.1, 5).unwrap();
         assert!(m >= 1 << 30);
         assert_eq!(s, 23);
-        assert_eq!(calculate_input_radius(5, s, 31), 248);
+        assert_eq!(calculate_input_radius(5, s, 31), Some(248));
+        assert_eq!(calculate_input_radius(4, -1, 31), None);
+        assert_eq!(calculate_input_radius(4, 63, 31), None);
     }
 
     #[test]

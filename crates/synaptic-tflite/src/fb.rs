@@ -143,6 +143,24 @@ impl<'m> Table<'m> {
         Ok(Some(self.pos + off))
     }
 
+    /// Byte position of scalar field `n` of `size` bytes, if present (checked to lie inside
+    /// the table): where an in-place edit of the field writes ([`crate::fields`]).
+    pub fn field_position(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
+        self.field(n, size)
+    }
+
+    /// The vector that field `n` points to, as `(position of its length word, length)`, if
+    /// present (elements of `elem` bytes, checked to lie in the buffer).
+    pub fn vector_position(&self, n: u16, elem: usize) -> Result<Option<(usize, usize)>, Error> {
+        match self.field(n, 4)? {
+            Some(p) => {
+                let v = Vector::at(self.buf, follow(self.buf, p)?, elem)?;
+                Ok(Some((v.pos, v.len)))
+            }
+            None => Ok(None),
+        }
+    }
+
     fn scalar<const N: usize>(&self, n: u16) -> Result<Option<[u8; N]>, Error> {
         match self.field(n, N)? {
             Some(p) => read::<N>(self.buf, p, "field out of bounds").map(Some),

@@ -44,6 +44,7 @@
 #![forbid(unsafe_code)]
 
 pub mod fb;
+pub mod fields;
 mod ops;
 mod schema;
 #[doc(hidden)]

@@ -395,7 +395,7 @@ impl<'m> Ints<'m> {
 
 /// A subgraph: tensors, operators in execution order, graph inputs and outputs.
 #[derive(Clone, Copy, Debug)]
-pub struct SubGraph<'m>(Table<'m>);
+pub struct SubGraph<'m>(pub(crate) Table<'m>);
 
 impl<'m> SubGraph<'m> {
     /// Number of tensors.
@@ -438,7 +438,7 @@ impl<'m> SubGraph<'m> {
 
 /// A tensor of a subgraph.
 #[derive(Clone, Copy, Debug)]
-pub struct Tensor<'m>(Table<'m>);
+pub struct Tensor<'m>(pub(crate) Table<'m>);
 
 impl<'m> Tensor<'m> {
     /// The dimensions (empty for a scalar; `-1` marks a dynamic dimension).
@@ -475,7 +475,7 @@ impl<'m> Tensor<'m> {
 /// Affine quantization of a tensor: `real = scale[c] * (q - zero_point[c])`, per tensor (one
 /// entry) or per channel along [`Quantization::quantized_dimension`].
 #[derive(Clone, Copy, Debug)]
-pub struct Quantization<'m>(Table<'m>);
+pub struct Quantization<'m>(pub(crate) Table<'m>);
 
 /// A vector of `float` (scales).
 #[derive(Clone, Copy, Debug)]
@@ -532,7 +532,7 @@ impl<'m> Quantization<'m> {
 
 /// An operator: which code it runs, its input and output tensors, its options.
 #[derive(Clone, Copy, Debug)]
-pub struct Operator<'m>(Table<'m>);
+pub struct Operator<'m>(pub(crate) Table<'m>);
 
 /// `BuiltinOptions` union type values of the option tables this crate reads.
 #[allow(missing_docs)]

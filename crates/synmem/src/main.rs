@@ -785,11 +785,20 @@ fn run_model(path: &PathBuf, args: RunArgs<'_>, max: u64) -> Result<u8, Failure>
     };
     let inputs = io_tensors(&a.model, &a.model.inputs);
     if in_bytes.len() != net.input_bytes() {
-        let t = &inputs[0];
+        let source = input.map_or("random input".into(), |p| p.display().to_string());
+        let Some(t) = inputs.first() else {
+            return Err(Failure(
+                format!(
+                    "{source}: IN.raw holds {} bytes; the model has no graph inputs (give an \
+                     empty file)",
+                    in_bytes.len()
+                ),
+                1,
+            ));
+        };
         return Err(Failure(
             format!(
-                "{}: IN.raw holds {} bytes; input tensor 0 ({} {}) takes {}{}",
-                input.map_or("random input".into(), |p| p.display().to_string()),
+                "{source}: IN.raw holds {} bytes; input tensor 0 ({} {}) takes {}{}",
                 in_bytes.len(),
                 t.dtype.short_name(),
                 t.shape_text(),
@@ -819,7 +828,7 @@ fn run_model(path: &PathBuf, args: RunArgs<'_>, max: u64) -> Result<u8, Failure>
         let outputs: Vec<serde_json::Value> = io_tensors(&a.model, &a.model.outputs)
             .into_iter()
             .map(|t| {
-                let values = t.values(&out[t.offset..t.offset + t.bytes]);
+                let values = t.values(out.get(t.offset..t.offset + t.bytes).unwrap_or(&[]));
                 let mut v = t.json();
                 v["values"] = values;
                 v

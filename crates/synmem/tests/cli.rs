@@ -1031,3 +1031,84 @@ fn run_help_documents_the_json_fields() {
     }
     assert!(help.contains("input tensor 0"), "{help}");
 }
+
+/// Issue 18, class 4: `synmem run` on a model with no graph inputs. Before: a panic (index out
+/// of bounds, exit 101) when the input file was not empty. Now: a model whose operators read
+/// only constants runs from an empty input; a non-empty one is an error naming the cause; and
+/// a model whose input list was emptied (its first operator then reads a tensor nothing writes)
+/// is refused at load.
+#[test]
+fn run_on_a_model_without_inputs_is_an_error_not_a_panic() {
+    use tflite::{build, quantized, Op, Subgraph};
+    // ADD(c0, c1) -> out, c0 and c1 constant int8 [1, 4]: no graph input.
+    let model = build(
+        &[tflite::ADD],
+        &[Subgraph {
+            name: "main".into(),
+            tensors: vec![
+                quantized("c0", &[1, 4], 1, 0.5, 0),
+                quantized("c1", &[1, 4], 2, 0.5, 0),
+                quantized("out", &[1, 4], 0, 0.5, 0),
+            ],
+            inputs: vec![],
+            outputs: vec![2],
+            ops: vec![Op {
+                opcode: 0,
+                inputs: vec![0, 1],
+                outputs: vec![2],
+            }],
+        }],
+        &[vec![], vec![1, 2, 3, 4], vec![10, 20, 30, 40]],
+    );
+    let path = tmp("no_inputs.tflite");
+    std::fs::write(&path, &model).unwrap();
+    let out = tmp("no_inputs_out.raw");
+    let empty = tmp("no_inputs_in.raw");
+    std::fs::write(&empty, []).unwrap();
+    let args = |input: &std::path::Path| {
+        vec![
+            "run".to_string(),
+            path.to_str().unwrap().into(),
+            "--input".into(),
+            input.to_str().unwrap().into(),
+            "--output".into(),
+            out.to_str().unwrap().into(),
+        ]
+    };
+    let o = synmem().args(args(&empty)).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), [11, 22, 33, 44]);
+    let four = tmp("no_inputs_in4.raw");
+    std::fs::write(&four, [0u8; 4]).unwrap();
+    let a: Vec<String> = args(&four);
+    let e = fails(&a.iter().map(String::as_str).collect::<Vec<_>>(), 1);
+    assert!(e.contains("the model has no graph inputs"), "{e}");
+    let Some(dir) = models() else { return };
+    // micro_speech_quantized with its graph-input list emptied in place.
+    let mut ms = std::fs::read(dir.join("micro_speech_quantized.tflite")).unwrap();
+    let mut len_at = None;
+    synaptic_tflite::fields::for_each_field(&synaptic_tflite::Model::new(&ms).unwrap(), |f| {
+        if f.what == "subgraph.inputs.len" {
+            len_at = Some(f);
+        }
+    })
+    .unwrap();
+    len_at.unwrap().write(&mut ms, 0);
+    let bad = tmp("ms_no_inputs.tflite");
+    std::fs::write(&bad, &ms).unwrap();
+    let e = fails(
+        &[
+            "run",
+            bad.to_str().unwrap(),
+            "--input",
+            four.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(
+        e.contains("operator 0: tensor 3: reads a tensor that is not a graph input"),
+        "{e}"
+    );
+}

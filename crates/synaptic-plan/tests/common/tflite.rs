@@ -18,6 +18,8 @@ pub struct Tensor {
     pub dtype: i8,
     /// Model buffer index (0: no data, an activation).
     pub buffer: u32,
+    /// Per-tensor quantization (scale, zero point), if any.
+    pub quant: Option<(f32, i64)>,
 }
 
 /// An INT8 activation tensor.
@@ -27,6 +29,17 @@ pub fn act(name: &str, shape: &[i32]) -> Tensor {
         shape: shape.to_vec(),
         dtype: INT8,
         buffer: 0,
+        quant: None,
+    }
+}
+
+/// An INT8 tensor quantized with `scale` and `zero_point`, its data in model buffer `buffer`
+/// (0: an activation).
+pub fn quantized(name: &str, shape: &[i32], buffer: u32, scale: f32, zero_point: i64) -> Tensor {
+    Tensor {
+        buffer,
+        quant: Some((scale, zero_point)),
+        ..act(name, shape)
     }
 }
 
@@ -66,11 +79,22 @@ pub fn build(opcodes: &[i32], subgraphs: &[Subgraph], buffers: &[Vec<u8>]) -> Ve
         for t in &sg.tensors {
             let shape = b.create_vector(&t.shape);
             let name = b.create_string(&t.name);
+            let quant = t.quant.map(|(scale, zp)| {
+                let scales = b.create_vector(&[scale]);
+                let zps = b.create_vector(&[zp]);
+                let w = b.start_table();
+                b.push_slot_always(slot(2), scales);
+                b.push_slot_always(slot(3), zps);
+                b.end_table(w)
+            });
             let w = b.start_table();
             b.push_slot_always(slot(0), shape);
             b.push_slot_always::<i8>(slot(1), t.dtype);
             b.push_slot_always::<u32>(slot(2), t.buffer);
             b.push_slot_always(slot(3), name);
+            if let Some(q) = quant {
+                b.push_slot_always(slot(4), q);
+            }
             ts.push(b.end_table(w));
         }
         let mut ops = Vec::new();

@@ -357,8 +357,10 @@ int syn_run_unload(syn_run_model_t *model);
  * the tensor's dtype and shape, row-major). Valid until syn_run_unload(); fill it only between
  * inferences.
  *
- * Returns 0, or (outputs untouched): -EINVAL (NULL `data`/`size`, `index` not below the
- * number of inputs, I/O in the plan), -ENODEV (no model loaded), -EBUSY.
+ * Returns 0, or (outputs untouched): -EINVAL (NULL or misaligned `data`/`size`, the two
+ * overlapping each other or any memory of the model — its syn_run_model_t, arena, shared
+ * region, model bytes, plan or program —, `index` not below the number of inputs, I/O in the
+ * plan), -ENODEV (no model loaded), -EBUSY.
  *
  * # Safety
  * `model` must be NULL or point to a syn_run_model_t; `data` and `size` NULL or writable.
@@ -409,8 +411,9 @@ int syn_run_invoke_copy(syn_run_model_t *model,
 /**
  * The memory the loaded model takes into `*memory`: the arena bytes by region (the program
  * among them only when it was compiled at load) and the program's bytes, with those outside
- * the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL `memory`), -ENODEV (no
- * model loaded) or -EBUSY.
+ * the arena (config->program, flash) apart. Returns 0, -EINVAL (NULL or misaligned `memory`,
+ * or `memory` overlapping any memory of the model, as for syn_run_input()), -ENODEV (no model
+ * loaded) or -EBUSY.
  *
  * # Safety
  * `model` must be NULL or point to a syn_run_model_t; `memory` NULL or writable.

@@ -14,10 +14,11 @@
 //! that rounds to 2^31, exactly as TFLM), saturated beyond the input radius, and gemmlowp's
 //! `logistic` gives a Q0 result scaled to 1/256 with zero point -128.
 
+use super::size;
 use crate::error::KernelError;
 use crate::fixedpoint::{exp_on_negative_values, logistic as fp_logistic, rescale};
 use crate::fixedpoint::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
-use crate::math::{calculate_input_radius, frexp, get_reciprocal, round_f64};
+use crate::math::{calculate_input_radius, frexp, get_reciprocal, int8_zero_point, round_f64};
 use crate::math::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
     preprocess_softmax_scaling, QuantParams,
@@ -26,19 +27,19 @@ use crate::math::{
 const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 const ACCUMULATION_INTEGER_BITS: i32 = 12;
 
-/// A prepared int8 SOFTMAX.
+/// A prepared int8 SOFTMAX: made only by [`SoftmaxParams::new`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SoftmaxParams {
     /// Rows (all dimensions but the last).
-    pub outer: usize,
+    pub(crate) outer: usize,
     /// Row length (the last dimension).
-    pub depth: usize,
+    pub(crate) depth: usize,
     /// Q31 multiplier of the input difference (beta × input scale).
-    pub input_multiplier: i32,
+    pub(crate) input_multiplier: i32,
     /// Its left shift.
-    pub input_left_shift: i32,
+    pub(crate) input_left_shift: i32,
     /// Differences below this are treated as minus infinity.
-    pub diff_min: i32,
+    pub(crate) diff_min: i32,
 }
 
 impl SoftmaxParams {
@@ -74,14 +75,16 @@ impl SoftmaxParams {
             f64::from(input.scale),
             SCALED_DIFF_INTEGER_BITS,
         )?;
-        let diff_min = -calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31);
-        let flat: usize = shape.iter().product();
+        let radius = calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31).ok_or(
+            KernelError::unsupported(OP, "input scaling shift out of range"),
+        )?;
+        let flat = size(OP, shape)?;
         Ok(SoftmaxParams {
             outer: flat.checked_div(depth).unwrap_or(0),
             depth,
             input_multiplier,
             input_left_shift,
-            diff_min,
+            diff_min: -radius,
         })
     }
 }
@@ -168,17 +171,17 @@ pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
     }
 }
 
-/// A prepared int8 LOGISTIC.
+/// A prepared int8 LOGISTIC: made only by [`LogisticParams::new`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogisticParams {
     /// Input zero point.
-    pub input_zero_point: i32,
+    pub(crate) input_zero_point: i32,
     /// Inputs at or beyond ± this saturate.
-    pub input_range_radius: i32,
+    pub(crate) input_range_radius: i32,
     /// Q31 multiplier into Q4.27.
-    pub input_multiplier: i32,
+    pub(crate) input_multiplier: i32,
     /// Its shift.
-    pub input_left_shift: i32,
+    pub(crate) input_left_shift: i32,
 }
 
 impl LogisticParams {
@@ -193,13 +196,19 @@ impl LogisticParams {
                 "int8 output zero point must be -128",
             ));
         }
+        let input_zero_point = int8_zero_point(OP, input)?;
         let real = f64::from(input.scale) * f64::from(1i32 << (31 - INPUT_INTEGER_BITS));
         let (q, shift) = frexp(real);
         // static_cast<int32_t>(TfLiteRound(q * 2^31)): no renormalisation here.
         let multiplier = round_f64(q * (1u64 << 31) as f64) as i64 as i32;
+        // TFLM's `1LL << input_left_shift` is defined for 0..=62 only (an input scale of
+        // 2^-28 or more and below 2^35).
+        let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31)
+            .filter(|_| real.is_finite() && real > 0.0)
+            .ok_or(KernelError::unsupported(OP, "input scale out of range"))?;
         Ok(LogisticParams {
-            input_zero_point: input.zero_point,
-            input_range_radius: calculate_input_radius(INPUT_INTEGER_BITS, shift, 31),
+            input_zero_point,
+            input_range_radius: radius,
             input_multiplier: multiplier,
             input_left_shift: shift,
         })

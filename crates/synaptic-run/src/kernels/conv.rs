@@ -9,9 +9,11 @@
 //! ignored, as TFLM's int8 kernels ignore it (symmetric weights). Grouped convolution (input
 //! depth a multiple of the filter depth) is supported as in TFLM.
 
-use super::{nhwc, offset4, Int32s, Int8};
+use super::{nhwc, offset4, size, Int32s, Int8};
 use crate::error::KernelError;
-use crate::math::{activation_range_i8, compute_padding, multiply_by_quantized_multiplier};
+use crate::math::{
+    activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
+};
 use crate::math::{Activation, Padding, QuantParams};
 
 /// The options of a CONV_2D (`Conv2DOptions`).
@@ -40,37 +42,40 @@ pub struct DepthwiseOptions {
     pub depth_multiplier: usize,
 }
 
-/// Everything a convolution kernel needs besides the data and the per-channel tables.
+/// Everything a convolution kernel needs besides the data and the per-channel tables: made
+/// only by [`ConvParams::conv2d`] / [`ConvParams::depthwise`], which check every invariant the
+/// kernels' loops rely on (shapes consistent and within [`super::MAX_TENSOR_SIZE`], window
+/// extents within `int32`, zero points in int8's range, a non-empty activation range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConvParams {
     /// Input shape `[n, h, w, c]`.
-    pub input_shape: [usize; 4],
+    pub(crate) input_shape: [usize; 4],
     /// Filter shape: `[out_c, kh, kw, in_c / groups]` (conv) or `[1, kh, kw, out_c]` (depthwise).
-    pub filter_shape: [usize; 4],
+    pub(crate) filter_shape: [usize; 4],
     /// Output shape `[n, oh, ow, out_c]`.
-    pub output_shape: [usize; 4],
+    pub(crate) output_shape: [usize; 4],
     /// `-input_zero_point`.
-    pub input_offset: i32,
+    pub(crate) input_offset: i32,
     /// `output_zero_point`.
-    pub output_offset: i32,
+    pub(crate) output_offset: i32,
     /// Vertical stride.
-    pub stride_h: usize,
+    pub(crate) stride_h: usize,
     /// Horizontal stride.
-    pub stride_w: usize,
+    pub(crate) stride_w: usize,
     /// Vertical dilation.
-    pub dilation_h: usize,
+    pub(crate) dilation_h: usize,
     /// Horizontal dilation.
-    pub dilation_w: usize,
+    pub(crate) dilation_w: usize,
     /// Padding rows before the input.
-    pub pad_h: usize,
+    pub(crate) pad_h: usize,
     /// Padding columns before the input.
-    pub pad_w: usize,
+    pub(crate) pad_w: usize,
     /// Depth multiplier (depthwise only; 1 for a convolution).
-    pub depth_multiplier: usize,
+    pub(crate) depth_multiplier: usize,
     /// Activation clamp minimum.
-    pub act_min: i32,
+    pub(crate) act_min: i32,
     /// Activation clamp maximum.
-    pub act_max: i32,
+    pub(crate) act_max: i32,
 }
 
 fn spatial(
@@ -123,6 +128,9 @@ impl ConvParams {
         let i = nhwc(OP, "input must be 4-D", input_shape)?;
         let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
         let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        for s in [&i, &f, &o] {
+            size(OP, s)?;
+        }
         if f[0] != o[3] {
             return Err(KernelError::shape(
                 OP,
@@ -148,8 +156,8 @@ impl ConvParams {
             input_shape: i,
             filter_shape: f,
             output_shape: o,
-            input_offset: -input.zero_point,
-            output_offset: output.zero_point,
+            input_offset: -int8_zero_point(OP, input)?,
+            output_offset: int8_zero_point(OP, output)?,
             stride_h: opts.stride_h,
             stride_w: opts.stride_w,
             dilation_h: opts.dilation_h,
@@ -175,6 +183,9 @@ impl ConvParams {
         let i = nhwc(OP, "input must be 4-D", input_shape)?;
         let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
         let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        for s in [&i, &f, &o] {
+            size(OP, s)?;
+        }
         if f[0] != 1 {
             return Err(KernelError::shape(OP, "filter's first dimension must be 1"));
         }
@@ -184,7 +195,8 @@ impl ConvParams {
                 "filter channels differ from output channels",
             ));
         }
-        if opts.depth_multiplier == 0 || i[3] * opts.depth_multiplier != o[3] {
+        // Checked: the product of two model fields wraps a 32-bit `usize`.
+        if opts.depth_multiplier == 0 || i[3].checked_mul(opts.depth_multiplier) != Some(o[3]) {
             return Err(KernelError::shape(
                 OP,
                 "output channels differ from input channels times depth_multiplier",
@@ -196,8 +208,8 @@ impl ConvParams {
             input_shape: i,
             filter_shape: f,
             output_shape: o,
-            input_offset: -input.zero_point,
-            output_offset: output.zero_point,
+            input_offset: -int8_zero_point(OP, input)?,
+            output_offset: int8_zero_point(OP, output)?,
             stride_h: opts.conv.stride_h,
             stride_w: opts.conv.stride_w,
             dilation_h: opts.conv.dilation_h,
@@ -333,11 +345,12 @@ pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: 
     xr.iter().zip(wr).fold(acc, mac)
 }
 
-/// The output value of an accumulator (shared with [`super::overlapped`]).
+/// The output value of an accumulator (shared with [`super::overlapped`]): `max` then `min`,
+/// as TFLM clamps (never a panic, whatever the bounds).
 #[inline]
 pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
     let v = multiply_by_quantized_multiplier(acc, multiplier, shift).wrapping_add(p.output_offset);
-    v.clamp(p.act_min, p.act_max) as i8
+    v.max(p.act_min).min(p.act_max) as i8
 }
 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.

@@ -11,9 +11,9 @@
 use super::{Dims, Int8, MAX_DIMS};
 use crate::error::KernelError;
 use crate::math::{
-    activation_range_i8, multiply_by_quantized_multiplier,
-    multiply_by_quantized_multiplier_smaller_than_one_exp, quantize_multiplier,
-    quantize_multiplier_smaller_than_one_exp, Activation, QuantParams,
+    activation_range_i8, int8_zero_point, multiply_by_quantized_multiplier,
+    multiply_by_quantized_multiplier_smaller_than_one_exp,
+    quantize_multiplier_smaller_than_one_exp, requantization_multiplier, Activation, QuantParams,
 };
 
 /// The element pairing of a (possibly broadcast) binary operator.
@@ -153,29 +153,30 @@ impl Broadcast {
     }
 }
 
-/// A prepared int8 ADD.
+/// A prepared int8 ADD: made only by [`AddParams::new`] (shapes broadcast and within
+/// [`super::MAX_TENSOR_SIZE`], zero points in int8's range, a non-empty activation range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AddParams {
     /// The element pairing.
-    pub broadcast: Broadcast,
+    pub(crate) broadcast: Broadcast,
     /// `-input1_zero_point`.
-    pub input1_offset: i32,
+    pub(crate) input1_offset: i32,
     /// `-input2_zero_point`.
-    pub input2_offset: i32,
+    pub(crate) input2_offset: i32,
     /// `output_zero_point`.
-    pub output_offset: i32,
+    pub(crate) output_offset: i32,
     /// 20 for int8.
-    pub left_shift: i32,
+    pub(crate) left_shift: i32,
     /// Input 1 multiplier and shift.
-    pub input1: (i32, i32),
+    pub(crate) input1: (i32, i32),
     /// Input 2 multiplier and shift.
-    pub input2: (i32, i32),
+    pub(crate) input2: (i32, i32),
     /// Output multiplier and shift.
-    pub output: (i32, i32),
+    pub(crate) output: (i32, i32),
     /// Activation clamp minimum.
-    pub act_min: i32,
+    pub(crate) act_min: i32,
     /// Activation clamp maximum.
-    pub act_max: i32,
+    pub(crate) act_max: i32,
 }
 
 impl AddParams {
@@ -201,9 +202,9 @@ impl AddParams {
         let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
         Ok(AddParams {
             broadcast,
-            input1_offset: -input1.zero_point,
-            input2_offset: -input2.zero_point,
-            output_offset: output.zero_point,
+            input1_offset: -int8_zero_point(OP, input1)?,
+            input2_offset: -int8_zero_point(OP, input2)?,
+            output_offset: int8_zero_point(OP, output)?,
             left_shift,
             input1: quantize_multiplier_smaller_than_one_exp(OP, real1)?,
             input2: quantize_multiplier_smaller_than_one_exp(OP, real2)?,
@@ -236,28 +237,28 @@ pub(crate) fn add_value(p: &AddParams, x: i32, y: i32) -> i8 {
     let sum = a.wrapping_add(b);
     let raw = multiply_by_quantized_multiplier_smaller_than_one_exp(sum, p.output.0, p.output.1)
         .wrapping_add(p.output_offset);
-    raw.clamp(p.act_min, p.act_max) as i8
+    raw.max(p.act_min).min(p.act_max) as i8
 }
 
-/// A prepared int8 MUL.
+/// A prepared int8 MUL: made only by [`MulParams::new`], as [`AddParams`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MulParams {
     /// The element pairing.
-    pub broadcast: Broadcast,
+    pub(crate) broadcast: Broadcast,
     /// `-input1_zero_point`.
-    pub input1_offset: i32,
+    pub(crate) input1_offset: i32,
     /// `-input2_zero_point`.
-    pub input2_offset: i32,
+    pub(crate) input2_offset: i32,
     /// `output_zero_point`.
-    pub output_offset: i32,
+    pub(crate) output_offset: i32,
     /// Output multiplier.
-    pub multiplier: i32,
+    pub(crate) multiplier: i32,
     /// Output shift.
-    pub shift: i32,
+    pub(crate) shift: i32,
     /// Activation clamp minimum.
-    pub act_min: i32,
+    pub(crate) act_min: i32,
     /// Activation clamp maximum.
-    pub act_max: i32,
+    pub(crate) act_max: i32,
 }
 
 impl MulParams {
@@ -276,12 +277,12 @@ impl MulParams {
         let broadcast = Broadcast::new(OP, input1_shape, input2_shape, output_shape)?;
         let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
         let real = f64::from(input1.scale) * f64::from(input2.scale) / f64::from(output.scale);
-        let (multiplier, shift) = quantize_multiplier(real);
+        let (multiplier, shift) = requantization_multiplier(OP, real)?;
         Ok(MulParams {
             broadcast,
-            input1_offset: -input1.zero_point,
-            input2_offset: -input2.zero_point,
-            output_offset: output.zero_point,
+            input1_offset: -int8_zero_point(OP, input1)?,
+            input2_offset: -int8_zero_point(OP, input2)?,
+            output_offset: int8_zero_point(OP, output)?,
             multiplier,
             shift,
             act_min,
@@ -347,5 +348,5 @@ pub(crate) fn mul_value(p: &MulParams, x: i32, y: i32) -> i8 {
             p.multiplier,
             p.shift,
         ));
-    v.clamp(p.act_min, p.act_max) as i8
+    v.max(p.act_min).min(p.act_max) as i8
 }

@@ -9,9 +9,9 @@
 //! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
 //! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
 
-use super::{Int32s, Int8, Int8Out};
+use super::{size, Int32s, Int8, Int8Out};
 use crate::error::KernelError;
-use crate::math::{activation_range_i8, quantize_multiplier, Requantizer};
+use crate::math::{activation_range_i8, int8_zero_point, requantization_multiplier, Requantizer};
 use crate::math::{Activation, QuantParams};
 
 const OP: &str = "FULLY_CONNECTED";
@@ -25,27 +25,29 @@ pub struct FullyConnectedOptions {
     pub weights_format: i8,
 }
 
-/// Everything FULLY_CONNECTED needs besides the data and the multiplier tables.
+/// Everything FULLY_CONNECTED needs besides the data and the multiplier tables: made only by
+/// [`FullyConnectedParams::new`] / [`FullyConnectedParams::with_scale_count`], which check the
+/// shapes (sizes within [`super::MAX_TENSOR_SIZE`]), the zero points and the activation range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FullyConnectedParams {
     /// Rows of the input (all dimensions but the last, of the output).
-    pub batches: usize,
+    pub(crate) batches: usize,
     /// Input elements per row (the filter's last dimension).
-    pub accum_depth: usize,
+    pub(crate) accum_depth: usize,
     /// Output elements per row.
-    pub output_depth: usize,
+    pub(crate) output_depth: usize,
     /// `-input_zero_point`.
-    pub input_offset: i32,
+    pub(crate) input_offset: i32,
     /// `-filter_zero_point` (per-tensor path only).
-    pub filter_offset: i32,
+    pub(crate) filter_offset: i32,
     /// `output_zero_point`.
-    pub output_offset: i32,
+    pub(crate) output_offset: i32,
     /// One multiplier per output channel (`true`) or one for all.
-    pub per_channel: bool,
+    pub(crate) per_channel: bool,
     /// Activation clamp minimum.
-    pub act_min: i32,
+    pub(crate) act_min: i32,
     /// Activation clamp maximum.
-    pub act_max: i32,
+    pub(crate) act_max: i32,
 }
 
 impl FullyConnectedParams {
@@ -102,6 +104,9 @@ impl FullyConnectedParams {
                 "output must have at least 1 dimension",
             ));
         };
+        for s in [input_shape, filter_shape, output_shape] {
+            size(OP, s)?;
+        }
         let accum_depth = filter_shape[filter_shape.len() - 1];
         if output_depth > filter_shape[filter_shape.len() - 2] {
             return Err(KernelError::shape(
@@ -112,7 +117,9 @@ impl FullyConnectedParams {
         let out_flat: usize = output_shape.iter().product();
         let batches = out_flat.checked_div(output_depth).unwrap_or(0);
         let in_flat: usize = input_shape.iter().product();
-        if in_flat != batches * accum_depth {
+        // Checked: `batches × accum_depth` of a hostile model may wrap a 32-bit `usize` onto
+        // the input's size.
+        if batches.checked_mul(accum_depth) != Some(in_flat) {
             return Err(KernelError::shape(
                 OP,
                 "input size is not batches x accum depth",
@@ -129,13 +136,14 @@ impl FullyConnectedParams {
             return Err(KernelError::unsupported(OP, "filter is not quantized"));
         }
         let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
+        let filter_zero_point = int8_zero_point(OP, QuantParams::new(1.0, filter_zero_point))?;
         Ok(FullyConnectedParams {
             batches,
             accum_depth,
             output_depth,
-            input_offset: -input.zero_point,
+            input_offset: -int8_zero_point(OP, input)?,
             filter_offset: -filter_zero_point,
-            output_offset: output.zero_point,
+            output_offset: int8_zero_point(OP, output)?,
             per_channel,
             act_min,
             act_max,
@@ -161,19 +169,20 @@ impl FullyConnectedParams {
         shifts: &mut [i32],
     ) -> Result<(), KernelError> {
         KernelError::check_len(OP, "multiplier table", self.table_len(), multipliers.len())?;
+        let short = KernelError::unsupported(OP, "fewer filter scales than output channels");
         if self.per_channel {
             crate::math::per_channel_multipliers(
                 OP,
                 input_scale,
-                &filter_scales[..self.output_depth],
+                filter_scales.get(..self.output_depth).ok_or(short)?,
                 output_scale,
                 multipliers,
                 shifts,
             )
         } else {
             KernelError::check_len(OP, "shift table", 1, shifts.len())?;
-            let product = f64::from(input_scale * filter_scales[0]);
-            let (m, s) = quantize_multiplier(product / f64::from(output_scale));
+            let product = f64::from(input_scale * *filter_scales.first().ok_or(short)?);
+            let (m, s) = requantization_multiplier(OP, product / f64::from(output_scale))?;
             multipliers[0] = m;
             shifts[0] = s;
             Ok(())
@@ -326,6 +335,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
 ) -> Result<(), KernelError> {
     KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
     KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
+    // The constructor bounded every product (each is at most a tensor's size).
     KernelError::check_len(OP, "input", p.batches * p.accum_depth, input.len())?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {

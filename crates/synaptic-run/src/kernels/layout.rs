@@ -7,7 +7,7 @@
 //! for int8, checked here), TRANSPOSE mirrors `reference_ops::Transpose` (`transpose.h`).
 //! RESHAPE and SQUEEZE are copies of the bytes (or nothing, when the runtime aliases them).
 
-use super::{Dims, MAX_DIMS};
+use super::{size, Dims, MAX_DIMS};
 use crate::error::KernelError;
 use crate::math::{Activation, QuantParams};
 
@@ -59,7 +59,12 @@ impl PadParams {
                 return Err(KernelError::unsupported(OP, "negative padding"));
             }
             before[i] = pad[0] as usize;
-            if input.dim(i) + pad[0] as usize + pad[1] as usize != output.dim(i) {
+            // Checked: two paddings of up to 2^31 - 1 wrap a 32-bit `usize`.
+            let padded = input
+                .dim(i)
+                .checked_add(pad[0] as usize)
+                .and_then(|d| d.checked_add(pad[1] as usize));
+            if padded != Some(output.dim(i)) {
                 return Err(KernelError::shape(OP, "output is not the padded input"));
             }
         }
@@ -108,17 +113,18 @@ pub fn pad<T: Copy>(
     Ok(())
 }
 
-/// A prepared CONCATENATION.
+/// A prepared CONCATENATION: made only by [`ConcatParams::new`] (sizes within
+/// [`super::MAX_TENSOR_SIZE`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConcatParams {
     /// The (non-negative) axis.
-    pub axis: usize,
+    pub(crate) axis: usize,
     /// Product of the output dimensions before the axis.
-    pub outer: usize,
+    pub(crate) outer: usize,
     /// Product of the output dimensions after the axis.
-    pub inner: usize,
+    pub(crate) inner: usize,
     /// Elements of the output.
-    pub output_len: usize,
+    pub(crate) output_len: usize,
 }
 
 impl ConcatParams {
@@ -142,7 +148,8 @@ impl ConcatParams {
             return Err(KernelError::shape(OP, "axis out of range"));
         }
         let axis = axis as usize;
-        let mut along = 0;
+        size(OP, output_shape)?;
+        let mut along = 0usize;
         for s in input_shapes {
             if s.len() != output_shape.len() {
                 return Err(KernelError::shape(OP, "inputs and output differ in rank"));
@@ -152,7 +159,9 @@ impl ConcatParams {
                     return Err(KernelError::shape(OP, "inputs differ off the axis"));
                 }
             }
-            along += s[axis];
+            along = along
+                .checked_add(s[axis])
+                .ok_or(KernelError::shape(OP, "axis sizes overflow"))?;
         }
         if along != output_shape[axis] {
             return Err(KernelError::shape(
@@ -178,6 +187,29 @@ impl ConcatParams {
             output_len: output_shape.iter().product(),
         })
     }
+
+    /// The (non-negative) axis.
+    pub fn axis(&self) -> usize {
+        self.axis
+    }
+
+    /// The same concatenation over the tensors' bytes, for elements of `bytes` bytes (the
+    /// element size folded into the inner dimension), for [`concatenation`] on `u8` slices.
+    pub fn with_element_bytes(&self, bytes: usize) -> Result<Self, KernelError> {
+        let scale = |n: usize| {
+            n.checked_mul(bytes)
+                .filter(|&b| b <= super::MAX_TENSOR_SIZE)
+                .ok_or(KernelError::shape(
+                    "CONCATENATION",
+                    "a tensor size overflows",
+                ))
+        };
+        Ok(ConcatParams {
+            inner: scale(self.inner)?,
+            output_len: scale(self.output_len)?,
+            ..*self
+        })
+    }
 }
 
 /// CONCATENATION: `inputs[i]` has `axis_sizes[i]` elements along the axis.
@@ -191,7 +223,8 @@ pub fn concatenation<T: Copy>(
     KernelError::check_len(OP, "output", p.output_len, output.len())?;
     KernelError::check_len(OP, "axis sizes", inputs.len(), axis_sizes.len())?;
     for (x, &n) in inputs.iter().zip(axis_sizes) {
-        KernelError::check_len(OP, "input", p.outer * n * p.inner, x.len())?;
+        let expected = p.outer.checked_mul(n).and_then(|v| v.checked_mul(p.inner));
+        KernelError::check_len(OP, "input", expected.unwrap_or(usize::MAX), x.len())?;
     }
     let mut off = 0;
     for o in 0..p.outer {

@@ -38,6 +38,30 @@ use crate::error::KernelError;
 /// The largest tensor rank the kernels accept (TFLM's broadcast and transpose limit).
 pub const MAX_DIMS: usize = 6;
 
+/// The largest element (and byte) count of a tensor the kernels accept: TFLM's sizes are
+/// `int`. Every parameter constructor refuses a shape whose dimensions multiply (zeros counted
+/// as 1) beyond it ([`size`]), so no product of a kernel's dimensions or loop indices can
+/// overflow `usize` on a 32-bit target.
+pub const MAX_TENSOR_SIZE: usize = i32::MAX as usize;
+
+/// The product of `shape`'s dimensions with zeros counted as 1 (the largest any partial product
+/// of them reaches), if it is at most [`MAX_TENSOR_SIZE`].
+pub fn extent(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| {
+        acc.checked_mul(d.max(1)).filter(|&e| e <= MAX_TENSOR_SIZE)
+    })
+}
+
+/// Elements of a tensor of `shape`, or a shape error of `op` if its [`extent`] is beyond
+/// [`MAX_TENSOR_SIZE`] (the one size rule of every parameter constructor).
+pub fn size(op: &'static str, shape: &[usize]) -> Result<usize, KernelError> {
+    extent(shape).ok_or(KernelError::shape(
+        op,
+        "a tensor size overflows (over 2^31 - 1)",
+    ))?;
+    Ok(shape.iter().product())
+}
+
 /// A tensor shape of up to [`MAX_DIMS`] dimensions, stored inline (no allocation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dims {
@@ -54,6 +78,7 @@ impl Dims {
                 "tensor of more than 6 dimensions",
             ));
         }
+        size(op, shape)?;
         let mut dims = [1; MAX_DIMS];
         dims[..shape.len()].copy_from_slice(shape);
         Ok(Dims {
@@ -72,7 +97,7 @@ impl Dims {
         self.len
     }
 
-    /// The number of elements (1 for a scalar).
+    /// The number of elements (1 for a scalar; [`Dims::new`] checked it fits).
     pub fn flat_size(&self) -> usize {
         self.as_slice().iter().product()
     }

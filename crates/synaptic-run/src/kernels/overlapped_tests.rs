@@ -480,7 +480,7 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
             expected_bytes = as_u8(&expected);
         }
         3 => {
-            let p = RequantizeParams::new(rng.quant(), rng.quant());
+            let p = RequantizeParams::new(rng.quant(), rng.quant()).unwrap();
             quantize::requantize(&p, &input, &mut expected).unwrap();
             run = std::boxed::Box::new(move |buf, at| requantize_i8(&p, n, buf, at));
             contract = Contract::elementwise(n, 1, 1);

@@ -6,9 +6,11 @@
 //! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
 //! are not counted in the average), the average rounded half away from zero.
 
-use super::{nhwc, offset4};
+use super::{nhwc, offset4, size};
 use crate::error::KernelError;
-use crate::math::{activation_range_i8, compute_padding, Activation, Padding, QuantParams};
+use crate::math::{
+    activation_range_i8, compute_padding, int8_zero_point, Activation, Padding, QuantParams,
+};
 
 /// The options of a pooling operator (`Pool2DOptions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,29 +29,31 @@ pub struct PoolOptions {
     pub activation: Activation,
 }
 
-/// A prepared pooling operator.
+/// A prepared pooling operator: made only by [`PoolParams::new`], which checks the shapes,
+/// the window (its extent within `int32`, at most [`MAX_WINDOW`] inputs: an `int32` sum of
+/// int8 values that cannot overflow) and a non-empty activation range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PoolParams {
     /// Input shape `[n, h, w, c]`.
-    pub input_shape: [usize; 4],
+    pub(crate) input_shape: [usize; 4],
     /// Output shape `[n, oh, ow, c]`.
-    pub output_shape: [usize; 4],
+    pub(crate) output_shape: [usize; 4],
     /// Vertical stride.
-    pub stride_h: usize,
+    pub(crate) stride_h: usize,
     /// Horizontal stride.
-    pub stride_w: usize,
+    pub(crate) stride_w: usize,
     /// Window height.
-    pub filter_h: usize,
+    pub(crate) filter_h: usize,
     /// Window width.
-    pub filter_w: usize,
+    pub(crate) filter_w: usize,
     /// Padding rows before.
-    pub pad_h: usize,
+    pub(crate) pad_h: usize,
     /// Padding columns before.
-    pub pad_w: usize,
+    pub(crate) pad_w: usize,
     /// Activation clamp minimum.
-    pub act_min: i32,
+    pub(crate) act_min: i32,
     /// Activation clamp maximum.
-    pub act_max: i32,
+    pub(crate) act_max: i32,
 }
 
 impl PoolParams {
@@ -64,6 +68,8 @@ impl PoolParams {
     ) -> Result<Self, KernelError> {
         let i = nhwc(op, "input must be 4-D", input_shape)?;
         let o = nhwc(op, "output must be 4-D", output_shape)?;
+        size(op, &i)?;
+        size(op, &o)?;
         if i[0] != o[0] || i[3] != o[3] {
             return Err(KernelError::shape(
                 op,
@@ -80,6 +86,19 @@ impl PoolParams {
                 "output height/width differ from the window",
             ));
         }
+        // The window clipped to the input: its sum and count stay far inside int32.
+        if opts
+            .filter_h
+            .min(i[1])
+            .saturating_mul(opts.filter_w.min(i[2]))
+            > MAX_WINDOW
+        {
+            return Err(KernelError::unsupported(
+                op,
+                "a pooling window of more than 2^23 inputs",
+            ));
+        }
+        int8_zero_point(op, input)?;
         if f64::from((input.scale - output.scale).abs()) > 1.0e-6
             || input.zero_point != output.zero_point
         {
@@ -150,6 +169,9 @@ impl PoolParams {
     }
 }
 
+/// Most inputs a pooling window may cover (clipped to the input): `2^23 · 128 < 2^31`.
+pub const MAX_WINDOW: usize = 1 << 23;
+
 /// The error of a window entirely in the padding (shared with [`super::overlapped`]).
 pub(crate) const EMPTY_WINDOW: &str = "a pooling window lies entirely in the padding";
 
@@ -163,14 +185,14 @@ pub(crate) fn average(acc: i32, count: i32, p: &PoolParams) -> i8 {
     } else {
         (acc - count / 2) / count
     };
-    avg.clamp(p.act_min, p.act_max) as i8
+    avg.max(p.act_min).min(p.act_max) as i8
 }
 
 /// The output of a max pool: the window's maximum `max`, clamped (shared with
 /// [`super::overlapped`]).
 #[inline]
 pub(crate) fn clamp_max(max: i8, p: &PoolParams) -> i8 {
-    i32::from(max).clamp(p.act_min, p.act_max) as i8
+    i32::from(max).max(p.act_min).min(p.act_max) as i8
 }
 
 /// AVERAGE_POOL_2D, int8. A window entirely in the padding is an error (TFLM returns an

@@ -12,7 +12,9 @@
 
 use super::QInt;
 use crate::error::KernelError;
-use crate::math::{multiply_by_quantized_multiplier, quantize_multiplier, round_f32, QuantParams};
+use crate::math::{
+    multiply_by_quantized_multiplier, requantization_multiplier, round_f32, QuantParams,
+};
 
 /// QUANTIZE from `f32` to an integer type `T` (int8, uint8, int16).
 pub fn quantize_f32<T: QInt>(
@@ -34,30 +36,33 @@ pub(crate) fn quantize_value<T: QInt>(output_q: QuantParams, x: f32) -> T {
     T::from_i32(q.clamp(T::MIN, T::MAX))
 }
 
-/// A prepared integer-to-integer QUANTIZE.
+/// A prepared integer-to-integer QUANTIZE: made only by [`RequantizeParams::new`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequantizeParams {
     /// Multiplier of `input_scale / output_scale`.
-    pub multiplier: i32,
+    pub(crate) multiplier: i32,
     /// Its shift.
-    pub shift: i32,
+    pub(crate) shift: i32,
     /// Input zero point.
-    pub input_zero_point: i32,
+    pub(crate) input_zero_point: i32,
     /// Output zero point.
-    pub output_zero_point: i32,
+    pub(crate) output_zero_point: i32,
 }
 
 impl RequantizeParams {
-    /// Prepares a requantization from `input` to `output`.
-    pub fn new(input: QuantParams, output: QuantParams) -> Self {
-        let (multiplier, shift) =
-            quantize_multiplier(f64::from(input.scale) / f64::from(output.scale));
-        RequantizeParams {
+    /// Prepares a requantization from `input` to `output` (refused: a multiplier that is not
+    /// finite or over 2^31, [`crate::math::requantization_multiplier`]).
+    pub fn new(input: QuantParams, output: QuantParams) -> Result<Self, KernelError> {
+        let (multiplier, shift) = requantization_multiplier(
+            "QUANTIZE",
+            f64::from(input.scale) / f64::from(output.scale),
+        )?;
+        Ok(RequantizeParams {
             multiplier,
             shift,
             input_zero_point: input.zero_point,
             output_zero_point: output.zero_point,
-        }
+        })
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::{Dims, QInt, MAX_DIMS};
 use crate::error::KernelError;
-use crate::math::{multiply_by_quantized_multiplier, quantize_multiplier, QuantParams};
+use crate::math::{multiply_by_quantized_multiplier, requantization_multiplier, QuantParams};
 
 const OP: &str = "MEAN";
 
@@ -63,7 +63,7 @@ impl MeanParams {
             ));
         }
         let (mut multiplier, mut shift) =
-            quantize_multiplier(f64::from(input.scale) / f64::from(output.scale));
+            requantization_multiplier(OP, f64::from(input.scale) / f64::from(output.scale))?;
         if elements_in_axis > 0 {
             let n = elements_in_axis as u64;
             let mut s = 63 - n.leading_zeros() as i32;

@@ -8,7 +8,7 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use super::prepare::{core_request, op_view, prepare, tinfo, Constants, Graph, TInfo};
+use super::prepare::{core_request, op_view, prepare, reads_input, tinfo, Constants, Graph, TInfo};
 use super::{
     h, placement_code, Loc, Prepared, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
     SLOT_WORDS, VERSION,
@@ -247,9 +247,11 @@ fn loc_of(
     if !info.data.is_empty() {
         let offset = (info.data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
         return match model.get(offset..offset.wrapping_add(info.data.len())) {
+            // The tensor's bytes of its buffer, as TFLM reads them (a longer buffer's tail is
+            // not the tensor's; a shorter one was refused by the operator's prepare).
             Some(s) if core::ptr::eq(s, info.data) => Ok(Loc::Model {
                 offset,
-                len: info.data.len(),
+                len: info.data.len().min(info.bytes),
             }),
             _ => Err(LoadError::Unsupported {
                 what: "constant data outside the model bytes",
@@ -290,6 +292,18 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     for i in 0..g.n_ops {
         op_view(&g.model, &g.sg, i, g.n_tensors)?;
     }
+    // Then every operator's tensors (a fault names the first operator that uses the tensor),
+    // and the data flow: no inference may read a byte it did not write.
+    for i in 0..g.n_ops {
+        let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
+        let ins = v.inputs[..v.n_in]
+            .iter()
+            .filter_map(|&t| usize::try_from(t).ok());
+        for t in ins.chain([v.output]) {
+            tinfo(&g.model, &g.sg, t).map_err(|e| e.at_op(i, v.name))?;
+        }
+    }
+    g.check_dataflow()?;
 
     // Header.
     e.push(MAGIC)?;
@@ -302,8 +316,8 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     let slots_at = e.later();
     e.push_usize(g.n_inputs)?;
     e.push_usize(g.n_outputs)?;
-    e.push_usize(g.io_bytes(0, g.n_inputs))?;
-    e.push_usize(g.io_bytes(g.n_inputs, n_io))?;
+    e.push_usize(g.io_bytes(0, g.n_inputs)?)?;
+    e.push_usize(g.io_bytes(g.n_inputs, n_io)?)?;
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
@@ -311,10 +325,17 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     // numbering, `Analysis::ephemeral_tensors`).
     e.what = "slot table";
     let mut n_slots = 0usize;
+    let mut used = g.used_window(0)?;
     for t in 0..g.n_tensors {
-        let info = tinfo(&g.model, &g.sg, t)?;
+        if !used.covers(t) {
+            used = g.used_window(t)?;
+        }
         let io_k = g.io_index(t);
-        if !info.data.is_empty() || !(io_k.is_some() || g.used_by_op(t)?) {
+        if !(io_k.is_some() || used.has(t)) {
+            continue;
+        }
+        let info = tinfo(&g.model, &g.sg, t)?;
+        if !info.data.is_empty() {
             continue;
         }
         if g.sg.tensor(t)?.is_variable()? {
@@ -382,6 +403,8 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         e.push_usize(n)?;
         for k in 0..v.n_in {
             let l = match usize::try_from(v.inputs[k]) {
+                // An input the kernel never reads has no location: nothing views it.
+                Ok(_) if !reads_input(v.code, k) => Loc::Absent,
                 Ok(t) => loc_of(
                     model,
                     &g,

@@ -10,22 +10,33 @@ use synaptic_mem::DType;
 use synaptic_tflite::{code, Floats, Model, SubGraph, TensorType};
 
 use crate::error::KernelError;
-use synaptic_mem::Plan;
 
-use crate::interpreter::{LoadError, MAX_IO, MAX_OP_INPUTS};
+use crate::interpreter::{GraphFault, LoadError, TensorFault, MAX_IO, MAX_OP_INPUTS};
 use crate::kernels::{
-    activations, conv, elementwise, fully_connected, layout, pooling, quantize, reduce, LeI32,
-    MAX_DIMS,
+    activations, conv, elementwise, extent, fully_connected, layout, pooling, quantize, reduce,
+    LeI32, MAX_DIMS, MAX_TENSOR_SIZE,
 };
 use crate::math::{per_channel_multipliers, Activation, Padding, QuantParams};
 
-/// What the interpreter knows of one tensor, read from the model.
+/// What the interpreter knows of one tensor, read from the model and checked ([`tinfo`]).
 #[derive(Clone, Copy)]
 pub(crate) struct TInfo<'m> {
+    /// Its index in the main subgraph.
+    pub(crate) index: usize,
     pub(crate) ty: TensorType,
     pub(crate) dims: [usize; MAX_DIMS],
     pub(crate) rank: usize,
+    /// The per-tensor quantization (the first scale and zero point; `0.0, 0` without one).
     pub(crate) q: QuantParams,
+    /// Whether the tensor is quantized: scales and zero points both present, as TFLM reads
+    /// them (`micro_allocator.cc`).
+    pub(crate) quantized: bool,
+    /// Number of scales (per-channel: more than one).
+    pub(crate) scale_count: usize,
+    /// The dimension the per-channel scales run along.
+    pub(crate) quantized_dimension: i32,
+    /// Whether a dimension is 0.
+    pub(crate) empty: bool,
     /// Constant data (empty: none).
     pub(crate) data: &'m [u8],
     pub(crate) bytes: usize,
@@ -37,55 +48,153 @@ impl TInfo<'_> {
     }
 }
 
+/// The range of a zero point of an integer type the kernels compute with (`None`: a type
+/// whose quantization no kernel reads).
+fn zero_point_range(ty: TensorType) -> Option<(i32, i32)> {
+    match ty {
+        TensorType::Int8 => Some((-128, 127)),
+        TensorType::UInt8 => Some((0, 255)),
+        TensorType::Int16 => Some((-32768, 32767)),
+        TensorType::Int4 => Some((-8, 7)),
+        _ => None,
+    }
+}
+
+/// Tensor `t` of the main subgraph, checked: at most 6 dimensions, none negative, elements
+/// and bytes at most [`MAX_TENSOR_SIZE`] (the product of the dimensions, zeros counted as 1,
+/// too), and for an integer type whose quantization the kernels use, every scale finite and
+/// positive, every zero point inside the type's range and one zero point or one per scale.
+/// A failure is a [`LoadError::Tensor`] without operator (the caller adds it).
 pub(crate) fn tinfo<'m>(
     model: &Model<'m>,
     sg: &SubGraph<'m>,
     t: usize,
 ) -> Result<TInfo<'m>, LoadError> {
+    let fault = |fault| LoadError::Tensor {
+        op: None,
+        name: "",
+        tensor: t,
+        fault,
+    };
     let tt = sg.tensor(t)?;
     let ty = tt.tensor_type()?;
     let shape = tt.shape()?;
     if shape.len() > MAX_DIMS {
-        return Err(LoadError::Unsupported {
-            what: "a tensor of more than 6 dimensions",
-        });
+        return Err(fault(TensorFault::Rank));
     }
     let mut dims = [1usize; MAX_DIMS];
-    let mut elems = 1usize;
     for (i, d) in shape.iter().enumerate() {
-        let d = usize::try_from(d).map_err(|_| LoadError::Unsupported {
-            what: "a dynamic (negative) dimension",
-        })?;
-        dims[i] = d;
-        elems = elems.checked_mul(d).ok_or(LoadError::Unsupported {
-            what: "a tensor whose size overflows",
-        })?;
+        dims[i] = usize::try_from(d).map_err(|_| fault(TensorFault::DynamicDimension))?;
     }
+    let dims_used = &dims[..shape.len()];
+    extent(dims_used).ok_or(fault(TensorFault::TooLarge))?;
+    let elems: usize = dims_used.iter().product();
+    let empty = dims_used.contains(&0);
     let bytes = match ty {
-        TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => elems,
+        TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => Some(elems),
         TensorType::Int16 | TensorType::Float16 | TensorType::BFloat16 | TensorType::UInt16 => {
-            elems * 2
+            elems.checked_mul(2)
         }
-        TensorType::Int32 | TensorType::Float32 | TensorType::UInt32 => elems * 4,
-        TensorType::Int64 | TensorType::Float64 | TensorType::UInt64 => elems * 8,
-        TensorType::Int4 => elems.div_ceil(2),
-        _ => 0,
-    };
-    let q = match tt.quantization()? {
-        Some(q) => QuantParams::new(
-            q.scales()?.get(0).unwrap_or(0.0),
-            q.zero_points()?.get(0).unwrap_or(0) as i32,
-        ),
-        None => QuantParams::new(0.0, 0),
-    };
-    Ok(TInfo {
+        TensorType::Int32 | TensorType::Float32 | TensorType::UInt32 => elems.checked_mul(4),
+        TensorType::Int64 | TensorType::Float64 | TensorType::UInt64 => elems.checked_mul(8),
+        TensorType::Int4 => Some(elems.div_ceil(2)),
+        _ => Some(0),
+    }
+    .filter(|&b| b <= MAX_TENSOR_SIZE)
+    .ok_or(fault(TensorFault::TooLarge))?;
+    let mut info = TInfo {
+        index: t,
         ty,
         dims,
         rank: shape.len(),
-        q,
+        q: QuantParams::new(0.0, 0),
+        quantized: false,
+        scale_count: 0,
+        quantized_dimension: 0,
+        empty,
         data: model.tensor_data(&tt)?,
         bytes,
-    })
+    };
+    let Some(q) = tt.quantization()? else {
+        return Ok(info);
+    };
+    let (scales, zps) = (q.scales()?, q.zero_points()?);
+    if scales.is_empty() || zps.is_empty() {
+        // TFLM reads no quantization then (its kernels that need one refuse the tensor).
+        return Ok(info);
+    }
+    info.quantized = true;
+    info.scale_count = scales.len();
+    info.quantized_dimension = q.quantized_dimension()?;
+    let zp0 = zps.get(0).unwrap_or(0);
+    if let Some((min, max)) = zero_point_range(ty) {
+        if zps.len() != 1 && zps.len() != scales.len() {
+            return Err(fault(TensorFault::ZeroPointCount {
+                got: zps.len(),
+                scales: scales.len(),
+            }));
+        }
+        for i in 0..scales.len() {
+            let value = scales.get(i).unwrap_or(f32::NAN);
+            if !(value.is_finite() && value > 0.0) {
+                return Err(fault(TensorFault::Scale { value }));
+            }
+        }
+        for i in 0..zps.len() {
+            let value = zps.get(i).unwrap_or(0);
+            if value < i64::from(min) || value > i64::from(max) {
+                return Err(fault(TensorFault::ZeroPoint { value, min, max }));
+            }
+        }
+    }
+    // Other types: the quantization is read by no kernel (int32 biases, floats); a zero point
+    // that does not fit `int32` reads as 0 there.
+    info.q = QuantParams::new(
+        scales.get(0).unwrap_or(0.0),
+        i32::try_from(zp0).unwrap_or(0),
+    );
+    Ok(info)
+}
+
+/// A set of tensor indices `base .. base + WINDOW_TENSORS`, as bits on the stack: the loader's
+/// passes over the graph ([`Graph::check_dataflow`], the slot table) take the tensors a window
+/// at a time, so they need no memory proportional to the model and stay linear in its size
+/// (times the number of windows: at most 8 for the 32,767 tensors a model may have).
+pub(crate) struct TensorWindow {
+    base: usize,
+    bits: [u32; WINDOW_TENSORS / 32],
+}
+
+/// Tensors per [`TensorWindow`] (512 bytes of stack).
+pub(crate) const WINDOW_TENSORS: usize = 4096;
+
+impl TensorWindow {
+    pub(crate) fn new(base: usize) -> Self {
+        TensorWindow {
+            base,
+            bits: [0; WINDOW_TENSORS / 32],
+        }
+    }
+
+    /// Whether `t` lies in the window.
+    pub(crate) fn covers(&self, t: usize) -> bool {
+        t.checked_sub(self.base).is_some_and(|i| i < WINDOW_TENSORS)
+    }
+
+    /// Whether `t` is in the set (false outside the window).
+    pub(crate) fn has(&self, t: usize) -> bool {
+        match t.checked_sub(self.base) {
+            Some(i) if i < WINDOW_TENSORS => self.bits[i / 32] & (1 << (i % 32)) != 0,
+            _ => false,
+        }
+    }
+
+    /// Adds `t` (nothing outside the window).
+    pub(crate) fn insert(&mut self, t: usize) {
+        if let Some(i) = t.checked_sub(self.base).filter(|&i| i < WINDOW_TENSORS) {
+            self.bits[i / 32] |= 1 << (i % 32);
+        }
+    }
 }
 
 /// The core allocation (shape of 1–4 dims, dtype) of an activation of `t`, with exactly its
@@ -219,6 +328,14 @@ pub(crate) fn op_view<'m>(
         output,
         op,
     })
+}
+
+/// Whether the kernel of builtin `code` reads its input `k`: every input but RESHAPE's shape
+/// (TFLM takes the output tensor's shape; a shape computed at run time is accepted and
+/// ignored, so it must not count as an input the kernel reads, e.g. beside a declared
+/// overlap).
+pub(crate) fn reads_input(code: i32, k: usize) -> bool {
+    !(code == code::RESHAPE && k == 1)
 }
 
 /// Reads an `int32` constant into a small array (axes, paddings, permutations).
@@ -381,14 +498,30 @@ pub(crate) fn prepare<'m>(
         error,
     };
     let unsupported = |what: &'static str| kerr(KernelError::unsupported(name, what));
-    let input = |k: usize| -> Result<TInfo<'_>, LoadError> {
+    let fault = |t: &TInfo<'_>, fault| LoadError::Tensor {
+        op: Some(index),
+        name,
+        tensor: t.index,
+        fault,
+    };
+    // A tensor of this operator: checked by `tinfo` (the error names the operator), and an
+    // activation has no dimension of 0 (its kernel would loop over the other dimensions for
+    // nothing; a constant's size is bounded by its data).
+    let operand = |t: usize| -> Result<TInfo<'m>, LoadError> {
+        let info = tinfo(model, sg, t).map_err(|e| e.at_op(index, name))?;
+        if info.empty && info.data.is_empty() {
+            return Err(fault(&info, TensorFault::EmptyDimension));
+        }
+        Ok(info)
+    };
+    let input = |k: usize| -> Result<TInfo<'m>, LoadError> {
         if k >= v.n_in || v.inputs[k] < 0 {
             return Err(unsupported("a required input is missing"));
         }
-        tinfo(model, sg, v.inputs[k] as usize)
+        operand(v.inputs[k] as usize)
     };
     let has = |k: usize| k < v.n_in && v.inputs[k] >= 0;
-    let out = tinfo(model, sg, v.output)?;
+    let out = operand(v.output)?;
     if !out.data.is_empty() {
         return Err(unsupported("a constant output"));
     }
@@ -401,6 +534,14 @@ pub(crate) fn prepare<'m>(
         }
         Ok(())
     };
+    // A tensor whose scale and zero point the kernel computes with (TFLM's kernels refuse
+    // one without: `TF_LITE_ENSURE_EQ(quantization.type, kTfLiteAffineQuantization)`).
+    let quantized = |ts: &[&TInfo<'_>]| -> Result<(), LoadError> {
+        match ts.iter().find(|t| !t.quantized) {
+            Some(t) => Err(fault(t, TensorFault::NotQuantized)),
+            None => Ok(()),
+        }
+    };
     let constant = |t: &TInfo<'_>, what: &'static str| -> Result<(), LoadError> {
         if t.data.is_empty() {
             Err(unsupported(what))
@@ -412,13 +553,40 @@ pub(crate) fn prepare<'m>(
     };
     let act = |a: i8| Activation::from_tflite(name, a).map_err(kerr);
     let pad = |p: i8| Padding::from_tflite(name, p).map_err(kerr);
-    let filter_scales = |k: usize| -> Result<Floats<'m>, LoadError> {
-        let t = sg.tensor(v.inputs[k] as usize)?;
-        match t.quantization()? {
-            Some(q) => Ok(q.scales()?),
-            None => Err(unsupported("filter is not quantized")),
-        }
-    };
+    // A filter's scales, one or one per output channel, per channel along a dimension of as
+    // many entries (`PopulateConvolutionQuantizationParams`).
+    let filter_scales =
+        |k: usize, w: &TInfo<'_>, channels: usize| -> Result<Floats<'m>, LoadError> {
+            quantized(&[w])?;
+            if w.scale_count > 1 {
+                if w.scale_count != channels {
+                    return Err(fault(
+                        w,
+                        TensorFault::ScaleCount {
+                            got: w.scale_count,
+                            channels,
+                        },
+                    ));
+                }
+                let along = usize::try_from(w.quantized_dimension)
+                    .ok()
+                    .and_then(|d| w.shape().get(d).copied());
+                if along != Some(channels) {
+                    return Err(fault(
+                        w,
+                        TensorFault::QuantizedDimension {
+                            got: w.quantized_dimension,
+                            channels,
+                        },
+                    ));
+                }
+            }
+            let t = sg.tensor(v.inputs[k] as usize)?;
+            match t.quantization()? {
+                Some(q) => Ok(q.scales()?),
+                None => Err(fault(w, TensorFault::NotQuantized)),
+            }
+        };
     let bias = |k: usize, channels: usize| -> Result<(), LoadError> {
         if has(k) {
             let b = input(k)?;
@@ -435,6 +603,19 @@ pub(crate) fn prepare<'m>(
         }
         Ok(())
     };
+    // The inputs each kernel takes (TFLM's `NumInputs` checks): a trailing optional one may be
+    // given as -1; an extra input is refused, never ignored.
+    let (min_in, max_in) = match v.code {
+        code::CONV_2D | code::DEPTHWISE_CONV_2D | code::FULLY_CONNECTED => (2, 3),
+        code::PAD => (2, 3),
+        code::ADD | code::MUL | code::MEAN | code::TRANSPOSE => (2, 2),
+        code::RESHAPE => (1, 2),
+        code::CONCATENATION => (1, MAX_OP_INPUTS),
+        _ => (1, 1),
+    };
+    if v.n_in < min_in || v.n_in > max_in {
+        return Err(unsupported("a number of inputs the operator does not take"));
+    }
     let p = match v.code {
         code::CONV_2D | code::DEPTHWISE_CONV_2D => {
             let (x, w) = (input(0)?, input(1)?);
@@ -444,6 +625,7 @@ pub(crate) fn prepare<'m>(
                 return Err(unsupported("only int8 filters"));
             }
             constant(&w, "a non-constant filter")?;
+            quantized(&[&x, &out])?;
             let depthwise = v.code == code::DEPTHWISE_CONV_2D;
             let p = if depthwise {
                 let o = v.op.depthwise_conv2d_options()?;
@@ -473,12 +655,7 @@ pub(crate) fn prepare<'m>(
             }
             .map_err(kerr)?;
             let ch = p.output_channels();
-            let scales = filter_scales(1)?;
-            if scales.len() != 1 && scales.len() != ch {
-                return Err(unsupported(
-                    "filter quantization must have one scale or one per output channel",
-                ));
-            }
+            let scales = filter_scales(1, &w, ch)?;
             bias(2, ch)?;
             let table = Table::PerChannel {
                 name,
@@ -507,7 +684,9 @@ pub(crate) fn prepare<'m>(
                 activation: act(o.fused_activation)?,
                 weights_format: o.weights_format,
             };
-            let scales = filter_scales(1)?;
+            quantized(&[&x, &out])?;
+            let rows = w.shape().first().copied().unwrap_or(0);
+            let scales = filter_scales(1, &w, rows)?;
             let p = fully_connected::FullyConnectedParams::with_scale_count(
                 &fo,
                 x.shape(),
@@ -542,6 +721,7 @@ pub(crate) fn prepare<'m>(
             let x = input(0)?;
             i8_act(&x)?;
             i8_act(&out)?;
+            quantized(&[&x, &out])?;
             let o = v.op.pool2d_options()?;
             let po = pooling::PoolOptions {
                 padding: pad(o.padding)?,
@@ -569,6 +749,7 @@ pub(crate) fn prepare<'m>(
                     "input and output differ in size",
                 )));
             }
+            quantized(&[&x, &out])?;
             let beta = v.op.softmax_beta()?;
             Prepared::Softmax(
                 activations::SoftmaxParams::new(beta, x.shape(), x.q, out.q).map_err(kerr)?,
@@ -584,6 +765,7 @@ pub(crate) fn prepare<'m>(
                     "input and output differ in size",
                 )));
             }
+            quantized(&[&x, &out])?;
             Prepared::Logistic(activations::LogisticParams::new(x.q, out.q).map_err(kerr)?)
         }
         code::ADD | code::MUL => {
@@ -597,6 +779,7 @@ pub(crate) fn prepare<'m>(
                 }
             }
             i8_act(&out)?;
+            quantized(&[&a, &b, &out])?;
             let ac = act(v.op.add_mul_activation(v.code)?)?;
             if v.code == code::ADD {
                 Prepared::Add(
@@ -631,6 +814,10 @@ pub(crate) fn prepare<'m>(
             i8_act(&x)?;
             i8_act(&out)?;
             constant(&axes, "non-constant axes")?;
+            if axes.ty != TensorType::Int32 {
+                return Err(unsupported("only int32 axes"));
+            }
+            quantized(&[&x, &out])?;
             let (ax, n) = small_i32s::<MAX_DIMS>(&axes.data[..axes.bytes])
                 .ok_or(unsupported("axes of more than 6 int32 values"))?;
             Prepared::Mean(
@@ -701,6 +888,9 @@ pub(crate) fn prepare<'m>(
             i8_act(&x)?;
             i8_act(&out)?;
             constant(&perm, "a non-constant permutation")?;
+            if perm.ty != TensorType::Int32 {
+                return Err(unsupported("only an int32 permutation"));
+            }
             let (pm, n) = small_i32s::<MAX_DIMS>(&perm.data[..perm.bytes])
                 .ok_or(unsupported("a permutation of more than 6 values"))?;
             Prepared::Transpose(
@@ -733,9 +923,13 @@ pub(crate) fn prepare<'m>(
                 )));
             }
             match x.ty {
-                TensorType::Float32 => Prepared::Quantize(out.q),
+                TensorType::Float32 => {
+                    quantized(&[&out])?;
+                    Prepared::Quantize(out.q)
+                }
                 TensorType::Int8 => {
-                    Prepared::Requantize(quantize::RequantizeParams::new(x.q, out.q))
+                    quantized(&[&x, &out])?;
+                    Prepared::Requantize(quantize::RequantizeParams::new(x.q, out.q).map_err(kerr)?)
                 }
                 _ => return Err(unsupported("only float32 or int8 input")),
             }
@@ -746,7 +940,8 @@ pub(crate) fn prepare<'m>(
             if out.ty != TensorType::Float32 {
                 return Err(unsupported("only int8 to float32"));
             }
-            if out.bytes != 4 * x.bytes {
+            quantized(&[&x])?;
+            if x.bytes.checked_mul(4) != Some(out.bytes) {
                 return Err(kerr(KernelError::shape(
                     name,
                     "input and output differ in size",
@@ -839,69 +1034,94 @@ impl<'m> Graph<'m> {
             .position(|&x| x == t)
     }
 
-    pub(crate) fn used_by_op(&self, t: usize) -> Result<bool, LoadError> {
+    /// The tensors of window `base` that an operator reads or writes.
+    pub(crate) fn used_window(&self, base: usize) -> Result<TensorWindow, LoadError> {
+        let mut used = TensorWindow::new(base);
         for i in 0..self.n_ops {
             let op = self.sg.operator(i)?;
-            if op
-                .inputs()?
-                .iter()
-                .chain(op.outputs()?.iter())
-                .any(|x| x == t as i32)
-            {
-                return Ok(true);
+            for t in op.inputs()?.iter().chain(op.outputs()?.iter()) {
+                if let Ok(t) = usize::try_from(t) {
+                    used.insert(t);
+                }
             }
         }
-        Ok(false)
+        Ok(used)
     }
 
-    /// Checks plan slot `s` holds tensor `t`: large enough and live wherever `t` is used.
-    pub(crate) fn check_slot(
-        &self,
-        plan: &Plan<'_>,
-        s: usize,
-        t: usize,
-        info: &TInfo<'_>,
-    ) -> Result<(), LoadError> {
-        let bad = |what| LoadError::Plan {
-            what,
-            slot: s,
-            tensor: t,
-        };
-        let slot = plan.slots.get(s).ok_or(bad(
-            "the plan has fewer slots than the model has planned activations",
-        ))?;
-        if (slot.size as usize) < info.bytes {
-            return Err(bad("slot smaller than its tensor"));
-        }
-        let is_input = self.io_tensor[..self.n_inputs].contains(&t);
-        let is_output = self.io_tensor[self.n_inputs..self.n_inputs + self.n_outputs].contains(&t);
-        let mut first = None;
-        let mut last = 0usize;
-        for i in 0..self.n_ops {
-            let op = self.sg.operator(i)?;
-            if first.is_none() && op.outputs()?.iter().any(|x| x == t as i32) {
-                first = Some(i);
+    /// Whether tensor `t` holds constant data (a buffer).
+    fn is_constant(&self, t: usize) -> Result<bool, LoadError> {
+        Ok(!self.model.tensor_data(&self.sg.tensor(t)?)?.is_empty())
+    }
+
+    /// The one data-flow rule of a graph the runtime runs (every operator's indices already
+    /// checked in range by [`op_view`]): every tensor an operator reads is a constant, a graph
+    /// input or the output of an earlier operator; no tensor is written twice (by two
+    /// operators, or by an operator while being a graph input); every graph output is written
+    /// (by an operator, or is a graph input) and no graph input or output is a constant. So
+    /// no inference reads a byte that it did not write or copy in: its outputs depend on its
+    /// inputs alone, never on what the arena held before. O(operator inputs + outputs) per
+    /// [`TensorWindow`] of tensors.
+    pub(crate) fn check_dataflow(&self) -> Result<(), LoadError> {
+        let graph =
+            |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };
+        let mut base = 0;
+        while base < self.n_tensors {
+            let mut written = TensorWindow::new(base);
+            for &t in &self.io_tensor[..self.n_inputs] {
+                if written.covers(t) {
+                    if self.is_constant(t)? {
+                        return Err(graph(None, t, GraphFault::ConstantIo));
+                    }
+                    written.insert(t);
+                }
             }
-            if op.inputs()?.iter().any(|x| x == t as i32) {
-                last = i;
+            for i in 0..self.n_ops {
+                let op = self.sg.operator(i)?;
+                for t in op.inputs()?.iter() {
+                    let Ok(t) = usize::try_from(t) else { continue };
+                    if written.covers(t) && !written.has(t) && !self.is_constant(t)? {
+                        return Err(graph(Some(i), t, GraphFault::ReadBeforeWrite));
+                    }
+                }
+                for t in op.outputs()?.iter() {
+                    let Ok(t) = usize::try_from(t) else { continue };
+                    if written.has(t) {
+                        return Err(graph(Some(i), t, GraphFault::WrittenTwice));
+                    }
+                    written.insert(t);
+                }
             }
-        }
-        let first = if is_input { 0 } else { first.unwrap_or(0) };
-        let last = if is_output {
-            self.n_ops.saturating_sub(1)
-        } else {
-            last.max(first)
-        };
-        if (slot.first_op as usize) > first || (slot.last_op as usize) < last {
-            return Err(bad("slot not live over its tensor's lifetime"));
+            let outputs = &self.io_tensor[self.n_inputs..self.n_inputs + self.n_outputs];
+            for &t in outputs {
+                if written.covers(t) {
+                    if self.is_constant(t)? {
+                        return Err(graph(None, t, GraphFault::ConstantIo));
+                    }
+                    if !written.has(t) {
+                        return Err(graph(None, t, GraphFault::OutputNotWritten));
+                    }
+                }
+            }
+            base += WINDOW_TENSORS;
         }
         Ok(())
     }
 
-    pub(crate) fn io_bytes(&self, from: usize, to: usize) -> usize {
-        self.io_tensor[from..to]
-            .iter()
-            .map(|&t| tinfo(&self.model, &self.sg, t).map_or(0, |i| i.bytes))
-            .sum()
+    /// Bytes of graph I/O tensors `from..to` (inputs then outputs), concatenated: at most
+    /// [`MAX_TENSOR_SIZE`] in all.
+    pub(crate) fn io_bytes(&self, from: usize, to: usize) -> Result<usize, LoadError> {
+        let mut sum = 0usize;
+        for &t in self.io_tensor.get(from..to).unwrap_or(&[]) {
+            sum = sum
+                .checked_add(tinfo(&self.model, &self.sg, t)?.bytes)
+                .filter(|&b| b <= MAX_TENSOR_SIZE)
+                .ok_or(LoadError::Tensor {
+                    op: None,
+                    name: "",
+                    tensor: t,
+                    fault: TensorFault::TooLarge,
+                })?;
+        }
+        Ok(sum)
     }
 }

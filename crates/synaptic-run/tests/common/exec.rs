@@ -250,14 +250,10 @@ pub fn run_op<'m>(
             let refs: Vec<&[u8]> = datas.iter().map(|d| d.as_slice()).collect();
             let sizes: Vec<usize> = shapes
                 .iter()
-                .map(|s| s[p.axis] * t(0).dtype.size())
+                .map(|s| s[p.axis()] * t(0).dtype.size())
                 .collect();
             // Concatenate bytes: the element size folds into the inner dimension.
-            let p_bytes = layout::ConcatParams {
-                inner: p.inner,
-                output_len: p.output_len * out_t.dtype.size(),
-                ..p
-            };
+            let p_bytes = p.with_element_bytes(out_t.dtype.size())?;
             let mut bytes = vec![0u8; out_t.bytes()];
             layout::concatenation(&p_bytes, &refs, &sizes, &mut bytes)?;
             return Ok(bytes);
@@ -273,7 +269,7 @@ pub fn run_op<'m>(
                 quantize::quantize_f32(out_t.q(), &f32s(&input(op.inputs[0] as usize)), &mut out)?;
             }
             (DType::I8, DType::I8) => {
-                let p = quantize::RequantizeParams::new(t(0).q(), out_t.q());
+                let p = quantize::RequantizeParams::new(t(0).q(), out_t.q())?;
                 quantize::requantize(&p, &i8_in(0), &mut out)?;
             }
             _ => return Err(KernelError::unsupported(name, "this type pair")),

@@ -1,0 +1,434 @@
+//! Issue 18's six classes of hostile model, each as the regression test that failed before its
+//! fix: a real model with one field changed in place (`synaptic_tflite::fields`), refused at
+//! load with a [`LoadError`] that names the operator, the tensor and the field — never a
+//! panic at invoke, a silent wrap on 32 bits or an output read from stale arena bytes.
+//! Run on x86_64 and i686 (`scripts/test` steps `core` and `i686`).
+
+mod common;
+
+use synaptic_mem::{Arena, ArenaBuffer, Plan};
+use synaptic_run::kernels::conv::{ConvOptions, ConvParams, DepthwiseOptions};
+use synaptic_run::math::{activation_range_i8, Activation, Padding, QuantParams};
+use synaptic_run::{program, GraphFault, Interpreter, IoPlacement, LoadError, TensorFault};
+use synaptic_tflite::fields::{for_each_field, Field};
+use synaptic_tflite::Model;
+
+fn shared_model(name: &str) -> Vec<u8> {
+    let p = common::shared()
+        .join("models")
+        .join(format!("{name}.tflite"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The field `what` of table `owner` (element `item`) of `bytes`.
+fn field(bytes: &[u8], what: &str, owner: usize, item: usize) -> Field {
+    let mut found = None;
+    for_each_field(&Model::new(bytes).unwrap(), |f| {
+        if f.what == what && f.owner == owner && f.item == item {
+            found = Some(f);
+        }
+    })
+    .unwrap();
+    found.unwrap_or_else(|| panic!("no field {what} of {owner} (item {item})"))
+}
+
+/// `bytes` with field `what` of `owner` (element `item`) set to `value`.
+fn edited(bytes: &[u8], what: &str, owner: usize, item: usize, value: i64) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    field(bytes, what, owner, item).write(&mut out, value);
+    out
+}
+
+/// The error `bytes` is refused with: the same from the compiler (both placements) and from
+/// `Interpreter::new` (the load a device runs).
+fn refusal(bytes: &[u8]) -> LoadError {
+    // Compared as text: a NaN scale is never equal to itself.
+    let same = |a: &LoadError, b: &LoadError| format!("{a:?}") == format!("{b:?}");
+    let e = program::compiled_len(bytes, IoPlacement::Plan).expect_err("the model is refused");
+    let shared = program::compiled_len(bytes, IoPlacement::Shared).expect_err("refused");
+    assert!(
+        same(&shared, &e),
+        "both placements refuse it alike: {shared:?} {e:?}"
+    );
+    let mut buf = ArenaBuffer::<4096>::new();
+    let mut io = ArenaBuffer::<1024>::new();
+    let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    arena.set_shared_region(io.as_mut_slice()).unwrap();
+    let (loader, _) = arena.split();
+    let plan = Plan {
+        region_size: 0,
+        slots: &[],
+    };
+    match Interpreter::new(bytes, loader, plan, IoPlacement::Shared) {
+        Err(l) => assert!(
+            same(&l, &e),
+            "the interpreter refuses it as the compiler: {l:?}"
+        ),
+        Ok(_) => panic!("the interpreter loaded a model the compiler refuses"),
+    }
+    e
+}
+
+/// Class 1: micro_speech_quantized's DEPTHWISE_CONV_2D (operator 1, fused RELU) with its int8
+/// output (tensor 2) at zero point 128. Before: loaded, and the first invoke panicked in
+/// `clamp` (`min > max`).
+#[test]
+fn relu_output_zero_point_out_of_int8_is_refused() {
+    let m = edited(
+        &shared_model("micro_speech_quantized"),
+        "quantization.zero_point",
+        2,
+        0,
+        128,
+    );
+    let e = refusal(&m);
+    assert_eq!(
+        e,
+        LoadError::Tensor {
+            op: Some(1),
+            name: "DEPTHWISE_CONV_2D",
+            tensor: 2,
+            fault: TensorFault::ZeroPoint {
+                value: 128,
+                min: -128,
+                max: 127
+            },
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "operator 1 (DEPTHWISE_CONV_2D): tensor 2: zero point 128 outside its type's range \
+         -128..=127"
+    );
+}
+
+/// Class 1 at the kernel layer: an activation range that would be empty is an error of its
+/// constructor (so no kernel ever clamps with `min > max`), and a convolution's parameters
+/// cannot be made with one.
+#[test]
+fn empty_activation_ranges_are_refused_before_any_clamp() {
+    let out = QuantParams::new(0.05, 128);
+    assert!(activation_range_i8("CONV_2D", Activation::Relu, out).is_err());
+    // A zero point in range and a scale whose −1.0 is −2^31: `zero_point + round(−1 / scale)`
+    // overflows int32 (TFLM's `int` arithmetic would be undefined).
+    let tiny = QuantParams::new(1.0 / 2_147_483_648.0, -1);
+    assert!(activation_range_i8("CONV_2D", Activation::ReluN1To1, tiny).is_err());
+    let opts = ConvOptions {
+        padding: Padding::Valid,
+        stride_h: 1,
+        stride_w: 1,
+        dilation_h: 1,
+        dilation_w: 1,
+        activation: Activation::Relu,
+    };
+    let q = QuantParams::new(0.05, 0);
+    assert!(
+        ConvParams::conv2d(&opts, &[1, 3, 3, 1], &[1, 1, 1, 1], &[1, 3, 3, 1], q, out).is_err()
+    );
+}
+
+/// Class 2: kws_ref_model's first DEPTHWISE_CONV_2D with `depth_multiplier` 2^26 + 1: 64
+/// channels times it wrap a 32-bit `usize` onto 64. Before: refused on x86_64, loaded on i686
+/// and panicked out of bounds at invoke. Now refused on both, as an operator error.
+#[test]
+fn depth_multiplier_that_wraps_32_bits_is_refused() {
+    let base = shared_model("kws_ref_model");
+    let mut f = None;
+    for_each_field(&Model::new(&base).unwrap(), |x| {
+        if x.what == "DepthwiseConv2DOptions.depth_multiplier" && f.is_none() {
+            f = Some(x);
+        }
+    })
+    .unwrap();
+    let f = f.expect("kws_ref_model has a depthwise convolution with its multiplier stored");
+    let mut m = base.clone();
+    f.write(&mut m, (1 << 26) + 1);
+    match refusal(&m) {
+        LoadError::Operator { op, name, .. } => {
+            assert_eq!((op, name), (f.owner, "DEPTHWISE_CONV_2D"));
+        }
+        e => panic!("{e}"),
+    }
+}
+
+/// Class 2, the other products of model numbers: a shape whose elements overflow 2^31 − 1
+/// (here 2^16 × 2^16 on an activation) is refused naming the tensor.
+#[test]
+fn tensor_sizes_that_overflow_are_refused() {
+    let base = shared_model("micro_speech_quantized");
+    // Tensor 4: the depthwise input [1, 49, 40, 1].
+    let m = edited(&base, "tensor.shape", 4, 1, 1 << 16);
+    let m = edited(&m, "tensor.shape", 4, 2, 1 << 16);
+    match refusal(&m) {
+        LoadError::Tensor {
+            tensor: 4,
+            fault: TensorFault::TooLarge,
+            op: Some(_),
+            ..
+        } => {}
+        e => panic!("{e}"),
+    }
+}
+
+/// Class 3: micro_speech_quantized with an empty graph-input list: operator 0 (RESHAPE) reads
+/// tensor 3, which nothing writes. Before: loaded, and two identical invokes gave different
+/// outputs (leftover arena bytes).
+#[test]
+fn a_tensor_read_before_anything_writes_it_is_refused() {
+    let m = edited(
+        &shared_model("micro_speech_quantized"),
+        "subgraph.inputs.len",
+        0,
+        0,
+        0,
+    );
+    assert_eq!(
+        refusal(&m),
+        LoadError::Graph {
+            op: Some(0),
+            tensor: 3,
+            fault: GraphFault::ReadBeforeWrite
+        }
+    );
+}
+
+/// Class 3 with shapes that fit: an ADD of pretrainedResnet_quant reading, instead of one of
+/// its inputs, a tensor of the same shape that a later operator writes.
+#[test]
+fn an_input_written_only_later_is_refused() {
+    let base = shared_model("pretrainedResnet_quant");
+    let model = Model::new(&base).unwrap();
+    let sg = model.subgraph(0).unwrap();
+    let shape = |t: i32| -> Vec<i32> {
+        sg.tensor(t as usize)
+            .unwrap()
+            .shape()
+            .unwrap()
+            .iter()
+            .collect()
+    };
+    let n_ops = sg.operators_len().unwrap();
+    let mut found = None;
+    'search: for i in 0..n_ops {
+        let op = sg.operator(i).unwrap();
+        for (k, t) in op.inputs().unwrap().iter().enumerate() {
+            if t < 0
+                || !model
+                    .tensor_data(&sg.tensor(t as usize).unwrap())
+                    .unwrap()
+                    .is_empty()
+            {
+                continue;
+            }
+            for j in i + 1..n_ops {
+                let later = sg.operator(j).unwrap().outputs().unwrap().get(0).unwrap();
+                if shape(later) == shape(t) {
+                    found = Some((i, k, later));
+                    break 'search;
+                }
+            }
+        }
+    }
+    let (i, k, later) = found.expect("a later tensor of an input's shape");
+    let m = edited(&base, "operator.inputs", i, k, i64::from(later));
+    assert_eq!(
+        refusal(&m),
+        LoadError::Graph {
+            op: Some(i),
+            tensor: later as usize,
+            fault: GraphFault::ReadBeforeWrite
+        }
+    );
+}
+
+/// Class 3, the graph's own outputs: one that is a constant, and a tensor written twice.
+#[test]
+fn constant_outputs_and_tensors_written_twice_are_refused() {
+    let base = shared_model("micro_speech_quantized");
+    // Graph output 0 := tensor 5 (a constant int32 [4]).
+    let m = edited(&base, "subgraph.outputs", 0, 0, 5);
+    assert_eq!(
+        refusal(&m),
+        LoadError::Graph {
+            op: None,
+            tensor: 5,
+            fault: GraphFault::ConstantIo
+        }
+    );
+    // SOFTMAX (operator 3) writes tensor 2, which operator 1 wrote.
+    let m = edited(&base, "operator.outputs", 3, 0, 2);
+    assert_eq!(
+        refusal(&m),
+        LoadError::Graph {
+            op: Some(3),
+            tensor: 2,
+            fault: GraphFault::WrittenTwice
+        }
+    );
+}
+
+/// Class 5: quantization parameters out of range. A zero point of −2^31 (before: accepted,
+/// `-zero_point` overflowed), one beyond `int32` (before: truncated to another value), a scale
+/// of 0, −1, NaN or infinity, per-channel scales that are not one per channel, zero points
+/// that are not one per scale, and a per-channel dimension that does not hold the channels.
+#[test]
+fn quantization_out_of_range_is_refused() {
+    let base = shared_model("micro_speech_quantized");
+    let zp = |v: i64| refusal(&edited(&base, "quantization.zero_point", 4, 0, v));
+    for v in [i64::from(i32::MIN), (1 << 32) + 5, -129] {
+        assert_eq!(
+            zp(v),
+            LoadError::Tensor {
+                op: Some(0),
+                name: "RESHAPE",
+                tensor: 4,
+                fault: TensorFault::ZeroPoint {
+                    value: v,
+                    min: -128,
+                    max: 127
+                }
+            }
+        );
+    }
+    for v in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
+        let mut m = base.clone();
+        field(&base, "quantization.scale", 4, 0).write_f32(&mut m, v);
+        match refusal(&m) {
+            LoadError::Tensor {
+                tensor: 4,
+                fault: TensorFault::Scale { value },
+                ..
+            } => assert_eq!(value.to_bits(), v.to_bits()),
+            e => panic!("{e}"),
+        }
+    }
+    // Tensor 8: the depthwise filter [1, 10, 8, 8], 8 scales along dimension 3. Three scales
+    // (and zero points) for 8 channels:
+    let m = edited(&base, "quantization.scale.len", 8, 0, 3);
+    let m = edited(&m, "quantization.zero_point.len", 8, 0, 3);
+    assert_eq!(
+        refusal(&m),
+        LoadError::Tensor {
+            op: Some(1),
+            name: "DEPTHWISE_CONV_2D",
+            tensor: 8,
+            fault: TensorFault::ScaleCount {
+                got: 3,
+                channels: 8
+            }
+        }
+    );
+    let m = edited(&base, "quantization.zero_point.len", 8, 0, 5);
+    assert!(matches!(
+        refusal(&m),
+        LoadError::Tensor {
+            tensor: 8,
+            fault: TensorFault::ZeroPointCount { got: 5, scales: 8 },
+            ..
+        }
+    ));
+    let m = edited(&base, "quantization.quantized_dimension", 8, 0, 1);
+    assert!(matches!(
+        refusal(&m),
+        LoadError::Tensor {
+            tensor: 8,
+            fault: TensorFault::QuantizedDimension {
+                got: 1,
+                channels: 8
+            },
+            ..
+        }
+    ));
+}
+
+/// The kernels' own constructors refuse a zero point outside int8 too (the layer under the
+/// loader: no `-zero_point` can overflow whoever builds the parameters).
+#[test]
+fn kernel_constructors_refuse_zero_points_outside_int8() {
+    let opts = DepthwiseOptions {
+        conv: ConvOptions {
+            padding: Padding::Same,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            activation: Activation::None,
+        },
+        depth_multiplier: 1,
+    };
+    let ok = QuantParams::new(0.1, 0);
+    let bad = QuantParams::new(0.1, i32::MIN);
+    let shape: &[usize] = &[1, 4, 4, 2];
+    let filter: &[usize] = &[1, 3, 3, 2];
+    assert!(ConvParams::depthwise(&opts, shape, filter, shape, ok, ok).is_ok());
+    assert!(ConvParams::depthwise(&opts, shape, filter, shape, bad, ok).is_err());
+    assert!(ConvParams::depthwise(&opts, shape, filter, shape, ok, bad).is_err());
+}
+
+/// Found by the `run_model` fuzzer: a RESHAPE of a one-element float32 tensor, whose overlap
+/// the planner derived per 4-byte element (no later step: any forward delta) while the
+/// runtime's byte copy steps per byte; the planner declared a pair the runtime refused at load.
+/// The planner's contract is now the runtime's (in bytes), and every configuration runs.
+#[test]
+fn planner_and_runtime_agree_on_a_one_element_float_copy() {
+    use common::arena::{analysis_with, run_plan};
+    let model = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/hostile/reshape_f32_scalar.tflite"),
+    )
+    .unwrap();
+    for io in [IoPlacement::Plan, IoPlacement::Shared] {
+        let a = analysis_with(&model, io, true);
+        let mut buf = ArenaBuffer::<8192>::new();
+        let mut shared = ArenaBuffer::<1024>::new();
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+        arena.set_shared_region(shared.as_mut_slice()).unwrap();
+        let (loader, mut runner) = arena.split();
+        let mut net = Interpreter::new(&model, loader, run_plan(&a), io)
+            .unwrap_or_else(|e| panic!("{io:?}: {e}"));
+        let input = 1.5f32.to_ne_bytes();
+        let mut out = [0u8; 4];
+        net.invoke(&mut runner, &input, &mut out).unwrap();
+        assert_eq!(out, input);
+    }
+}
+
+/// Found by the `run_model` fuzzer: an ADD of pretrainedResnet_quant turned into a one-input
+/// operator by its opcode index (here SOFTMAX, in the model's code table) kept its second
+/// input; the runtime used input 0 and ignored the other, and the planner then declared an
+/// overlap the runtime refused. Every operator now takes exactly the inputs its kernel takes.
+#[test]
+fn an_operator_with_inputs_its_kernel_does_not_take_is_refused() {
+    let base = shared_model("pretrainedResnet_quant");
+    let model = Model::new(&base).unwrap();
+    let sg = model.subgraph(0).unwrap();
+    let code_of = |i: usize| {
+        let op = sg.operator(i).unwrap();
+        model
+            .operator_code(op.opcode_index().unwrap() as usize)
+            .unwrap()
+            .builtin
+    };
+    let n_ops = sg.operators_len().unwrap();
+    let add = (0..n_ops)
+        .find(|&i| code_of(i) == synaptic_tflite::code::ADD)
+        .unwrap();
+    let softmax = (0..n_ops)
+        .find(|&i| code_of(i) == synaptic_tflite::code::SOFTMAX)
+        .unwrap();
+    let softmax_code = sg.operator(softmax).unwrap().opcode_index().unwrap();
+    let m = edited(
+        &base,
+        "operator.opcode_index",
+        add,
+        0,
+        i64::from(softmax_code),
+    );
+    match refusal(&m) {
+        LoadError::Operator { op, name, error } => {
+            assert_eq!((op, name), (add, "SOFTMAX"));
+            assert!(error.to_string().contains("number of inputs"), "{error}");
+        }
+        e => panic!("{e}"),
+    }
+}
