@@ -16,13 +16,7 @@ fuzz_target!(|data: &[u8]| {
     };
     // Small search budgets: the fuzzer wants many executions, not optimal plans.
     let options = SizingOptions {
-        plan: PlanOptions {
-            search_iterations: 200,
-            restarts: 1,
-            exact_max_items: 12,
-            exact_node_limit: 2_000,
-            ..PlanOptions::default()
-        },
+        plan: PlanOptions::small_budget(),
         ..SizingOptions::default()
     };
     let Ok(analysis) = Analysis::new(model, &options) else {

@@ -130,6 +130,26 @@ impl Default for PlanOptions {
     }
 }
 
+impl PlanOptions {
+    /// Small search budgets (200 moves, one restart, the exact search up to 12 tensors and
+    /// 2,000 nodes): valid plans fast, not optimal ones, for fuzzers and harnesses that plan
+    /// many hostile models a second.
+    ///
+    /// ```
+    /// let quick = synaptic_plan::PlanOptions::small_budget();
+    /// assert!(quick.search_iterations < synaptic_plan::PlanOptions::default().search_iterations);
+    /// ```
+    pub fn small_budget() -> Self {
+        PlanOptions {
+            search_iterations: 200,
+            restarts: 1,
+            exact_max_items: 12,
+            exact_node_limit: 2_000,
+            ..PlanOptions::default()
+        }
+    }
+}
+
 /// Statistics of a planning run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SearchStats {

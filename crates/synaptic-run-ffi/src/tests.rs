@@ -245,13 +245,7 @@ fn overlapped_plan() -> (Vec<synaptic_mem::plan::PlanSlot>, u32, Vec<SynPlanOver
         .ephemeral_plan
         .overlaps
         .iter()
-        .map(|p| SynPlanOverlap {
-            op: p.op,
-            input: p.input,
-            output: p.output,
-            direction: p.direction as u8,
-            bound: p.bound,
-        })
+        .map(SynPlanOverlap::from)
         .collect();
     (plan.slots.to_vec(), plan.region_size, pairs)
 }

@@ -102,6 +102,19 @@ pub struct SynPlanOverlap {
     pub bound: i32,
 }
 
+impl From<&synaptic_mem::plan::OverlapPair> for SynPlanOverlap {
+    /// The C form of a core pair (what `synmem emit --lang c` writes).
+    fn from(p: &synaptic_mem::plan::OverlapPair) -> Self {
+        SynPlanOverlap {
+            op: p.op,
+            input: p.input,
+            output: p.output,
+            direction: p.direction as u8,
+            bound: p.bound,
+        }
+    }
+}
+
 // The same layout as the core's pair, so that a checked array is read as one in place.
 const _: () = {
     use core::mem::{align_of, offset_of, size_of};

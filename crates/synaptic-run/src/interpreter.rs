@@ -32,10 +32,13 @@
 //!
 //! ## Validation
 //!
-//! Loading compiles (or verifies) the program, which prepares every operator once: an
-//! unsupported operator, type, option or shape is a [`LoadError::Operator`] naming the
+//! Loading compiles (or verifies) the program, which validates the model in one pass (the
+//! crate docs' "Hostile models"): the data flow ([`LoadError::Graph`]: no operator reads a
+//! tensor nothing wrote before it, so no output depends on leftover arena bytes), every tensor
+//! an operator uses ([`LoadError::Tensor`]: sizes, quantization), and every operator, prepared
+//! once: an unsupported operator, type, option or shape is a [`LoadError::Operator`] naming the
 //! operator index and what is missing; a program that is not this model's is a
-//! [`LoadError::Program`].
+//! [`LoadError::Program`]. A model that loaded runs: its operators do not fail at invoke.
 
 // Loops index several parallel fixed-size arrays (slots, view indices) by one counter.
 #![allow(clippy::needless_range_loop)]

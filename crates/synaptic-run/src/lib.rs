@@ -35,7 +35,44 @@
 //! quantization that TFLM would refuse at prepare time, or that this crate does not implement,
 //! is a [`KernelError`] naming the operator and what is missing, never a wrong answer. Kernels
 //! check the lengths of the slices they are given against the shapes and return
-//! [`KernelError::Length`] instead of panicking.
+//! [`KernelError::Length`] instead of panicking. The loader's own refusals (a model's values
+//! and data flow) are [`LoadError`]s ([`LoadError::Tensor`], [`LoadError::Graph`]).
+//!
+//! ## Hostile models
+//!
+//! A device that takes models over the air runs whatever bytes arrive, so a model that loads
+//! must not make the runtime panic, hang, wrap silently on 32 bits or read arena bytes nothing
+//! wrote (issue 18). How that is ensured, layer by layer:
+//!
+//! * **One validation pass at load** ([`program::compile`], which both
+//!   [`Interpreter::new`] and [`Interpreter::with_program`] run — the latter by
+//!   [`program::verify`]): the graph's data flow (every tensor an operator reads is a constant,
+//!   a graph input or an earlier operator's output; none written twice; every graph output
+//!   written: [`GraphFault`]); every tensor an operator uses (at most 6 dimensions, none
+//!   negative, elements and bytes at most [`kernels::MAX_TENSOR_SIZE`] = 2^31 − 1 even with
+//!   zeros counted as 1, scales finite and positive, zero points inside their type and one or
+//!   one per scale, per-channel scales one per output channel along a dimension that has as
+//!   many: [`TensorFault`]); every operator (exactly the inputs its kernel takes, types,
+//!   constants at least as long as their tensors, options in range). A refusal is a
+//!   [`LoadError`] naming the operator, the tensor and the field.
+//! * **Kernel parameters only from their constructors.** The `*Params` fields are private to
+//!   this crate: a kernel's parameters come from its constructor, which checks every invariant
+//!   its loops rely on (shapes consistent, every size within 2^31 − 1 with checked products at
+//!   the pointer width of the target, window extents within `int32` so every coordinate fits a
+//!   32-bit `isize` — [`math::compute_padding`] —, zero points in int8's range so no offset
+//!   overflows, a non-empty activation range, requantization shifts at most 31), or from a
+//!   program word-for-word equal to what the constructors produced for this model.
+//! * **No panicking operation in a kernel.** Each kernel first checks its slices' lengths
+//!   against the parameters ([`KernelError::Length`]); its indices are row-major offsets of
+//!   coordinates inside the checked shapes, so they are in bounds and their products cannot
+//!   overflow; clamps are `max` then `min` (TFLM's order, never `clamp`'s `min > max`
+//!   panic); accumulators wrap as TFLM's `int32` does (`wrapping_*`), shifts are masked or
+//!   bounded by construction, divisors are positive by construction.
+//! * **Checked by running it**: `tests/hostile.rs` (each class of defect found, as the
+//!   regression that failed before its fix), the fuzz target `run_model` (structure-aware
+//!   mutation of real models, every configuration, three inferences on poisoned arenas that
+//!   must agree) and the same harness seeded on x86_64 and on i686 with overflow checks on
+//!   (`tests/run_model_seeded.rs`, profile `hostile`).
 //!
 //! ## Testing against TFLM
 //!

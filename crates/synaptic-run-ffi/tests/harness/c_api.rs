@@ -100,13 +100,7 @@ fn prepare(bytes: &[u8], io: IoPlacement, overlap: bool) -> Prepared {
         .ephemeral_plan
         .overlaps
         .iter()
-        .map(|p| SynPlanOverlap {
-            op: p.op,
-            input: p.input,
-            output: p.output,
-            direction: p.direction as u8,
-            bound: p.bound,
-        })
+        .map(SynPlanOverlap::from)
         .collect();
     let run_plan = RunPlan::overlapped(plan, &a.ephemeral_plan.overlaps);
     let (i, o, _) = reference(bytes, io, run_plan, &[], None);

@@ -161,13 +161,7 @@ pub fn run_model(data: &[u8], config: Config) -> Outcome {
     let options = SizingOptions {
         io: plan_io(placement),
         overlap: config.overlap,
-        plan: PlanOptions {
-            search_iterations: 200,
-            restarts: 1,
-            exact_max_items: 12,
-            exact_node_limit: 2_000,
-            ..PlanOptions::default()
-        },
+        plan: PlanOptions::small_budget(),
         ..SizingOptions::default()
     };
     let Ok(analysis) = Analysis::new(model, &options) else {
