@@ -158,7 +158,7 @@ pub struct Operator {
     /// Intermediate tensor indices (not allocated).
     pub intermediates: Vec<usize>,
     /// The safe overlaps of the output with each input that has an access contract
-    /// ([`synaptic_run::contract::input_contract`]), derived at import: `(input tensor, safe
+    /// ([`synaptic_run::ops::contract_of`]: the runtime's own derivation), derived at import: `(input tensor, safe
     /// overlap)`. Empty for kernels without a contract. Not serialized.
     #[serde(skip)]
     pub overlaps: Vec<(usize, SafeOverlap)>,
@@ -394,7 +394,7 @@ impl Model {
                     let Some(t) = usize::try_from(v).ok() else {
                         continue;
                     };
-                    let Some(c) = synaptic_run::contract::input_contract(fbm, o, k) else {
+                    let Some(c) = synaptic_run::ops::contract_of(fbm, o, k) else {
                         continue;
                     };
                     let work = c.out_elems as u64;

@@ -243,7 +243,7 @@ fn candidates_exclude_double_reads_and_graph_outputs() {
             outputs: vec![2],
         },
         Op {
-            code: 14, // LOGISTIC t2 → t3 (t2 is a graph output)
+            code: 114, // QUANTIZE (int8 → int8) t2 → t3 (t2 is a graph output)
             inputs: vec![2],
             outputs: vec![3],
         },

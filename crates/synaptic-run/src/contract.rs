@@ -6,12 +6,12 @@
 //!
 //! Every kernel with a contract is a loop over its output elements `j = 0 … n−1` (int8 elements
 //! of the output, in row-major order) in one of two [`Direction`]s: forward (`0, 1, …, n−1`, what
-//! the kernels of [`crate::kernels`] do) or backward (`n−1, …, 0`). Step `j` first reads input
+//! the kernels of [`crate::ops`] do) or backward (`n−1, …, 0`). Step `j` first reads input
 //! elements inside the inclusive range `[lo(j), hi(j)]` ([`Contract::reads`]; possibly none) and
 //! then writes output element `j`; nothing else touches the input or the output. This is what the
 //! kernels actually do, read off their loops:
 //!
-//! * CONV_2D ([`crate::kernels::conv::conv2d`]) loops `b, oy, ox, oc` and computes *one output
+//! * CONV_2D ([`crate::ops::conv_2d::conv2d`]) loops `b, oy, ox, oc` and computes *one output
 //!   channel at a time*, re-reading the whole input window for each `oc`: output `(b, oy, ox, oc)`
 //!   reads rows `oy·s_h − p_h … oy·s_h − p_h + (k_h−1)·d_h` (clipped to the input), columns
 //!   likewise, channels `g·f_d … g·f_d + f_d − 1` of its group `g`. So the output pixel `p` must
@@ -22,7 +22,7 @@
 //!   row-major order again; it reads input channel `ic = oc / dm` over the window.
 //! * AVERAGE/MAX_POOL_2D loop `b, oy, ox, c`: channel `c` over the (clipped) window, dilation 1.
 //! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`. The
-//!   overlapped kernel copies rows of at most [`FC_ROW_BUFFER`] bytes to the stack at the row's
+//!   overlapped kernel copies rows of at most [`crate::ops::fully_connected::FC_ROW_BUFFER`] bytes to the stack at the row's
 //!   first step (in its direction), so the row's other steps read nothing from the buffer.
 //! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing any of
 //!   it, then element `(r, k)` reads `x[r, k]` again: element `(r, 0)` reads the row, `(r, k)`
@@ -62,13 +62,6 @@
 //! `d ≥ 8p + 8 − (16p + c)`, largest at `p = 0, c = 1`: `D_b = 7`, so with 16-byte aligned
 //! offsets the output starts 16 bytes after the input and the pair spans 36,880 B instead of
 //! 55,296 B. Forward, `D_f = −18,439`: an expanding layer cannot overlap its input forward.
-
-use crate::kernels::activations::SoftmaxParams;
-use crate::kernels::conv::{ConvOptions, ConvParams, DepthwiseOptions};
-use crate::kernels::fully_connected::{FullyConnectedOptions, FullyConnectedParams};
-use crate::kernels::pooling::{PoolOptions, PoolParams};
-use crate::math::{Activation, Padding, QuantParams};
-use synaptic_tflite::{code, Model, SubGraph};
 
 /// The order in which a kernel steps through its output elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,44 +131,6 @@ pub struct Window {
 }
 
 impl Window {
-    /// The window of a prepared convolution ([`ConvParams`]): depthwise if `depthwise`.
-    pub fn conv(p: &ConvParams, depthwise: bool) -> Window {
-        let channels = if depthwise {
-            Channels::Depthwise {
-                multiplier: p.depth_multiplier,
-            }
-        } else {
-            let depth = p.filter_shape[3];
-            let groups = p.input_shape[3] / depth.max(1);
-            Channels::Group {
-                depth,
-                filters_per_group: p.output_shape[3] / groups.max(1),
-            }
-        };
-        Window {
-            input: p.input_shape,
-            output: p.output_shape,
-            kernel: (p.filter_shape[1], p.filter_shape[2]),
-            stride: (p.stride_h, p.stride_w),
-            dilation: (p.dilation_h, p.dilation_w),
-            pad: (p.pad_h, p.pad_w),
-            channels,
-        }
-    }
-
-    /// The window of a prepared pooling operator ([`PoolParams`]).
-    pub fn pool(p: &PoolParams) -> Window {
-        Window {
-            input: p.input_shape,
-            output: p.output_shape,
-            kernel: (p.filter_h, p.filter_w),
-            stride: (p.stride_h, p.stride_w),
-            dilation: (1, 1),
-            pad: (p.pad_h, p.pad_w),
-            channels: Channels::Same,
-        }
-    }
-
     /// Inclusive range of input indices `[first, last]` read along one spatial axis by output
     /// position `o`, clipped to `0..size`; `None` if the window lies in the padding.
     fn axis(
@@ -262,8 +217,8 @@ pub enum Access {
         /// Row length.
         depth: usize,
     },
-    /// FULLY_CONNECTED with a short input row ([`FC_ROW_BUFFER`] bytes at most), run by
-    /// [`crate::kernels::overlapped::fully_connected`]: the first step of row `r` in the
+    /// FULLY_CONNECTED with a short input row ([`crate::ops::fully_connected::FC_ROW_BUFFER`]
+    /// bytes at most), run by its in-place kernel: the first step of row `r` in the
     /// direction of execution copies input row `r` (of `in_row`) to the stack, the row's other
     /// steps read nothing from the buffer.
     RowsBuffered {
@@ -297,10 +252,6 @@ pub struct Contract {
     /// Whether the kernel has a backward entry point (every kernel runs forward).
     pub backward: bool,
 }
-
-/// Longest FULLY_CONNECTED input row (bytes) the overlapped kernel copies to the stack before
-/// computing the row's outputs, so that they may overwrite it.
-pub const FC_ROW_BUFFER: usize = 64;
 
 /// Largest output (in elements) whose safe overlap is derived; larger outputs get no overlap
 /// (the derivation is O(n): this bounds planning time on hostile models).
@@ -351,60 +302,6 @@ impl SafeOverlap {
 }
 
 impl Contract {
-    /// CONV_2D (`depthwise` false) or DEPTHWISE_CONV_2D of prepared params, for input 0.
-    pub fn conv(p: &ConvParams, depthwise: bool) -> Contract {
-        Contract {
-            access: Access::Window(Window::conv(p, depthwise)),
-            in_elems: p.input_shape.iter().product(),
-            out_elems: p.output_shape.iter().product(),
-            in_elem_bytes: 1,
-            out_elem_bytes: 1,
-            backward: true,
-        }
-    }
-
-    /// AVERAGE_POOL_2D / MAX_POOL_2D of prepared params.
-    pub fn pool(p: &PoolParams) -> Contract {
-        Contract {
-            access: Access::Window(Window::pool(p)),
-            in_elems: p.input_shape.iter().product(),
-            out_elems: p.output_shape.iter().product(),
-            in_elem_bytes: 1,
-            out_elem_bytes: 1,
-            backward: true,
-        }
-    }
-
-    /// FULLY_CONNECTED of prepared params, for input 0: rows of at most [`FC_ROW_BUFFER`]
-    /// bytes are buffered ([`Access::RowsBuffered`]), longer ones re-read per output.
-    pub fn fully_connected(p: &FullyConnectedParams) -> Contract {
-        let (in_row, out_row) = (p.accum_depth, p.output_depth);
-        Contract {
-            access: if in_row <= FC_ROW_BUFFER {
-                Access::RowsBuffered { in_row, out_row }
-            } else {
-                Access::Rows { in_row, out_row }
-            },
-            in_elems: p.batches * p.accum_depth,
-            out_elems: p.batches * p.output_depth,
-            in_elem_bytes: 1,
-            out_elem_bytes: 1,
-            backward: true,
-        }
-    }
-
-    /// SOFTMAX of prepared params (forward only).
-    pub fn softmax(p: &SoftmaxParams) -> Contract {
-        Contract {
-            access: Access::RowThenElement { depth: p.depth },
-            in_elems: p.outer * p.depth,
-            out_elems: p.outer * p.depth,
-            in_elem_bytes: 1,
-            out_elem_bytes: 1,
-            backward: false,
-        }
-    }
-
     /// An element-wise kernel of `elems` elements, `in_bytes` / `out_bytes` each (LOGISTIC,
     /// QUANTIZE, DEQUANTIZE, RESHAPE / SQUEEZE as a byte copy, ADD / MUL for an input of the
     /// output's shape).
@@ -489,176 +386,10 @@ impl Contract {
     }
 }
 
-/// Shape (up to 6 dimensions), element bytes and constness of a tensor of the main subgraph.
-struct Geom {
-    dims: [usize; 6],
-    rank: usize,
-    elem: usize,
-    constant: bool,
-}
-
-impl Geom {
-    fn shape(&self) -> &[usize] {
-        &self.dims[..self.rank]
-    }
-    fn elems(&self) -> usize {
-        self.shape().iter().product()
-    }
-}
-
-fn geom(model: &Model<'_>, sg: &SubGraph<'_>, t: i32) -> Option<Geom> {
-    let tt = sg.tensor(usize::try_from(t).ok()?).ok()?;
-    let shape = tt.shape().ok()?;
-    if shape.len() > 6 {
-        return None;
-    }
-    let mut dims = [1usize; 6];
-    for (i, d) in shape.iter().enumerate() {
-        dims[i] = usize::try_from(d).ok()?;
-    }
-    use synaptic_tflite::TensorType as T;
-    let elem = match tt.tensor_type().ok()? {
-        T::Int8 => 1,
-        T::Float32 => 4,
-        _ => return None,
-    };
-    Some(Geom {
-        dims,
-        rank: shape.len(),
-        elem,
-        constant: !model.tensor_data(&tt).ok()?.is_empty(),
-    })
-}
-
-/// The contract of operator `op` of the model's main subgraph for its input at position
-/// `input` (an index into the operator's input list), or `None` if that kernel has no contract
-/// for it (see the module documentation). Only int8 (and float32 for QUANTIZE / DEQUANTIZE)
-/// activations get one; parameters are derived by the kernels' own constructors
-/// ([`ConvParams::conv2d`], [`PoolParams::new`], …), so padding and shape rules are theirs.
-pub fn input_contract(model: &Model<'_>, op: usize, input: usize) -> Option<Contract> {
-    let sg = model.subgraph(0).ok()?;
-    let o = sg.operator(op).ok()?;
-    let opcode = model
-        .operator_code(o.opcode_index().ok()? as usize)
-        .ok()?
-        .builtin;
-    let ins = o.inputs().ok()?;
-    let outs = o.outputs().ok()?;
-    if outs.len() != 1 {
-        return None;
-    }
-    let x = geom(model, &sg, ins.get(input)?)?;
-    let y = geom(model, &sg, outs.get(0)?)?;
-    if x.constant || y.constant {
-        return None;
-    }
-    let q = QuantParams::new(1.0, 0);
-    let int8 = x.elem == 1 && y.elem == 1;
-    let pad = |p: i8| Padding::from_tflite("", p).ok();
-    match opcode {
-        code::CONV_2D | code::DEPTHWISE_CONV_2D if input == 0 && int8 => {
-            let w = geom(model, &sg, ins.get(1)?)?;
-            let depthwise = opcode == code::DEPTHWISE_CONV_2D;
-            let p = if depthwise {
-                let c = o.depthwise_conv2d_options().ok()?;
-                let d = DepthwiseOptions {
-                    conv: ConvOptions {
-                        padding: pad(c.padding)?,
-                        stride_h: usize::try_from(c.stride_h).ok()?,
-                        stride_w: usize::try_from(c.stride_w).ok()?,
-                        dilation_h: usize::try_from(c.dilation_h).ok()?,
-                        dilation_w: usize::try_from(c.dilation_w).ok()?,
-                        activation: Activation::None,
-                    },
-                    depth_multiplier: usize::try_from(c.depth_multiplier).ok()?,
-                };
-                ConvParams::depthwise(&d, x.shape(), w.shape(), y.shape(), q, q).ok()?
-            } else {
-                let c = o.conv2d_options().ok()?;
-                let c = ConvOptions {
-                    padding: pad(c.padding)?,
-                    stride_h: usize::try_from(c.stride_h).ok()?,
-                    stride_w: usize::try_from(c.stride_w).ok()?,
-                    dilation_h: usize::try_from(c.dilation_h).ok()?,
-                    dilation_w: usize::try_from(c.dilation_w).ok()?,
-                    activation: Activation::None,
-                };
-                ConvParams::conv2d(&c, x.shape(), w.shape(), y.shape(), q, q).ok()?
-            };
-            Some(Contract::conv(&p, depthwise))
-        }
-        code::AVERAGE_POOL_2D | code::MAX_POOL_2D if input == 0 && int8 => {
-            let c = o.pool2d_options().ok()?;
-            let po = PoolOptions {
-                padding: pad(c.padding)?,
-                stride_h: usize::try_from(c.stride_h).ok()?,
-                stride_w: usize::try_from(c.stride_w).ok()?,
-                filter_h: usize::try_from(c.filter_h).ok()?,
-                filter_w: usize::try_from(c.filter_w).ok()?,
-                activation: Activation::None,
-            };
-            let p = PoolParams::new("", &po, x.shape(), y.shape(), q, q).ok()?;
-            Some(Contract::pool(&p))
-        }
-        code::FULLY_CONNECTED if input == 0 && int8 => {
-            let w = geom(model, &sg, ins.get(1)?)?;
-            let opts = FullyConnectedOptions {
-                activation: Activation::None,
-                weights_format: o.fully_connected_options().ok()?.weights_format,
-            };
-            let p = FullyConnectedParams::with_scale_count(
-                &opts,
-                x.shape(),
-                w.shape(),
-                y.shape(),
-                q,
-                1,
-                0,
-                q,
-            )
-            .ok()?;
-            Some(Contract::fully_connected(&p))
-        }
-        code::SOFTMAX if input == 0 && int8 && x.shape() == y.shape() => {
-            // The geometry only: the quantizations TFLM requires, beta 1.
-            let out_q = QuantParams::new(1.0 / 256.0, -128);
-            let p = SoftmaxParams::new(1.0, x.shape(), q, out_q).ok()?;
-            Some(Contract::softmax(&p))
-        }
-        code::ADD | code::MUL if input < 2 && int8 && padded(x.shape()) == padded(y.shape()) => {
-            Some(Contract::elementwise(y.elems(), 1, 1))
-        }
-        code::LOGISTIC | code::QUANTIZE | code::DEQUANTIZE | code::RESHAPE | code::SQUEEZE
-            if input == 0 && x.elems() == y.elems() =>
-        {
-            let ok = match opcode {
-                code::QUANTIZE => y.elem == 1,
-                code::DEQUANTIZE => x.elem == 1 && y.elem == 4,
-                code::LOGISTIC => int8,
-                _ => x.elem == y.elem,
-            };
-            // RESHAPE / SQUEEZE run as a byte copy (`overlapped::copy`): their contract is in
-            // bytes, the runtime's (a one-element float tensor is four steps, not one).
-            let copy = matches!(opcode, code::RESHAPE | code::SQUEEZE);
-            ok.then(|| match copy {
-                true => Contract::elementwise(y.elems() * y.elem, 1, 1),
-                false => Contract::elementwise(y.elems(), x.elem, y.elem),
-            })
-        }
-        _ => None,
-    }
-}
-
-/// A shape left-padded with 1 to 6 dimensions (the broadcast rule of ADD/MUL).
-fn padded(s: &[usize]) -> [usize; 6] {
-    let mut out = [1; 6];
-    out[6 - s.len()..].copy_from_slice(s);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::fully_connected::FC_ROW_BUFFER;
 
     fn pointwise(h: usize, w: usize, cin: usize, cout: usize) -> Contract {
         Contract {

@@ -4,13 +4,23 @@
 //! the model bytes, i.e. flash) into a synaptic-mem arena — per-operator data compiled once
 //! into a [`program`] (in flash beside the model, or in the persistent region), activations
 //! through the core's planned path, graph I/O in the SHARED region or in the plan — and runs
-//! it ([`interpreter`] says where every byte lives).
-//! The kernels are pure functions over slices and a parameter struct ([`kernels`]): inputs and
-//! weights are borrowed, outputs are `&mut` slices, the per-channel tables are slices the
-//! caller fills once. `#![no_std]`, no `alloc`, no `unsafe`; no kernel needs a scratch buffer.
-//! [`contract`] states how each kernel reads and writes (its safe output/input overlap), and
-//! [`kernels::overlapped`] runs those kernels on one buffer holding both.
-
+//! it ([`interpreter`] says where every byte lives). `#![no_std]`, no `alloc`, no `unsafe`.
+//!
+//! ## Where things live
+//!
+//! | module | what | names an operator? |
+//! |---|---|---|
+//! | [`ops`] | **one module per operator** (`ops/conv_2d.rs`, …): its options and tensor checks (prepare), its parameters, its kernels per data type, its access contract and in-place entry point; and the one list of operators | yes — only here |
+//! | `model` (crate-private), [`limits`] | reading a tensor or an operator from the flatbuffer, the graph's data flow; the size limits every check uses | no |
+//! | [`format`] | the program format (header, slot and I/O tables, one record per operator) and its reader | no |
+//! | [`program`] | the compiler: model → program, and its verifier | no |
+//! | [`interpreter`] | load (validation, arena, plan and overlap checks) and run (one loop over the records) | no |
+//! | [`contract`] | how an in-place kernel reads and writes, and which output/input deltas are safe | no |
+//! | [`math`], [`fixedpoint`] | TFLM's integer math, shared by the kernels | no |
+//!
+//! **Adding an operator** is one file in `ops/` and one line in the list of [`ops`]; nothing
+//! else changes (the [`ops`] module documentation lists what the file holds).
+//!
 //! ## Why a port and not a re-derivation
 //!
 //! TensorFlow Lite Micro (TFLM) is the oracle: every output must equal TFLM's reference
@@ -24,7 +34,7 @@
 //! |---|---|
 //! | [`math`] | `kernels/internal/quantization_util.cc` (`QuantizeMultiplier`, `PreprocessSoftmaxScaling`, `CalculateInputRadius`), `kernels/internal/common.{h,cc}` (`MultiplyByQuantizedMultiplier*`, `GetReciprocal`), `kernels/kernel_util.cc` (`CalculateActivationRangeQuantized`), `cppmath.h` (`TfLiteRound`) |
 //! | [`fixedpoint`] | gemmlowp's `fixedpoint/fixedpoint.h` for `int32` (`SaturatingRoundingDoublingHighMul`, `RoundingDivideByPOT`, `exp_on_negative_values`, `one_over_one_plus_x_for_x_in_0_1`, `logistic`) |
-//! | [`kernels`] | `kernels/internal/reference/integer_ops/*.h` and `reference/*.h`, with the parameter preparation of `micro/kernels/*_common.cc` |
+//! | [`ops`] | `kernels/internal/reference/integer_ops/*.h` and `reference/*.h`, with the parameter preparation of `micro/kernels/*_common.cc` and `micro/kernels/*.cc` (`Prepare`) |
 //!
 //! The rounding variant is TFLM's default (`TFLITE_SINGLE_ROUNDING` off): a saturating rounding
 //! doubling high multiply followed by a rounding divide by a power of two.
@@ -49,7 +59,7 @@
 //!   [`program::verify`]): the graph's data flow (every tensor an operator reads is a constant,
 //!   a graph input or an earlier operator's output; none written twice; every graph output
 //!   written: [`GraphFault`]); every tensor an operator uses (at most 6 dimensions, none
-//!   negative, elements and bytes at most [`kernels::MAX_TENSOR_SIZE`] = 2^31 − 1 even with
+//!   negative, elements and bytes at most [`limits::MAX_TENSOR_SIZE`] = 2^31 − 1 even with
 //!   zeros counted as 1, scales finite and positive, zero points inside their type and one or
 //!   one per scale, per-channel scales one per output channel along a dimension that has as
 //!   many: [`TensorFault`]); every operator (exactly the inputs its kernel takes, types,
@@ -91,13 +101,15 @@ pub mod bmp;
 pub mod contract;
 pub mod error;
 pub mod fixedpoint;
+pub mod format;
 pub mod interpreter;
-pub mod kernels;
+pub mod limits;
 pub mod math;
+pub(crate) mod model;
+pub mod ops;
 pub mod program;
 
-pub use error::KernelError;
-pub use interpreter::{
-    GraphFault, Interpreter, IoPlacement, LoadError, Memory, RunError, RunPlan, TensorFault,
-};
+pub use error::{GraphFault, KernelError, LoadError, RunError, TensorFault};
+pub use format::IoPlacement;
+pub use interpreter::{Interpreter, Memory, RunPlan};
 pub use math::{Activation, Padding, QuantParams};

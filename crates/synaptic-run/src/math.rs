@@ -707,8 +707,8 @@ mod tests {
     }
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(QuantParams {
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(QuantParams {
     scale: f32,
     zero_point: i32,
 });

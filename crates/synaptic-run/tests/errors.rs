@@ -1,8 +1,10 @@
 //! Unsupported options, types and quantizations are errors that name the operator and what is
 //! missing, never a wrong answer; bad slice lengths are errors, never panics.
 
-use synaptic_run::kernels::reduce;
-use synaptic_run::kernels::{activations, conv, elementwise, fully_connected, layout, pooling};
+use synaptic_run::ops::{
+    add, concatenation, conv_2d, depthwise_conv_2d, fully_connected, logistic,
+};
+use synaptic_run::ops::{mean, pool_2d, softmax};
 use synaptic_run::{Activation, KernelError, Padding, QuantParams};
 
 const Q: QuantParams = QuantParams::new(0.05, 3);
@@ -24,19 +26,19 @@ fn fused_activations_tanh_and_sign_bit_are_refused() {
 
 #[test]
 fn softmax_output_quantization_is_checked() {
-    let e = activations::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(1.0 / 256.0, 0));
+    let e = softmax::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(1.0 / 256.0, 0));
     assert_eq!(
         text(e.unwrap_err()),
         "SOFTMAX: unsupported: int8 output zero point must be -128"
     );
-    let e = activations::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(0.004, -128));
+    let e = softmax::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(0.004, -128));
     assert!(text(e.unwrap_err()).contains("1/256"));
-    assert!(activations::SoftmaxParams::new(1.0, &[1, 10], Q, OUT_SOFTMAX).is_ok());
+    assert!(softmax::SoftmaxParams::new(1.0, &[1, 10], Q, OUT_SOFTMAX).is_ok());
 }
 
 #[test]
 fn logistic_output_zero_point_is_checked() {
-    let e = activations::LogisticParams::new(Q, QuantParams::new(1.0 / 256.0, 0)).unwrap_err();
+    let e = logistic::LogisticParams::new(Q, QuantParams::new(1.0 / 256.0, 0)).unwrap_err();
     assert!(text(e).starts_with("LOGISTIC: unsupported"));
 }
 
@@ -64,7 +66,7 @@ fn fully_connected_shuffled_weights_are_refused() {
 
 #[test]
 fn pooling_requires_equal_quantization() {
-    let opts = pooling::PoolOptions {
+    let opts = pool_2d::PoolOptions {
         padding: Padding::Valid,
         stride_h: 1,
         stride_w: 1,
@@ -72,7 +74,7 @@ fn pooling_requires_equal_quantization() {
         filter_w: 2,
         activation: Activation::None,
     };
-    let e = pooling::PoolParams::new(
+    let e = pool_2d::PoolParams::new(
         "MAX_POOL_2D",
         &opts,
         &[1, 4, 4, 1],
@@ -86,19 +88,27 @@ fn pooling_requires_equal_quantization() {
 #[test]
 fn concatenation_with_activation_or_requantization_is_refused() {
     let shapes: [&[usize]; 2] = [&[1, 2], &[1, 3]];
-    let e = layout::ConcatParams::new(1, Activation::Relu, &shapes, &[1, 5], &[Q, Q], Some(Q));
+    let e =
+        concatenation::ConcatParams::new(1, Activation::Relu, &shapes, &[1, 5], &[Q, Q], Some(Q));
     assert_eq!(
         text(e.unwrap_err()),
         "CONCATENATION: unsupported: fused activation"
     );
     let other = QuantParams::new(0.06, 3);
-    let e = layout::ConcatParams::new(1, Activation::None, &shapes, &[1, 5], &[Q, other], Some(Q));
+    let e = concatenation::ConcatParams::new(
+        1,
+        Activation::None,
+        &shapes,
+        &[1, 5],
+        &[Q, other],
+        Some(Q),
+    );
     assert!(text(e.unwrap_err()).contains("quantized differently"));
 }
 
 #[test]
 fn convolution_shapes_are_checked() {
-    let opts = conv::ConvOptions {
+    let opts = conv_2d::ConvOptions {
         padding: Padding::Valid,
         stride_h: 1,
         stride_w: 1,
@@ -107,19 +117,19 @@ fn convolution_shapes_are_checked() {
         activation: Activation::Relu6,
     };
     // 3x3 VALID on 5x5 gives 3x3, not 4x4.
-    let e = conv::ConvParams::conv2d(&opts, &[1, 5, 5, 2], &[4, 3, 3, 2], &[1, 4, 4, 4], Q, Q);
+    let e = conv_2d::ConvParams::conv2d(&opts, &[1, 5, 5, 2], &[4, 3, 3, 2], &[1, 4, 4, 4], Q, Q);
     assert!(matches!(e, Err(KernelError::Shape { op: "CONV_2D", .. })));
-    let dw = conv::DepthwiseOptions {
+    let dw = depthwise_conv_2d::DepthwiseOptions {
         conv: opts,
         depth_multiplier: 2,
     };
-    let e = conv::ConvParams::depthwise(&dw, &[1, 5, 5, 2], &[1, 3, 3, 6], &[1, 3, 3, 6], Q, Q);
+    let e = conv_2d::ConvParams::depthwise(&dw, &[1, 5, 5, 2], &[1, 3, 3, 6], &[1, 3, 3, 6], Q, Q);
     assert!(text(e.unwrap_err()).contains("depth_multiplier"));
-    let zero_stride = conv::ConvOptions {
+    let zero_stride = conv_2d::ConvOptions {
         stride_h: 0,
         ..opts
     };
-    let e = conv::ConvParams::conv2d(
+    let e = conv_2d::ConvParams::conv2d(
         &zero_stride,
         &[1, 5, 5, 2],
         &[4, 3, 3, 2],
@@ -132,7 +142,7 @@ fn convolution_shapes_are_checked() {
 
 #[test]
 fn kernels_check_slice_lengths() {
-    let opts = conv::ConvOptions {
+    let opts = conv_2d::ConvOptions {
         padding: Padding::Same,
         stride_h: 1,
         stride_w: 1,
@@ -140,11 +150,11 @@ fn kernels_check_slice_lengths() {
         dilation_w: 1,
         activation: Activation::None,
     };
-    let p =
-        conv::ConvParams::conv2d(&opts, &[1, 3, 3, 1], &[2, 1, 1, 1], &[1, 3, 3, 2], Q, Q).unwrap();
+    let p = conv_2d::ConvParams::conv2d(&opts, &[1, 3, 3, 1], &[2, 1, 1, 1], &[1, 3, 3, 2], Q, Q)
+        .unwrap();
     let (m, s): ([i32; 2], [i32; 2]) = ([1 << 30; 2], [0; 2]);
     let mut out = [0i8; 17];
-    let e = conv::conv2d(
+    let e = conv_2d::conv2d(
         &p,
         &m[..],
         &s[..],
@@ -158,7 +168,7 @@ fn kernels_check_slice_lengths() {
         e.to_string(),
         "CONV_2D: output has 17 elements, its shape needs 18"
     );
-    let e = conv::conv2d(
+    let e = conv_2d::conv2d(
         &p,
         &m[..1],
         &s[..1],
@@ -170,11 +180,11 @@ fn kernels_check_slice_lengths() {
     .unwrap_err();
     assert!(e.to_string().contains("multiplier table"));
 
-    let ap = elementwise::AddParams::new(Activation::None, &[4], &[4], &[4], Q, Q, Q).unwrap();
-    assert!(elementwise::add(&ap, &[0i8; 4], &[0i8; 3], &mut [0; 4]).is_err());
-    let e = elementwise::AddParams::new(Activation::None, &[4], &[3], &[4], Q, Q, Q).unwrap_err();
+    let ap = add::AddParams::new(Activation::None, &[4], &[4], &[4], Q, Q, Q).unwrap();
+    assert!(add::add(&ap, &[0i8; 4], &[0i8; 3], &mut [0; 4]).is_err());
+    let e = add::AddParams::new(Activation::None, &[4], &[3], &[4], Q, Q, Q).unwrap_err();
     assert!(e.to_string().contains("do not broadcast"));
 
-    let mp = reduce::MeanParams::new(&[2, 3], &[5], &[2], Q, Q);
+    let mp = mean::MeanParams::new(&[2, 3], &[5], &[2], Q, Q);
     assert!(mp.unwrap_err().to_string().contains("axis out of range"));
 }

@@ -5,9 +5,9 @@
 
 use synaptic_mem::plan::{OverlapDirection, OverlapPair};
 use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
-use synaptic_run::contract::{Contract, Direction};
-use synaptic_run::kernels::conv::{self, ConvOptions, ConvParams};
-use synaptic_run::kernels::overlapped::{self, InPlace};
+use synaptic_run::contract::Direction;
+use synaptic_run::ops::conv_2d::{self, ConvOptions, ConvParams};
+use synaptic_run::ops::InPlace;
 use synaptic_run::{Activation, Padding, QuantParams};
 
 #[test]
@@ -23,7 +23,7 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
     };
     let q = QuantParams::new(0.05, 3);
     let p = ConvParams::conv2d(&opts, &[1, h, w, 8], &[16, 1, 1, 8], &[1, h, w, 16], q, q).unwrap();
-    let safe = Contract::conv(&p, false).safe_overlap().unwrap();
+    let safe = conv_2d::contract(&p, false).safe_overlap().unwrap();
     assert_eq!(safe.backward_min, Some(7));
     let (n_in, n_out) = (h * w * 8, h * w * 16);
     let slots = [
@@ -52,7 +52,7 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
     let filter: Vec<i8> = (0..128).map(|i| (i * 13 % 97) as i8 - 48).collect();
     let (mult, shift) = (vec![1 << 30; 16], vec![-6; 16]);
     let mut expected = vec![0i8; n_out];
-    conv::conv2d::<i8, [i32], [i32]>(
+    conv_2d::conv2d::<i8, [i32], [i32]>(
         &p,
         &mult[..],
         &shift[..],
@@ -86,13 +86,13 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .for_each(|(b, &v)| *b = v as u8);
             let (span, []) = pi.overlapped(0, []).unwrap().unwrap();
             let at = InPlace::new(span.input, span.output, Direction::from(span.direction));
-            overlapped::conv2d::<i8, [i32], [i32]>(
+            conv_2d::conv2d_in_place::<i8, [i32], [i32]>(
                 &p, &mult, &shift, &filter, None, span.bytes, at,
             )
             .unwrap();
             // Forward at this delta is refused by the contract.
             let fwd = InPlace::new(span.input, span.output, Direction::Forward);
-            assert!(overlapped::conv2d::<i8, [i32], [i32]>(
+            assert!(conv_2d::conv2d_in_place::<i8, [i32], [i32]>(
                 &p, &mult, &shift, &filter, None, span.bytes, fwd
             )
             .is_err());

@@ -118,6 +118,14 @@ pub fn tflite(shapes: &[Vec<i32>], ops: &[Op], inputs: &[i32], outputs: &[i32]) 
     let codes_vec = b.create_vector(&code_tables);
     // Tensors (shape vectors shared between equal shapes).
     let mut shape_vecs: Vec<(Vec<i32>, WIPOffset<_>)> = Vec::new();
+    // One quantization for every tensor (scale 0.5, zero point 0): the runtime's kernels, whose
+    // access contracts the planner asks for, prepare quantized int8 tensors only.
+    let scale = b.create_vector(&[0.5f32]);
+    let zero_point = b.create_vector(&[0i64]);
+    let t = b.start_table();
+    b.push_slot_always(slot(2), scale);
+    b.push_slot_always(slot(3), zero_point);
+    let quant = b.end_table(t);
     let mut tensors = Vec::with_capacity(shapes.len());
     for s in shapes {
         let sv = match shape_vecs.iter().find(|(k, _)| k == s) {
@@ -131,6 +139,7 @@ pub fn tflite(shapes: &[Vec<i32>], ops: &[Op], inputs: &[i32], outputs: &[i32]) 
         let t = b.start_table();
         b.push_slot_always(slot(0), sv);
         b.push_slot::<i8>(slot(1), 9, 0); // INT8
+        b.push_slot_always(slot(4), quant);
         tensors.push(b.end_table(t));
     }
     let tensors_vec = b.create_vector(&tensors);

@@ -8,13 +8,13 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use super::prepare::{core_request, op_view, prepare, reads_input, tinfo, Constants, Graph, TInfo};
-use super::{
-    h, placement_code, Loc, Prepared, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
+use crate::error::{KernelError, LoadError};
+use crate::format::{
+    h, placement_code, IoPlacement, Loc, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
     SLOT_WORDS, VERSION,
 };
-use crate::error::KernelError;
-use crate::interpreter::{IoPlacement, LoadError};
+use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo};
+use crate::ops::{self, Prep};
 
 /// A cheap fingerprint of the model bytes (their length mixed with every 32-bit word and the
 /// trailing bytes): a program records the fingerprint of the model it was compiled from, so a
@@ -280,9 +280,6 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// Most parameter words of any kernel.
-const MAX_PARAM_WORDS: usize = 64;
-
 /// The compiler: every word of the program, in order, into `e`.
 fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
     let g = Graph::open(model)?;
@@ -290,6 +287,14 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     // Every operator implemented, before anything about tensors: an unsupported model is
     // refused naming its first unsupported operator.
     for i in 0..g.n_ops {
+        let (code, name) = op_code(&g.model, &g.sg, i)?;
+        if !ops::supported(code) {
+            return Err(LoadError::Operator {
+                op: i,
+                name,
+                error: KernelError::unsupported(name, "operator not implemented"),
+            });
+        }
         op_view(&g.model, &g.sg, i, g.n_tensors)?;
     }
     // Then every operator's tensors (a fault names the first operator that uses the tensor),
@@ -378,8 +383,13 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     // Operator records.
     for i in 0..g.n_ops {
         let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
-        let (prep, table) = prepare(&g.model, &g.sg, &v, i)?;
-        let constants = Constants::of(&g.model, &g.sg, &v, &prep)?;
+        let prep = ops::prepare(&Prep {
+            model: &g.model,
+            sg: &g.sg,
+            v: &v,
+            index: i,
+        })?;
+        let (table, constants) = (&prep.table, &prep.constants);
         let kerr = |error: KernelError| LoadError::Operator {
             op: i,
             name: v.name,
@@ -388,8 +398,8 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         e.op = i;
         e.name = v.name;
         e.what = "operator kind, inputs or output";
-        let kind = prep.kind();
-        let pw = Prepared::param_words(kind).unwrap_or(0);
+        let kind = prep.kind;
+        let pw = prep.words().len();
         let n = table.len();
         let builtin = u16::try_from(v.code).map_err(|_| LoadError::Unsupported {
             what: "a builtin operator code over 16 bits",
@@ -404,7 +414,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         for k in 0..v.n_in {
             let l = match usize::try_from(v.inputs[k]) {
                 // An input the kernel never reads has no location: nothing views it.
-                Ok(_) if !reads_input(v.code, k) => Loc::Absent,
+                Ok(_) if !prep.reads(k) => Loc::Absent,
                 Ok(t) => loc_of(
                     model,
                     &g,
@@ -419,17 +429,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
             push_loc(e, l)?;
         }
         e.what = "operator parameters";
-        let mut buf = [0u32; MAX_PARAM_WORDS];
-        let words = buf.get_mut(..pw).ok_or(LoadError::Unsupported {
-            what: "parameters larger than the program format allows",
-        })?;
-        if !prep.put(words) {
-            return Err(kerr(KernelError::unsupported(
-                v.name,
-                "a parameter over 32 bits",
-            )));
-        }
-        for &w in words.iter() {
+        for &w in prep.words() {
             e.push(w)?;
         }
         let base = e.pos;

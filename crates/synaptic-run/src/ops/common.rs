@@ -1,66 +1,10 @@
-//! The operators: parameter structs built once (at load) and pure kernels run per inference.
-//!
-//! Each operator has a `*Params` struct whose constructor takes the operator's options, the
-//! tensor shapes and quantizations, validates them the way TFLM's `Prepare` does and
-//! precomputes everything that does not depend on the data; the kernel function then takes
-//! the params and the data slices. Per-channel requantization tables are the caller's slices
-//! (see [`crate::math::per_channel_multipliers`]), so they can live in the persistent region
-//! or in flash.
-//!
-//! | operator | kernel | mirrors (`tensorflow/lite/kernels/internal/reference/...`) |
-//! |---|---|---|
-//! | CONV_2D | [`conv::conv2d`] | `integer_ops/conv.h` `ConvPerChannel` |
-//! | DEPTHWISE_CONV_2D | [`conv::depthwise_conv2d`] | `integer_ops/depthwise_conv.h` `DepthwiseConvPerChannel` |
-//! | FULLY_CONNECTED | [`fully_connected::fully_connected`] | `integer_ops/fully_connected.h` (`FullyConnected`, `FullyConnectedPerChannel`) |
-//! | AVERAGE_POOL_2D, MAX_POOL_2D | [`pooling::average_pool`], [`pooling::max_pool`] | `integer_ops/pooling.h` |
-//! | SOFTMAX | [`activations::softmax`] | `softmax.h` `Softmax<int8_t, int8_t>` |
-//! | LOGISTIC | [`activations::logistic`] | `integer_ops/logistic.h` |
-//! | ADD, MUL | [`elementwise::add`], [`elementwise::mul`] | `integer_ops/add.h`, `integer_ops/mul.h` (with broadcasting) |
-//! | MEAN | [`reduce::mean`] | `reduce.h` `QuantizedMeanOrSum` |
-//! | PAD, CONCATENATION, TRANSPOSE, RESHAPE, SQUEEZE | [`layout`] | `pad.h`, `concatenation.h`, `transpose.h` (and plain copies) |
-//! | QUANTIZE, DEQUANTIZE | [`quantize`] | `quantize.h` `AffineQuantize`, `requantize.h`, `dequantize.h` |
-//!
-//! [`overlapped`] runs the kernels that have an access contract ([`crate::contract`]) on one
-//! buffer holding both the input and the output, at a safe overlap (issue 12).
-
-pub mod activations;
-pub mod conv;
-pub mod elementwise;
-pub mod fully_connected;
-pub mod layout;
-pub mod overlapped;
-pub mod pooling;
-pub mod quantize;
-pub mod reduce;
+//! What every kernel shares: shapes ([`Dims`], [`size`]: the one size rule), row-major
+//! offsets, and the element traits that let a kernel read int8 weights in place from the model
+//! bytes ([`Int8`] over `u8`), int32 biases from little-endian bytes ([`LeI32`]) and write int8
+//! outputs into a buffer an overlapped kernel shares ([`Int8Out`]).
 
 use crate::error::KernelError;
-
-/// The largest tensor rank the kernels accept (TFLM's broadcast and transpose limit).
-pub const MAX_DIMS: usize = 6;
-
-/// The largest element (and byte) count of a tensor the kernels accept: TFLM's sizes are
-/// `int`. Every parameter constructor refuses a shape whose dimensions multiply (zeros counted
-/// as 1) beyond it ([`size`]), so no product of a kernel's dimensions or loop indices can
-/// overflow `usize` on a 32-bit target.
-pub const MAX_TENSOR_SIZE: usize = i32::MAX as usize;
-
-/// The product of `shape`'s dimensions with zeros counted as 1 (the largest any partial product
-/// of them reaches), if it is at most [`MAX_TENSOR_SIZE`].
-pub fn extent(shape: &[usize]) -> Option<usize> {
-    shape.iter().try_fold(1usize, |acc, &d| {
-        acc.checked_mul(d.max(1)).filter(|&e| e <= MAX_TENSOR_SIZE)
-    })
-}
-
-/// Elements of a tensor of `shape`, or a shape error of `op` if its [`extent`] is beyond
-/// [`MAX_TENSOR_SIZE`] (the one size rule of every parameter constructor).
-pub fn size(op: &'static str, shape: &[usize]) -> Result<usize, KernelError> {
-    extent(shape).ok_or(KernelError::shape(
-        op,
-        "a tensor size overflows (over 2^31 - 1)",
-    ))?;
-    Ok(shape.iter().product())
-}
+pub use crate::limits::{size, MAX_DIMS};
 
 /// A tensor shape of up to [`MAX_DIMS`] dimensions, stored inline (no allocation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,7 +94,7 @@ impl Int8 for u8 {
 }
 
 /// An int8 output element: `i8`, or its byte (`u8`) in a buffer an overlapped kernel shares
-/// with its input ([`overlapped::fully_connected_rows`]): the same value either way.
+/// with its input ([`super::fully_connected::fully_connected_rows`]): the same value either way.
 pub trait Int8Out: Copy {
     /// The element holding `v`.
     fn from_i8(v: i8) -> Self;
@@ -251,9 +195,9 @@ impl Int32s for [u32] {
     }
 }
 
-// The program's word codec of a shape (`crate::program::codec`): the rank, then the
+// The program's word codec of a shape (`crate::format::codec`): the rank, then the
 // dimensions; a rank over `MAX_DIMS` decodes to nothing.
-impl crate::program::codec::Words for Dims {
+impl crate::format::codec::Words for Dims {
     const N: usize = 1 + MAX_DIMS;
     fn put(&self, w: &mut [u32]) -> bool {
         w.len() == Self::N && self.len.put(&mut w[..1]) && self.dims.put(&mut w[1..])

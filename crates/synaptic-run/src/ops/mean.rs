@@ -8,9 +8,16 @@
 //! in TFLM's `ResolveAxis`. Each output sums its own inputs, so no scratch accumulator is
 //! needed (integer sums do not depend on order).
 
-use super::{Dims, QInt, MAX_DIMS};
-use crate::error::KernelError;
+use synaptic_tflite::{code, TensorType};
+
+use super::common::{Dims, QInt, MAX_DIMS};
+use super::prep::small_i32s;
+use super::{Kernel, Operands, Prep, Prepared};
+use crate::error::{KernelError, LoadError};
 use crate::math::{multiply_by_quantized_multiplier, requantization_multiplier, QuantParams};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::MEAN];
 
 const OP: &str = "MEAN";
 
@@ -145,8 +152,8 @@ pub fn mean<T: QInt>(p: &MeanParams, input: &[T], output: &mut [T]) -> Result<()
     Ok(())
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(MeanParams {
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(MeanParams {
     input: Dims,
     reduced: [bool; MAX_DIMS],
     elements_in_axis: usize,
@@ -156,3 +163,34 @@ crate::program::codec::words!(MeanParams {
     multiplier: i32,
     shift: i32,
 });
+
+/// Prepares MEAN.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(2, 2)?;
+    let (x, axes, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    cx.int8_activation(&x)?;
+    cx.int8_activation(&out)?;
+    cx.constant(&axes, "non-constant axes")?;
+    if axes.ty != TensorType::Int32 {
+        return Err(cx.unsupported("only int32 axes"));
+    }
+    cx.quantized(&[&x, &out])?;
+    let (ax, n) = small_i32s::<MAX_DIMS>(&axes.data[..axes.bytes])
+        .ok_or(cx.unsupported("axes of more than 6 int32 values"))?;
+    let p = MeanParams::new(x.shape(), &ax[..n], out.shape(), x.q, out.q).map_err(|e| cx.err(e))?;
+    Prepared::of::<Mean>(cx, p)
+}
+
+/// The MEAN kernel, int8.
+pub struct Mean;
+
+impl Kernel for Mean {
+    const NAME: &'static str = "MEAN";
+    type Params = MeanParams;
+
+    #[inline]
+    fn run(p: &MeanParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i8(0)?;
+        mean(p, x, io.out_i8()?)
+    }
+}

@@ -1,4 +1,4 @@
-//! SOFTMAX and LOGISTIC, int8, in TFLM's fixed-point arithmetic.
+//! SOFTMAX, int8, in TFLM's fixed-point arithmetic.
 //!
 //! SOFTMAX mirrors `reference_ops::Softmax<int8_t, int8_t>` (`kernels/internal/reference/
 //! softmax.h`) prepared by `CalculateSoftmaxParams` (`micro/kernels/softmax_common.cc`): the
@@ -8,21 +8,23 @@
 //! contribute nothing and output -128. TFLM requires an int8 output of zero point -128 and
 //! scale exactly 1/256.
 //!
-//! LOGISTIC mirrors `reference_integer_ops::Logistic(int8)` prepared by
-//! `CalculateArithmeticOpDataLogistic` (`micro/kernels/logistic_common.cc`): the input is
-//! scaled into Q4.27 (`frexp` of `input_scale * 2^27`, with no renormalisation of a mantissa
-//! that rounds to 2^31, exactly as TFLM), saturated beyond the input radius, and gemmlowp's
-//! `logistic` gives a Q0 result scaled to 1/256 with zero point -128.
 
-use super::size;
-use crate::error::KernelError;
-use crate::fixedpoint::{exp_on_negative_values, logistic as fp_logistic, rescale};
+use synaptic_tflite::code;
+
+use super::in_place::{check, drive, x8, InPlace};
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use crate::contract::{Access, Contract, Direction};
+use crate::error::{KernelError, LoadError};
+use crate::fixedpoint::{exp_on_negative_values, rescale};
 use crate::fixedpoint::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
-use crate::math::{calculate_input_radius, frexp, get_reciprocal, int8_zero_point, round_f64};
+use crate::limits::size;
+use crate::math::{calculate_input_radius, get_reciprocal};
 use crate::math::{
-    multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_greater_than_one,
-    preprocess_softmax_scaling, QuantParams,
+    multiply_by_quantized_multiplier_greater_than_one, preprocess_softmax_scaling, QuantParams,
 };
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::SOFTMAX];
 
 const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 const ACCUMULATION_INTEGER_BITS: i32 = 12;
@@ -107,7 +109,7 @@ pub fn softmax(p: &SoftmaxParams, input: &[i8], output: &mut [i8]) -> Result<(),
 }
 
 /// What one SOFTMAX row's outputs need: the row maximum, the reciprocal of the sum of
-/// exponentials and its exponent (shared with [`super::overlapped`]).
+/// exponentials and its exponent (shared by the plain and in-place kernels).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SoftmaxRow {
     max: i8,
@@ -171,87 +173,91 @@ pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
     }
 }
 
-/// A prepared int8 LOGISTIC: made only by [`LogisticParams::new`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogisticParams {
-    /// Input zero point.
-    pub(crate) input_zero_point: i32,
-    /// Inputs at or beyond ± this saturate.
-    pub(crate) input_range_radius: i32,
-    /// Q31 multiplier into Q4.27.
-    pub(crate) input_multiplier: i32,
-    /// Its shift.
-    pub(crate) input_left_shift: i32,
-}
-
-impl LogisticParams {
-    /// Prepares LOGISTIC; TFLM requires the int8 output zero point to be -128 (and assumes
-    /// scale 1/256).
-    pub fn new(input: QuantParams, output: QuantParams) -> Result<Self, KernelError> {
-        const OP: &str = "LOGISTIC";
-        const INPUT_INTEGER_BITS: i32 = 4;
-        if output.zero_point != -128 {
-            return Err(KernelError::unsupported(
-                OP,
-                "int8 output zero point must be -128",
-            ));
+/// SOFTMAX ([`softmax`]) with input and output in `buf`: forward only (a row is read twice
+/// before its first output is written).
+pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
+    if at.direction == Direction::Backward {
+        return Err(KernelError::unsupported("SOFTMAX", "backward execution"));
+    }
+    check("SOFTMAX", &contract(p), buf, &at)?;
+    let depth = p.depth.max(1);
+    let mut row = None;
+    drive::<1>(buf, at.output, p.outer * p.depth, at.direction, |buf, j| {
+        if j % depth == 0 {
+            let start = at.input + j;
+            row = Some(softmax_row(
+                p,
+                buf[start..start + depth].iter().map(|&b| b as i8),
+            )?);
         }
-        let input_zero_point = int8_zero_point(OP, input)?;
-        let real = f64::from(input.scale) * f64::from(1i32 << (31 - INPUT_INTEGER_BITS));
-        let (q, shift) = frexp(real);
-        // static_cast<int32_t>(TfLiteRound(q * 2^31)): no renormalisation here.
-        let multiplier = round_f64(q * (1u64 << 31) as f64) as i64 as i32;
-        // TFLM's `1LL << input_left_shift` is defined for 0..=62 only (an input scale of
-        // 2^-28 or more and below 2^35).
-        let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31)
-            .filter(|_| real.is_finite() && real > 0.0)
-            .ok_or(KernelError::unsupported(OP, "input scale out of range"))?;
-        Ok(LogisticParams {
-            input_zero_point,
-            input_range_radius: radius,
-            input_multiplier: multiplier,
-            input_left_shift: shift,
-        })
+        // Forward (checked above): the row was prepared at its first element.
+        let r = row
+            .as_ref()
+            .ok_or(KernelError::unsupported("SOFTMAX", "backward execution"))?;
+        Ok([softmax_value(p, r, x8(buf, at.input, j)) as u8])
+    })
+}
+
+/// SOFTMAX's access contract: the first element of a row reads the whole row, the others
+/// their own element (forward only).
+pub fn contract(p: &SoftmaxParams) -> Contract {
+    Contract {
+        access: Access::RowThenElement { depth: p.depth },
+        in_elems: p.outer * p.depth,
+        out_elems: p.outer * p.depth,
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: false,
     }
 }
 
-/// LOGISTIC, int8 in, int8 out (`scale 1/256, zero point -128`).
-pub fn logistic(p: &LogisticParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    KernelError::check_len("LOGISTIC", "output", input.len(), output.len())?;
-    for (&x, o) in input.iter().zip(output.iter_mut()) {
-        *o = logistic_value(p, x);
+/// Prepares SOFTMAX.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(1, 1)?;
+    let (x, out) = (cx.input(0)?, cx.output()?);
+    cx.int8_activation(&x)?;
+    cx.int8_activation(&out)?;
+    if x.bytes != out.bytes {
+        return Err(cx.shape("input and output differ in size"));
     }
-    Ok(())
+    cx.quantized(&[&x, &out])?;
+    let beta = cx.op().softmax_beta()?;
+    let p = SoftmaxParams::new(beta, x.shape(), x.q, out.q).map_err(|e| cx.err(e))?;
+    Prepared::of::<Softmax>(cx, p)
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(SoftmaxParams {
+/// The SOFTMAX kernel, int8.
+pub struct Softmax;
+
+impl Kernel for Softmax {
+    const NAME: &'static str = "SOFTMAX";
+    type Params = SoftmaxParams;
+    const FORWARD_ONLY: bool = true;
+
+    #[inline]
+    fn run(p: &SoftmaxParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i8(0)?;
+        softmax(p, x, io.out_i8()?)
+    }
+
+    fn contract(p: &SoftmaxParams, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract(p))
+    }
+
+    fn run_in_place(
+        p: &SoftmaxParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        softmax_in_place(p, io.buf, io.at)?;
+        Ok(p.outer * p.depth)
+    }
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(SoftmaxParams {
     outer: usize,
     depth: usize,
     input_multiplier: i32,
     input_left_shift: i32,
     diff_min: i32,
 });
-
-crate::program::codec::words!(LogisticParams {
-    input_zero_point: i32,
-    input_range_radius: i32,
-    input_multiplier: i32,
-    input_left_shift: i32,
-});
-
-/// One LOGISTIC output (shared with [`super::overlapped`]).
-#[inline]
-pub(crate) fn logistic_value(p: &LogisticParams, x: i8) -> i8 {
-    let v = i32::from(x) - p.input_zero_point;
-    if v <= -p.input_range_radius {
-        i8::MIN
-    } else if v >= p.input_range_radius {
-        i8::MAX
-    } else {
-        let in_q4 = multiply_by_quantized_multiplier(v, p.input_multiplier, p.input_left_shift);
-        let out_q0 = fp_logistic(in_q4, 4);
-        let out = rounding_divide_by_pot(out_q0, 31 - 8);
-        (out - 128).clamp(-128, 127) as i8
-    }
-}

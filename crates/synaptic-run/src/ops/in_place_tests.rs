@@ -6,12 +6,31 @@
 //! bounds are tight, not vacuous. Case counts are scaled down under Miri.
 
 use super::*;
-use crate::contract::SafeOverlap;
-use crate::kernels::conv::{ConvOptions, DepthwiseOptions};
-use crate::kernels::fully_connected::FullyConnectedOptions;
-use crate::kernels::pooling::PoolOptions;
-use crate::kernels::{activations, conv, elementwise, fully_connected, layout, pooling, quantize};
-use crate::math::{compute_padding, Activation, Padding};
+use crate::contract::{Contract, Direction, SafeOverlap};
+use crate::error::KernelError;
+use crate::math::{compute_padding, Activation, Padding, QuantParams};
+use crate::ops::add::{add, AddParams};
+use crate::ops::average_pool_2d::{average_pool, average_pool_in_place};
+use crate::ops::binary;
+use crate::ops::conv_2d::{conv2d, conv2d_in_place, ConvOptions, ConvParams};
+use crate::ops::depthwise_conv_2d::{
+    depthwise_conv2d, depthwise_conv2d_in_place, DepthwiseOptions,
+};
+use crate::ops::dequantize::{dequantize, dequantize_i8_in_place};
+use crate::ops::fully_connected::FC_ROW_BUFFER;
+use crate::ops::fully_connected::{
+    fully_connected, fully_connected_in_place, fully_connected_rows, FullyConnectedOptions,
+    FullyConnectedParams,
+};
+use crate::ops::logistic::{logistic, logistic_in_place, LogisticParams};
+use crate::ops::max_pool_2d::{max_pool, max_pool_in_place};
+use crate::ops::mul::{mul, MulParams};
+use crate::ops::pool_2d::{PoolOptions, PoolParams};
+use crate::ops::quantize::{
+    quantize_f32, quantize_f32_i8_in_place, requantize, requantize_i8_in_place, RequantizeParams,
+};
+use crate::ops::reshape::{copy, copy_in_place};
+use crate::ops::softmax::{softmax, softmax_in_place, SoftmaxParams};
 use proptest::prelude::*;
 use std::vec;
 use std::vec::Vec;
@@ -229,11 +248,7 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
         .collect();
     let (m, s) = rng.tables(p.output_shape[3]);
     let mut expected = vec![0i8; p.output_shape.iter().product()];
-    let plain = if depthwise {
-        conv::depthwise_conv2d
-    } else {
-        conv::conv2d
-    };
+    let plain = if depthwise { depthwise_conv2d } else { conv2d };
     plain(
         &p,
         &m[..],
@@ -246,12 +261,12 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
         if depthwise {
-            depthwise_conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+            depthwise_conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         } else {
-            conv2d(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+            conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         }
     };
-    let c = Contract::conv(&p, depthwise);
+    let c = crate::ops::conv_2d::contract(&p, depthwise);
     case(&c, &as_u8(&input), &as_u8(&expected), &mut rng, &run)
 }
 
@@ -292,23 +307,19 @@ fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
     };
     let input = rng.i8s(b * h * w * c);
     let mut expected = vec![0i8; b * oh * ow * c];
-    let plain = if avg {
-        pooling::average_pool
-    } else {
-        pooling::max_pool
-    };
+    let plain = if avg { average_pool } else { max_pool };
     if plain(&p, &input, &mut expected).is_err() {
         return Ok(0); // a window entirely in the padding: refused by both
     }
     let run = |buf: &mut [u8], at: InPlace| {
         if avg {
-            average_pool(&p, buf, at)
+            average_pool_in_place(&p, buf, at)
         } else {
-            max_pool(&p, buf, at)
+            max_pool_in_place(&p, buf, at)
         }
     };
     case(
-        &Contract::pool(&p),
+        &crate::ops::pool_2d::contract(&p),
         &as_u8(&input),
         &as_u8(&expected),
         &mut rng,
@@ -342,7 +353,7 @@ fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
     let bias: Vec<i32> = (0..od).map(|_| rng.next() as i32 >> 12).collect();
     let (m, s) = rng.tables(p.table_len());
     let mut expected = vec![0i8; b * od];
-    fully_connected::fully_connected(
+    fully_connected(
         &p,
         &m[..],
         &s[..],
@@ -353,10 +364,10 @@ fn fc_property(seed: u64) -> Result<usize, TestCaseError> {
     )
     .unwrap();
     let run = |buf: &mut [u8], at: InPlace| {
-        fully_connected(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+        fully_connected_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
     };
     case(
-        &Contract::fully_connected(&p),
+        &crate::ops::fully_connected::contract(&p),
         &as_u8(&input),
         &as_u8(&expected),
         &mut rng,
@@ -396,7 +407,7 @@ fn fc_rows_property(seed: u64) -> Result<usize, TestCaseError> {
     let bias: Vec<i32> = (0..od).map(|_| rng.next() as i32 >> 12).collect();
     let (m, s) = rng.tables(p.table_len());
     let mut expected = vec![0i8; b * od];
-    fully_connected::fully_connected(
+    fully_connected(
         &p,
         &m[..],
         &s[..],
@@ -409,11 +420,11 @@ fn fc_rows_property(seed: u64) -> Result<usize, TestCaseError> {
     let run = |buf: &mut [u8], at: InPlace| {
         fully_connected_rows(&p, buf, at, |x, out| {
             let one = FullyConnectedParams { batches: 1, ..p };
-            fully_connected::fully_connected(&one, &m[..], &s[..], x, &filter, Some(&bias[..]), out)
+            fully_connected(&one, &m[..], &s[..], x, &filter, Some(&bias[..]), out)
         })
     };
     case(
-        &Contract::fully_connected(&p),
+        &crate::ops::fully_connected::contract(&p),
         &as_u8(&input),
         &as_u8(&expected),
         &mut rng,
@@ -455,34 +466,38 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
             if kind == 0 {
                 let p = AddParams::new(act, s1, s2, &shape, q1, q2, qo).unwrap();
                 if which == 0 {
-                    elementwise::add(&p, &input, &other, &mut expected).unwrap();
+                    add(&p, &input, &other, &mut expected).unwrap();
                 } else {
-                    elementwise::add(&p, &other, &input, &mut expected).unwrap();
+                    add(&p, &other, &input, &mut expected).unwrap();
                 }
-                run = std::boxed::Box::new(move |buf, at| add(&p, which, &other, buf, at));
+                run = std::boxed::Box::new(move |buf, at| {
+                    binary::run_in_place(&p, which, &other, buf, at)
+                });
             } else {
                 let p = MulParams::new(act, s1, s2, &shape, q1, q2, qo).unwrap();
                 if which == 0 {
-                    elementwise::mul(&p, &input, &other, &mut expected).unwrap();
+                    mul(&p, &input, &other, &mut expected).unwrap();
                 } else {
-                    elementwise::mul(&p, &other, &input, &mut expected).unwrap();
+                    mul(&p, &other, &input, &mut expected).unwrap();
                 }
-                run = std::boxed::Box::new(move |buf, at| mul(&p, which, &other, buf, at));
+                run = std::boxed::Box::new(move |buf, at| {
+                    binary::run_in_place(&p, which, &other, buf, at)
+                });
             }
             contract = Contract::elementwise(n, 1, 1);
             expected_bytes = as_u8(&expected);
         }
         2 => {
             let p = LogisticParams::new(rng.quant(), QuantParams::new(1.0 / 256.0, -128)).unwrap();
-            activations::logistic(&p, &input, &mut expected).unwrap();
-            run = std::boxed::Box::new(move |buf, at| logistic(&p, n, buf, at));
+            logistic(&p, &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| logistic_in_place(&p, n, buf, at));
             contract = Contract::elementwise(n, 1, 1);
             expected_bytes = as_u8(&expected);
         }
         3 => {
             let p = RequantizeParams::new(rng.quant(), rng.quant()).unwrap();
-            quantize::requantize(&p, &input, &mut expected).unwrap();
-            run = std::boxed::Box::new(move |buf, at| requantize_i8(&p, n, buf, at));
+            requantize(&p, &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| requantize_i8_in_place(&p, n, buf, at));
             contract = Contract::elementwise(n, 1, 1);
             expected_bytes = as_u8(&expected);
         }
@@ -490,8 +505,8 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
             // DEQUANTIZE int8 → float32 (output 4 bytes per element).
             let q = rng.quant();
             let mut out = vec![0f32; n];
-            quantize::dequantize(q, &input, &mut out).unwrap();
-            run = std::boxed::Box::new(move |buf, at| dequantize_i8(q, n, buf, at));
+            dequantize(q, &input, &mut out).unwrap();
+            run = std::boxed::Box::new(move |buf, at| dequantize_i8_in_place(q, n, buf, at));
             contract = Contract::elementwise(n, 1, 4);
             expected_bytes = out.iter().flat_map(|f| f.to_ne_bytes()).collect();
         }
@@ -499,16 +514,16 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
             // QUANTIZE float32 → int8: the input is the floats' bytes.
             let floats: Vec<f32> = input.iter().map(|&x| f32::from(x) * 0.37).collect();
             let q = rng.quant();
-            quantize::quantize_f32(q, &floats, &mut expected).unwrap();
+            quantize_f32(q, &floats, &mut expected).unwrap();
             let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_ne_bytes()).collect();
             let c = Contract::elementwise(n, 4, 1);
-            let run = move |buf: &mut [u8], at: InPlace| quantize_f32_i8(q, n, buf, at);
+            let run = move |buf: &mut [u8], at: InPlace| quantize_f32_i8_in_place(q, n, buf, at);
             return case(&c, &bytes, &as_u8(&expected), &mut rng, &run);
         }
         _ => {
             // RESHAPE / SQUEEZE: a byte copy (nothing at delta 0).
-            layout::copy("RESHAPE", &input, &mut expected).unwrap();
-            run = std::boxed::Box::new(move |buf, at| copy("RESHAPE", n, buf, at));
+            copy("RESHAPE", &input, &mut expected).unwrap();
+            run = std::boxed::Box::new(move |buf, at| copy_in_place("RESHAPE", n, buf, at));
             contract = Contract::elementwise(n, 1, 1);
             expected_bytes = as_u8(&expected);
         }
@@ -529,10 +544,10 @@ fn softmax_property(seed: u64) -> Result<usize, TestCaseError> {
     .unwrap();
     let input = rng.i8s(n);
     let mut expected = vec![0i8; n];
-    activations::softmax(&p, &input, &mut expected).unwrap();
-    let run = |buf: &mut [u8], at: InPlace| softmax(&p, buf, at);
+    softmax(&p, &input, &mut expected).unwrap();
+    let run = |buf: &mut [u8], at: InPlace| softmax_in_place(&p, buf, at);
     case(
-        &Contract::softmax(&p),
+        &crate::ops::softmax::contract(&p),
         &as_u8(&input),
         &as_u8(&expected),
         &mut rng,
@@ -632,14 +647,13 @@ fn person_detect_peak_runs_backward_sixteen_bytes_up() {
     let filter = rng.i8s(16 * 8);
     let (m, s) = rng.tables(16);
     let mut expected = vec![0i8; h * w * 16];
-    conv::conv2d::<i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected)
-        .unwrap();
+    conv2d::<i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected).unwrap();
     let mut buf = vec![0u8; 16 + h * w * 16];
     buf[..h * w * 8].copy_from_slice(&as_u8(&input));
     let fwd = InPlace::new(0, 16, Direction::Forward);
-    assert!(conv2d::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
+    assert!(conv2d_in_place::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
     let back = InPlace::new(0, 16, Direction::Backward);
-    conv2d::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
+    conv2d_in_place::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
     assert_eq!(&buf[16..], &as_u8(&expected)[..]);
     if !cfg!(miri) {
         assert_eq!(buf.len(), 36_880);

@@ -8,11 +8,29 @@
 //! `double(float(input_scale * filter_scale)) / double(output_scale)` — the product of the two
 //! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
 //! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
+//!
+//! Without a filter offset the input offset and the bias fold into one constant per output
+//! channel (the program's constants, `Constants::FullyConnected`), so the inner loop is a plain
+//! dot product. Overlapped: rows of at most [`FC_ROW_BUFFER`] bytes are copied to the stack at
+//! their first step ([`Access::RowsBuffered`]), longer ones re-read per output.
 
-use super::{size, Int32s, Int8, Int8Out};
-use crate::error::KernelError;
+use synaptic_tflite::{code, TensorType};
+
+use super::common::{size, Int32s, Int8, Int8Out};
+use super::in_place::{check, drive, InPlace};
+use super::tables::{Constants, Table};
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use crate::contract::{Access, Contract, Direction};
+use crate::error::{KernelError, LoadError};
 use crate::math::{activation_range_i8, int8_zero_point, requantization_multiplier, Requantizer};
-use crate::math::{Activation, QuantParams};
+use crate::math::{multiply_by_quantized_multiplier, Activation, QuantParams};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
+
+/// Longest FULLY_CONNECTED input row (bytes) the overlapped kernel copies to the stack before
+/// computing the row's outputs, so that they may overwrite it.
+pub const FC_ROW_BUFFER: usize = 64;
 
 const OP: &str = "FULLY_CONNECTED";
 
@@ -27,7 +45,7 @@ pub struct FullyConnectedOptions {
 
 /// Everything FULLY_CONNECTED needs besides the data and the multiplier tables: made only by
 /// [`FullyConnectedParams::new`] / [`FullyConnectedParams::with_scale_count`], which check the
-/// shapes (sizes within [`super::MAX_TENSOR_SIZE`]), the zero points and the activation range.
+/// shapes (sizes within [`crate::limits::MAX_TENSOR_SIZE`]), the zero points and the activation range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FullyConnectedParams {
     /// Rows of the input (all dimensions but the last, of the output).
@@ -402,8 +420,313 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     Ok(())
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(FullyConnectedParams {
+/// FULLY_CONNECTED ([`fully_connected`]) with input and output in `buf`.
+#[allow(clippy::too_many_arguments)]
+pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &T,
+    shifts: &T,
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "FULLY_CONNECTED";
+    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
+    if filter.len() < p.output_depth * p.accum_depth {
+        return Err(KernelError::Length {
+            op: OP,
+            what: "filter",
+            expected: p.output_depth * p.accum_depth,
+            got: filter.len(),
+        });
+    }
+    if let Some(b) = bias {
+        if b.count() < p.output_depth {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "bias",
+                expected: p.output_depth,
+                got: b.count(),
+            });
+        }
+    }
+    let contract = contract(p);
+    check(OP, &contract, buf, &at)?;
+    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
+    let n = p.batches * p.output_depth;
+    // Short rows are copied to the stack at the row's first step (the contract's
+    // `RowsBuffered`); longer ones are read from the buffer at every step (`Rows`).
+    let buffered = matches!(contract.access, Access::RowsBuffered { .. });
+    let mut row_copy = [0u8; FC_ROW_BUFFER];
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let (b, oc) = (j / p.output_depth, j % p.output_depth);
+        let row_start = at.input + b * p.accum_depth;
+        let first = match at.direction {
+            Direction::Forward => oc == 0,
+            Direction::Backward => oc + 1 == p.output_depth,
+        };
+        if buffered && first {
+            row_copy[..p.accum_depth].copy_from_slice(&buf[row_start..row_start + p.accum_depth]);
+        }
+        let row: &[u8] = if buffered {
+            &row_copy[..p.accum_depth]
+        } else {
+            &buf[row_start..row_start + p.accum_depth]
+        };
+        let weights = &filter[oc * p.accum_depth..(oc + 1) * p.accum_depth];
+        let mut acc: i32 = 0;
+        for (k, &w) in weights.iter().enumerate() {
+            let x = row[k] as i8;
+            acc = acc.wrapping_add(
+                (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
+            );
+        }
+        if let Some(bias) = bias {
+            acc = acc.wrapping_add(bias.at(oc));
+        }
+        let (m, s) = if p.per_channel {
+            (multipliers.at(oc), shifts.at(oc))
+        } else {
+            (multipliers.at(0), shifts.at(0))
+        };
+        let v = multiply_by_quantized_multiplier(acc, m, s).wrapping_add(p.output_offset);
+        Ok([v.clamp(p.act_min, p.act_max) as i8 as u8])
+    })
+}
+
+/// FULLY_CONNECTED with short rows ([`Access::RowsBuffered`]: at most [`FC_ROW_BUFFER`]
+/// bytes) in `buf`, a row at a time in `at.direction`: the input row is copied to the stack,
+/// then `row(x, out)` computes the row's outputs from the copy straight into the buffer (a
+/// plain kernel with one batch, e.g. [`fully_connected_folded`] with
+/// `u8` outputs). The same reads and writes as [`fully_connected`]'s steps up to their order
+/// inside a row, which the contract does not constrain: only a row's first step reads, so
+/// every write of row `r` must land outside the rows still to be read whatever the element —
+/// the contract's bound at the row's extreme element says so for all of them.
+pub fn fully_connected_rows(
+    p: &FullyConnectedParams,
+    buf: &mut [u8],
+    at: InPlace,
+    mut row: impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    const OP: &str = "FULLY_CONNECTED";
+    if p.batches == 1 && p.accum_depth <= SHORT_ROW {
+        // One short row (every FULLY_CONNECTED of a vector): it is copied before any output is
+        // written, so every placement of the two in `buf` is safe — what the contract of
+        // `Access::RowsBuffered` with one row says — and only the bounds are checked.
+        let (ad, od) = (p.accum_depth, p.output_depth);
+        let fits = |start: usize, n: usize| start.checked_add(n).filter(|&e| e <= buf.len());
+        let (Some(in_end), Some(out_end)) = (fits(at.input, ad), fits(at.output, od)) else {
+            return Err(KernelError::Length {
+                op: OP,
+                what: "buffer (input or output end)",
+                expected: at.input.max(at.output).saturating_add(ad.max(od)),
+                got: buf.len(),
+            });
+        };
+        let mut x = [0i8; SHORT_ROW];
+        for (d, &v) in x.iter_mut().zip(&buf[at.input..in_end]) {
+            *d = v as i8;
+        }
+        return row(&x[..ad], &mut buf[at.output..out_end]);
+    }
+    let contract = contract(p);
+    if !matches!(contract.access, Access::RowsBuffered { .. }) {
+        return Err(KernelError::unsupported(
+            OP,
+            "row-wise overlapped execution of rows longer than the row buffer",
+        ));
+    }
+    check(OP, &contract, buf, &at)?;
+    // The row copy is zeroed first (safe Rust): a short row takes a short buffer.
+    if p.accum_depth <= SHORT_ROW {
+        rows_through::<SHORT_ROW>(p, buf, at, &mut row)
+    } else {
+        rows_through::<FC_ROW_BUFFER>(p, buf, at, &mut row)
+    }
+}
+
+/// Rows of at most this many bytes are copied through a buffer of this size.
+const SHORT_ROW: usize = 16;
+
+/// [`fully_connected_rows`]' loop, with a row buffer of `N >= accum_depth` bytes.
+#[inline(always)]
+fn rows_through<const N: usize>(
+    p: &FullyConnectedParams,
+    buf: &mut [u8],
+    at: InPlace,
+    row: &mut impl FnMut(&[i8], &mut [u8]) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    let (ad, od) = (p.accum_depth, p.output_depth);
+    let mut x = [0i8; N];
+    for r in 0..p.batches {
+        let b = match at.direction {
+            Direction::Forward => r,
+            Direction::Backward => p.batches - 1 - r,
+        };
+        let src = at.input + b * ad;
+        for (d, &v) in x[..ad].iter_mut().zip(&buf[src..src + ad]) {
+            *d = v as i8;
+        }
+        let dst = at.output + b * od;
+        row(&x[..ad], &mut buf[dst..dst + od])?;
+    }
+    Ok(())
+}
+
+/// FULLY_CONNECTED's access contract for its input 0: rows of at most [`FC_ROW_BUFFER`] bytes
+/// are buffered ([`Access::RowsBuffered`]), longer ones re-read per output.
+pub fn contract(p: &FullyConnectedParams) -> Contract {
+    let (in_row, out_row) = (p.accum_depth, p.output_depth);
+    Contract {
+        access: if in_row <= FC_ROW_BUFFER {
+            Access::RowsBuffered { in_row, out_row }
+        } else {
+            Access::Rows { in_row, out_row }
+        },
+        in_elems: p.batches * p.accum_depth,
+        out_elems: p.batches * p.output_depth,
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: true,
+    }
+}
+
+/// Prepares FULLY_CONNECTED.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(2, 3)?;
+    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    cx.int8_activation(&x)?;
+    cx.int8_activation(&out)?;
+    if w.ty != TensorType::Int8 {
+        return Err(cx.unsupported("only int8 filters"));
+    }
+    cx.constant(&w, "a non-constant filter")?;
+    let o = cx.op().fully_connected_options()?;
+    let fo = FullyConnectedOptions {
+        activation: cx.activation(o.fused_activation)?,
+        weights_format: o.weights_format,
+    };
+    cx.quantized(&[&x, &out])?;
+    let rows = w.shape().first().copied().unwrap_or(0);
+    let scales = cx.filter_scales(1, &w, rows)?;
+    let p = FullyConnectedParams::with_scale_count(
+        &fo,
+        x.shape(),
+        w.shape(),
+        out.shape(),
+        x.q,
+        scales.len(),
+        w.q.zero_point,
+        out.q,
+    )
+    .map_err(|e| cx.err(e))?;
+    cx.bias(2, p.output_depth)?;
+    let table = if p.per_channel {
+        Table::PerChannel {
+            name: cx.name(),
+            channels: p.output_depth,
+            input: x.q.scale,
+            filter: scales,
+            output: out.q.scale,
+        }
+    } else {
+        Table::FullyConnected {
+            params: p,
+            input: x.q.scale,
+            filter: scales.get(0).ok_or(cx.unsupported("filter scales"))?,
+            output: out.q.scale,
+        }
+    };
+    let constants = if p.foldable() {
+        Constants::FullyConnected {
+            params: p,
+            filter: cx.data(1)?,
+            bias: cx.data(2)?,
+        }
+    } else {
+        Constants::None
+    };
+    Ok(Prepared::of::<FullyConnected>(cx, p)?
+        .with_table(table)
+        .with_constants(constants))
+}
+
+/// The FULLY_CONNECTED kernel, int8.
+pub struct FullyConnected;
+
+impl Kernel for FullyConnected {
+    const NAME: &'static str = "FULLY_CONNECTED";
+    type Params = FullyConnectedParams;
+
+    #[inline]
+    fn run(p: &FullyConnectedParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (m, s) = (io.multipliers(), io.shifts());
+        let n = p
+            .output_depth
+            .checked_mul(p.accum_depth)
+            .ok_or(super::operands::differs(OP))?;
+        let filter = io.bytes(1).get(..n).ok_or(super::operands::differs(OP))?;
+        let (x, c) = (io.i8(0)?, io.constants());
+        if c.is_empty() {
+            let bias = io.bias(2);
+            // The output as bytes, as the in-place rows write it: one instantiation of each
+            // loop for both.
+            fully_connected(p, m, s, x, filter, bias.as_ref(), io.out_bytes())
+        } else {
+            // The bias and input offset folded at compile time (the program's constants).
+            fully_connected_folded(p, m, s, x, filter, c, io.out_bytes())
+        }
+    }
+
+    fn contract(p: &FullyConnectedParams, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract(p))
+    }
+
+    fn run_in_place(
+        p: &FullyConnectedParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let (m, s) = (io.multipliers(), io.shifts());
+        let n = p
+            .output_depth
+            .checked_mul(p.accum_depth)
+            .ok_or(super::operands::differs(OP))?;
+        let filter = io.bytes(1).get(..n).ok_or(super::operands::differs(OP))?;
+        let out = p.batches * p.output_depth;
+        let c = io.constants();
+        // Read only without folded constants (a location decoded per call otherwise).
+        let bias = if c.is_empty() { io.bias(2) } else { None };
+        let (buf, at) = (&mut *io.buf, io.at);
+        if p.accum_depth > FC_ROW_BUFFER {
+            fully_connected_in_place(p, m, s, filter, bias.as_ref(), buf, at)?;
+            return Ok(out);
+        }
+        // Short rows: a row at a time from its copy on the stack, through the plain kernel
+        // writing into the buffer (folded constants when the program has them, as in `run`).
+        let rows;
+        let one = if p.batches == 1 {
+            p
+        } else {
+            rows = FullyConnectedParams { batches: 1, ..*p };
+            &rows
+        };
+        if c.is_empty() {
+            fully_connected_rows(p, buf, at, |x, o| {
+                fully_connected(one, m, s, x, filter, bias.as_ref(), o)
+            })?;
+        } else {
+            fully_connected_rows(p, buf, at, |x, o| {
+                fully_connected_folded(one, m, s, x, filter, c, o)
+            })?;
+        }
+        Ok(out)
+    }
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(FullyConnectedParams {
     batches: usize,
     accum_depth: usize,
     output_depth: usize,

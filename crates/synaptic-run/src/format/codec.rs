@@ -8,7 +8,7 @@
 //! `usize` that does not fit). `put` refuses a value over 32 bits, so a program means the same
 //! on a 64-bit host that compiled it and on the 32-bit target that runs it.
 //!
-//! [`words!`](crate::program::codec::words) implements [`Words`] for a struct from its field
+//! [`words!`](crate::format::codec::words) implements [`Words`] for a struct from its field
 //! list; it is invoked beside each struct (in its kernel module), so private fields stay private
 //! and a field added to a struct but not to its list does not compile (the decoder builds the
 //! struct literal from the list).
@@ -124,6 +124,18 @@ impl<T: Words + Copy + Default, const K: usize> Words for [T; K] {
     }
 }
 
+impl Words for () {
+    const N: usize = 0;
+    #[inline]
+    fn put(&self, w: &mut [u32]) -> bool {
+        w.is_empty()
+    }
+    #[inline]
+    fn get(w: &[u32]) -> Option<Self> {
+        w.is_empty().then_some(())
+    }
+}
+
 impl<A: Words, B: Words> Words for (A, B) {
     const N: usize = A::N + B::N;
     #[inline]
@@ -145,17 +157,17 @@ impl<A: Words, B: Words> Words for (A, B) {
 /// field, so the list cannot miss one.
 macro_rules! words {
     ($t:ty { $($f:ident : $ft:ty),* $(,)? }) => {
-        impl $crate::program::codec::Words for $t {
-            const N: usize = 0 $(+ <$ft as $crate::program::codec::Words>::N)*;
+        impl $crate::format::codec::Words for $t {
+            const N: usize = 0 $(+ <$ft as $crate::format::codec::Words>::N)*;
             #[inline]
             #[allow(unused_assignments)]
             fn put(&self, w: &mut [u32]) -> bool {
                 let mut at = 0usize;
                 $(
-                    let n = <$ft as $crate::program::codec::Words>::N;
+                    let n = <$ft as $crate::format::codec::Words>::N;
                     match w.get_mut(at..at + n) {
                         Some(s) => {
-                            if !<$ft as $crate::program::codec::Words>::put(&self.$f, s) {
+                            if !<$ft as $crate::format::codec::Words>::put(&self.$f, s) {
                                 return false;
                             }
                         }
@@ -171,8 +183,8 @@ macro_rules! words {
                 let mut at = 0usize;
                 Some(Self {
                     $($f: {
-                        let n = <$ft as $crate::program::codec::Words>::N;
-                        let v = <$ft as $crate::program::codec::Words>::get(w.get(at..at + n)?)?;
+                        let n = <$ft as $crate::format::codec::Words>::N;
+                        let v = <$ft as $crate::format::codec::Words>::get(w.get(at..at + n)?)?;
                         at += n;
                         v
                     },)*
@@ -182,3 +194,37 @@ macro_rules! words {
     };
 }
 pub(crate) use words;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Loc;
+    use crate::ops::common::Dims;
+
+    #[test]
+    fn words_refuse_what_no_value_encodes() {
+        assert_eq!(bool::get(&[2]), None);
+        assert_eq!(bool::get(&[1]), Some(true));
+        assert_eq!(i8::get(&[200]), None);
+        assert_eq!(i8::get(&[(-5i32) as u32]), Some(-5));
+        assert_eq!(u32::get(&[]), None);
+        let mut w = [0u32; 1];
+        assert!(!usize::MAX.put(&mut w) || usize::BITS == 32);
+        let d = Dims::new("T", &[2, 3]).unwrap();
+        let mut w = [0u32; Dims::N];
+        assert!(d.put(&mut w));
+        assert_eq!(Dims::get(&w), Some(d));
+        w[0] = 7; // rank over MAX_DIMS
+        assert_eq!(Dims::get(&w), None);
+        assert_eq!(<[i32; 2]>::get(&[1]), None);
+        assert_eq!(<(i32, i32)>::get(&[1, 2]), Some((1, 2)));
+        assert_eq!(Loc::get(&[4, 0, 0]), None);
+        assert_eq!(
+            Loc::get(&[3, 10, 20]),
+            Some(Loc::Model {
+                offset: 10,
+                len: 20
+            })
+        );
+    }
+}

@@ -1,20 +1,34 @@
-//! CONV_2D and DEPTHWISE_CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights,
-//! int32 bias.
+//! CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32 bias.
 //!
-//! Mirrors `reference_integer_ops::ConvPerChannel` and `DepthwiseConvPerChannel`, with the
-//! preparation of `micro/kernels/conv_common.cc` / `depthwise_conv_common.cc`: padding from
-//! `ComputePaddingHeightWidth`, the per-channel multipliers of
-//! `PopulateConvolutionQuantizationParams` (computed by the caller with
+//! Mirrors `reference_integer_ops::ConvPerChannel` with the preparation of
+//! `micro/kernels/conv_common.cc`: padding from `ComputePaddingHeightWidth`, the per-channel
+//! multipliers of `PopulateConvolutionQuantizationParams` (the program's table, derived by
 //! [`crate::math::per_channel_multipliers`]) and the activation clamp. The filter zero point is
 //! ignored, as TFLM's int8 kernels ignore it (symmetric weights). Grouped convolution (input
-//! depth a multiple of the filter depth) is supported as in TFLM.
+//! depth a multiple of the filter depth) is supported as in TFLM. [`ConvParams`], its window
+//! taps ([`Taps`]) and the accumulator's output stage are shared with DEPTHWISE_CONV_2D
+//! ([`super::depthwise_conv_2d`]).
+//!
+//! Overlapped ([`Conv2d`]'s `run_in_place`): the output pixel loop in the plain kernel's order
+//! (per output pixel, the window clipped to the input once, channels innermost), each element
+//! read, computed and written before the next; its contract re-reads the whole window for each
+//! output channel ([`window`]).
 
-use super::{nhwc, offset4, size, Int32s, Int8};
-use crate::error::KernelError;
+use synaptic_tflite::{code, TensorType};
+
+use super::common::{nhwc, offset4, size, Int32s, Int8};
+use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::tables::Table;
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use crate::contract::{Access, Channels, Contract, Window};
+use crate::error::{KernelError, LoadError};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
 };
 use crate::math::{Activation, Padding, QuantParams};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::CONV_2D];
 
 /// The options of a CONV_2D (`Conv2DOptions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,18 +47,9 @@ pub struct ConvOptions {
     pub activation: Activation,
 }
 
-/// The options of a DEPTHWISE_CONV_2D (`DepthwiseConv2DOptions`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DepthwiseOptions {
-    /// The convolution options.
-    pub conv: ConvOptions,
-    /// `depth_multiplier`: output channels per input channel.
-    pub depth_multiplier: usize,
-}
-
 /// Everything a convolution kernel needs besides the data and the per-channel tables: made
 /// only by [`ConvParams::conv2d`] / [`ConvParams::depthwise`], which check every invariant the
-/// kernels' loops rely on (shapes consistent and within [`super::MAX_TENSOR_SIZE`], window
+/// kernels' loops rely on (shapes consistent and within [`crate::limits::MAX_TENSOR_SIZE`], window
 /// extents within `int32`, zero points in int8's range, a non-empty activation range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConvParams {
@@ -78,7 +83,7 @@ pub struct ConvParams {
     pub(crate) act_max: i32,
 }
 
-fn spatial(
+pub(crate) fn spatial(
     op: &'static str,
     opts: &ConvOptions,
     input_shape: &[usize; 4],
@@ -170,65 +175,13 @@ impl ConvParams {
         })
     }
 
-    /// Prepares a DEPTHWISE_CONV_2D: filter `[1, kh, kw, in_c * depth_multiplier]`.
-    pub fn depthwise(
-        opts: &DepthwiseOptions,
-        input_shape: &[usize],
-        filter_shape: &[usize],
-        output_shape: &[usize],
-        input: QuantParams,
-        output: QuantParams,
-    ) -> Result<Self, KernelError> {
-        const OP: &str = "DEPTHWISE_CONV_2D";
-        let i = nhwc(OP, "input must be 4-D", input_shape)?;
-        let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
-        let o = nhwc(OP, "output must be 4-D", output_shape)?;
-        for s in [&i, &f, &o] {
-            size(OP, s)?;
-        }
-        if f[0] != 1 {
-            return Err(KernelError::shape(OP, "filter's first dimension must be 1"));
-        }
-        if f[3] != o[3] {
-            return Err(KernelError::shape(
-                OP,
-                "filter channels differ from output channels",
-            ));
-        }
-        // Checked: the product of two model fields wraps a 32-bit `usize`.
-        if opts.depth_multiplier == 0 || i[3].checked_mul(opts.depth_multiplier) != Some(o[3]) {
-            return Err(KernelError::shape(
-                OP,
-                "output channels differ from input channels times depth_multiplier",
-            ));
-        }
-        let (pad_h, pad_w) = spatial(OP, &opts.conv, &i, (f[1], f[2]), &o)?;
-        let (act_min, act_max) = activation_range_i8(OP, opts.conv.activation, output)?;
-        Ok(ConvParams {
-            input_shape: i,
-            filter_shape: f,
-            output_shape: o,
-            input_offset: -int8_zero_point(OP, input)?,
-            output_offset: int8_zero_point(OP, output)?,
-            stride_h: opts.conv.stride_h,
-            stride_w: opts.conv.stride_w,
-            dilation_h: opts.conv.dilation_h,
-            dilation_w: opts.conv.dilation_w,
-            pad_h,
-            pad_w,
-            depth_multiplier: opts.depth_multiplier,
-            act_min,
-            act_max,
-        })
-    }
-
     /// The number of output channels: the length of the per-channel tables.
     pub fn output_channels(&self) -> usize {
         self.output_shape[3]
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn check<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    pub(crate) fn check<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         &self,
         op: &'static str,
         multipliers: &T,
@@ -262,9 +215,9 @@ impl ConvParams {
 
 /// The taps of one spatial axis of a convolution window clipped to the input: the filter taps
 /// `taps` whose input coordinate `o·stride − pad + f·dilation` lies inside the input, the first
-/// of them at input coordinate `first` (shared with [`super::overlapped`]).
+/// of them at input coordinate `first` (shared with DEPTHWISE_CONV_2D).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Taps {
+pub struct Taps {
     /// The filter taps inside the input.
     pub taps: core::ops::Range<usize>,
     /// The input coordinate of the first tap.
@@ -328,7 +281,7 @@ impl ConvParams {
 }
 
 /// `acc` plus the products of the weights `ws` with the inputs `xs` offset by `input_offset`,
-/// wrapping (shared with [`super::overlapped`]).
+/// wrapping (shared with DEPTHWISE_CONV_2D).
 #[inline(always)]
 pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: i32) -> i32 {
     let mac = |acc: i32, (&x, &w): (&X, &W)| {
@@ -345,7 +298,7 @@ pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: 
     xr.iter().zip(wr).fold(acc, mac)
 }
 
-/// The output value of an accumulator (shared with [`super::overlapped`]): `max` then `min`,
+/// The output value of an accumulator (shared with DEPTHWISE_CONV_2D): `max` then `min`,
 /// as TFLM clamps (never a panic, whatever the bounds).
 #[inline]
 pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
@@ -354,6 +307,7 @@ pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) 
 }
 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
+#[inline(never)]
 pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &T,
@@ -412,71 +366,205 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     Ok(())
 }
 
-/// DEPTHWISE_CONV_2D, int8 (`DepthwiseConvPerChannel`), any depth multiplier.
-pub fn depthwise_conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    op: &'static str,
     p: &ConvParams,
     multipliers: &T,
     shifts: &T,
-    input: &[i8],
     filter: &[W],
     bias: Option<&B>,
-    output: &mut [i8],
 ) -> Result<(), KernelError> {
-    p.check(
-        "DEPTHWISE_CONV_2D",
-        multipliers,
-        shifts,
-        input,
-        filter,
-        bias,
-        output,
-    )?;
-    let [batches, in_h, in_w, in_d] = p.input_shape;
-    let [_, f_h, f_w, _] = p.filter_shape;
-    let [_, out_h, out_w, _] = p.output_shape;
-    let dm = p.depth_multiplier;
-    for b in 0..batches {
-        for oy in 0..out_h {
-            let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
-            for ox in 0..out_w {
-                let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
-                for ic in 0..in_d {
-                    for m in 0..dm {
-                        let oc = m + ic * dm;
-                        let mut acc: i32 = 0;
-                        for fy in 0..f_h {
-                            let in_y = in_y0 + (p.dilation_h * fy) as isize;
-                            if in_y < 0 || in_y >= in_h as isize {
-                                continue;
-                            }
-                            for fx in 0..f_w {
-                                let in_x = in_x0 + (p.dilation_w * fx) as isize;
-                                if in_x < 0 || in_x >= in_w as isize {
-                                    continue;
-                                }
-                                let x = input
-                                    [offset4(&p.input_shape, b, in_y as usize, in_x as usize, ic)];
-                                let w = filter[offset4(&p.filter_shape, 0, fy, fx, oc)];
-                                acc = acc.wrapping_add(
-                                    w.value().wrapping_mul(i32::from(x) + p.input_offset),
-                                );
-                            }
-                        }
-                        if let Some(bias) = bias {
-                            acc = acc.wrapping_add(bias.at(oc));
-                        }
-                        output[offset4(&p.output_shape, b, oy, ox, oc)] =
-                            requantize(acc, multipliers.at(oc), shifts.at(oc), p);
-                    }
-                }
-            }
-        }
+    let channels = p.output_shape[3];
+    KernelError::check_len(op, "multiplier table", channels, multipliers.count())?;
+    KernelError::check_len(op, "shift table", channels, shifts.count())?;
+    KernelError::check_len(op, "filter", p.filter_shape.iter().product(), filter.len())?;
+    if let Some(b) = bias {
+        KernelError::check_len(op, "bias", channels, b.count())?;
     }
     Ok(())
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(ConvParams {
+/// CONV_2D ([`conv2d`]) with input and output in `buf`.
+#[allow(clippy::too_many_arguments)]
+pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    p: &ConvParams,
+    multipliers: &T,
+    shifts: &T,
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "CONV_2D";
+    check_tables(OP, p, multipliers, shifts, filter, bias)?;
+    check(OP, &contract(p, false), buf, &at)?;
+    let [_, _, _, in_d] = p.input_shape;
+    let f_d = p.filter_shape[3];
+    let out_d = p.output_shape[3];
+    let filters_per_group = out_d / (in_d / f_d);
+    // Without groups or dilation across, a filter row's taps are one run of input bytes.
+    let rows = f_d == in_d && p.dilation_w == 1;
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        for oc in ordered(out_d, at.direction) {
+            let group_base = (oc / filters_per_group) * f_d;
+            let mut acc: i32 = 0;
+            for (fy, in_y) in ys.iter() {
+                let f_row = offset4(&p.filter_shape, oc, fy, 0, 0);
+                let in_row = at.input + offset4(&p.input_shape, b, in_y, 0, group_base);
+                if rows {
+                    let (f0, x0, n) = (xs.taps.start, xs.first, xs.taps.len() * f_d);
+                    let xr = &buf[in_row + x0 * in_d..][..n];
+                    acc = dot(acc, xr, &filter[f_row + f0 * f_d..][..n], p.input_offset);
+                    continue;
+                }
+                for (fx, in_x) in xs.iter() {
+                    let xr = &buf[in_row + in_x * in_d..][..f_d];
+                    acc = dot(acc, xr, &filter[f_row + fx * f_d..][..f_d], p.input_offset);
+                }
+            }
+            if let Some(bias) = bias {
+                acc = acc.wrapping_add(bias.at(oc));
+            }
+            buf[at.output + first + oc] =
+                requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8;
+        }
+        Ok(())
+    })
+}
+
+/// The sliding window of a prepared convolution: depthwise (`depthwise`: output channel `oc`
+/// reads input channel `oc / multiplier`) or grouped.
+pub fn window(p: &ConvParams, depthwise: bool) -> Window {
+    let channels = if depthwise {
+        Channels::Depthwise {
+            multiplier: p.depth_multiplier,
+        }
+    } else {
+        let depth = p.filter_shape[3];
+        let groups = p.input_shape[3] / depth.max(1);
+        Channels::Group {
+            depth,
+            filters_per_group: p.output_shape[3] / groups.max(1),
+        }
+    };
+    Window {
+        input: p.input_shape,
+        output: p.output_shape,
+        kernel: (p.filter_shape[1], p.filter_shape[2]),
+        stride: (p.stride_h, p.stride_w),
+        dilation: (p.dilation_h, p.dilation_w),
+        pad: (p.pad_h, p.pad_w),
+        channels,
+    }
+}
+
+/// The access contract of a convolution (CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`) for
+/// its input 0: its window, forward or backward.
+pub fn contract(p: &ConvParams, depthwise: bool) -> Contract {
+    Contract {
+        access: Access::Window(window(p, depthwise)),
+        in_elems: p.input_shape.iter().product(),
+        out_elems: p.output_shape.iter().product(),
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: true,
+    }
+}
+
+/// Prepares CONV_2D, or DEPTHWISE_CONV_2D with `depthwise` (they share the tensors' checks,
+/// the parameters and the per-channel table).
+pub(crate) fn prepare_conv<'m>(
+    cx: &Prep<'_, 'm>,
+    depthwise: bool,
+) -> Result<(ConvParams, Table<'m>), LoadError> {
+    cx.inputs(2, 3)?;
+    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    cx.int8_activation(&x)?;
+    cx.int8_activation(&out)?;
+    if w.ty != TensorType::Int8 {
+        return Err(cx.unsupported("only int8 filters"));
+    }
+    cx.constant(&w, "a non-constant filter")?;
+    cx.quantized(&[&x, &out])?;
+    let p = if depthwise {
+        let o = cx.op().depthwise_conv2d_options()?;
+        let d = super::depthwise_conv_2d::DepthwiseOptions {
+            conv: ConvOptions {
+                padding: cx.padding(o.padding)?,
+                stride_w: o.stride_w.max(0) as usize,
+                stride_h: o.stride_h.max(0) as usize,
+                activation: cx.activation(o.fused_activation)?,
+                dilation_w: o.dilation_w.max(0) as usize,
+                dilation_h: o.dilation_h.max(0) as usize,
+            },
+            depth_multiplier: o.depth_multiplier.max(0) as usize,
+        };
+        ConvParams::depthwise(&d, x.shape(), w.shape(), out.shape(), x.q, out.q)
+    } else {
+        let o = cx.op().conv2d_options()?;
+        let c = ConvOptions {
+            padding: cx.padding(o.padding)?,
+            stride_w: o.stride_w.max(0) as usize,
+            stride_h: o.stride_h.max(0) as usize,
+            activation: cx.activation(o.fused_activation)?,
+            dilation_w: o.dilation_w.max(0) as usize,
+            dilation_h: o.dilation_h.max(0) as usize,
+        };
+        ConvParams::conv2d(&c, x.shape(), w.shape(), out.shape(), x.q, out.q)
+    }
+    .map_err(|e| cx.err(e))?;
+    let channels = p.output_channels();
+    let filter = cx.filter_scales(1, &w, channels)?;
+    cx.bias(2, channels)?;
+    let table = Table::PerChannel {
+        name: cx.name(),
+        channels,
+        input: x.q.scale,
+        filter,
+        output: out.q.scale,
+    };
+    Ok((p, table))
+}
+
+/// Prepares CONV_2D.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (p, table) = prepare_conv(cx, false)?;
+    Ok(Prepared::of::<Conv2d>(cx, p)?.with_table(table))
+}
+
+/// The CONV_2D kernel, int8.
+pub struct Conv2d;
+
+impl Kernel for Conv2d {
+    const NAME: &'static str = "CONV_2D";
+    type Params = ConvParams;
+
+    #[inline]
+    fn run(p: &ConvParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (m, s) = (io.multipliers(), io.shifts());
+        let (x, w, bias) = (io.i8(0)?, io.bytes(1), io.bias(2));
+        conv2d(p, m, s, x, w, bias.as_ref(), io.out_i8()?)
+    }
+
+    fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract(p, false))
+    }
+
+    fn run_in_place(
+        p: &ConvParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let (m, s) = (io.multipliers(), io.shifts());
+        let (w, bias) = (io.bytes(1), io.bias(2));
+        conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
+        Ok(p.output_shape.iter().product())
+    }
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(ConvParams {
     input_shape: [usize; 4],
     filter_shape: [usize; 4],
     output_shape: [usize; 4],

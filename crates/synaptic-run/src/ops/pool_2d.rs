@@ -1,13 +1,15 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D, int8.
+//! What AVERAGE_POOL_2D ([`super::average_pool_2d`]) and MAX_POOL_2D
+//! ([`super::max_pool_2d`]) share: their options, parameters, window and preparation.
 //!
-//! Mirrors `reference_integer_ops::AveragePool` / `MaxPool` with the preparation of
-//! `micro/kernels/pooling_common.cc`: no requantization (TFLM requires the input and output
-//! quantizations to be equal: scales within 1e-6, same zero point), padding from
+//! Mirrors `micro/kernels/pooling_common.cc`: no requantization (TFLM requires the input and
+//! output quantizations to be equal: scales within 1e-6, same zero point), padding from
 //! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
 //! are not counted in the average), the average rounded half away from zero.
 
-use super::{nhwc, offset4, size};
-use crate::error::KernelError;
+use super::common::{nhwc, size};
+use super::Prep;
+use crate::contract::{Access, Channels, Contract, Window};
+use crate::error::{KernelError, LoadError};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, Activation, Padding, QuantParams,
 };
@@ -122,7 +124,12 @@ impl PoolParams {
         })
     }
 
-    fn check(&self, op: &'static str, input: &[i8], output: &[i8]) -> Result<(), KernelError> {
+    pub(crate) fn check(
+        &self,
+        op: &'static str,
+        input: &[i8],
+        output: &[i8],
+    ) -> Result<(), KernelError> {
         KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
         KernelError::check_len(
             op,
@@ -133,7 +140,7 @@ impl PoolParams {
     }
 
     /// The window of output cell `(oy, ox)`, clipped to the input: input rows and columns
-    /// (shared with [`super::overlapped`]).
+    /// (shared by the plain and in-place kernels).
     pub(crate) fn window_at(
         &self,
         oy: usize,
@@ -152,7 +159,7 @@ impl PoolParams {
     }
 
     /// Calls `f(b, y_range, x_range, oy, ox)` for every output cell with its clipped window.
-    fn for_each_window(
+    pub(crate) fn for_each_window(
         &self,
         mut f: impl FnMut(usize, core::ops::Range<usize>, core::ops::Range<usize>, usize, usize),
     ) {
@@ -172,12 +179,12 @@ impl PoolParams {
 /// Most inputs a pooling window may cover (clipped to the input): `2^23 · 128 < 2^31`.
 pub const MAX_WINDOW: usize = 1 << 23;
 
-/// The error of a window entirely in the padding (shared with [`super::overlapped`]).
+/// The error of a window entirely in the padding (shared by the plain and in-place kernels).
 pub(crate) const EMPTY_WINDOW: &str = "a pooling window lies entirely in the padding";
 
 /// The output of an average pool: the sum `acc` of a window of `count > 0` inputs divided by
 /// `count`, rounded half away from zero (C++ division truncates toward zero), then clamped
-/// (shared with [`super::overlapped`]).
+/// (shared by the plain and in-place kernels).
 #[inline]
 pub(crate) fn average(acc: i32, count: i32, p: &PoolParams) -> i8 {
     let avg = if acc > 0 {
@@ -195,56 +202,52 @@ pub(crate) fn clamp_max(max: i8, p: &PoolParams) -> i8 {
     i32::from(max).max(p.act_min).min(p.act_max) as i8
 }
 
-/// AVERAGE_POOL_2D, int8. A window entirely in the padding is an error (TFLM returns an
-/// error for it too).
-pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    const OP: &str = "AVERAGE_POOL_2D";
-    p.check(OP, input, output)?;
-    let depth = p.input_shape[3];
-    let mut empty = false;
-    p.for_each_window(|b, ys, xs, oy, ox| {
-        for c in 0..depth {
-            let mut acc: i32 = 0;
-            let mut count: i32 = 0;
-            for y in ys.clone() {
-                for x in xs.clone() {
-                    acc += i32::from(input[offset4(&p.input_shape, b, y, x, c)]);
-                    count += 1;
-                }
-            }
-            if count == 0 {
-                empty = true;
-                return;
-            }
-            output[offset4(&p.output_shape, b, oy, ox, c)] = average(acc, count, p);
-        }
-    });
-    if empty {
-        return Err(KernelError::shape(OP, EMPTY_WINDOW));
+/// The sliding window of a prepared pooling operator (dilation 1, channel `c` reads `c`).
+pub fn window(p: &PoolParams) -> Window {
+    Window {
+        input: p.input_shape,
+        output: p.output_shape,
+        kernel: (p.filter_h, p.filter_w),
+        stride: (p.stride_h, p.stride_w),
+        dilation: (1, 1),
+        pad: (p.pad_h, p.pad_w),
+        channels: Channels::Same,
     }
-    Ok(())
 }
 
-/// MAX_POOL_2D, int8.
-pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    p.check("MAX_POOL_2D", input, output)?;
-    let depth = p.input_shape[3];
-    p.for_each_window(|b, ys, xs, oy, ox| {
-        for c in 0..depth {
-            let mut max = i8::MIN;
-            for y in ys.clone() {
-                for x in xs.clone() {
-                    max = max.max(input[offset4(&p.input_shape, b, y, x, c)]);
-                }
-            }
-            output[offset4(&p.output_shape, b, oy, ox, c)] = clamp_max(max, p);
-        }
-    });
-    Ok(())
+/// The access contract of a pooling operator for its input: its window, either direction.
+pub fn contract(p: &PoolParams) -> Contract {
+    Contract {
+        access: Access::Window(window(p)),
+        in_elems: p.input_shape.iter().product(),
+        out_elems: p.output_shape.iter().product(),
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: true,
+    }
 }
 
-// The program's word codec of each prepared struct (`crate::program::codec`).
-crate::program::codec::words!(PoolParams {
+/// Prepares AVERAGE_POOL_2D or MAX_POOL_2D.
+pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
+    cx.inputs(1, 1)?;
+    let (x, out) = (cx.input(0)?, cx.output()?);
+    cx.int8_activation(&x)?;
+    cx.int8_activation(&out)?;
+    cx.quantized(&[&x, &out])?;
+    let o = cx.op().pool2d_options()?;
+    let po = PoolOptions {
+        padding: cx.padding(o.padding)?,
+        stride_w: o.stride_w.max(0) as usize,
+        stride_h: o.stride_h.max(0) as usize,
+        filter_w: o.filter_w.max(0) as usize,
+        filter_h: o.filter_h.max(0) as usize,
+        activation: cx.activation(o.fused_activation)?,
+    };
+    PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(PoolParams {
     input_shape: [usize; 4],
     output_shape: [usize; 4],
     stride_h: usize,

@@ -1,0 +1,295 @@
+//! The program format: every word an inference reads, prepared once — the header, the slot
+//! and I/O tables, one record per operator — and its reader (`Program`, every read
+//! bounds-checked) and word codec (`codec`). The compiler that writes it is
+//! [`crate::program`]; this module names no operator (a record's kind is a code of the
+//! operator list, [`crate::ops`]).
+//!
+//! ## Format (version [`VERSION`])
+//!
+//! Little-endian `u32` words (a `[u32]` in memory; a file holds them little-endian). All values
+//! fit 32 bits on every target (the compiler refuses a model where one would not), so the
+//! program compiled on a 64-bit host is the one the 32-bit target runs.
+//!
+//! | words | content |
+//! |---|---|
+//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
+//! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
+//! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
+//! | one record per operator, in execution order | `kind \| inputs << 8 \| builtin code << 16`, record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (FULLY_CONNECTED without a filter offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; none for the other kinds) |
+//!
+//! A location is 3 words `tag, a, b`: 0 absent (an optional input), 1 plan slot `a`, 2 graph
+//! I/O tensor `a` in the SHARED region, 3 model constant: `b` bytes at byte offset `a` of the
+//! model (weights stay in the model, read in place).
+
+pub(crate) mod codec;
+
+use synaptic_mem::DType;
+
+/// Where the graph's input and output tensors live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoPlacement {
+    /// In the arena's SHARED region (the spec's IPC lifetime): allocated once at load, they
+    /// survive every reset, so a DMA or another core can fill the next input between
+    /// inferences. The plan must leave them out (`synaptic-plan`'s `IoPlacement::Shared`).
+    Shared,
+    /// Inside the plan, sharing memory with activations not live with them (least RAM). The
+    /// input is copied in at the start of an inference and the output out at its end.
+    Plan,
+}
+
+/// A tensor's size as a contract or an in-place kernel sees it (an operator's output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Elements.
+    pub elems: usize,
+    /// Bytes.
+    pub bytes: usize,
+}
+
+/// First word of every program: `"SYNP"` little-endian.
+pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
+/// The format version this runtime reads and writes.
+pub const VERSION: u32 = 2;
+/// Words of the header.
+pub const HEADER_WORDS: usize = 13;
+/// Words per entry of the I/O table.
+pub const IO_WORDS: usize = 5;
+/// Words per entry of the slot table.
+pub const SLOT_WORDS: usize = 6;
+/// Words of a location.
+pub(crate) const LOC_WORDS: usize = 3;
+/// Words of an operator record before its input locations.
+pub(crate) const OP_HEAD_WORDS: usize = 4 + LOC_WORDS;
+
+/// Header word indices.
+pub(crate) mod h {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 1;
+    pub const WORDS: usize = 2;
+    pub const MODEL_LEN: usize = 3;
+    pub const FINGERPRINT: usize = 4;
+    pub const PLACEMENT: usize = 5;
+    pub const OPS: usize = 6;
+    pub const SLOTS: usize = 7;
+    pub const INPUTS: usize = 8;
+    pub const OUTPUTS: usize = 9;
+    pub const INPUT_BYTES: usize = 10;
+    pub const OUTPUT_BYTES: usize = 11;
+    pub const OPS_AT: usize = 12;
+}
+
+/// The header code of an I/O placement.
+pub(crate) fn placement_code(p: IoPlacement) -> u32 {
+    match p {
+        IoPlacement::Shared => 0,
+        IoPlacement::Plan => 1,
+    }
+}
+
+/// Where an operator's tensor lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// An optional input that is absent (or a tensor with no location).
+    Absent,
+    /// A planned activation: plan slot.
+    Slot(usize),
+    /// A graph input or output in the SHARED region: its index among inputs then outputs.
+    Shared(usize),
+    /// A model constant: byte range of the model.
+    Model { offset: usize, len: usize },
+}
+
+impl Loc {
+    pub(crate) fn words(self) -> Option<[u32; LOC_WORDS]> {
+        let w = |v: usize| u32::try_from(v).ok();
+        Some(match self {
+            Loc::Absent => [0, 0, 0],
+            Loc::Slot(s) => [1, w(s)?, 0],
+            Loc::Shared(k) => [2, w(k)?, 0],
+            Loc::Model { offset, len } => [3, w(offset)?, w(len)?],
+        })
+    }
+
+    #[inline]
+    pub(crate) fn get(w: &[u32]) -> Option<Loc> {
+        let [tag, a, b] = *w else { return None };
+        let (a, b) = (usize::try_from(a).ok()?, usize::try_from(b).ok()?);
+        match tag {
+            0 => Some(Loc::Absent),
+            1 => Some(Loc::Slot(a)),
+            2 => Some(Loc::Shared(a)),
+            3 => Some(Loc::Model { offset: a, len: b }),
+            _ => None,
+        }
+    }
+}
+
+impl OpRecord<'_> {
+    /// Number of inputs.
+    #[inline]
+    pub(crate) fn n_inputs(&self) -> usize {
+        self.inputs.len() / LOC_WORDS
+    }
+
+    /// Location of input `k`.
+    #[inline]
+    pub(crate) fn input(&self, k: usize) -> Option<Loc> {
+        Loc::get(self.inputs.get(k * LOC_WORDS..(k + 1) * LOC_WORDS)?)
+    }
+
+    /// The locations of the inputs, in order (`None`: a location that does not decode).
+    #[inline]
+    pub(crate) fn input_locs(&self) -> impl Iterator<Item = Option<Loc>> + '_ {
+        self.inputs.chunks_exact(LOC_WORDS).map(Loc::get)
+    }
+}
+
+/// A program as the interpreter reads it: the header checked once ([`Program::new`]), every
+/// other read bounds-checked.
+#[derive(Clone, Copy)]
+pub(crate) struct Program<'w> {
+    w: &'w [u32],
+}
+
+/// One operator record, decoded (its parameters stay words, decoded by the kernel's arm).
+pub(crate) struct OpRecord<'w> {
+    /// Kind code: which kernel of the operator list ([`crate::ops`]).
+    pub kind: u32,
+    /// The kernel's parameters (`param_words(kind)` words).
+    pub params: &'w [u32],
+    /// Output tensor index (for observers).
+    pub output: usize,
+    /// Output location.
+    pub out_loc: Loc,
+    /// Input locations, [`LOC_WORDS`] each.
+    pub inputs: &'w [u32],
+    /// Multipliers.
+    pub multipliers: &'w [u32],
+    /// Shifts.
+    pub shifts: &'w [u32],
+    /// Per-output-channel accumulator constants (folded FULLY_CONNECTED biases; empty for the
+    /// other kinds).
+    pub constants: &'w [u32],
+}
+
+impl<'w> Program<'w> {
+    /// No program: every count 0.
+    pub(crate) const EMPTY: Program<'static> = Program { w: &[] };
+
+    /// The program in `w` if its header is this format's and its length is the header's.
+    pub(crate) fn new(w: &'w [u32]) -> Option<Self> {
+        let hd = w.get(..HEADER_WORDS)?;
+        (hd[h::MAGIC] == MAGIC && hd[h::VERSION] == VERSION && hd[h::WORDS] as usize == w.len())
+            .then_some(Program { w })
+    }
+
+    #[inline]
+    pub(crate) fn header(&self, i: usize) -> usize {
+        self.w.get(i).map_or(0, |&v| v as usize)
+    }
+
+    /// Operators.
+    pub(crate) fn ops(&self) -> usize {
+        self.header(h::OPS)
+    }
+
+    /// Planned slots.
+    pub(crate) fn slots(&self) -> usize {
+        self.header(h::SLOTS)
+    }
+
+    /// Graph inputs.
+    pub(crate) fn inputs(&self) -> usize {
+        self.header(h::INPUTS)
+    }
+
+    /// Graph outputs.
+    pub(crate) fn outputs(&self) -> usize {
+        self.header(h::OUTPUTS)
+    }
+
+    /// I/O entry `k` (inputs then outputs): tensor, location, bytes.
+    #[inline]
+    pub(crate) fn io(&self, k: usize) -> Option<(usize, Loc, usize)> {
+        let at = HEADER_WORDS + self.slots() * SLOT_WORDS + k * IO_WORDS;
+        let e = self.w.get(at..at + IO_WORDS)?;
+        Some((e[0] as usize, Loc::get(&e[1..4])?, e[4] as usize))
+    }
+
+    /// Word index of the slot table.
+    pub(crate) fn slots_at(&self) -> usize {
+        HEADER_WORDS
+    }
+
+    /// Slot `s`'s allocation request: shape, dimensions, dtype.
+    #[inline]
+    pub(crate) fn slot(&self, s: usize) -> Option<([u32; 4], usize, DType)> {
+        let at = self.slots_at() + s * SLOT_WORDS;
+        let e = self.w.get(at..at + SLOT_WORDS)?;
+        let nd = (e[5] & 0xff) as usize;
+        let dtype = DType::from_u8((e[5] >> 8) as u8)?;
+        (1..=4).contains(&nd).then_some(())?;
+        Some(([e[1], e[2], e[3], e[4]], nd, dtype))
+    }
+
+    /// Elements and bytes of slot `s`'s tensor (`None`: no such slot, or a size that does not
+    /// fit `usize`).
+    pub(crate) fn slot_geometry(&self, s: usize) -> Option<Geometry> {
+        let (shape, n, dtype) = self.slot(s)?;
+        let mut elems = 1usize;
+        for &d in &shape[..n] {
+            elems = elems.checked_mul(usize::try_from(d).ok()?)?;
+        }
+        let bytes = synaptic_mem::shape_bytes(&shape[..n], dtype).ok()?.1;
+        Some(Geometry {
+            elems,
+            bytes: usize::try_from(bytes).ok()?,
+        })
+    }
+
+    /// Slot `s`'s tensor index.
+    pub(crate) fn slot_tensor(&self, s: usize) -> Option<usize> {
+        self.w
+            .get(self.slots_at() + s * SLOT_WORDS)
+            .map(|&t| t as usize)
+    }
+
+    /// The operator record at word `at` and the word after it; `param_words(kind)` is the
+    /// parameter word count of a kind (the operator list's, [`crate::ops::param_words`]: this
+    /// format names no operator).
+    #[inline]
+    pub(crate) fn op(
+        &self,
+        at: usize,
+        param_words: impl Fn(u32) -> Option<usize>,
+    ) -> Option<(OpRecord<'w>, usize)> {
+        let rest = self.w.get(at..)?;
+        let &[head, len, output, t, a, b, n, ..] = rest else {
+            return None;
+        };
+        let kind = head & 0xff;
+        let n_in = ((head >> 8) & 0xff) as usize;
+        let len = len as usize;
+        let rec = rest.get(..len)?;
+        // Each part in turn: the header, the input locations, the parameters, `n`
+        // multipliers, `n` shifts, the constants (the rest).
+        let (_, body) = rec.split_at_checked(OP_HEAD_WORDS)?;
+        let (inputs, body) = body.split_at_checked(n_in * LOC_WORDS)?;
+        let (params, body) = body.split_at_checked(param_words(kind)?)?;
+        let (multipliers, body) = body.split_at_checked(n as usize)?;
+        let (shifts, constants) = body.split_at_checked(n as usize)?;
+        Some((
+            OpRecord {
+                kind,
+                params,
+                output: output as usize,
+                out_loc: Loc::get(&[t, a, b])?,
+                inputs,
+                multipliers,
+                shifts,
+                constants,
+            },
+            at + len,
+        ))
+    }
+}

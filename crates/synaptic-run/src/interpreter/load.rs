@@ -1,0 +1,317 @@
+//! Construction: the program compiled (or a given one verified), the plan checked against it
+//! ([`check_slots`]) and its declared overlaps against the kernels' own contracts
+//! ([`check_overlaps`]), the graph I/O allocated in the SHARED region, the plan loaded and
+//! every activation placed once.
+
+// The graph I/O loop indexes the parallel I/O tensor and SHARED arrays by one counter.
+#![allow(clippy::needless_range_loop)]
+
+use synaptic_mem::plan::{OverlapDirection, OverlapPair};
+use synaptic_mem::{DType, Loader, Plan, Tensor};
+
+use super::{Interpreter, IoPlacement, Memory, RunPlan, Store};
+use crate::contract::Direction;
+use crate::error::LoadError;
+use crate::format::{self as program, Loc, OpRecord, Program};
+use crate::limits::MAX_IO;
+use crate::model::{core_request, tinfo, Graph};
+use crate::ops;
+
+pub(super) fn load<'m, 'a, 'p>(
+    model: &'m [u8],
+    given: Option<&'m [u32]>,
+    loader: Loader<'a>,
+    run_plan: RunPlan<'p>,
+    placement: IoPlacement,
+) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
+    let RunPlan { plan, overlaps } = run_plan;
+    let before = loader.stats();
+    let g = Graph::open(model)?;
+    let mut memory = Memory::default();
+    let store = match given {
+        Some(words) => {
+            crate::program::verify(model, placement, words)?;
+            memory.program_flash = 4 * words.len();
+            memory.program_bytes = 4 * words.len();
+            Store::Flash(words)
+        }
+        None => {
+            let n = crate::program::compiled_len(model, placement)?;
+            let words = u32::try_from(n.max(1)).map_err(|_| LoadError::Unsupported {
+                what: "a program of more than 2^32 words",
+            })?;
+            let mut t = loader.persistent(&[words], DType::Int32)?;
+            let out = t
+                .as_mut_slice::<u32>()
+                .map_err(|_| LoadError::Unsupported {
+                    what: "program tensor",
+                })?;
+            crate::program::compile(model, placement, &mut out[..n])?;
+            memory.tables = synaptic_mem::block_span(4 * u64::from(words)) as usize;
+            memory.program_bytes = 4 * n;
+            memory.descriptors += synaptic_mem::DESC_SPAN;
+            Store::Ram(t)
+        }
+    };
+    let words = match &store {
+        Store::Flash(w) => *w,
+        Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
+    };
+    let prog = Program::new(words).ok_or(LoadError::Program {
+        what: "header",
+        op: usize::MAX,
+        name: "",
+        word: 0,
+    })?;
+
+    // The plan against the model: one slot per planned activation, each big enough and
+    // live over its tensor's lifetime.
+    let n_slots = prog.slots();
+    // The scratch pool the kernels take: the most one operator needs at a time.
+    memory.scratch = check_slots(&prog, &plan)?;
+    check_overlaps(&prog, &plan, overlaps)?;
+
+    // Graph I/O in the SHARED region.
+    let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
+    if placement == IoPlacement::Shared {
+        for k in 0..g.n_inputs + g.n_outputs {
+            let t = g.io_tensor[k];
+            if g.io_tensor[..k].contains(&t) {
+                continue;
+            }
+            let info = tinfo(&g.model, &g.sg, t)?;
+            let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
+                what: "a graph input or output of a type the arena cannot hold",
+            })?;
+            io[k] = Some(loader.shared(&shape[..n], dtype)?);
+            memory.descriptors += synaptic_mem::DESC_SPAN;
+        }
+    }
+
+    // The plan last: its descriptor table ends the persistent region.
+    let mid = loader.stats();
+    let plan_handle = loader
+        .load_overlapped_plan(plan, overlaps)
+        .map_err(LoadError::PlanLoad)?;
+    // Every activation placed once, here: an inference finds them in place.
+    for s in 0..n_slots {
+        if let Some((shape, n, dtype)) = prog.slot(s) {
+            loader.preplace(&plan_handle, s, &shape[..n], dtype)?;
+        }
+    }
+    let after = loader.stats();
+    memory.plan_descriptors = after.persistent_used - mid.persistent_used;
+    memory.descriptors += memory.plan_descriptors;
+    memory.persistent = after.persistent_used - before.persistent_used;
+    memory.planned = plan.region_size as usize;
+    memory.shared = after.shared_used - before.shared_used;
+    Ok(Interpreter {
+        model,
+        program: store,
+        plan: plan_handle,
+        io,
+        placement,
+        memory,
+    })
+}
+
+/// Checks `plan` against the program ([module docs](self)): one slot per planned activation,
+/// each at least its tensor's bytes and live at every operator that reads or writes its
+/// tensor, from operator 0 for a graph input through the last operator for a graph output.
+/// One pass over the program's records (the data flow was checked at compile: a tensor's
+/// first use is its producer), which also returns the most scratch bytes one kernel takes.
+fn check_slots(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> {
+    let n = prog.slots();
+    let bad = |what, slot: usize| LoadError::Plan {
+        what,
+        slot,
+        tensor: prog.slot_tensor(slot).unwrap_or(usize::MAX),
+    };
+    if plan.slots.len() < n {
+        return Err(LoadError::Plan {
+            what: "the plan has fewer slots than the model has planned activations",
+            slot: plan.slots.len(),
+            tensor: usize::MAX,
+        });
+    }
+    if plan.slots.len() > n {
+        return Err(LoadError::Plan {
+            what: "the plan has more slots than the model has planned activations",
+            slot: plan.slots.len(),
+            tensor: usize::MAX,
+        });
+    }
+    for (s, slot) in plan.slots.iter().enumerate() {
+        let bytes = prog
+            .slot_geometry(s)
+            .ok_or(bad("program slot table", s))?
+            .bytes;
+        if (slot.size as usize) < bytes {
+            return Err(bad("slot smaller than its tensor", s));
+        }
+    }
+    let live = |loc: Option<Loc>, op: usize| match loc {
+        Some(Loc::Slot(s)) => match plan.slots.get(s) {
+            Some(slot) if (slot.first_op as usize) <= op && op <= slot.last_op as usize => Ok(()),
+            _ => Err(bad("slot not live over its tensor's lifetime", s)),
+        },
+        _ => Ok(()),
+    };
+    let n_ops = prog.ops();
+    let mut at = prog.header(program::h::OPS_AT);
+    let mut scratch = 0;
+    for i in 0..n_ops {
+        let (rec, next) = prog
+            .op(at, ops::param_words)
+            .ok_or(bad("program record", 0))?;
+        scratch = scratch.max(ops::scratch_bytes(rec.kind, rec.params));
+        live(Some(rec.out_loc), i)?;
+        for loc in rec.input_locs() {
+            live(loc, i)?;
+        }
+        at = next;
+    }
+    for k in 0..prog.inputs() + prog.outputs() {
+        let (_, loc, _) = prog.io(k).ok_or(bad("program I/O table", 0))?;
+        let op = if k < prog.inputs() {
+            0
+        } else {
+            n_ops.saturating_sub(1)
+        };
+        live(Some(loc), op)?;
+    }
+    Ok(scratch)
+}
+
+/// Checks every declared overlap of `plan` against the runtime's own contracts (see
+/// [`RunPlan`]): in operator order, one per operator, the operator's output and one input it
+/// reads once, at most [`MAX_PAIR_OTHERS`] other planned inputs, a kernel with a contract for
+/// that input, the declared bound no more than the contract's and the plan's delta safe in
+/// the declared direction.
+fn check_overlaps(
+    prog: &Program<'_>,
+    plan: &Plan<'_>,
+    overlaps: &[OverlapPair],
+) -> Result<(), LoadError> {
+    let mut at = prog.header(program::h::OPS_AT);
+    let mut op = 0usize;
+    for (q, pair) in overlaps.iter().enumerate() {
+        let refuse = |what: &'static str| LoadError::Plan {
+            what,
+            slot: usize::from(pair.output),
+            tensor: prog
+                .slot_tensor(usize::from(pair.output))
+                .unwrap_or(usize::MAX),
+        };
+        if q > 0 && overlaps[q - 1].op >= pair.op {
+            return Err(refuse(
+                "declared overlaps must be in operator order, at most one per operator",
+            ));
+        }
+        let target = usize::from(pair.op);
+        if target >= prog.ops() {
+            return Err(refuse(
+                "declared overlap of an operator the model does not have",
+            ));
+        }
+        // Walk the records up to the pair's operator (once over all pairs).
+        let rec = loop {
+            let (rec, next) = prog
+                .op(at, ops::param_words)
+                .ok_or(refuse("program record"))?;
+            if op == target {
+                break rec;
+            }
+            at = next;
+            op += 1;
+        };
+        let (Some(si), Some(so)) = (
+            plan.slots.get(usize::from(pair.input)),
+            plan.slots.get(usize::from(pair.output)),
+        ) else {
+            return Err(refuse("declared overlap of a slot the plan does not have"));
+        };
+        let found = pair_inputs(&rec, pair).map_err(refuse)?;
+        if let Some(k) = ops::pair_input(rec.kind) {
+            // The kernel takes that input in place and views no other one.
+            if found.k != k || found.other.is_some() {
+                return Err(refuse(
+                    "declared overlap: the kernel runs in place on another input or beside \
+                     another planned input",
+                ));
+            }
+        }
+        let out = prog
+            .slot_geometry(usize::from(pair.output))
+            .ok_or(refuse("declared overlap: the output slot's tensor"))?;
+        let contract = ops::contract(rec.kind, rec.params, found.k, out).ok_or(refuse(
+            "declared overlap: the operator's kernel has no overlapped entry point for that \
+                 input",
+        ))?;
+        let safe = contract.safe_overlap().ok_or(refuse(
+            "declared overlap of tensors too large for a contract",
+        ))?;
+        let dir = Direction::from(pair.direction);
+        let bound = i64::from(pair.bound);
+        let claims_no_more = match pair.direction {
+            OverlapDirection::Forward => bound <= safe.forward_max,
+            OverlapDirection::Backward => safe.backward_min.is_some_and(|b| bound >= b),
+        };
+        if !claims_no_more {
+            return Err(refuse(
+                "declared overlap's bound claims more than the kernel's access contract allows",
+            ));
+        }
+        if ops::forward_only(rec.kind) && dir == Direction::Backward {
+            return Err(refuse("declared overlap: the kernel runs forward only"));
+        }
+        let d = i64::from(so.offset) - i64::from(si.offset);
+        if !safe.safe(d, dir) {
+            return Err(refuse(
+                "declared overlap's delta is unsafe by the kernel's access contract",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where a declared overlap's input is among its operator's inputs, and its operator's other
+/// planned input (at most one beside it), from the record.
+pub(super) struct PairInputs {
+    /// The input position (operator input index) of the pair's input slot.
+    pub(super) k: usize,
+    /// The other planned input: its position and slot.
+    pub(super) other: Option<(usize, usize)>,
+}
+
+/// The positions of `pair`'s slots in `rec`: its output must be the record's output slot and
+/// its input exactly one of the record's inputs; at most one other input may be planned.
+pub(super) fn pair_inputs(
+    rec: &OpRecord<'_>,
+    pair: &OverlapPair,
+) -> Result<PairInputs, &'static str> {
+    if rec.out_loc != Loc::Slot(usize::from(pair.output)) {
+        return Err("declared overlap: the output slot is not the operator's output");
+    }
+    let mut k = None;
+    let mut other = None;
+    for j in 0..rec.n_inputs() {
+        let Some(Loc::Slot(s)) = rec.input(j) else {
+            continue;
+        };
+        let twice = if s == usize::from(pair.input) {
+            k.replace(j).is_some()
+        } else {
+            other.replace((j, s)).is_some()
+        };
+        if twice {
+            return Err(if s == usize::from(pair.input) {
+                "declared overlap: the operator reads its input slot twice"
+            } else {
+                "declared overlap: the operator has more than one other planned input"
+            });
+        }
+    }
+    let k = k.ok_or("declared overlap: the input slot is not an input of the operator")?;
+    Ok(PairInputs { k, other })
+}

@@ -1,0 +1,96 @@
+//! An operator of a declared overlap: its input and output in the core's one span, its other
+//! planned input (if any) a view beside it, run by its kernel's in-place entry point
+//! ([`crate::ops::run_in_place`], checked at load against its own contract).
+
+use synaptic_mem::plan::{OverlapPair, OverlapSpan};
+use synaptic_mem::{AllocError, PlannedInference, Tensor};
+
+use super::load::pair_inputs;
+use super::run::Observer;
+use crate::error::KernelError;
+use crate::format::{OpRecord, Program};
+use crate::ops::operands::{Inputs, SharedIns};
+use crate::ops::{self, InPlace, InPlaceOperands};
+
+/// How a declared overlap's operator failed at run time.
+pub(super) enum PairError {
+    Kernel(KernelError),
+    Alloc(AllocError),
+    /// The record does not match the pair (cannot happen for a plan that loaded).
+    Program,
+}
+
+impl From<AllocError> for PairError {
+    fn from(e: AllocError) -> Self {
+        PairError::Alloc(e)
+    }
+}
+
+impl From<KernelError> for PairError {
+    fn from(e: KernelError) -> Self {
+        PairError::Kernel(e)
+    }
+}
+
+/// Runs the operator of declared overlap `q` (`pair`) through its in-place kernel on the
+/// core's span, with the graph I/O in the SHARED region `io` (empty with I/O in the plan);
+/// `observe(op, tensor, bytes)` gets its output. `Ok(false)`: the pair's blocks share no byte,
+/// nothing ran (the operator runs as in a plain plan).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_pair(
+    p: &mut PlannedInference<'_, '_>,
+    prog: &Program<'_>,
+    rec: &OpRecord<'_>,
+    q: usize,
+    pair: &OverlapPair,
+    io: &[Option<Tensor<'_>>],
+    model: &[u8],
+    observe: Observer<'_, '_>,
+) -> Result<bool, PairError> {
+    // The pair's output is a plan slot: every SHARED entry is an input.
+    let shared = SharedIns::all(io);
+    let ran = |span: OverlapSpan<'_>, k: usize, slots: &[usize], views: &[Tensor<'_>]| {
+        let ins = Inputs {
+            rec,
+            slots,
+            views,
+            shared,
+            model,
+        };
+        let mut io = InPlaceOperands {
+            name: "",
+            ins,
+            buf: span.bytes,
+            at: InPlace::checked_at_load(span.input, span.output, span.direction.into()),
+            k,
+            prog: *prog,
+            out_slot: usize::from(pair.output),
+        };
+        let n = ops::run_in_place(rec.kind, rec.params, &mut io)?;
+        if let Some(observe) = observe {
+            let output = span.output;
+            let bytes = io.buf.get(output..output + n).ok_or(PairError::Program)?;
+            observe(usize::from(pair.op), rec.output, bytes);
+        }
+        Ok(true)
+    };
+    // Checked at load: a kernel with a fixed pair input views no other input; otherwise the
+    // pair's input is read once and at most one other input is planned.
+    let (k, other) = match ops::pair_input(rec.kind) {
+        Some(k) => (k, None),
+        None => {
+            let found = pair_inputs(rec, pair).map_err(|_| PairError::Program)?;
+            (found.k, found.other)
+        }
+    };
+    match other {
+        None => match p.overlapped(q, [])? {
+            Some((span, [])) => ran(span, k, &[], &[]),
+            None => Ok(false),
+        },
+        Some((_, s)) => match p.overlapped(q, [s])? {
+            Some((span, [v])) => ran(span, k, &[s], core::slice::from_ref(&v)),
+            None => Ok(false),
+        },
+    }
+}

@@ -1,0 +1,335 @@
+//! The inference: graph inputs in, every operator in order — a declared overlap's on the
+//! core's one span ([`super::overlap`]), every other with its distinct planned tensors as
+//! views ([`run_op`]) —, graph outputs out. Every kernel is reached through the operator list
+//! ([`crate::ops::run`]); nothing here names an operator.
+
+// Loops index several parallel fixed-size arrays (slots, view indices) by one counter.
+#![allow(clippy::needless_range_loop)]
+
+use synaptic_mem::plan::OverlapPair;
+use synaptic_mem::{AllocError, PlannedInference, Runner, Tensor};
+
+use super::{overlap, Interpreter, IoPlacement, Store};
+use crate::error::RunError;
+use crate::format::{self as program, Loc, OpRecord, Program};
+use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
+use crate::ops::operands::{split_io, Inputs};
+use crate::ops::{self, Operands};
+
+/// What gets each operator's output (`op, tensor, bytes`), if anything does.
+pub(super) type Observer<'o, 'f> = Option<&'o mut (dyn FnMut(usize, usize, &[u8]) + 'f)>;
+
+/// The inference of [`Interpreter::invoke_observed`], observed or not.
+pub(super) fn run<'a>(
+    net: &mut Interpreter<'_, 'a, '_>,
+    runner: &mut Runner<'a>,
+    input: Option<&[u8]>,
+    output: Option<&mut [u8]>,
+    mut observe: Observer<'_, '_>,
+) -> Result<(), RunError> {
+    let Interpreter {
+        model,
+        program,
+        plan,
+        io,
+        placement,
+        ..
+    } = net;
+    let overlaps: &[OverlapPair] = plan.overlaps();
+    let words: &[u32] = match program {
+        Store::Flash(w) => w,
+        Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
+    };
+    let prog = Program::new(words).ok_or(RunError::Program { at: 0 })?;
+    let (n_inputs, n_outputs) = (prog.inputs(), prog.outputs());
+    if let Some(i) = input {
+        let expected = prog.header(program::h::INPUT_BYTES);
+        if i.len() != expected {
+            return Err(RunError::Io {
+                what: "input",
+                expected,
+                got: i.len(),
+            });
+        }
+    }
+    if let Some(o) = &output {
+        let expected = prog.header(program::h::OUTPUT_BYTES);
+        if o.len() != expected {
+            return Err(RunError::Io {
+                what: "output",
+                expected,
+                got: o.len(),
+            });
+        }
+    }
+    if *placement == IoPlacement::Plan && input.is_none() {
+        return Err(RunError::Io {
+            what: "input (I/O in the plan needs the input bytes)",
+            expected: prog.header(program::h::INPUT_BYTES),
+            got: 0,
+        });
+    }
+    let model: &[u8] = model;
+    let n_ops = prog.ops();
+    let bad = |at: usize| RunError::Program { at };
+    runner.planned(plan, |p| -> Result<(), RunError> {
+        // Place every planned activation at its offset, unless the load or an earlier
+        // inference left them there. Only this interpreter places tensors of its plan (the
+        // handle is private), always every slot in slot order with the same shape and type,
+        // so the last slot placed in this region means every slot is (a region that moved
+        // since finds none placed; a placement that failed part-way left the last one
+        // out). Every view still checks its own slot.
+        let n_slots = prog.slots();
+        if n_slots > 0 && !p.placed(n_slots - 1) {
+            for s in 0..n_slots {
+                let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
+                p.alloc(s, &shape[..n], dtype)?;
+            }
+        }
+        // Graph inputs: into the SHARED region or their slots.
+        if let Some(input) = input {
+            let mut off = 0;
+            for k in 0..n_inputs {
+                let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+                let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
+                off += n;
+                match loc {
+                    Loc::Slot(s) => {
+                        with_views(p, 0, &[s], |v| v[0].bytes_mut().copy_from_slice(src))?
+                    }
+                    _ => {
+                        if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
+                            t.bytes_mut().copy_from_slice(src);
+                        }
+                    }
+                }
+            }
+        }
+        let mut at = prog.header(program::h::OPS_AT);
+        let shared_io = *placement == IoPlacement::Shared;
+        // The next declared overlap (in operator order, checked at load).
+        let mut next_pair = 0;
+        for i in 0..n_ops {
+            let (rec, next) = prog.op(at, ops::param_words).ok_or(bad(at))?;
+            let n_in = rec.n_inputs();
+            if n_in > MAX_OP_INPUTS {
+                return Err(bad(at));
+            }
+            let rec_at = at;
+            at = next;
+
+            // A declared overlap whose slots share bytes: the operator runs overlapped, on
+            // the core's one span holding its input and output.
+            // (The planner may declare a pair whose blocks do not share bytes: the operator
+            // then runs as in a plain plan.)
+            if let Some(pair) = overlaps.get(next_pair).filter(|q| usize::from(q.op) == i) {
+                let q = next_pair;
+                next_pair += 1;
+                let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
+                let ran = overlap::run_pair(
+                    p,
+                    &prog,
+                    &rec,
+                    q,
+                    pair,
+                    shared,
+                    model,
+                    observe.as_deref_mut(),
+                )
+                .map_err(|e| match e {
+                    overlap::PairError::Kernel(error) => RunError::Kernel { op: i, error },
+                    overlap::PairError::Alloc(e) => RunError::Alloc(e),
+                    overlap::PairError::Program => bad(rec_at),
+                })?;
+                if ran {
+                    continue;
+                }
+            }
+
+            let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
+            run_op(p, &rec, (i, rec_at), io_now, model, observe.as_deref_mut())?;
+        }
+        // Graph outputs: out of the SHARED region or their slots.
+        if let Some(output) = output {
+            let mut off = 0;
+            let last = n_ops.saturating_sub(1) as u16;
+            for k in n_inputs..n_inputs + n_outputs {
+                let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+                let dst = output
+                    .get_mut(off..off + n)
+                    .ok_or(bad(program::HEADER_WORDS))?;
+                off += n;
+                match loc {
+                    Loc::Slot(s) => {
+                        with_views(p, last, &[s], |v| dst.copy_from_slice(v[0].bytes()))?
+                    }
+                    Loc::Shared(first) => {
+                        if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
+                            dst.copy_from_slice(t.bytes());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    })?
+}
+
+/// Runs plain operator `i` (record `rec` at word `rec_at`, no declared overlap sharing bytes): its distinct
+/// planned tensors from the core (output first, then the inputs), the SHARED I/O tensors `io`
+/// (empty with I/O in the plan) split around its output, then its kernel; `observe(op,
+/// tensor, bytes)` gets its output.
+pub(super) fn run_op(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    io: &mut [Option<Tensor<'_>>],
+    model: &[u8],
+    observe: Observer<'_, '_>,
+) -> Result<(), RunError> {
+    // The caller checked the input count (at most MAX_OP_INPUTS).
+    let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
+    // The distinct planned tensors: the output first, then the inputs (a short list for the
+    // usual operator: zeroing the long one costs more than the rest of the list).
+    if n_in < 4 {
+        let mut slots = [0usize; 4];
+        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+        run_op_slots(
+            p,
+            rec,
+            (i, rec_at),
+            io,
+            model,
+            observe,
+            &slots[..n],
+            out_planned,
+        )
+    } else {
+        let mut slots = [0usize; MAX_OP_TENSORS];
+        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+        run_op_slots(
+            p,
+            rec,
+            (i, rec_at),
+            io,
+            model,
+            observe,
+            &slots[..n],
+            out_planned,
+        )
+    }
+}
+
+/// Fills `slots` (at least `n_in + 1` long) with the distinct planned tensors of record `rec`:
+/// its output first if it is planned, then its inputs. Returns how many, and whether the
+/// output is among them.
+fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usize, bool) {
+    let mut n_slots = 0;
+    let out_planned = match rec.out_loc {
+        Loc::Slot(s) => {
+            slots[0] = s;
+            n_slots = 1;
+            true
+        }
+        _ => false,
+    };
+    for loc in rec.input_locs().take(n_in) {
+        if let Some(Loc::Slot(s)) = loc {
+            if !slots[..n_slots].contains(&s) {
+                slots[n_slots] = s;
+                n_slots += 1;
+            }
+        }
+    }
+    (n_slots, out_planned)
+}
+
+/// [`run_op`] with the operator's distinct planned tensors `slots` (the output first if
+/// `out_planned`).
+#[allow(clippy::too_many_arguments)]
+fn run_op_slots(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    io: &mut [Option<Tensor<'_>>],
+    model: &[u8],
+    mut observe: Observer<'_, '_>,
+    slots: &[usize],
+    out_planned: bool,
+) -> Result<(), RunError> {
+    let out_shared = match rec.out_loc {
+        Loc::Shared(k) => Some(k),
+        _ => None,
+    };
+    let (shared_out, shared) = split_io(io, out_shared);
+    let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
+    with_views(p, i as u16, slots, |views| {
+        let (out_view, in_views) = if out_planned {
+            let (o, rest) = views.split_at_mut(1);
+            (o.first_mut(), rest)
+        } else {
+            (None, views)
+        };
+        let ins = Inputs {
+            rec,
+            slots: in_slots,
+            views: in_views,
+            shared,
+            model,
+        };
+        let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
+            let mut io = Operands { name: "", ins, out };
+            ops::run(rec.kind, rec.params, &mut io)
+                .map_err(|error| RunError::Kernel { op: i, error })?;
+            if let Some(observe) = observe.as_deref_mut() {
+                observe(i, rec.output, io.out.bytes());
+            }
+            Ok(())
+        };
+        match (out_view, shared_out) {
+            (Some(o), _) => run(o),
+            (None, Some(o)) => run(o),
+            (None, None) => Err(RunError::Program { at: rec_at }),
+        }
+    })?
+}
+
+/// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
+/// per call; this picks the size at run time).
+pub(super) fn with_views<R>(
+    p: &mut PlannedInference<'_, '_>,
+    op: u16,
+    slots: &[usize],
+    f: impl FnOnce(&mut [Tensor<'_>]) -> R,
+) -> Result<R, AllocError> {
+    fn go<const N: usize, R>(
+        p: &mut PlannedInference<'_, '_>,
+        op: u16,
+        slots: &[usize],
+        f: impl FnOnce(&mut [Tensor<'_>]) -> R,
+    ) -> Result<R, AllocError> {
+        let mut v = p.at::<N>(op, core::array::from_fn(|i| slots[i]))?;
+        Ok(f(&mut v))
+    }
+    match slots.len() {
+        0 => Ok(f(&mut [])),
+        1 => go::<1, R>(p, op, slots, f),
+        2 => go::<2, R>(p, op, slots, f),
+        3 => go::<3, R>(p, op, slots, f),
+        4 => go::<4, R>(p, op, slots, f),
+        5 => go::<5, R>(p, op, slots, f),
+        6 => go::<6, R>(p, op, slots, f),
+        7 => go::<7, R>(p, op, slots, f),
+        8 => go::<8, R>(p, op, slots, f),
+        9 => go::<9, R>(p, op, slots, f),
+        10 => go::<10, R>(p, op, slots, f),
+        11 => go::<11, R>(p, op, slots, f),
+        12 => go::<12, R>(p, op, slots, f),
+        13 => go::<13, R>(p, op, slots, f),
+        14 => go::<14, R>(p, op, slots, f),
+        15 => go::<15, R>(p, op, slots, f),
+        16 => go::<16, R>(p, op, slots, f),
+        _ => go::<MAX_OP_TENSORS, R>(p, op, slots, f),
+    }
+}

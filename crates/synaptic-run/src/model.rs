@@ -1,0 +1,461 @@
+//! The model as the runtime reads it: the main subgraph and its I/O ([`Graph`], with the one
+//! data-flow rule [`Graph::check_dataflow`]), one operator ([`OpView`]) and one tensor
+//! ([`TInfo`], checked by [`tinfo`]: its size, its quantization). Only the loader comes here
+//! (compiling or verifying a program, at load or on the host); an inference reads the program.
+
+use synaptic_mem::DType;
+use synaptic_tflite::{Model, SubGraph, TensorType};
+
+use crate::error::{GraphFault, KernelError, LoadError, TensorFault};
+use crate::limits::{extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_TENSOR_SIZE};
+use crate::math::QuantParams;
+
+/// What the interpreter knows of one tensor, read from the model and checked ([`tinfo`]).
+#[derive(Clone, Copy)]
+pub(crate) struct TInfo<'m> {
+    /// Its index in the main subgraph.
+    pub(crate) index: usize,
+    pub(crate) ty: TensorType,
+    pub(crate) dims: [usize; MAX_DIMS],
+    pub(crate) rank: usize,
+    /// The per-tensor quantization (the first scale and zero point; `0.0, 0` without one).
+    pub(crate) q: QuantParams,
+    /// Whether the tensor is quantized: scales and zero points both present, as TFLM reads
+    /// them (`micro_allocator.cc`).
+    pub(crate) quantized: bool,
+    /// Number of scales (per-channel: more than one).
+    pub(crate) scale_count: usize,
+    /// The dimension the per-channel scales run along.
+    pub(crate) quantized_dimension: i32,
+    /// Whether a dimension is 0.
+    pub(crate) empty: bool,
+    /// Constant data (empty: none).
+    pub(crate) data: &'m [u8],
+    pub(crate) bytes: usize,
+}
+
+impl TInfo<'_> {
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.dims[..self.rank]
+    }
+}
+
+/// The range of a zero point of an integer type the kernels compute with (`None`: a type
+/// whose quantization no kernel reads).
+fn zero_point_range(ty: TensorType) -> Option<(i32, i32)> {
+    match ty {
+        TensorType::Int8 => Some((-128, 127)),
+        TensorType::UInt8 => Some((0, 255)),
+        TensorType::Int16 => Some((-32768, 32767)),
+        TensorType::Int4 => Some((-8, 7)),
+        _ => None,
+    }
+}
+
+/// Tensor `t` of the main subgraph, checked: at most 6 dimensions, none negative, elements
+/// and bytes at most [`MAX_TENSOR_SIZE`] (the product of the dimensions, zeros counted as 1,
+/// too), and for an integer type whose quantization the kernels use, every scale finite and
+/// positive, every zero point inside the type's range and one zero point or one per scale.
+/// A failure is a [`LoadError::Tensor`] without operator (the caller adds it).
+pub(crate) fn tinfo<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+) -> Result<TInfo<'m>, LoadError> {
+    let fault = |fault| LoadError::Tensor {
+        op: None,
+        name: "",
+        tensor: t,
+        fault,
+    };
+    let tt = sg.tensor(t)?;
+    let ty = tt.tensor_type()?;
+    let shape = tt.shape()?;
+    if shape.len() > MAX_DIMS {
+        return Err(fault(TensorFault::Rank));
+    }
+    let mut dims = [1usize; MAX_DIMS];
+    for (i, d) in shape.iter().enumerate() {
+        dims[i] = usize::try_from(d).map_err(|_| fault(TensorFault::DynamicDimension))?;
+    }
+    let dims_used = &dims[..shape.len()];
+    extent(dims_used).ok_or(fault(TensorFault::TooLarge))?;
+    let elems: usize = dims_used.iter().product();
+    let empty = dims_used.contains(&0);
+    let bytes = match ty {
+        TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => Some(elems),
+        TensorType::Int16 | TensorType::Float16 | TensorType::BFloat16 | TensorType::UInt16 => {
+            elems.checked_mul(2)
+        }
+        TensorType::Int32 | TensorType::Float32 | TensorType::UInt32 => elems.checked_mul(4),
+        TensorType::Int64 | TensorType::Float64 | TensorType::UInt64 => elems.checked_mul(8),
+        TensorType::Int4 => Some(elems.div_ceil(2)),
+        _ => Some(0),
+    }
+    .filter(|&b| b <= MAX_TENSOR_SIZE)
+    .ok_or(fault(TensorFault::TooLarge))?;
+    let mut info = TInfo {
+        index: t,
+        ty,
+        dims,
+        rank: shape.len(),
+        q: QuantParams::new(0.0, 0),
+        quantized: false,
+        scale_count: 0,
+        quantized_dimension: 0,
+        empty,
+        data: model.tensor_data(&tt)?,
+        bytes,
+    };
+    let Some(q) = tt.quantization()? else {
+        return Ok(info);
+    };
+    let (scales, zps) = (q.scales()?, q.zero_points()?);
+    if scales.is_empty() || zps.is_empty() {
+        // TFLM reads no quantization then (its kernels that need one refuse the tensor).
+        return Ok(info);
+    }
+    info.quantized = true;
+    info.scale_count = scales.len();
+    info.quantized_dimension = q.quantized_dimension()?;
+    let zp0 = zps.get(0).unwrap_or(0);
+    if let Some((min, max)) = zero_point_range(ty) {
+        if zps.len() != 1 && zps.len() != scales.len() {
+            return Err(fault(TensorFault::ZeroPointCount {
+                got: zps.len(),
+                scales: scales.len(),
+            }));
+        }
+        for i in 0..scales.len() {
+            let value = scales.get(i).unwrap_or(f32::NAN);
+            if !(value.is_finite() && value > 0.0) {
+                return Err(fault(TensorFault::Scale { value }));
+            }
+        }
+        for i in 0..zps.len() {
+            let value = zps.get(i).unwrap_or(0);
+            if value < i64::from(min) || value > i64::from(max) {
+                return Err(fault(TensorFault::ZeroPoint { value, min, max }));
+            }
+        }
+    }
+    // Other types: the quantization is read by no kernel (int32 biases, floats); a zero point
+    // that does not fit `int32` reads as 0 there.
+    info.q = QuantParams::new(
+        scales.get(0).unwrap_or(0.0),
+        i32::try_from(zp0).unwrap_or(0),
+    );
+    Ok(info)
+}
+
+/// A set of tensor indices `base .. base + WINDOW_TENSORS`, as bits on the stack: the loader's
+/// passes over the graph ([`Graph::check_dataflow`], the slot table) take the tensors a window
+/// at a time, so they need no memory proportional to the model and stay linear in its size
+/// (times the number of windows: at most 8 for the 32,767 tensors a model may have).
+pub(crate) struct TensorWindow {
+    base: usize,
+    bits: [u32; WINDOW_TENSORS / 32],
+}
+
+/// Tensors per [`TensorWindow`] (512 bytes of stack).
+pub(crate) const WINDOW_TENSORS: usize = 4096;
+
+impl TensorWindow {
+    pub(crate) fn new(base: usize) -> Self {
+        TensorWindow {
+            base,
+            bits: [0; WINDOW_TENSORS / 32],
+        }
+    }
+
+    /// Whether `t` lies in the window.
+    pub(crate) fn covers(&self, t: usize) -> bool {
+        t.checked_sub(self.base).is_some_and(|i| i < WINDOW_TENSORS)
+    }
+
+    /// Whether `t` is in the set (false outside the window).
+    pub(crate) fn has(&self, t: usize) -> bool {
+        match t.checked_sub(self.base) {
+            Some(i) if i < WINDOW_TENSORS => self.bits[i / 32] & (1 << (i % 32)) != 0,
+            _ => false,
+        }
+    }
+
+    /// Adds `t` (nothing outside the window).
+    pub(crate) fn insert(&mut self, t: usize) {
+        if let Some(i) = t.checked_sub(self.base).filter(|&i| i < WINDOW_TENSORS) {
+            self.bits[i / 32] |= 1 << (i % 32);
+        }
+    }
+}
+
+/// The core allocation (shape of 1–4 dims, dtype) of an activation of `t`, with exactly its
+/// bytes: shapes of more than 4 dimensions fold into the leading one, a scalar is `[1]`.
+pub(crate) fn core_request(t: &TInfo<'_>) -> Option<([u32; 4], usize, DType)> {
+    let dtype = match t.ty {
+        TensorType::Int8 => DType::Int8,
+        TensorType::UInt8 | TensorType::Bool => DType::UInt8,
+        TensorType::Int16 | TensorType::UInt16 => DType::Int16,
+        TensorType::Int32 | TensorType::UInt32 => DType::Int32,
+        TensorType::Float32 => DType::Float32,
+        TensorType::Float16 => DType::Float16,
+        TensorType::BFloat16 => DType::BFloat16,
+        TensorType::Int4 => DType::Int4,
+        _ => return None,
+    };
+    let mut out = [1u32; 4];
+    let s = t.shape();
+    if s.is_empty() {
+        return Some((out, 1, dtype));
+    }
+    let fold = s.len().saturating_sub(3);
+    let mut lead = 1usize;
+    for &d in &s[..=fold.min(s.len() - 1)] {
+        lead = lead.checked_mul(d)?;
+    }
+    out[0] = u32::try_from(lead).ok()?;
+    for (i, &d) in s[fold + 1..].iter().enumerate() {
+        out[i + 1] = u32::try_from(d).ok()?;
+    }
+    let n = s.len().min(4);
+    let (_, bytes) = synaptic_mem::shape_bytes(&out[..n], dtype).ok()?;
+    (bytes as usize == t.bytes).then_some((out, n, dtype))
+}
+
+/// One operator as read from the model.
+pub(crate) struct OpView<'m> {
+    pub(crate) code: i32,
+    pub(crate) name: &'static str,
+    pub(crate) inputs: [i32; MAX_OP_INPUTS],
+    pub(crate) n_in: usize,
+    pub(crate) output: usize,
+    /// The operator's table (its options).
+    pub(crate) op: synaptic_tflite::Operator<'m>,
+}
+
+/// The builtin code and name of operator `index` (before anything else is read of it: a model
+/// is refused naming its first operator the runtime does not implement).
+pub(crate) fn op_code(
+    model: &Model<'_>,
+    sg: &SubGraph<'_>,
+    index: usize,
+) -> Result<(i32, &'static str), LoadError> {
+    let op = sg.operator(index)?;
+    let c = model.operator_code(op.opcode_index()? as usize)?;
+    Ok((
+        c.builtin,
+        synaptic_tflite::builtin_name(c.builtin).unwrap_or("UNKNOWN"),
+    ))
+}
+
+/// Operator `index` as read from the model: its input and output indices checked in range, one
+/// output that is not also an input.
+pub(crate) fn op_view<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    index: usize,
+    n_tensors: usize,
+) -> Result<OpView<'m>, LoadError> {
+    let op = sg.operator(index)?;
+    let c = model.operator_code(op.opcode_index()? as usize)?;
+    let name = synaptic_tflite::builtin_name(c.builtin).unwrap_or("UNKNOWN");
+    let err = |what| LoadError::Operator {
+        op: index,
+        name,
+        error: KernelError::unsupported(name, what),
+    };
+    let ins = op.inputs()?;
+    if ins.len() > MAX_OP_INPUTS {
+        return Err(err("more than 16 inputs"));
+    }
+    let mut inputs = [-1i32; MAX_OP_INPUTS];
+    for (k, v) in ins.iter().enumerate() {
+        if v < -1 || (v >= 0 && v as usize >= n_tensors) {
+            return Err(err("an input tensor index out of range"));
+        }
+        inputs[k] = v;
+    }
+    let outs = op.outputs()?;
+    if outs.len() != 1 {
+        return Err(err("operators with other than one output"));
+    }
+    let output = match outs.get(0) {
+        Some(v) if v >= 0 && (v as usize) < n_tensors => v as usize,
+        _ => return Err(err("an output tensor index out of range")),
+    };
+    if inputs[..ins.len()].contains(&(output as i32)) {
+        return Err(err("an output that is also an input"));
+    }
+    Ok(OpView {
+        code: c.builtin,
+        name,
+        inputs,
+        n_in: ins.len(),
+        output,
+        op,
+    })
+}
+
+/// The model's main subgraph and its I/O, as the loader reads it (a few handles).
+#[derive(Clone, Copy)]
+pub(crate) struct Graph<'m> {
+    pub(crate) model: Model<'m>,
+    pub(crate) sg: SubGraph<'m>,
+    pub(crate) n_ops: usize,
+    pub(crate) n_tensors: usize,
+    /// Tensor index of each graph input, then output.
+    pub(crate) io_tensor: [usize; MAX_IO],
+    pub(crate) n_inputs: usize,
+    pub(crate) n_outputs: usize,
+}
+
+impl<'m> Graph<'m> {
+    /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
+    /// operators or graph I/O, or I/O indices out of range.
+    pub(crate) fn open(model: &'m [u8]) -> Result<Self, LoadError> {
+        let m = Model::new(model)?;
+        if m.subgraphs_len()? == 0 {
+            return Err(LoadError::Unsupported {
+                what: "no subgraph",
+            });
+        }
+        for s in 1..m.subgraphs_len()? {
+            let sg = m.subgraph(s)?;
+            if sg.operators_len()? > 0 || sg.tensors_len()? > 0 {
+                return Err(LoadError::Unsupported {
+                    what: "subgraphs other than the main one (control flow)",
+                });
+            }
+        }
+        let sg = m.subgraph(0)?;
+        let n_tensors = sg.tensors_len()?;
+        let n_ops = sg.operators_len()?;
+        if n_tensors > i16::MAX as usize || n_ops > u16::MAX as usize {
+            return Err(LoadError::Unsupported {
+                what: "more than 32767 tensors or 65535 operators",
+            });
+        }
+        let (ins, outs) = (sg.inputs()?, sg.outputs()?);
+        if ins.len() + outs.len() > MAX_IO {
+            return Err(LoadError::Unsupported {
+                what: "more than 8 graph inputs and outputs",
+            });
+        }
+        let mut io_tensor = [0usize; MAX_IO];
+        for (k, t) in ins.iter().chain(outs.iter()).enumerate() {
+            if t < 0 || t as usize >= n_tensors {
+                return Err(LoadError::Unsupported {
+                    what: "a graph input or output index out of range",
+                });
+            }
+            io_tensor[k] = t as usize;
+        }
+        Ok(Graph {
+            model: m,
+            sg,
+            n_ops,
+            n_tensors,
+            io_tensor,
+            n_inputs: ins.len(),
+            n_outputs: outs.len(),
+        })
+    }
+
+    /// Position of tensor `t` among the graph inputs then outputs (its first).
+    pub(crate) fn io_index(&self, t: usize) -> Option<usize> {
+        self.io_tensor[..self.n_inputs + self.n_outputs]
+            .iter()
+            .position(|&x| x == t)
+    }
+
+    /// The tensors of window `base` that an operator reads or writes.
+    pub(crate) fn used_window(&self, base: usize) -> Result<TensorWindow, LoadError> {
+        let mut used = TensorWindow::new(base);
+        for i in 0..self.n_ops {
+            let op = self.sg.operator(i)?;
+            for t in op.inputs()?.iter().chain(op.outputs()?.iter()) {
+                if let Ok(t) = usize::try_from(t) {
+                    used.insert(t);
+                }
+            }
+        }
+        Ok(used)
+    }
+
+    /// Whether tensor `t` holds constant data (a buffer).
+    fn is_constant(&self, t: usize) -> Result<bool, LoadError> {
+        Ok(!self.model.tensor_data(&self.sg.tensor(t)?)?.is_empty())
+    }
+
+    /// The one data-flow rule of a graph the runtime runs (every operator's indices already
+    /// checked in range by [`op_view`]): every tensor an operator reads is a constant, a graph
+    /// input or the output of an earlier operator; no tensor is written twice (by two
+    /// operators, or by an operator while being a graph input); every graph output is written
+    /// (by an operator, or is a graph input) and no graph input or output is a constant. So
+    /// no inference reads a byte that it did not write or copy in: its outputs depend on its
+    /// inputs alone, never on what the arena held before. O(operator inputs + outputs) per
+    /// [`TensorWindow`] of tensors.
+    pub(crate) fn check_dataflow(&self) -> Result<(), LoadError> {
+        let graph =
+            |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };
+        let mut base = 0;
+        while base < self.n_tensors {
+            let mut written = TensorWindow::new(base);
+            for &t in &self.io_tensor[..self.n_inputs] {
+                if written.covers(t) {
+                    if self.is_constant(t)? {
+                        return Err(graph(None, t, GraphFault::ConstantIo));
+                    }
+                    written.insert(t);
+                }
+            }
+            for i in 0..self.n_ops {
+                let op = self.sg.operator(i)?;
+                for t in op.inputs()?.iter() {
+                    let Ok(t) = usize::try_from(t) else { continue };
+                    if written.covers(t) && !written.has(t) && !self.is_constant(t)? {
+                        return Err(graph(Some(i), t, GraphFault::ReadBeforeWrite));
+                    }
+                }
+                for t in op.outputs()?.iter() {
+                    let Ok(t) = usize::try_from(t) else { continue };
+                    if written.has(t) {
+                        return Err(graph(Some(i), t, GraphFault::WrittenTwice));
+                    }
+                    written.insert(t);
+                }
+            }
+            let outputs = &self.io_tensor[self.n_inputs..self.n_inputs + self.n_outputs];
+            for &t in outputs {
+                if written.covers(t) {
+                    if self.is_constant(t)? {
+                        return Err(graph(None, t, GraphFault::ConstantIo));
+                    }
+                    if !written.has(t) {
+                        return Err(graph(None, t, GraphFault::OutputNotWritten));
+                    }
+                }
+            }
+            base += WINDOW_TENSORS;
+        }
+        Ok(())
+    }
+
+    /// Bytes of graph I/O tensors `from..to` (inputs then outputs), concatenated: at most
+    /// [`MAX_TENSOR_SIZE`] in all.
+    pub(crate) fn io_bytes(&self, from: usize, to: usize) -> Result<usize, LoadError> {
+        let mut sum = 0usize;
+        for &t in self.io_tensor.get(from..to).unwrap_or(&[]) {
+            sum = sum
+                .checked_add(tinfo(&self.model, &self.sg, t)?.bytes)
+                .filter(|&b| b <= MAX_TENSOR_SIZE)
+                .ok_or(LoadError::Tensor {
+                    op: None,
+                    name: "",
+                    tensor: t,
+                    fault: TensorFault::TooLarge,
+                })?;
+        }
+        Ok(sum)
+    }
+}

@@ -1,0 +1,141 @@
+//! ADD, int8, with broadcasting ([`super::binary`]): `reference_integer_ops::AddFunc`
+//! prepared by `CalculateOpDataAdd` (`micro/kernels/add_common.cc`): both inputs are shifted
+//! left by 20 bits, scaled by `input_scale / (2 * max_input_scale)` (multipliers smaller than
+//! one), summed, and scaled by `2 * max_input_scale / (2^20 * output_scale)`, all with the
+//! `SmallerThanOneExp` multiply.
+
+use synaptic_tflite::code;
+
+use super::binary::{Binary, Broadcast, Elementwise};
+use super::common::Int8;
+use super::{Prep, Prepared};
+use crate::error::{KernelError, LoadError};
+use crate::math::{
+    activation_range_i8, int8_zero_point, multiply_by_quantized_multiplier_smaller_than_one_exp,
+    quantize_multiplier_smaller_than_one_exp, Activation, QuantParams,
+};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::ADD];
+
+/// A prepared int8 ADD: made only by [`AddParams::new`] (shapes broadcast and within
+/// [`crate::limits::MAX_TENSOR_SIZE`], zero points in int8's range, a non-empty activation range).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddParams {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// `-input1_zero_point`.
+    pub(crate) input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub(crate) input2_offset: i32,
+    /// `output_zero_point`.
+    pub(crate) output_offset: i32,
+    /// 20 for int8.
+    pub(crate) left_shift: i32,
+    /// Input 1 multiplier and shift.
+    pub(crate) input1: (i32, i32),
+    /// Input 2 multiplier and shift.
+    pub(crate) input2: (i32, i32),
+    /// Output multiplier and shift.
+    pub(crate) output: (i32, i32),
+    /// Activation clamp minimum.
+    pub(crate) act_min: i32,
+    /// Activation clamp maximum.
+    pub(crate) act_max: i32,
+}
+
+impl AddParams {
+    /// Prepares an int8 ADD.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        activation: Activation,
+        input1_shape: &[usize],
+        input2_shape: &[usize],
+        output_shape: &[usize],
+        input1: QuantParams,
+        input2: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "ADD";
+        let broadcast = Broadcast::new(OP, input1_shape, input2_shape, output_shape)?;
+        let left_shift = 20;
+        let twice_max_input_scale = 2.0 * f64::from(input1.scale.max(input2.scale));
+        let real1 = f64::from(input1.scale) / twice_max_input_scale;
+        let real2 = f64::from(input2.scale) / twice_max_input_scale;
+        let real_out =
+            twice_max_input_scale / (f64::from(1i32 << left_shift) * f64::from(output.scale));
+        let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
+        Ok(AddParams {
+            broadcast,
+            input1_offset: -int8_zero_point(OP, input1)?,
+            input2_offset: -int8_zero_point(OP, input2)?,
+            output_offset: int8_zero_point(OP, output)?,
+            left_shift,
+            input1: quantize_multiplier_smaller_than_one_exp(OP, real1)?,
+            input2: quantize_multiplier_smaller_than_one_exp(OP, real2)?,
+            output: quantize_multiplier_smaller_than_one_exp(OP, real_out)?,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+/// ADD, int8 ([`super::binary::run`]).
+pub fn add<A: Int8, B: Int8>(
+    p: &AddParams,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    super::binary::run(p, in1, in2, output)
+}
+
+impl Elementwise for AddParams {
+    const NAME: &'static str = "ADD";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    #[inline]
+    fn value(&self, x: i32, y: i32) -> i8 {
+        let a = (self.input1_offset + x).wrapping_mul(1 << self.left_shift);
+        let b = (self.input2_offset + y).wrapping_mul(1 << self.left_shift);
+        let a =
+            multiply_by_quantized_multiplier_smaller_than_one_exp(a, self.input1.0, self.input1.1);
+        let b =
+            multiply_by_quantized_multiplier_smaller_than_one_exp(b, self.input2.0, self.input2.1);
+        let sum = a.wrapping_add(b);
+        let raw = multiply_by_quantized_multiplier_smaller_than_one_exp(
+            sum,
+            self.output.0,
+            self.output.1,
+        )
+        .wrapping_add(self.output_offset);
+        raw.max(self.act_min).min(self.act_max) as i8
+    }
+}
+
+/// Prepares ADD.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (ac, a, b, out) = super::binary::prepare(cx)?;
+    let p = AddParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
+        .map_err(|e| cx.err(e))?;
+    Prepared::of::<Add>(cx, p)
+}
+
+/// The ADD kernel, int8.
+pub type Add = Binary<AddParams>;
+
+crate::format::codec::words!(AddParams {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    left_shift: i32,
+    input1: (i32, i32),
+    input2: (i32, i32),
+    output: (i32, i32),
+    act_min: i32,
+    act_max: i32,
+});

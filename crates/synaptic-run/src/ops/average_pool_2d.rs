@@ -1,0 +1,105 @@
+//! AVERAGE_POOL_2D, int8: `reference_integer_ops::AveragePool` (the window clipped to the
+//! input, the average rounded half away from zero); parameters and window shared with
+//! MAX_POOL_2D ([`super::pool_2d`]).
+
+use synaptic_tflite::code;
+
+use super::common::offset4;
+use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::pool_2d::{average, contract, PoolParams, EMPTY_WINDOW};
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use crate::contract::Contract;
+use crate::error::{KernelError, LoadError};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::AVERAGE_POOL_2D];
+
+/// AVERAGE_POOL_2D, int8. A window entirely in the padding is an error (TFLM returns an
+/// error for it too).
+pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    p.check(OP, input, output)?;
+    let depth = p.input_shape[3];
+    let mut empty = false;
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut acc: i32 = 0;
+            let mut count: i32 = 0;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    acc += i32::from(input[offset4(&p.input_shape, b, y, x, c)]);
+                    count += 1;
+                }
+            }
+            if count == 0 {
+                empty = true;
+                return;
+            }
+            output[offset4(&p.output_shape, b, oy, ox, c)] = average(acc, count, p);
+        }
+    });
+    if empty {
+        return Err(KernelError::shape(OP, EMPTY_WINDOW));
+    }
+    Ok(())
+}
+
+/// AVERAGE_POOL_2D ([`average_pool`]) with input and output in `buf`.
+pub fn average_pool_in_place(
+    p: &PoolParams,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    check(OP, &contract(p), buf, &at)?;
+    let depth = p.output_shape[3];
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.window_at(oy, ox);
+        let count = (ys.len() * xs.len()) as i32;
+        if count == 0 && depth > 0 {
+            return Err(KernelError::shape(OP, EMPTY_WINDOW));
+        }
+        for c in ordered(depth, at.direction) {
+            let mut acc: i32 = 0;
+            for y in ys.clone() {
+                let row = at.input + offset4(&p.input_shape, b, y, 0, c);
+                for x in xs.clone() {
+                    acc += i32::from(buf[row + x * depth] as i8);
+                }
+            }
+            buf[at.output + first + c] = average(acc, count, p) as u8;
+        }
+        Ok(())
+    })
+}
+
+/// Prepares AVERAGE_POOL_2D.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    Prepared::of::<AveragePool2d>(cx, super::pool_2d::prepare(cx)?)
+}
+
+/// The AVERAGE_POOL_2D kernel, int8.
+pub struct AveragePool2d;
+
+impl Kernel for AveragePool2d {
+    const NAME: &'static str = "AVERAGE_POOL_2D";
+    type Params = PoolParams;
+
+    #[inline]
+    fn run(p: &PoolParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i8(0)?;
+        average_pool(p, x, io.out_i8()?)
+    }
+
+    fn contract(p: &PoolParams, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract(p))
+    }
+
+    fn run_in_place(
+        p: &PoolParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        average_pool_in_place(p, io.buf, io.at)?;
+        Ok(p.output_shape.iter().product())
+    }
+}

@@ -1,0 +1,281 @@
+//! What ADD ([`super::add`]) and MUL ([`super::mul`]) share: NumPy-style broadcasting up to 6
+//! dimensions ([`Broadcast`]: the same element pairs as TFLM's `BroadcastBinaryOpSimple`), the
+//! kernel written once over the operator's element function ([`Elementwise`], [`Binary`]:
+//! plain and in place), and the preparation. Either operand may be an activation or a model constant;
+//! the kernels read both as bytes (`Int8` for `u8`: one instantiation, sign-extending loads).
+
+use synaptic_tflite::TensorType;
+
+use core::marker::PhantomData;
+
+use super::common::{Dims, Int8, MAX_DIMS};
+use super::in_place::{check, drive, x8, InPlace};
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
+use crate::contract::Contract;
+use crate::error::{KernelError, LoadError};
+use crate::format::codec::Words;
+use crate::math::Activation;
+use crate::model::TInfo;
+
+/// The element pairing of a (possibly broadcast) binary operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Broadcast {
+    /// Output dimensions, left-padded with 1 to [`MAX_DIMS`].
+    out: [usize; MAX_DIMS],
+    /// Element strides of input 1 per output dimension (0 where it is broadcast).
+    stride1: [usize; MAX_DIMS],
+    /// Element strides of input 2 per output dimension (0 where it is broadcast).
+    stride2: [usize; MAX_DIMS],
+    /// Elements of input 1, input 2, output.
+    sizes: [usize; 3],
+    /// Whether the shapes are equal (a plain element-wise loop).
+    same: bool,
+}
+
+fn padded(d: &Dims) -> [usize; MAX_DIMS] {
+    let mut out = [1; MAX_DIMS];
+    let s = d.as_slice();
+    out[MAX_DIMS - s.len()..].copy_from_slice(s);
+    out
+}
+
+fn strides(dims: &[usize; MAX_DIMS], out: &[usize; MAX_DIMS]) -> [usize; MAX_DIMS] {
+    let mut st = [0; MAX_DIMS];
+    let mut acc = 1;
+    for i in (0..MAX_DIMS).rev() {
+        st[i] = if dims[i] == 1 && out[i] != 1 { 0 } else { acc };
+        acc *= dims[i];
+    }
+    st
+}
+
+impl Broadcast {
+    /// The pairing for inputs of shapes `a` and `b` into `out` (checked against NumPy rules).
+    pub fn new(
+        op: &'static str,
+        a: &[usize],
+        b: &[usize],
+        out: &[usize],
+    ) -> Result<Self, KernelError> {
+        let (da, db, dout) = (Dims::new(op, a)?, Dims::new(op, b)?, Dims::new(op, out)?);
+        let (pa, pb, po) = (padded(&da), padded(&db), padded(&dout));
+        for i in 0..MAX_DIMS {
+            let want = if pa[i] == 1 {
+                pb[i]
+            } else if pb[i] == 1 || pb[i] == pa[i] {
+                pa[i]
+            } else {
+                return Err(KernelError::shape(op, "input shapes do not broadcast"));
+            };
+            if want != po[i] {
+                return Err(KernelError::shape(
+                    op,
+                    "output shape is not the broadcast shape",
+                ));
+            }
+        }
+        Ok(Broadcast {
+            out: po,
+            stride1: strides(&pa, &po),
+            stride2: strides(&pb, &po),
+            sizes: [da.flat_size(), db.flat_size(), dout.flat_size()],
+            same: pa == pb,
+        })
+    }
+
+    /// Elements of input 1, input 2 and the output.
+    pub(crate) fn sizes(&self) -> [usize; 3] {
+        self.sizes
+    }
+
+    /// Whether input `which` (0 or 1) has the output's (padded) shape: its element `j` is the
+    /// one output element `j` reads.
+    pub(crate) fn full(&self, which: usize) -> bool {
+        let st = if which == 0 {
+            &self.stride1
+        } else {
+            &self.stride2
+        };
+        strides(&self.out, &self.out) == *st
+    }
+
+    /// The element of input `which` (0 or 1) that output element `j` reads (the pairing of
+    /// [`Self::run`]'s odometer, computed directly).
+    pub(crate) fn index(&self, which: usize, mut j: usize) -> usize {
+        let st = if which == 0 {
+            &self.stride1
+        } else {
+            &self.stride2
+        };
+        let mut i = 0;
+        for d in (0..MAX_DIMS).rev() {
+            let n = self.out[d].max(1);
+            i += (j % n) * st[d];
+            j /= n;
+        }
+        i
+    }
+
+    pub(crate) fn run<T: Copy, T2: Copy, U>(
+        &self,
+        op: &'static str,
+        in1: &[T],
+        in2: &[T2],
+        output: &mut [U],
+        f: impl Fn(T, T2) -> U,
+    ) -> Result<(), KernelError> {
+        KernelError::check_len(op, "input 1", self.sizes[0], in1.len())?;
+        KernelError::check_len(op, "input 2", self.sizes[1], in2.len())?;
+        KernelError::check_len(op, "output", self.sizes[2], output.len())?;
+        if self.same {
+            for ((o, &a), &b) in output.iter_mut().zip(in1).zip(in2) {
+                *o = f(a, b);
+            }
+            return Ok(());
+        }
+        let mut idx = [0usize; MAX_DIMS];
+        let (mut i1, mut i2) = (0usize, 0usize);
+        for o in output.iter_mut() {
+            *o = f(in1[i1], in2[i2]);
+            // Odometer increment over the output dimensions, innermost last.
+            for d in (0..MAX_DIMS).rev() {
+                idx[d] += 1;
+                i1 += self.stride1[d];
+                i2 += self.stride2[d];
+                if idx[d] < self.out[d] {
+                    break;
+                }
+                i1 -= self.stride1[d] * idx[d];
+                i2 -= self.stride2[d] * idx[d];
+                idx[d] = 0;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An element-wise int8 operator of two (possibly broadcast) operands, by its parameters:
+/// how one output comes from two input values. ADD and MUL are this and nothing else.
+pub trait Elementwise: Copy {
+    /// The operator, as TFLite names it.
+    const NAME: &'static str;
+    /// The element pairing.
+    fn broadcast(&self) -> &Broadcast;
+    /// One output from the two input values (input 1's, input 2's).
+    fn value(&self, x: i32, y: i32) -> i8;
+}
+
+/// Runs element-wise operator `p` on its two operands (activations or constants).
+pub fn run<P: Elementwise, A: Int8, B: Int8>(
+    p: &P,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    p.broadcast().run(P::NAME, in1, in2, output, |x, y| {
+        p.value(x.value(), y.value())
+    })
+}
+
+/// Runs element-wise operator `p` with its input `which` (0 or 1, of the output's shape) and
+/// its output in `buf`; the other input (possibly broadcast) is `other`.
+pub fn run_in_place<P: Elementwise, T: Int8>(
+    p: &P,
+    which: usize,
+    other: &[T],
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    let (op, bc) = (P::NAME, p.broadcast());
+    if which > 1 || !bc.full(which) {
+        return Err(KernelError::unsupported(
+            op,
+            "overlap with an input that is broadcast (no contract)",
+        ));
+    }
+    let [n1, n2, n] = bc.sizes();
+    KernelError::check_len(
+        op,
+        "other input",
+        if which == 0 { n2 } else { n1 },
+        other.len(),
+    )?;
+    check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
+    let o = 1 - which;
+    drive::<1>(buf, at.output, n, at.direction, |buf, j| {
+        let mine = i32::from(x8(buf, at.input, j));
+        let theirs = other[bc.index(o, j)].value();
+        let v = if which == 0 {
+            p.value(mine, theirs)
+        } else {
+            p.value(theirs, mine)
+        };
+        Ok([v as u8])
+    })
+}
+
+/// The kernel of element-wise operator `P` (ADD is `Binary<AddParams>`).
+pub struct Binary<P>(PhantomData<P>);
+
+impl<P: Elementwise + Words> Kernel for Binary<P> {
+    const NAME: &'static str = P::NAME;
+    type Params = P;
+    // Either operand may be the pair's input; the other is read beside it.
+    const PAIR_INPUT: Option<usize> = None;
+
+    #[inline]
+    fn run(p: &P, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        // Both operands as bytes (an activation's or a constant's): one instantiation of the
+        // kernel, the same sign-extending loads.
+        let (a, b) = (io.bytes(0), io.bytes(1));
+        run(p, a, b, io.out_i8()?)
+    }
+
+    fn contract(p: &P, k: usize, _out: Geometry) -> Option<Contract> {
+        contract(p.broadcast(), k)
+    }
+
+    fn run_in_place(p: &P, io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        let k = io.k;
+        // The other operand as bytes (an activation's or a constant's), as in `run`.
+        let theirs = io.bytes(1 - k.min(1));
+        run_in_place(p, k, theirs, io.buf, io.at)?;
+        Ok(p.broadcast().sizes()[2])
+    }
+}
+
+/// The access contract of a binary operator for its input `k`: element-wise when that input
+/// has the output's shape (no broadcasting on it).
+pub(crate) fn contract(bc: &Broadcast, k: usize) -> Option<Contract> {
+    (k < 2 && bc.full(k)).then(|| Contract::elementwise(bc.sizes()[2], 1, 1))
+}
+
+/// Prepares ADD or MUL: two int8 operands (activations or constants), an int8 output, all
+/// quantized; returns the fused activation and the three tensors.
+pub(crate) fn prepare<'m>(
+    cx: &Prep<'_, 'm>,
+) -> Result<(Activation, TInfo<'m>, TInfo<'m>, TInfo<'m>), LoadError> {
+    cx.inputs(2, 2)?;
+    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    for t in [&a, &b] {
+        if t.ty != TensorType::Int8 {
+            return Err(cx.unsupported("only int8 inputs"));
+        }
+        if !t.data.is_empty() {
+            cx.constant(t, "")?;
+        }
+    }
+    cx.int8_activation(&out)?;
+    cx.quantized(&[&a, &b, &out])?;
+    let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+    Ok((ac, a, b, out))
+}
+
+// The program's word codec of the pairing (`crate::format::codec`).
+crate::format::codec::words!(Broadcast {
+    out: [usize; MAX_DIMS],
+    stride1: [usize; MAX_DIMS],
+    stride2: [usize; MAX_DIMS],
+    sizes: [usize; 3],
+    same: bool,
+});

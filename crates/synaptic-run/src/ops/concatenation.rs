@@ -1,0 +1,213 @@
+//! CONCATENATION (int8, int32, float32): `reference_ops::Concatenation`; TFLM requires equal
+//! quantizations and no fused activation for int8 (checked here). No arithmetic: the kernel
+//! moves bytes, the element size folded into the inner dimension.
+
+use synaptic_mem::DType;
+use synaptic_tflite::{code, TensorType};
+
+use super::common::MAX_DIMS;
+use super::{Kernel, Operands, Prep, Prepared};
+use crate::error::{KernelError, LoadError};
+use crate::limits::{size, MAX_OP_INPUTS};
+use crate::math::{Activation, QuantParams};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::CONCATENATION];
+
+/// A prepared CONCATENATION: made only by [`ConcatParams::new`] (sizes within
+/// [`crate::limits::MAX_TENSOR_SIZE`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConcatParams {
+    /// The (non-negative) axis.
+    pub(crate) axis: usize,
+    /// Product of the output dimensions before the axis.
+    pub(crate) outer: usize,
+    /// Product of the output dimensions after the axis.
+    pub(crate) inner: usize,
+    /// Elements of the output.
+    pub(crate) output_len: usize,
+}
+
+impl ConcatParams {
+    /// Prepares CONCATENATION of tensors of `input_shapes` along `axis` (may be negative).
+    /// `quants` are the inputs' quantizations (empty for float): each must equal `output`'s.
+    pub fn new(
+        axis: i32,
+        activation: Activation,
+        input_shapes: &[&[usize]],
+        output_shape: &[usize],
+        quants: &[QuantParams],
+        output: Option<QuantParams>,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "CONCATENATION";
+        if activation != Activation::None {
+            return Err(KernelError::unsupported(OP, "fused activation"));
+        }
+        let rank = output_shape.len() as i32;
+        let axis = if axis < 0 { axis + rank } else { axis };
+        if axis < 0 || axis >= rank {
+            return Err(KernelError::shape(OP, "axis out of range"));
+        }
+        let axis = axis as usize;
+        size(OP, output_shape)?;
+        let mut along = 0usize;
+        for s in input_shapes {
+            if s.len() != output_shape.len() {
+                return Err(KernelError::shape(OP, "inputs and output differ in rank"));
+            }
+            for (i, (&a, &b)) in s.iter().zip(output_shape).enumerate() {
+                if i != axis && a != b {
+                    return Err(KernelError::shape(OP, "inputs differ off the axis"));
+                }
+            }
+            along = along
+                .checked_add(s[axis])
+                .ok_or(KernelError::shape(OP, "axis sizes overflow"))?;
+        }
+        if along != output_shape[axis] {
+            return Err(KernelError::shape(
+                OP,
+                "output axis is not the sum of the inputs'",
+            ));
+        }
+        if let Some(out) = output {
+            if quants
+                .iter()
+                .any(|q| q.scale != out.scale || q.zero_point != out.zero_point)
+            {
+                return Err(KernelError::unsupported(
+                    OP,
+                    "inputs quantized differently from the output",
+                ));
+            }
+        }
+        Ok(ConcatParams {
+            axis,
+            outer: output_shape[..axis].iter().product(),
+            inner: output_shape[axis + 1..].iter().product(),
+            output_len: output_shape.iter().product(),
+        })
+    }
+
+    /// The (non-negative) axis.
+    pub fn axis(&self) -> usize {
+        self.axis
+    }
+
+    /// The same concatenation over the tensors' bytes, for elements of `bytes` bytes (the
+    /// element size folded into the inner dimension), for [`concatenation`] on `u8` slices.
+    pub fn with_element_bytes(&self, bytes: usize) -> Result<Self, KernelError> {
+        let scale = |n: usize| {
+            n.checked_mul(bytes)
+                .filter(|&b| b <= crate::limits::MAX_TENSOR_SIZE)
+                .ok_or(KernelError::shape(
+                    "CONCATENATION",
+                    "a tensor size overflows",
+                ))
+        };
+        Ok(ConcatParams {
+            inner: scale(self.inner)?,
+            output_len: scale(self.output_len)?,
+            ..*self
+        })
+    }
+}
+
+/// CONCATENATION: `inputs[i]` has `axis_sizes[i]` elements along the axis.
+pub fn concatenation<T: Copy>(
+    p: &ConcatParams,
+    inputs: &[&[T]],
+    axis_sizes: &[usize],
+    output: &mut [T],
+) -> Result<(), KernelError> {
+    const OP: &str = "CONCATENATION";
+    KernelError::check_len(OP, "output", p.output_len, output.len())?;
+    KernelError::check_len(OP, "axis sizes", inputs.len(), axis_sizes.len())?;
+    for (x, &n) in inputs.iter().zip(axis_sizes) {
+        let expected = p.outer.checked_mul(n).and_then(|v| v.checked_mul(p.inner));
+        KernelError::check_len(OP, "input", expected.unwrap_or(usize::MAX), x.len())?;
+    }
+    let mut off = 0;
+    for o in 0..p.outer {
+        for (x, &n) in inputs.iter().zip(axis_sizes) {
+            let len = n * p.inner;
+            output[off..off + len].copy_from_slice(&x[o * len..(o + 1) * len]);
+            off += len;
+        }
+    }
+    Ok(())
+}
+
+/// Prepares CONCATENATION.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(1, MAX_OP_INPUTS)?;
+    let out = cx.output()?;
+    let (axis, a) = cx.op().concatenation_options()?;
+    let n = cx.n_inputs();
+    let mut shapes = [[1usize; MAX_DIMS]; MAX_OP_INPUTS];
+    let mut ranks = [0usize; MAX_OP_INPUTS];
+    let mut quants = [QuantParams::new(0.0, 0); MAX_OP_INPUTS];
+    for k in 0..n {
+        let t = cx.input(k)?;
+        if t.ty != out.ty || !t.data.is_empty() {
+            return Err(cx.unsupported("inputs must be activations of the output's type"));
+        }
+        shapes[k] = t.dims;
+        ranks[k] = t.rank;
+        quants[k] = t.q;
+    }
+    let mut refs: [&[usize]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
+    for k in 0..n {
+        refs[k] = &shapes[k][..ranks[k]];
+    }
+    let quantized = out.ty == TensorType::Int8;
+    if !quantized && out.ty != TensorType::Float32 && out.ty != TensorType::Int32 {
+        return Err(cx.unsupported("only int8, int32 and float32 tensors"));
+    }
+    let p = ConcatParams::new(
+        axis,
+        cx.activation(a)?,
+        &refs[..n],
+        out.shape(),
+        if quantized { &quants[..n] } else { &[] },
+        quantized.then_some(out.q),
+    )
+    .map_err(|e| cx.err(e))?;
+    Prepared::of::<Concatenation>(cx, p)
+}
+
+/// The CONCATENATION kernel (any element type, moved as bytes).
+pub struct Concatenation;
+
+impl Kernel for Concatenation {
+    const NAME: &'static str = "CONCATENATION";
+    type Params = ConcatParams;
+
+    fn run(p: &ConcatParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let size = match io.out_dtype() {
+            DType::Int8 | DType::UInt8 => 1,
+            DType::Int16 => 2,
+            _ => 4,
+        };
+        let bytes = p.with_element_bytes(size)?;
+        let mut refs: [&[u8]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
+        let mut sizes = [0usize; MAX_OP_INPUTS];
+        let n = io.n_inputs().min(MAX_OP_INPUTS);
+        // Every input's axis length from its byte count: outer × n × inner bytes (a length
+        // that is not a multiple is refused by the kernel's check).
+        let row = bytes.outer.saturating_mul(bytes.inner).max(1);
+        for k in 0..n {
+            refs[k] = io.bytes(k);
+            sizes[k] = refs[k].len() / row;
+        }
+        concatenation(&bytes, &refs[..n], &sizes[..n], io.out_bytes())
+    }
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(ConcatParams {
+    axis: usize,
+    outer: usize,
+    inner: usize,
+    output_len: usize,
+});

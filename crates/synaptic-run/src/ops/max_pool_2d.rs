@@ -1,0 +1,83 @@
+//! MAX_POOL_2D, int8: `reference_integer_ops::MaxPool` (the window clipped to the input);
+//! parameters and window shared with AVERAGE_POOL_2D ([`super::pool_2d`]).
+
+use synaptic_tflite::code;
+
+use super::common::offset4;
+use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::pool_2d::{clamp_max, contract, PoolParams};
+use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use crate::contract::Contract;
+use crate::error::{KernelError, LoadError};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::MAX_POOL_2D];
+
+/// MAX_POOL_2D, int8.
+pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    p.check("MAX_POOL_2D", input, output)?;
+    let depth = p.input_shape[3];
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut max = i8::MIN;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    max = max.max(input[offset4(&p.input_shape, b, y, x, c)]);
+                }
+            }
+            output[offset4(&p.output_shape, b, oy, ox, c)] = clamp_max(max, p);
+        }
+    });
+    Ok(())
+}
+
+/// MAX_POOL_2D ([`max_pool`]) with input and output in `buf`.
+pub fn max_pool_in_place(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
+    check("MAX_POOL_2D", &contract(p), buf, &at)?;
+    let depth = p.output_shape[3];
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.window_at(oy, ox);
+        for c in ordered(depth, at.direction) {
+            let mut max = i8::MIN;
+            for y in ys.clone() {
+                let row = at.input + offset4(&p.input_shape, b, y, 0, c);
+                for x in xs.clone() {
+                    max = max.max(buf[row + x * depth] as i8);
+                }
+            }
+            buf[at.output + first + c] = clamp_max(max, p) as u8;
+        }
+        Ok(())
+    })
+}
+
+/// Prepares MAX_POOL_2D.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    Prepared::of::<MaxPool2d>(cx, super::pool_2d::prepare(cx)?)
+}
+
+/// The MAX_POOL_2D kernel, int8.
+pub struct MaxPool2d;
+
+impl Kernel for MaxPool2d {
+    const NAME: &'static str = "MAX_POOL_2D";
+    type Params = PoolParams;
+
+    #[inline]
+    fn run(p: &PoolParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i8(0)?;
+        max_pool(p, x, io.out_i8()?)
+    }
+
+    fn contract(p: &PoolParams, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract(p))
+    }
+
+    fn run_in_place(
+        p: &PoolParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        max_pool_in_place(p, io.buf, io.at)?;
+        Ok(p.output_shape.iter().product())
+    }
+}

@@ -1,0 +1,386 @@
+//! The operators: one module per TFLite builtin (or pair of builtins that are one kernel),
+//! holding everything about it, and the one list that names them all.
+//!
+//! ## What an operator module holds
+//!
+//! | item | what |
+//! |---|---|
+//! | `BUILTINS` | the TFLite builtin codes it prepares |
+//! | `prepare(cx)` | its options parsed and checked, its tensors checked (`Prep`), as TFLM's `Prepare` does; returns the kernel chosen and its parameters (`Prepared`) |
+//! | a `*Params` struct | everything its kernel needs besides the data, made by a validating constructor, stored in the program as words (`words!`) |
+//! | one type per kernel, implementing `Kernel` | the kernel per data type (`run`), and where its output may overlap a dying input its access contract (`contract`) and in-place entry point (`run_in_place`), its scratch and state bytes |
+//!
+//! A faster variant of a kernel for one instruction set (Cortex-M4 DSP, M55 Helium) goes in a
+//! file beside the portable one (the module becomes a folder: `conv_2d/mod.rs`,
+//! `conv_2d/dsp.rs`), selected at compile time with `#[cfg(target_feature = ...)]` inside the
+//! kernel's `run`; a variant whose access order differs returns its own `contract`.
+//!
+//! ## Adding an operator
+//!
+//! Write `ops/<name>.rs`, declare it (`pub mod <name>;`) and add one line to the list below:
+//! its kind code (stable: the program format stores it) and its kernel types. Nothing else
+//! names an operator: the program codec, the compiler, the interpreter and the planner reach
+//! every operator through the functions this list generates (`prepare`, `param_words`, `run`,
+//! `contract`, `run_in_place`, `kernel_name`).
+
+use crate::contract::Contract;
+use crate::error::{KernelError, LoadError};
+use crate::format::codec::Words;
+
+pub mod common;
+pub mod in_place;
+pub(crate) mod operands;
+pub(crate) mod prep;
+pub(crate) mod tables;
+
+pub use in_place::InPlace;
+pub(crate) use operands::{InPlaceOperands, Operands};
+pub(crate) use prep::{Prep, Prepared};
+
+/// The kind code of a kernel: which kernel a program record runs (given by the list).
+pub(crate) trait Kind {
+    /// The code.
+    const KIND: u32;
+}
+
+pub use crate::format::Geometry;
+
+/// One kernel of an operator: what the interpreter runs for a program record of its kind.
+pub(crate) trait Kernel {
+    /// The operator, as TFLite names it (errors).
+    const NAME: &'static str;
+    /// Everything the kernel needs besides the data, as stored in the program.
+    type Params: Words + Copy;
+
+    /// Runs the kernel on its resolved operands.
+    fn run(p: &Self::Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError>;
+
+    /// The access contract for input `k` ([`crate::contract`]) if the output may overlap it
+    /// ([`Kernel::run_in_place`] runs then), `out` the output tensor. `None`: no overlap.
+    fn contract(_p: &Self::Params, _k: usize, _out: Geometry) -> Option<Contract> {
+        None
+    }
+
+    /// Runs the kernel with its input `io.k` and its output in one buffer (the contract's
+    /// overlap); returns the output's bytes. Only called where [`Kernel::contract`] gave a
+    /// contract for that input.
+    fn run_in_place(
+        _p: &Self::Params,
+        _io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        Err(KernelError::unsupported(Self::NAME, "overlapped execution"))
+    }
+
+    /// Whether [`Kernel::run_in_place`] may run only forward (its contract has no backward
+    /// direction: it reads a row before writing any of it).
+    const FORWARD_ONLY: bool = false;
+
+    /// The input position [`Kernel::run_in_place`] takes in the buffer when it is always the
+    /// same one and the kernel reads no other planned input in place (the usual case: input
+    /// 0); `None`: the pair's input and the other planned input are found from the record
+    /// (ADD, MUL: either operand).
+    const PAIR_INPUT: Option<usize> = Some(0);
+
+    /// Scratch bytes the kernel takes per call (the spec's scratch pool); none yet.
+    fn scratch_bytes(_p: &Self::Params) -> usize {
+        0
+    }
+}
+
+/// The access contract of operator `op` of `model`'s main subgraph for its input at position
+/// `input`, derived from the parameters the runtime prepares for it (the one derivation: the
+/// overlaps a planner declares from it are the ones the runtime checks at load); `None` if the
+/// operator does not load, its input is a constant, or its kernel has no contract for it.
+///
+/// ```
+/// let model = synaptic_tflite::Model::new(synaptic_tflite::tests_support::tiny_model()).unwrap();
+/// // The tiny model's ADD: either input has the output's shape, so it may overlap it.
+/// let c = synaptic_run::ops::contract_of(&model, 0, 0).unwrap();
+/// assert_eq!(c.safe_overlap().unwrap().forward_max, 0);
+/// ```
+pub fn contract_of(
+    model: &synaptic_tflite::Model<'_>,
+    op: usize,
+    input: usize,
+) -> Option<Contract> {
+    let sg = model.subgraph(0).ok()?;
+    let n_tensors = sg.tensors_len().ok()?;
+    let (code, _) = crate::model::op_code(model, &sg, op).ok()?;
+    if !supported(code) {
+        return None;
+    }
+    let v = crate::model::op_view(model, &sg, op, n_tensors).ok()?;
+    let t = usize::try_from(*v.inputs.get(input)?).ok()?;
+    if input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
+        return None;
+    }
+    let prepared = prepare(&Prep {
+        model,
+        sg: &sg,
+        v: &v,
+        index: op,
+    })
+    .ok()?;
+    if !prepared.reads(input) {
+        return None;
+    }
+    let out = crate::model::tinfo(model, &sg, v.output).ok()?;
+    let elems = out.shape().iter().product();
+    contract(
+        prepared.kind,
+        prepared.words(),
+        input,
+        Geometry {
+            elems,
+            bytes: out.bytes,
+        },
+    )
+}
+
+/// Decodes a kernel's parameters from its record's words.
+#[inline(always)]
+fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
+    let bad = || KernelError::unsupported(K::NAME, "tensor type or program differs from load");
+    if words.len() != <K::Params as Words>::N {
+        return Err(bad());
+    }
+    <K::Params as Words>::get(words).ok_or_else(bad)
+}
+
+#[inline(always)]
+fn run_kernel<K: Kernel>(words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+    io.name = K::NAME;
+    K::run(&params::<K>(words)?, io)
+}
+
+#[inline(always)]
+fn run_kernel_in_place<K: Kernel>(
+    words: &[u32],
+    io: &mut InPlaceOperands<'_, '_>,
+) -> Result<usize, KernelError> {
+    io.name = K::NAME;
+    K::run_in_place(&params::<K>(words)?, io)
+}
+
+fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
+    K::contract(&params::<K>(words).ok()?, k, out)
+}
+
+/// The list: every operator module, its kernels and their kind codes.
+macro_rules! operators {
+    ($( $module:ident { $( $kind:literal => $kernel:ident ),+ $(,)? } ),+ $(,)?) => {
+        $( $( impl Kind for $module::$kernel { const KIND: u32 = $kind; } )+ )+
+
+        /// Whether the runtime implements TFLite builtin `code`.
+        pub(crate) fn supported(code: i32) -> bool {
+            false $( || $module::BUILTINS.contains(&code) )+
+        }
+
+        /// Prepares the operator of `cx` (its module's `prepare`).
+        pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+            let code = cx.code();
+            $( if $module::BUILTINS.contains(&code) { return $module::prepare(cx); } )+
+            Err(cx.unsupported("operator not implemented"))
+        }
+
+        /// Parameter words of kernel `kind` (`None`: no such kind).
+        #[inline]
+        pub(crate) fn param_words(kind: u32) -> Option<usize> {
+            match kind {
+                $( $( $kind => Some(<<$module::$kernel as Kernel>::Params as Words>::N), )+ )+
+                _ => None,
+            }
+        }
+
+        /// The operator of kernel `kind`, as TFLite names it.
+        pub(crate) fn kernel_name(kind: u32) -> &'static str {
+            match kind {
+                $( $( $kind => <$module::$kernel as Kernel>::NAME, )+ )+
+                _ => "UNKNOWN",
+            }
+        }
+
+        /// Runs kernel `kind` with parameters `words` on `io`. One function with every kernel
+        /// inlined (not inlined itself: its callers would each copy every kernel).
+        #[inline(never)]
+        pub(crate) fn run(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+            match kind {
+                $( $( $kind => run_kernel::<$module::$kernel>(words, io), )+ )+
+                _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
+            }
+        }
+
+        /// The access contract of kernel `kind` (parameters `words`) for its input `k`.
+        pub(crate) fn contract(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
+            match kind {
+                $( $( $kind => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
+                _ => None,
+            }
+        }
+
+        /// Whether kernel `kind` runs in place forward only.
+        pub(crate) fn forward_only(kind: u32) -> bool {
+            match kind {
+                $( $( $kind => <$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
+                _ => true,
+            }
+        }
+
+        /// [`Kernel::PAIR_INPUT`] of kernel `kind`.
+        #[inline]
+        pub(crate) fn pair_input(kind: u32) -> Option<usize> {
+            match kind {
+                $( $( $kind => <$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
+                _ => None,
+            }
+        }
+
+        /// Runs kernel `kind` in place ([`Kernel::run_in_place`]); returns the output's bytes
+        /// (not inlined, as `run`).
+        #[inline(never)]
+        pub(crate) fn run_in_place(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+            match kind {
+                $( $( $kind => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
+                _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
+            }
+        }
+
+        /// Scratch bytes kernel `kind` (parameters `words`) takes per call.
+        pub(crate) fn scratch_bytes(kind: u32, words: &[u32]) -> usize {
+            match kind {
+                $( $( $kind => params::<$module::$kernel>(words)
+                    .map_or(0, |p| <$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
+                _ => 0,
+            }
+        }
+
+        /// Every kind code of the list (tests).
+        #[cfg(test)]
+        pub(crate) const KINDS: &[u32] = &[ $( $( $kind, )+ )+ ];
+
+        /// Whether `words` decode as kernel `kind`'s parameters and encode back to the same
+        /// words (tests: the codec is its own inverse).
+        #[cfg(test)]
+        pub(crate) fn round_trips(kind: u32, words: &[u32]) -> bool {
+            fn again<K: Kernel>(words: &[u32]) -> bool {
+                let Ok(p) = params::<K>(words) else { return false };
+                let mut w = [0u32; prep::MAX_PARAM_WORDS];
+                let n = <K::Params as Words>::N;
+                p.put(&mut w[..n]) && &w[..n] == words
+            }
+            match kind {
+                $( $( $kind => again::<$module::$kernel>(words), )+ )+
+                _ => false,
+            }
+        }
+    };
+}
+
+// The operator modules (declared here, not by the list's macro, so that rustfmt and every
+// tool finds them).
+pub mod add;
+pub mod average_pool_2d;
+pub mod concatenation;
+pub mod conv_2d;
+pub mod depthwise_conv_2d;
+pub mod dequantize;
+pub mod fully_connected;
+pub mod logistic;
+pub mod max_pool_2d;
+pub mod mean;
+pub mod mul;
+pub mod pad;
+pub mod quantize;
+pub mod reshape;
+pub mod softmax;
+pub mod transpose;
+
+operators! {
+    conv_2d { 1 => Conv2d },
+    depthwise_conv_2d { 2 => DepthwiseConv2d },
+    fully_connected { 3 => FullyConnected },
+    average_pool_2d { 4 => AveragePool2d },
+    max_pool_2d { 5 => MaxPool2d },
+    softmax { 6 => Softmax },
+    logistic { 7 => Logistic },
+    add { 8 => Add },
+    mul { 9 => Mul },
+    mean { 10 => Mean },
+    pad { 11 => Pad },
+    concatenation { 12 => Concatenation },
+    transpose { 13 => Transpose },
+    reshape { 14 => ByteCopy },
+    quantize { 15 => FromFloat, 16 => Requantize },
+    dequantize { 17 => Dequantize },
+}
+
+// Shared by two operators each (not operators themselves).
+pub mod binary;
+pub mod pool_2d;
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::format::{h, IoPlacement, Program};
+    use crate::program::{compile, compiled_len};
+
+    /// Every operator record of every committed single-operator model and shared model: its
+    /// parameters decode and encode back to the same words, one word short is refused, and
+    /// every kind of the list (so every `*Params` struct) is among them.
+    #[test]
+    fn every_kernel_params_round_trip() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = std::fs::read_dir(root.join("tests/models"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        for m in [
+            "person_detect",
+            "micro_speech_quantized",
+            "kws_ref_model",
+            "hello_world_int8",
+        ] {
+            let p = root
+                .join("../../../shared/models")
+                .join(std::format!("{m}.tflite"));
+            if p.is_file() {
+                files.push(p);
+            }
+        }
+        let mut seen = Vec::new();
+        for f in files {
+            let bytes = std::fs::read(&f).unwrap();
+            let n = compiled_len(&bytes, IoPlacement::Plan).unwrap();
+            let mut w = std::vec![0u32; n];
+            compile(&bytes, IoPlacement::Plan, &mut w).unwrap();
+            let p = Program::new(&w).unwrap();
+            let mut at = p.header(h::OPS_AT);
+            for _ in 0..p.ops() {
+                let (rec, next) = p.op(at, param_words).unwrap();
+                assert!(
+                    round_trips(rec.kind, rec.params),
+                    "{}: kind {}",
+                    f.display(),
+                    rec.kind
+                );
+                if let Some((_, short)) = rec.params.split_last() {
+                    assert!(!round_trips(rec.kind, short));
+                }
+                seen.push(rec.kind);
+                at = next;
+            }
+            assert_eq!(at, w.len());
+        }
+        for k in KINDS {
+            assert!(
+                seen.contains(k),
+                "kind {k} ({}) is in no test model",
+                kernel_name(*k)
+            );
+        }
+        assert!(!round_trips(99, &[]));
+    }
+}

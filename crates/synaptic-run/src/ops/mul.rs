@@ -1,0 +1,122 @@
+//! MUL, int8, with broadcasting ([`super::binary`]): `reference_integer_ops::MulElementwise` /
+//! `BroadcastMul6DSlow` prepared by `CalculateOpDataMul`: one multiplier
+//! `input1_scale * input2_scale / output_scale`.
+
+use synaptic_tflite::code;
+
+use super::binary::{Binary, Broadcast, Elementwise};
+use super::common::Int8;
+use super::{Prep, Prepared};
+use crate::error::{KernelError, LoadError};
+use crate::math::{
+    activation_range_i8, int8_zero_point, multiply_by_quantized_multiplier,
+    requantization_multiplier, Activation, QuantParams,
+};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::MUL];
+
+/// A prepared int8 MUL: made only by [`MulParams::new`], as [`AddParams`](super::add::AddParams).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MulParams {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// `-input1_zero_point`.
+    pub(crate) input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub(crate) input2_offset: i32,
+    /// `output_zero_point`.
+    pub(crate) output_offset: i32,
+    /// Output multiplier.
+    pub(crate) multiplier: i32,
+    /// Output shift.
+    pub(crate) shift: i32,
+    /// Activation clamp minimum.
+    pub(crate) act_min: i32,
+    /// Activation clamp maximum.
+    pub(crate) act_max: i32,
+}
+
+impl MulParams {
+    /// Prepares an int8 MUL.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        activation: Activation,
+        input1_shape: &[usize],
+        input2_shape: &[usize],
+        output_shape: &[usize],
+        input1: QuantParams,
+        input2: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "MUL";
+        let broadcast = Broadcast::new(OP, input1_shape, input2_shape, output_shape)?;
+        let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
+        let real = f64::from(input1.scale) * f64::from(input2.scale) / f64::from(output.scale);
+        let (multiplier, shift) = requantization_multiplier(OP, real)?;
+        Ok(MulParams {
+            broadcast,
+            input1_offset: -int8_zero_point(OP, input1)?,
+            input2_offset: -int8_zero_point(OP, input2)?,
+            output_offset: int8_zero_point(OP, output)?,
+            multiplier,
+            shift,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+/// MUL, int8 ([`super::binary::run`]).
+pub fn mul<A: Int8, B: Int8>(
+    p: &MulParams,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    super::binary::run(p, in1, in2, output)
+}
+
+impl Elementwise for MulParams {
+    const NAME: &'static str = "MUL";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    #[inline]
+    fn value(&self, x: i32, y: i32) -> i8 {
+        let a = self.input1_offset + x;
+        let b = self.input2_offset + y;
+        let v = self
+            .output_offset
+            .wrapping_add(multiply_by_quantized_multiplier(
+                a.wrapping_mul(b),
+                self.multiplier,
+                self.shift,
+            ));
+        v.max(self.act_min).min(self.act_max) as i8
+    }
+}
+
+/// Prepares MUL.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (ac, a, b, out) = super::binary::prepare(cx)?;
+    let p = MulParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
+        .map_err(|e| cx.err(e))?;
+    Prepared::of::<Mul>(cx, p)
+}
+
+/// The MUL kernel, int8.
+pub type Mul = Binary<MulParams>;
+
+crate::format::codec::words!(MulParams {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    multiplier: i32,
+    shift: i32,
+    act_min: i32,
+    act_max: i32,
+});

@@ -1,0 +1,307 @@
+//! What an operator's `prepare` works with ([`Prep`]: its tensors, checked, and the checks
+//! TFLM's `Prepare` functions share) and what it returns ([`Prepared`]: the kernel chosen, its
+//! parameters as program words, its tables).
+
+use synaptic_tflite::{Floats, Model, Operator, SubGraph, TensorType};
+
+use super::tables::{Constants, Table};
+use super::Kernel;
+use super::Kind;
+use crate::error::{KernelError, LoadError, TensorFault};
+use crate::format::codec::Words;
+use crate::math::{Activation, Padding};
+use crate::model::{tinfo, OpView, TInfo};
+
+/// Most parameter words of any kernel.
+pub(crate) const MAX_PARAM_WORDS: usize = 64;
+
+/// One operator being prepared: the model, the operator and its index.
+pub(crate) struct Prep<'a, 'm> {
+    pub(crate) model: &'a Model<'m>,
+    pub(crate) sg: &'a SubGraph<'m>,
+    pub(crate) v: &'a OpView<'m>,
+    pub(crate) index: usize,
+}
+
+/// An operator prepared: its kernel's kind code and parameter words, its requantization table
+/// and accumulator constants (derived one entry at a time when the record is written), and
+/// the inputs its kernel never reads (no location in the record, nothing views them).
+pub(crate) struct Prepared<'m> {
+    pub(crate) kind: u32,
+    words: [u32; MAX_PARAM_WORDS],
+    n_words: usize,
+    pub(crate) table: Table<'m>,
+    pub(crate) constants: Constants<'m>,
+    /// Bit `k`: input `k` is not read by the kernel.
+    pub(crate) unread: u32,
+}
+
+impl<'m> Prepared<'m> {
+    /// Kernel `K` with parameters `p` (no table, no constants).
+    pub(crate) fn of<K: Kernel + Kind>(cx: &Prep<'_, '_>, p: K::Params) -> Result<Self, LoadError> {
+        let n = <K::Params as Words>::N;
+        let mut words = [0u32; MAX_PARAM_WORDS];
+        let slot = words
+            .get_mut(..n)
+            .ok_or(cx.unsupported("parameters larger than the program format allows"))?;
+        if !p.put(slot) {
+            return Err(cx.unsupported("a parameter over 32 bits"));
+        }
+        Ok(Prepared {
+            kind: K::KIND,
+            words,
+            n_words: n,
+            table: Table::None,
+            constants: Constants::None,
+            unread: 0,
+        })
+    }
+
+    /// With a requantization table.
+    pub(crate) fn with_table(self, table: Table<'m>) -> Self {
+        Prepared { table, ..self }
+    }
+
+    /// With accumulator constants.
+    pub(crate) fn with_constants(self, constants: Constants<'m>) -> Self {
+        Prepared { constants, ..self }
+    }
+
+    /// With input `k` never read by the kernel.
+    pub(crate) fn unread(self, k: usize) -> Self {
+        Prepared {
+            unread: self.unread | 1u32.checked_shl(k as u32).unwrap_or(0),
+            ..self
+        }
+    }
+
+    /// The parameter words.
+    pub(crate) fn words(&self) -> &[u32] {
+        &self.words[..self.n_words]
+    }
+
+    /// Whether the kernel reads input `k`.
+    pub(crate) fn reads(&self, k: usize) -> bool {
+        self.unread & 1u32.checked_shl(k as u32).unwrap_or(0) == 0
+    }
+}
+
+impl<'a, 'm> Prep<'a, 'm> {
+    /// The builtin code.
+    pub(crate) fn code(&self) -> i32 {
+        self.v.code
+    }
+
+    /// The operator, as TFLite names it.
+    pub(crate) fn name(&self) -> &'static str {
+        self.v.name
+    }
+
+    /// The operator's table (its builtin options).
+    pub(crate) fn op(&self) -> &Operator<'m> {
+        &self.v.op
+    }
+
+    /// A kernel error of this operator as a load error.
+    pub(crate) fn err(&self, error: KernelError) -> LoadError {
+        LoadError::Operator {
+            op: self.index,
+            name: self.v.name,
+            error,
+        }
+    }
+
+    /// An unsupported feature of this operator.
+    pub(crate) fn unsupported(&self, what: &'static str) -> LoadError {
+        self.err(KernelError::unsupported(self.v.name, what))
+    }
+
+    /// A shape error of this operator.
+    pub(crate) fn shape(&self, what: &'static str) -> LoadError {
+        self.err(KernelError::shape(self.v.name, what))
+    }
+
+    /// A fault of tensor `t` of this operator.
+    pub(crate) fn fault(&self, t: &TInfo<'_>, fault: TensorFault) -> LoadError {
+        LoadError::Tensor {
+            op: Some(self.index),
+            name: self.v.name,
+            tensor: t.index,
+            fault,
+        }
+    }
+
+    /// Refused unless the operator has `min..=max` inputs (TFLM's `NumInputs` checks: a
+    /// trailing optional one may be given as -1; an extra input is refused, never ignored).
+    pub(crate) fn inputs(&self, min: usize, max: usize) -> Result<(), LoadError> {
+        if self.v.n_in < min || self.v.n_in > max {
+            return Err(self.unsupported("a number of inputs the operator does not take"));
+        }
+        Ok(())
+    }
+
+    /// Number of inputs.
+    pub(crate) fn n_inputs(&self) -> usize {
+        self.v.n_in
+    }
+
+    /// A tensor of this operator: checked by [`tinfo`] (the error names the operator), and an
+    /// activation has no dimension of 0 (its kernel would loop over the other dimensions for
+    /// nothing; a constant's size is bounded by its data).
+    fn operand(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
+        let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
+        if info.empty && info.data.is_empty() {
+            return Err(self.fault(&info, TensorFault::EmptyDimension));
+        }
+        Ok(info)
+    }
+
+    /// Input `k`, required.
+    pub(crate) fn input(&self, k: usize) -> Result<TInfo<'m>, LoadError> {
+        match self.v.inputs.get(k) {
+            Some(&t) if k < self.v.n_in && t >= 0 => self.operand(t as usize),
+            _ => Err(self.unsupported("a required input is missing")),
+        }
+    }
+
+    /// Whether input `k` is given (not absent, not -1).
+    pub(crate) fn has(&self, k: usize) -> bool {
+        k < self.v.n_in && self.v.inputs.get(k).is_some_and(|&t| t >= 0)
+    }
+
+    /// The output (never a constant).
+    pub(crate) fn output(&self) -> Result<TInfo<'m>, LoadError> {
+        let out = self.operand(self.v.output)?;
+        if !out.data.is_empty() {
+            return Err(self.unsupported("a constant output"));
+        }
+        Ok(out)
+    }
+
+    /// Refused unless `t` is an int8 activation (not a constant).
+    pub(crate) fn int8_activation(&self, t: &TInfo<'_>) -> Result<(), LoadError> {
+        if t.ty != TensorType::Int8 {
+            return Err(self.unsupported("only int8 activations"));
+        }
+        if !t.data.is_empty() {
+            return Err(self.unsupported("a constant where an activation is expected"));
+        }
+        Ok(())
+    }
+
+    /// Refused unless every tensor of `ts` has a quantization the kernel computes with (TFLM's
+    /// kernels refuse one without: `TF_LITE_ENSURE_EQ(quantization.type,
+    /// kTfLiteAffineQuantization)`).
+    pub(crate) fn quantized(&self, ts: &[&TInfo<'_>]) -> Result<(), LoadError> {
+        match ts.iter().find(|t| !t.quantized) {
+            Some(t) => Err(self.fault(t, TensorFault::NotQuantized)),
+            None => Ok(()),
+        }
+    }
+
+    /// Refused unless `t` is a constant at least as long as its tensor (`what`: the refusal
+    /// of a non-constant).
+    pub(crate) fn constant(&self, t: &TInfo<'_>, what: &'static str) -> Result<(), LoadError> {
+        if t.data.is_empty() {
+            Err(self.unsupported(what))
+        } else if t.data.len() < t.bytes {
+            Err(self.unsupported("a constant buffer shorter than its tensor"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A fused activation of the options.
+    pub(crate) fn activation(&self, a: i8) -> Result<Activation, LoadError> {
+        Activation::from_tflite(self.v.name, a).map_err(|e| self.err(e))
+    }
+
+    /// A padding of the options.
+    pub(crate) fn padding(&self, p: i8) -> Result<Padding, LoadError> {
+        Padding::from_tflite(self.v.name, p).map_err(|e| self.err(e))
+    }
+
+    /// The scales of filter `w` (input `k`): one, or one per output channel along a dimension
+    /// of as many entries (`PopulateConvolutionQuantizationParams`).
+    pub(crate) fn filter_scales(
+        &self,
+        k: usize,
+        w: &TInfo<'_>,
+        channels: usize,
+    ) -> Result<Floats<'m>, LoadError> {
+        self.quantized(&[w])?;
+        if w.scale_count > 1 {
+            if w.scale_count != channels {
+                return Err(self.fault(
+                    w,
+                    TensorFault::ScaleCount {
+                        got: w.scale_count,
+                        channels,
+                    },
+                ));
+            }
+            let along = usize::try_from(w.quantized_dimension)
+                .ok()
+                .and_then(|d| w.shape().get(d).copied());
+            if along != Some(channels) {
+                return Err(self.fault(
+                    w,
+                    TensorFault::QuantizedDimension {
+                        got: w.quantized_dimension,
+                        channels,
+                    },
+                ));
+            }
+        }
+        let t = self.sg.tensor(self.v.inputs[k] as usize)?;
+        match t.quantization()? {
+            Some(q) => Ok(q.scales()?),
+            None => Err(self.fault(w, TensorFault::NotQuantized)),
+        }
+    }
+
+    /// Checks the optional int32 bias (input `k`) of `channels` channels.
+    pub(crate) fn bias(&self, k: usize, channels: usize) -> Result<(), LoadError> {
+        if self.has(k) {
+            let b = self.input(k)?;
+            if b.ty != TensorType::Int32 {
+                return Err(self.unsupported("only int32 bias"));
+            }
+            self.constant(&b, "a non-constant bias")?;
+            if channels.checked_mul(4) != Some(b.bytes) {
+                return Err(self.shape("bias length differs from the channels"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The constant data of input `k` (empty: absent or not a constant).
+    pub(crate) fn data(&self, k: usize) -> Result<&'m [u8], LoadError> {
+        if !self.has(k) {
+            return Ok(&[]);
+        }
+        Ok(self.input(k)?.data)
+    }
+}
+
+/// Reads an `int32` constant into a small array (axes, paddings, permutations).
+pub(crate) fn small_i32s<const N: usize>(data: &[u8]) -> Option<([i32; N], usize)> {
+    let n = data.len() / 4;
+    if n > N || data.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = [0i32; N];
+    for (i, c) in data.chunks_exact(4).enumerate() {
+        out[i] = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    Some((out, n))
+}
+
+/// Bytes of one element of the activation types the kernels move.
+pub(crate) fn element_bytes(t: TensorType) -> usize {
+    match t {
+        TensorType::Float32 | TensorType::Int32 => 4,
+        TensorType::Int16 => 2,
+        _ => 1,
+    }
+}

@@ -1,0 +1,114 @@
+//! The parts of a program record derived one entry at a time, so that compiling or verifying
+//! a program needs no buffer for them: requantization tables ([`Table`]) and per-channel
+//! accumulator constants ([`Constants`]).
+
+use super::common::LeI32;
+use super::fully_connected::FullyConnectedParams;
+use crate::error::KernelError;
+use crate::math::per_channel_multipliers;
+use synaptic_tflite::Floats;
+
+/// An operator's requantization table, derived one entry at a time ([`Table::entry`]) so that
+/// compiling or verifying a program needs no buffer for it.
+#[derive(Clone, Copy)]
+pub(crate) enum Table<'m> {
+    /// No table.
+    None,
+    /// One multiplier and shift per output channel (`PopulateConvolutionQuantizationParams`):
+    /// CONV_2D, DEPTHWISE_CONV_2D, per-channel FULLY_CONNECTED.
+    PerChannel {
+        name: &'static str,
+        channels: usize,
+        input: f32,
+        filter: Floats<'m>,
+        output: f32,
+    },
+    /// One entry: a per-tensor FULLY_CONNECTED (its own derivation, the product in `float`).
+    FullyConnected {
+        params: FullyConnectedParams,
+        input: f32,
+        filter: f32,
+        output: f32,
+    },
+}
+
+impl Table<'_> {
+    /// Entries (multipliers; as many shifts).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Table::None => 0,
+            Table::PerChannel { channels, .. } => *channels,
+            Table::FullyConnected { .. } => 1,
+        }
+    }
+
+    /// Multiplier and shift of entry `c` (`c < len()`).
+    pub(crate) fn entry(&self, c: usize) -> Result<(i32, i32), KernelError> {
+        let (mut m, mut s) = ([0i32], [0i32]);
+        match self {
+            Table::None => return Err(KernelError::unsupported("", "no table")),
+            Table::PerChannel {
+                name,
+                input,
+                filter,
+                output,
+                ..
+            } => {
+                let sc = if filter.len() == 1 {
+                    filter.get(0)
+                } else {
+                    filter.get(c)
+                };
+                let sc = sc.ok_or(KernelError::unsupported(name, "filter scales"))?;
+                per_channel_multipliers(name, *input, &[sc], *output, &mut m, &mut s)?;
+            }
+            Table::FullyConnected {
+                params,
+                input,
+                filter,
+                output,
+            } => params.multipliers(*input, &[*filter], *output, &mut m, &mut s)?,
+        }
+        Ok((m[0], s[0]))
+    }
+}
+
+/// An operator's per-output-channel accumulator constants (the tail of its program record),
+/// derived one entry at a time like [`Table`].
+#[derive(Clone, Copy)]
+pub(crate) enum Constants<'m> {
+    /// None (every kind but a foldable FULLY_CONNECTED).
+    None,
+    /// A FULLY_CONNECTED's folded biases ([`FullyConnectedParams::folded_bias`]):
+    /// its filter and bias (empty: none) read in place in the model.
+    FullyConnected {
+        params: FullyConnectedParams,
+        filter: &'m [u8],
+        bias: &'m [u8],
+    },
+}
+
+impl<'m> Constants<'m> {
+    /// Entries.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Constants::None => 0,
+            Constants::FullyConnected { params, .. } => params.output_depth,
+        }
+    }
+
+    /// Entry `c` (`c < len()`).
+    pub(crate) fn entry(&self, c: usize) -> Option<i32> {
+        match self {
+            Constants::None => None,
+            Constants::FullyConnected {
+                params,
+                filter,
+                bias,
+            } => {
+                let bias = (!bias.is_empty()).then_some(LeI32(bias));
+                params.folded_bias(filter, bias.as_ref(), c)
+            }
+        }
+    }
+}
