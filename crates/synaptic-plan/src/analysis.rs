@@ -1,10 +1,10 @@
 //! Sizing by region, in the spec's terms, and the verdict against an arena configuration.
 
+use crate::error::ImportError;
 use crate::lifetime::{lifetimes, live_lower_bound, Lifetime};
 use crate::model::{Model, TensorKind};
 use crate::overlap;
-use crate::planner::{plan_items, MemoryPlan, PlanItem, PlanOptions, Strategy};
-use crate::ImportError;
+use crate::planner::{items_lower_bound, plan_items, MemoryPlan, PlanItem, PlanOptions, Strategy};
 use serde::Serialize;
 use synaptic_mem::plan::OverlapDirection;
 use synaptic_mem::{block_span, data_span, ArenaConfig, ArenaLayout, DESC_SPAN};
@@ -413,7 +413,7 @@ impl Analysis {
             io_in: options.io,
             activations: lts.len(),
             bump_ephemeral_bytes: bump_ephemeral,
-            ephemeral_lower_bound_bytes: crate::planner::items_lower_bound(&eph_items),
+            ephemeral_lower_bound_bytes: items_lower_bound(&eph_items),
             ratio_to_lower_bound: if live_lb == 0 {
                 1.0
             } else {

@@ -1,5 +1,6 @@
 //! Errors of model import and planning.
 
+use crate::text::printable;
 use std::fmt;
 
 /// Why a model could not be imported (or planned). Every variant prints as one line.
@@ -141,7 +142,7 @@ impl fmt::Display for ImportError {
                     write!(
                         f,
                         "operator {op} ({}) of the main subgraph runs other subgraphs; ",
-                        crate::render::printable(opcode)
+                        printable(opcode)
                     )?;
                 }
                 write!(

@@ -55,6 +55,7 @@ mod planner;
 pub mod reference;
 pub mod render;
 pub mod svg;
+mod text;
 pub mod tflm;
 pub mod trace;
 

@@ -1,6 +1,7 @@
 //! The imported model: the main subgraph's tensors and operators.
 
 use crate::error::ImportError;
+use crate::text::printable;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -441,7 +442,7 @@ impl Model {
                 let d = u32::try_from(d).map_err(|_| {
                     ImportError::unsupported(format!(
                         "tensor {t} ({}): negative (dynamic) dimension {d}",
-                        crate::render::printable(&name)
+                        printable(&name)
                     ))
                 })?;
                 shape.push(d);

@@ -1,10 +1,11 @@
 //! Readers for the shared reference data: the models README's figure table and the
 //! `lifetimes/<model>.csv` tables.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, SizingOptions};
+use crate::error::ImportError;
 use crate::lifetime::Lifetime;
-use crate::model::Model;
-use crate::render::printable;
+use crate::model::{Model, DEFAULT_MAX_FILE_BYTES};
+use crate::text::printable;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -136,7 +137,7 @@ pub struct SurveyRow {
     /// The model's name (file stem; the analysis's name when it succeeded).
     pub model: String,
     /// The analysis, or why the file could not be imported or planned.
-    pub analysis: Result<Analysis, crate::ImportError>,
+    pub analysis: Result<Analysis, ImportError>,
     /// Reference figures, when the README lists the model.
     pub reference: Option<ReferenceFigures>,
 }
@@ -144,20 +145,17 @@ pub struct SurveyRow {
 /// Analyses every `*.tflite` in `dir` (sorted by name) with `options`, pairing each with its
 /// README figures when `dir/README.md` has them. A file that cannot be imported or planned
 /// gets a row with its error and the survey goes on; only an unreadable directory is an error.
-pub fn survey(
-    dir: &Path,
-    options: &crate::SizingOptions,
-) -> Result<Vec<SurveyRow>, crate::ImportError> {
-    survey_limited(dir, options, crate::DEFAULT_MAX_FILE_BYTES)
+pub fn survey(dir: &Path, options: &SizingOptions) -> Result<Vec<SurveyRow>, ImportError> {
+    survey_limited(dir, options, DEFAULT_MAX_FILE_BYTES)
 }
 
 /// [`survey`], reading model files of at most `max_file_bytes` ([`Model::from_file_limited`]).
 pub fn survey_limited(
     dir: &Path,
-    options: &crate::SizingOptions,
+    options: &SizingOptions,
     max_file_bytes: u64,
-) -> Result<Vec<SurveyRow>, crate::ImportError> {
-    let io = |e: std::io::Error| crate::ImportError::Io {
+) -> Result<Vec<SurveyRow>, ImportError> {
+    let io = |e: std::io::Error| ImportError::Io {
         path: dir.display().to_string(),
         detail: e.to_string(),
     };

@@ -2,13 +2,14 @@
 //! rectangle per tensor, the live-set lower bound as a dashed line.
 
 use crate::analysis::Analysis;
+use crate::text::printable;
 use std::fmt::Write;
 
 /// Text for an SVG (XML 1.0) document: markup characters as entities, and control characters,
 /// which XML 1.0 does not allow even as character references, as visible escapes
-/// ([`printable`](crate::render::printable)).
+/// ([`printable`]).
 fn esc(s: &str) -> String {
-    crate::render::printable(s)
+    printable(s)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

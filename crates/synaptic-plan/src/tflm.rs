@@ -67,6 +67,7 @@ use crate::error::ImportError;
 use crate::lifetime::{live_together, Lifetime};
 use crate::model::{Model, TensorKind};
 use crate::planner::{plan_items, MemoryPlan, PlanItem, PlanOptions};
+use crate::text::printable;
 use serde::Serialize;
 use synaptic_mem::data_span;
 
@@ -398,7 +399,7 @@ pub struct Conflict {
 
 impl std::fmt::Display for Conflict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let p = crate::render::printable;
+        let p = printable;
         write!(
             f,
             "tensor {} ({}) bytes {}..{} live at scopes {}..={} overlaps tensor {} ({}) bytes {}..{} live at scopes {}..={}",

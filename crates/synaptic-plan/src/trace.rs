@@ -22,9 +22,9 @@
 //! [`synaptic_mem::DType`] whose byte size (`synaptic_mem::shape_bytes`) equals the TFLite
 //! tensor's exactly, so `arena_peak` after a replay equals the report's figures.
 
-use crate::analysis::{Analysis, WeightsPlacement};
+use crate::analysis::{Analysis, SizingOptions, WeightsPlacement};
+use crate::error::ImportError;
 use crate::model::{Model, TensorInfo, TensorKind, TensorType};
-use crate::ImportError;
 use serde::Serialize;
 use synaptic_mem::plan::PlanSlot;
 use synaptic_mem::{block_span, shape_bytes, DType};
@@ -285,7 +285,7 @@ pub struct AllocationSequence {
 /// `persistent_bytes`, `shared_bytes` and `ephemeral_bytes`.
 pub fn allocation_sequence(
     model: Model,
-    options: &crate::SizingOptions,
+    options: &SizingOptions,
 ) -> Result<AllocationSequence, ImportError> {
     let a = Analysis::new(model, options)?;
     sequence_of(&a)
