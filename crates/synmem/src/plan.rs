@@ -1,0 +1,33 @@
+//! `synmem plan`: size every region, plan the activations and check an arena configuration;
+//! the report as text or JSON, the plan optionally drawn as SVG, exit 3 with `--check` when the
+//! model does not fit.
+
+use crate::args::SizingArgs;
+use crate::common::{analyse, print_json, write_file, Failure};
+use std::path::Path;
+use synaptic_plan::render::plan_text;
+
+/// Runs `synmem plan MODEL [sizing options] [--json] [--svg FILE] [--check]`, reading files of
+/// at most `max` bytes.
+pub(crate) fn run(
+    model: &Path,
+    sizing: &SizingArgs,
+    json: bool,
+    svg: Option<&Path>,
+    check: bool,
+    max: u64,
+) -> Result<u8, Failure> {
+    let a = analyse(model, sizing, max)?;
+    if let Some(path) = svg {
+        write_file(path, synaptic_plan::svg::render(&a))?;
+    }
+    if json {
+        print_json(&a.report)?;
+    } else {
+        print!("{}", plan_text(&a));
+        if let Some(path) = svg {
+            println!("plan drawn to {}", path.display());
+        }
+    }
+    Ok(if check && !a.report.fits { 3 } else { 0 })
+}
