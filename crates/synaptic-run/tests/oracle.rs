@@ -8,6 +8,12 @@
 //! `../shared/inputs` (person.bmp / no_person.bmp for person_detect, the four WAVs turned into
 //! features by TFLM running `audio_preprocessor_int8.tflite` for micro_speech).
 //!
+//! Golden files (`tests/golden/`, checked without Python by `tests/golden.rs`): after each live
+//! dump of a single-operator model or of a shared model of `common::golden::SHARED_MODELS`, the
+//! committed golden file must agree with it (a disagreement fails, naming the model, the run,
+//! the tensor and the operator that wrote it); `SYNAPTIC_GOLDEN=update scripts/test-oracle.sh`
+//! rewrites the files from the live dumps instead.
+//!
 //! The venv missing is a failure naming the script, never a pass. The test is built only with
 //! the `oracle` feature, so `cargo test --workspace` needs no Python; `scripts/test-oracle.sh`
 //! creates the venv if needed and runs `cargo test --release -p synaptic-run --features oracle
@@ -15,31 +21,36 @@
 
 mod common;
 
+use common::golden::{self, live_sources, SharedModel, Source, Store, SHARED_MODELS};
 use common::tflite::Model;
 use common::{bmp_input, compare_model, random_inputs, shared, speech_features, tflm_dump, Rng};
 
-const SEEDS: u64 = 4;
-
+/// Runs `sources` of `name` through TFLM, compares every operator of synaptic-run with the
+/// dump, then the dump with the golden file (or rewrites it: `SYNAPTIC_GOLDEN=update`).
 fn check(
     name: &str,
     path: &std::path::Path,
-    real: Vec<(&str, Vec<u8>)>,
-    seeds: u64,
+    sources: &[Source],
+    store: Store,
+    dump: Option<common::Dump>,
 ) -> common::Dump {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let model = Model::parse(&bytes);
-    let mut runs: Vec<Vec<u8>> = (0..seeds)
-        .map(|s| random_inputs(&model, &mut Rng::new(0x5EED_0000 + s)))
+    let shared = sources
+        .iter()
+        .any(|s| matches!(s, Source::Bmp(_)))
+        .then(shared);
+    let inputs: Vec<Vec<u8>> = sources
+        .iter()
+        .map(|s| s.input(&model, shared.as_deref()))
         .collect();
-    let real_names: Vec<&str> = real.iter().map(|(n, _)| *n).collect();
-    runs.extend(real.into_iter().map(|(_, r)| r));
-    let dump = tflm_dump(path, &runs, name);
+    let dump = dump.unwrap_or_else(|| tflm_dump(path, &inputs, name));
     let tally = compare_model(name, &bytes, &dump);
+    let done = golden::check_or_update(name, &bytes, sources, &inputs, &dump, store);
     println!(
-        "oracle {name}: {} runs ({seeds} random{}{}), {} operator outputs, {} bytes equal to TFLM",
+        "oracle {name}: {} runs ({}), {} operator outputs, {} bytes equal to TFLM; golden file {done}",
         tally.runs,
-        if real_names.is_empty() { "" } else { " + " },
-        real_names.join(", "),
+        Source::summary(sources),
         tally.tensors,
         tally.bytes
     );
@@ -50,131 +61,82 @@ fn shared_model(name: &str) -> std::path::PathBuf {
     shared().join("models").join(format!("{name}.tflite"))
 }
 
+/// Every shared model of `SHARED_MODELS` (the list the golden files follow): live against
+/// TFLM, then against its golden file; then what each real input must be classified as.
 #[test]
-fn hello_world_int8() {
-    check(
-        "hello_world_int8",
-        &shared_model("hello_world_int8"),
-        vec![],
-        16,
-    );
+fn shared_models() {
+    for m in SHARED_MODELS {
+        let dump = check(
+            m.name,
+            &shared_model(m.name),
+            &live_sources(m),
+            Store::Digest,
+            None,
+        );
+        real_inputs_classified(m, &dump);
+    }
 }
 
-#[test]
-fn micro_speech_quantized() {
-    let inputs = shared().join("inputs");
-    let real = ["yes", "no", "silence", "noise"]
-        .iter()
-        .map(|w| (*w, speech_features(&inputs.join(format!("{w}_1000ms.wav")))))
-        .collect();
-    let dump = check(
-        "micro_speech_quantized",
-        &shared_model("micro_speech_quantized"),
-        real,
-        SEEDS,
-    );
-    // Output tensor 9: [silence, unknown, yes, no]; runs 4.. are yes, no, silence, noise.
-    let top = |run: usize| (0..4).max_by_key(|&k| dump[run][9][k] as i8).unwrap();
-    println!(
-        "micro_speech labels (0 silence, 1 unknown, 2 yes, 3 no): yes.wav {} no.wav {} silence.wav {} noise.wav {}",
-        top(4),
-        top(5),
-        top(6),
-        top(7)
-    );
-    assert_eq!((top(4), top(5)), (2, 3), "yes/no recordings misclassified");
+fn real_inputs_classified(m: &SharedModel, dump: &common::Dump) {
+    let first = m.seeds as usize;
+    match m.name {
+        "micro_speech_quantized" => {
+            // Output tensor 9: [silence, unknown, yes, no]; the real runs are yes, no,
+            // silence, noise.
+            let top = |run: usize| (0..4).max_by_key(|&k| dump[run][9][k] as i8).unwrap();
+            println!(
+                "micro_speech labels (0 silence, 1 unknown, 2 yes, 3 no): yes.wav {} no.wav {} silence.wav {} noise.wav {}",
+                top(first),
+                top(first + 1),
+                top(first + 2),
+                top(first + 3)
+            );
+            assert_eq!(
+                (top(first), top(first + 1)),
+                (2, 3),
+                "yes/no recordings misclassified"
+            );
+        }
+        "person_detect" => {
+            // Output tensor 87 is [no person, person] (int8, scale 1/256, zero point -128);
+            // the kernels' output equals TFLM's, so these are this crate's scores too.
+            let scores = |run: usize| (dump[run][87][0] as i8, dump[run][87][1] as i8);
+            let (person, no_person) = (scores(first), scores(first + 1));
+            println!("person_detect scores [no person, person]: person.bmp {person:?}, no_person.bmp {no_person:?}");
+            assert!(person.1 > person.0, "person.bmp must score person");
+            assert!(
+                no_person.0 > no_person.1,
+                "no_person.bmp must score no person"
+            );
+        }
+        _ => {}
+    }
 }
 
-#[test]
-fn kws_ref_model() {
-    check(
-        "kws_ref_model",
-        &shared_model("kws_ref_model"),
-        vec![],
-        SEEDS,
-    );
-}
-
-#[test]
-fn person_detect() {
-    let inputs = shared().join("inputs");
-    let real = vec![
-        ("person.bmp", bmp_input(&inputs.join("person.bmp"))),
-        ("no_person.bmp", bmp_input(&inputs.join("no_person.bmp"))),
-    ];
-    let dump = check("person_detect", &shared_model("person_detect"), real, 2);
-    // Output tensor 87 is [no person, person] (int8, scale 1/256, zero point -128); the
-    // kernels' output equals TFLM's, so these are this crate's scores too.
-    let scores = |run: usize| (dump[run][87][0] as i8, dump[run][87][1] as i8);
-    let (person, no_person) = (scores(2), scores(3));
-    println!("person_detect scores [no person, person]: person.bmp {person:?}, no_person.bmp {no_person:?}");
-    assert!(person.1 > person.0, "person.bmp must score person");
-    assert!(
-        no_person.0 > no_person.1,
-        "no_person.bmp must score no person"
-    );
-}
-
-#[test]
-fn pretrained_resnet_quant() {
-    check(
-        "pretrainedResnet_quant",
-        &shared_model("pretrainedResnet_quant"),
-        vec![],
-        SEEDS,
-    );
-}
-
-#[test]
-fn ad01_int8() {
-    check("ad01_int8", &shared_model("ad01_int8"), vec![], SEEDS);
-}
-
-#[test]
-fn simple_add_model() {
-    check(
-        "simple_add_model",
-        &shared_model("simple_add_model"),
-        vec![],
-        2,
-    );
-}
-
-/// The committed single-operator models (`tests/models`, written by `tests/oracle/gen_models.py`).
+/// The committed single-operator models (`tests/models`, written by `tests/oracle/gen_models.py`):
+/// live against TFLM, then against their golden files (TFLM's bytes in full).
 #[test]
 fn single_operator_models() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    paths.sort();
+    let models = golden::single_op_models();
     assert!(
-        paths.len() >= 30,
-        "single-operator models missing in {}",
-        dir.display()
+        models.len() >= 30,
+        "single-operator models missing in tests/models"
     );
-    let models: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    let jobs: Vec<_> = paths
+    let sources: Vec<Source> = (0..golden::SINGLE_OP_SEEDS)
+        .map(|s| Source::Seed(golden::SEED_BASE + s))
+        .collect();
+    let jobs: Vec<_> = models
         .iter()
-        .zip(&models)
-        .map(|(p, bytes)| {
-            let model = Model::parse(bytes);
-            let runs: Vec<Vec<u8>> = (0..SEEDS)
-                .map(|s| random_inputs(&model, &mut Rng::new(0x5EED_0000 + s)))
-                .collect();
+        .map(|(_, p)| {
+            let bytes = std::fs::read(p).unwrap();
+            let model = Model::parse(&bytes);
+            let runs: Vec<Vec<u8>> = sources.iter().map(|s| s.input(&model, None)).collect();
             (p.clone(), runs)
         })
         .collect();
     let dumps = common::tflm_dump_many(&jobs, "single-op");
-    for ((p, bytes), dump) in paths.iter().zip(&models).zip(&dumps) {
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let t = compare_model(&name, bytes, dump);
-        println!(
-            "oracle {name}: {} runs ({SEEDS} random), {} operator outputs, {} bytes equal to TFLM",
-            t.runs, t.tensors, t.bytes
-        );
+    for ((name, p), dump) in models.iter().zip(dumps) {
+        check(name, p, &sources, Store::Full, Some(dump));
     }
 }
 

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod arena;
+pub mod golden;
 pub mod tflite;
 
 use std::path::{Path, PathBuf};
@@ -16,18 +17,44 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `../shared` beside the repository, or `$SYNAPTIC_SHARED`.
+pub fn shared_path() -> PathBuf {
+    std::env::var_os("SYNAPTIC_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared"))
+}
+
 /// `../shared` beside the repository (or `$SYNAPTIC_SHARED`); a missing directory fails the
 /// test with a clear message.
 pub fn shared() -> PathBuf {
-    let dir = std::env::var_os("SYNAPTIC_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared"));
+    let dir = shared_path();
     assert!(
         dir.join("models").is_dir(),
         "shared models not found at {} (set SYNAPTIC_SHARED)",
         dir.display()
     );
     dir
+}
+
+/// [`shared`], or `None` with a printed notice if it is missing and `SYNMEM_SKIP_MODELS=1`
+/// (the workspace's convention, as the planner's and `synmem`'s model tests): missing without
+/// it is a failure.
+pub fn shared_or_skip(what: &str) -> Option<PathBuf> {
+    let dir = shared_path();
+    if dir.join("models").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("SYNMEM_SKIP_MODELS").as_deref() == Ok("1") {
+        eprintln!(
+            "SKIPPED: {what}: {} not found and SYNMEM_SKIP_MODELS=1",
+            dir.display()
+        );
+        return None;
+    }
+    panic!(
+        "shared models not found at {} (set SYNAPTIC_SHARED, or SYNMEM_SKIP_MODELS=1 to skip {what})",
+        dir.display()
+    );
 }
 
 /// The oracle's Python: `$ORACLE_PYTHON` or `<repo>/.venv-oracle/bin/python`. Missing is a
@@ -215,14 +242,11 @@ pub struct Tally {
     pub bytes: usize,
 }
 
-/// Compares every operator of `model` against TFLM on every run: the whole graph is run by
-/// the interpreter on a poisoned arena from TFLM's graph inputs alone, with the plain plan and
-/// the overlapped one, and every operator's output must equal TFLM's byte for byte (every
-/// intermediate compared: each operator is checked on inputs equal to TFLM's, by induction).
-/// Constants in TFLM's dump must equal the model's buffers.
+/// Compares every operator of `model` against TFLM on every run of a live dump: TFLM's
+/// constants must equal the model's buffers, then [`compare_chained`] from TFLM's graph inputs
+/// against TFLM's bytes of every tensor.
 pub fn compare_model(name: &str, model_bytes: &[u8], dump: &Dump) -> Tally {
     let model = Model::parse(model_bytes);
-    let mut tally = Tally::default();
     for (r, tensors) in dump.iter().enumerate() {
         for (i, t) in model.tensors.iter().enumerate() {
             if t.is_constant() {
@@ -243,63 +267,145 @@ pub fn compare_model(name: &str, model_bytes: &[u8], dump: &Dump) -> Tally {
                 .collect()
         })
         .collect();
+    let labels: Vec<String> = (0..dump.len()).map(|r| format!("run {r}")).collect();
+    compare_chained(name, model_bytes, &labels, &runs, "TFLM", &|r, t| {
+        Some(Want::Bytes(&dump[r][t]))
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// What a tensor of a run must hold: TFLM's bytes (a live dump, a golden file in full) or
+/// their length and SHA-256 (a golden file of a large model).
+#[derive(Debug, Clone, Copy)]
+pub enum Want<'a> {
+    Bytes(&'a [u8]),
+    Sha256(usize, [u8; 32]),
+}
+
+/// Runs the whole graph with the interpreter from `inputs` alone (one blob per run, the graph
+/// inputs concatenated), on a poisoned arena with the plain plan and the overlapped one, and
+/// compares every operator's output, read out of the arena as it is produced, and the graph
+/// outputs copied out at the end, with `want(run, tensor)` (`against` names it in messages: TFLM,
+/// a golden file). Every intermediate is compared, so each operator is checked on inputs equal
+/// to TFLM's, by induction. `Err` names the model, the run (`labels`), the plan, the operator,
+/// the tensor (index and name) and the first differing element.
+pub fn compare_chained<'w>(
+    name: &str,
+    model_bytes: &[u8],
+    labels: &[String],
+    inputs: &[Vec<u8>],
+    against: &str,
+    want: &dyn Fn(usize, usize) -> Option<Want<'w>>,
+) -> Result<Tally, String> {
+    let model = Model::parse(model_bytes);
+    let mut tally = Tally::default();
     for overlap in [false, true] {
+        let plan = if overlap { "overlapped" } else { "plain" };
         let (results, _) = arena::run_on_arena_with(
             model_bytes,
             synaptic_run::IoPlacement::Plan,
-            &runs,
+            inputs,
             Some(0x5EED_0BAD),
             arena::OpData::Ram,
             overlap,
         );
-        for (r, (res, tensors)) in results.iter().zip(dump).enumerate() {
+        for (r, res) in results.iter().enumerate() {
+            let run = format!("{name} {}, {plan} plan", labels[r]);
+            let want = |t: usize| {
+                want(r, t).ok_or_else(|| format!("{run}: no value of tensor {t} in {against}"))
+            };
             for (k, op) in model.operators.iter().enumerate() {
-                let o = op.outputs[0] as usize;
-                let got = res.tensors[o]
-                    .as_ref()
-                    .unwrap_or_else(|| panic!("{name} run {r}: operator {k} not observed"));
-                assert_mismatch(name, r, k, tflite::op_name(op.code), o, got, &tensors[o]);
-                tally.tensors += 1;
-                tally.bytes += got.len();
+                for &o in op.outputs.iter().filter(|&&o| o >= 0) {
+                    let o = o as usize;
+                    let got = res.tensors[o]
+                        .as_ref()
+                        .ok_or_else(|| format!("{run}: operator {k} not observed"))?;
+                    let what = format!(
+                        "{run}: operator {k} ({}) output tensor {o} \"{}\"",
+                        tflite::op_name(op.code),
+                        model.tensors[o].name
+                    );
+                    check_tensor(&what, model.tensors[o].dtype, got, want(o)?, against)?;
+                    tally.tensors += 1;
+                    tally.bytes += got.len();
+                }
+            }
+            let mut pos = 0;
+            for (j, &o) in model.outputs.iter().enumerate() {
+                let len = model.tensors[o].bytes();
+                let got = res.output.get(pos..pos + len).ok_or_else(|| {
+                    format!("{run}: the graph outputs are {} bytes", res.output.len())
+                })?;
+                let what = format!(
+                    "{run}: graph output {j} (tensor {o} \"{}\") as copied out",
+                    model.tensors[o].name
+                );
+                check_tensor(&what, model.tensors[o].dtype, got, want(o)?, against)?;
+                pos += len;
+            }
+            if pos != res.output.len() {
+                return Err(format!(
+                    "{run}: {} bytes of graph outputs, the output tensors take {pos}",
+                    res.output.len()
+                ));
             }
             if !overlap {
                 tally.runs += 1;
             }
         }
     }
-    tally
+    Ok(tally)
 }
 
-fn assert_mismatch(
-    name: &str,
-    run: usize,
-    k: usize,
-    op: &str,
-    tensor: usize,
-    got: &[u8],
-    want: &[u8],
-) {
-    if got == want {
-        return;
+/// One element of a tensor of type `dtype`, readably.
+fn element(dtype: DType, b: &[u8]) -> String {
+    match (dtype, b.len()) {
+        (DType::I8, 1) => format!("{}", b[0] as i8),
+        (DType::U8, 1) => format!("{}", b[0]),
+        (DType::I16, 2) => format!("{}", i16::from_le_bytes([b[0], b[1]])),
+        (DType::I32, 4) => format!("{}", i32::from_le_bytes(b.try_into().unwrap())),
+        (DType::F32, 4) => format!("{:e}", f32::from_le_bytes(b.try_into().unwrap())),
+        _ => format!("0x{}", golden::to_hex(b)),
     }
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "{name} run {run} op {k} {op}: output length"
-    );
-    let diffs: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
-    let max = diffs
-        .iter()
-        .map(|&i| ((got[i] as i8) as i32 - (want[i] as i8) as i32).abs())
-        .max()
-        .unwrap();
-    panic!(
-        "{name} run {run}: operator {k} ({op}) output tensor {tensor} differs from TFLM in {} of {} bytes \
-         (max |diff| {max} as int8); first at {}: got {} want {}",
-        diffs.len(),
-        got.len(),
-        diffs[0],
-        got[diffs[0]] as i8,
-        want[diffs[0]] as i8
-    );
+}
+
+/// `Err` describing how `got` differs from `want` (`what` names the tensor).
+fn check_tensor(
+    what: &str,
+    dtype: DType,
+    got: &[u8],
+    want: Want<'_>,
+    against: &str,
+) -> Result<(), String> {
+    match want {
+        Want::Bytes(want) if got == want => Ok(()),
+        Want::Bytes(want) if got.len() != want.len() => Err(format!(
+            "{what}: {} bytes, {against} has {}",
+            got.len(),
+            want.len()
+        )),
+        Want::Bytes(want) => {
+            let size = dtype.size().max(1);
+            let diffs: Vec<usize> = (0..got.len() / size)
+                .filter(|&e| got[e * size..(e + 1) * size] != want[e * size..(e + 1) * size])
+                .collect();
+            let e = diffs[0];
+            let at = e * size..(e + 1) * size;
+            Err(format!(
+                "{what} differs from {against} in {} of {} elements ({dtype:?}); first at element {e}: got {} want {}",
+                diffs.len(),
+                got.len() / size,
+                element(dtype, &got[at.clone()]),
+                element(dtype, &want[at])
+            ))
+        }
+        Want::Sha256(len, d) if got.len() == len && golden::sha256(got) == d => Ok(()),
+        Want::Sha256(len, d) => Err(format!(
+            "{what} differs from {against}: got {} bytes, sha256 {} (first bytes {}), want {len} bytes, sha256 {}",
+            got.len(),
+            golden::to_hex(&golden::sha256(got)),
+            golden::to_hex(&got[..got.len().min(16)]),
+            golden::to_hex(&d)
+        )),
+    }
 }
