@@ -34,11 +34,12 @@ for t in "${targets[@]}"; do
     cp -n "$models"/*.tflite corpus/tflite_import/ 2>/dev/null || true
   fi
   if [[ "$t" == run_model ]]; then
-    # The runtime's seeds: the shared int8 models it runs and the committed single-operator
-    # models (the mutator edits their fields in place).
+    # The runtime's seeds: the shared models it runs (int8, float32, one hybrid it refuses) and
+    # the committed single-operator models (the mutator edits their fields in place).
     mkdir -p corpus/run_model
     for m in hello_world_int8 micro_speech_quantized ad01_int8 simple_add_model kws_ref_model \
-      pretrainedResnet_quant person_detect; do
+      pretrainedResnet_quant person_detect hello_world_float ad01_fp32 pretrainedResnet \
+      kws_ref_model_float32; do
       cp -n "$models/$m.tflite" corpus/run_model/ 2>/dev/null || true
     done
     cp -n "$root"/crates/synaptic-run/tests/models/*.tflite corpus/run_model/ 2>/dev/null || true

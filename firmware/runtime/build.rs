@@ -107,18 +107,11 @@ fn main() {
     fs::write(out.join("models.rs"), src).expect("write models.rs");
 }
 
-/// The input `synmem run --random seed` makes: splitmix64, one byte per step.
-fn random_input(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
+/// The input `synmem run --random seed` makes (`synaptic_run::seeded`).
+fn random_input(model: &[u8], seed: u64, n: usize) -> Vec<u8> {
+    let mut input = vec![0u8; n];
+    synaptic_run::seeded::seeded_input(model, seed, &mut input).expect("seeded input");
+    input
 }
 
 /// FNV-1a, 32 bits (the firmware's output checksum).
@@ -174,7 +167,7 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         let (loader, mut runner) = arena.split();
         let mut net = Interpreter::new(bytes, loader, plan, run_io)
             .unwrap_or_else(|e| panic!("{path}: load failed: {e}"));
-        let input = random_input(seed, net.input_bytes());
+        let input = random_input(bytes, seed, net.input_bytes());
         let mut output = vec![0u8; net.output_bytes()];
         net.invoke(&mut runner, &input, &mut output)
             .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
@@ -185,7 +178,7 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
     let (loader, mut runner) = arena.split();
     let mut net = Interpreter::with_program(bytes, &words, loader, plan, run_io)
         .unwrap_or_else(|e| panic!("{path}: load failed: {e}"));
-    let input = random_input(seed, net.input_bytes());
+    let input = random_input(bytes, seed, net.input_bytes());
     let mut output = vec![0u8; net.output_bytes()];
     net.invoke(&mut runner, &input, &mut output)
         .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
@@ -293,7 +286,7 @@ fn model_module(dir: &std::path::Path, name: &str, seed: u64, out: &std::path::P
         "{name}: scratch"
     );
 
-    let input = random_input(seed, plan.input_len);
+    let input = random_input(&bytes, seed, plan.input_len);
     let input_file = out.join(format!("{name}.input"));
     fs::write(&input_file, &input).expect("write input");
 

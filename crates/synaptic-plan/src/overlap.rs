@@ -7,7 +7,7 @@
 //! * [`candidates`] lists the (operator, input item, output item) pairs that may overlap: the
 //!   operator's only output, an input read once by it that dies there and is not a graph output,
 //!   both in the plan. Aliases are the special case of a same-size element-wise contract
-//!   (RESHAPE, SQUEEZE, ADD/MUL/LOGISTIC into a dying input): delta 0 is safe.
+//!   (a byte copy or an element-wise kernel writing into a dying input): delta 0 is safe.
 //! * [`overlap_lower_bound`] is the live-set bound with each operator's output counted at its
 //!   best safe overlap with its dying inputs.
 //! * [`plan_overlapped`] places items by first fit over orders (greedy by size, by time, then

@@ -108,6 +108,7 @@ pub mod math;
 pub(crate) mod model;
 pub mod ops;
 pub mod program;
+pub mod seeded;
 
 pub use error::{GraphFault, KernelError, LoadError, RunError, TensorFault};
 pub use format::IoPlacement;

@@ -1,5 +1,5 @@
 //! The `run_model` fuzz harness (`tests/harness/run_model.rs`) on seeded mutants of the shared
-//! int8 models and the committed single-operator models, so that it runs in the test command
+//! models (int8, float32, one hybrid) and the committed single-operator models, so that it runs in the test command
 //! on every target — natively on x86_64 and on i686 (32-bit `usize`, like Cortex-M: the
 //! `scripts/test` step `i686` builds it with overflow checks), where the fuzzer cannot go.
 //! `RUN_MODEL_CASES=N` changes the number of mutants (default 2000), `RUN_MODEL_SEED=S` the
@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use harness::run_model::{mutate, run_model, Outcome, Rng, CONFIGS};
 
-/// The seed models: the shared int8 models that run, then the committed single-operator ones.
+/// The seed models: the shared models that run (int8 and float32) and a hybrid one, then the
+/// committed single-operator ones.
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let shared = common::shared().join("models");
     let mut v = Vec::new();
@@ -26,6 +27,11 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         "kws_ref_model",
         "pretrainedResnet_quant",
         "person_detect",
+        "hello_world_float",
+        "ad01_fp32",
+        "pretrainedResnet",
+        // Hybrid (float activations, int8 weights): refused at load, its mutants too.
+        "kws_ref_model_float32",
     ] {
         let p = shared.join(format!("{m}.tflite"));
         let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));

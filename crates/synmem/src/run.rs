@@ -67,17 +67,11 @@ pub(crate) struct RunArgs<'x> {
     pub(crate) json: bool,
 }
 
-/// `n` bytes of splitmix64 from `seed` (`--random`, `--poison`).
+/// `n` bytes of splitmix64 from `seed` (`--poison`).
 fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
     let mut x = seed;
     (0..n)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as u8
-        })
+        .map(|_| synaptic_run::seeded::splitmix64(&mut x) as u8)
         .collect()
 }
 
@@ -175,7 +169,11 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     let mut net = load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?;
     let in_bytes = match (input, random) {
         (Some(p), _) => read_file_limited(p, max)?,
-        (None, Some(seed)) => seeded_bytes(seed, net.input_bytes()),
+        (None, Some(seed)) => {
+            let mut b = vec![0u8; net.input_bytes()];
+            synaptic_run::seeded::seeded_input(&bytes, seed, &mut b).map_err(load_err)?;
+            b
+        }
         (None, None) => return Err(Failure("give --input or --random".into(), 2)),
     };
     let inputs = io_tensors(&a.model, &a.model.inputs);

@@ -179,7 +179,7 @@ impl Memory {
 /// ```
 /// use synaptic_mem::{Arena, ArenaBuffer, Plan, PlanSlot};
 /// use synaptic_run::{Interpreter, IoPlacement};
-/// // A one-operator int8 ADD model: two graph inputs and one output.
+/// // A one-operator int8 model: two graph inputs (an element-wise sum) and one output.
 /// let model = synaptic_tflite::tests_support::tiny_model();
 /// // With I/O in the SHARED region this plan holds no tensor (synaptic-plan computes plans
 /// // on the host; `synmem emit --lang rust` writes them as source).

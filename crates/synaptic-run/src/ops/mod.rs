@@ -28,6 +28,7 @@ use crate::error::{KernelError, LoadError};
 use crate::format::codec::Words;
 
 pub mod common;
+pub mod float;
 pub mod in_place;
 pub(crate) mod operands;
 pub(crate) mod prep;

@@ -12,6 +12,11 @@ use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
 use crate::model::{tinfo, OpView, TInfo};
 
+/// TFLM's refusal of float activations with int8 weights (`conv_common.cc`,
+/// `fully_connected_common.cc`, ...): "Hybrid models are not supported on TFLite Micro."
+pub(crate) const HYBRID: &str =
+    "hybrid model (float activations, int8 weights): TFLM does not support hybrid models";
+
 /// Most parameter words of any kernel.
 pub(crate) const MAX_PARAM_WORDS: usize = 64;
 
@@ -180,8 +185,17 @@ impl<'a, 'm> Prep<'a, 'm> {
 
     /// Refused unless `t` is an int8 activation (not a constant).
     pub(crate) fn int8_activation(&self, t: &TInfo<'_>) -> Result<(), LoadError> {
-        if t.ty != TensorType::Int8 {
-            return Err(self.unsupported("only int8 activations"));
+        self.activation_of(t, TensorType::Int8)
+    }
+
+    /// Refused unless `t` is an activation (not a constant) of type `ty`.
+    pub(crate) fn activation_of(&self, t: &TInfo<'_>, ty: TensorType) -> Result<(), LoadError> {
+        if t.ty != ty {
+            return Err(self.unsupported(if ty == TensorType::Float32 {
+                "only float32 activations"
+            } else {
+                "only int8 activations"
+            }));
         }
         if !t.data.is_empty() {
             return Err(self.unsupported("a constant where an activation is expected"));
@@ -262,10 +276,24 @@ impl<'a, 'm> Prep<'a, 'm> {
 
     /// Checks the optional int32 bias (input `k`) of `channels` channels.
     pub(crate) fn bias(&self, k: usize, channels: usize) -> Result<(), LoadError> {
+        self.bias_of(k, channels, TensorType::Int32)
+    }
+
+    /// Checks the optional bias (input `k`) of `channels` channels, of type `ty`.
+    pub(crate) fn bias_of(
+        &self,
+        k: usize,
+        channels: usize,
+        ty: TensorType,
+    ) -> Result<(), LoadError> {
         if self.has(k) {
             let b = self.input(k)?;
-            if b.ty != TensorType::Int32 {
-                return Err(self.unsupported("only int32 bias"));
+            if b.ty != ty {
+                return Err(self.unsupported(if ty == TensorType::Float32 {
+                    "only float32 bias"
+                } else {
+                    "only int32 bias"
+                }));
             }
             self.constant(&b, "a non-constant bias")?;
             if channels.checked_mul(4) != Some(b.bytes) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the single-operator int8 test models of synaptic-run (tests/models/*.tflite).
+"""Writes the single-operator test models of synaptic-run (tests/models/*.tflite): int8, and
+float32 (f32_*).
 
 Each model is one operator whose activation inputs are graph inputs and whose weights, bias and
 parameter tensors are constants, with options chosen to cover what the five target models do
@@ -292,6 +293,107 @@ def squeeze(name, in_shape, dims):
     b.write(name, OPS.SQUEEZE, [i], [o], OPT.SqueezeOptions, opt)
 
 
+# float32 models: the same operators with float activations, weights and bias (TFLM's reference
+# float kernels), named f32_*.
+
+
+def conv_f32(name, seed, in_shape, out_c, kh, kw, stride, dilation, padding, act, bias=True):
+    r = rng(seed)
+    b = Builder()
+    f_shape = [out_c, kh, kw, in_shape[3]]
+    i = b.tensor("input", in_shape, T.FLOAT32)
+    f = b.tensor("filter", f_shape, T.FLOAT32, None, r.normal(0, 0.3, f_shape).astype(np.float32))
+    bi = b.tensor("bias", [out_c], T.FLOAT32, None, r.normal(0, 1, out_c).astype(np.float32)) if bias else -1
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.FLOAT32)
+    opt = s.Conv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.CONV_2D, [i, f, bi], [o], OPT.Conv2DOptions, opt)
+
+
+def depthwise_f32(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act):
+    r = rng(seed)
+    b = Builder()
+    out_c = in_shape[3] * mult
+    f_shape = [1, kh, kw, out_c]
+    i = b.tensor("input", in_shape, T.FLOAT32)
+    f = b.tensor("filter", f_shape, T.FLOAT32, None, r.normal(0, 0.3, f_shape).astype(np.float32))
+    bi = b.tensor("bias", [out_c], T.FLOAT32, None, r.normal(0, 1, out_c).astype(np.float32))
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.FLOAT32)
+    opt = s.DepthwiseConv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.depthMultiplier = padding, stride[0], stride[1], mult
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.DEPTHWISE_CONV_2D, [i, f, bi], [o], OPT.DepthwiseConv2DOptions, opt)
+
+
+def fully_connected_f32(name, seed, in_shape, units, act, bias=True):
+    r = rng(seed)
+    b = Builder()
+    depth = in_shape[-1]
+    batches = int(np.prod(in_shape)) // depth
+    i = b.tensor("input", in_shape, T.FLOAT32)
+    f = b.tensor("filter", [units, depth], T.FLOAT32, None, r.normal(0, 0.3, [units, depth]).astype(np.float32))
+    bi = b.tensor("bias", [units], T.FLOAT32, None, r.normal(0, 1, units).astype(np.float32)) if bias else -1
+    o = b.tensor("output", [batches, units], T.FLOAT32)
+    opt = s.FullyConnectedOptionsT()
+    opt.fusedActivationFunction = act
+    b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
+
+
+def pool_f32(name, opcode, in_shape, k, stride, padding, act):
+    b = Builder()
+    i = b.tensor("input", in_shape, T.FLOAT32)
+    oh = _out(in_shape[1], k[0], stride[0], 1, padding)
+    ow = _out(in_shape[2], k[1], stride[1], 1, padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, in_shape[3]], T.FLOAT32)
+    opt = s.Pool2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.filterHeight, opt.filterWidth, opt.fusedActivationFunction = k[0], k[1], act
+    b.write(name, opcode, [i], [o], OPT.Pool2DOptions, opt)
+
+
+def softmax_f32(name, shape, beta):
+    b = Builder()
+    i = b.tensor("input", shape, T.FLOAT32)
+    o = b.tensor("output", shape, T.FLOAT32)
+    opt = s.SoftmaxOptionsT()
+    opt.beta = beta
+    b.write(name, OPS.SOFTMAX, [i], [o], OPT.SoftmaxOptions, opt)
+
+
+def logistic_f32(name, shape):
+    b = Builder()
+    i = b.tensor("input", shape, T.FLOAT32)
+    o = b.tensor("output", shape, T.FLOAT32)
+    b.write(name, OPS.LOGISTIC, [i], [o])
+
+
+def binary_f32(name, seed, opcode, a_shape, b_shape, out_shape, act, const_b=False):
+    r = rng(seed)
+    b = Builder()
+    x = b.tensor("a", a_shape, T.FLOAT32)
+    y = b.tensor("b", b_shape, T.FLOAT32, None,
+                 r.normal(0, 2, b_shape).astype(np.float32) if const_b else None)
+    o = b.tensor("output", out_shape, T.FLOAT32)
+    opt = s.AddOptionsT() if opcode == OPS.ADD else s.MulOptionsT()
+    opt.fusedActivationFunction = act
+    b.write(name, opcode, [x, y], [o], OPT.AddOptions if opcode == OPS.ADD else OPT.MulOptions, opt)
+
+
+def reshape_f32(name, in_shape, out_shape):
+    b = Builder()
+    i = b.tensor("input", in_shape, T.FLOAT32)
+    sh = b.tensor("shape", [len(out_shape)], T.INT32, None, np.array(out_shape, dtype=np.int32))
+    o = b.tensor("output", out_shape, T.FLOAT32)
+    opt = s.ReshapeOptionsT()
+    opt.newShape = list(out_shape)
+    b.write(name, OPS.RESHAPE, [i, sh], [o], OPT.ReshapeOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -414,6 +516,25 @@ def main():
     dequantize("dequantize_i8_f32", [1, 256], 0.037, -3)
     reshape("reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     squeeze("squeeze_02", [1, 6, 1, 4], [0, 2])
+    conv_f32("f32_conv_s2x1_same_relu6", 31, [1, 9, 11, 5], 6, 3, 3, (2, 1), (1, 1), PAD.SAME, ACT.RELU6)
+    conv_f32("f32_conv_dil2x3_valid_relu", 32, [2, 10, 12, 4], 8, 3, 2, (1, 1), (2, 3), PAD.VALID, ACT.RELU)
+    conv_f32("f32_conv_1x1_none_nobias", 33, [1, 5, 5, 16], 12, 1, 1, (1, 1), (1, 1), PAD.VALID, ACT.NONE, bias=False)
+    depthwise_f32("f32_dw_m2_s2_same_relun1", 34, [1, 7, 8, 3], 2, 3, 3, (2, 2), (1, 1), PAD.SAME, ACT.RELU_N1_TO_1)
+    depthwise_f32("f32_dw_m1_dil2_valid_none", 35, [1, 12, 12, 4], 1, 3, 3, (1, 1), (2, 2), PAD.VALID, ACT.NONE)
+    fully_connected_f32("f32_fc_relu", 36, [3, 20], 7, ACT.RELU)
+    fully_connected_f32("f32_fc_none_nobias_3d", 37, [2, 1, 16], 5, ACT.NONE, bias=False)
+    pool_f32("f32_avgpool_3x3_s2_same_relu6", OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
+    pool_f32("f32_avgpool_2x3_s1_valid_none", OPS.AVERAGE_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID, ACT.NONE)
+    pool_f32("f32_maxpool_3x3_s2_same_relu", OPS.MAX_POOL_2D, [1, 9, 10, 4], (3, 3), (2, 2), PAD.SAME, ACT.RELU)
+    softmax_f32("f32_softmax_beta07", [3, 10], 0.7)
+    softmax_f32("f32_softmax_4d_wide", [1, 2, 3, 40], 1.0)
+    logistic_f32("f32_logistic", [4, 64])
+    binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
+    binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
+    binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)
+    binary_f32("f32_mul_bcast_relun1", 41, OPS.MUL, [1, 3, 4, 6], [6], [1, 3, 4, 6], ACT.RELU_N1_TO_1)
+    binary_f32("f32_mul_same_none", 42, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
+    reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,423 @@
+//! What the float32 kernels share, computed exactly as TFLM's reference float kernels compute
+//! it in the `tflite-micro` wheel on x86-64, so that every output is bit-identical:
+//!
+//! * **Arithmetic**: IEEE-754 single precision, one rounding per `+`, `*`, `/`, in TFLM's
+//!   order of operations (each kernel says its loop order); no fused multiply-add (the wheel
+//!   is built for baseline x86-64, which has none, so the compiler fuses nothing). Rust's
+//!   `f32` operators are exactly that, on the host and under Cortex-M soft-float or FPU alike.
+//! * **Clamping** ([`FloatRange::apply`]): `std::min(std::max(x, lo), hi)` — C++'s
+//!   `std::max(a, b)` is `a < b ? b : a`, so NaN passes through, `-0.0` stays `-0.0`, and
+//!   without a fused activation the range is `[f32::MIN, f32::MAX]` (infinities clamp to the
+//!   largest finite value), as `CalculateActivationRange<float>` sets it.
+//! * **`exp`** ([`expf`]): the wheel's `std::exp(float)` is glibc's `expf` (the wheel's
+//!   `_runtime.so` imports `expf@GLIBC_2.27`), whose algorithm (ARM's optimized-routines,
+//!   Szabolcs Nagy, 2017) is a 32-entry table of `2^(i/32)` and a degree-3 polynomial in
+//!   double precision. On x86-64 with FMA glibc selects its build compiled with `-mfma`, where
+//!   GCC fuses five multiply-adds; this port computes those five with an exact software
+//!   fused multiply-add ([`fma`]), and equals the host's `expf` on all 2^32 inputs
+//!   (`cargo test --release -p synaptic-run -- --ignored expf_every_float`). glibc's build
+//!   without FMA differs from it on 2 inputs (both above 32, never a softmax or logistic
+//!   argument of the exp-of-negative kind); the sampled test accepts either.
+//! * **Reading in place**: float weights and constants stay in the model bytes, read as
+//!   little-endian words ([`LeF32`]; a flatbuffer does not promise their alignment), and the
+//!   arena's float tensors are `[f32]` slices ([`F32s`] covers both).
+
+use crate::math::Activation;
+
+/// The output range of a fused activation, as TFLM's `CalculateActivationRange<float>`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FloatRange {
+    /// The lowest output.
+    pub(crate) min: f32,
+    /// The highest output.
+    pub(crate) max: f32,
+}
+
+impl FloatRange {
+    /// The range of `activation` (NONE: every finite float). TANH and SIGN_BIT never get
+    /// here: [`Activation::from_tflite`] refuses them for float operators as for int8 ones
+    /// (TFLM's float kernels would silently apply no activation).
+    pub fn new(activation: Activation) -> Self {
+        let (min, max) = match activation {
+            Activation::None => (f32::MIN, f32::MAX),
+            Activation::Relu => (0.0, f32::MAX),
+            Activation::Relu6 => (0.0, 6.0),
+            Activation::ReluN1To1 => (-1.0, 1.0),
+        };
+        FloatRange { min, max }
+    }
+
+    /// `std::min(std::max(x, min), max)` (TFLM's `ActivationFunctionWithMinMax`).
+    #[inline(always)]
+    pub fn apply(&self, x: f32) -> f32 {
+        let y = if x < self.min { self.min } else { x };
+        if self.max < y {
+            self.max
+        } else {
+            y
+        }
+    }
+}
+
+/// A vector of float32: a `[f32]` slice (an arena tensor), or the little-endian bytes of a
+/// model buffer read in place ([`LeF32`]).
+pub trait F32s {
+    /// Number of elements.
+    fn count(&self) -> usize;
+    /// Element `i` (`i < count()`; the kernels check the count first).
+    fn at(&self, i: usize) -> f32;
+}
+
+impl F32s for [f32] {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> f32 {
+        self[i]
+    }
+}
+
+/// Little-endian float32 data of a model buffer (or of any bytes), read in place; a trailing
+/// partial element is not counted.
+#[derive(Debug, Clone, Copy)]
+pub struct LeF32<'a>(pub &'a [u8]);
+
+impl F32s for LeF32<'_> {
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.0.len() / 4
+    }
+    #[inline(always)]
+    fn at(&self, i: usize) -> f32 {
+        let b = &self.0[4 * i..4 * i + 4];
+        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+}
+
+// The program's word codec of an activation range: two floats.
+crate::format::codec::words!(FloatRange { min: f32, max: f32 });
+
+/// `2^(i/32)` as the bits of a double, minus `i << 47` (so that adding `k << 47` for the
+/// integer part `k` of `32·x/ln 2` scales it): `round_to_double(2^(i/32))`, computed with 60
+/// significant digits; the table of glibc's `__exp2f_data.tab`.
+const EXP2_TABLE: [u64; 32] = [
+    0x3FF0000000000000,
+    0x3FEFD9B0D3158574,
+    0x3FEFB5586CF9890F,
+    0x3FEF9301D0125B51,
+    0x3FEF72B83C7D517B,
+    0x3FEF54873168B9AA,
+    0x3FEF387A6E756238,
+    0x3FEF1E9DF51FDEE1,
+    0x3FEF06FE0A31B715,
+    0x3FEEF1A7373AA9CB,
+    0x3FEEDEA64C123422,
+    0x3FEECE086061892D,
+    0x3FEEBFDAD5362A27,
+    0x3FEEB42B569D4F82,
+    0x3FEEAB07DD485429,
+    0x3FEEA47EB03A5585,
+    0x3FEEA09E667F3BCD,
+    0x3FEE9F75E8EC5F74,
+    0x3FEEA11473EB0187,
+    0x3FEEA589994CCE13,
+    0x3FEEACE5422AA0DB,
+    0x3FEEB737B0CDC5E5,
+    0x3FEEC49182A3F090,
+    0x3FEED503B23E255D,
+    0x3FEEE89F995AD3AD,
+    0x3FEEFF76F2FB5E47,
+    0x3FEF199BDD85529C,
+    0x3FEF3720DCEF9069,
+    0x3FEF5818DCFBA487,
+    0x3FEF7C97337B9B5F,
+    0x3FEFA4AFA2A490DA,
+    0x3FEFD0765B6E4540,
+];
+
+/// `32 / ln 2` (`0x1.71547652b82fep0 · 32`).
+const INV_LN2_N: f64 = f64::from_bits(0x3FF71547652B82FE) * 32.0;
+/// `0x1.8p52`: adding it rounds a double to an integer (ties to even) in its low bits.
+const SHIFT: f64 = f64::from_bits(0x4338000000000000);
+/// The polynomial `2^(r/32) ≈ 1 + C2·r + C1·r² + C0·r³` (glibc's `poly_scaled`:
+/// `0x1.c6af84b912394p-5 / 32³`, `0x1.ebfce50fac4f3p-3 / 32²`, `0x1.62e42ff0c52d6p-1 / 32`).
+const C: [f64; 3] = [
+    f64::from_bits(0x3FAC6AF84B912394) / (32.0 * 32.0 * 32.0),
+    f64::from_bits(0x3FCEBFCE50FAC4F3) / (32.0 * 32.0),
+    f64::from_bits(0x3FE62E42FF0C52D6) / 32.0,
+];
+
+/// `e^x` in single precision, equal to glibc's `expf` as the TFLM wheel calls it (module
+/// docs): `x·32/ln 2 = k + r`, `e^x = 2^(k/32) · 2^(r/32)`, the first from the table, the
+/// second a polynomial, in double precision with five fused multiply-adds.
+pub fn expf(x: f32) -> f32 {
+    let xd = f64::from(x);
+    let abstop = (x.to_bits() >> 20) & 0x7ff;
+    if abstop >= (88.0f32.to_bits() >> 20) {
+        // |x| >= 88, or NaN.
+        if x == f32::NEG_INFINITY {
+            return 0.0;
+        }
+        if abstop >= (f32::INFINITY.to_bits() >> 20) {
+            return x + x;
+        }
+        if x > f32::from_bits(0x42B1_7217) {
+            // Above ln(2^128): overflow.
+            return f32::INFINITY;
+        }
+        if x < f32::from_bits(0xC2CF_F1B4) {
+            // Below ln(2^-150): underflow.
+            return 0.0;
+        }
+    }
+    let kd = fma(INV_LN2_N, xd, SHIFT);
+    let ki = kd.to_bits();
+    let kd = kd - SHIFT;
+    let r = fma(INV_LN2_N, xd, -kd);
+    let t = EXP2_TABLE[(ki % 32) as usize].wrapping_add(ki << 47);
+    let s = f64::from_bits(t);
+    let z = fma(C[0], r, C[1]);
+    let r2 = r * r;
+    let y = fma(C[2], r, 1.0);
+    let y = fma(z, r2, y);
+    (y * s) as f32
+}
+
+/// `a · b + c` rounded once, to nearest even (IEEE 754 `fusedMultiplyAdd`), in integer
+/// arithmetic (no FPU has a double-precision FMA on the targets; `core` has none without
+/// `std`). Special values (NaN, infinities, a zero factor) go through the plain expression,
+/// whose single rounding is then exact, or give `c` itself.
+pub fn fma(a: f64, b: f64, c: f64) -> f64 {
+    if !a.is_finite() || !b.is_finite() || a == 0.0 || b == 0.0 {
+        return a * b + c;
+    }
+    if !c.is_finite() {
+        // The exact product is finite, even where `a * b` would overflow.
+        return c;
+    }
+    let (sa, ea, ma) = decode(a);
+    let (sb, eb, mb) = decode(b);
+    let sp = sa ^ sb;
+    // The exact product, normalised so that its top bit is bit 125 (room for a carry).
+    let p = u128::from(ma) * u128::from(mb);
+    let sh = p.leading_zeros() as i32 - 2;
+    let (x, ex) = (p << sh, ea + eb - sh);
+    if c == 0.0 {
+        return round(x, ex, sp);
+    }
+    let (sc, ec, mc) = decode(c);
+    let shc = u128::from(mc).leading_zeros() as i32 - 2;
+    let (z, ez) = (u128::from(mc) << shc, ec - shc);
+    // Both top bits at 125: the larger exponent (then the larger mantissa) is the larger
+    // magnitude; the smaller is aligned to it, the bits shifted out kept as a sticky bit.
+    let ((big, e, s), (small, es, ss)) = if (ex, x) >= (ez, z) {
+        ((x, ex, sp), (z, ez, sc))
+    } else {
+        ((z, ez, sc), (x, ex, sp))
+    };
+    let d = (e - es) as u32;
+    let small = if d >= 128 {
+        u128::from(small != 0)
+    } else {
+        (small >> d) | u128::from(small & ((1u128 << d) - 1) != 0)
+    };
+    let r = if s == ss { big + small } else { big - small };
+    if r == 0 {
+        // An exact cancellation is +0 when rounding to nearest.
+        return 0.0;
+    }
+    round(r, e, s)
+}
+
+/// `(sign, e, m)` with `|v| = m · 2^e`, `m < 2^53`, for finite non-zero `v`.
+fn decode(v: f64) -> (bool, i32, u64) {
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    if exp == 0 {
+        (bits >> 63 != 0, -1074, frac)
+    } else {
+        (bits >> 63 != 0, exp - 1075, frac | (1 << 52))
+    }
+}
+
+/// `±r · 2^e` rounded to the nearest double (ties to even), `0 < r < 2^127`.
+fn round(r: u128, e: i32, negative: bool) -> f64 {
+    let top = 127 - r.leading_zeros() as i32;
+    let lead = e + top;
+    let sign = if negative { 1u64 << 63 } else { 0 };
+    if lead > 1023 {
+        return f64::from_bits(sign | 0x7FF0_0000_0000_0000);
+    }
+    // The bit of `r` that becomes the result's last (53 bits, or fewer when subnormal).
+    let lsb = if lead >= -1022 { top - 52 } else { -1074 - e };
+    let (mut m, mut q) = if lsb <= 0 {
+        (r << (-lsb) as u32, e + lsb)
+    } else if lsb >= 128 {
+        // Below half the smallest subnormal.
+        return f64::from_bits(sign);
+    } else {
+        let lsb = lsb as u32;
+        let m = r >> lsb;
+        let rem = r & ((1u128 << lsb) - 1);
+        let half = 1u128 << (lsb - 1);
+        let up = rem > half || (rem == half && m & 1 == 1);
+        (m + u128::from(up), e + lsb as i32)
+    };
+    if m == 1 << 53 {
+        m >>= 1;
+        q += 1;
+    }
+    let m = m as u64;
+    if m >= 1 << 52 {
+        let biased = q + 52 + 1023;
+        if biased >= 2047 {
+            return f64::from_bits(sign | 0x7FF0_0000_0000_0000);
+        }
+        f64::from_bits(sign | (biased as u64) << 52 | (m - (1 << 52)))
+    } else {
+        // Subnormal (or zero): the exponent is the smallest.
+        f64::from_bits(sign | m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    /// splitmix64.
+    fn next(s: &mut u64) -> u64 {
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A double of every kind: random bits, near-1 mantissas, small exponents, specials.
+    fn any_f64(s: &mut u64) -> f64 {
+        let r = next(s);
+        match r % 8 {
+            0 => f64::from_bits(next(s)),
+            1 => f64::from_bits(next(s) & 0x800F_FFFF_FFFF_FFFF), // subnormal
+            2 => [
+                0.0,
+                -0.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                f64::MAX,
+                f64::MIN_POSITIVE,
+            ][(next(s) % 7) as usize],
+            3 => 1.0 + (next(s) >> 12) as f64 * f64::EPSILON,
+            4 => {
+                f64::from_bits(0x3FF0_0000_0000_0000 | (next(s) & 0x800F_FFFF_FFFF_FFFF))
+                    * (1 << (next(s) % 8)) as f64
+            }
+            _ => {
+                let e = (next(s) % 200) as i64 - 100;
+                f64::from_bits((((1023 + e) as u64) << 52) | (next(s) & 0x800F_FFFF_FFFF_FFFF))
+            }
+        }
+    }
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    /// The software FMA equals the host's (`f64::mul_add`: the instruction, or libm's exact
+    /// software fallback) on 2 million triples of every kind, including cancellations.
+    #[test]
+    fn fma_equals_the_host() {
+        let mut s = 0x5EED;
+        for i in 0..2_000_000u32 {
+            let (a, b) = (any_f64(&mut s), any_f64(&mut s));
+            let c = match i % 4 {
+                // Near-cancellation: c close to -(a·b).
+                0 => -(a * b) * (1.0 + (next(&mut s) % 5) as f64 * f64::EPSILON),
+                1 => -(a * b),
+                _ => any_f64(&mut s),
+            };
+            let (got, want) = (fma(a, b, c), a.mul_add(b, c));
+            assert!(
+                same(got, want),
+                "fma({a:e}, {b:e}, {c:e}) = {got:e}, host {want:e}"
+            );
+        }
+    }
+
+    /// glibc's `expf` without FMA (the five multiply-adds rounded twice), for the test's
+    /// tolerance of a host without FMA.
+    fn expf_unfused(x: f32) -> f32 {
+        let z = INV_LN2_N * f64::from(x);
+        let kd = z + SHIFT;
+        let ki = kd.to_bits();
+        let r = z - (kd - SHIFT);
+        let s = f64::from_bits(EXP2_TABLE[(ki % 32) as usize].wrapping_add(ki << 47));
+        let y = (C[0] * r + C[1]) * (r * r) + (C[2] * r + 1.0);
+        (y * s) as f32
+    }
+
+    fn check_expf(bits: u32) {
+        let x = f32::from_bits(bits);
+        let (got, host) = (expf(x), x.exp());
+        let ok = got.to_bits() == host.to_bits()
+            || (got.is_nan() && host.is_nan())
+            || (x.abs() < 88.0 && expf_unfused(x).to_bits() == host.to_bits());
+        assert!(ok, "expf({x:e}) [{bits:#010x}] = {got:e}, host {host:e}");
+    }
+
+    /// [`expf`] equals the host's libm `expf` (glibc's on Linux, as the wheel links it) on
+    /// every 4099th float and on every float in [-20, 0] spaced 97 apart.
+    #[test]
+    fn expf_equals_the_host_sampled() {
+        for b in (0..=u32::MAX).step_by(4099) {
+            check_expf(b);
+        }
+        for b in (0..0x41A0_0000u32).step_by(97) {
+            check_expf(b | 0x8000_0000);
+        }
+        for x in [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            88.72,
+            -103.9,
+            -104.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ] {
+            check_expf(x.to_bits());
+        }
+    }
+
+    /// Every float (about 2 minutes in release): `cargo test --release -p synaptic-run --lib
+    /// -- --ignored expf_every_float`.
+    #[test]
+    #[ignore]
+    fn expf_every_float() {
+        for b in 0..=u32::MAX {
+            check_expf(b);
+        }
+    }
+
+    #[test]
+    fn clamp_is_tflm_s() {
+        let r = FloatRange::new(Activation::None);
+        assert_eq!(r.apply(f32::INFINITY), f32::MAX);
+        assert_eq!(r.apply(f32::NEG_INFINITY), f32::MIN);
+        assert!(r.apply(f32::NAN).is_nan());
+        let relu = FloatRange::new(Activation::Relu);
+        assert_eq!(relu.apply(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(relu.apply(-1.5), 0.0);
+        let relu6 = FloatRange::new(Activation::Relu6);
+        assert_eq!(relu6.apply(7.0), 6.0);
+        assert!(relu6.apply(f32::NAN).is_nan());
+    }
+}
