@@ -1,4 +1,5 @@
-//! FULLY_CONNECTED, int8 activations and weights, int32 bias; per-tensor or per-channel.
+//! FULLY_CONNECTED, int8 activations and weights, int32 bias, per-tensor or per-channel; and
+//! float32 ([`FullyConnectedF32`]: `reference_ops::FullyConnected`, float).
 //!
 //! Mirrors `reference_integer_ops::FullyConnected` (per-tensor, with the filter offset) and
 //! `FullyConnectedPerChannel` (TFLM supports per-channel FC since 2023: chosen when the filter
@@ -17,13 +18,16 @@
 use synaptic_tflite::{code, TensorType};
 
 use super::common::{size, Int32s, Int8, Int8Out};
+use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, InPlace};
+use super::prep::HYBRID;
 use super::tables::{Constants, Table};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
 use crate::error::{KernelError, LoadError};
 use crate::math::{activation_range_i8, int8_zero_point, requantization_multiplier, Requantizer};
 use crate::math::{multiply_by_quantized_multiplier, Activation, QuantParams};
+use crate::model::TInfo;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
@@ -107,42 +111,8 @@ impl FullyConnectedParams {
         filter_zero_point: i32,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
-        if opts.weights_format != 0 {
-            return Err(KernelError::unsupported(OP, "shuffled weights format"));
-        }
-        if filter_shape.len() < 2 {
-            return Err(KernelError::shape(
-                OP,
-                "filter must have at least 2 dimensions",
-            ));
-        }
-        let Some(&output_depth) = output_shape.last() else {
-            return Err(KernelError::shape(
-                OP,
-                "output must have at least 1 dimension",
-            ));
-        };
-        for s in [input_shape, filter_shape, output_shape] {
-            size(OP, s)?;
-        }
-        let accum_depth = filter_shape[filter_shape.len() - 1];
-        if output_depth > filter_shape[filter_shape.len() - 2] {
-            return Err(KernelError::shape(
-                OP,
-                "output depth exceeds the filter's rows",
-            ));
-        }
-        let out_flat: usize = output_shape.iter().product();
-        let batches = out_flat.checked_div(output_depth).unwrap_or(0);
-        let in_flat: usize = input_shape.iter().product();
-        // Checked: `batches × accum_depth` of a hostile model may wrap a 32-bit `usize` onto
-        // the input's size.
-        if batches.checked_mul(accum_depth) != Some(in_flat) {
-            return Err(KernelError::shape(
-                OP,
-                "input size is not batches x accum depth",
-            ));
-        }
+        let (batches, accum_depth, output_depth) =
+            geometry(opts, input_shape, filter_shape, output_shape)?;
         let per_channel = filter_scale_count > 1;
         if per_channel && filter_scale_count != filter_shape[0] {
             return Err(KernelError::unsupported(
@@ -206,6 +176,53 @@ impl FullyConnectedParams {
             Ok(())
         }
     }
+}
+
+/// The shapes of a FULLY_CONNECTED (any data type): `(batches, accum_depth, output_depth)`,
+/// the filter `[..., output_depth, accum_depth]`, the input `batches × accum_depth` elements.
+fn geometry(
+    opts: &FullyConnectedOptions,
+    input_shape: &[usize],
+    filter_shape: &[usize],
+    output_shape: &[usize],
+) -> Result<(usize, usize, usize), KernelError> {
+    if opts.weights_format != 0 {
+        return Err(KernelError::unsupported(OP, "shuffled weights format"));
+    }
+    if filter_shape.len() < 2 {
+        return Err(KernelError::shape(
+            OP,
+            "filter must have at least 2 dimensions",
+        ));
+    }
+    let Some(&output_depth) = output_shape.last() else {
+        return Err(KernelError::shape(
+            OP,
+            "output must have at least 1 dimension",
+        ));
+    };
+    for s in [input_shape, filter_shape, output_shape] {
+        size(OP, s)?;
+    }
+    let accum_depth = filter_shape[filter_shape.len() - 1];
+    if output_depth > filter_shape[filter_shape.len() - 2] {
+        return Err(KernelError::shape(
+            OP,
+            "output depth exceeds the filter's rows",
+        ));
+    }
+    let out_flat: usize = output_shape.iter().product();
+    let batches = out_flat.checked_div(output_depth).unwrap_or(0);
+    let in_flat: usize = input_shape.iter().product();
+    // Checked: `batches × accum_depth` of a hostile model may wrap a 32-bit `usize` onto
+    // the input's size.
+    if batches.checked_mul(accum_depth) != Some(in_flat) {
+        return Err(KernelError::shape(
+            OP,
+            "input size is not batches x accum depth",
+        ));
+    }
+    Ok((batches, accum_depth, output_depth))
 }
 
 /// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
@@ -597,6 +614,9 @@ pub fn contract(p: &FullyConnectedParams) -> Contract {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    if x.ty == TensorType::Float32 {
+        return prepare_f32(cx, &x, &w, &out);
+    }
     cx.int8_activation(&x)?;
     cx.int8_activation(&out)?;
     if w.ty != TensorType::Int8 {
@@ -736,4 +756,131 @@ crate::format::codec::words!(FullyConnectedParams {
     per_channel: bool,
     act_min: i32,
     act_max: i32,
+});
+
+/// A prepared float32 FULLY_CONNECTED (`reference_ops::FullyConnected`, float): made only by
+/// [`FullyConnectedF32Params::new`] (the shapes checked as for int8).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FullyConnectedF32Params {
+    /// Rows of the input.
+    pub(crate) batches: usize,
+    /// Input elements per row.
+    pub(crate) accum_depth: usize,
+    /// Output elements per row.
+    pub(crate) output_depth: usize,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+impl FullyConnectedF32Params {
+    /// Prepares a float32 FULLY_CONNECTED; the filter is `[..., output_depth, accum_depth]`.
+    pub fn new(
+        opts: &FullyConnectedOptions,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        output_shape: &[usize],
+    ) -> Result<Self, KernelError> {
+        let (batches, accum_depth, output_depth) =
+            geometry(opts, input_shape, filter_shape, output_shape)?;
+        Ok(FullyConnectedF32Params {
+            batches,
+            accum_depth,
+            output_depth,
+            range: FloatRange::new(opts.activation),
+        })
+    }
+}
+
+/// FULLY_CONNECTED, float32, as TFLM's reference kernel computes it: per output, `total = 0`,
+/// `total += x[d] · w[d]` in order, then `total + bias` (`+ 0` without a bias: TFLM's
+/// `bias_value`, which turns a `-0` total into `+0`), clamped. `filter` and `bias` are
+/// little-endian float bytes (the model's, read in place).
+pub fn fully_connected_f32(
+    p: &FullyConnectedF32Params,
+    input: &[f32],
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    let (ad, od) = (p.accum_depth, p.output_depth);
+    KernelError::check_len(OP, "input", p.batches * ad, input.len())?;
+    KernelError::check_len(OP, "filter", od * ad, filter.len() / 4)?;
+    if let Some(b) = bias {
+        KernelError::check_len(OP, "bias", od, b.len() / 4)?;
+    }
+    KernelError::check_len(OP, "output", p.batches * od, output.len())?;
+    if ad == 0 {
+        // Every total is +0 (TFLM's loop adds nothing).
+        for (k, o) in output.iter_mut().enumerate() {
+            let b = bias.map_or(0.0, |b| LeF32(b).at(k % od.max(1)));
+            *o = p.range.apply(0.0 + b);
+        }
+        return Ok(());
+    }
+    for (x, out) in input
+        .chunks_exact(ad)
+        .zip(output.chunks_exact_mut(od.max(1)))
+    {
+        for (oc, (o, w)) in out.iter_mut().zip(filter.chunks_exact(4 * ad)).enumerate() {
+            let mut total = 0.0f32;
+            for (&x, w) in x.iter().zip(w.chunks_exact(4)) {
+                total += x * f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            }
+            let bias_value = bias.map_or(0.0, |b| LeF32(b).at(oc));
+            *o = p.range.apply(total + bias_value);
+        }
+    }
+    Ok(())
+}
+
+/// Prepares a float32 FULLY_CONNECTED (input `x` float32): a float filter and bias, or the
+/// refusal TFLM gives a hybrid model (float activations, int8 weights).
+fn prepare_f32<'m>(
+    cx: &Prep<'_, 'm>,
+    x: &TInfo<'_>,
+    w: &TInfo<'_>,
+    out: &TInfo<'_>,
+) -> Result<Prepared<'m>, LoadError> {
+    cx.activation_of(x, TensorType::Float32)?;
+    cx.activation_of(out, TensorType::Float32)?;
+    if w.ty != TensorType::Float32 {
+        return Err(cx.unsupported(HYBRID));
+    }
+    cx.constant(w, "a non-constant filter")?;
+    let o = cx.op().fully_connected_options()?;
+    let fo = FullyConnectedOptions {
+        activation: cx.activation(o.fused_activation)?,
+        weights_format: o.weights_format,
+    };
+    let p = FullyConnectedF32Params::new(&fo, x.shape(), w.shape(), out.shape())
+        .map_err(|e| cx.err(e))?;
+    cx.bias_of(2, p.output_depth, TensorType::Float32)?;
+    Prepared::of::<FullyConnectedF32>(cx, p)
+}
+
+/// The FULLY_CONNECTED kernel, float32.
+pub struct FullyConnectedF32;
+
+impl Kernel for FullyConnectedF32 {
+    const NAME: &'static str = "FULLY_CONNECTED";
+    type Params = FullyConnectedF32Params;
+
+    #[inline]
+    fn run(p: &FullyConnectedF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        // The filter may have more rows than the output uses (as for int8).
+        let n = (4 * p.output_depth)
+            .checked_mul(p.accum_depth)
+            .ok_or(super::operands::differs(OP))?;
+        let w = io.bytes(1).get(..n).ok_or(super::operands::differs(OP))?;
+        let x = io.f32(0)?;
+        let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
+        fully_connected_f32(p, x, w, bias, io.out_f32()?)
+    }
+}
+
+crate::format::codec::words!(FullyConnectedF32Params {
+    batches: usize,
+    accum_depth: usize,
+    output_depth: usize,
+    range: FloatRange,
 });

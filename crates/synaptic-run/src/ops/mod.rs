@@ -299,7 +299,7 @@ pub mod transpose;
 operators! {
     conv_2d { 1 => Conv2d },
     depthwise_conv_2d { 2 => DepthwiseConv2d },
-    fully_connected { 3 => FullyConnected },
+    fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 },
     average_pool_2d { 4 => AveragePool2d },
     max_pool_2d { 5 => MaxPool2d },
     softmax { 6 => Softmax },
