@@ -1,4 +1,5 @@
-//! CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32 bias.
+//! CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32 bias; and
+//! float32 ([`Conv2dF32`]: `reference_ops::Conv`, float).
 //!
 //! Mirrors `reference_integer_ops::ConvPerChannel` with the preparation of
 //! `micro/kernels/conv_common.cc`: padding from `ComputePaddingHeightWidth`, the per-channel
@@ -17,7 +18,9 @@
 use synaptic_tflite::{code, TensorType};
 
 use super::common::{nhwc, offset4, size, Int32s, Int8};
+use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::prep::HYBRID;
 use super::tables::Table;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Channels, Contract, Window};
@@ -473,6 +476,45 @@ pub fn contract(p: &ConvParams, depthwise: bool) -> Contract {
     }
 }
 
+/// The options and shapes of a CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`, checked: their
+/// parameters with input and output quantizations `xq`, `oq`.
+fn conv_params(
+    cx: &Prep<'_, '_>,
+    depthwise: bool,
+    shapes: [&[usize]; 3],
+    xq: QuantParams,
+    oq: QuantParams,
+) -> Result<ConvParams, LoadError> {
+    let [xs, ws, os] = shapes;
+    if depthwise {
+        let o = cx.op().depthwise_conv2d_options()?;
+        let d = super::depthwise_conv_2d::DepthwiseOptions {
+            conv: ConvOptions {
+                padding: cx.padding(o.padding)?,
+                stride_w: o.stride_w.max(0) as usize,
+                stride_h: o.stride_h.max(0) as usize,
+                activation: cx.activation(o.fused_activation)?,
+                dilation_w: o.dilation_w.max(0) as usize,
+                dilation_h: o.dilation_h.max(0) as usize,
+            },
+            depth_multiplier: o.depth_multiplier.max(0) as usize,
+        };
+        ConvParams::depthwise(&d, xs, ws, os, xq, oq)
+    } else {
+        let o = cx.op().conv2d_options()?;
+        let c = ConvOptions {
+            padding: cx.padding(o.padding)?,
+            stride_w: o.stride_w.max(0) as usize,
+            stride_h: o.stride_h.max(0) as usize,
+            activation: cx.activation(o.fused_activation)?,
+            dilation_w: o.dilation_w.max(0) as usize,
+            dilation_h: o.dilation_h.max(0) as usize,
+        };
+        ConvParams::conv2d(&c, xs, ws, os, xq, oq)
+    }
+    .map_err(|e| cx.err(e))
+}
+
 /// Prepares CONV_2D, or DEPTHWISE_CONV_2D with `depthwise` (they share the tensors' checks,
 /// the parameters and the per-channel table).
 pub(crate) fn prepare_conv<'m>(
@@ -488,33 +530,13 @@ pub(crate) fn prepare_conv<'m>(
     }
     cx.constant(&w, "a non-constant filter")?;
     cx.quantized(&[&x, &out])?;
-    let p = if depthwise {
-        let o = cx.op().depthwise_conv2d_options()?;
-        let d = super::depthwise_conv_2d::DepthwiseOptions {
-            conv: ConvOptions {
-                padding: cx.padding(o.padding)?,
-                stride_w: o.stride_w.max(0) as usize,
-                stride_h: o.stride_h.max(0) as usize,
-                activation: cx.activation(o.fused_activation)?,
-                dilation_w: o.dilation_w.max(0) as usize,
-                dilation_h: o.dilation_h.max(0) as usize,
-            },
-            depth_multiplier: o.depth_multiplier.max(0) as usize,
-        };
-        ConvParams::depthwise(&d, x.shape(), w.shape(), out.shape(), x.q, out.q)
-    } else {
-        let o = cx.op().conv2d_options()?;
-        let c = ConvOptions {
-            padding: cx.padding(o.padding)?,
-            stride_w: o.stride_w.max(0) as usize,
-            stride_h: o.stride_h.max(0) as usize,
-            activation: cx.activation(o.fused_activation)?,
-            dilation_w: o.dilation_w.max(0) as usize,
-            dilation_h: o.dilation_h.max(0) as usize,
-        };
-        ConvParams::conv2d(&c, x.shape(), w.shape(), out.shape(), x.q, out.q)
-    }
-    .map_err(|e| cx.err(e))?;
+    let p = conv_params(
+        cx,
+        depthwise,
+        [x.shape(), w.shape(), out.shape()],
+        x.q,
+        out.q,
+    )?;
     let channels = p.output_channels();
     let filter = cx.filter_scales(1, &w, channels)?;
     cx.bias(2, channels)?;
@@ -528,8 +550,128 @@ pub(crate) fn prepare_conv<'m>(
     Ok((p, table))
 }
 
+/// Whether the operator's input is float32 (its float kernel then prepares it).
+pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
+    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+}
+
+/// Prepares a float32 CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`: float activations,
+/// filter and bias (a hybrid model, int8 weights, is refused as TFLM refuses it).
+pub(crate) fn prepare_conv_f32(
+    cx: &Prep<'_, '_>,
+    depthwise: bool,
+) -> Result<ConvF32Params, LoadError> {
+    cx.inputs(2, 3)?;
+    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    cx.activation_of(&x, TensorType::Float32)?;
+    cx.activation_of(&out, TensorType::Float32)?;
+    if w.ty != TensorType::Float32 {
+        return Err(cx.unsupported(HYBRID));
+    }
+    cx.constant(&w, "a non-constant filter")?;
+    // The geometry checks of the int8 kernels, with a unit quantization (unused).
+    let unit = QuantParams::new(1.0, 0);
+    let conv = conv_params(
+        cx,
+        depthwise,
+        [x.shape(), w.shape(), out.shape()],
+        unit,
+        unit,
+    )?;
+    cx.bias_of(2, conv.output_channels(), TensorType::Float32)?;
+    let activation = if depthwise {
+        cx.op().depthwise_conv2d_options()?.fused_activation
+    } else {
+        cx.op().conv2d_options()?.fused_activation
+    };
+    Ok(ConvF32Params {
+        conv,
+        range: FloatRange::new(cx.activation(activation)?),
+    })
+}
+
+/// A prepared float32 convolution (CONV_2D or DEPTHWISE_CONV_2D): the int8 kernels'
+/// geometry (its offsets and clamp unused) and the float activation range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConvF32Params {
+    /// Shapes, strides, dilation, padding (and the depth multiplier).
+    pub(crate) conv: ConvParams,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+/// Checks a float convolution's slices against its shapes (`filter`, `bias`: float bytes).
+pub(crate) fn check_f32(
+    op: &'static str,
+    p: &ConvParams,
+    input: &[f32],
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    output: &[f32],
+) -> Result<(), KernelError> {
+    KernelError::check_len(op, "input", p.input_shape.iter().product(), input.len())?;
+    KernelError::check_len(
+        op,
+        "filter",
+        p.filter_shape.iter().product(),
+        filter.len() / 4,
+    )?;
+    if let Some(b) = bias {
+        KernelError::check_len(op, "bias", p.output_shape[3], b.len() / 4)?;
+    }
+    KernelError::check_len(op, "output", p.output_shape.iter().product(), output.len())
+}
+
+/// CONV_2D, float32, as `reference_ops::Conv` (float) computes it: per output, `total = 0`,
+/// `total += x · w` over the window's rows, columns (taps outside the input skipped, not
+/// added as zeros) and the group's input channels in order, then `total + bias` (`+ 0`
+/// without a bias), clamped.
+#[inline(never)]
+pub fn conv2d_f32(
+    p: &ConvF32Params,
+    input: &[f32],
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    let c = &p.conv;
+    check_f32("CONV_2D", c, input, filter, bias, output)?;
+    let [batches, _, _, in_d] = c.input_shape;
+    let f_d = c.filter_shape[3];
+    let [_, out_h, out_w, out_d] = c.output_shape;
+    let filters_per_group = out_d / (in_d / f_d);
+    for b in 0..batches {
+        for oy in 0..out_h {
+            for ox in 0..out_w {
+                let (ys, xs) = c.taps_at(oy, ox);
+                for oc in 0..out_d {
+                    let group_base = (oc / filters_per_group) * f_d;
+                    let mut total = 0.0f32;
+                    for (fy, in_y) in ys.iter() {
+                        for (fx, in_x) in xs.iter() {
+                            let i0 = offset4(&c.input_shape, b, in_y, in_x, group_base);
+                            let w0 = offset4(&c.filter_shape, oc, fy, fx, 0);
+                            let ws = &filter[4 * w0..4 * (w0 + f_d)];
+                            for (&x, w) in input[i0..i0 + f_d].iter().zip(ws.chunks_exact(4)) {
+                                total += x * f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                            }
+                        }
+                    }
+                    let bias_value = bias.map_or(0.0, |bs| LeF32(bs).at(oc));
+                    output[offset4(&c.output_shape, b, oy, ox, oc)] =
+                        p.range.apply(total + bias_value);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Prepares CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if is_float(cx) {
+        return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false)?);
+    }
     let (p, table) = prepare_conv(cx, false)?;
     Ok(Prepared::of::<Conv2d>(cx, p)?.with_table(table))
 }
@@ -579,4 +721,24 @@ crate::format::codec::words!(ConvParams {
     depth_multiplier: usize,
     act_min: i32,
     act_max: i32,
+});
+
+/// The CONV_2D kernel, float32.
+pub struct Conv2dF32;
+
+impl Kernel for Conv2dF32 {
+    const NAME: &'static str = "CONV_2D";
+    type Params = ConvF32Params;
+
+    #[inline]
+    fn run(p: &ConvF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (x, w) = (io.f32(0)?, io.bytes(1));
+        let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
+        conv2d_f32(p, x, w, bias, io.out_f32()?)
+    }
+}
+
+crate::format::codec::words!(ConvF32Params {
+    conv: ConvParams,
+    range: FloatRange,
 });

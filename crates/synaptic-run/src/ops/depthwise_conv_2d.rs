@@ -1,5 +1,5 @@
 //! DEPTHWISE_CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32
-//! bias, any depth multiplier.
+//! bias, any depth multiplier; and float32 ([`DepthwiseConv2dF32`]).
 //!
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
@@ -10,8 +10,10 @@ use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8};
 use super::conv_2d::{
-    check_tables, contract, prepare_conv, requantize, spatial, ConvOptions, ConvParams,
+    check_f32, check_tables, contract, is_float, prepare_conv, prepare_conv_f32, requantize,
+    spatial, ConvF32Params, ConvOptions, ConvParams,
 };
+use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
@@ -198,6 +200,9 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
 
 /// Prepares DEPTHWISE_CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if is_float(cx) {
+        return Prepared::of::<DepthwiseConv2dF32>(cx, prepare_conv_f32(cx, true)?);
+    }
     let (p, table) = prepare_conv(cx, true)?;
     Ok(Prepared::of::<DepthwiseConv2d>(cx, p)?.with_table(table))
 }
@@ -228,5 +233,62 @@ impl Kernel for DepthwiseConv2d {
         let (w, bias) = (io.bytes(1), io.bias(2));
         depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
+    }
+}
+
+/// DEPTHWISE_CONV_2D, float32, as `reference_ops::DepthwiseConv` (float) computes it: per
+/// output channel `oc = ic · multiplier + m`, `total = 0`, `total += x · w` over the window's
+/// rows and columns in order (taps outside the input skipped), then `total + bias`, clamped.
+#[inline(never)]
+pub fn depthwise_conv2d_f32(
+    p: &ConvF32Params,
+    input: &[f32],
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    let c = &p.conv;
+    check_f32("DEPTHWISE_CONV_2D", c, input, filter, bias, output)?;
+    let [batches, _, _, in_d] = c.input_shape;
+    let [_, out_h, out_w, _] = c.output_shape;
+    let mult = c.depth_multiplier;
+    for b in 0..batches {
+        for oy in 0..out_h {
+            for ox in 0..out_w {
+                let (ys, xs) = c.taps_at(oy, ox);
+                for ic in 0..in_d {
+                    for m in 0..mult {
+                        let oc = m + ic * mult;
+                        let mut total = 0.0f32;
+                        for (fy, in_y) in ys.iter() {
+                            for (fx, in_x) in xs.iter() {
+                                let x = input[offset4(&c.input_shape, b, in_y, in_x, ic)];
+                                let w = LeF32(filter).at(offset4(&c.filter_shape, 0, fy, fx, oc));
+                                total += x * w;
+                            }
+                        }
+                        let bias_value = bias.map_or(0.0, |bs| LeF32(bs).at(oc));
+                        output[offset4(&c.output_shape, b, oy, ox, oc)] =
+                            p.range.apply(total + bias_value);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The DEPTHWISE_CONV_2D kernel, float32.
+pub struct DepthwiseConv2dF32;
+
+impl Kernel for DepthwiseConv2dF32 {
+    const NAME: &'static str = "DEPTHWISE_CONV_2D";
+    type Params = ConvF32Params;
+
+    #[inline]
+    fn run(p: &ConvF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (x, w) = (io.f32(0)?, io.bytes(1));
+        let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
+        depthwise_conv2d_f32(p, x, w, bias, io.out_f32()?)
     }
 }

@@ -297,8 +297,8 @@ pub mod softmax;
 pub mod transpose;
 
 operators! {
-    conv_2d { 1 => Conv2d },
-    depthwise_conv_2d { 2 => DepthwiseConv2d },
+    conv_2d { 1 => Conv2d, 19 => Conv2dF32 },
+    depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 },
     fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 },
     average_pool_2d { 4 => AveragePool2d },
     max_pool_2d { 5 => MaxPool2d },
