@@ -1,12 +1,12 @@
 //! AVERAGE_POOL_2D, int8: `reference_integer_ops::AveragePool` (the window clipped to the
 //! input, the average rounded half away from zero); parameters and window shared with
-//! MAX_POOL_2D ([`super::pool_2d`]).
+//! MAX_POOL_2D ([`super::pool_2d`]); and float32 ([`AveragePool2dF32`]).
 
 use synaptic_tflite::code;
 
 use super::common::offset4;
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
-use super::pool_2d::{average, contract, PoolParams, EMPTY_WINDOW};
+use super::pool_2d::{average, contract, PoolF32Params, PoolParams, EMPTY_WINDOW};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError};
@@ -73,8 +73,46 @@ pub fn average_pool_in_place(
     })
 }
 
+/// AVERAGE_POOL_2D, float32, as `reference_ops::AveragePool` (float): per output, the sum of
+/// the clipped window in row-major order from `0`, divided by the count (a float), clamped.
+pub fn average_pool_f32(
+    p: &PoolF32Params,
+    input: &[f32],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    p.check(OP, input, output)?;
+    let q = &p.pool;
+    let depth = q.input_shape[3];
+    let mut empty = false;
+    q.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut total = 0.0f32;
+            let mut count = 0.0f32;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    total += input[offset4(&q.input_shape, b, y, x, c)];
+                    count += 1.0;
+                }
+            }
+            if count == 0.0 {
+                empty = true;
+                return;
+            }
+            output[offset4(&q.output_shape, b, oy, ox, c)] = p.range.apply(total / count);
+        }
+    });
+    if empty {
+        return Err(KernelError::shape(OP, EMPTY_WINDOW));
+    }
+    Ok(())
+}
+
 /// Prepares AVERAGE_POOL_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::pool_2d::is_float(cx) {
+        return Prepared::of::<AveragePool2dF32>(cx, super::pool_2d::prepare_f32(cx)?);
+    }
     Prepared::of::<AveragePool2d>(cx, super::pool_2d::prepare(cx)?)
 }
 
@@ -101,5 +139,19 @@ impl Kernel for AveragePool2d {
     ) -> Result<usize, KernelError> {
         average_pool_in_place(p, io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
+    }
+}
+
+/// The AVERAGE_POOL_2D kernel, float32.
+pub struct AveragePool2dF32;
+
+impl Kernel for AveragePool2dF32 {
+    const NAME: &'static str = "AVERAGE_POOL_2D";
+    type Params = PoolF32Params;
+
+    #[inline]
+    fn run(p: &PoolF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        average_pool_f32(p, x, io.out_f32()?)
     }
 }

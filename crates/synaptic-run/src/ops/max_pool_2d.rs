@@ -1,11 +1,12 @@
 //! MAX_POOL_2D, int8: `reference_integer_ops::MaxPool` (the window clipped to the input);
-//! parameters and window shared with AVERAGE_POOL_2D ([`super::pool_2d`]).
+//! parameters and window shared with AVERAGE_POOL_2D ([`super::pool_2d`]); and float32
+//! ([`MaxPool2dF32`]).
 
 use synaptic_tflite::code;
 
 use super::common::offset4;
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
-use super::pool_2d::{clamp_max, contract, PoolParams};
+use super::pool_2d::{clamp_max, contract, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError};
@@ -51,8 +52,39 @@ pub fn max_pool_in_place(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<
     })
 }
 
+/// MAX_POOL_2D, float32, as `reference_ops::MaxPool` (float): per output, from `f32::MIN`,
+/// `max = std::max(max, x)` (`max < x ? x : max`: a NaN input is skipped) over the clipped
+/// window, clamped.
+pub fn max_pool_f32(
+    p: &PoolF32Params,
+    input: &[f32],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    p.check("MAX_POOL_2D", input, output)?;
+    let q = &p.pool;
+    let depth = q.input_shape[3];
+    q.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut max = f32::MIN;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    let v = input[offset4(&q.input_shape, b, y, x, c)];
+                    if max < v {
+                        max = v;
+                    }
+                }
+            }
+            output[offset4(&q.output_shape, b, oy, ox, c)] = p.range.apply(max);
+        }
+    });
+    Ok(())
+}
+
 /// Prepares MAX_POOL_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::pool_2d::is_float(cx) {
+        return Prepared::of::<MaxPool2dF32>(cx, super::pool_2d::prepare_f32(cx)?);
+    }
     Prepared::of::<MaxPool2d>(cx, super::pool_2d::prepare(cx)?)
 }
 
@@ -79,5 +111,19 @@ impl Kernel for MaxPool2d {
     ) -> Result<usize, KernelError> {
         max_pool_in_place(p, io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
+    }
+}
+
+/// The MAX_POOL_2D kernel, float32.
+pub struct MaxPool2dF32;
+
+impl Kernel for MaxPool2dF32 {
+    const NAME: &'static str = "MAX_POOL_2D";
+    type Params = PoolF32Params;
+
+    #[inline]
+    fn run(p: &PoolF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        max_pool_f32(p, x, io.out_f32()?)
     }
 }

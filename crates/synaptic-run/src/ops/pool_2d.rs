@@ -1,12 +1,16 @@
 //! What AVERAGE_POOL_2D ([`super::average_pool_2d`]) and MAX_POOL_2D
-//! ([`super::max_pool_2d`]) share: their options, parameters, window and preparation.
+//! ([`super::max_pool_2d`]) share: their options, parameters, window and preparation, int8
+//! and float32 ([`PoolF32Params`]).
 //!
 //! Mirrors `micro/kernels/pooling_common.cc`: no requantization (TFLM requires the input and
 //! output quantizations to be equal: scales within 1e-6, same zero point), padding from
 //! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
 //! are not counted in the average), the average rounded half away from zero.
 
+use synaptic_tflite::TensorType;
+
 use super::common::{nhwc, size};
+use super::float::FloatRange;
 use super::Prep;
 use crate::contract::{Access, Channels, Contract, Window};
 use crate::error::{KernelError, LoadError};
@@ -227,13 +231,65 @@ pub fn contract(p: &PoolParams) -> Contract {
     }
 }
 
-/// Prepares AVERAGE_POOL_2D or MAX_POOL_2D.
+/// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, int8.
 pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
     cx.int8_activation(&x)?;
     cx.int8_activation(&out)?;
     cx.quantized(&[&x, &out])?;
+    let (po, _) = options(cx)?;
+    PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
+}
+
+/// Whether the operator's input is float32 (its float kernel then prepares it).
+pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
+    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+}
+
+/// A prepared float32 pooling operator: the int8 kernels' geometry (its clamp unused) and the
+/// float activation range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoolF32Params {
+    /// Shapes, strides, window, padding.
+    pub(crate) pool: PoolParams,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+impl PoolF32Params {
+    /// Checks the slices against the shapes.
+    pub(crate) fn check(
+        &self,
+        op: &'static str,
+        input: &[f32],
+        output: &[f32],
+    ) -> Result<(), KernelError> {
+        let p = &self.pool;
+        KernelError::check_len(op, "input", p.input_shape.iter().product(), input.len())?;
+        KernelError::check_len(op, "output", p.output_shape.iter().product(), output.len())
+    }
+}
+
+/// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, float32.
+pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<PoolF32Params, LoadError> {
+    cx.inputs(1, 1)?;
+    let (x, out) = (cx.input(0)?, cx.output()?);
+    cx.activation_of(&x, TensorType::Float32)?;
+    cx.activation_of(&out, TensorType::Float32)?;
+    let (po, activation) = options(cx)?;
+    // The geometry checks of the int8 kernels, with a unit quantization (unused).
+    let unit = QuantParams::new(1.0, 0);
+    let pool = PoolParams::new(cx.name(), &po, x.shape(), out.shape(), unit, unit)
+        .map_err(|e| cx.err(e))?;
+    Ok(PoolF32Params {
+        pool,
+        range: FloatRange::new(activation),
+    })
+}
+
+/// The options, and the fused activation.
+fn options(cx: &Prep<'_, '_>) -> Result<(PoolOptions, Activation), LoadError> {
     let o = cx.op().pool2d_options()?;
     let po = PoolOptions {
         padding: cx.padding(o.padding)?,
@@ -243,7 +299,7 @@ pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
         filter_h: o.filter_h.max(0) as usize,
         activation: cx.activation(o.fused_activation)?,
     };
-    PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
+    Ok((po, po.activation))
 }
 
 // The program's word codec of the parameters (`crate::format::codec`).
@@ -258,4 +314,9 @@ crate::format::codec::words!(PoolParams {
     pad_w: usize,
     act_min: i32,
     act_max: i32,
+});
+
+crate::format::codec::words!(PoolF32Params {
+    pool: PoolParams,
+    range: FloatRange,
 });
