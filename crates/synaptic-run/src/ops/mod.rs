@@ -302,7 +302,7 @@ operators! {
     fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 },
     average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 },
     max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 },
-    softmax { 6 => Softmax },
+    softmax { 6 => Softmax, 23 => SoftmaxF32 },
     logistic { 7 => Logistic },
     add { 8 => Add },
     mul { 9 => Mul },

@@ -1,4 +1,4 @@
-//! SOFTMAX, int8, in TFLM's fixed-point arithmetic.
+//! SOFTMAX, int8, in TFLM's fixed-point arithmetic; and float32 ([`SoftmaxF32`]).
 //!
 //! SOFTMAX mirrors `reference_ops::Softmax<int8_t, int8_t>` (`kernels/internal/reference/
 //! softmax.h`) prepared by `CalculateSoftmaxParams` (`micro/kernels/softmax_common.cc`): the
@@ -9,7 +9,9 @@
 //! scale exactly 1/256.
 //!
 
-use synaptic_tflite::code;
+use synaptic_tflite::{code, TensorType};
+
+use super::float::expf;
 
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
@@ -215,6 +217,16 @@ pub fn contract(p: &SoftmaxParams) -> Contract {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
+    if x.ty == TensorType::Float32 {
+        cx.activation_of(&x, TensorType::Float32)?;
+        cx.activation_of(&out, TensorType::Float32)?;
+        if x.shape() != out.shape() {
+            return Err(cx.shape("input and output differ in shape"));
+        }
+        let beta = cx.op().softmax_beta()?;
+        let p = SoftmaxF32Params::new(beta, x.shape()).map_err(|e| cx.err(e))?;
+        return Prepared::of::<SoftmaxF32>(cx, p);
+    }
     cx.int8_activation(&x)?;
     cx.int8_activation(&out)?;
     if x.bytes != out.bytes {
@@ -260,4 +272,87 @@ crate::format::codec::words!(SoftmaxParams {
     input_multiplier: i32,
     input_left_shift: i32,
     diff_min: i32,
+});
+
+/// A prepared float32 SOFTMAX: rows of the last dimension, and `beta`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SoftmaxF32Params {
+    /// Rows (all dimensions but the last).
+    pub(crate) outer: usize,
+    /// Elements per row (the last dimension).
+    pub(crate) depth: usize,
+    /// `beta`.
+    pub(crate) beta: f32,
+}
+
+impl SoftmaxF32Params {
+    /// Prepares a float32 SOFTMAX over the last dimension of `shape`.
+    pub fn new(beta: f32, shape: &[usize]) -> Result<Self, KernelError> {
+        const OP: &str = "SOFTMAX";
+        let elems = size(OP, shape)?;
+        let depth = shape.last().copied().unwrap_or(1);
+        Ok(SoftmaxF32Params {
+            outer: elems.checked_div(depth).unwrap_or(0),
+            depth,
+            beta,
+        })
+    }
+}
+
+/// SOFTMAX, float32, as `reference_ops::Softmax` (float) computes it: per row, the maximum
+/// (`std::max` from `f32::MIN`), then `e = exp((x − max) · beta)` (glibc's `expf`,
+/// [`expf`]) written and summed in order, then every output divided by the sum.
+pub fn softmax_f32(
+    p: &SoftmaxF32Params,
+    input: &[f32],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    const OP: &str = "SOFTMAX";
+    let n = p.outer * p.depth;
+    KernelError::check_len(OP, "input", n, input.len())?;
+    KernelError::check_len(OP, "output", n, output.len())?;
+    if p.depth == 0 {
+        return Ok(());
+    }
+    for (x, o) in input
+        .chunks_exact(p.depth)
+        .zip(output.chunks_exact_mut(p.depth))
+    {
+        let mut max = f32::MIN;
+        for &v in x {
+            if max < v {
+                max = v;
+            }
+        }
+        let mut sum = 0.0f32;
+        for (o, &v) in o.iter_mut().zip(x) {
+            let e = expf((v - max) * p.beta);
+            *o = e;
+            sum += e;
+        }
+        for o in o.iter_mut() {
+            *o /= sum;
+        }
+    }
+    Ok(())
+}
+
+/// The SOFTMAX kernel, float32.
+pub struct SoftmaxF32;
+
+impl Kernel for SoftmaxF32 {
+    const NAME: &'static str = "SOFTMAX";
+    type Params = SoftmaxF32Params;
+
+    #[inline]
+    fn run(p: &SoftmaxF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        softmax_f32(p, x, io.out_f32()?)
+    }
+}
+
+crate::format::codec::words!(SoftmaxF32Params {
+    outer: usize,
+    depth: usize,
+    beta: f32,
 });
