@@ -1,4 +1,4 @@
-//! LOGISTIC, int8, in TFLM's fixed-point arithmetic.
+//! LOGISTIC, int8, in TFLM's fixed-point arithmetic; and float32 ([`LogisticF32`]).
 //!
 //! LOGISTIC mirrors `reference_integer_ops::Logistic(int8)` prepared by
 //! `CalculateArithmeticOpDataLogistic` (`micro/kernels/logistic_common.cc`): the input is
@@ -6,7 +6,9 @@
 //! that rounds to 2^31, exactly as TFLM), saturated beyond the input radius, and gemmlowp's
 //! `logistic` gives a Q0 result scaled to 1/256 with zero point -128.
 
-use synaptic_tflite::code;
+use synaptic_tflite::{code, TensorType};
+
+use super::float::{expf, F32s, LeF32};
 
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
@@ -104,6 +106,14 @@ pub fn logistic_in_place(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
+    if x.ty == TensorType::Float32 {
+        cx.activation_of(&x, TensorType::Float32)?;
+        cx.activation_of(&out, TensorType::Float32)?;
+        if x.shape() != out.shape() {
+            return Err(cx.shape("input and output differ in shape"));
+        }
+        return Prepared::of::<LogisticF32>(cx, ());
+    }
     cx.int8_activation(&x)?;
     cx.int8_activation(&out)?;
     if x.bytes != out.bytes {
@@ -147,3 +157,54 @@ crate::format::codec::words!(LogisticParams {
     input_multiplier: i32,
     input_left_shift: i32,
 });
+
+/// One float32 LOGISTIC output, as `reference_ops::Logistic` (float): `1` above
+/// 16.619047164916992188, `exp(x)` below −9, else `1 / (1 + exp(−x))` (glibc's `expf`,
+/// [`expf`]).
+#[inline]
+pub fn logistic_f32_value(x: f32) -> f32 {
+    // TFLM writes it with more digits than a float holds; this is the same float.
+    const CUTOFF_UPPER: f32 = 16.619_047;
+    const CUTOFF_LOWER: f32 = -9.0;
+    if x > CUTOFF_UPPER {
+        1.0
+    } else if x < CUTOFF_LOWER {
+        expf(x)
+    } else {
+        1.0 / (1.0 + expf(-x))
+    }
+}
+
+/// The LOGISTIC kernel, float32 (element-wise: in place where the planner overlaps it).
+pub struct LogisticF32;
+
+impl Kernel for LogisticF32 {
+    const NAME: &'static str = "LOGISTIC";
+    type Params = ();
+
+    #[inline]
+    fn run(_: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        let out = io.out_f32()?;
+        KernelError::check_len("LOGISTIC", "output", x.len(), out.len())?;
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = logistic_f32_value(v);
+        }
+        Ok(())
+    }
+
+    fn contract(_: &(), k: usize, out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| Contract::elementwise(out.elems, 4, 4))
+    }
+
+    fn run_in_place(_: &(), io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        let n = io.out()?.elems;
+        let at = io.at;
+        check("LOGISTIC", &Contract::elementwise(n, 4, 4), io.buf, &at)?;
+        drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
+            let x = LeF32(&buf[at.input..]).at(j);
+            Ok(logistic_f32_value(x).to_le_bytes())
+        })?;
+        Ok(4 * n)
+    }
+}

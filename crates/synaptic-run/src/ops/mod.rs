@@ -303,7 +303,7 @@ operators! {
     average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 },
     max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 },
     softmax { 6 => Softmax, 23 => SoftmaxF32 },
-    logistic { 7 => Logistic },
+    logistic { 7 => Logistic, 24 => LogisticF32 },
     add { 8 => Add },
     mul { 9 => Mul },
     mean { 10 => Mean },
