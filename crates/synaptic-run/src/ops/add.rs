@@ -2,12 +2,13 @@
 //! prepared by `CalculateOpDataAdd` (`micro/kernels/add_common.cc`): both inputs are shifted
 //! left by 20 bits, scaled by `input_scale / (2 * max_input_scale)` (multipliers smaller than
 //! one), summed, and scaled by `2 * max_input_scale / (2^20 * output_scale)`, all with the
-//! `SmallerThanOneExp` multiply.
+//! `SmallerThanOneExp` multiply. Float32: [`AddF32`] (`x + y`, clamped).
 
 use synaptic_tflite::code;
 
-use super::binary::{Binary, Broadcast, Elementwise};
+use super::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
 use super::common::Int8;
+use super::float::FloatRange;
 use super::{Prep, Prepared};
 use crate::error::{KernelError, LoadError};
 use crate::math::{
@@ -118,6 +119,10 @@ impl Elementwise for AddParams {
 
 /// Prepares ADD.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::binary::is_float(cx) {
+        let (range, broadcast) = super::binary::prepare_f32(cx)?;
+        return Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range });
+    }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
     let p = AddParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
         .map_err(|e| cx.err(e))?;
@@ -138,4 +143,35 @@ crate::format::codec::words!(AddParams {
     output: (i32, i32),
     act_min: i32,
     act_max: i32,
+});
+
+/// A prepared float32 ADD: the pairing and the fused activation's range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddF32Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+impl ElementwiseF32 for AddF32Params {
+    const NAME: &'static str = "ADD";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    /// `x + y`, clamped (TFLM's reference float ADD).
+    #[inline]
+    fn value(&self, x: f32, y: f32) -> f32 {
+        self.range.apply(x + y)
+    }
+}
+
+/// The ADD kernel, float32.
+pub type AddF32 = BinaryF32<AddF32Params>;
+
+crate::format::codec::words!(AddF32Params {
+    broadcast: Broadcast,
+    range: FloatRange,
 });

@@ -1,7 +1,7 @@
 //! What ADD ([`super::add`]) and MUL ([`super::mul`]) share: NumPy-style broadcasting up to 6
 //! dimensions ([`Broadcast`]: the same element pairs as TFLM's `BroadcastBinaryOpSimple`), the
 //! kernel written once over the operator's element function ([`Elementwise`], [`Binary`]:
-//! plain and in place), and the preparation. Either operand may be an activation or a model constant;
+//! plain and in place; float32: [`ElementwiseF32`], [`BinaryF32`]), and the preparation. Either operand may be an activation or a model constant;
 //! the kernels read both as bytes (`Int8` for `u8`: one instantiation, sign-extending loads).
 
 use synaptic_tflite::TensorType;
@@ -9,6 +9,7 @@ use synaptic_tflite::TensorType;
 use core::marker::PhantomData;
 
 use super::common::{Dims, Int8, MAX_DIMS};
+use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
 use crate::contract::Contract;
@@ -114,6 +115,33 @@ impl Broadcast {
             j /= n;
         }
         i
+    }
+
+    /// Calls `f(j, i1, i2)` for every output element `j` in order with the elements of the
+    /// two inputs it pairs (the float kernels, which read their operands as bytes).
+    #[inline]
+    pub(crate) fn for_each_pair(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let n = self.sizes[2];
+        if self.same {
+            (0..n).for_each(|j| f(j, j, j));
+            return;
+        }
+        let mut idx = [0usize; MAX_DIMS];
+        let (mut i1, mut i2) = (0usize, 0usize);
+        for j in 0..n {
+            f(j, i1, i2);
+            for d in (0..MAX_DIMS).rev() {
+                idx[d] += 1;
+                i1 += self.stride1[d];
+                i2 += self.stride2[d];
+                if idx[d] < self.out[d] {
+                    break;
+                }
+                i1 -= self.stride1[d] * idx[d];
+                i2 -= self.stride2[d] * idx[d];
+                idx[d] = 0;
+            }
+        }
     }
 
     pub(crate) fn run<T: Copy, T2: Copy, U>(
@@ -242,6 +270,110 @@ impl<P: Elementwise + Words> Kernel for Binary<P> {
         run_in_place(p, k, theirs, io.buf, io.at)?;
         Ok(p.broadcast().sizes()[2])
     }
+}
+
+/// An element-wise float32 operator of two (possibly broadcast) operands: TFLM's reference
+/// float ADD / MUL (`Add`, `BroadcastAdd6DSlow`, ...), one float operation then the clamp.
+pub trait ElementwiseF32: Copy {
+    /// The operator, as TFLite names it.
+    const NAME: &'static str;
+    /// The element pairing.
+    fn broadcast(&self) -> &Broadcast;
+    /// One output from the two input values.
+    fn value(&self, x: f32, y: f32) -> f32;
+}
+
+/// Runs float element-wise operator `p` on its operands' little-endian float bytes.
+pub fn run_f32<P: ElementwiseF32>(
+    p: &P,
+    in1: &[u8],
+    in2: &[u8],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    let bc = p.broadcast();
+    let [n1, n2, n] = bc.sizes();
+    KernelError::check_len(P::NAME, "input 1", n1, in1.len() / 4)?;
+    KernelError::check_len(P::NAME, "input 2", n2, in2.len() / 4)?;
+    KernelError::check_len(P::NAME, "output", n, output.len())?;
+    let (a, b) = (LeF32(in1), LeF32(in2));
+    bc.for_each_pair(|j, i1, i2| output[j] = p.value(a.at(i1), b.at(i2)));
+    Ok(())
+}
+
+/// The kernel of float element-wise operator `P` (float ADD is `BinaryF32<AddF32Params>`):
+/// either operand may be overlapped by the output where it has the output's shape.
+pub struct BinaryF32<P>(PhantomData<P>);
+
+impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
+    const NAME: &'static str = P::NAME;
+    type Params = P;
+    const PAIR_INPUT: Option<usize> = None;
+
+    #[inline]
+    fn run(p: &P, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (a, b) = (io.bytes(0), io.bytes(1));
+        run_f32(p, a, b, io.out_f32()?)
+    }
+
+    fn contract(p: &P, k: usize, _out: Geometry) -> Option<Contract> {
+        let bc = p.broadcast();
+        (k < 2 && bc.full(k)).then(|| Contract::elementwise(bc.sizes()[2], 4, 4))
+    }
+
+    fn run_in_place(p: &P, io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        let (k, bc) = (io.k, p.broadcast());
+        if k > 1 || !bc.full(k) {
+            return Err(KernelError::unsupported(
+                P::NAME,
+                "overlap with an input that is broadcast (no contract)",
+            ));
+        }
+        let theirs = LeF32(io.bytes(1 - k));
+        let [n1, n2, n] = bc.sizes();
+        KernelError::check_len(
+            P::NAME,
+            "other input",
+            if k == 0 { n2 } else { n1 },
+            theirs.count(),
+        )?;
+        let at = io.at;
+        check(P::NAME, &Contract::elementwise(n, 4, 4), io.buf, &at)?;
+        drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
+            let mine = LeF32(&buf[at.input..]).at(j);
+            let other = theirs.at(bc.index(1 - k, j));
+            let v = if k == 0 {
+                p.value(mine, other)
+            } else {
+                p.value(other, mine)
+            };
+            Ok(v.to_le_bytes())
+        })?;
+        Ok(4 * n)
+    }
+}
+
+/// Prepares a float32 ADD or MUL: two float operands (activations or constants), a float
+/// output; returns the fused activation's range and the pairing.
+pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), LoadError> {
+    cx.inputs(2, 2)?;
+    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    for t in [&a, &b] {
+        if t.ty != TensorType::Float32 {
+            return Err(cx.unsupported("only float32 inputs"));
+        }
+        if !t.data.is_empty() {
+            cx.constant(t, "")?;
+        }
+    }
+    cx.activation_of(&out, TensorType::Float32)?;
+    let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+    let bc = Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
+    Ok((FloatRange::new(ac), bc))
+}
+
+/// Whether the operator's first input is float32 (its float kernel then prepares it).
+pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
+    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
 }
 
 /// The access contract of a binary operator for its input `k`: element-wise when that input

@@ -1,11 +1,12 @@
 //! MUL, int8, with broadcasting ([`super::binary`]): `reference_integer_ops::MulElementwise` /
 //! `BroadcastMul6DSlow` prepared by `CalculateOpDataMul`: one multiplier
-//! `input1_scale * input2_scale / output_scale`.
+//! `input1_scale * input2_scale / output_scale`. Float32: [`MulF32`] (`x · y`, clamped).
 
 use synaptic_tflite::code;
 
-use super::binary::{Binary, Broadcast, Elementwise};
+use super::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
 use super::common::Int8;
+use super::float::FloatRange;
 use super::{Prep, Prepared};
 use crate::error::{KernelError, LoadError};
 use crate::math::{
@@ -101,6 +102,10 @@ impl Elementwise for MulParams {
 
 /// Prepares MUL.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::binary::is_float(cx) {
+        let (range, broadcast) = super::binary::prepare_f32(cx)?;
+        return Prepared::of::<MulF32>(cx, MulF32Params { broadcast, range });
+    }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
     let p = MulParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
         .map_err(|e| cx.err(e))?;
@@ -119,4 +124,35 @@ crate::format::codec::words!(MulParams {
     shift: i32,
     act_min: i32,
     act_max: i32,
+});
+
+/// A prepared float32 MUL: the pairing and the fused activation's range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MulF32Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+impl ElementwiseF32 for MulF32Params {
+    const NAME: &'static str = "MUL";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    /// `x * y`, clamped (TFLM's reference float MUL).
+    #[inline]
+    fn value(&self, x: f32, y: f32) -> f32 {
+        self.range.apply(x * y)
+    }
+}
+
+/// The MUL kernel, float32.
+pub type MulF32 = BinaryF32<MulF32Params>;
+
+crate::format::codec::words!(MulF32Params {
+    broadcast: Broadcast,
+    range: FloatRange,
 });
