@@ -397,7 +397,7 @@ mod tests {
         }
     }
 
-    /// Every float (about 2 minutes in release): `cargo test --release -p synaptic-run --lib
+    /// Every float (about 5 minutes of CPU in release): `cargo test --release -p synaptic-run --lib
     /// -- --ignored expf_every_float`.
     #[test]
     #[ignore]

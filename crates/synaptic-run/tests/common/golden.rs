@@ -73,6 +73,9 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     shared_model("pretrainedResnet_quant", 4, Real::None),
     shared_model("ad01_int8", 4, Real::None),
     shared_model("simple_add_model", 4, Real::None),
+    shared_model("hello_world_float", 16, Real::None),
+    shared_model("ad01_fp32", 4, Real::None),
+    shared_model("pretrainedResnet", 4, Real::None),
 ];
 
 /// `tests/golden/`.
