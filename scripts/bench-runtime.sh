@@ -2,11 +2,13 @@
 # synaptic-run's Interpreter on QEMU's Cortex-M3, against TFLM's figures. From the repository
 # root:
 #
-#   scripts/bench-runtime.sh                 # all five models
+#   scripts/bench-runtime.sh                 # the five int8 models and the three float ones
 #   MODELS="hello_world_int8 micro_speech_quantized" scripts/bench-runtime.sh
 #
 # Builds firmware/runtime for lm3s6965evb (hello_world_int8, micro_speech_quantized,
-# kws_ref_model) and mps2-an385 (person_detect, pretrainedResnet_quant); each image embeds its
+# kws_ref_model; hello_world_float) and mps2-an385 (person_detect, pretrainedResnet_quant;
+# ad01_fp32, pretrainedResnet), the float images apart with the float32 kernels (Cortex-M3
+# soft-float); each image embeds its
 # model from ../shared/models (SYNAPTIC_MODELS=<dir> to change), a plan computed on the host at
 # build time and the output the host computed for the input `synmem run --random 1` makes. On
 # target it runs one inference with graph I/O in the plan and one with I/O in the SHARED
@@ -39,21 +41,32 @@ root=$(pwd)
 source "$root/scripts/firmware-deps.sh"
 
 all="hello_world_int8 micro_speech_quantized kws_ref_model person_detect pretrainedResnet_quant"
-models=${MODELS:-$all}
+# The float32 models: their images alone are built with the runtime's float32 kernels
+# (feature float32), so the int8 images above keep their flash.
+float="hello_world_float ad01_fp32 pretrainedResnet"
+models=${MODELS:-$all $float}
 seed=${SYNAPTIC_SEED:-1}
 export SYNAPTIC_SEED=$seed
 
 board_of() {
   case "$1" in
-    person_detect | pretrainedResnet_quant) echo mps2-an385 ;;
+    person_detect | pretrainedResnet_quant | ad01_fp32 | pretrainedResnet) echo mps2-an385 ;;
     *) echo lm3s6965 ;;
   esac
 }
+is_float() { case " $float " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+# The image's target directory: per board, and apart for the float images.
+dir_of() { if is_float "$1"; then echo "$(board_of "$1")-f32"; else board_of "$1"; fi; }
 
 need_lm3s=0
 need_mps2=0
+float_lm3s=()
+float_mps2=()
 for m in $models; do
-  if [ "$(board_of "$m")" = mps2-an385 ]; then need_mps2=1; else need_lm3s=1; fi
+  b=$(board_of "$m")
+  if is_float "$m"; then
+    if [ "$b" = mps2-an385 ]; then float_mps2+=(--bin "$m"); else float_lm3s+=(--bin "$m"); fi
+  elif [ "$b" = mps2-an385 ]; then need_mps2=1; else need_lm3s=1; fi
 done
 
 cargo build --release -q -p synmem
@@ -67,6 +80,13 @@ fi
 if [ "$need_mps2" = 1 ]; then
   cargo build --release -q --no-default-features --features mps2-an385 --target-dir target/mps2-an385
 fi
+if [ ${#float_lm3s[@]} -gt 0 ]; then
+  cargo build --release -q --features float32 "${float_lm3s[@]}" --target-dir target/lm3s6965-f32
+fi
+if [ ${#float_mps2[@]} -gt 0 ]; then
+  cargo build --release -q --no-default-features --features mps2-an385,float32 "${float_mps2[@]}" \
+    --target-dir target/mps2-an385-f32
+fi
 echo "build: $(($(date +%s) - t0)) s" >&2
 
 log=$(mktemp -d)
@@ -74,7 +94,7 @@ trap 'rm -rf "$log"' EXIT
 fail=0
 for m in $models; do
   b=$(board_of "$m")
-  elf="target/$b/thumbv7m-none-eabi/release/$m"
+  elf="target/$(dir_of "$m")/thumbv7m-none-eabi/release/$m"
   start=$(date +%s.%N)
   set +e
   timeout 1800 ./qemu-run.sh "$b" "$elf" </dev/null >"$log/$m" 2>"$log/$m.err"
@@ -138,6 +158,11 @@ tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11
     "kws_ref_model": (198688152, 22772, 16000),
     "person_detect": (525999889, 82296, 55296),
     "pretrainedResnet_quant": (824239521, 54340, 49152),
+    # Float models: no TFLM instruction figure (the anchor measures the int8 models); the
+    # smallest arena and the bound from ../shared/models/README.md.
+    "hello_world_float": (None, 1936, 128),
+    "ad01_fp32": (None, 6216, 3072),
+    "pretrainedResnet": (None, 203376, 196608),
 }
 rows = []
 print("| model | instr (ours) | instr (TFLM) | ours/TFLM | RAM exact, I/O in plan | arena accepted today | RAM, I/O in SHARED | TFLM arena | bound | overhead ours/TFLM | arena calls | state | instr, RAM program | RAM, RAM program | overhead, RAM program | instr, plain plan | RAM, plain plan | RAM ÷ TFLM arena |")
@@ -159,7 +184,8 @@ for m in models:
     ov = (ram - lb) / (ta - lb)
     ratios.append(ram / ta)
     nr, rr = int(f["ram-program"][0]), int(f["ram-program"][1])
-    print(f"| {m} | {n:,} | {ti:,} | {n / ti:.3f} | {ram:,} | {int(f['arena'][3]):,} | "
+    tis, rat = (f"{ti:,}", f"{n / ti:.3f}") if ti else ("-", "-")
+    print(f"| {m} | {n:,} | {tis} | {rat} | {ram:,} | {int(f['arena'][3]):,} | "
           f"{int(f['shared'][1]):,} | {ta:,} | {lb:,} | {ov:.3f} | {int(f['arena-calls'][0]):,} | {f['state'][0]} | "
           f"{nr:,} | {rr:,} | {(rr - lb) / (ta - lb):.3f} | {int(f['plain'][0]):,} | {int(f['plain'][1]):,} | {ram / ta:.3f} |")
 if ratios:

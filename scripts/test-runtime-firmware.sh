@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fast on-target subset of the runtime (a step for scripts/test): fmt and clippy of
-# firmware/runtime, then hello_world_int8 and micro_speech_quantized on QEMU's lm3s6965evb,
+# firmware/runtime, then hello_world_int8, micro_speech_quantized and hello_world_float (float32,
+# soft-float) on QEMU's lm3s6965evb,
 # each checking its outputs (I/O in the plan and in the SHARED region) against the output the
 # host computed at build time. From the repository root:
 #
@@ -19,10 +20,16 @@ echo "==> firmware/runtime: fmt, clippy, build"
 cargo fmt --check
 cargo clippy --release -q --target-dir target/lm3s6965 -- -D warnings
 cargo build --release -q --target-dir target/lm3s6965
+# The float image apart, with the float32 kernels (the int8 images keep their flash).
+cargo clippy --release -q --features float32 --bin hello_world_float --target-dir target/lm3s6965-f32 \
+  -- -D warnings
+cargo build --release -q --features float32 --bin hello_world_float --target-dir target/lm3s6965-f32
 
-for m in hello_world_int8 micro_speech_quantized; do
+for m in hello_world_int8 micro_speech_quantized hello_world_float; do
+  dir=lm3s6965
+  [ "$m" = hello_world_float ] && dir=lm3s6965-f32
   echo "==> $m on lm3s6965evb"
-  out=$(timeout 120 ./qemu-run.sh lm3s6965 "target/lm3s6965/thumbv7m-none-eabi/release/$m" \
+  out=$(timeout 120 ./qemu-run.sh lm3s6965 "target/$dir/thumbv7m-none-eabi/release/$m" \
     </dev/null 2>/dev/null) || {
     echo "$out"
     echo "$m: FAILED on target" >&2
@@ -34,4 +41,4 @@ for m in hello_world_int8 micro_speech_quantized; do
     exit 1
   }
 done
-echo "runtime firmware: hello_world_int8 and micro_speech_quantized equal the host on target"
+echo "runtime firmware: hello_world_int8, micro_speech_quantized and hello_world_float equal the host on target"

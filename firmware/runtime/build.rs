@@ -2,7 +2,8 @@
 //!
 //! For each model of the selected board (feature `lm3s6965`: hello_world_int8,
 //! micro_speech_quantized, kws_ref_model; feature `mps2-an385`: person_detect,
-//! pretrainedResnet_quant) it
+//! pretrainedResnet_quant; with feature `float32` instead the float models: hello_world_float,
+//! and ad01_fp32, pretrainedResnet) it
 //!
 //! 1. reads `$SYNAPTIC_MODELS/<model>.tflite` (default `../shared/models` beside the
 //!    repository) and fails the build with a clear message if it is absent;
@@ -43,6 +44,9 @@ const LM3S6965: &[&str] = &[
     "kws_ref_model",
 ];
 const MPS2_AN385: &[&str] = &["person_detect", "pretrainedResnet_quant"];
+/// The float32 models (feature `float32`), by board.
+const LM3S6965_F32: &[&str] = &["hello_world_float"];
+const MPS2_AN385_F32: &[&str] = &["ad01_fp32", "pretrainedResnet"];
 
 const MEMORY_LM3S6965: &str =
     "/* TI Stellaris LM3S6965 (QEMU lm3s6965evb): 256 KB flash, 64 KB SRAM. */
@@ -72,10 +76,12 @@ fn main() {
     if mps2 && lm3s {
         panic!("choose one board: `--no-default-features --features mps2-an385` for mps2-an385");
     }
-    let (memory_x, models) = if mps2 {
-        (MEMORY_MPS2_AN385, MPS2_AN385)
-    } else {
-        (MEMORY_LM3S6965, LM3S6965)
+    let float = env::var_os("CARGO_FEATURE_FLOAT32").is_some();
+    let (memory_x, models) = match (mps2, float) {
+        (true, false) => (MEMORY_MPS2_AN385, MPS2_AN385),
+        (true, true) => (MEMORY_MPS2_AN385, MPS2_AN385_F32),
+        (false, false) => (MEMORY_LM3S6965, LM3S6965),
+        (false, true) => (MEMORY_LM3S6965, LM3S6965_F32),
     };
     fs::write(out.join("memory.x"), memory_x).expect("write memory.x");
     println!("cargo:rustc-link-search={}", out.display());

@@ -189,8 +189,8 @@ fn fail(what: &str, e: &dyn core::fmt::Display) -> ! {
 /// Most operators profiled one by one.
 const MAX_PROFILED: usize = 64;
 
-/// Largest output the images hold.
-const MAX_OUTPUT: usize = 64;
+/// Largest graph output the images copy out (ad01_fp32: 640 floats).
+const MAX_OUTPUT: usize = 4096;
 
 /// Where the per-operator data (the compiled program) lives.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -371,9 +371,10 @@ pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), 
     Ok((FloatRange::new(ac), bc))
 }
 
-/// Whether the operator's first input is float32 (its float kernel then prepares it).
+/// Whether the operator's first input is float32 and this build has the float kernels (the
+/// float kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
 }
 
 /// The access contract of a binary operator for its input `k`: element-wise when that input

@@ -550,9 +550,10 @@ pub(crate) fn prepare_conv<'m>(
     Ok((p, table))
 }
 
-/// Whether the operator's input is float32 (its float kernel then prepares it).
+/// Whether the operator's input is float32 and this build has the float kernels (the float
+/// kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
 }
 
 /// Prepares a float32 CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`: float activations,

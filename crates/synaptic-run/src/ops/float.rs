@@ -24,6 +24,11 @@
 
 use crate::math::Activation;
 
+/// Whether this build has the float32 kernels (cargo feature `float32`, on by default). Every
+/// float branch of a `prepare` starts with it, so that without the feature no float code is
+/// linked and a float model is refused as the int8 kernels refuse it.
+pub(crate) const BUILT: bool = cfg!(feature = "float32");
+
 /// The output range of a fused activation, as TFLM's `CalculateActivationRange<float>`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FloatRange {

@@ -614,7 +614,7 @@ pub fn contract(p: &FullyConnectedParams) -> Contract {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    if x.ty == TensorType::Float32 {
+    if super::float::BUILT && x.ty == TensorType::Float32 {
         return prepare_f32(cx, &x, &w, &out);
     }
     cx.int8_activation(&x)?;

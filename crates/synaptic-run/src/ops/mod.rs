@@ -42,6 +42,10 @@ pub(crate) use prep::{Prep, Prepared};
 pub(crate) trait Kind {
     /// The code.
     const KIND: u32;
+    /// Whether this build has the kernel (a list entry `if "feature"` is built only with that
+    /// cargo feature): every dispatch arm of a kernel not built is a constant-false guard, so
+    /// its code is not linked, and its operator is refused at load.
+    const BUILT: bool;
 }
 
 pub use crate::format::Geometry;
@@ -169,8 +173,11 @@ fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<
 
 /// The list: every operator module, its kernels and their kind codes.
 macro_rules! operators {
-    ($( $module:ident { $( $kind:literal => $kernel:ident ),+ $(,)? } ),+ $(,)?) => {
-        $( $( impl Kind for $module::$kernel { const KIND: u32 = $kind; } )+ )+
+    ($( $module:ident { $( $kind:literal => $kernel:ident $(if $feature:literal)? ),+ $(,)? } ),+ $(,)?) => {
+        $( $( impl Kind for $module::$kernel {
+            const KIND: u32 = $kind;
+            const BUILT: bool = true $(&& cfg!(feature = $feature))?;
+        } )+ )+
 
         /// Whether the runtime implements TFLite builtin `code`.
         pub(crate) fn supported(code: i32) -> bool {
@@ -188,7 +195,7 @@ macro_rules! operators {
         #[inline]
         pub(crate) fn param_words(kind: u32) -> Option<usize> {
             match kind {
-                $( $( $kind => Some(<<$module::$kernel as Kernel>::Params as Words>::N), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => Some(<<$module::$kernel as Kernel>::Params as Words>::N), )+ )+
                 _ => None,
             }
         }
@@ -196,7 +203,7 @@ macro_rules! operators {
         /// The operator of kernel `kind`, as TFLite names it.
         pub(crate) fn kernel_name(kind: u32) -> &'static str {
             match kind {
-                $( $( $kind => <$module::$kernel as Kernel>::NAME, )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::NAME, )+ )+
                 _ => "UNKNOWN",
             }
         }
@@ -206,7 +213,7 @@ macro_rules! operators {
         #[inline(never)]
         pub(crate) fn run(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
-                $( $( $kind => run_kernel::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel::<$module::$kernel>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
             }
         }
@@ -214,7 +221,7 @@ macro_rules! operators {
         /// The access contract of kernel `kind` (parameters `words`) for its input `k`.
         pub(crate) fn contract(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
             match kind {
-                $( $( $kind => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
                 _ => None,
             }
         }
@@ -222,7 +229,7 @@ macro_rules! operators {
         /// Whether kernel `kind` runs in place forward only.
         pub(crate) fn forward_only(kind: u32) -> bool {
             match kind {
-                $( $( $kind => <$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
                 _ => true,
             }
         }
@@ -231,7 +238,7 @@ macro_rules! operators {
         #[inline]
         pub(crate) fn pair_input(kind: u32) -> Option<usize> {
             match kind {
-                $( $( $kind => <$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
                 _ => None,
             }
         }
@@ -241,7 +248,7 @@ macro_rules! operators {
         #[inline(never)]
         pub(crate) fn run_in_place(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
-                $( $( $kind => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
             }
         }
@@ -249,15 +256,17 @@ macro_rules! operators {
         /// Scratch bytes kernel `kind` (parameters `words`) takes per call.
         pub(crate) fn scratch_bytes(kind: u32, words: &[u32]) -> usize {
             match kind {
-                $( $( $kind => params::<$module::$kernel>(words)
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => params::<$module::$kernel>(words)
                     .map_or(0, |p| <$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
                 _ => 0,
             }
         }
 
-        /// Every kind code of the list (tests).
+        /// Every kind code of the list this build has (tests).
         #[cfg(test)]
-        pub(crate) const KINDS: &[u32] = &[ $( $( $kind, )+ )+ ];
+        pub(crate) fn kinds() -> impl Iterator<Item = u32> {
+            (0..256).filter(|&k| param_words(k).is_some())
+        }
 
         /// Whether `words` decode as kernel `kind`'s parameters and encode back to the same
         /// words (tests: the codec is its own inverse).
@@ -270,7 +279,7 @@ macro_rules! operators {
                 p.put(&mut w[..n]) && &w[..n] == words
             }
             match kind {
-                $( $( $kind => again::<$module::$kernel>(words), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => again::<$module::$kernel>(words), )+ )+
                 _ => false,
             }
         }
@@ -297,15 +306,15 @@ pub mod softmax;
 pub mod transpose;
 
 operators! {
-    conv_2d { 1 => Conv2d, 19 => Conv2dF32 },
-    depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 },
-    fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 },
-    average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 },
-    max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 },
-    softmax { 6 => Softmax, 23 => SoftmaxF32 },
-    logistic { 7 => Logistic, 24 => LogisticF32 },
-    add { 8 => Add, 25 => AddF32 },
-    mul { 9 => Mul, 26 => MulF32 },
+    conv_2d { 1 => Conv2d, 19 => Conv2dF32 if "float32" },
+    depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 if "float32" },
+    fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 if "float32" },
+    average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 if "float32" },
+    max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
+    softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32" },
+    logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
+    add { 8 => Add, 25 => AddF32 if "float32" },
+    mul { 9 => Mul, 26 => MulF32 if "float32" },
     mean { 10 => Mean },
     pad { 11 => Pad },
     concatenation { 12 => Concatenation },
@@ -375,11 +384,11 @@ mod tests {
             }
             assert_eq!(at, w.len());
         }
-        for k in KINDS {
+        for k in kinds() {
             assert!(
-                seen.contains(k),
+                seen.contains(&k),
                 "kind {k} ({}) is in no test model",
-                kernel_name(*k)
+                kernel_name(k)
             );
         }
         assert!(!round_trips(99, &[]));

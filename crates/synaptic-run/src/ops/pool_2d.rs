@@ -242,9 +242,10 @@ pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
 }
 
-/// Whether the operator's input is float32 (its float kernel then prepares it).
+/// Whether the operator's input is float32 and this build has the float kernels (the float
+/// kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
 }
 
 /// A prepared float32 pooling operator: the int8 kernels' geometry (its clamp unused) and the

@@ -44,6 +44,9 @@ pub(crate) struct Prepared<'m> {
 impl<'m> Prepared<'m> {
     /// Kernel `K` with parameters `p` (no table, no constants).
     pub(crate) fn of<K: Kernel + Kind>(cx: &Prep<'_, '_>, p: K::Params) -> Result<Self, LoadError> {
+        if !K::BUILT {
+            return Err(cx.unsupported("a kernel this build leaves out (cargo feature float32)"));
+        }
         let n = <K::Params as Words>::N;
         let mut words = [0u32; MAX_PARAM_WORDS];
         let slot = words

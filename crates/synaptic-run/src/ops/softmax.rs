@@ -217,7 +217,7 @@ pub fn contract(p: &SoftmaxParams) -> Contract {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    if x.ty == TensorType::Float32 {
+    if super::float::BUILT && x.ty == TensorType::Float32 {
         cx.activation_of(&x, TensorType::Float32)?;
         cx.activation_of(&out, TensorType::Float32)?;
         if x.shape() != out.shape() {
