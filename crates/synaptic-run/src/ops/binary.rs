@@ -12,7 +12,7 @@ use super::common::{Dims, Int8, MAX_DIMS};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::format::codec::Words;
 use crate::math::Activation;
 use crate::model::TInfo;
@@ -65,13 +65,10 @@ impl Broadcast {
             } else if pb[i] == 1 || pb[i] == pa[i] {
                 pa[i]
             } else {
-                return Err(KernelError::shape(op, "input shapes do not broadcast"));
+                return Err(KernelError::shape(op, ShapeFault::NotBroadcastable));
             };
             if want != po[i] {
-                return Err(KernelError::shape(
-                    op,
-                    "output shape is not the broadcast shape",
-                ));
+                return Err(KernelError::shape(op, ShapeFault::BroadcastShape));
             }
         }
         Ok(Broadcast {
@@ -124,9 +121,9 @@ impl Broadcast {
         output: &mut [U],
         f: impl Fn(T, T2) -> U,
     ) -> Result<(), KernelError> {
-        KernelError::check_len(op, "input 1", self.sizes[0], in1.len())?;
-        KernelError::check_len(op, "input 2", self.sizes[1], in2.len())?;
-        KernelError::check_len(op, "output", self.sizes[2], output.len())?;
+        KernelError::check_len(op, Operand::Input(0), self.sizes[0], in1.len())?;
+        KernelError::check_len(op, Operand::Input(1), self.sizes[1], in2.len())?;
+        KernelError::check_len(op, Operand::Output, self.sizes[2], output.len())?;
         if self.same {
             for ((o, &a), &b) in output.iter_mut().zip(in1).zip(in2) {
                 *o = f(a, b);
@@ -188,20 +185,17 @@ pub fn run_in_place<P: Elementwise, T: Int8>(
 ) -> Result<(), KernelError> {
     let (op, bc) = (P::NAME, p.broadcast());
     if which > 1 || !bc.full(which) {
-        return Err(KernelError::unsupported(
-            op,
-            "overlap with an input that is broadcast (no contract)",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::BroadcastOverlap));
     }
     let [n1, n2, n] = bc.sizes();
+    let o = 1 - which;
     KernelError::check_len(
         op,
-        "other input",
+        Operand::Input(o as u8),
         if which == 0 { n2 } else { n1 },
         other.len(),
     )?;
     check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
-    let o = 1 - which;
     drive::<1>(buf, at.output, n, at.direction, |buf, j| {
         let mine = i32::from(x8(buf, at.input, j));
         let theirs = other[bc.index(o, j)].value();
@@ -257,15 +251,18 @@ pub(crate) fn prepare<'m>(
 ) -> Result<(Activation, TInfo<'m>, TInfo<'m>, TInfo<'m>), LoadError> {
     cx.inputs(2, 2)?;
     let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for t in [&a, &b] {
+    for (k, t) in [&a, &b].into_iter().enumerate() {
         if t.ty != TensorType::Int8 {
-            return Err(cx.unsupported("only int8 inputs"));
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(k as u8),
+                expected: TensorTypes::Int8,
+            }));
         }
         if !t.data.is_empty() {
-            cx.constant(t, "")?;
+            cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&out, Operand::Output)?;
     cx.quantized(&[&a, &b, &out])?;
     let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
     Ok((ac, a, b, out))

@@ -11,7 +11,7 @@ use synaptic_tflite::code;
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{logistic as fp_logistic, rounding_divide_by_pot};
 use crate::math::{calculate_input_radius, frexp, int8_zero_point, round_f64};
 use crate::math::{multiply_by_quantized_multiplier, QuantParams};
@@ -41,7 +41,7 @@ impl LogisticParams {
         if output.zero_point != -128 {
             return Err(KernelError::unsupported(
                 OP,
-                "int8 output zero point must be -128",
+                Unsupported::OutputZeroPoint(output.zero_point),
             ));
         }
         let input_zero_point = int8_zero_point(OP, input)?;
@@ -53,7 +53,7 @@ impl LogisticParams {
         // 2^-28 or more and below 2^35).
         let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31)
             .filter(|_| real.is_finite() && real > 0.0)
-            .ok_or(KernelError::unsupported(OP, "input scale out of range"))?;
+            .ok_or(KernelError::unsupported(OP, Unsupported::InputScale))?;
         Ok(LogisticParams {
             input_zero_point,
             input_range_radius: radius,
@@ -65,7 +65,7 @@ impl LogisticParams {
 
 /// LOGISTIC, int8 in, int8 out (`scale 1/256, zero point -128`).
 pub fn logistic(p: &LogisticParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    KernelError::check_len("LOGISTIC", "output", input.len(), output.len())?;
+    KernelError::check_len("LOGISTIC", Operand::Output, input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
         *o = logistic_value(p, x);
     }
@@ -104,10 +104,10 @@ pub fn logistic_in_place(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
-        return Err(cx.shape("input and output differ in size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     cx.quantized(&[&x, &out])?;
     Prepared::of::<Logistic>(cx, LogisticParams::new(x.q, out.q).map_err(|e| cx.err(e))?)

@@ -6,10 +6,10 @@
 //! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
 //! are not counted in the average), the average rounded half away from zero.
 
-use super::common::{nhwc, size};
+use super::common::{check_nhwc_io, nhwc, size};
 use super::Prep;
 use crate::contract::{Access, Channels, Contract, Window};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, Activation, Padding, QuantParams,
 };
@@ -68,25 +68,19 @@ impl PoolParams {
         input: QuantParams,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
-        let i = nhwc(op, "input must be 4-D", input_shape)?;
-        let o = nhwc(op, "output must be 4-D", output_shape)?;
+        let i = nhwc(op, Operand::Input(0), input_shape)?;
+        let o = nhwc(op, Operand::Output, output_shape)?;
         size(op, &i)?;
         size(op, &o)?;
         if i[0] != o[0] || i[3] != o[3] {
-            return Err(KernelError::shape(
-                op,
-                "input and output batch or depth differ",
-            ));
+            return Err(KernelError::shape(op, ShapeFault::BatchOrDepth));
         }
         let (out_h, pad_h) =
             compute_padding(op, opts.padding, i[1], opts.filter_h, opts.stride_h, 1)?;
         let (out_w, pad_w) =
             compute_padding(op, opts.padding, i[2], opts.filter_w, opts.stride_w, 1)?;
         if out_h != o[1] || out_w != o[2] {
-            return Err(KernelError::shape(
-                op,
-                "output height/width differ from the window",
-            ));
+            return Err(KernelError::shape(op, ShapeFault::OutputSpatial));
         }
         // The window clipped to the input: its sum and count stay far inside int32.
         if opts
@@ -95,10 +89,7 @@ impl PoolParams {
             .saturating_mul(opts.filter_w.min(i[2]))
             > MAX_WINDOW
         {
-            return Err(KernelError::unsupported(
-                op,
-                "a pooling window of more than 2^23 inputs",
-            ));
+            return Err(KernelError::unsupported(op, Unsupported::PoolingWindow));
         }
         int8_zero_point(op, input)?;
         if f64::from((input.scale - output.scale).abs()) > 1.0e-6
@@ -106,7 +97,7 @@ impl PoolParams {
         {
             return Err(KernelError::unsupported(
                 op,
-                "input and output quantization must be equal",
+                Unsupported::QuantizationDiffers,
             ));
         }
         let (act_min, act_max) = activation_range_i8(op, opts.activation, output)?;
@@ -130,12 +121,10 @@ impl PoolParams {
         input: &[i8],
         output: &[i8],
     ) -> Result<(), KernelError> {
-        KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
-        KernelError::check_len(
+        check_nhwc_io(
             op,
-            "output",
-            self.output_shape.iter().product(),
-            output.len(),
+            (&self.input_shape, input.len()),
+            (&self.output_shape, output.len()),
         )
     }
 
@@ -178,9 +167,6 @@ impl PoolParams {
 
 /// Most inputs a pooling window may cover (clipped to the input): `2^23 · 128 < 2^31`.
 pub const MAX_WINDOW: usize = 1 << 23;
-
-/// The error of a window entirely in the padding (shared by the plain and in-place kernels).
-pub(crate) const EMPTY_WINDOW: &str = "a pooling window lies entirely in the padding";
 
 /// The output of an average pool: the sum `acc` of a window of `count > 0` inputs divided by
 /// `count`, rounded half away from zero (C++ division truncates toward zero), then clamped
@@ -231,8 +217,8 @@ pub fn contract(p: &PoolParams) -> Contract {
 pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     cx.quantized(&[&x, &out])?;
     let o = cx.op().pool2d_options()?;
     let po = PoolOptions {

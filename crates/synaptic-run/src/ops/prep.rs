@@ -7,7 +7,9 @@ use synaptic_tflite::{Floats, Model, Operator, SubGraph, TensorType};
 use super::tables::{Constants, Table};
 use super::Kernel;
 use super::Kind;
-use crate::error::{KernelError, LoadError, TensorFault};
+use crate::error::{
+    KernelError, LoadError, Operand, ShapeFault, TensorFault, TensorTypes, Unsupported,
+};
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
 use crate::model::{tinfo, OpView, TInfo};
@@ -43,9 +45,9 @@ impl<'m> Prepared<'m> {
         let mut words = [0u32; MAX_PARAM_WORDS];
         let slot = words
             .get_mut(..n)
-            .ok_or(cx.unsupported("parameters larger than the program format allows"))?;
+            .ok_or(cx.unsupported(Unsupported::ParamsTooLarge))?;
         if !p.put(slot) {
-            return Err(cx.unsupported("a parameter over 32 bits"));
+            return Err(cx.unsupported(Unsupported::ParamsTooLarge));
         }
         Ok(Prepared {
             kind: K::KIND,
@@ -112,13 +114,13 @@ impl<'a, 'm> Prep<'a, 'm> {
     }
 
     /// An unsupported feature of this operator.
-    pub(crate) fn unsupported(&self, what: &'static str) -> LoadError {
-        self.err(KernelError::unsupported(self.v.name, what))
+    pub(crate) fn unsupported(&self, reason: Unsupported) -> LoadError {
+        self.err(KernelError::unsupported(self.v.name, reason))
     }
 
     /// A shape error of this operator.
-    pub(crate) fn shape(&self, what: &'static str) -> LoadError {
-        self.err(KernelError::shape(self.v.name, what))
+    pub(crate) fn shape(&self, reason: ShapeFault) -> LoadError {
+        self.err(KernelError::shape(self.v.name, reason))
     }
 
     /// A fault of tensor `t` of this operator.
@@ -135,7 +137,7 @@ impl<'a, 'm> Prep<'a, 'm> {
     /// trailing optional one may be given as -1; an extra input is refused, never ignored).
     pub(crate) fn inputs(&self, min: usize, max: usize) -> Result<(), LoadError> {
         if self.v.n_in < min || self.v.n_in > max {
-            return Err(self.unsupported("a number of inputs the operator does not take"));
+            return Err(self.unsupported(Unsupported::InputCount));
         }
         Ok(())
     }
@@ -160,7 +162,7 @@ impl<'a, 'm> Prep<'a, 'm> {
     pub(crate) fn input(&self, k: usize) -> Result<TInfo<'m>, LoadError> {
         match self.v.inputs.get(k) {
             Some(&t) if k < self.v.n_in && t >= 0 => self.operand(t as usize),
-            _ => Err(self.unsupported("a required input is missing")),
+            _ => Err(self.unsupported(Unsupported::MissingInput(k as u8))),
         }
     }
 
@@ -173,18 +175,21 @@ impl<'a, 'm> Prep<'a, 'm> {
     pub(crate) fn output(&self) -> Result<TInfo<'m>, LoadError> {
         let out = self.operand(self.v.output)?;
         if !out.data.is_empty() {
-            return Err(self.unsupported("a constant output"));
+            return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
         }
         Ok(out)
     }
 
-    /// Refused unless `t` is an int8 activation (not a constant).
-    pub(crate) fn int8_activation(&self, t: &TInfo<'_>) -> Result<(), LoadError> {
+    /// Refused unless `t` (the operator's `operand`) is an int8 activation (not a constant).
+    pub(crate) fn int8_activation(&self, t: &TInfo<'_>, operand: Operand) -> Result<(), LoadError> {
         if t.ty != TensorType::Int8 {
-            return Err(self.unsupported("only int8 activations"));
+            return Err(self.unsupported(Unsupported::TensorType {
+                operand,
+                expected: TensorTypes::Int8,
+            }));
         }
         if !t.data.is_empty() {
-            return Err(self.unsupported("a constant where an activation is expected"));
+            return Err(self.unsupported(Unsupported::Constant(operand)));
         }
         Ok(())
     }
@@ -199,13 +204,13 @@ impl<'a, 'm> Prep<'a, 'm> {
         }
     }
 
-    /// Refused unless `t` is a constant at least as long as its tensor (`what`: the refusal
-    /// of a non-constant).
-    pub(crate) fn constant(&self, t: &TInfo<'_>, what: &'static str) -> Result<(), LoadError> {
+    /// Refused unless `t` (the operator's `operand`) is a constant at least as long as its
+    /// tensor.
+    pub(crate) fn constant(&self, t: &TInfo<'_>, operand: Operand) -> Result<(), LoadError> {
         if t.data.is_empty() {
-            Err(self.unsupported(what))
+            Err(self.unsupported(Unsupported::NotConstant(operand)))
         } else if t.data.len() < t.bytes {
-            Err(self.unsupported("a constant buffer shorter than its tensor"))
+            Err(self.unsupported(Unsupported::ShortConstant(operand)))
         } else {
             Ok(())
         }
@@ -265,11 +270,14 @@ impl<'a, 'm> Prep<'a, 'm> {
         if self.has(k) {
             let b = self.input(k)?;
             if b.ty != TensorType::Int32 {
-                return Err(self.unsupported("only int32 bias"));
+                return Err(self.unsupported(Unsupported::TensorType {
+                    operand: Operand::Bias,
+                    expected: TensorTypes::Int32,
+                }));
             }
-            self.constant(&b, "a non-constant bias")?;
+            self.constant(&b, Operand::Bias)?;
             if channels.checked_mul(4) != Some(b.bytes) {
-                return Err(self.shape("bias length differs from the channels"));
+                return Err(self.shape(ShapeFault::Channels));
             }
         }
         Ok(())
