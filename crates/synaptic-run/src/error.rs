@@ -1,4 +1,5 @@
-//! The runtime's errors: the kernels' and their parameter constructors' ([`KernelError`]),
+//! The runtime's errors: the kernels' and their parameter constructors' ([`KernelError`],
+//! with the typed reasons [`Unsupported`] and [`ShapeFault`] and the slices [`Operand`]),
 //! the loader's ([`LoadError`], with [`TensorFault`] and [`GraphFault`]) and an inference's
 //! ([`RunError`]). No allocation; every `Display` is one line, such as
 //! `operator 1 (DEPTHWISE_CONV_2D): tensor 2: zero point 128 outside its type's range
@@ -17,21 +18,21 @@ pub enum KernelError {
         /// The operator, as TFLite names it (`"CONV_2D"`).
         op: &'static str,
         /// What is missing or not allowed.
-        what: &'static str,
+        reason: Unsupported,
     },
     /// Shapes that do not fit together (rank, matching dimensions).
     Shape {
         /// The operator.
         op: &'static str,
         /// Which shapes disagree.
-        what: &'static str,
+        reason: ShapeFault,
     },
     /// A slice whose length does not match its shape.
     Length {
         /// The operator.
         op: &'static str,
         /// Which slice.
-        what: &'static str,
+        operand: Operand,
         /// Elements the shape calls for.
         expected: usize,
         /// Elements given.
@@ -41,19 +42,19 @@ pub enum KernelError {
 
 impl KernelError {
     /// Shorthand for [`KernelError::Unsupported`].
-    pub const fn unsupported(op: &'static str, what: &'static str) -> Self {
-        KernelError::Unsupported { op, what }
+    pub const fn unsupported(op: &'static str, reason: Unsupported) -> Self {
+        KernelError::Unsupported { op, reason }
     }
 
     /// Shorthand for [`KernelError::Shape`].
-    pub const fn shape(op: &'static str, what: &'static str) -> Self {
-        KernelError::Shape { op, what }
+    pub const fn shape(op: &'static str, reason: ShapeFault) -> Self {
+        KernelError::Shape { op, reason }
     }
 
     /// Checks that a slice has `expected` elements.
     pub fn check_len(
         op: &'static str,
-        what: &'static str,
+        operand: Operand,
         expected: usize,
         got: usize,
     ) -> Result<(), Self> {
@@ -62,28 +63,509 @@ impl KernelError {
         } else {
             Err(KernelError::Length {
                 op,
-                what,
+                operand,
                 expected,
                 got,
             })
+        }
+    }
+
+    /// The message without the operator (`unsupported: ...`, `shape mismatch: ...`, `filter
+    /// has ...`).
+    fn fmt_reason(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::Unsupported { reason, .. } => {
+                f.write_str("unsupported: ")?;
+                fmt::Display::fmt(reason, f)
+            }
+            KernelError::Shape { reason, .. } => {
+                f.write_str("shape mismatch: ")?;
+                fmt::Display::fmt(reason, f)
+            }
+            KernelError::Length {
+                operand,
+                expected,
+                got,
+                ..
+            } => write!(
+                f,
+                "{operand} has {got} elements, its shape needs {expected}"
+            ),
         }
     }
 }
 
 impl fmt::Display for KernelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (KernelError::Unsupported { op, .. }
+        | KernelError::Shape { op, .. }
+        | KernelError::Length { op, .. }) = self;
+        f.write_str(op)?;
+        f.write_str(": ")?;
+        self.fmt_reason(f)
+    }
+}
+
+/// The value a reason's message carries (see [`message`]).
+#[derive(Clone, Copy)]
+enum Value {
+    Int(i32),
+    Operand(Operand),
+}
+
+/// Writes `pre`, `value` and `post`: the messages of the reasons that carry a value. One call
+/// per part, never inlined, rather than a `fmt::Arguments` per message; the reasons without a
+/// value are one table of strings (`text`): a device's image stays small.
+#[inline(never)]
+fn message(f: &mut fmt::Formatter<'_>, pre: &str, value: Value, post: &str) -> fmt::Result {
+    f.write_str(pre)?;
+    match value {
+        Value::Int(v) => fmt::Display::fmt(&v, f)?,
+        Value::Operand(o) => fmt::Display::fmt(&o, f)?,
+    }
+    f.write_str(post)
+}
+
+/// A tensor or slice of an operator that an error names ([`KernelError::Length`], and the
+/// reasons of [`Unsupported`] and [`ShapeFault`] that concern one operand).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    /// The operator's input at this position (TFLite's order, from 0; a role below names the
+    /// filter, bias, axes, paddings and permutation where the error is about their role).
+    Input(u8),
+    /// The output.
+    Output,
+    /// A convolution's or FULLY_CONNECTED's filter (weights).
+    Filter,
+    /// The bias.
+    Bias,
+    /// MEAN's axes.
+    Axes,
+    /// PAD's paddings.
+    Paddings,
+    /// TRANSPOSE's permutation.
+    Permutation,
+    /// CONCATENATION's axis sizes (one per input).
+    AxisSizes,
+    /// The requantization multipliers (one per output channel, or one).
+    Multipliers,
+    /// The requantization shifts.
+    Shifts,
+    /// FULLY_CONNECTED's folded biases (one per output channel).
+    FoldedBiases,
+    /// An in-place kernel's buffer, too short for its input.
+    BufferInputEnd,
+    /// An in-place kernel's buffer, too short for its output.
+    BufferOutputEnd,
+    /// An in-place kernel's buffer, too short for its input or its output.
+    BufferEnds,
+}
+
+impl Operand {
+    /// The name of an operand other than an input.
+    #[inline(never)] // One table of strings (see `message`).
+    const fn text(self) -> &'static str {
         match self {
-            KernelError::Unsupported { op, what } => write!(f, "{op}: unsupported: {what}"),
-            KernelError::Shape { op, what } => write!(f, "{op}: shape mismatch: {what}"),
-            KernelError::Length {
-                op,
-                what,
-                expected,
-                got,
-            } => write!(
-                f,
-                "{op}: {what} has {got} elements, its shape needs {expected}"
+            Operand::Input(_) => "input",
+            Operand::Output => "output",
+            Operand::Filter => "filter",
+            Operand::Bias => "bias",
+            Operand::Axes => "axes",
+            Operand::Paddings => "paddings",
+            Operand::Permutation => "permutation",
+            Operand::AxisSizes => "axis sizes",
+            Operand::Multipliers => "multiplier table",
+            Operand::Shifts => "shift table",
+            Operand::FoldedBiases => "folded biases",
+            Operand::BufferInputEnd => "buffer (input end)",
+            Operand::BufferOutputEnd => "buffer (output end)",
+            Operand::BufferEnds => "buffer (input or output end)",
+        }
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Operand::Input(k) => message(f, "input ", Value::Int(k.into()), ""),
+            o => f.write_str(o.text()),
+        }
+    }
+}
+
+/// The tensor types an operand may have ([`Unsupported::TensorType`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TensorTypes {
+    /// `INT8` only.
+    Int8,
+    /// `INT32` only.
+    Int32,
+    /// `FLOAT32` only.
+    Float32,
+    /// `INT8` or `FLOAT32`.
+    Int8OrFloat32,
+    /// `INT8`, `INT32` or `FLOAT32`.
+    Int8Int32OrFloat32,
+    /// The output's type.
+    OutputType,
+}
+
+impl TensorTypes {
+    /// The types, in words.
+    #[inline(never)] // One table of strings (see `message`).
+    const fn text(self) -> &'static str {
+        match self {
+            TensorTypes::Int8 => "int8",
+            TensorTypes::Int32 => "int32",
+            TensorTypes::Float32 => "float32",
+            TensorTypes::Int8OrFloat32 => "int8 or float32",
+            TensorTypes::Int8Int32OrFloat32 => "int8, int32 or float32",
+            TensorTypes::OutputType => "the output's type",
+        }
+    }
+}
+
+impl fmt::Display for TensorTypes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// What an operator option, tensor or quantization has that the runtime does not support
+/// ([`KernelError::Unsupported`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsupported {
+    /// A builtin operator this runtime does not implement.
+    NotImplemented,
+    /// More than 16 inputs (the runtime's limit).
+    TooManyInputs,
+    /// A number of inputs the operator does not take (an extra one is refused, never
+    /// ignored).
+    InputCount,
+    /// A required input (at this position) is absent.
+    MissingInput(u8),
+    /// Other than one output.
+    OutputCount,
+    /// A tensor index out of range.
+    TensorIndex(Operand),
+    /// An output that is also an input.
+    OutputIsInput,
+    /// A constant where the operator takes an activation.
+    Constant(Operand),
+    /// Not a constant where the operator takes one.
+    NotConstant(Operand),
+    /// A constant whose buffer is shorter than its tensor.
+    ShortConstant(Operand),
+    /// A tensor type the operator does not take.
+    TensorType {
+        /// The tensor.
+        operand: Operand,
+        /// The types it may have.
+        expected: TensorTypes,
+    },
+    /// A tensor of more than 6 dimensions.
+    Rank,
+    /// A constant operand with more values than 6 dimensions take (or not whole `int32`s).
+    TooManyValues(Operand),
+    /// A fused activation the operator does not take (TFLite's `ActivationFunctionType`
+    /// value: `TANH` (4) and `SIGN_BIT` (5) never, others where the operator takes none).
+    FusedActivation(i8),
+    /// An unknown padding (TFLite's `Padding` value).
+    Padding(i8),
+    /// A FULLY_CONNECTED weights format other than `DEFAULT` (0), such as
+    /// `SHUFFLED4x16INT8` (1).
+    WeightsFormat(i8),
+    /// A negative padding (PAD).
+    NegativePadding,
+    /// PAD's `constant_values` input.
+    ConstantValues,
+    /// A stride, dilation or filter size of 0.
+    WindowNotPositive,
+    /// A stride, dilation or filter size so large that the window extent overflows `int32`.
+    WindowExtent,
+    /// A pooling window of more than 2^23 inputs.
+    PoolingWindow,
+    /// A filter without quantization.
+    FilterNotQuantized,
+    /// Filter scales that are neither one nor one per output channel.
+    FilterScales,
+    /// A zero point (this value) outside the range of its tensor's type.
+    ZeroPoint(i32),
+    /// An int8 output zero point (this value) other than -128 (SOFTMAX, LOGISTIC).
+    OutputZeroPoint(i32),
+    /// An int8 output scale other than 1/256 (SOFTMAX).
+    OutputScale,
+    /// An input scale (times SOFTMAX's beta) outside what the fixed-point kernel takes.
+    InputScale,
+    /// A requantization multiplier (from the operands' scales) that is not finite, negative,
+    /// too large, or outside the range the kernel takes.
+    Multiplier,
+    /// A fused activation's bound that overflows `int32` at the output's scale.
+    ActivationOverflow,
+    /// An empty activation range (the output's zero point or scale is out of range).
+    EmptyActivationRange,
+    /// Inputs and output quantized differently where the kernel does not requantize.
+    QuantizationDiffers,
+    /// Folded biases for a FULLY_CONNECTED with a filter offset.
+    FoldedBiasFilterOffset,
+    /// Parameters that do not fit the program format (more words than it allows, or a value
+    /// over 32 bits).
+    ParamsTooLarge,
+    /// A tensor type or program that differs from the one loaded.
+    ProgramMismatch,
+    /// Overlapped (in-place) execution of a kernel that has none.
+    InPlace,
+    /// Backward in-place execution of a kernel that runs only forward.
+    BackwardExecution,
+    /// A tensor too large for an overlap contract.
+    OverlapTooLarge,
+    /// An output/input delta outside the kernel's safe overlap in the given direction.
+    UnsafeOverlap,
+    /// An overlap with an input that is broadcast (it has no contract).
+    BroadcastOverlap,
+    /// Row-wise overlapped execution of rows longer than the row buffer.
+    RowBuffer,
+    /// Float activations with int8 weights: TFLM refuses hybrid models ("Hybrid models are
+    /// not supported on TFLite Micro.").
+    Hybrid,
+    /// A kernel this build leaves out (the float32 kernels without the cargo feature
+    /// `float32`).
+    NotBuilt,
+}
+
+impl Unsupported {
+    /// The message of a reason without a value (empty for the others).
+    #[inline(never)] // One table of strings (see `message`).
+    const fn text(self) -> &'static str {
+        match self {
+            Unsupported::NotImplemented => "operator not implemented",
+            Unsupported::TooManyInputs => "more than 16 inputs",
+            Unsupported::InputCount => "a number of inputs the operator does not take",
+            Unsupported::OutputCount => "other than one output",
+            Unsupported::OutputIsInput => "an output that is also an input",
+            Unsupported::Rank => "a tensor of more than 6 dimensions",
+            Unsupported::NegativePadding => "negative padding",
+            Unsupported::ConstantValues => "a constant_values input",
+            Unsupported::WindowNotPositive => "stride, dilation and filter size must be positive",
+            Unsupported::WindowExtent => {
+                "stride, dilation or filter size too large (the window extent overflows int32)"
+            }
+            Unsupported::PoolingWindow => "a pooling window of more than 2^23 inputs",
+            Unsupported::FilterNotQuantized => "filter is not quantized",
+            Unsupported::FilterScales => "filter scales neither one nor one per output channel",
+            Unsupported::OutputScale => "int8 output scale must be 1/256",
+            Unsupported::InputScale => "input scale out of the fixed-point kernel's range",
+            Unsupported::Multiplier => {
+                "requantization multiplier (from the scales) out of the kernel's range"
+            }
+            Unsupported::ActivationOverflow => {
+                "activation bound overflows int32 at this output scale"
+            }
+            Unsupported::EmptyActivationRange => {
+                "empty activation range (the output zero point or scale is out of range)"
+            }
+            Unsupported::QuantizationDiffers => {
+                "inputs and output quantized differently (the kernel does not requantize)"
+            }
+            Unsupported::FoldedBiasFilterOffset => "folded biases with a filter offset",
+            Unsupported::ParamsTooLarge => "parameters larger than the program format allows",
+            Unsupported::ProgramMismatch => "tensor type or program differs from load",
+            Unsupported::InPlace => "overlapped execution",
+            Unsupported::BackwardExecution => "backward execution",
+            Unsupported::OverlapTooLarge => "a tensor too large for an overlap contract",
+            Unsupported::UnsafeOverlap => {
+                "output/input delta outside the kernel's safe overlap in this direction"
+            }
+            Unsupported::BroadcastOverlap => {
+                "overlap with an input that is broadcast (no contract)"
+            }
+            Unsupported::RowBuffer => {
+                "row-wise overlapped execution of rows longer than the row buffer"
+            }
+            Unsupported::Hybrid => {
+                "hybrid model (float activations, int8 weights): TFLM does not support hybrid models"
+            }
+            Unsupported::NotBuilt => "a kernel this build leaves out (cargo feature float32)",
+            _ => "",
+        }
+    }
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Value::{Int, Operand as Of};
+        let (pre, value, post) = match *self {
+            Unsupported::MissingInput(k) => ("required input ", Int(k.into()), " is missing"),
+            Unsupported::TensorIndex(o) => ("", Of(o), ": tensor index out of range"),
+            Unsupported::Constant(o) => (
+                "",
+                Of(o),
+                " is a constant where the operator takes an activation",
             ),
+            Unsupported::NotConstant(o) => ("", Of(o), " is not a constant"),
+            Unsupported::ShortConstant(o) => {
+                ("", Of(o), ": constant buffer shorter than its tensor")
+            }
+            Unsupported::TensorType { operand, expected } => {
+                message(f, "", Of(operand), " of a type other than ")?;
+                return f.write_str(expected.text());
+            }
+            Unsupported::TooManyValues(o) => {
+                ("", Of(o), ": more int32 values than 6 dimensions take")
+            }
+            Unsupported::FusedActivation(a @ 0..=5) => {
+                f.write_str("fused activation ")?;
+                let names = ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"];
+                return f.write_str(names[a as usize]);
+            }
+            Unsupported::FusedActivation(a) => ("fused activation ", Int(a.into()), " (unknown)"),
+            Unsupported::Padding(p) => ("padding ", Int(p.into()), " (unknown)"),
+            Unsupported::WeightsFormat(1) => {
+                return f.write_str("shuffled weights format (SHUFFLED4x16INT8)")
+            }
+            Unsupported::WeightsFormat(w) => ("weights format ", Int(w.into()), " (unknown)"),
+            Unsupported::ZeroPoint(z) => (
+                "zero point ",
+                Int(z),
+                " outside the range of the tensor's type",
+            ),
+            Unsupported::OutputZeroPoint(z) => {
+                ("int8 output zero point ", Int(z), ", must be -128")
+            }
+            _ => return f.write_str(self.text()),
+        };
+        message(f, pre, value, post)
+    }
+}
+
+/// Which shapes of an operator disagree ([`KernelError::Shape`]).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeFault {
+    /// A tensor that must be 4-D (`[batch, height, width, channels]`) is not.
+    Not4d(Operand),
+    /// A tensor with fewer dimensions than the operator needs.
+    TooFewDimensions {
+        /// The tensor.
+        operand: Operand,
+        /// Dimensions it needs at least.
+        min: u8,
+    },
+    /// A tensor size that overflows (over 2^31 − 1 elements).
+    Overflow,
+    /// Input and output of different sizes (or types) where they must be equal.
+    SizeDiffers,
+    /// Input and output that differ in batch (pooling: or depth).
+    BatchOrDepth,
+    /// An output height or width other than the window, padding, stride and dilation give.
+    OutputSpatial,
+    /// A filter larger than the input (VALID padding).
+    FilterLargerThanInput,
+    /// Filter channels (CONV_2D: filter count) other than the output channels.
+    FilterChannels,
+    /// An input depth that is not a multiple of the filter depth.
+    FilterDepth,
+    /// Output channels not divisible into the groups.
+    Groups,
+    /// A DEPTHWISE_CONV_2D filter whose first dimension is not 1.
+    FilterFirstDim,
+    /// Output channels other than input channels times `depth_multiplier`.
+    DepthMultiplier,
+    /// A FULLY_CONNECTED output depth over the filter's rows.
+    OutputDepth,
+    /// A FULLY_CONNECTED input whose size is not batches × accumulation depth.
+    Batches,
+    /// A bias (or the filter) whose length is not one entry per output channel.
+    Channels,
+    /// An axis (this value, as given) out of range.
+    AxisOutOfRange(i32),
+    /// Inputs and output of different ranks.
+    RankDiffers,
+    /// Inputs that differ off the concatenation axis.
+    OffAxis,
+    /// An output axis that is not the sum of the inputs'.
+    AxisSum,
+    /// Input shapes that do not broadcast.
+    NotBroadcastable,
+    /// An output shape other than the broadcast shape.
+    BroadcastShape,
+    /// A MEAN output whose size is not the kept dimensions'.
+    KeptDimensions,
+    /// Paddings that are not one row per input dimension.
+    PaddingsRows,
+    /// An output that is not the padded input.
+    NotPadded,
+    /// A permutation whose length differs from the rank.
+    PermutationLength,
+    /// A permutation that is not one (a value repeated or out of range).
+    NotPermutation,
+    /// An output that is not the permuted input.
+    NotPermuted,
+    /// A pooling window that lies entirely in the padding (AVERAGE_POOL_2D: nothing to
+    /// average).
+    EmptyWindow,
+    /// A SOFTMAX sum of exponentials out of range.
+    ExpSum,
+}
+
+impl ShapeFault {
+    /// The message of a fault without a value (empty for the others).
+    #[inline(never)] // One table of strings (see `message`).
+    const fn text(self) -> &'static str {
+        match self {
+            ShapeFault::Overflow => "a tensor size overflows (over 2^31 - 1)",
+            ShapeFault::SizeDiffers => "input and output differ in size (or type)",
+            ShapeFault::BatchOrDepth => "input and output batch (or depth) differ",
+            ShapeFault::OutputSpatial => {
+                "output height/width differ from what the window, padding, stride and dilation give"
+            }
+            ShapeFault::FilterLargerThanInput => "filter larger than the input",
+            ShapeFault::FilterChannels => "filter channels (or count) differ from output channels",
+            ShapeFault::FilterDepth => "input depth is not a multiple of the filter depth",
+            ShapeFault::Groups => "output channels not divisible into groups",
+            ShapeFault::FilterFirstDim => "filter's first dimension must be 1",
+            ShapeFault::DepthMultiplier => {
+                "output channels differ from input channels times depth_multiplier"
+            }
+            ShapeFault::OutputDepth => "output depth exceeds the filter's rows",
+            ShapeFault::Batches => "input size is not batches x accum depth",
+            ShapeFault::Channels => "bias (or filter) length differs from the output channels",
+            ShapeFault::RankDiffers => "inputs and output differ in rank",
+            ShapeFault::OffAxis => "inputs differ off the axis",
+            ShapeFault::AxisSum => "output axis is not the sum of the inputs'",
+            ShapeFault::NotBroadcastable => "input shapes do not broadcast",
+            ShapeFault::BroadcastShape => "output shape is not the broadcast shape",
+            ShapeFault::KeptDimensions => "output size is not the kept dimensions' size",
+            ShapeFault::PaddingsRows => "paddings must have one row per input dimension",
+            ShapeFault::NotPadded => "output is not the padded input",
+            ShapeFault::PermutationLength => "permutation length differs from the rank",
+            ShapeFault::NotPermutation => "not a permutation",
+            ShapeFault::NotPermuted => "output is not the permuted input",
+            ShapeFault::EmptyWindow => "a pooling window lies entirely in the padding",
+            ShapeFault::ExpSum => "sum of exponentials out of range",
+            _ => "",
+        }
+    }
+}
+
+impl fmt::Display for ShapeFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ShapeFault::Not4d(o) => message(f, "", Value::Operand(o), " must be 4-D"),
+            ShapeFault::TooFewDimensions { operand, min } => {
+                message(f, "", Value::Operand(operand), " must have at least ")?;
+                let s = if min == 1 {
+                    " dimension"
+                } else {
+                    " dimensions"
+                };
+                message(f, "", Value::Int(min.into()), s)
+            }
+            ShapeFault::AxisOutOfRange(a) => message(f, "axis ", Value::Int(a), " out of range"),
+            _ => f.write_str(self.text()),
         }
     }
 }
@@ -327,11 +809,7 @@ impl fmt::Display for LoadError {
             LoadError::Unsupported { what } => write!(f, "unsupported model: {what}"),
             LoadError::Operator { op, name, error } => {
                 write!(f, "operator {op} ({name}): ")?;
-                match error {
-                    KernelError::Unsupported { what, .. } => write!(f, "unsupported: {what}"),
-                    KernelError::Shape { what, .. } => write!(f, "shape mismatch: {what}"),
-                    e => write!(f, "{e}"),
-                }
+                error.fmt_reason(f)
             }
             LoadError::Plan { what, slot, tensor } => {
                 write!(f, "plan does not fit the model: {what} (slot {slot}")?;

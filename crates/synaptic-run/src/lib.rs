@@ -45,8 +45,12 @@
 //! quantization that TFLM would refuse at prepare time, or that this crate does not implement,
 //! is a [`KernelError`] naming the operator and what is missing, never a wrong answer. Kernels
 //! check the lengths of the slices they are given against the shapes and return
-//! [`KernelError::Length`] instead of panicking. The loader's own refusals (a model's values
-//! and data flow) are [`LoadError`]s ([`LoadError::Tensor`], [`LoadError::Graph`]).
+//! [`KernelError::Length`] instead of panicking. The reasons are typed, for a caller to
+//! `match` rather than parse: [`Unsupported`] and [`ShapeFault`] (`#[non_exhaustive]`, `Copy`,
+//! a byte of discriminant with the option value, zero point, axis or [`Operand`] concerned),
+//! and the slice of a length error is an [`Operand`]; each `Display` is one line. The loader's
+//! own refusals (a model's values and data flow) are [`LoadError`]s ([`LoadError::Tensor`],
+//! [`LoadError::Graph`]).
 //!
 //! ## Hostile models
 //!
@@ -110,7 +114,10 @@ pub mod ops;
 pub mod program;
 pub mod seeded;
 
-pub use error::{GraphFault, KernelError, LoadError, RunError, TensorFault};
+pub use error::{
+    GraphFault, KernelError, LoadError, Operand, RunError, ShapeFault, TensorFault, TensorTypes,
+    Unsupported,
+};
 pub use format::IoPlacement;
 pub use interpreter::{Interpreter, Memory, RunPlan};
 pub use math::{Activation, Padding, QuantParams};

@@ -1,6 +1,6 @@
 //! The runtime's limits and its one size rule, below everything that uses them.
 
-use crate::error::KernelError;
+use crate::error::{KernelError, ShapeFault};
 
 /// Most graph inputs plus outputs a model may have.
 pub const MAX_IO: usize = 8;
@@ -34,9 +34,6 @@ pub fn extent(shape: &[usize]) -> Option<usize> {
 /// Elements of a tensor of `shape`, or a shape error of `op` if its [`extent`] is beyond
 /// [`MAX_TENSOR_SIZE`] (the one size rule of every parameter constructor).
 pub fn size(op: &'static str, shape: &[usize]) -> Result<usize, KernelError> {
-    extent(shape).ok_or(KernelError::shape(
-        op,
-        "a tensor size overflows (over 2^31 - 1)",
-    ))?;
+    extent(shape).ok_or(KernelError::shape(op, ShapeFault::Overflow))?;
     Ok(shape.iter().product())
 }

@@ -11,7 +11,7 @@
 //! TFLM's order of operations, because a different order can change the last bit of a
 //! multiplier and so an output.
 
-use crate::error::KernelError;
+use crate::error::{KernelError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{
     one_over_one_plus_x_for_x_in_0_1, rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
 };
@@ -54,9 +54,20 @@ impl Activation {
             1 => Ok(Activation::Relu),
             2 => Ok(Activation::ReluN1To1),
             3 => Ok(Activation::Relu6),
-            4 => Err(KernelError::unsupported(op, "fused activation TANH")),
-            5 => Err(KernelError::unsupported(op, "fused activation SIGN_BIT")),
-            _ => Err(KernelError::unsupported(op, "unknown fused activation")),
+            _ => Err(KernelError::unsupported(
+                op,
+                Unsupported::FusedActivation(value),
+            )),
+        }
+    }
+
+    /// The schema's `ActivationFunctionType` value.
+    pub(crate) const fn to_tflite(self) -> i8 {
+        match self {
+            Activation::None => 0,
+            Activation::Relu => 1,
+            Activation::ReluN1To1 => 2,
+            Activation::Relu6 => 3,
         }
     }
 }
@@ -76,7 +87,7 @@ impl Padding {
         match value {
             0 => Ok(Padding::Same),
             1 => Ok(Padding::Valid),
-            _ => Err(KernelError::unsupported(op, "unknown padding")),
+            _ => Err(KernelError::unsupported(op, Unsupported::Padding(value))),
         }
     }
 }
@@ -185,10 +196,7 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
 pub fn requantization_multiplier(op: &'static str, real: f64) -> Result<(i32, i32), KernelError> {
     let (m, s) = quantize_multiplier(real);
     if !(real.is_finite() && real >= 0.0) || s > 31 {
-        return Err(KernelError::unsupported(
-            op,
-            "requantization multiplier not finite, negative or over 2^31",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::Multiplier));
     }
     Ok((m, s))
 }
@@ -199,10 +207,7 @@ pub fn quantize_multiplier_smaller_than_one_exp(
     real: f64,
 ) -> Result<(i32, i32), KernelError> {
     if !(real > 0.0 && real < 1.0) {
-        return Err(KernelError::unsupported(
-            op,
-            "requantization multiplier outside (0, 1)",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::Multiplier));
     }
     Ok(quantize_multiplier(real))
 }
@@ -213,10 +218,7 @@ pub fn quantize_multiplier_greater_than_one(
     real: f64,
 ) -> Result<(i32, i32), KernelError> {
     if real.is_nan() || real <= 1.0 {
-        return Err(KernelError::unsupported(
-            op,
-            "input scaling multiplier must be greater than one",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::InputScale));
     }
     Ok(quantize_multiplier(real))
 }
@@ -354,12 +356,9 @@ pub fn per_channel_multipliers(
     shifts: &mut [i32],
 ) -> Result<(), KernelError> {
     let channels = multipliers.len();
-    KernelError::check_len(op, "shift table", channels, shifts.len())?;
+    KernelError::check_len(op, Operand::Shifts, channels, shifts.len())?;
     if filter_scales.len() != 1 && filter_scales.len() != channels {
-        return Err(KernelError::unsupported(
-            op,
-            "filter quantization must have one scale or one per output channel",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::FilterScales));
     }
     for i in 0..channels {
         let scale = if filter_scales.len() == 1 {
@@ -378,15 +377,13 @@ pub fn per_channel_multipliers(
 /// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`; refused
 /// where TFLM's `int` arithmetic would overflow.
 fn quantize_value(op: &'static str, q: QuantParams, f: f32) -> Result<i32, KernelError> {
-    const OVERFLOW: &str = "activation bound overflows int32 at this output scale";
+    let overflow = KernelError::unsupported(op, Unsupported::ActivationOverflow);
     let tmp = round_f32(f / q.scale);
     // `i32::MAX as f32` is 2^31, which does not fit either.
     if !(tmp >= i32::MIN as f32 && tmp < i32::MAX as f32) {
-        return Err(KernelError::unsupported(op, OVERFLOW));
+        return Err(overflow);
     }
-    q.zero_point
-        .checked_add(tmp as i32)
-        .ok_or(KernelError::unsupported(op, OVERFLOW))
+    q.zero_point.checked_add(tmp as i32).ok_or(overflow)
 }
 
 /// `CalculateActivationRangeQuantized`: the clamp `[min, max]` of a fused activation for an
@@ -415,7 +412,7 @@ pub fn activation_range(
     if min > max {
         return Err(KernelError::unsupported(
             op,
-            "empty activation range (the output zero point or scale is out of range)",
+            Unsupported::EmptyActivationRange,
         ));
     }
     Ok((min, max))
@@ -434,7 +431,7 @@ pub fn zero_point_in(
     } else {
         Err(KernelError::unsupported(
             op,
-            "zero point outside the range of the tensor's type",
+            Unsupported::ZeroPoint(q.zero_point),
         ))
     }
 }
@@ -524,16 +521,10 @@ pub fn compute_padding(
     dilation: usize,
 ) -> Result<(usize, usize), KernelError> {
     if filter_size == 0 || stride == 0 || dilation == 0 {
-        return Err(KernelError::unsupported(
-            op,
-            "stride, dilation and filter size must be positive",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::WindowNotPositive));
     }
     const INT_MAX: i64 = i32::MAX as i64;
-    let too_large = KernelError::unsupported(
-        op,
-        "stride, dilation or filter size too large (the window extent overflows int32)",
-    );
+    let too_large = KernelError::unsupported(op, Unsupported::WindowExtent);
     let as_int = |v: usize| i64::try_from(v).ok().filter(|&v| v <= INT_MAX);
     let (Some(in_size_i), Some(f), Some(stride_i), Some(d)) = (
         as_int(in_size),
@@ -552,7 +543,7 @@ pub fn compute_padding(
         Padding::Valid => (in_size_i + stride_i - effective) / stride_i,
     };
     if out < 0 {
-        return Err(KernelError::shape(op, "filter larger than the input"));
+        return Err(KernelError::shape(op, ShapeFault::FilterLargerThanInput));
     }
     if (out - 1).max(0) * stride_i + effective > INT_MAX {
         return Err(too_large);

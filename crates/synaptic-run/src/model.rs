@@ -6,7 +6,7 @@
 use synaptic_mem::DType;
 use synaptic_tflite::{Model, SubGraph, TensorType};
 
-use crate::error::{GraphFault, KernelError, LoadError, TensorFault};
+use crate::error::{GraphFault, KernelError, LoadError, Operand, TensorFault, Unsupported};
 use crate::limits::{extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_TENSOR_SIZE};
 use crate::math::QuantParams;
 
@@ -259,32 +259,32 @@ pub(crate) fn op_view<'m>(
     let op = sg.operator(index)?;
     let c = model.operator_code(op.opcode_index()? as usize)?;
     let name = synaptic_tflite::builtin_name(c.builtin).unwrap_or("UNKNOWN");
-    let err = |what| LoadError::Operator {
+    let err = |reason| LoadError::Operator {
         op: index,
         name,
-        error: KernelError::unsupported(name, what),
+        error: KernelError::unsupported(name, reason),
     };
     let ins = op.inputs()?;
     if ins.len() > MAX_OP_INPUTS {
-        return Err(err("more than 16 inputs"));
+        return Err(err(Unsupported::TooManyInputs));
     }
     let mut inputs = [-1i32; MAX_OP_INPUTS];
     for (k, v) in ins.iter().enumerate() {
         if v < -1 || (v >= 0 && v as usize >= n_tensors) {
-            return Err(err("an input tensor index out of range"));
+            return Err(err(Unsupported::TensorIndex(Operand::Input(k as u8))));
         }
         inputs[k] = v;
     }
     let outs = op.outputs()?;
     if outs.len() != 1 {
-        return Err(err("operators with other than one output"));
+        return Err(err(Unsupported::OutputCount));
     }
     let output = match outs.get(0) {
         Some(v) if v >= 0 && (v as usize) < n_tensors => v as usize,
-        _ => return Err(err("an output tensor index out of range")),
+        _ => return Err(err(Unsupported::TensorIndex(Operand::Output))),
     };
     if inputs[..ins.len()].contains(&(output as i32)) {
-        return Err(err("an output that is also an input"));
+        return Err(err(Unsupported::OutputIsInput));
     }
     Ok(OpView {
         code: c.builtin,

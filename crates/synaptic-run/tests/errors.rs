@@ -1,45 +1,61 @@
-//! Unsupported options, types and quantizations are errors that name the operator and what is
-//! missing, never a wrong answer; bad slice lengths are errors, never panics.
+//! Unsupported options, types and quantizations are errors that name the operator and a typed
+//! reason a caller can match ([`Unsupported`], [`ShapeFault`]), never a wrong answer; bad slice
+//! lengths are errors naming the slice ([`Operand`]), never panics. The tests match variants;
+//! one checks that every reason's message is one line that says what is wrong.
 
 use synaptic_run::ops::{
     add, concatenation, conv_2d, depthwise_conv_2d, fully_connected, logistic,
 };
 use synaptic_run::ops::{mean, pool_2d, softmax};
 use synaptic_run::{Activation, KernelError, Padding, QuantParams};
+use synaptic_run::{Operand, ShapeFault, TensorTypes, Unsupported};
 
 const Q: QuantParams = QuantParams::new(0.05, 3);
 const OUT_SOFTMAX: QuantParams = QuantParams::new(1.0 / 256.0, -128);
 
-fn text(e: KernelError) -> String {
-    e.to_string()
+const fn unsupported(op: &'static str, reason: Unsupported) -> KernelError {
+    KernelError::unsupported(op, reason)
+}
+
+const fn shape(op: &'static str, reason: ShapeFault) -> KernelError {
+    KernelError::shape(op, reason)
 }
 
 #[test]
 fn fused_activations_tanh_and_sign_bit_are_refused() {
     assert_eq!(
-        text(Activation::from_tflite("CONV_2D", 4).unwrap_err()),
-        "CONV_2D: unsupported: fused activation TANH"
+        Activation::from_tflite("CONV_2D", 4),
+        Err(unsupported("CONV_2D", Unsupported::FusedActivation(4)))
     );
-    assert!(text(Activation::from_tflite("ADD", 5).unwrap_err()).contains("SIGN_BIT"));
-    assert!(Padding::from_tflite("CONV_2D", 2).is_err());
+    assert_eq!(
+        Activation::from_tflite("ADD", 5),
+        Err(unsupported("ADD", Unsupported::FusedActivation(5)))
+    );
+    assert_eq!(
+        Padding::from_tflite("CONV_2D", 2),
+        Err(unsupported("CONV_2D", Unsupported::Padding(2)))
+    );
 }
 
 #[test]
 fn softmax_output_quantization_is_checked() {
     let e = softmax::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(1.0 / 256.0, 0));
     assert_eq!(
-        text(e.unwrap_err()),
-        "SOFTMAX: unsupported: int8 output zero point must be -128"
+        e.unwrap_err(),
+        unsupported("SOFTMAX", Unsupported::OutputZeroPoint(0))
     );
     let e = softmax::SoftmaxParams::new(1.0, &[1, 10], Q, QuantParams::new(0.004, -128));
-    assert!(text(e.unwrap_err()).contains("1/256"));
+    assert_eq!(
+        e.unwrap_err(),
+        unsupported("SOFTMAX", Unsupported::OutputScale)
+    );
     assert!(softmax::SoftmaxParams::new(1.0, &[1, 10], Q, OUT_SOFTMAX).is_ok());
 }
 
 #[test]
 fn logistic_output_zero_point_is_checked() {
-    let e = logistic::LogisticParams::new(Q, QuantParams::new(1.0 / 256.0, 0)).unwrap_err();
-    assert!(text(e).starts_with("LOGISTIC: unsupported"));
+    let e = logistic::LogisticParams::new(Q, QuantParams::new(1.0 / 256.0, 3)).unwrap_err();
+    assert_eq!(e, unsupported("LOGISTIC", Unsupported::OutputZeroPoint(3)));
 }
 
 #[test]
@@ -59,8 +75,8 @@ fn fully_connected_shuffled_weights_are_refused() {
         Q,
     );
     assert_eq!(
-        text(e.unwrap_err()),
-        "FULLY_CONNECTED: unsupported: shuffled weights format"
+        e.unwrap_err(),
+        unsupported("FULLY_CONNECTED", Unsupported::WeightsFormat(1))
     );
 }
 
@@ -82,7 +98,10 @@ fn pooling_requires_equal_quantization() {
         Q,
         QuantParams::new(0.1, 3),
     );
-    assert!(text(e.unwrap_err()).contains("input and output quantization must be equal"));
+    assert_eq!(
+        e.unwrap_err(),
+        unsupported("MAX_POOL_2D", Unsupported::QuantizationDiffers)
+    );
 }
 
 #[test]
@@ -91,8 +110,8 @@ fn concatenation_with_activation_or_requantization_is_refused() {
     let e =
         concatenation::ConcatParams::new(1, Activation::Relu, &shapes, &[1, 5], &[Q, Q], Some(Q));
     assert_eq!(
-        text(e.unwrap_err()),
-        "CONCATENATION: unsupported: fused activation"
+        e.unwrap_err(),
+        unsupported("CONCATENATION", Unsupported::FusedActivation(1))
     );
     let other = QuantParams::new(0.06, 3);
     let e = concatenation::ConcatParams::new(
@@ -103,7 +122,10 @@ fn concatenation_with_activation_or_requantization_is_refused() {
         &[Q, other],
         Some(Q),
     );
-    assert!(text(e.unwrap_err()).contains("quantized differently"));
+    assert_eq!(
+        e.unwrap_err(),
+        unsupported("CONCATENATION", Unsupported::QuantizationDiffers)
+    );
 }
 
 #[test]
@@ -118,13 +140,16 @@ fn convolution_shapes_are_checked() {
     };
     // 3x3 VALID on 5x5 gives 3x3, not 4x4.
     let e = conv_2d::ConvParams::conv2d(&opts, &[1, 5, 5, 2], &[4, 3, 3, 2], &[1, 4, 4, 4], Q, Q);
-    assert!(matches!(e, Err(KernelError::Shape { op: "CONV_2D", .. })));
+    assert_eq!(e.unwrap_err(), shape("CONV_2D", ShapeFault::OutputSpatial));
     let dw = depthwise_conv_2d::DepthwiseOptions {
         conv: opts,
         depth_multiplier: 2,
     };
     let e = conv_2d::ConvParams::depthwise(&dw, &[1, 5, 5, 2], &[1, 3, 3, 6], &[1, 3, 3, 6], Q, Q);
-    assert!(text(e.unwrap_err()).contains("depth_multiplier"));
+    assert_eq!(
+        e.unwrap_err(),
+        shape("DEPTHWISE_CONV_2D", ShapeFault::DepthMultiplier)
+    );
     let zero_stride = conv_2d::ConvOptions {
         stride_h: 0,
         ..opts
@@ -137,7 +162,10 @@ fn convolution_shapes_are_checked() {
         Q,
         Q,
     );
-    assert!(text(e.unwrap_err()).contains("stride"));
+    assert_eq!(
+        e.unwrap_err(),
+        unsupported("CONV_2D", Unsupported::WindowNotPositive)
+    );
 }
 
 #[test]
@@ -165,8 +193,13 @@ fn kernels_check_slice_lengths() {
     )
     .unwrap_err();
     assert_eq!(
-        e.to_string(),
-        "CONV_2D: output has 17 elements, its shape needs 18"
+        e,
+        KernelError::Length {
+            op: "CONV_2D",
+            operand: Operand::Output,
+            expected: 18,
+            got: 17
+        }
     );
     let e = conv_2d::conv2d(
         &p,
@@ -178,13 +211,116 @@ fn kernels_check_slice_lengths() {
         &mut [0; 18],
     )
     .unwrap_err();
-    assert!(e.to_string().contains("multiplier table"));
+    assert!(matches!(
+        e,
+        KernelError::Length {
+            operand: Operand::Multipliers,
+            expected: 2,
+            got: 1,
+            ..
+        }
+    ));
 
     let ap = add::AddParams::new(Activation::None, &[4], &[4], &[4], Q, Q, Q).unwrap();
-    assert!(add::add(&ap, &[0i8; 4], &[0i8; 3], &mut [0; 4]).is_err());
+    assert!(matches!(
+        add::add(&ap, &[0i8; 4], &[0i8; 3], &mut [0; 4]),
+        Err(KernelError::Length {
+            op: "ADD",
+            operand: Operand::Input(1),
+            ..
+        })
+    ));
     let e = add::AddParams::new(Activation::None, &[4], &[3], &[4], Q, Q, Q).unwrap_err();
-    assert!(e.to_string().contains("do not broadcast"));
+    assert_eq!(e, shape("ADD", ShapeFault::NotBroadcastable));
 
-    let mp = mean::MeanParams::new(&[2, 3], &[5], &[2], Q, Q);
-    assert!(mp.unwrap_err().to_string().contains("axis out of range"));
+    let mp = mean::MeanParams::new(&[2, 3], &[5], &[2], Q, Q).map(|_| ());
+    assert_eq!(mp, Err(shape("MEAN", ShapeFault::AxisOutOfRange(5))));
+}
+
+/// Every group of reasons: its message is one line, names the operator and says what is wrong
+/// (the key fact: the option value, the operand, the expected types).
+#[test]
+fn every_reason_displays_one_line_with_the_key_fact() {
+    use {Operand as O, ShapeFault as S, Unsupported as U};
+    let u = |reason| unsupported("OP", reason);
+    let s = |reason| shape("OP", reason);
+    let cases = [
+        // Options, with their value.
+        (u(U::FusedActivation(5)), "fused activation SIGN_BIT"),
+        (u(U::FusedActivation(9)), "fused activation 9 (unknown)"),
+        (u(U::Padding(3)), "padding 3 (unknown)"),
+        (u(U::WeightsFormat(1)), "shuffled weights format"),
+        (u(U::WindowNotPositive), "must be positive"),
+        // Operands: which one, and what it must be.
+        (
+            u(U::TensorType {
+                operand: O::Filter,
+                expected: TensorTypes::Int8,
+            }),
+            "filter of a type other than int8",
+        ),
+        (u(U::NotConstant(O::Axes)), "axes is not a constant"),
+        (u(U::Constant(O::Output)), "output is a constant"),
+        (u(U::TooManyValues(O::Paddings)), "paddings: more"),
+        (u(U::MissingInput(1)), "input 1 is missing"),
+        (u(U::TensorIndex(O::Input(2))), "input 2: tensor index"),
+        // Quantization, with the value where there is one.
+        (u(U::OutputZeroPoint(3)), "zero point 3, must be -128"),
+        (u(U::ZeroPoint(200)), "zero point 200 outside"),
+        (u(U::FilterScales), "one per output channel"),
+        (u(U::Multiplier), "requantization multiplier"),
+        // The program and in-place execution.
+        (u(U::ProgramMismatch), "differs from load"),
+        (u(U::BackwardExecution), "backward execution"),
+        (u(U::UnsafeOverlap), "safe overlap"),
+        // Shapes.
+        (s(S::Not4d(O::Input(0))), "input 0 must be 4-D"),
+        (
+            s(S::TooFewDimensions {
+                operand: O::Filter,
+                min: 2,
+            }),
+            "filter must have at least 2 dimensions",
+        ),
+        (s(S::AxisOutOfRange(-7)), "axis -7 out of range"),
+        (s(S::NotBroadcastable), "do not broadcast"),
+        (s(S::Overflow), "overflows"),
+        (s(S::EmptyWindow), "entirely in the padding"),
+        // Lengths.
+        (
+            KernelError::Length {
+                op: "OP",
+                operand: O::Filter,
+                expected: 8,
+                got: 7,
+            },
+            "filter has 7 elements, its shape needs 8",
+        ),
+    ];
+    for (e, fact) in cases {
+        let text = e.to_string();
+        assert!(text.starts_with("OP: "), "{text}");
+        assert!(
+            !text.contains('\n') && text.contains(fact),
+            "{text:?} lacks {fact:?}"
+        );
+    }
+    assert_eq!(
+        unsupported("CONV_2D", U::FusedActivation(4)).to_string(),
+        "CONV_2D: unsupported: fused activation TANH"
+    );
+    assert_eq!(
+        shape("ADD", S::BroadcastShape).to_string(),
+        "ADD: shape mismatch: output shape is not the broadcast shape"
+    );
+}
+
+/// The reasons stay small on a device: a byte of discriminant and at most an `i32` payload.
+#[test]
+fn reasons_are_small() {
+    use core::mem::size_of;
+    assert_eq!(size_of::<Operand>(), 2);
+    assert_eq!(size_of::<TensorTypes>(), 1);
+    assert!(size_of::<Unsupported>() <= 8);
+    assert!(size_of::<ShapeFault>() <= 8);
 }

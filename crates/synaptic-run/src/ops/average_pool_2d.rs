@@ -6,10 +6,10 @@ use synaptic_tflite::code;
 
 use super::common::offset4;
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
-use super::pool_2d::{average, contract, PoolF32Params, PoolParams, EMPTY_WINDOW};
+use super::pool_2d::{average, contract, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, ShapeFault};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::AVERAGE_POOL_2D];
@@ -39,7 +39,7 @@ pub fn average_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(
         }
     });
     if empty {
-        return Err(KernelError::shape(OP, EMPTY_WINDOW));
+        return Err(KernelError::shape(OP, ShapeFault::EmptyWindow));
     }
     Ok(())
 }
@@ -57,7 +57,7 @@ pub fn average_pool_in_place(
         let (ys, xs) = p.window_at(oy, ox);
         let count = (ys.len() * xs.len()) as i32;
         if count == 0 && depth > 0 {
-            return Err(KernelError::shape(OP, EMPTY_WINDOW));
+            return Err(KernelError::shape(OP, ShapeFault::EmptyWindow));
         }
         for c in ordered(depth, at.direction) {
             let mut acc: i32 = 0;
@@ -103,7 +103,7 @@ pub fn average_pool_f32(
         }
     });
     if empty {
-        return Err(KernelError::shape(OP, EMPTY_WINDOW));
+        return Err(KernelError::shape(OP, ShapeFault::EmptyWindow));
     }
     Ok(())
 }

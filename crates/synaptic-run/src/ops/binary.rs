@@ -13,7 +13,7 @@ use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::format::codec::Words;
 use crate::math::Activation;
 use crate::model::TInfo;
@@ -66,13 +66,10 @@ impl Broadcast {
             } else if pb[i] == 1 || pb[i] == pa[i] {
                 pa[i]
             } else {
-                return Err(KernelError::shape(op, "input shapes do not broadcast"));
+                return Err(KernelError::shape(op, ShapeFault::NotBroadcastable));
             };
             if want != po[i] {
-                return Err(KernelError::shape(
-                    op,
-                    "output shape is not the broadcast shape",
-                ));
+                return Err(KernelError::shape(op, ShapeFault::BroadcastShape));
             }
         }
         Ok(Broadcast {
@@ -152,9 +149,9 @@ impl Broadcast {
         output: &mut [U],
         f: impl Fn(T, T2) -> U,
     ) -> Result<(), KernelError> {
-        KernelError::check_len(op, "input 1", self.sizes[0], in1.len())?;
-        KernelError::check_len(op, "input 2", self.sizes[1], in2.len())?;
-        KernelError::check_len(op, "output", self.sizes[2], output.len())?;
+        KernelError::check_len(op, Operand::Input(0), self.sizes[0], in1.len())?;
+        KernelError::check_len(op, Operand::Input(1), self.sizes[1], in2.len())?;
+        KernelError::check_len(op, Operand::Output, self.sizes[2], output.len())?;
         if self.same {
             for ((o, &a), &b) in output.iter_mut().zip(in1).zip(in2) {
                 *o = f(a, b);
@@ -216,20 +213,17 @@ pub fn run_in_place<P: Elementwise, T: Int8>(
 ) -> Result<(), KernelError> {
     let (op, bc) = (P::NAME, p.broadcast());
     if which > 1 || !bc.full(which) {
-        return Err(KernelError::unsupported(
-            op,
-            "overlap with an input that is broadcast (no contract)",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::BroadcastOverlap));
     }
     let [n1, n2, n] = bc.sizes();
+    let o = 1 - which;
     KernelError::check_len(
         op,
-        "other input",
+        Operand::Input(o as u8),
         if which == 0 { n2 } else { n1 },
         other.len(),
     )?;
     check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
-    let o = 1 - which;
     drive::<1>(buf, at.output, n, at.direction, |buf, j| {
         let mine = i32::from(x8(buf, at.input, j));
         let theirs = other[bc.index(o, j)].value();
@@ -292,9 +286,9 @@ pub fn run_f32<P: ElementwiseF32>(
 ) -> Result<(), KernelError> {
     let bc = p.broadcast();
     let [n1, n2, n] = bc.sizes();
-    KernelError::check_len(P::NAME, "input 1", n1, in1.len() / 4)?;
-    KernelError::check_len(P::NAME, "input 2", n2, in2.len() / 4)?;
-    KernelError::check_len(P::NAME, "output", n, output.len())?;
+    KernelError::check_len(P::NAME, Operand::Input(0), n1, in1.len() / 4)?;
+    KernelError::check_len(P::NAME, Operand::Input(1), n2, in2.len() / 4)?;
+    KernelError::check_len(P::NAME, Operand::Output, n, output.len())?;
     let (a, b) = (LeF32(in1), LeF32(in2));
     bc.for_each_pair(|j, i1, i2| output[j] = p.value(a.at(i1), b.at(i2)));
     Ok(())
@@ -325,14 +319,14 @@ impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
         if k > 1 || !bc.full(k) {
             return Err(KernelError::unsupported(
                 P::NAME,
-                "overlap with an input that is broadcast (no contract)",
+                Unsupported::BroadcastOverlap,
             ));
         }
         let theirs = LeF32(io.bytes(1 - k));
         let [n1, n2, n] = bc.sizes();
         KernelError::check_len(
             P::NAME,
-            "other input",
+            Operand::Input(1 - k as u8),
             if k == 0 { n2 } else { n1 },
             theirs.count(),
         )?;
@@ -357,15 +351,18 @@ impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
 pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), LoadError> {
     cx.inputs(2, 2)?;
     let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for t in [&a, &b] {
+    for (k, t) in [&a, &b].into_iter().enumerate() {
         if t.ty != TensorType::Float32 {
-            return Err(cx.unsupported("only float32 inputs"));
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(k as u8),
+                expected: TensorTypes::Float32,
+            }));
         }
         if !t.data.is_empty() {
-            cx.constant(t, "")?;
+            cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.activation_of(&out, TensorType::Float32)?;
+    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
     let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
     let bc = Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
     Ok((FloatRange::new(ac), bc))
@@ -390,15 +387,18 @@ pub(crate) fn prepare<'m>(
 ) -> Result<(Activation, TInfo<'m>, TInfo<'m>, TInfo<'m>), LoadError> {
     cx.inputs(2, 2)?;
     let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for t in [&a, &b] {
+    for (k, t) in [&a, &b].into_iter().enumerate() {
         if t.ty != TensorType::Int8 {
-            return Err(cx.unsupported("only int8 inputs"));
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(k as u8),
+                expected: TensorTypes::Int8,
+            }));
         }
         if !t.data.is_empty() {
-            cx.constant(t, "")?;
+            cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&out, Operand::Output)?;
     cx.quantized(&[&a, &b, &out])?;
     let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
     Ok((ac, a, b, out))

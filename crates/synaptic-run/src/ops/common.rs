@@ -3,7 +3,7 @@
 //! bytes ([`Int8`] over `u8`), int32 biases from little-endian bytes ([`LeI32`]) and write int8
 //! outputs into a buffer an overlapped kernel shares ([`Int8Out`]).
 
-use crate::error::KernelError;
+use crate::error::{KernelError, Operand, ShapeFault, Unsupported};
 pub use crate::limits::{size, MAX_DIMS};
 
 /// A tensor shape of up to [`MAX_DIMS`] dimensions, stored inline (no allocation).
@@ -17,10 +17,7 @@ impl Dims {
     /// The shape `shape`; more than [`MAX_DIMS`] dimensions is an error of operator `op`.
     pub fn new(op: &'static str, shape: &[usize]) -> Result<Self, KernelError> {
         if shape.len() > MAX_DIMS {
-            return Err(KernelError::unsupported(
-                op,
-                "tensor of more than 6 dimensions",
-            ));
+            return Err(KernelError::unsupported(op, Unsupported::Rank));
         }
         size(op, shape)?;
         let mut dims = [1; MAX_DIMS];
@@ -55,13 +52,25 @@ impl Dims {
 /// A 4-D shape `[batch, height, width, channels]` from a slice, or a shape error.
 pub(crate) fn nhwc(
     op: &'static str,
-    what: &'static str,
+    operand: Operand,
     shape: &[usize],
 ) -> Result<[usize; 4], KernelError> {
     match shape {
         [n, h, w, c] => Ok([*n, *h, *w, *c]),
-        _ => Err(KernelError::shape(op, what)),
+        _ => Err(KernelError::shape(op, ShapeFault::Not4d(operand))),
     }
+}
+
+/// Checks the input and output slices of a 4-D kernel (convolution, pooling) against their
+/// shapes.
+pub(crate) fn check_nhwc_io(
+    op: &'static str,
+    (input_shape, input): (&[usize; 4], usize),
+    (output_shape, output): (&[usize; 4], usize),
+) -> Result<(), KernelError> {
+    let elems = |s: &[usize; 4]| s.iter().product();
+    KernelError::check_len(op, Operand::Input(0), elems(input_shape), input)?;
+    KernelError::check_len(op, Operand::Output, elems(output_shape), output)
 }
 
 /// `Offset(shape, i0, i1, i2, i3)` of a 4-D row-major tensor.

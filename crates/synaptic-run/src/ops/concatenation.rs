@@ -7,7 +7,7 @@ use synaptic_tflite::{code, TensorType};
 
 use super::common::MAX_DIMS;
 use super::{Kernel, Operands, Prep, Prepared};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::limits::{size, MAX_OP_INPUTS};
 use crate::math::{Activation, QuantParams};
 
@@ -41,34 +41,35 @@ impl ConcatParams {
     ) -> Result<Self, KernelError> {
         const OP: &str = "CONCATENATION";
         if activation != Activation::None {
-            return Err(KernelError::unsupported(OP, "fused activation"));
+            return Err(KernelError::unsupported(
+                OP,
+                Unsupported::FusedActivation(activation.to_tflite()),
+            ));
         }
         let rank = output_shape.len() as i32;
+        let given = axis;
         let axis = if axis < 0 { axis + rank } else { axis };
         if axis < 0 || axis >= rank {
-            return Err(KernelError::shape(OP, "axis out of range"));
+            return Err(KernelError::shape(OP, ShapeFault::AxisOutOfRange(given)));
         }
         let axis = axis as usize;
         size(OP, output_shape)?;
         let mut along = 0usize;
         for s in input_shapes {
             if s.len() != output_shape.len() {
-                return Err(KernelError::shape(OP, "inputs and output differ in rank"));
+                return Err(KernelError::shape(OP, ShapeFault::RankDiffers));
             }
             for (i, (&a, &b)) in s.iter().zip(output_shape).enumerate() {
                 if i != axis && a != b {
-                    return Err(KernelError::shape(OP, "inputs differ off the axis"));
+                    return Err(KernelError::shape(OP, ShapeFault::OffAxis));
                 }
             }
             along = along
                 .checked_add(s[axis])
-                .ok_or(KernelError::shape(OP, "axis sizes overflow"))?;
+                .ok_or(KernelError::shape(OP, ShapeFault::Overflow))?;
         }
         if along != output_shape[axis] {
-            return Err(KernelError::shape(
-                OP,
-                "output axis is not the sum of the inputs'",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::AxisSum));
         }
         if let Some(out) = output {
             if quants
@@ -77,7 +78,7 @@ impl ConcatParams {
             {
                 return Err(KernelError::unsupported(
                     OP,
-                    "inputs quantized differently from the output",
+                    Unsupported::QuantizationDiffers,
                 ));
             }
         }
@@ -100,10 +101,7 @@ impl ConcatParams {
         let scale = |n: usize| {
             n.checked_mul(bytes)
                 .filter(|&b| b <= crate::limits::MAX_TENSOR_SIZE)
-                .ok_or(KernelError::shape(
-                    "CONCATENATION",
-                    "a tensor size overflows",
-                ))
+                .ok_or(KernelError::shape("CONCATENATION", ShapeFault::Overflow))
         };
         Ok(ConcatParams {
             inner: scale(self.inner)?,
@@ -121,11 +119,12 @@ pub fn concatenation<T: Copy>(
     output: &mut [T],
 ) -> Result<(), KernelError> {
     const OP: &str = "CONCATENATION";
-    KernelError::check_len(OP, "output", p.output_len, output.len())?;
-    KernelError::check_len(OP, "axis sizes", inputs.len(), axis_sizes.len())?;
-    for (x, &n) in inputs.iter().zip(axis_sizes) {
+    KernelError::check_len(OP, Operand::Output, p.output_len, output.len())?;
+    KernelError::check_len(OP, Operand::AxisSizes, inputs.len(), axis_sizes.len())?;
+    for (k, (x, &n)) in inputs.iter().zip(axis_sizes).enumerate() {
         let expected = p.outer.checked_mul(n).and_then(|v| v.checked_mul(p.inner));
-        KernelError::check_len(OP, "input", expected.unwrap_or(usize::MAX), x.len())?;
+        let input = Operand::Input(k as u8);
+        KernelError::check_len(OP, input, expected.unwrap_or(usize::MAX), x.len())?;
     }
     let mut off = 0;
     for o in 0..p.outer {
@@ -149,8 +148,14 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let mut quants = [QuantParams::new(0.0, 0); MAX_OP_INPUTS];
     for k in 0..n {
         let t = cx.input(k)?;
-        if t.ty != out.ty || !t.data.is_empty() {
-            return Err(cx.unsupported("inputs must be activations of the output's type"));
+        if t.ty != out.ty {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(k as u8),
+                expected: TensorTypes::OutputType,
+            }));
+        }
+        if !t.data.is_empty() {
+            return Err(cx.unsupported(Unsupported::Constant(Operand::Input(k as u8))));
         }
         shapes[k] = t.dims;
         ranks[k] = t.rank;
@@ -162,7 +167,10 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     let quantized = out.ty == TensorType::Int8;
     if !quantized && out.ty != TensorType::Float32 && out.ty != TensorType::Int32 {
-        return Err(cx.unsupported("only int8, int32 and float32 tensors"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Output,
+            expected: TensorTypes::Int8Int32OrFloat32,
+        }));
     }
     let p = ConcatParams::new(
         axis,

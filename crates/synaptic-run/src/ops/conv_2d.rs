@@ -17,14 +17,13 @@
 
 use synaptic_tflite::{code, TensorType};
 
-use super::common::{nhwc, offset4, size, Int32s, Int8};
+use super::common::{check_nhwc_io, nhwc, offset4, size, Int32s, Int8};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
-use super::prep::HYBRID;
 use super::tables::Table;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Channels, Contract, Window};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
 };
@@ -110,13 +109,10 @@ pub(crate) fn spatial(
         opts.dilation_w,
     )?;
     if out_h != output_shape[1] || out_w != output_shape[2] {
-        return Err(KernelError::shape(
-            op,
-            "output height/width differ from what padding, stride and dilation give",
-        ));
+        return Err(KernelError::shape(op, ShapeFault::OutputSpatial));
     }
     if input_shape[0] != output_shape[0] {
-        return Err(KernelError::shape(op, "input and output batch differ"));
+        return Err(KernelError::shape(op, ShapeFault::BatchOrDepth));
     }
     Ok((pad_h, pad_w))
 }
@@ -133,30 +129,21 @@ impl ConvParams {
         output: QuantParams,
     ) -> Result<Self, KernelError> {
         const OP: &str = "CONV_2D";
-        let i = nhwc(OP, "input must be 4-D", input_shape)?;
-        let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
-        let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        let i = nhwc(OP, Operand::Input(0), input_shape)?;
+        let f = nhwc(OP, Operand::Filter, filter_shape)?;
+        let o = nhwc(OP, Operand::Output, output_shape)?;
         for s in [&i, &f, &o] {
             size(OP, s)?;
         }
         if f[0] != o[3] {
-            return Err(KernelError::shape(
-                OP,
-                "filter count differs from output channels",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::FilterChannels));
         }
         if f[3] == 0 || i[3] % f[3] != 0 {
-            return Err(KernelError::shape(
-                OP,
-                "input depth is not a multiple of the filter depth",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::FilterDepth));
         }
         let groups = i[3] / f[3];
         if groups == 0 || o[3] % groups != 0 {
-            return Err(KernelError::shape(
-                OP,
-                "output channels not divisible into groups",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::Groups));
         }
         let (pad_h, pad_w) = spatial(OP, opts, &i, (f[1], f[2]), &o)?;
         let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
@@ -194,24 +181,11 @@ impl ConvParams {
         bias: Option<&B>,
         output: &[i8],
     ) -> Result<(), KernelError> {
-        let channels = self.output_shape[3];
-        KernelError::check_len(op, "multiplier table", channels, multipliers.count())?;
-        KernelError::check_len(op, "shift table", channels, shifts.count())?;
-        KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
-        KernelError::check_len(
+        check_tables(op, self, multipliers, shifts, filter, bias)?;
+        check_nhwc_io(
             op,
-            "filter",
-            self.filter_shape.iter().product(),
-            filter.len(),
-        )?;
-        if let Some(b) = bias {
-            KernelError::check_len(op, "bias", channels, b.count())?;
-        }
-        KernelError::check_len(
-            op,
-            "output",
-            self.output_shape.iter().product(),
-            output.len(),
+            (&self.input_shape, input.len()),
+            (&self.output_shape, output.len()),
         )
     }
 }
@@ -379,11 +353,16 @@ pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     bias: Option<&B>,
 ) -> Result<(), KernelError> {
     let channels = p.output_shape[3];
-    KernelError::check_len(op, "multiplier table", channels, multipliers.count())?;
-    KernelError::check_len(op, "shift table", channels, shifts.count())?;
-    KernelError::check_len(op, "filter", p.filter_shape.iter().product(), filter.len())?;
+    KernelError::check_len(op, Operand::Multipliers, channels, multipliers.count())?;
+    KernelError::check_len(op, Operand::Shifts, channels, shifts.count())?;
+    KernelError::check_len(
+        op,
+        Operand::Filter,
+        p.filter_shape.iter().product(),
+        filter.len(),
+    )?;
     if let Some(b) = bias {
-        KernelError::check_len(op, "bias", channels, b.count())?;
+        KernelError::check_len(op, Operand::Bias, channels, b.count())?;
     }
     Ok(())
 }
@@ -523,12 +502,15 @@ pub(crate) fn prepare_conv<'m>(
 ) -> Result<(ConvParams, Table<'m>), LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if w.ty != TensorType::Int8 {
-        return Err(cx.unsupported("only int8 filters"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Filter,
+            expected: TensorTypes::Int8,
+        }));
     }
-    cx.constant(&w, "a non-constant filter")?;
+    cx.constant(&w, Operand::Filter)?;
     cx.quantized(&[&x, &out])?;
     let p = conv_params(
         cx,
@@ -564,12 +546,12 @@ pub(crate) fn prepare_conv_f32(
 ) -> Result<ConvF32Params, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.activation_of(&x, TensorType::Float32)?;
-    cx.activation_of(&out, TensorType::Float32)?;
+    cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
     if w.ty != TensorType::Float32 {
-        return Err(cx.unsupported(HYBRID));
+        return Err(cx.unsupported(Unsupported::Hybrid));
     }
-    cx.constant(&w, "a non-constant filter")?;
+    cx.constant(&w, Operand::Filter)?;
     // The geometry checks of the int8 kernels, with a unit quantization (unused).
     let unit = QuantParams::new(1.0, 0);
     let conv = conv_params(
@@ -610,17 +592,27 @@ pub(crate) fn check_f32(
     bias: Option<&[u8]>,
     output: &[f32],
 ) -> Result<(), KernelError> {
-    KernelError::check_len(op, "input", p.input_shape.iter().product(), input.len())?;
     KernelError::check_len(
         op,
-        "filter",
+        Operand::Input(0),
+        p.input_shape.iter().product(),
+        input.len(),
+    )?;
+    KernelError::check_len(
+        op,
+        Operand::Filter,
         p.filter_shape.iter().product(),
         filter.len() / 4,
     )?;
     if let Some(b) = bias {
-        KernelError::check_len(op, "bias", p.output_shape[3], b.len() / 4)?;
+        KernelError::check_len(op, Operand::Bias, p.output_shape[3], b.len() / 4)?;
     }
-    KernelError::check_len(op, "output", p.output_shape.iter().product(), output.len())
+    KernelError::check_len(
+        op,
+        Operand::Output,
+        p.output_shape.iter().product(),
+        output.len(),
+    )
 }
 
 /// CONV_2D, float32, as `reference_ops::Conv` (float) computes it: per output, `total = 0`,

@@ -17,7 +17,7 @@ use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault};
 use crate::math::{activation_range_i8, int8_zero_point, QuantParams};
 
 /// The builtins this module prepares.
@@ -43,27 +43,21 @@ impl ConvParams {
         output: QuantParams,
     ) -> Result<Self, KernelError> {
         const OP: &str = "DEPTHWISE_CONV_2D";
-        let i = nhwc(OP, "input must be 4-D", input_shape)?;
-        let f = nhwc(OP, "filter must be 4-D", filter_shape)?;
-        let o = nhwc(OP, "output must be 4-D", output_shape)?;
+        let i = nhwc(OP, Operand::Input(0), input_shape)?;
+        let f = nhwc(OP, Operand::Filter, filter_shape)?;
+        let o = nhwc(OP, Operand::Output, output_shape)?;
         for s in [&i, &f, &o] {
             size(OP, s)?;
         }
         if f[0] != 1 {
-            return Err(KernelError::shape(OP, "filter's first dimension must be 1"));
+            return Err(KernelError::shape(OP, ShapeFault::FilterFirstDim));
         }
         if f[3] != o[3] {
-            return Err(KernelError::shape(
-                OP,
-                "filter channels differ from output channels",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::FilterChannels));
         }
         // Checked: the product of two model fields wraps a 32-bit `usize`.
         if opts.depth_multiplier == 0 || i[3].checked_mul(opts.depth_multiplier) != Some(o[3]) {
-            return Err(KernelError::shape(
-                OP,
-                "output channels differ from input channels times depth_multiplier",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::DepthMultiplier));
         }
         let (pad_h, pad_w) = spatial(OP, &opts.conv, &i, (f[1], f[2]), &o)?;
         let (act_min, act_max) = activation_range_i8(OP, opts.conv.activation, output)?;

@@ -7,7 +7,7 @@ use super::common::QInt;
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::QuantParams;
 
 /// The builtins this module prepares.
@@ -19,7 +19,7 @@ pub fn dequantize<T: QInt>(
     input: &[T],
     output: &mut [f32],
 ) -> Result<(), KernelError> {
-    KernelError::check_len("DEQUANTIZE", "output", input.len(), output.len())?;
+    KernelError::check_len("DEQUANTIZE", Operand::Output, input.len(), output.len())?;
     let scale = f64::from(input_q.scale);
     for (&x, o) in input.iter().zip(output.iter_mut()) {
         *o = dequantize_value(scale, input_q.zero_point, x);
@@ -52,13 +52,16 @@ pub fn dequantize_i8_in_place(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
     if out.ty != TensorType::Float32 {
-        return Err(cx.unsupported("only int8 to float32"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Output,
+            expected: TensorTypes::Float32,
+        }));
     }
     cx.quantized(&[&x])?;
     if x.bytes.checked_mul(4) != Some(out.bytes) {
-        return Err(cx.shape("input and output differ in size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     Prepared::of::<Dequantize>(cx, x.q)
 }

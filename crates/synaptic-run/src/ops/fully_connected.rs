@@ -20,11 +20,10 @@ use synaptic_tflite::{code, TensorType};
 use super::common::{size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, InPlace};
-use super::prep::HYBRID;
 use super::tables::{Constants, Table};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{activation_range_i8, int8_zero_point, requantization_multiplier, Requantizer};
 use crate::math::{multiply_by_quantized_multiplier, Activation, QuantParams};
 use crate::model::TInfo;
@@ -115,13 +114,13 @@ impl FullyConnectedParams {
             geometry(opts, input_shape, filter_shape, output_shape)?;
         let per_channel = filter_scale_count > 1;
         if per_channel && filter_scale_count != filter_shape[0] {
-            return Err(KernelError::unsupported(
-                OP,
-                "per-channel filter scales must number the output channels",
-            ));
+            return Err(KernelError::unsupported(OP, Unsupported::FilterScales));
         }
         if filter_scale_count == 0 {
-            return Err(KernelError::unsupported(OP, "filter is not quantized"));
+            return Err(KernelError::unsupported(
+                OP,
+                Unsupported::FilterNotQuantized,
+            ));
         }
         let (act_min, act_max) = activation_range_i8(OP, opts.activation, output)?;
         let filter_zero_point = int8_zero_point(OP, QuantParams::new(1.0, filter_zero_point))?;
@@ -156,8 +155,13 @@ impl FullyConnectedParams {
         multipliers: &mut [i32],
         shifts: &mut [i32],
     ) -> Result<(), KernelError> {
-        KernelError::check_len(OP, "multiplier table", self.table_len(), multipliers.len())?;
-        let short = KernelError::unsupported(OP, "fewer filter scales than output channels");
+        KernelError::check_len(
+            OP,
+            Operand::Multipliers,
+            self.table_len(),
+            multipliers.len(),
+        )?;
+        let short = KernelError::unsupported(OP, Unsupported::FilterScales);
         if self.per_channel {
             crate::math::per_channel_multipliers(
                 OP,
@@ -168,7 +172,7 @@ impl FullyConnectedParams {
                 shifts,
             )
         } else {
-            KernelError::check_len(OP, "shift table", 1, shifts.len())?;
+            KernelError::check_len(OP, Operand::Shifts, 1, shifts.len())?;
             let product = f64::from(input_scale * *filter_scales.first().ok_or(short)?);
             let (m, s) = requantization_multiplier(OP, product / f64::from(output_scale))?;
             multipliers[0] = m;
@@ -187,18 +191,27 @@ fn geometry(
     output_shape: &[usize],
 ) -> Result<(usize, usize, usize), KernelError> {
     if opts.weights_format != 0 {
-        return Err(KernelError::unsupported(OP, "shuffled weights format"));
+        return Err(KernelError::unsupported(
+            OP,
+            Unsupported::WeightsFormat(opts.weights_format),
+        ));
     }
     if filter_shape.len() < 2 {
         return Err(KernelError::shape(
             OP,
-            "filter must have at least 2 dimensions",
+            ShapeFault::TooFewDimensions {
+                operand: Operand::Filter,
+                min: 2,
+            },
         ));
     }
     let Some(&output_depth) = output_shape.last() else {
         return Err(KernelError::shape(
             OP,
-            "output must have at least 1 dimension",
+            ShapeFault::TooFewDimensions {
+                operand: Operand::Output,
+                min: 1,
+            },
         ));
     };
     for s in [input_shape, filter_shape, output_shape] {
@@ -206,10 +219,7 @@ fn geometry(
     }
     let accum_depth = filter_shape[filter_shape.len() - 1];
     if output_depth > filter_shape[filter_shape.len() - 2] {
-        return Err(KernelError::shape(
-            OP,
-            "output depth exceeds the filter's rows",
-        ));
+        return Err(KernelError::shape(OP, ShapeFault::OutputDepth));
     }
     let out_flat: usize = output_shape.iter().product();
     let batches = out_flat.checked_div(output_depth).unwrap_or(0);
@@ -217,10 +227,7 @@ fn geometry(
     // Checked: `batches × accum_depth` of a hostile model may wrap a 32-bit `usize` onto
     // the input's size.
     if batches.checked_mul(accum_depth) != Some(in_flat) {
-        return Err(KernelError::shape(
-            OP,
-            "input size is not batches x accum depth",
-        ));
+        return Err(KernelError::shape(OP, ShapeFault::Batches));
     }
     Ok((batches, accum_depth, output_depth))
 }
@@ -302,7 +309,7 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, O: Int8O
         if b.count() < p.output_depth {
             return Err(KernelError::Length {
                 op: OP,
-                what: "bias",
+                operand: Operand::Bias,
                 expected: p.output_depth,
                 got: b.count(),
             });
@@ -339,10 +346,10 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     if !p.foldable() {
         return Err(KernelError::unsupported(
             OP,
-            "folded biases with a filter offset",
+            Unsupported::FoldedBiasFilterOffset,
         ));
     }
-    KernelError::check_len(OP, "folded biases", p.output_depth, folded.count())?;
+    KernelError::check_len(OP, Operand::FoldedBiases, p.output_depth, folded.count())?;
     run(
         p,
         multipliers,
@@ -368,19 +375,29 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     bias_at: impl Fn(usize) -> i32,
     output: &mut [O],
 ) -> Result<(), KernelError> {
-    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
-    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
+    KernelError::check_len(OP, Operand::Multipliers, p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, Operand::Shifts, p.table_len(), shifts.count())?;
     // The constructor bounded every product (each is at most a tensor's size).
-    KernelError::check_len(OP, "input", p.batches * p.accum_depth, input.len())?;
+    KernelError::check_len(
+        OP,
+        Operand::Input(0),
+        p.batches * p.accum_depth,
+        input.len(),
+    )?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {
             op: OP,
-            what: "filter",
+            operand: Operand::Filter,
             expected: p.output_depth * p.accum_depth,
             got: filter.len(),
         });
     }
-    KernelError::check_len(OP, "output", p.batches * p.output_depth, output.len())?;
+    KernelError::check_len(
+        OP,
+        Operand::Output,
+        p.batches * p.output_depth,
+        output.len(),
+    )?;
     let (depth, od) = (p.accum_depth, p.output_depth);
     // Per-tensor: one requantization for every output (the table has one entry, checked above).
     let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
@@ -449,12 +466,12 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
     at: InPlace,
 ) -> Result<(), KernelError> {
     const OP: &str = "FULLY_CONNECTED";
-    KernelError::check_len(OP, "multiplier table", p.table_len(), multipliers.count())?;
-    KernelError::check_len(OP, "shift table", p.table_len(), shifts.count())?;
+    KernelError::check_len(OP, Operand::Multipliers, p.table_len(), multipliers.count())?;
+    KernelError::check_len(OP, Operand::Shifts, p.table_len(), shifts.count())?;
     if filter.len() < p.output_depth * p.accum_depth {
         return Err(KernelError::Length {
             op: OP,
-            what: "filter",
+            operand: Operand::Filter,
             expected: p.output_depth * p.accum_depth,
             got: filter.len(),
         });
@@ -463,7 +480,7 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
         if b.count() < p.output_depth {
             return Err(KernelError::Length {
                 op: OP,
-                what: "bias",
+                operand: Operand::Bias,
                 expected: p.output_depth,
                 got: b.count(),
             });
@@ -537,7 +554,7 @@ pub fn fully_connected_rows(
         let (Some(in_end), Some(out_end)) = (fits(at.input, ad), fits(at.output, od)) else {
             return Err(KernelError::Length {
                 op: OP,
-                what: "buffer (input or output end)",
+                operand: Operand::BufferEnds,
                 expected: at.input.max(at.output).saturating_add(ad.max(od)),
                 got: buf.len(),
             });
@@ -550,10 +567,7 @@ pub fn fully_connected_rows(
     }
     let contract = contract(p);
     if !matches!(contract.access, Access::RowsBuffered { .. }) {
-        return Err(KernelError::unsupported(
-            OP,
-            "row-wise overlapped execution of rows longer than the row buffer",
-        ));
+        return Err(KernelError::unsupported(OP, Unsupported::RowBuffer));
     }
     check(OP, &contract, buf, &at)?;
     // The row copy is zeroed first (safe Rust): a short row takes a short buffer.
@@ -617,12 +631,15 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if super::float::BUILT && x.ty == TensorType::Float32 {
         return prepare_f32(cx, &x, &w, &out);
     }
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if w.ty != TensorType::Int8 {
-        return Err(cx.unsupported("only int8 filters"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Filter,
+            expected: TensorTypes::Int8,
+        }));
     }
-    cx.constant(&w, "a non-constant filter")?;
+    cx.constant(&w, Operand::Filter)?;
     let o = cx.op().fully_connected_options()?;
     let fo = FullyConnectedOptions {
         activation: cx.activation(o.fused_activation)?,
@@ -655,7 +672,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         Table::FullyConnected {
             params: p,
             input: x.q.scale,
-            filter: scales.get(0).ok_or(cx.unsupported("filter scales"))?,
+            filter: scales
+                .get(0)
+                .ok_or(cx.unsupported(Unsupported::FilterScales))?,
             output: out.q.scale,
         }
     };
@@ -803,12 +822,12 @@ pub fn fully_connected_f32(
     output: &mut [f32],
 ) -> Result<(), KernelError> {
     let (ad, od) = (p.accum_depth, p.output_depth);
-    KernelError::check_len(OP, "input", p.batches * ad, input.len())?;
-    KernelError::check_len(OP, "filter", od * ad, filter.len() / 4)?;
+    KernelError::check_len(OP, Operand::Input(0), p.batches * ad, input.len())?;
+    KernelError::check_len(OP, Operand::Filter, od * ad, filter.len() / 4)?;
     if let Some(b) = bias {
-        KernelError::check_len(OP, "bias", od, b.len() / 4)?;
+        KernelError::check_len(OP, Operand::Bias, od, b.len() / 4)?;
     }
-    KernelError::check_len(OP, "output", p.batches * od, output.len())?;
+    KernelError::check_len(OP, Operand::Output, p.batches * od, output.len())?;
     if ad == 0 {
         // Every total is +0 (TFLM's loop adds nothing).
         for (k, o) in output.iter_mut().enumerate() {
@@ -841,12 +860,12 @@ fn prepare_f32<'m>(
     w: &TInfo<'_>,
     out: &TInfo<'_>,
 ) -> Result<Prepared<'m>, LoadError> {
-    cx.activation_of(x, TensorType::Float32)?;
-    cx.activation_of(out, TensorType::Float32)?;
+    cx.activation_of(x, Operand::Input(0), TensorType::Float32)?;
+    cx.activation_of(out, Operand::Output, TensorType::Float32)?;
     if w.ty != TensorType::Float32 {
-        return Err(cx.unsupported(HYBRID));
+        return Err(cx.unsupported(Unsupported::Hybrid));
     }
-    cx.constant(w, "a non-constant filter")?;
+    cx.constant(w, Operand::Filter)?;
     let o = cx.op().fully_connected_options()?;
     let fo = FullyConnectedOptions {
         activation: cx.activation(o.fused_activation)?,

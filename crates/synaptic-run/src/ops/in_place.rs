@@ -16,7 +16,7 @@
 
 use super::common::offset4;
 use crate::contract::{Contract, Direction};
-use crate::error::KernelError;
+use crate::error::{KernelError, Operand, Unsupported};
 
 /// Where the input and the output lie in the one buffer, and the direction to run in
 /// ([`InPlace::new`]).
@@ -81,7 +81,7 @@ pub(crate) fn check(
     if !fits(at.input, in_bytes) {
         return Err(KernelError::Length {
             op,
-            what: "buffer (input end)",
+            operand: Operand::BufferInputEnd,
             expected: at.input.saturating_add(in_bytes),
             got: buf.len(),
         });
@@ -89,7 +89,7 @@ pub(crate) fn check(
     if !fits(at.output, out_bytes) {
         return Err(KernelError::Length {
             op,
-            what: "buffer (output end)",
+            operand: Operand::BufferOutputEnd,
             expected: at.output.saturating_add(out_bytes),
             got: buf.len(),
         });
@@ -97,15 +97,11 @@ pub(crate) fn check(
     if !at.verify {
         return Ok(());
     }
-    let safe = c.safe_overlap().ok_or(KernelError::unsupported(
-        op,
-        "a tensor too large for an overlap contract",
-    ))?;
+    let safe = c
+        .safe_overlap()
+        .ok_or(KernelError::unsupported(op, Unsupported::OverlapTooLarge))?;
     if !safe.safe(at.delta(), at.direction) {
-        return Err(KernelError::unsupported(
-            op,
-            "output/input delta outside the kernel's safe overlap in this direction",
-        ));
+        return Err(KernelError::unsupported(op, Unsupported::UnsafeOverlap));
     }
     Ok(())
 }

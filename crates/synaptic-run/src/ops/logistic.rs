@@ -13,7 +13,7 @@ use super::float::{expf, F32s, LeF32};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{logistic as fp_logistic, rounding_divide_by_pot};
 use crate::math::{calculate_input_radius, frexp, int8_zero_point, round_f64};
 use crate::math::{multiply_by_quantized_multiplier, QuantParams};
@@ -43,7 +43,7 @@ impl LogisticParams {
         if output.zero_point != -128 {
             return Err(KernelError::unsupported(
                 OP,
-                "int8 output zero point must be -128",
+                Unsupported::OutputZeroPoint(output.zero_point),
             ));
         }
         let input_zero_point = int8_zero_point(OP, input)?;
@@ -55,7 +55,7 @@ impl LogisticParams {
         // 2^-28 or more and below 2^35).
         let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31)
             .filter(|_| real.is_finite() && real > 0.0)
-            .ok_or(KernelError::unsupported(OP, "input scale out of range"))?;
+            .ok_or(KernelError::unsupported(OP, Unsupported::InputScale))?;
         Ok(LogisticParams {
             input_zero_point,
             input_range_radius: radius,
@@ -67,7 +67,7 @@ impl LogisticParams {
 
 /// LOGISTIC, int8 in, int8 out (`scale 1/256, zero point -128`).
 pub fn logistic(p: &LogisticParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    KernelError::check_len("LOGISTIC", "output", input.len(), output.len())?;
+    KernelError::check_len("LOGISTIC", Operand::Output, input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
         *o = logistic_value(p, x);
     }
@@ -107,17 +107,17 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
     if super::float::BUILT && x.ty == TensorType::Float32 {
-        cx.activation_of(&x, TensorType::Float32)?;
-        cx.activation_of(&out, TensorType::Float32)?;
+        cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+        cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
         if x.shape() != out.shape() {
-            return Err(cx.shape("input and output differ in shape"));
+            return Err(cx.shape(ShapeFault::SizeDiffers));
         }
         return Prepared::of::<LogisticF32>(cx, ());
     }
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
-        return Err(cx.shape("input and output differ in size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     cx.quantized(&[&x, &out])?;
     Prepared::of::<Logistic>(cx, LogisticParams::new(x.q, out.q).map_err(|e| cx.err(e))?)
@@ -186,7 +186,7 @@ impl Kernel for LogisticF32 {
     fn run(_: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let x = io.f32(0)?;
         let out = io.out_f32()?;
-        KernelError::check_len("LOGISTIC", "output", x.len(), out.len())?;
+        KernelError::check_len("LOGISTIC", Operand::Output, x.len(), out.len())?;
         for (o, &v) in out.iter_mut().zip(x) {
             *o = logistic_f32_value(v);
         }

@@ -13,7 +13,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::{Dims, QInt, MAX_DIMS};
 use super::prep::small_i32s;
 use super::{Kernel, Operands, Prep, Prepared};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{multiply_by_quantized_multiplier, requantization_multiplier, QuantParams};
 
 /// The builtins this module prepares.
@@ -47,10 +47,10 @@ impl MeanParams {
         let dims = Dims::new(OP, input_shape)?;
         let rank = dims.rank() as i32;
         let mut reduced = [false; MAX_DIMS];
-        for &a in axes {
-            let a = if a < 0 { a + rank } else { a };
+        for &given in axes {
+            let a = if given < 0 { given + rank } else { given };
             if a < 0 || a >= rank {
-                return Err(KernelError::shape(OP, "axis out of range"));
+                return Err(KernelError::shape(OP, ShapeFault::AxisOutOfRange(given)));
             }
             reduced[a as usize] = true;
         }
@@ -64,10 +64,7 @@ impl MeanParams {
             }
         }
         if output_shape.iter().product::<usize>() != output_elements {
-            return Err(KernelError::shape(
-                OP,
-                "output size is not the kept dimensions' size",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::KeptDimensions));
         }
         let (mut multiplier, mut shift) =
             requantization_multiplier(OP, f64::from(input.scale) / f64::from(output.scale))?;
@@ -93,8 +90,8 @@ impl MeanParams {
 
 /// MEAN, int8 or int16 (`T`), output of the same type.
 pub fn mean<T: QInt>(p: &MeanParams, input: &[T], output: &mut [T]) -> Result<(), KernelError> {
-    KernelError::check_len(OP, "input", p.input.flat_size(), input.len())?;
-    KernelError::check_len(OP, "output", p.output_elements, output.len())?;
+    KernelError::check_len(OP, Operand::Input(0), p.input.flat_size(), input.len())?;
+    KernelError::check_len(OP, Operand::Output, p.output_elements, output.len())?;
     if p.elements_in_axis == 0 || p.input.flat_size() == 0 {
         output.iter_mut().for_each(|o| *o = T::from_i32(0));
         return Ok(());
@@ -168,15 +165,18 @@ crate::format::codec::words!(MeanParams {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 2)?;
     let (x, axes, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
-    cx.constant(&axes, "non-constant axes")?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
+    cx.constant(&axes, Operand::Axes)?;
     if axes.ty != TensorType::Int32 {
-        return Err(cx.unsupported("only int32 axes"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Axes,
+            expected: TensorTypes::Int32,
+        }));
     }
     cx.quantized(&[&x, &out])?;
     let (ax, n) = small_i32s::<MAX_DIMS>(&axes.data[..axes.bytes])
-        .ok_or(cx.unsupported("axes of more than 6 int32 values"))?;
+        .ok_or(cx.unsupported(Unsupported::TooManyValues(Operand::Axes)))?;
     let p = MeanParams::new(x.shape(), &ax[..n], out.shape(), x.q, out.q).map_err(|e| cx.err(e))?;
     Prepared::of::<Mean>(cx, p)
 }

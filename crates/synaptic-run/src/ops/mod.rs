@@ -24,7 +24,7 @@
 //! `contract`, `run_in_place`, `kernel_name`).
 
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Unsupported};
 use crate::format::codec::Words;
 
 pub mod common;
@@ -73,7 +73,7 @@ pub(crate) trait Kernel {
         _p: &Self::Params,
         _io: &mut InPlaceOperands<'_, '_>,
     ) -> Result<usize, KernelError> {
-        Err(KernelError::unsupported(Self::NAME, "overlapped execution"))
+        Err(KernelError::unsupported(Self::NAME, Unsupported::InPlace))
     }
 
     /// Whether [`Kernel::run_in_place`] may run only forward (its contract has no backward
@@ -145,7 +145,7 @@ pub fn contract_of(
 /// Decodes a kernel's parameters from its record's words.
 #[inline(always)]
 fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
-    let bad = || KernelError::unsupported(K::NAME, "tensor type or program differs from load");
+    let bad = || KernelError::unsupported(K::NAME, Unsupported::ProgramMismatch);
     if words.len() != <K::Params as Words>::N {
         return Err(bad());
     }
@@ -188,7 +188,7 @@ macro_rules! operators {
         pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
             let code = cx.code();
             $( if $module::BUILTINS.contains(&code) { return $module::prepare(cx); } )+
-            Err(cx.unsupported("operator not implemented"))
+            Err(cx.unsupported(Unsupported::NotImplemented))
         }
 
         /// Parameter words of kernel `kind` (`None`: no such kind).
@@ -214,7 +214,7 @@ macro_rules! operators {
         pub(crate) fn run(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
                 $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel::<$module::$kernel>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
+                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
 
@@ -249,7 +249,7 @@ macro_rules! operators {
         pub(crate) fn run_in_place(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
                 $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(kernel_name(kind), "program differs from load")),
+                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
 

@@ -7,7 +7,7 @@ use synaptic_mem::{DType, Tensor};
 
 use super::common::LeI32;
 use super::{Geometry, InPlace};
-use crate::error::KernelError;
+use crate::error::{KernelError, Unsupported};
 use crate::format::{Loc, OpRecord, Program};
 
 /// An operator input: a tensor of the arena (viewed as the kernel needs), bytes of the model
@@ -142,7 +142,7 @@ impl<'x, 't> Inputs<'x, 't> {
 /// The error of an operand that is not what the load prepared (cannot happen for a program
 /// that loaded: it was compiled or verified against the model).
 pub(crate) fn differs(op: &'static str) -> KernelError {
-    KernelError::unsupported(op, "tensor type or program differs from load")
+    KernelError::unsupported(op, Unsupported::ProgramMismatch)
 }
 
 /// The inputs and tables of a record, shared by [`Operands`] and [`InPlaceOperands`].

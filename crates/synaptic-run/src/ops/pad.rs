@@ -7,7 +7,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::{Dims, MAX_DIMS};
 use super::prep::small_i32s;
 use super::{Kernel, Operands, Prep, Prepared};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::PAD];
@@ -43,15 +43,12 @@ impl PadParams {
         let input = Dims::new(OP, input_shape)?;
         let output = Dims::new(OP, output_shape)?;
         if paddings.len() != input.rank() || output.rank() != input.rank() {
-            return Err(KernelError::shape(
-                OP,
-                "paddings must have one row per input dimension",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::PaddingsRows));
         }
         let mut before = [0; MAX_DIMS];
         for (i, pad) in paddings.iter().enumerate() {
             if pad[0] < 0 || pad[1] < 0 {
-                return Err(KernelError::unsupported(OP, "negative padding"));
+                return Err(KernelError::unsupported(OP, Unsupported::NegativePadding));
             }
             before[i] = pad[0] as usize;
             // Checked: two paddings of up to 2^31 - 1 wrap a 32-bit `usize`.
@@ -60,7 +57,7 @@ impl PadParams {
                 .checked_add(pad[0] as usize)
                 .and_then(|d| d.checked_add(pad[1] as usize));
             if padded != Some(output.dim(i)) {
-                return Err(KernelError::shape(OP, "output is not the padded input"));
+                return Err(KernelError::shape(OP, ShapeFault::NotPadded));
             }
         }
         Ok(PadParams {
@@ -79,8 +76,8 @@ pub fn pad<T: Copy>(
     output: &mut [T],
 ) -> Result<(), KernelError> {
     const OP: &str = "PAD";
-    KernelError::check_len(OP, "input", p.input.flat_size(), input.len())?;
-    KernelError::check_len(OP, "output", p.output.flat_size(), output.len())?;
+    KernelError::check_len(OP, Operand::Input(0), p.input.flat_size(), input.len())?;
+    KernelError::check_len(OP, Operand::Output, p.output.flat_size(), output.len())?;
     output.fill(pad_value);
     let rank = p.input.rank();
     if rank == 0 {
@@ -112,17 +109,20 @@ pub fn pad<T: Copy>(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
     let (x, pads, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if cx.has(2) {
-        return Err(cx.unsupported("a constant_values input"));
+        return Err(cx.unsupported(Unsupported::ConstantValues));
     }
-    cx.constant(&pads, "non-constant paddings")?;
+    cx.constant(&pads, Operand::Paddings)?;
     if pads.ty != TensorType::Int32 {
-        return Err(cx.unsupported("only int32 paddings"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Paddings,
+            expected: TensorTypes::Int32,
+        }));
     }
     let (raw, n) = small_i32s::<{ 2 * MAX_DIMS }>(&pads.data[..pads.bytes])
-        .ok_or(cx.unsupported("paddings of more than 6 dimensions"))?;
+        .ok_or(cx.unsupported(Unsupported::TooManyValues(Operand::Paddings)))?;
     let mut pp = [[0i32; 2]; MAX_DIMS];
     for (i, p) in pp.iter_mut().enumerate().take(n / 2) {
         *p = [raw[2 * i], raw[2 * i + 1]];

@@ -9,11 +9,11 @@
 
 use synaptic_tflite::TensorType;
 
-use super::common::{nhwc, size};
+use super::common::{check_nhwc_io, nhwc, size};
 use super::float::FloatRange;
 use super::Prep;
 use crate::contract::{Access, Channels, Contract, Window};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, Activation, Padding, QuantParams,
 };
@@ -72,25 +72,19 @@ impl PoolParams {
         input: QuantParams,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
-        let i = nhwc(op, "input must be 4-D", input_shape)?;
-        let o = nhwc(op, "output must be 4-D", output_shape)?;
+        let i = nhwc(op, Operand::Input(0), input_shape)?;
+        let o = nhwc(op, Operand::Output, output_shape)?;
         size(op, &i)?;
         size(op, &o)?;
         if i[0] != o[0] || i[3] != o[3] {
-            return Err(KernelError::shape(
-                op,
-                "input and output batch or depth differ",
-            ));
+            return Err(KernelError::shape(op, ShapeFault::BatchOrDepth));
         }
         let (out_h, pad_h) =
             compute_padding(op, opts.padding, i[1], opts.filter_h, opts.stride_h, 1)?;
         let (out_w, pad_w) =
             compute_padding(op, opts.padding, i[2], opts.filter_w, opts.stride_w, 1)?;
         if out_h != o[1] || out_w != o[2] {
-            return Err(KernelError::shape(
-                op,
-                "output height/width differ from the window",
-            ));
+            return Err(KernelError::shape(op, ShapeFault::OutputSpatial));
         }
         // The window clipped to the input: its sum and count stay far inside int32.
         if opts
@@ -99,10 +93,7 @@ impl PoolParams {
             .saturating_mul(opts.filter_w.min(i[2]))
             > MAX_WINDOW
         {
-            return Err(KernelError::unsupported(
-                op,
-                "a pooling window of more than 2^23 inputs",
-            ));
+            return Err(KernelError::unsupported(op, Unsupported::PoolingWindow));
         }
         int8_zero_point(op, input)?;
         if f64::from((input.scale - output.scale).abs()) > 1.0e-6
@@ -110,7 +101,7 @@ impl PoolParams {
         {
             return Err(KernelError::unsupported(
                 op,
-                "input and output quantization must be equal",
+                Unsupported::QuantizationDiffers,
             ));
         }
         let (act_min, act_max) = activation_range_i8(op, opts.activation, output)?;
@@ -134,12 +125,10 @@ impl PoolParams {
         input: &[i8],
         output: &[i8],
     ) -> Result<(), KernelError> {
-        KernelError::check_len(op, "input", self.input_shape.iter().product(), input.len())?;
-        KernelError::check_len(
+        check_nhwc_io(
             op,
-            "output",
-            self.output_shape.iter().product(),
-            output.len(),
+            (&self.input_shape, input.len()),
+            (&self.output_shape, output.len()),
         )
     }
 
@@ -182,9 +171,6 @@ impl PoolParams {
 
 /// Most inputs a pooling window may cover (clipped to the input): `2^23 · 128 < 2^31`.
 pub const MAX_WINDOW: usize = 1 << 23;
-
-/// The error of a window entirely in the padding (shared by the plain and in-place kernels).
-pub(crate) const EMPTY_WINDOW: &str = "a pooling window lies entirely in the padding";
 
 /// The output of an average pool: the sum `acc` of a window of `count > 0` inputs divided by
 /// `count`, rounded half away from zero (C++ division truncates toward zero), then clamped
@@ -235,8 +221,8 @@ pub fn contract(p: &PoolParams) -> Contract {
 pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     cx.quantized(&[&x, &out])?;
     let (po, _) = options(cx)?;
     PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
@@ -267,8 +253,18 @@ impl PoolF32Params {
         output: &[f32],
     ) -> Result<(), KernelError> {
         let p = &self.pool;
-        KernelError::check_len(op, "input", p.input_shape.iter().product(), input.len())?;
-        KernelError::check_len(op, "output", p.output_shape.iter().product(), output.len())
+        KernelError::check_len(
+            op,
+            Operand::Input(0),
+            p.input_shape.iter().product(),
+            input.len(),
+        )?;
+        KernelError::check_len(
+            op,
+            Operand::Output,
+            p.output_shape.iter().product(),
+            output.len(),
+        )
     }
 }
 
@@ -276,8 +272,8 @@ impl PoolF32Params {
 pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<PoolF32Params, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.activation_of(&x, TensorType::Float32)?;
-    cx.activation_of(&out, TensorType::Float32)?;
+    cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
     let (po, activation) = options(cx)?;
     // The geometry checks of the int8 kernels, with a unit quantization (unused).
     let unit = QuantParams::new(1.0, 0);

@@ -7,15 +7,12 @@ use synaptic_tflite::{Floats, Model, Operator, SubGraph, TensorType};
 use super::tables::{Constants, Table};
 use super::Kernel;
 use super::Kind;
-use crate::error::{KernelError, LoadError, TensorFault};
+use crate::error::{
+    KernelError, LoadError, Operand, ShapeFault, TensorFault, TensorTypes, Unsupported,
+};
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
 use crate::model::{tinfo, OpView, TInfo};
-
-/// TFLM's refusal of float activations with int8 weights (`conv_common.cc`,
-/// `fully_connected_common.cc`, ...): "Hybrid models are not supported on TFLite Micro."
-pub(crate) const HYBRID: &str =
-    "hybrid model (float activations, int8 weights): TFLM does not support hybrid models";
 
 /// Most parameter words of any kernel.
 pub(crate) const MAX_PARAM_WORDS: usize = 64;
@@ -45,15 +42,15 @@ impl<'m> Prepared<'m> {
     /// Kernel `K` with parameters `p` (no table, no constants).
     pub(crate) fn of<K: Kernel + Kind>(cx: &Prep<'_, '_>, p: K::Params) -> Result<Self, LoadError> {
         if !K::BUILT {
-            return Err(cx.unsupported("a kernel this build leaves out (cargo feature float32)"));
+            return Err(cx.unsupported(Unsupported::NotBuilt));
         }
         let n = <K::Params as Words>::N;
         let mut words = [0u32; MAX_PARAM_WORDS];
         let slot = words
             .get_mut(..n)
-            .ok_or(cx.unsupported("parameters larger than the program format allows"))?;
+            .ok_or(cx.unsupported(Unsupported::ParamsTooLarge))?;
         if !p.put(slot) {
-            return Err(cx.unsupported("a parameter over 32 bits"));
+            return Err(cx.unsupported(Unsupported::ParamsTooLarge));
         }
         Ok(Prepared {
             kind: K::KIND,
@@ -120,13 +117,13 @@ impl<'a, 'm> Prep<'a, 'm> {
     }
 
     /// An unsupported feature of this operator.
-    pub(crate) fn unsupported(&self, what: &'static str) -> LoadError {
-        self.err(KernelError::unsupported(self.v.name, what))
+    pub(crate) fn unsupported(&self, reason: Unsupported) -> LoadError {
+        self.err(KernelError::unsupported(self.v.name, reason))
     }
 
     /// A shape error of this operator.
-    pub(crate) fn shape(&self, what: &'static str) -> LoadError {
-        self.err(KernelError::shape(self.v.name, what))
+    pub(crate) fn shape(&self, reason: ShapeFault) -> LoadError {
+        self.err(KernelError::shape(self.v.name, reason))
     }
 
     /// A fault of tensor `t` of this operator.
@@ -143,7 +140,7 @@ impl<'a, 'm> Prep<'a, 'm> {
     /// trailing optional one may be given as -1; an extra input is refused, never ignored).
     pub(crate) fn inputs(&self, min: usize, max: usize) -> Result<(), LoadError> {
         if self.v.n_in < min || self.v.n_in > max {
-            return Err(self.unsupported("a number of inputs the operator does not take"));
+            return Err(self.unsupported(Unsupported::InputCount));
         }
         Ok(())
     }
@@ -168,7 +165,7 @@ impl<'a, 'm> Prep<'a, 'm> {
     pub(crate) fn input(&self, k: usize) -> Result<TInfo<'m>, LoadError> {
         match self.v.inputs.get(k) {
             Some(&t) if k < self.v.n_in && t >= 0 => self.operand(t as usize),
-            _ => Err(self.unsupported("a required input is missing")),
+            _ => Err(self.unsupported(Unsupported::MissingInput(k as u8))),
         }
     }
 
@@ -181,27 +178,32 @@ impl<'a, 'm> Prep<'a, 'm> {
     pub(crate) fn output(&self) -> Result<TInfo<'m>, LoadError> {
         let out = self.operand(self.v.output)?;
         if !out.data.is_empty() {
-            return Err(self.unsupported("a constant output"));
+            return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
         }
         Ok(out)
     }
 
-    /// Refused unless `t` is an int8 activation (not a constant).
-    pub(crate) fn int8_activation(&self, t: &TInfo<'_>) -> Result<(), LoadError> {
-        self.activation_of(t, TensorType::Int8)
+    /// Refused unless `t` (the operator's `operand`) is an int8 activation (not a constant).
+    pub(crate) fn int8_activation(&self, t: &TInfo<'_>, operand: Operand) -> Result<(), LoadError> {
+        self.activation_of(t, operand, TensorType::Int8)
     }
 
-    /// Refused unless `t` is an activation (not a constant) of type `ty`.
-    pub(crate) fn activation_of(&self, t: &TInfo<'_>, ty: TensorType) -> Result<(), LoadError> {
+    /// Refused unless `t` (the operator's `operand`) is an activation (not a constant) of type
+    /// `ty` (int8 or float32).
+    pub(crate) fn activation_of(
+        &self,
+        t: &TInfo<'_>,
+        operand: Operand,
+        ty: TensorType,
+    ) -> Result<(), LoadError> {
         if t.ty != ty {
-            return Err(self.unsupported(if ty == TensorType::Float32 {
-                "only float32 activations"
-            } else {
-                "only int8 activations"
+            return Err(self.unsupported(Unsupported::TensorType {
+                operand,
+                expected: expected(ty),
             }));
         }
         if !t.data.is_empty() {
-            return Err(self.unsupported("a constant where an activation is expected"));
+            return Err(self.unsupported(Unsupported::Constant(operand)));
         }
         Ok(())
     }
@@ -216,13 +218,13 @@ impl<'a, 'm> Prep<'a, 'm> {
         }
     }
 
-    /// Refused unless `t` is a constant at least as long as its tensor (`what`: the refusal
-    /// of a non-constant).
-    pub(crate) fn constant(&self, t: &TInfo<'_>, what: &'static str) -> Result<(), LoadError> {
+    /// Refused unless `t` (the operator's `operand`) is a constant at least as long as its
+    /// tensor.
+    pub(crate) fn constant(&self, t: &TInfo<'_>, operand: Operand) -> Result<(), LoadError> {
         if t.data.is_empty() {
-            Err(self.unsupported(what))
+            Err(self.unsupported(Unsupported::NotConstant(operand)))
         } else if t.data.len() < t.bytes {
-            Err(self.unsupported("a constant buffer shorter than its tensor"))
+            Err(self.unsupported(Unsupported::ShortConstant(operand)))
         } else {
             Ok(())
         }
@@ -292,15 +294,14 @@ impl<'a, 'm> Prep<'a, 'm> {
         if self.has(k) {
             let b = self.input(k)?;
             if b.ty != ty {
-                return Err(self.unsupported(if ty == TensorType::Float32 {
-                    "only float32 bias"
-                } else {
-                    "only int32 bias"
+                return Err(self.unsupported(Unsupported::TensorType {
+                    operand: Operand::Bias,
+                    expected: expected(ty),
                 }));
             }
-            self.constant(&b, "a non-constant bias")?;
+            self.constant(&b, Operand::Bias)?;
             if channels.checked_mul(4) != Some(b.bytes) {
-                return Err(self.shape("bias length differs from the channels"));
+                return Err(self.shape(ShapeFault::Channels));
             }
         }
         Ok(())
@@ -312,6 +313,15 @@ impl<'a, 'm> Prep<'a, 'm> {
             return Ok(&[]);
         }
         Ok(self.input(k)?.data)
+    }
+}
+
+/// The expected-type reason of tensor type `ty` (the types the helpers above check).
+fn expected(ty: TensorType) -> TensorTypes {
+    match ty {
+        TensorType::Float32 => TensorTypes::Float32,
+        TensorType::Int32 => TensorTypes::Int32,
+        _ => TensorTypes::Int8,
     }
 }
 

@@ -17,7 +17,7 @@ use super::in_place::{check, drive, x8, InPlace};
 use super::prep::element_bytes;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{
     multiply_by_quantized_multiplier, requantization_multiplier, round_f32, QuantParams,
 };
@@ -31,7 +31,7 @@ pub fn quantize_f32<T: QInt>(
     input: &[f32],
     output: &mut [T],
 ) -> Result<(), KernelError> {
-    KernelError::check_len("QUANTIZE", "output", input.len(), output.len())?;
+    KernelError::check_len("QUANTIZE", Operand::Output, input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
         *o = quantize_value(output_q, x);
     }
@@ -81,7 +81,7 @@ pub fn requantize<I: QInt, O: QInt>(
     input: &[I],
     output: &mut [O],
 ) -> Result<(), KernelError> {
-    KernelError::check_len("QUANTIZE", "output", input.len(), output.len())?;
+    KernelError::check_len("QUANTIZE", Operand::Output, input.len(), output.len())?;
     for (&x, o) in input.iter().zip(output.iter_mut()) {
         *o = requantize_value(p, x);
     }
@@ -131,11 +131,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
     if !x.data.is_empty() {
-        return Err(cx.unsupported("a constant input"));
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
     }
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&out, Operand::Output)?;
     if x.bytes / element_bytes(x.ty) != out.bytes {
-        return Err(cx.shape("input and output differ in size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     match x.ty {
         TensorType::Float32 => {
@@ -147,7 +147,10 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
             Prepared::of::<Requantize>(cx, p)
         }
-        _ => Err(cx.unsupported("only float32 or int8 input")),
+        _ => Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Input(0),
+            expected: TensorTypes::Int8OrFloat32,
+        })),
     }
 }
 

@@ -7,14 +7,14 @@ use synaptic_tflite::code;
 use super::in_place::{check, drive, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::RESHAPE, code::SQUEEZE];
 
 /// RESHAPE / SQUEEZE: copies `input` to `output` (equal lengths).
 pub fn copy<T: Copy>(op: &'static str, input: &[T], output: &mut [T]) -> Result<(), KernelError> {
-    KernelError::check_len(op, "output", input.len(), output.len())?;
+    KernelError::check_len(op, Operand::Output, input.len(), output.len())?;
     output.copy_from_slice(input);
     Ok(())
 }
@@ -45,10 +45,10 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     let (x, out) = (cx.input(0)?, cx.output()?);
     if !x.data.is_empty() {
-        return Err(cx.unsupported("a constant input"));
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
     }
     if x.ty != out.ty || x.bytes != out.bytes {
-        return Err(cx.shape("input and output differ in type or size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     // RESHAPE's shape (input 1) is never read: it gets no location in the record, so no view
     // of it is taken, beside a declared overlap or otherwise.

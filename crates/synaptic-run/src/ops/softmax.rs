@@ -16,7 +16,7 @@ use super::float::expf;
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{exp_on_negative_values, rescale};
 use crate::fixedpoint::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
 use crate::limits::size;
@@ -58,20 +58,20 @@ impl SoftmaxParams {
         let Some(&depth) = shape.last() else {
             return Err(KernelError::shape(
                 OP,
-                "input must have at least 1 dimension",
+                ShapeFault::TooFewDimensions {
+                    operand: Operand::Input(0),
+                    min: 1,
+                },
             ));
         };
         if output.zero_point != -128 {
             return Err(KernelError::unsupported(
                 OP,
-                "int8 output zero point must be -128",
+                Unsupported::OutputZeroPoint(output.zero_point),
             ));
         }
         if output.scale != 1.0 / 256.0 {
-            return Err(KernelError::unsupported(
-                OP,
-                "int8 output scale must be 1/256",
-            ));
+            return Err(KernelError::unsupported(OP, Unsupported::OutputScale));
         }
         let (input_multiplier, input_left_shift) = preprocess_softmax_scaling(
             OP,
@@ -79,9 +79,8 @@ impl SoftmaxParams {
             f64::from(input.scale),
             SCALED_DIFF_INTEGER_BITS,
         )?;
-        let radius = calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31).ok_or(
-            KernelError::unsupported(OP, "input scaling shift out of range"),
-        )?;
+        let radius = calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31)
+            .ok_or(KernelError::unsupported(OP, Unsupported::InputScale))?;
         let flat = size(OP, shape)?;
         Ok(SoftmaxParams {
             outer: flat.checked_div(depth).unwrap_or(0),
@@ -96,8 +95,8 @@ impl SoftmaxParams {
 /// SOFTMAX, int8 in, int8 out.
 pub fn softmax(p: &SoftmaxParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
     const OP: &str = "SOFTMAX";
-    KernelError::check_len(OP, "input", p.outer * p.depth, input.len())?;
-    KernelError::check_len(OP, "output", p.outer * p.depth, output.len())?;
+    KernelError::check_len(OP, Operand::Input(0), p.outer * p.depth, input.len())?;
+    KernelError::check_len(OP, Operand::Output, p.outer * p.depth, output.len())?;
     for (row, out) in input
         .chunks_exact(p.depth.max(1))
         .zip(output.chunks_exact_mut(p.depth.max(1)))
@@ -147,10 +146,7 @@ pub(crate) fn softmax_row(
         get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
     let exponent = num_bits_over_unit + 31 - 8;
     if !(0..=31).contains(&exponent) {
-        return Err(KernelError::shape(
-            "SOFTMAX",
-            "sum of exponentials out of range",
-        ));
+        return Err(KernelError::shape("SOFTMAX", ShapeFault::ExpSum));
     }
     Ok(SoftmaxRow {
         max,
@@ -179,7 +175,10 @@ pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
 /// before its first output is written).
 pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
     if at.direction == Direction::Backward {
-        return Err(KernelError::unsupported("SOFTMAX", "backward execution"));
+        return Err(KernelError::unsupported(
+            "SOFTMAX",
+            Unsupported::BackwardExecution,
+        ));
     }
     check("SOFTMAX", &contract(p), buf, &at)?;
     let depth = p.depth.max(1);
@@ -193,9 +192,10 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
             )?);
         }
         // Forward (checked above): the row was prepared at its first element.
-        let r = row
-            .as_ref()
-            .ok_or(KernelError::unsupported("SOFTMAX", "backward execution"))?;
+        let r = row.as_ref().ok_or(KernelError::unsupported(
+            "SOFTMAX",
+            Unsupported::BackwardExecution,
+        ))?;
         Ok([softmax_value(p, r, x8(buf, at.input, j)) as u8])
     })
 }
@@ -218,19 +218,19 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
     if super::float::BUILT && x.ty == TensorType::Float32 {
-        cx.activation_of(&x, TensorType::Float32)?;
-        cx.activation_of(&out, TensorType::Float32)?;
+        cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+        cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
         if x.shape() != out.shape() {
-            return Err(cx.shape("input and output differ in shape"));
+            return Err(cx.shape(ShapeFault::SizeDiffers));
         }
         let beta = cx.op().softmax_beta()?;
         let p = SoftmaxF32Params::new(beta, x.shape()).map_err(|e| cx.err(e))?;
         return Prepared::of::<SoftmaxF32>(cx, p);
     }
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
-        return Err(cx.shape("input and output differ in size"));
+        return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     cx.quantized(&[&x, &out])?;
     let beta = cx.op().softmax_beta()?;
@@ -309,8 +309,8 @@ pub fn softmax_f32(
 ) -> Result<(), KernelError> {
     const OP: &str = "SOFTMAX";
     let n = p.outer * p.depth;
-    KernelError::check_len(OP, "input", n, input.len())?;
-    KernelError::check_len(OP, "output", n, output.len())?;
+    KernelError::check_len(OP, Operand::Input(0), n, input.len())?;
+    KernelError::check_len(OP, Operand::Output, n, output.len())?;
     if p.depth == 0 {
         return Ok(());
     }

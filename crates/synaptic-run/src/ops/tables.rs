@@ -4,7 +4,7 @@
 
 use super::common::LeI32;
 use super::fully_connected::FullyConnectedParams;
-use crate::error::KernelError;
+use crate::error::{KernelError, Unsupported};
 use crate::math::per_channel_multipliers;
 use synaptic_tflite::Floats;
 
@@ -46,7 +46,7 @@ impl Table<'_> {
     pub(crate) fn entry(&self, c: usize) -> Result<(i32, i32), KernelError> {
         let (mut m, mut s) = ([0i32], [0i32]);
         match self {
-            Table::None => return Err(KernelError::unsupported("", "no table")),
+            Table::None => return Err(KernelError::unsupported("", Unsupported::ProgramMismatch)),
             Table::PerChannel {
                 name,
                 input,
@@ -59,7 +59,7 @@ impl Table<'_> {
                 } else {
                     filter.get(c)
                 };
-                let sc = sc.ok_or(KernelError::unsupported(name, "filter scales"))?;
+                let sc = sc.ok_or(KernelError::unsupported(name, Unsupported::FilterScales))?;
                 per_channel_multipliers(name, *input, &[sc], *output, &mut m, &mut s)?;
             }
             Table::FullyConnected {

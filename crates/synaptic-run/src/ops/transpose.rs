@@ -6,7 +6,7 @@ use super::common::{Dims, MAX_DIMS};
 use super::pad::row_major_strides;
 use super::prep::small_i32s;
 use super::{Kernel, Operands, Prep, Prepared};
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::TRANSPOSE];
@@ -30,22 +30,19 @@ impl TransposeParams {
         let input = Dims::new(OP, input_shape)?;
         let output = Dims::new(OP, output_shape)?;
         if perm.len() != input.rank() || output.rank() != input.rank() {
-            return Err(KernelError::shape(
-                OP,
-                "permutation length differs from the rank",
-            ));
+            return Err(KernelError::shape(OP, ShapeFault::PermutationLength));
         }
         let mut p = [0usize; MAX_DIMS];
         let mut seen = [false; MAX_DIMS];
         for (i, &a) in perm.iter().enumerate() {
             let a = if a < 0 { a + input.rank() as i32 } else { a };
             if a < 0 || a as usize >= input.rank() || seen[a as usize] {
-                return Err(KernelError::shape(OP, "not a permutation"));
+                return Err(KernelError::shape(OP, ShapeFault::NotPermutation));
             }
             seen[a as usize] = true;
             p[i] = a as usize;
             if output.dim(i) != input.dim(a as usize) {
-                return Err(KernelError::shape(OP, "output is not the permuted input"));
+                return Err(KernelError::shape(OP, ShapeFault::NotPermuted));
             }
         }
         Ok(TransposeParams {
@@ -63,8 +60,8 @@ pub fn transpose<T: Copy>(
     output: &mut [T],
 ) -> Result<(), KernelError> {
     const OP: &str = "TRANSPOSE";
-    KernelError::check_len(OP, "input", p.input.flat_size(), input.len())?;
-    KernelError::check_len(OP, "output", p.output.flat_size(), output.len())?;
+    KernelError::check_len(OP, Operand::Input(0), p.input.flat_size(), input.len())?;
+    KernelError::check_len(OP, Operand::Output, p.output.flat_size(), output.len())?;
     let rank = p.output.rank();
     let in_strides = row_major_strides(&p.input);
     // Input stride of each output dimension.
@@ -93,14 +90,17 @@ pub fn transpose<T: Copy>(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 2)?;
     let (x, perm, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x)?;
-    cx.int8_activation(&out)?;
-    cx.constant(&perm, "a non-constant permutation")?;
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
+    cx.constant(&perm, Operand::Permutation)?;
     if perm.ty != TensorType::Int32 {
-        return Err(cx.unsupported("only an int32 permutation"));
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Permutation,
+            expected: TensorTypes::Int32,
+        }));
     }
     let (pm, n) = small_i32s::<MAX_DIMS>(&perm.data[..perm.bytes])
-        .ok_or(cx.unsupported("a permutation of more than 6 values"))?;
+        .ok_or(cx.unsupported(Unsupported::TooManyValues(Operand::Permutation)))?;
     let p = TransposeParams::new(x.shape(), &pm[..n], out.shape()).map_err(|e| cx.err(e))?;
     Prepared::of::<Transpose>(cx, p)
 }

@@ -8,7 +8,7 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
     h, placement_code, IoPlacement, Loc, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
     SLOT_WORDS, VERSION,
@@ -292,7 +292,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
             return Err(LoadError::Operator {
                 op: i,
                 name,
-                error: KernelError::unsupported(name, "operator not implemented"),
+                error: KernelError::unsupported(name, Unsupported::NotImplemented),
             });
         }
         op_view(&g.model, &g.sg, i, g.n_tensors)?;
@@ -441,12 +441,9 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         e.pos = base + 2 * n;
         e.what = "folded biases";
         for c in 0..constants.len() {
-            let k = constants.entry(c).ok_or_else(|| {
-                kerr(KernelError::shape(
-                    v.name,
-                    "filter or bias shorter than its channels",
-                ))
-            })?;
+            let k = constants
+                .entry(c)
+                .ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
             e.push(k as u32)?;
         }
     }
