@@ -33,6 +33,8 @@ pub fn extent(shape: &[usize]) -> Option<usize> {
 
 /// Elements of a tensor of `shape`, or a shape error of `op` if its [`extent`] is beyond
 /// [`MAX_TENSOR_SIZE`] (the one size rule of every parameter constructor).
+// Load-time code called from many operators: one copy (flash), not one per caller.
+#[inline(never)]
 pub fn size(op: &'static str, shape: &[usize]) -> Result<usize, KernelError> {
     extent(shape).ok_or(KernelError::shape(op, ShapeFault::Overflow))?;
     Ok(shape.iter().product())

@@ -442,6 +442,8 @@ pub fn int8_zero_point(op: &'static str, q: QuantParams) -> Result<i32, KernelEr
 }
 
 /// [`activation_range`] for an int8 output.
+// Load-time code called from many operators: one copy (flash), not one per caller.
+#[inline(never)]
 pub fn activation_range_i8(
     op: &'static str,
     activation: Activation,
@@ -512,6 +514,8 @@ pub fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
 /// strides, dilations and filters for which `(out - 1) * stride + effective_filter` (the
 /// input extent the windows span) exceeds `2^31 - 1` are refused, so every window coordinate
 /// a kernel forms (`o * stride - pad + f * dilation`) fits `i32` and a 32-bit `isize`.
+// Load-time code called from many operators: one copy (flash), not one per caller.
+#[inline(never)]
 pub fn compute_padding(
     op: &'static str,
     padding: Padding,

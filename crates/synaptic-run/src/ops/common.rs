@@ -50,6 +50,8 @@ impl Dims {
 }
 
 /// A 4-D shape `[batch, height, width, channels]` from a slice, or a shape error.
+// Load-time code called from many operators: one copy (flash), not one per caller.
+#[inline(never)]
 pub(crate) fn nhwc(
     op: &'static str,
     operand: Operand,

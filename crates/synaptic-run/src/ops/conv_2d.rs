@@ -85,6 +85,8 @@ pub struct ConvParams {
     pub(crate) act_max: i32,
 }
 
+// Load-time code called from many operators: one copy (flash), not one per caller.
+#[inline(never)]
 pub(crate) fn spatial(
     op: &'static str,
     opts: &ConvOptions,
