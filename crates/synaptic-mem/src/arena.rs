@@ -257,6 +257,38 @@ impl<'a> Loader<'a> {
         self.raw.alloc_view(shape, dtype, Lifetime::Persistent)
     }
 
+    /// A persistent 1-D tensor of `dtype` whose length is known only once written (a compiled
+    /// program): `fill` gets the whole free tensor space as one tensor and returns how many
+    /// leading elements it used; the tensor keeps those and the persistent region ends right
+    /// after them — one pass where sizing first would do the work twice. O(1) besides `fill`.
+    /// If `fill` fails (or returns 0, or more than it got), nothing is allocated and no
+    /// statistic changes; the arena's own refusals are [`AllocError`]s (converted into `E`).
+    ///
+    /// ```
+    /// use synaptic_mem::{AllocError, Arena, ArenaBuffer, DType};
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, _) = arena.split();
+    /// let before = loader.stats();
+    /// let t = loader
+    ///     .persistent_filled::<AllocError>(DType::Int32, |t| {
+    ///         let words = t.as_mut_slice::<i32>().unwrap();
+    ///         words[..3].copy_from_slice(&[7, 8, 9]);
+    ///         Ok(3)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(t.as_slice::<i32>().unwrap(), &[7, 8, 9]);
+    /// // Exactly what `persistent(&[3], DType::Int32)` takes.
+    /// assert_eq!(loader.stats().persistent_used - before.persistent_used, 32 + 16);
+    /// ```
+    pub fn persistent_filled<E: From<AllocError>>(
+        &self,
+        dtype: DType,
+        fill: impl FnOnce(&mut Tensor<'a>) -> Result<u32, E>,
+    ) -> Result<Tensor<'a>, E> {
+        self.raw.alloc_filled(dtype, fill)
+    }
+
     /// A tensor in the shared (IPC) region; fails with
     /// [`ErrorKind::NoSharedRegion`](crate::ErrorKind) if none is registered.
     pub fn shared(&self, shape: &[u32], dtype: DType) -> Result<Tensor<'a>, AllocError> {

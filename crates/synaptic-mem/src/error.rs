@@ -36,7 +36,8 @@ pub enum ErrorKind {
     ZeroDimension,
     /// The element count or byte size does not fit the arena's integer range.
     SizeOverflow,
-    /// A data type value outside `syn_npu_dtype_t` (C API only).
+    /// A data type value outside `syn_npu_dtype_t` (C API), or one a call does not take (INT4,
+    /// not byte-addressable, for `Loader::persistent_filled`).
     InvalidDtype,
     /// A lifetime value outside `syn_mem_lifetime_t` (C API only).
     InvalidLifetime,

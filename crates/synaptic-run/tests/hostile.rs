@@ -437,3 +437,24 @@ fn an_operator_with_inputs_its_kernel_does_not_take_is_refused() {
         e => panic!("{e}"),
     }
 }
+
+/// A hybrid model (float activations, int8 weights: the shared kws_ref_model_float32) is
+/// refused at its first operator as TFLM refuses it ("Hybrid models are not supported on
+/// TFLite Micro."), never run with int8 weights read as floats.
+#[test]
+fn a_hybrid_model_is_refused_as_tflm_refuses_it() {
+    let e = refusal(&shared_model("kws_ref_model_float32"));
+    match e {
+        LoadError::Operator {
+            op: 0,
+            name: "CONV_2D",
+            error:
+                KernelError::Unsupported {
+                    reason: Unsupported::Hybrid,
+                    ..
+                },
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().contains("hybrid"), "{e}");
+}

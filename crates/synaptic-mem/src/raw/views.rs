@@ -9,8 +9,8 @@ use core::ptr::NonNull;
 
 use super::RawArena;
 use crate::dtype::{DType, Element, Lifetime};
-use crate::error::AllocError;
-use crate::tensor::TensorDesc;
+use crate::error::{AllocError, ErrorKind, Region};
+use crate::tensor::{TensorDesc, TensorRequest, DESC_SPAN};
 
 impl RawArena<'_> {
     /// Allocates and wraps the descriptor in a view. Contract: the caller (crate::arena) ties
@@ -26,6 +26,92 @@ impl RawArena<'_> {
             desc,
             _mem: PhantomData,
         })
+    }
+
+    /// A persistent tensor of `dtype` whose length is known only once it is written (the
+    /// safe API's `Loader::persistent_filled`): allocates the whole free tensor space as one
+    /// 1-D tensor, lets `fill` write it and return how many leading elements it used, then
+    /// keeps only those (the persistent region ends right after them, as if exactly that had
+    /// been allocated). If `fill` fails, or returns 0 or more than it was given, the arena is
+    /// left as it was, statistics included. Same lifetime contract as
+    /// [`RawArena::alloc_view`]. INT4 (not byte-addressable) is refused.
+    pub(crate) fn alloc_filled<'t, E: From<AllocError>>(
+        &self,
+        dtype: DType,
+        fill: impl FnOnce(&mut Tensor<'t>) -> Result<u32, E>,
+    ) -> Result<Tensor<'t>, E> {
+        let elem = (dtype.bits() / 8) as usize;
+        let start = self.top.get();
+        if elem == 0 {
+            return Err(self
+                .fail(ErrorKind::InvalidDtype, Region::Persistent, 0)
+                .into());
+        }
+        if start != self.pers_end.get() || self.scratch_top.get() != 0 {
+            return Err(self
+                .fail(ErrorKind::EphemeralLive, Region::Persistent, 0)
+                .into());
+        }
+        // Every byte a tensor could take now, in whole 16-byte blocks, within a tensor's limit.
+        let room = (self.tensor_cap.get().saturating_sub(start + DESC_SPAN) & !15)
+            .min(crate::MAX_TENSOR_BYTES as usize);
+        let max = (room / elem) as u32;
+        if max == 0 {
+            return Err(self
+                .fail(ErrorKind::OutOfMemory, Region::Persistent, DESC_SPAN + 16)
+                .into());
+        }
+        let saved = (
+            self.top.get(),
+            self.pers_end.get(),
+            self.epoch_peak.get(),
+            self.arena_peak.get(),
+            self.ephemeral_peak.get(),
+            self.alloc_count.get(),
+        );
+        let restore = || {
+            self.top.set(saved.0);
+            self.pers_end.set(saved.1);
+            self.epoch_peak.set(saved.2);
+            self.arena_peak.set(saved.3);
+            self.ephemeral_peak.set(saved.4);
+            self.alloc_count.set(saved.5);
+        };
+        let mut t = self.alloc_view(&[max], dtype, Lifetime::Persistent)?;
+        let full_end = self.top.get();
+        let used = match fill(&mut t) {
+            Ok(n) if n >= 1 && n <= max => n,
+            Ok(_) => {
+                restore();
+                return Err(self
+                    .fail(ErrorKind::TooLarge, Region::Persistent, room)
+                    .into());
+            }
+            Err(e) => {
+                restore();
+                return Err(e);
+            }
+        };
+        let Ok(req) = TensorRequest::new(&[used], dtype) else {
+            // Cannot happen: `used` elements fit where `max` did.
+            return Ok(t);
+        };
+        // The tensor is still the last allocation (it took all the room `fill` could have
+        // allocated from): shrink it in place. Otherwise keep it whole.
+        if self.top.get() == full_end && self.pers_end.get() == full_end {
+            // SAFETY: `t` is the only view of this descriptor (just made, borrowed mutably
+            // by `fill` only for the call); it lies inside the persistent region at `start`.
+            unsafe {
+                let d = t.desc.as_ptr();
+                (*d).shape[0] = used;
+                (*d).size = req.bytes();
+            }
+            let end = start + req.span();
+            self.top.set(end);
+            self.pers_end.set(end);
+            self.epoch_peak.set(end);
+        }
+        Ok(t)
     }
 
     /// Takes scratch bytes as a slice. Same contract as [`RawArena::alloc_view`].

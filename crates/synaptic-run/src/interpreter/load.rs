@@ -36,18 +36,21 @@ pub(super) fn load<'m, 'a, 'p>(
             Store::Flash(words)
         }
         None => {
-            let n = crate::program::compiled_len(model, placement)?;
-            let words = u32::try_from(n.max(1)).map_err(|_| LoadError::Unsupported {
-                what: "a program of more than 2^32 words",
+            // One preparation pass: the program is compiled straight into the persistent
+            // region, which then ends right after its last word.
+            let t = loader.persistent_filled(DType::Int32, |t| {
+                let out = t
+                    .as_mut_slice::<u32>()
+                    .map_err(|_| LoadError::Unsupported {
+                        what: "program tensor",
+                    })?;
+                let n = crate::program::compile(model, placement, out)?;
+                u32::try_from(n).map_err(|_| LoadError::Unsupported {
+                    what: "a program of more than 2^32 words",
+                })
             })?;
-            let mut t = loader.persistent(&[words], DType::Int32)?;
-            let out = t
-                .as_mut_slice::<u32>()
-                .map_err(|_| LoadError::Unsupported {
-                    what: "program tensor",
-                })?;
-            crate::program::compile(model, placement, &mut out[..n])?;
-            memory.tables = synaptic_mem::block_span(4 * u64::from(words)) as usize;
+            let n = t.size() / 4;
+            memory.tables = synaptic_mem::block_span(t.size() as u64) as usize;
             memory.program_bytes = 4 * n;
             memory.descriptors += synaptic_mem::DESC_SPAN;
             Store::Ram(t)

@@ -245,7 +245,9 @@ pub(super) enum Store<'m, 'a> {
 impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
     /// Loads `model` (its bytes stay where they are: weights are read in place) into the
     /// arena of `loader`: compiles its program ([`crate::program`]: every operator validated
-    /// and prepared, locations, requantization tables) into one PERSISTENT tensor, allocates
+    /// and prepared, locations, requantization tables) into one PERSISTENT tensor, in one
+    /// pass (`Loader::persistent_filled`: written into the free space, then trimmed to its
+    /// words; an arena too small for it is [`LoadError::ProgramBuffer`]), allocates
     /// graph I/O in the SHARED region ([`IoPlacement::Shared`]; the arena needs one
     /// registered) and loads `plan` (its descriptor table goes in the persistent region).
     /// `plan` must be the plan of this model's activations for this placement (see the
