@@ -114,7 +114,10 @@ fn the_writer_cannot_allocate_beside_it() {
         .persistent_filled::<Fail>(DType::Int8, |t| {
             // Every byte of tensor space is the writer's: another allocation finds none.
             let e = loader.persistent(&[1], DType::Int8).unwrap_err();
-            assert!(matches!(e.kind, ErrorKind::OutOfMemory | ErrorKind::TooLarge), "{e}");
+            assert!(
+                matches!(e.kind, ErrorKind::OutOfMemory | ErrorKind::TooLarge),
+                "{e}"
+            );
             t.bytes_mut()[0] = 5;
             Ok(1)
         })
@@ -136,7 +139,9 @@ fn refused_while_an_inference_runs_and_when_full() {
     });
     let cap = loader.stats().tensor_capacity;
     // Fill the tensor space but 32 bytes: less than a descriptor and one data block.
-    loader.persistent(&[(cap - 64) as u32], DType::Int8).unwrap();
+    loader
+        .persistent(&[(cap - 64) as u32], DType::Int8)
+        .unwrap();
     let r = loader.persistent_filled::<Fail>(DType::Int8, |_| Ok(1));
     // Less than one block is left of the persistent region's room: larger than it.
     assert_eq!(r.unwrap_err(), Fail::Arena(ErrorKind::TooLarge));

@@ -18,7 +18,11 @@
 //! ## Adding an operator
 //!
 //! Write `ops/<name>.rs`, declare it (`pub mod <name>;`) and add one line to the list below:
-//! its kind code (stable: the program format stores it) and its kernel types. Nothing else
+//! its kind codes (stable: the program format stores them) and its kernel types, one per data
+//! type; `if "feature"` builds a kernel only with that cargo feature (the float32 kernels:
+//! without `float32` their dispatch arms are constant-false and their code is not linked).
+//! A new kernel of an existing operator (its float32 version) is the same: the operator's
+//! file and its line (the float32 SOFTMAX: `ops/softmax.rs` and `ops/mod.rs`). Nothing else
 //! names an operator: the program codec, the compiler, the interpreter and the planner reach
 //! every operator through the functions this list generates (`prepare`, `param_words`, `run`,
 //! `contract`, `run_in_place`, `kernel_name`).

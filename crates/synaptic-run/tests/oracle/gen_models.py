@@ -384,6 +384,19 @@ def binary_f32(name, seed, opcode, a_shape, b_shape, out_shape, act, const_b=Fal
     b.write(name, opcode, [x, y], [o], OPT.AddOptions if opcode == OPS.ADD else OPT.MulOptions, opt)
 
 
+def concat_f32(name, shapes, axis):
+    b = Builder()
+    ins = [b.tensor(f"in{k}", sh, T.FLOAT32) for k, sh in enumerate(shapes)]
+    rank = len(shapes[0])
+    ax = (axis + rank) % rank
+    out = list(shapes[0])
+    out[ax] = sum(sh[ax] for sh in shapes)
+    o = b.tensor("output", out, T.FLOAT32)
+    opt = s.ConcatenationOptionsT()
+    opt.axis = axis
+    b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
+
+
 def reshape_f32(name, in_shape, out_shape):
     b = Builder()
     i = b.tensor("input", in_shape, T.FLOAT32)
@@ -535,6 +548,7 @@ def main():
     binary_f32("f32_mul_bcast_relun1", 41, OPS.MUL, [1, 3, 4, 6], [6], [1, 3, 4, 6], ACT.RELU_N1_TO_1)
     binary_f32("f32_mul_same_none", 42, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
+    concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 
 
 if __name__ == "__main__":
