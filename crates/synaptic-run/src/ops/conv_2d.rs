@@ -172,7 +172,10 @@ impl ConvParams {
         self.output_shape[3]
     }
 
+    // Not inlined: run once per invoke, it would otherwise change how the kernel's loops
+    // are register-allocated (the plain plan's instructions rose 0.4% when it grew).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(crate) fn check<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         &self,
         op: &'static str,
