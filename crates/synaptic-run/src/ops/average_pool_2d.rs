@@ -5,8 +5,9 @@
 use synaptic_tflite::code;
 
 use super::common::offset4;
+use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
-use super::pool_2d::{average, contract, PoolF32Params, PoolParams};
+use super::pool_2d::{average, contract, contract_f32, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, ShapeFault};
@@ -108,6 +109,37 @@ pub fn average_pool_f32(
     Ok(())
 }
 
+/// AVERAGE_POOL_2D, float32 ([`average_pool_f32`]) with input and output in `buf`
+/// (little-endian floats), each output in the plain kernel's order of operations.
+pub fn average_pool_f32_in_place(
+    p: &PoolF32Params,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    let q = &p.pool;
+    check(OP, &contract_f32(q), buf, &at)?;
+    let depth = q.output_shape[3];
+    for_each_pixel(&q.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = q.window_at(oy, ox);
+        if (ys.is_empty() || xs.is_empty()) && depth > 0 {
+            return Err(KernelError::shape(OP, ShapeFault::EmptyWindow));
+        }
+        for c in ordered(depth, at.direction) {
+            let (mut total, mut count) = (0.0f32, 0.0f32);
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    total += LeF32(&buf[at.input..]).at(offset4(&q.input_shape, b, y, x, c));
+                    count += 1.0;
+                }
+            }
+            let o = at.output + 4 * (first + c);
+            buf[o..o + 4].copy_from_slice(&p.range.apply(total / count).to_le_bytes());
+        }
+        Ok(())
+    })
+}
+
 /// Prepares AVERAGE_POOL_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     if super::pool_2d::is_float(cx) {
@@ -153,5 +185,17 @@ impl Kernel for AveragePool2dF32 {
     fn run(p: &PoolF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let x = io.f32(0)?;
         average_pool_f32(p, x, io.out_f32()?)
+    }
+
+    fn contract(p: &PoolF32Params, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract_f32(&p.pool))
+    }
+
+    fn run_in_place(
+        p: &PoolF32Params,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        average_pool_f32_in_place(p, io.buf, io.at)?;
+        Ok(4 * p.pool.output_shape.iter().product::<usize>())
     }
 }

@@ -603,6 +603,22 @@ pub(crate) fn check_f32(
         p.input_shape.iter().product(),
         input.len(),
     )?;
+    check_f32_tables(op, p, filter, bias)?;
+    KernelError::check_len(
+        op,
+        Operand::Output,
+        p.output_shape.iter().product(),
+        output.len(),
+    )
+}
+
+/// Checks a float convolution's filter and bias (float bytes) against its shapes.
+pub(crate) fn check_f32_tables(
+    op: &'static str,
+    p: &ConvParams,
+    filter: &[u8],
+    bias: Option<&[u8]>,
+) -> Result<(), KernelError> {
     KernelError::check_len(
         op,
         Operand::Filter,
@@ -612,12 +628,17 @@ pub(crate) fn check_f32(
     if let Some(b) = bias {
         KernelError::check_len(op, Operand::Bias, p.output_shape[3], b.len() / 4)?;
     }
-    KernelError::check_len(
-        op,
-        Operand::Output,
-        p.output_shape.iter().product(),
-        output.len(),
-    )
+    Ok(())
+}
+
+/// The access contract of a float32 convolution for its input 0: the int8 kernels' window
+/// over 4-byte elements (the same loops, the same order).
+pub fn contract_f32(p: &ConvParams, depthwise: bool) -> Contract {
+    Contract {
+        in_elem_bytes: 4,
+        out_elem_bytes: 4,
+        ..contract(p, depthwise)
+    }
 }
 
 /// CONV_2D, float32, as `reference_ops::Conv` (float) computes it: per output, `total = 0`,
@@ -663,6 +684,50 @@ pub fn conv2d_f32(
         }
     }
     Ok(())
+}
+
+/// CONV_2D, float32 ([`conv2d_f32`]) with input and output in `buf` (little-endian
+/// floats): each output element computed in the plain kernel's order of operations, then
+/// written, the elements in `at.direction` order.
+pub fn conv2d_f32_in_place(
+    p: &ConvF32Params,
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "CONV_2D";
+    let c = &p.conv;
+    check_f32_tables(OP, c, filter, bias)?;
+    check(OP, &contract_f32(c, false), buf, &at)?;
+    let in_d = c.input_shape[3];
+    let f_d = c.filter_shape[3];
+    let out_d = c.output_shape[3];
+    let filters_per_group = out_d / (in_d / f_d);
+    let (filter, bias) = (LeF32(filter), bias.map(LeF32));
+    for_each_pixel(&c.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = c.taps_at(oy, ox);
+        for oc in ordered(out_d, at.direction) {
+            let group_base = (oc / filters_per_group) * f_d;
+            let mut total = 0.0f32;
+            for (fy, in_y) in ys.iter() {
+                for (fx, in_x) in xs.iter() {
+                    let i0 = offset4(&c.input_shape, b, in_y, in_x, group_base);
+                    let w0 = offset4(&c.filter_shape, oc, fy, fx, 0);
+                    let xs = buf[at.input + 4 * i0..][..4 * f_d].chunks_exact(4);
+                    let ws = filter.0[4 * w0..][..4 * f_d].chunks_exact(4);
+                    for (x, w) in xs.zip(ws) {
+                        let x = f32::from_le_bytes([x[0], x[1], x[2], x[3]]);
+                        total += x * f32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                    }
+                }
+            }
+            let bias_value = bias.map_or(0.0, |bs| bs.at(oc));
+            let o = at.output + 4 * (first + oc);
+            buf[o..o + 4].copy_from_slice(&p.range.apply(total + bias_value).to_le_bytes());
+        }
+        Ok(())
+    })
 }
 
 /// Prepares CONV_2D.
@@ -733,6 +798,19 @@ impl Kernel for Conv2dF32 {
         let (x, w) = (io.f32(0)?, io.bytes(1));
         let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
         conv2d_f32(p, x, w, bias, io.out_f32()?)
+    }
+
+    fn contract(p: &ConvF32Params, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract_f32(&p.conv, false))
+    }
+
+    fn run_in_place(
+        p: &ConvF32Params,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
+        conv2d_f32_in_place(p, io.bytes(1), bias, io.buf, io.at)?;
+        Ok(4 * p.conv.output_shape.iter().product::<usize>())
     }
 }
 

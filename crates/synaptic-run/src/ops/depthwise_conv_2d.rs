@@ -10,8 +10,8 @@ use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8};
 use super::conv_2d::{
-    check_f32, check_tables, contract, is_float, prepare_conv, prepare_conv_f32, requantize,
-    spatial, ConvF32Params, ConvOptions, ConvParams,
+    check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, prepare_conv,
+    prepare_conv_f32, requantize, spatial, ConvF32Params, ConvOptions, ConvParams,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, InPlace};
@@ -272,6 +272,42 @@ pub fn depthwise_conv2d_f32(
     Ok(())
 }
 
+/// DEPTHWISE_CONV_2D, float32 ([`depthwise_conv2d_f32`]) with input and output in `buf`
+/// (little-endian floats): each output element computed in the plain kernel's order of
+/// operations, then written, the elements in `at.direction` order.
+pub fn depthwise_conv2d_f32_in_place(
+    p: &ConvF32Params,
+    filter: &[u8],
+    bias: Option<&[u8]>,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    const OP: &str = "DEPTHWISE_CONV_2D";
+    let c = &p.conv;
+    check_f32_tables(OP, c, filter, bias)?;
+    check(OP, &contract_f32(c, true), buf, &at)?;
+    let out_d = c.output_shape[3];
+    let dm = c.depth_multiplier;
+    let (filter, bias) = (LeF32(filter), bias.map(LeF32));
+    for_each_pixel(&c.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = c.taps_at(oy, ox);
+        for oc in ordered(out_d, at.direction) {
+            let ic = oc / dm;
+            let mut total = 0.0f32;
+            for (fy, in_y) in ys.iter() {
+                for (fx, in_x) in xs.iter() {
+                    let x = LeF32(&buf[at.input..]).at(offset4(&c.input_shape, b, in_y, in_x, ic));
+                    total += x * filter.at(offset4(&c.filter_shape, 0, fy, fx, oc));
+                }
+            }
+            let bias_value = bias.map_or(0.0, |bs| bs.at(oc));
+            let o = at.output + 4 * (first + oc);
+            buf[o..o + 4].copy_from_slice(&p.range.apply(total + bias_value).to_le_bytes());
+        }
+        Ok(())
+    })
+}
+
 /// The DEPTHWISE_CONV_2D kernel, float32.
 pub struct DepthwiseConv2dF32;
 
@@ -284,5 +320,18 @@ impl Kernel for DepthwiseConv2dF32 {
         let (x, w) = (io.f32(0)?, io.bytes(1));
         let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
         depthwise_conv2d_f32(p, x, w, bias, io.out_f32()?)
+    }
+
+    fn contract(p: &ConvF32Params, k: usize, _out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| contract_f32(&p.conv, true))
+    }
+
+    fn run_in_place(
+        p: &ConvF32Params,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let bias = Some(io.bytes(2)).filter(|b| !b.is_empty());
+        depthwise_conv2d_f32_in_place(p, io.bytes(1), bias, io.buf, io.at)?;
+        Ok(4 * p.conv.output_shape.iter().product::<usize>())
     }
 }

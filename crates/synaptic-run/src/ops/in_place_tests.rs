@@ -10,22 +10,29 @@ use crate::contract::{Contract, Direction, SafeOverlap};
 use crate::error::KernelError;
 use crate::math::{compute_padding, Activation, Padding, QuantParams};
 use crate::ops::add::{add, AddParams};
-use crate::ops::average_pool_2d::{average_pool, average_pool_in_place};
+use crate::ops::average_pool_2d::{
+    average_pool, average_pool_f32, average_pool_f32_in_place, average_pool_in_place,
+};
 use crate::ops::binary;
-use crate::ops::conv_2d::{conv2d, conv2d_in_place, ConvOptions, ConvParams};
+use crate::ops::conv_2d::{
+    conv2d, conv2d_f32, conv2d_f32_in_place, conv2d_in_place, ConvF32Params, ConvOptions,
+    ConvParams,
+};
 use crate::ops::depthwise_conv_2d::{
-    depthwise_conv2d, depthwise_conv2d_in_place, DepthwiseOptions,
+    depthwise_conv2d, depthwise_conv2d_f32, depthwise_conv2d_f32_in_place,
+    depthwise_conv2d_in_place, DepthwiseOptions,
 };
 use crate::ops::dequantize::{dequantize, dequantize_i8_in_place};
+use crate::ops::float::FloatRange;
 use crate::ops::fully_connected::FC_ROW_BUFFER;
 use crate::ops::fully_connected::{
     fully_connected, fully_connected_in_place, fully_connected_rows, FullyConnectedOptions,
     FullyConnectedParams,
 };
 use crate::ops::logistic::{logistic, logistic_in_place, LogisticParams};
-use crate::ops::max_pool_2d::{max_pool, max_pool_in_place};
+use crate::ops::max_pool_2d::{max_pool, max_pool_f32, max_pool_f32_in_place, max_pool_in_place};
 use crate::ops::mul::{mul, MulParams};
-use crate::ops::pool_2d::{PoolOptions, PoolParams};
+use crate::ops::pool_2d::{PoolF32Params, PoolOptions, PoolParams};
 use crate::ops::quantize::{
     quantize_f32, quantize_f32_i8_in_place, requantize, requantize_i8_in_place, RequantizeParams,
 };
@@ -270,8 +277,56 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     case(&c, &as_u8(&input), &as_u8(&expected), &mut rng, &run)
 }
 
-fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
+/// Random floats in [-2, 2) (multiples of 2^-10: finite, with rounding in the sums).
+fn f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.next() >> 52) as f32 / 1024.0 - 2.0)
+        .collect()
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The float32 convolutions: the int8 geometries, float data, every activation range.
+fn conv_f32_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     let mut rng = Rng::new(seed);
+    let Some((conv, f)) = conv_case(&mut rng, depthwise) else {
+        return Ok(0);
+    };
+    let p = ConvF32Params {
+        conv,
+        range: FloatRange::new(rng.activation()),
+    };
+    let input = f32s(&mut rng, conv.input_shape.iter().product());
+    let filter = f32_bytes(&f32s(&mut rng, f.iter().product()));
+    let bias = (rng.next() & 1 == 0).then(|| f32_bytes(&f32s(&mut rng, conv.output_shape[3])));
+    let mut expected = vec![0f32; conv.output_shape.iter().product()];
+    let plain = if depthwise {
+        depthwise_conv2d_f32
+    } else {
+        conv2d_f32
+    };
+    plain(&p, &input, &filter, bias.as_deref(), &mut expected).unwrap();
+    let run = |buf: &mut [u8], at: InPlace| {
+        if depthwise {
+            depthwise_conv2d_f32_in_place(&p, &filter, bias.as_deref(), buf, at)
+        } else {
+            conv2d_f32_in_place(&p, &filter, bias.as_deref(), buf, at)
+        }
+    };
+    let c = crate::ops::conv_2d::contract_f32(&conv, depthwise);
+    case(
+        &c,
+        &f32_bytes(&input),
+        &f32_bytes(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+/// A random pooling geometry and kind (average or max), None if refused.
+fn pool_case(rng: &mut Rng) -> Option<(PoolParams, bool)> {
     let (b, h, w, c) = (
         rng.range(1, 2),
         rng.range(1, 10),
@@ -286,14 +341,10 @@ fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
         filter_w: rng.range(1, 5),
         activation: rng.activation(),
     };
-    let Ok((oh, _)) = compute_padding("", opts.padding, h, opts.filter_h, opts.stride_h, 1) else {
-        return Ok(0);
-    };
-    let Ok((ow, _)) = compute_padding("", opts.padding, w, opts.filter_w, opts.stride_w, 1) else {
-        return Ok(0);
-    };
+    let (oh, _) = compute_padding("", opts.padding, h, opts.filter_h, opts.stride_h, 1).ok()?;
+    let (ow, _) = compute_padding("", opts.padding, w, opts.filter_w, opts.stride_w, 1).ok()?;
     if oh == 0 || ow == 0 {
-        return Ok(0);
+        return None;
     }
     let q = rng.quant();
     let avg = rng.next() & 1 == 0;
@@ -302,9 +353,17 @@ fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
     } else {
         "MAX_POOL_2D"
     };
-    let Ok(p) = PoolParams::new(op, &opts, &[b, h, w, c], &[b, oh, ow, c], q, q) else {
+    let p = PoolParams::new(op, &opts, &[b, h, w, c], &[b, oh, ow, c], q, q).ok()?;
+    Some((p, avg))
+}
+
+fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let Some((p, avg)) = pool_case(&mut rng) else {
         return Ok(0);
     };
+    let [b, h, w, c] = p.input_shape;
+    let [_, oh, ow, _] = p.output_shape;
     let input = rng.i8s(b * h * w * c);
     let mut expected = vec![0i8; b * oh * ow * c];
     let plain = if avg { average_pool } else { max_pool };
@@ -322,6 +381,39 @@ fn pool_property(seed: u64) -> Result<usize, TestCaseError> {
         &crate::ops::pool_2d::contract(&p),
         &as_u8(&input),
         &as_u8(&expected),
+        &mut rng,
+        &run,
+    )
+}
+
+/// The float32 poolings: the int8 geometries, float data.
+fn pool_f32_property(seed: u64) -> Result<usize, TestCaseError> {
+    let mut rng = Rng::new(seed);
+    let Some((pool, avg)) = pool_case(&mut rng) else {
+        return Ok(0);
+    };
+    let p = PoolF32Params {
+        pool,
+        range: FloatRange::new(rng.activation()),
+    };
+    let input = f32s(&mut rng, pool.input_shape.iter().product());
+    let mut expected = vec![0f32; pool.output_shape.iter().product()];
+    let plain = if avg { average_pool_f32 } else { max_pool_f32 };
+    if plain(&p, &input, &mut expected).is_err() {
+        return Ok(0); // a window entirely in the padding: refused by both
+    }
+    let run = |buf: &mut [u8], at: InPlace| {
+        if avg {
+            average_pool_f32_in_place(&p, buf, at)
+        } else {
+            max_pool_f32_in_place(&p, buf, at)
+        }
+    };
+    let c = crate::ops::pool_2d::contract_f32(&pool);
+    case(
+        &c,
+        &f32_bytes(&input),
+        &f32_bytes(&expected),
         &mut rng,
         &run,
     )
@@ -569,8 +661,23 @@ proptest! {
     }
 
     #[test]
+    fn conv2d_f32_overlapped_equals_plain(seed in any::<u64>()) {
+        conv_f32_property(seed, false)?;
+    }
+
+    #[test]
+    fn depthwise_f32_overlapped_equals_plain(seed in any::<u64>()) {
+        conv_f32_property(seed, true)?;
+    }
+
+    #[test]
     fn pooling_overlapped_equals_plain(seed in any::<u64>()) {
         pool_property(seed)?;
+    }
+
+    #[test]
+    fn pooling_f32_overlapped_equals_plain(seed in any::<u64>()) {
+        pool_f32_property(seed)?;
     }
 
     #[test]
@@ -599,10 +706,13 @@ proptest! {
 #[test]
 fn one_byte_past_the_bound_breaks() {
     let seeds = if cfg!(miri) { 6 } else { 400 };
-    let families: [(&str, Property); 7] = [
+    let families: [(&str, Property); 10] = [
         ("CONV_2D", |s| conv_property(s, false)),
         ("DEPTHWISE_CONV_2D", |s| conv_property(s, true)),
+        ("CONV_2D float32", |s| conv_f32_property(s, false)),
+        ("DEPTHWISE_CONV_2D float32", |s| conv_f32_property(s, true)),
         ("POOL", pool_property),
+        ("POOL float32", pool_f32_property),
         ("FULLY_CONNECTED", fc_property),
         ("FULLY_CONNECTED rows", fc_rows_property),
         ("ELEMENTWISE", elementwise_property),

@@ -217,6 +217,15 @@ pub fn contract(p: &PoolParams) -> Contract {
     }
 }
 
+/// The access contract of a float32 pooling operator: the int8 window over 4-byte elements.
+pub fn contract_f32(p: &PoolParams) -> Contract {
+    Contract {
+        in_elem_bytes: 4,
+        out_elem_bytes: 4,
+        ..contract(p)
+    }
+}
+
 /// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, int8.
 pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     cx.inputs(1, 1)?;
