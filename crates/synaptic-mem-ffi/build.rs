@@ -3,7 +3,8 @@
 //!
 //! * `CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE` (default 131072, 4096..=524288) and
 //!   `CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE` (default 16384, 1024..=65536, below the arena size):
-//!   out-of-range or unparsable values fail the build. The effective values reach the Rust code
+//!   out-of-range or unparsable values fail the build. Defaults and ranges are synaptic_mem's
+//!   own (`DEFAULT_*`, `ArenaConfig::validate`), which `tests.rs` checks against `Kconfig`. The effective values reach the Rust code
 //!   as `SYN_MEM_CFG_*` and the header as `SYN_MEM_TENSOR_ARENA_SIZE` / `SYN_MEM_SCRATCH_POOL_SIZE`.
 //! * The fresh header is always written to `$OUT_DIR/include/synaptic/syn_mem.h` (its path is
 //!   passed to the crate as `SYN_MEM_GENERATED_HEADER`, used by the header-freshness test).
@@ -16,24 +17,21 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::exit;
 
+/// A Kconfig option read from the environment; its default is the library's own
+/// (`synaptic_mem`'s constants), and its range is checked by the library's own rule
+/// (`ArenaConfig::validate`): nothing here restates either.
 struct Knob {
     name: &'static str,
     default: u64,
-    min: u64,
-    max: u64,
 }
 
 const ARENA: Knob = Knob {
     name: "CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE",
-    default: 131_072,
-    min: 4_096,
-    max: 524_288,
+    default: synaptic_mem::DEFAULT_ARENA_SIZE as u64,
 };
 const SCRATCH: Knob = Knob {
     name: "CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE",
-    default: 16_384,
-    min: 1_024,
-    max: 65_536,
+    default: synaptic_mem::DEFAULT_SCRATCH_SIZE as u64,
 };
 
 fn fail(msg: &str) -> ! {
@@ -54,28 +52,25 @@ fn read(knob: &Knob) -> u64 {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => t.parse::<u64>(),
     };
-    let v = parsed.unwrap_or_else(|_| {
+    parsed.unwrap_or_else(|_| {
         fail(&format!(
-            "{}={raw:?} is not a number (Kconfig int, range {}..={})",
-            knob.name, knob.min, knob.max
+            "{}={raw:?} is not a number (a Kconfig int; see crates/synaptic-mem-ffi/Kconfig)",
+            knob.name
         ))
-    });
-    if v < knob.min || v > knob.max {
-        fail(&format!(
-            "{}={v} is out of range: must lie in {}..={} (see crates/synaptic-mem-ffi/Kconfig)",
-            knob.name, knob.min, knob.max
-        ));
-    }
-    v
+    })
 }
 
 fn main() {
     let arena = read(&ARENA);
     let scratch = read(&SCRATCH);
-    if scratch >= arena {
+    let cfg = synaptic_mem::ArenaConfig {
+        arena_size: usize::try_from(arena).unwrap_or(usize::MAX),
+        scratch_size: usize::try_from(scratch).unwrap_or(usize::MAX),
+    };
+    if let Err(e) = cfg.validate() {
         fail(&format!(
-            "{}={scratch} must be smaller than {}={arena}",
-            SCRATCH.name, ARENA.name
+            "{}={arena}, {}={scratch}: {e} (ranges: crates/synaptic-mem-ffi/Kconfig)",
+            ARENA.name, SCRATCH.name
         ));
     }
     println!("cargo:rustc-env=SYN_MEM_CFG_TENSOR_ARENA_SIZE={arena}");

@@ -124,9 +124,15 @@ enum Cmd {
         /// The .tflite model.
         model: PathBuf,
         /// Raw bytes of input tensor 0 in its dtype and shape, row-major (a model with several
-        /// inputs: every input's bytes, concatenated in input order).
+        /// inputs: every input's bytes, concatenated in input order); a `.bmp` (8-bit
+        /// grayscale, e.g. person_detect's frames) is decoded as TFLM's person_detection test
+        /// feeds it (`synaptic_run::bmp::gray8`).
         #[arg(long, value_name = "IN.raw", required_unless_present = "random")]
         input: Option<PathBuf>,
+        /// Also write the input bytes the inference ran on (from --random or a .bmp) to this
+        /// file: what a firmware feeds to get the same OUT.raw.
+        #[arg(long, value_name = "IN.raw")]
+        save_input: Option<PathBuf>,
         /// Seeded random input bytes instead of --input.
         #[arg(long, value_name = "SEED", conflicts_with = "input")]
         random: Option<u64>,
@@ -233,6 +239,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
         Cmd::Run {
             model,
             input,
+            save_input,
             random,
             output,
             io,
@@ -246,6 +253,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             &model,
             run::RunArgs {
                 input: input.as_deref(),
+                save_input: save_input.as_deref(),
                 random,
                 output: &output,
                 io,

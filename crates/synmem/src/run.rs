@@ -56,6 +56,7 @@ const RUN_MAX_ARENA: usize = synaptic_mem::MAX_ARENA_SIZE;
 /// The options of `synmem run`.
 pub(crate) struct RunArgs<'x> {
     pub(crate) input: Option<&'x Path>,
+    pub(crate) save_input: Option<&'x Path>,
     pub(crate) random: Option<u64>,
     pub(crate) output: &'x Path,
     pub(crate) io: RunIoArg,
@@ -81,6 +82,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     use synaptic_run::{Interpreter, IoPlacement as RunIo, RunPlan};
     let RunArgs {
         input,
+        save_input,
         random,
         output,
         io,
@@ -168,6 +170,14 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     let (loader, mut runner) = arena.split();
     let mut net = load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?;
     let in_bytes = match (input, random) {
+        (Some(p), _) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("bmp")) => {
+            let b = read_file_limited(p, max)?;
+            let bad = |e: synaptic_run::bmp::BmpError| Failure(format!("{}: {e}", p.display()), 1);
+            let (w, h) = synaptic_run::bmp::dimensions(&b).map_err(bad)?;
+            let mut px = vec![0u8; w * h];
+            synaptic_run::bmp::gray8(&b, &mut px).map_err(bad)?;
+            px
+        }
         (Some(p), _) => read_file_limited(p, max)?,
         (None, Some(seed)) => {
             let mut b = vec![0u8; net.input_bytes()];
@@ -213,6 +223,9 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     net.invoke(&mut runner, &in_bytes, &mut out)
         .map_err(|e| Failure(format!("{}: {e}", path.display()), 1))?;
     write_file(output, &out)?;
+    if let Some(p) = save_input {
+        write_file(p, &in_bytes)?;
+    }
     let m = net.memory();
     let stats = runner.stats();
     let ram = m.total();
