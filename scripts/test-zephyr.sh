@@ -43,6 +43,8 @@ for board in ${BOARDS:-qemu_cortex_m3 mps2/an386}; do
             -kernel "$dir/zephyr/zephyr.elf" 2>&1 | tr -d '\r' |
         sed 's/\x1b\[[0-9;]*[a-zA-Z]//g' >"$log"
     grep -aq 'syn run at boot: ok' "$log" && ok "$board run at boot" || bad "$board run at boot" "$log"
+    grep -aq 'isr and thread: ok' "$log" && ok "$board C API from an ISR and a thread at once" ||
+        bad "$board C API from an ISR and a thread" "$log"
     n=$(grep -ac "output equals the host's" "$log")
     [ "$n" -ge 2 ] && ok "$board syn run: output equals the host's" ||
         bad "$board syn run" "$n matching runs in $log"
@@ -55,7 +57,7 @@ for board in ${BOARDS:-qemu_cortex_m3 mps2/an386}; do
         [ "$(grep -aE '^ephemeral ' "$log" | tail -1 | awk '{print $2}')" = 0 ] &&
         ok "$board syn mem reset" || bad "$board syn mem reset" "$log"
     grep -aq 'FAULT' "$log" && bad "$board no fault" "$log"
-    grep -a "syn run:" "$log" | sed "s|^|  $board: |" | sort -u | head -8
+    grep -a "syn run:\|^isr:" "$log" | sed "s|^|  $board: |" | sort -u | head -8
 done
 
 # A bad configuration fails the configure step, with the reason.

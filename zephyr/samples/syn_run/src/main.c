@@ -2,11 +2,14 @@
  * synaptic-mem's Zephyr sample: the model planned on the host (syn_model_plan.h: plan slots,
  * declared overlaps, the compiled program, all in flash) runs once at boot and on `syn run`;
  * its output must equal the host's. A persistent and an ephemeral tensor in the module's arena
- * give `syn mem stats` something to count.
+ * give `syn mem stats` something to count, and a timer interrupt acquires and releases scratch
+ * while the main thread allocates and resets: the C API's critical section (irq_lock) keeps
+ * both consistent.
  */
 #include <stdarg.h>
 
 #include <zephyr/kernel.h>
+#include <zephyr/sys/atomic.h>
 #include <zephyr/sys/printk.h>
 
 #include <synaptic/syn_zephyr.h>
@@ -49,6 +52,60 @@ static const struct syn_zephyr_model sample_model = {
 	.output_size = sizeof(output),
 };
 
+static atomic_t isr_ok, isr_failed;
+
+static void from_isr(struct k_timer *t)
+{
+	ARG_UNUSED(t);
+	void *p = syn_mem_scratch_acquire(64);
+
+	if (p != NULL) {
+		syn_mem_scratch_release(p);
+		atomic_inc(&isr_ok);
+	} else {
+		atomic_inc(&isr_failed);
+	}
+}
+
+K_TIMER_DEFINE(isr_timer, from_isr, NULL);
+
+/* The main thread allocates and resets ephemeral tensors while the timer's ISR takes scratch;
+ * afterwards every count must add up. */
+static int isr_and_thread(void)
+{
+	const uint32_t shape[] = {4, 16};
+	syn_mem_stats_t before, after;
+	unsigned allocs = 0;
+
+	(void)syn_mem_get_stats(&before);
+	k_timer_start(&isr_timer, K_MSEC(1), K_MSEC(1));
+	int64_t end = k_uptime_get() + 200;
+
+	while (k_uptime_get() < end) {
+		for (int i = 0; i < 8; i++) {
+			if (syn_mem_tensor_alloc(shape, 2, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL) !=
+			    NULL) {
+				allocs++;
+			}
+		}
+		syn_mem_reset_ephemeral();
+	}
+	k_timer_stop(&isr_timer);
+	(void)syn_mem_get_stats(&after);
+	printk("isr: %ld scratch acquire/release pairs in an ISR, %ld failed, while the thread made "
+	       "%u allocations; alloc_count +%u, failed_count +%u\n",
+	       (long)atomic_get(&isr_ok), (long)atomic_get(&isr_failed), allocs,
+	       (unsigned)(after.alloc_count - before.alloc_count),
+	       (unsigned)(after.failed_count - before.failed_count));
+	/* Every successful call of either context counted once, none lost to a race. */
+	bool counted = after.alloc_count - before.alloc_count == allocs + (uint32_t)atomic_get(&isr_ok);
+
+	return atomic_get(&isr_ok) > 0 && atomic_get(&isr_failed) == 0 && counted &&
+			       after.failed_count == before.failed_count
+		       ? 0
+		       : -1;
+}
+
 static void print(void *ctx, const char *fmt, ...)
 {
 	va_list ap;
@@ -70,6 +127,9 @@ int main(void)
 	    syn_mem_tensor_alloc(activations, 4, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL) == NULL) {
 		printk("synaptic-mem: allocation failed: %d\n", syn_mem_last_error());
 	}
+	printk("isr and thread: %s\n", isr_and_thread() == 0 ? "ok" : "FAILED");
+	/* The ephemeral tensor of the stats table, again (the loop above reset it). */
+	(void)syn_mem_tensor_alloc(activations, 4, SYN_NPU_DTYPE_INT8, SYN_MEM_EPHEMERAL);
 	syn_zephyr_set_model(&sample_model);
 	int rc = syn_zephyr_run(print, NULL);
 
