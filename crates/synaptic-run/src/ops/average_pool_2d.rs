@@ -5,8 +5,7 @@
 use synaptic_tflite::code;
 
 use super::common::offset4;
-use super::float::{F32s, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
 use super::pool_2d::{average, contract, contract_f32, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
@@ -129,12 +128,11 @@ pub fn average_pool_f32_in_place(
             let (mut total, mut count) = (0.0f32, 0.0f32);
             for y in ys.clone() {
                 for x in xs.clone() {
-                    total += LeF32(&buf[at.input..]).at(offset4(&q.input_shape, b, y, x, c));
+                    total += x32(buf, at.input, offset4(&q.input_shape, b, y, x, c));
                     count += 1.0;
                 }
             }
-            let o = at.output + 4 * (first + c);
-            buf[o..o + 4].copy_from_slice(&p.range.apply(total / count).to_le_bytes());
+            put32(buf, at.output, first + c, p.range.apply(total / count));
         }
         Ok(())
     })

@@ -19,7 +19,7 @@ use synaptic_tflite::{code, TensorType};
 
 use super::common::{check_nhwc_io, nhwc, offset4, size, Int32s, Int8};
 use super::float::{F32s, FloatRange, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::in_place::{check, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Channels, Contract, Window};
@@ -723,8 +723,12 @@ pub fn conv2d_f32_in_place(
                 }
             }
             let bias_value = bias.map_or(0.0, |bs| bs.at(oc));
-            let o = at.output + 4 * (first + oc);
-            buf[o..o + 4].copy_from_slice(&p.range.apply(total + bias_value).to_le_bytes());
+            put32(
+                buf,
+                at.output,
+                first + oc,
+                p.range.apply(total + bias_value),
+            );
         }
         Ok(())
     })

@@ -14,7 +14,7 @@ use super::conv_2d::{
     prepare_conv_f32, requantize, spatial, ConvF32Params, ConvOptions, ConvParams,
 };
 use super::float::{F32s, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault};
@@ -296,13 +296,17 @@ pub fn depthwise_conv2d_f32_in_place(
             let mut total = 0.0f32;
             for (fy, in_y) in ys.iter() {
                 for (fx, in_x) in xs.iter() {
-                    let x = LeF32(&buf[at.input..]).at(offset4(&c.input_shape, b, in_y, in_x, ic));
+                    let x = x32(buf, at.input, offset4(&c.input_shape, b, in_y, in_x, ic));
                     total += x * filter.at(offset4(&c.filter_shape, 0, fy, fx, oc));
                 }
             }
             let bias_value = bias.map_or(0.0, |bs| bs.at(oc));
-            let o = at.output + 4 * (first + oc);
-            buf[o..o + 4].copy_from_slice(&p.range.apply(total + bias_value).to_le_bytes());
+            put32(
+                buf,
+                at.output,
+                first + oc,
+                p.range.apply(total + bias_value),
+            );
         }
         Ok(())
     })

@@ -132,6 +132,19 @@ pub(crate) fn x8(buf: &[u8], at: usize, i: usize) -> i8 {
     buf[at + i] as i8
 }
 
+/// Input element `i` (float32, little-endian) of the input at `at`.
+#[inline(always)]
+pub(crate) fn x32(buf: &[u8], at: usize, i: usize) -> f32 {
+    let b = &buf[at + 4 * i..at + 4 * i + 4];
+    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// Writes output element `i` (float32, little-endian) of the output at `at`.
+#[inline(always)]
+pub(crate) fn put32(buf: &mut [u8], at: usize, i: usize, v: f32) {
+    buf[at + 4 * i..at + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+}
+
 /// The order of `0..n` in `dir`: ascending (Forward) or descending (Backward).
 #[inline(always)]
 pub(crate) fn ordered(n: usize, dir: Direction) -> impl Iterator<Item = usize> {

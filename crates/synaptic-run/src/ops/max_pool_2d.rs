@@ -5,8 +5,7 @@
 use synaptic_tflite::code;
 
 use super::common::offset4;
-use super::float::{F32s, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, InPlace};
+use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
 use super::pool_2d::{clamp_max, contract, contract_f32, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
@@ -98,14 +97,13 @@ pub fn max_pool_f32_in_place(
             let mut max = f32::MIN;
             for y in ys.clone() {
                 for x in xs.clone() {
-                    let v = LeF32(&buf[at.input..]).at(offset4(&q.input_shape, b, y, x, c));
+                    let v = x32(buf, at.input, offset4(&q.input_shape, b, y, x, c));
                     if max < v {
                         max = v;
                     }
                 }
             }
-            let o = at.output + 4 * (first + c);
-            buf[o..o + 4].copy_from_slice(&p.range.apply(max).to_le_bytes());
+            put32(buf, at.output, first + c, p.range.apply(max));
         }
         Ok(())
     })
