@@ -138,6 +138,24 @@ if cargo build -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-
 else
     fail "no_std build for thumbv7m-none-eabi"
 fi
+# A bare-metal C firmware links the library with its own single-core critical section and
+# nothing else; without the feature the two symbols an RTOS provides are missing.
+cm_lib=target/thumbv7m-none-eabi/release/libsynaptic_mem_ffi.a
+cm_link() {
+    arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os --specs=nosys.specs -Wl,--gc-sections \
+        -I "$CRATE/include" "$CRATE/tests/unit/link_cortex_m.c" "$cm_lib" -o "$tmp/cm.elf" \
+        >"$tmp/cm.log" 2>&1
+}
+if cargo build -q --release -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-eabi \
+    && ! cm_link && grep -q "undefined reference to \`_critical_section_1_0_acquire'" "$tmp/cm.log" \
+    && cargo build -q --release -p synaptic-mem-ffi --no-default-features \
+        --features cortex-m-single-core --target thumbv7m-none-eabi \
+    && cm_link && arm-none-eabi-nm "$tmp/cm.elf" | grep -q ' T _critical_section_1_0_acquire$'; then
+    pass "C firmware links with cortex-m-single-core (and without it names the two RTOS hooks)"
+else
+    cat "$tmp/cm.log" >&2
+    fail "C firmware link with cortex-m-single-core"
+fi
 
 # ---- 6. the runtime's C API (syn_run.h) ------------------------------------------------------
 RCRATE=crates/synaptic-run-ffi

@@ -10,7 +10,9 @@
 //! * State (the arena, the last error and the print callback) lives in one
 //!   `critical_section::Mutex`, so every entry point is safe from several threads (host, `std`
 //!   feature: the `critical-section` std implementation) or from interrupt handlers (Cortex-M:
-//!   the firmware links `cortex-m`'s single-core implementation).
+//!   the `cortex-m-single-core` feature links `cortex-m`'s single-core implementation into the
+//!   library; a Rust firmware may link its own; an RTOS defines `_critical_section_1_0_acquire`
+//!   and `_critical_section_1_0_release`, as the Zephyr module does with `irq_lock`).
 //! * Without the default `std` feature the crate is `#![no_std]` (e.g.
 //!   `cargo build -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-eabi`); it
 //!   then provides the `#[panic_handler]` its staticlib needs (a trap, or with the `panic-hook`
@@ -22,6 +24,15 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
+
+// The single-core critical section (`cortex-m-single-core`): linked for its
+// `_critical_section_1_0_*` symbols, named nowhere else.
+#[cfg(all(
+    feature = "cortex-m-single-core",
+    target_arch = "arm",
+    target_os = "none"
+))]
+use cortex_m as _;
 
 pub mod config;
 pub mod errno;
