@@ -52,14 +52,20 @@ pub(crate) enum StrategyArg {
     Greedy,
     Best,
 }
+/// Where graph I/O lives (`plan`, `emit`, `trace`, `survey`): `ephemeral` (alias `plan`, the
+/// word `run` uses) or `shared`. Every subcommand takes both words.
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub(crate) enum IoArg {
     Shared,
+    #[value(alias = "plan")]
     Ephemeral,
 }
+/// Where graph I/O lives (`run`): `plan` (alias `ephemeral`, the word of the other
+/// subcommands) or `shared`.
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub(crate) enum RunIoArg {
     Shared,
+    #[value(alias = "ephemeral")]
     Plan,
 }
 /// Where the per-operator data (synaptic-run's compiled program) lives.

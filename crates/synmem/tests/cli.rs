@@ -1166,3 +1166,70 @@ fn run_takes_a_bmp_and_saves_the_input_it_ran_on() {
     );
     assert!(err.contains("fake.bmp"), "{err}");
 }
+
+/// `--io` takes the same two words everywhere: `plan` and `ephemeral` name the same placement
+/// in `run` and in `plan`/`emit`.
+#[test]
+fn io_takes_plan_and_ephemeral_in_every_subcommand() {
+    let Some(dir) = models() else { return };
+    let model = dir.join("hello_world_int8.tflite");
+    let m = model.to_str().unwrap();
+    let (a, b) = (tmp("io_a.raw"), tmp("io_b.raw"));
+    for (word, out) in [("plan", &a), ("ephemeral", &b)] {
+        let o = synmem()
+            .args([
+                "run",
+                m,
+                "--random",
+                "1",
+                "--io",
+                word,
+                "--output",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "run --io {word}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let plan = |word: &str| {
+        let mut v = json(&["plan", m, "--io", word, "--json"]);
+        // The planning time is the one field that differs between two runs.
+        v.as_object_mut()
+            .unwrap()
+            .values_mut()
+            .filter_map(|x| x.as_object_mut())
+            .for_each(|o| {
+                o.remove("planning_micros");
+            });
+        v.as_object_mut().unwrap().remove("planning_micros");
+        v
+    };
+    assert_eq!(plan("plan"), plan("ephemeral"));
+    let (ha, hb) = (tmp("io_a.h"), tmp("io_b.h"));
+    for (word, out) in [("plan", &ha), ("ephemeral", &hb)] {
+        let o = synmem()
+            .args([
+                "emit",
+                m,
+                "--lang",
+                "c",
+                "--io",
+                word,
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "emit --io {word}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(std::fs::read(&ha).unwrap(), std::fs::read(&hb).unwrap());
+}
