@@ -104,6 +104,45 @@ pub fn emit_with_program(analysis: &Analysis, lang: Lang, program: Option<&[u32]
     s
 }
 
+/// `header` (a C header [`emit_with_program`] wrote for the model named `model`) with the model
+/// bytes appended before its closing `#endif`, as a 16-byte aligned `const` array for flash:
+/// `<prefix>_model[]` and `<PREFIX>_MODEL_BYTES` (what `syn_run_config_t.model` and
+/// `.model_size` take). `None` if `header` is not such a header.
+///
+/// ```
+/// let h = "#ifndef SYNMEM_PLAN_TINY_H\n#define SYNMEM_PLAN_TINY_H\n#endif /* SYNMEM_PLAN_TINY_H */\n";
+/// let out = synaptic_plan::emit::with_model_c(h, "tiny", &[1, 2, 255]).unwrap();
+/// assert!(out.contains("#define TINY_MODEL_BYTES 3u"));
+/// assert!(out.contains("0x01, 0x02, 0xff,"));
+/// assert!(out.ends_with("#endif /* SYNMEM_PLAN_TINY_H */\n"));
+/// ```
+pub fn with_model_c(header: &str, model: &str, bytes: &[u8]) -> Option<String> {
+    let p = c_prefix(model);
+    let lp = p.to_ascii_lowercase();
+    let end = format!("#endif /* SYNMEM_PLAN_{p}_H */\n");
+    let mut s = header.strip_suffix(&end)?.to_owned();
+    let _ = writeln!(
+        s,
+        "/* The model's .tflite bytes, read in place (flash) by synaptic-run. */"
+    );
+    let _ = writeln!(s, "#define {p}_MODEL_BYTES {}u", bytes.len());
+    s.push_str("#ifndef SYNMEM_ALIGN16\n#if defined(__cplusplus)\n#define SYNMEM_ALIGN16 alignas(16)\n#else\n#define SYNMEM_ALIGN16 _Alignas(16)\n#endif\n#endif\n");
+    let _ = writeln!(
+        s,
+        "static const SYNMEM_ALIGN16 uint8_t {lp}_model[{p}_MODEL_BYTES] SYNMEM_PLAN_UNUSED = {{"
+    );
+    for chunk in bytes.chunks(16) {
+        s.push_str("   ");
+        for b in chunk {
+            let _ = write!(s, " 0x{b:02x},");
+        }
+        s.push('\n');
+    }
+    s.push_str("};\n\n");
+    s.push_str(&end);
+    Some(s)
+}
+
 /// The words, eight per line, in hex.
 fn word_lines(words: &[u32], suffix: &str) -> String {
     let mut s = String::new();

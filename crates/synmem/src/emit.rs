@@ -1,12 +1,13 @@
 //! `synmem emit`: the plan for firmware — a Rust const table or a C header (`--lang rust|c`),
-//! with synaptic-run's compiled program beside it unless `--op-data ram` (or, when not asked
+//! with synaptic-run's compiled program beside it unless `--op-data ram` (and with
+//! `--with-model` the model's bytes, C) (or, when not asked
 //! for, when synaptic-run cannot compile the model), or (`--lang tflite`) a copy of the model
 //! carrying TFLM's offline memory plan.
 
 use crate::args::{LangArg, OpDataArg, SizingArgs};
 use crate::common::{analyse, compile_program, write_file, Failure};
 use std::path::Path;
-use synaptic_plan::emit::{emit_with_program, Lang};
+use synaptic_plan::emit::{emit_with_program, with_model_c, Lang};
 use synaptic_plan::{read_file_limited, tflm, Analysis, IoPlacement, Model};
 
 /// Runs `synmem emit MODEL --lang rust|c|tflite -o FILE [--op-data ram|flash] [sizing
@@ -16,10 +17,20 @@ pub(crate) fn run(
     lang: LangArg,
     output: &Path,
     op_data: Option<OpDataArg>,
+    with_model: bool,
     sizing: &SizingArgs,
     max: u64,
 ) -> Result<u8, Failure> {
     let lang = match lang {
+        LangArg::Rust if with_model => {
+            return Err(Failure(
+                "--with-model is for --lang c (Rust firmware: include_bytes! the .tflite)".into(),
+                2,
+            ))
+        }
+        LangArg::Tflite if with_model => {
+            return Err(Failure("--with-model is for --lang c".into(), 2))
+        }
         LangArg::Rust => Lang::Rust,
         LangArg::C => Lang::C,
         LangArg::Tflite => return emit_tflite(model, output, sizing, max),
@@ -40,7 +51,21 @@ pub(crate) fn run(
             Err(e) => return Err(e),
         },
     };
-    write_file(output, emit_with_program(&a, lang, program.as_deref()))?;
+    let mut text = emit_with_program(&a, lang, program.as_deref());
+    if with_model {
+        let bytes = read_file_limited(model, max)?;
+        text = with_model_c(&text, &a.report.model, &bytes).ok_or_else(|| {
+            Failure(
+                "internal: the emitted C header has no closing #endif".into(),
+                1,
+            )
+        })?;
+        eprintln!(
+            "wrote the model ({} B of flash, 16-byte aligned)",
+            bytes.len()
+        );
+    }
+    write_file(output, text)?;
     if let Some(w) = &program {
         eprintln!(
             "wrote the compiled program ({} words, {} B of flash)",

@@ -107,6 +107,11 @@ enum Cmd {
         /// note on stderr); an explicit flash fails for a model it does not support.
         #[arg(long, value_enum)]
         op_data: Option<OpDataArg>,
+        /// --lang c: also write the model's bytes as a 16-byte aligned const array
+        /// (`<model>_model[]`, `<MODEL>_MODEL_BYTES`), so the header is all a C firmware
+        /// needs (Rust firmware: `include_bytes!`).
+        #[arg(long)]
+        with_model: bool,
         #[command(flatten)]
         sizing: SizingArgs,
     },
@@ -233,8 +238,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             lang,
             output,
             op_data,
+            with_model,
             sizing,
-        } => emit::run(&model, lang, &output, op_data, &sizing, max),
+        } => emit::run(&model, lang, &output, op_data, with_model, &sizing, max),
         Cmd::Trace { model, sizing } => trace::run(&model, &sizing, max),
         Cmd::Run {
             model,

@@ -1233,3 +1233,67 @@ fn io_takes_plan_and_ephemeral_in_every_subcommand() {
     }
     assert_eq!(std::fs::read(&ha).unwrap(), std::fs::read(&hb).unwrap());
 }
+
+/// `emit --lang c --with-model` writes the model's bytes as a 16-byte aligned const array: a
+/// C program that includes only the header gets exactly the .tflite's bytes, aligned.
+#[test]
+fn emit_c_with_model_writes_the_model_array() {
+    let Some(dir) = models() else { return };
+    let model = dir.join("hello_world_int8.tflite");
+    let h = tmp("wm.h");
+    let o = synmem()
+        .args([
+            "emit",
+            model.to_str().unwrap(),
+            "--lang",
+            "c",
+            "--with-model",
+            "-o",
+        ])
+        .arg(&h)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = tmp("wm.c");
+    std::fs::write(
+        &c,
+        format!(
+            "#include <stdio.h>\n#include <stdint.h>\n#include \"{}\"\n\
+             int main(void) {{\n\
+               if ((uintptr_t)hello_world_int8_model % 16 != 0) return 2;\n\
+               return fwrite(hello_world_int8_model, 1, HELLO_WORLD_INT8_MODEL_BYTES, stdout)\n\
+                   == HELLO_WORLD_INT8_MODEL_BYTES ? 0 : 3;\n}}\n",
+            h.display()
+        ),
+    )
+    .unwrap();
+    let exe = tmp("wm");
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = std::process::Command::new(&exe).output().unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(run.stdout, std::fs::read(&model).unwrap());
+    // Not for Rust: a clear error.
+    let err = fails(
+        &[
+            "emit",
+            model.to_str().unwrap(),
+            "--lang",
+            "rust",
+            "--with-model",
+            "-o",
+            h.to_str().unwrap(),
+        ],
+        2,
+    );
+    assert!(err.contains("include_bytes!"), "{err}");
+}

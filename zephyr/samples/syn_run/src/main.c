@@ -1,6 +1,6 @@
 /*
- * synaptic-mem's Zephyr sample: the model planned on the host (syn_model_plan.h: plan slots,
- * declared overlaps, the compiled program, all in flash) runs once at boot and on `syn run`;
+ * synaptic-mem's Zephyr sample: the model planned on the host (net_plan.h, `synmem emit --lang c
+ * --with-model`: plan slots, declared overlaps, the compiled program and the model, in flash) runs once at boot and on `syn run`;
  * its output must equal the host's. A persistent and an ephemeral tensor in the module's arena
  * give `syn mem stats` something to count, and a timer interrupt acquires and releases scratch
  * while the main thread allocates and resets: the C API's critical section (irq_lock) keeps
@@ -14,11 +14,8 @@
 
 #include <synaptic/syn_zephyr.h>
 
-#include "syn_model_plan.h"
+#include "net_plan.h"
 
-static const uint8_t model[] __aligned(16) = {
-#include "model.inc"
-};
 static const uint8_t input[] = {
 #include "input.inc"
 };
@@ -31,18 +28,18 @@ static uint8_t output[sizeof(expected)];
 static const struct syn_zephyr_model sample_model = {
 	.name = SYN_MODEL_NAME,
 	.config = {
-		.model = model,
-		.model_size = sizeof(model),
-		.slots = syn_model_slots,
-		.slot_count = SYN_MODEL_SLOT_COUNT,
-		.overlaps = syn_model_overlaps,
-		.overlap_count = SYN_MODEL_OVERLAP_COUNT,
-		.region_size = SYN_MODEL_REGION_SIZE,
+		.model = net_model,
+		.model_size = NET_MODEL_BYTES,
+		.slots = net_slots,
+		.slot_count = NET_SLOT_COUNT,
+		.overlaps = net_overlaps,
+		.overlap_count = NET_OVERLAP_COUNT,
+		.region_size = NET_REGION_SIZE,
 		.io = SYN_RUN_IO_PLAN,
 		.arena = arena,
 		.arena_size = sizeof(arena),
-		.program = syn_model_program,
-		.program_words = SYN_MODEL_PROGRAM_WORDS,
+		.program = net_program,
+		.program_words = NET_PROGRAM_WORDS,
 	},
 	.input = input,
 	.input_size = sizeof(input),
