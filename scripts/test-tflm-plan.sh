@@ -4,7 +4,7 @@
 # missing, then, for every model of ../shared/models the wheel runs, measures TFLM's kernel
 # scratch, emits the plan, and checks outputs and every activation bit-identical to the
 # original model's and TFLM's reported head never above its own plan's. Prints one
-# `tflm-plan | …` row per model (the README's before/after table). Needs ../shared.
+# `tflm-plan | …` row per model (the before/after table of docs/tflm.md). Needs ../shared.
 # By default a fast subset runs (about 75 s here: kws_ref_model, hello_world_int8, and
 # keyword_scrambled and trained_lstm_int8 for kernel-scratch holes and LSTM state);
 # TFLM_PLAN_ONLY=all runs every model, TFLM_PLAN_ONLY=name1,name2 the ones named. Extra

@@ -73,6 +73,23 @@ fn person_detect_scores_equal_tflm_and_ram_is_below_tflm() {
         text.contains(&format!("synaptic-run needs {ram} B, TFLM 82296 B")),
         "{text}"
     );
+    // The README shows exactly this output (the `text` block of its set-up section): a changed
+    // figure fails here instead of leaving the README stale.
+    let readme = include_str!("../../../README.md");
+    let setup = readme
+        .split("## Set-up")
+        .nth(1)
+        .expect("README has a set-up section");
+    let block = setup
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("README has a text block");
+    assert_eq!(
+        block,
+        text.trim_end_matches('\n'),
+        "README.md's sample output differs from what scripts/run prints now: paste it"
+    );
 }
 
 #[test]

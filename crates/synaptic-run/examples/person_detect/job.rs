@@ -299,13 +299,18 @@ pub fn render(r: &Report) -> String {
         "{:<40} {:>12}",
         "live-set bound of the activations", LIVE_BOUND
     ));
+    let less = TFLM_ARENA as isize - ram as isize;
+    let vs_bound = if ram <= LIVE_BOUND {
+        format!(
+            "{} B below the live-set bound (outputs overlap dying inputs)",
+            LIVE_BOUND - ram
+        )
+    } else {
+        format!("{} B above the live-set bound", ram - LIVE_BOUND)
+    };
     line(format!(
-        "synaptic-run needs {ram} B, TFLM {TFLM_ARENA} B: {} B less ({:.1} %); above the live-set bound {} B (negative: below it, the overlapped plan) against TFLM's {} B ({:.3}x)",
-        TFLM_ARENA as isize - ram as isize,
-        100.0 * (TFLM_ARENA as f64 - ram as f64) / TFLM_ARENA as f64,
-        ram as isize - LIVE_BOUND as isize,
-        TFLM_ARENA - LIVE_BOUND,
-        (ram as f64 - LIVE_BOUND as f64) / (TFLM_ARENA - LIVE_BOUND) as f64
+        "synaptic-run needs {ram} B, TFLM {TFLM_ARENA} B: {less} B less ({:.1} %); {vs_bound}",
+        100.0 * less as f64 / TFLM_ARENA as f64,
     ));
     s
 }
