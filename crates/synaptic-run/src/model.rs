@@ -368,9 +368,14 @@ impl<'m> Graph<'m> {
             .position(|&x| x == t)
     }
 
-    /// The tensors of window `base` that an operator reads or writes.
-    pub(crate) fn used_window(&self, base: usize) -> Result<TensorWindow, LoadError> {
-        let mut used = TensorWindow::new(base);
+    /// Makes `used` the tensors of window `base` that an operator reads or writes (in place:
+    /// a window is 516 bytes, and a returned one is copied at least once on the stack).
+    pub(crate) fn used_window(
+        &self,
+        used: &mut TensorWindow,
+        base: usize,
+    ) -> Result<(), LoadError> {
+        *used = TensorWindow::new(base);
         for i in 0..self.n_ops {
             let op = self.sg.operator(i)?;
             for t in op.inputs()?.iter().chain(op.outputs()?.iter()) {
@@ -379,7 +384,7 @@ impl<'m> Graph<'m> {
                 }
             }
         }
-        Ok(used)
+        Ok(())
     }
 
     /// Whether tensor `t` holds constant data (a buffer).

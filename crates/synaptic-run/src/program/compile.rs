@@ -13,7 +13,7 @@ use crate::format::{
     h, placement_code, IoPlacement, Loc, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
     SLOT_WORDS, VERSION,
 };
-use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo};
+use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
 use crate::ops::{self, Prep};
 
 /// A cheap fingerprint of the model bytes (their length mixed with every 32-bit word and the
@@ -282,8 +282,25 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
 
 /// The compiler: every word of the program, in order, into `e`.
 fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
+    // Three phases, each its own frame (not inlined): the operators' preparation, the deepest
+    // call chain of a load, runs on a stack without the other phases' locals.
     let g = Graph::open(model)?;
-    let n_io = g.n_inputs + g.n_outputs;
+    validate(&g)?;
+    let (words_at, n_slots) = header_and_tables(model, placement, e, &g)?;
+    records(model, placement, e, &g, n_slots)?;
+    e.op = usize::MAX;
+    e.name = "";
+    if let Mode::Check(given) = &e.mode {
+        if given.len() != e.pos {
+            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+        }
+    }
+    e.patch(words_at, e.pos)
+}
+
+/// Every operator implemented and every tensor it uses well formed, then the data flow.
+#[inline(never)]
+fn validate(g: &Graph<'_>) -> Result<(), LoadError> {
     // Every operator implemented, before anything about tensors: an unsupported model is
     // refused naming its first unsupported operator.
     for i in 0..g.n_ops {
@@ -310,6 +327,19 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     }
     g.check_dataflow()?;
 
+    Ok(())
+}
+
+/// Writes the header, the slot table and the I/O table; returns where the word count goes and
+/// the number of slots.
+#[inline(never)]
+fn header_and_tables(
+    model: &[u8],
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+    g: &Graph<'_>,
+) -> Result<(usize, usize), LoadError> {
+    let n_io = g.n_inputs + g.n_outputs;
     // Header.
     e.push(MAGIC)?;
     e.push(VERSION)?;
@@ -330,10 +360,11 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     // numbering, `Analysis::ephemeral_tensors`).
     e.what = "slot table";
     let mut n_slots = 0usize;
-    let mut used = g.used_window(0)?;
+    let mut used = TensorWindow::new(0);
+    g.used_window(&mut used, 0)?;
     for t in 0..g.n_tensors {
         if !used.covers(t) {
-            used = g.used_window(t)?;
+            g.used_window(&mut used, t)?;
         }
         let io_k = g.io_index(t);
         if !(io_k.is_some() || used.has(t)) {
@@ -371,7 +402,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         let l = if !info.data.is_empty() {
             Loc::Absent
         } else {
-            loc_of(model, &g, placement, e, n_slots, t, &info)?
+            loc_of(model, g, placement, e, n_slots, t, &info)?
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
@@ -380,6 +411,18 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
     e.patch(ops_at, e.pos)?;
 
+    Ok((words_at, n_slots))
+}
+
+/// Writes every operator's record: its kind, locations, parameters, tables and constants.
+#[inline(never)]
+fn records(
+    model: &[u8],
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+    g: &Graph<'_>,
+    n_slots: usize,
+) -> Result<(), LoadError> {
     // Operator records.
     for i in 0..g.n_ops {
         let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
@@ -408,7 +451,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
         e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n + constants.len())?;
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
-        let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
+        let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
         push_loc(e, out_loc)?;
         e.push_usize(n)?;
         for k in 0..v.n_in {
@@ -417,7 +460,7 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
                 Ok(_) if !prep.reads(k) => Loc::Absent,
                 Ok(t) => loc_of(
                     model,
-                    &g,
+                    g,
                     placement,
                     e,
                     n_slots,
@@ -447,12 +490,5 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
             e.push(k as u32)?;
         }
     }
-    e.op = usize::MAX;
-    e.name = "";
-    if let Mode::Check(given) = &e.mode {
-        if given.len() != e.pos {
-            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
-        }
-    }
-    e.patch(words_at, e.pos)
+    Ok(())
 }
