@@ -282,25 +282,8 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
 
 /// The compiler: every word of the program, in order, into `e`.
 fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
-    // Three phases, each its own frame (not inlined): the operators' preparation, the deepest
-    // call chain of a load, runs on a stack without the other phases' locals.
     let g = Graph::open(model)?;
-    validate(&g)?;
-    let (words_at, n_slots) = header_and_tables(model, placement, e, &g)?;
-    records(model, placement, e, &g, n_slots)?;
-    e.op = usize::MAX;
-    e.name = "";
-    if let Mode::Check(given) = &e.mode {
-        if given.len() != e.pos {
-            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
-        }
-    }
-    e.patch(words_at, e.pos)
-}
-
-/// Every operator implemented and every tensor it uses well formed, then the data flow.
-#[inline(never)]
-fn validate(g: &Graph<'_>) -> Result<(), LoadError> {
+    let n_io = g.n_inputs + g.n_outputs;
     // Every operator implemented, before anything about tensors: an unsupported model is
     // refused naming its first unsupported operator.
     for i in 0..g.n_ops {
@@ -327,19 +310,6 @@ fn validate(g: &Graph<'_>) -> Result<(), LoadError> {
     }
     g.check_dataflow()?;
 
-    Ok(())
-}
-
-/// Writes the header, the slot table and the I/O table; returns where the word count goes and
-/// the number of slots.
-#[inline(never)]
-fn header_and_tables(
-    model: &[u8],
-    placement: IoPlacement,
-    e: &mut Emit<'_>,
-    g: &Graph<'_>,
-) -> Result<(usize, usize), LoadError> {
-    let n_io = g.n_inputs + g.n_outputs;
     // Header.
     e.push(MAGIC)?;
     e.push(VERSION)?;
@@ -402,7 +372,7 @@ fn header_and_tables(
         let l = if !info.data.is_empty() {
             Loc::Absent
         } else {
-            loc_of(model, g, placement, e, n_slots, t, &info)?
+            loc_of(model, &g, placement, e, n_slots, t, &info)?
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
@@ -411,18 +381,6 @@ fn header_and_tables(
     debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
     e.patch(ops_at, e.pos)?;
 
-    Ok((words_at, n_slots))
-}
-
-/// Writes every operator's record: its kind, locations, parameters, tables and constants.
-#[inline(never)]
-fn records(
-    model: &[u8],
-    placement: IoPlacement,
-    e: &mut Emit<'_>,
-    g: &Graph<'_>,
-    n_slots: usize,
-) -> Result<(), LoadError> {
     // Operator records.
     for i in 0..g.n_ops {
         let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
@@ -451,7 +409,7 @@ fn records(
         e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n + constants.len())?;
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
-        let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
+        let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
         push_loc(e, out_loc)?;
         e.push_usize(n)?;
         for k in 0..v.n_in {
@@ -460,7 +418,7 @@ fn records(
                 Ok(_) if !prep.reads(k) => Loc::Absent,
                 Ok(t) => loc_of(
                     model,
-                    g,
+                    &g,
                     placement,
                     e,
                     n_slots,
@@ -490,5 +448,12 @@ fn records(
             e.push(k as u32)?;
         }
     }
-    Ok(())
+    e.op = usize::MAX;
+    e.name = "";
+    if let Mode::Check(given) = &e.mode {
+        if given.len() != e.pos {
+            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+        }
+    }
+    e.patch(words_at, e.pos)
 }
