@@ -13,6 +13,7 @@ for p in cmake:cmake ninja:ninja-build dtc:device-tree-compiler gperf:gperf \
 done
 [ -e /usr/lib/arm-none-eabi/newlib ] || [ -e /usr/lib/arm-none-eabi/lib ] || need+=(libnewlib-arm-none-eabi)
 if [ ${#need[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 venv="$root/.venv-zephyr"

@@ -316,6 +316,16 @@ impl Contract {
         }
     }
 
+    /// The same access over elements of another size: a float32 kernel whose loops are its
+    /// int8 twin's (same window, same order) has the int8 contract over 4-byte elements.
+    pub fn with_elem_bytes(self, in_elem_bytes: usize, out_elem_bytes: usize) -> Contract {
+        Contract {
+            in_elem_bytes,
+            out_elem_bytes,
+            ..self
+        }
+    }
+
     /// The inclusive range of input elements the step writing output element `j` reads when
     /// the kernel runs in `dir`, `None` if it reads none.
     pub fn reads(&self, j: usize, dir: Direction) -> Option<(usize, usize)> {

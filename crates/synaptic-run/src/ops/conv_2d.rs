@@ -634,11 +634,7 @@ pub(crate) fn check_f32_tables(
 /// The access contract of a float32 convolution for its input 0: the int8 kernels' window
 /// over 4-byte elements (the same loops, the same order).
 pub fn contract_f32(p: &ConvParams, depthwise: bool) -> Contract {
-    Contract {
-        in_elem_bytes: 4,
-        out_elem_bytes: 4,
-        ..contract(p, depthwise)
-    }
+    contract(p, depthwise).with_elem_bytes(4, 4)
 }
 
 /// CONV_2D, float32, as `reference_ops::Conv` (float) computes it: per output, `total = 0`,

@@ -219,11 +219,7 @@ pub fn contract(p: &PoolParams) -> Contract {
 
 /// The access contract of a float32 pooling operator: the int8 window over 4-byte elements.
 pub fn contract_f32(p: &PoolParams) -> Contract {
-    Contract {
-        in_elem_bytes: 4,
-        out_elem_bytes: 4,
-        ..contract(p)
-    }
+    contract(p).with_elem_bytes(4, 4)
 }
 
 /// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, int8.
