@@ -21,6 +21,29 @@ pub const MAX_SCRATCH_SIZE: usize = 65_536;
 pub const MIN_SHARED_SIZE: usize = 48;
 /// Largest accepted shared (IPC) region.
 pub const MAX_SHARED_SIZE: usize = 1 << 30;
+/// Smallest arena sized exactly from a plan ([`Floors::Exact`], `Arena::exact`) that a
+/// runtime asks for: one descriptor and 16 data bytes, like [`MIN_SHARED_SIZE`].
+pub const MIN_EXACT_ARENA_SIZE: usize = 48;
+
+/// The arena that holds exactly `persistent` + `planned` + `scratch` bytes (the core's block
+/// accounting: descriptors included, data rounded up to 16), for `Arena::exact` with a pool of
+/// `scratch` bytes: their sum, at least [`MIN_EXACT_ARENA_SIZE`]. The one rule for an exactly
+/// sized arena: synaptic-run's `Memory::arena_bytes` and synaptic-plan's RAM figure (what
+/// `synmem emit` writes as `ARENA_BYTES`) both call it. Saturates instead of wrapping.
+///
+/// ```
+/// use synaptic_mem::config::exact_arena_size;
+/// assert_eq!(exact_arena_size(960, 36_880, 0), 37_840);
+/// assert_eq!(exact_arena_size(0, 0, 0), 48);
+/// ```
+pub const fn exact_arena_size(persistent: usize, planned: usize, scratch: usize) -> usize {
+    let n = persistent.saturating_add(planned).saturating_add(scratch);
+    if n < MIN_EXACT_ARENA_SIZE {
+        MIN_EXACT_ARENA_SIZE
+    } else {
+        n
+    }
+}
 
 /// Rounds `n` up to the next multiple of [`ALIGN`]. `n` must be at most `usize::MAX - 15`.
 #[inline(always)]

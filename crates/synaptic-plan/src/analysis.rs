@@ -85,6 +85,11 @@ pub struct SizingOptions {
     /// (`--no-overlap`) gives the plain plan (no declared overlap), for runtimes that do not run
     /// overlapped operators (the C API's typed plans, `syn_mem_plan_*`; TFLM).
     pub overlap: bool,
+    /// Bytes of synaptic-run's compiled program when it lives in the arena (`--op-data ram`:
+    /// compiled at load into the persistent region); `None` when it is read from flash
+    /// (`--op-data flash`, what `synmem emit` writes by default). Only the runtime's RAM figure
+    /// ([`RuntimeNeed`]) depends on it; synaptic-run knows the size (synmem compiles it).
+    pub program_in_ram_bytes: Option<u64>,
 }
 
 impl Default for SizingOptions {
@@ -97,8 +102,55 @@ impl Default for SizingOptions {
             io: IoPlacement::Shared,
             plan: PlanOptions::default(),
             overlap: true,
+            program_in_ram_bytes: None,
         }
     }
+}
+
+/// What synaptic-run needs in RAM to run the model in this configuration: **the one RAM
+/// figure** (`ram_bytes`), what `synmem plan` leads with and `synmem emit` writes as
+/// `ARENA_BYTES` / `SHARED_BYTES` / `RAM_BYTES`. The runtime reads weights in place (flash), so
+/// no weight byte is in it, whatever `--weights` says (that option is the bare allocator's).
+///
+/// `arena_bytes` is exactly what `syn_run_load` (`syn_run_config_t.arena_size`) or
+/// `Interpreter::new` / `with_program` on [`synaptic_mem::Arena::exact`] need, and
+/// `synmem run --json` prints the same `arena_bytes` after a real load: the plan's
+/// descriptor table, its activations, the model's state (variable tensors), the kernels'
+/// scratch and, with the program in RAM, the program; [`synaptic_mem::config::exact_arena_size`]
+/// of them. `shared_bytes` is the SHARED region the graph I/O takes (0 with `--io ephemeral`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuntimeNeed {
+    /// The arena to give the runtime (exactly sized).
+    pub arena_bytes: u64,
+    /// The SHARED (IPC) region to register beside it: descriptor + data of each graph
+    /// input/output, at least [`synaptic_mem::MIN_SHARED_SIZE`]; 0 with `--io ephemeral`.
+    pub shared_bytes: u64,
+    /// Of `arena_bytes`: the plan's descriptor table ([`DESC_SPAN`] per slot).
+    pub plan_descriptors_bytes: u64,
+    /// Of `arena_bytes`: the plan's activation region.
+    pub activation_bytes: u64,
+    /// Of `arena_bytes`: variable tensors (the model's state across invocations), descriptor +
+    /// data each.
+    pub state_bytes: u64,
+    /// Of `arena_bytes`: the kernels' scratch (the `--scratch-table` entries, each rounded up
+    /// to 16; 0 without a table: synaptic-run's kernels take none).
+    pub scratch_bytes: u64,
+    /// Of `arena_bytes`: the compiled program with `--op-data ram` (descriptor included); 0
+    /// with the program in flash.
+    pub program_bytes: u64,
+    /// `"flash"` or `"ram"`: where the compiled program lives.
+    pub op_data: &'static str,
+    /// Whether the arena is within the core's largest ([`synaptic_mem::MAX_ARENA_SIZE`]).
+    pub fits: bool,
+    /// The largest arena the core accepts.
+    pub limit_bytes: u64,
+    /// When it does not fit: what would help, one suggestion per entry (empty when it fits).
+    pub help: Vec<String>,
+    /// Whether synaptic-run can run the model (`None` when not asked: synaptic-plan does not
+    /// link the runtime; `synmem` fills it in).
+    pub supported: Option<bool>,
+    /// Why synaptic-run cannot run it, when `supported` is `Some(false)`.
+    pub unsupported: Option<String>,
 }
 
 /// A region that is too small.
@@ -129,6 +181,12 @@ pub struct PersistentBreakdown {
 pub struct Report {
     /// Model name.
     pub model: String,
+    /// **The RAM synaptic-run needs** for this configuration: `ram.arena_bytes +
+    /// ram.shared_bytes` ([`RuntimeNeed`]). The figures after `ram` are the bare allocator's
+    /// (the spec's `syn_mem_init` arena with weights copied to SRAM, the Kconfig scratch pool).
+    pub ram_bytes: u64,
+    /// Its breakdown.
+    pub ram: RuntimeNeed,
     /// Tensors in the main subgraph.
     pub tensors: usize,
     /// Operators in the main subgraph.
@@ -156,11 +214,13 @@ pub struct Report {
     /// Shared (IPC) region: descriptor + data of each graph input/output (0 with `--io
     /// ephemeral`). Registered separately; not part of the arena.
     pub shared_bytes: u64,
-    /// persistent + ephemeral + scratch: the smallest arena that runs the model with that
-    /// scratch pool (below the core's 4096-byte minimum for tiny models; see
+    /// Bare allocator: persistent + ephemeral + scratch: the smallest arena that runs the model
+    /// with that scratch pool and weights as `--weights` says (not the runtime's figure:
+    /// `ram_bytes`) (below the core's 4096-byte minimum for tiny models; see
     /// `min_valid_arena_bytes`).
     pub arena_bytes_required: u64,
-    /// Whether the model fits the configuration.
+    /// Bare allocator: whether the model fits the configuration (`--arena`, `--scratch`,
+    /// `--weights`). The runtime's verdict is `ram.fits`.
     pub fits: bool,
     // ---- extras ----
     /// Strategy used.
@@ -393,8 +453,18 @@ impl Analysis {
             });
         }
         let live_lb = live_lower_bound(&model, &lts);
+        let ram = runtime_need(
+            options,
+            eph_items.len() as u64,
+            ephemeral_plan.region_size,
+            p.variables,
+            shared_bytes,
+            overlap_lb,
+        );
         let report = Report {
             model: model.name.clone(),
+            ram_bytes: ram.arena_bytes.saturating_add(ram.shared_bytes),
+            ram,
             tensors: model.tensors.len(),
             operators: model.operators.len(),
             weights_bytes: model.weights_bytes,
@@ -496,6 +566,78 @@ impl Analysis {
                 r.min_valid_arena_bytes
             )
         }
+    }
+}
+
+/// synaptic-run's need ([`RuntimeNeed`]) from the plan: `slots` descriptors, the `planned`
+/// region, `state` bytes of variables, the `shared` I/O; `overlap_bound` for the advice.
+fn runtime_need(
+    options: &SizingOptions,
+    slots: u64,
+    planned: u64,
+    state: u64,
+    shared: u64,
+    overlap_bound: u64,
+) -> RuntimeNeed {
+    let scratch: u64 = options
+        .scratch_per_op
+        .as_deref()
+        .map_or(0, |t| t.iter().map(|&b| data_span(b)).sum());
+    let program = options.program_in_ram_bytes.map_or(0, block_span);
+    let descriptors = DESC_SPAN as u64 * slots;
+    let sat = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let arena = synaptic_mem::config::exact_arena_size(
+        sat(descriptors.saturating_add(program).saturating_add(state)),
+        sat(planned),
+        sat(scratch),
+    ) as u64;
+    let shared_region = if shared == 0 {
+        0
+    } else {
+        shared.max(synaptic_mem::MIN_SHARED_SIZE as u64)
+    };
+    let limit = synaptic_mem::MAX_ARENA_SIZE as u64;
+    let fits = arena <= limit;
+    let mut help = Vec::new();
+    if !fits {
+        if options.program_in_ram_bytes.is_some() {
+            help.push(format!(
+                "--op-data flash: the program ({program} B) read from flash, not the arena"
+            ));
+        }
+        if options.io == IoPlacement::Ephemeral {
+            help.push(
+                "--io shared: graph inputs/outputs in the SHARED region, not the arena".into(),
+            );
+        }
+        if !options.overlap && overlap_bound < planned {
+            help.push(format!(
+                "drop --no-overlap: outputs over dying inputs (bound {overlap_bound} B of activations)"
+            ));
+        }
+        help.push(format!(
+            "the activations alone take {planned} B: a smaller input resolution, fewer channels \
+             in the first layers, or splitting the model"
+        ));
+    }
+    RuntimeNeed {
+        arena_bytes: arena,
+        shared_bytes: shared_region,
+        plan_descriptors_bytes: descriptors,
+        activation_bytes: planned,
+        state_bytes: state,
+        scratch_bytes: scratch,
+        program_bytes: program,
+        op_data: if options.program_in_ram_bytes.is_some() {
+            "ram"
+        } else {
+            "flash"
+        },
+        fits,
+        limit_bytes: limit,
+        help,
+        supported: None,
+        unsupported: None,
     }
 }
 

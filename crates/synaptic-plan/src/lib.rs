@@ -57,11 +57,12 @@ pub mod render;
 pub mod svg;
 mod text;
 pub mod tflm;
+pub mod tflm_arena;
 pub mod trace;
 
 pub use analysis::{
-    scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown, Report, Shortfall,
-    SizingOptions, WeightsPlacement,
+    scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown, Report, RuntimeNeed,
+    Shortfall, SizingOptions, WeightsPlacement,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};

@@ -121,14 +121,19 @@ pub fn plan_text(a: &Analysis) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "model {}: {} tensors, {} operators, {} activations; strategy {}, weights in {}, inputs/outputs in {}\n",
+        "model {}: {} tensors, {} operators, {} activations; strategy {}, inputs/outputs in {}\n",
         printable(&r.model),
         r.tensors,
         r.operators,
         r.activations,
         r.strategy.name(),
-        r.weights_in.name(),
         r.io_in.name()
+    );
+    s.push_str(&ram_text(r));
+    let _ = writeln!(
+        s,
+        "\nbare allocator (syn_mem_init, the Kconfig arena; weights in {}):",
+        r.weights_in.name()
     );
     let _ = writeln!(s, "{:<12} {:>10}  contents", "region", "bytes");
     let _ = writeln!(
@@ -196,6 +201,68 @@ pub fn plan_text(a: &Analysis) -> String {
         "configuration: arena {} B, scratch pool {} B, tensor space {} B",
         r.arena_bytes, r.scratch_pool_bytes, r.tensor_space_bytes
     );
-    let _ = writeln!(s, "verdict: {}", a.verdict());
+    let _ = writeln!(s, "bare allocator: {}", a.verdict());
+    s
+}
+
+/// The runtime's RAM figure ([`crate::RuntimeNeed`]), the lines `synmem plan` leads with: the
+/// total, its arena and shared region, the arena's parts, and whether it fits (with what would
+/// help when it does not).
+pub fn ram_text(r: &crate::Report) -> String {
+    let n = &r.ram;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "RAM {} B for synaptic-run: arena {} B + shared region {} B (graph I/O{})",
+        r.ram_bytes,
+        n.arena_bytes,
+        n.shared_bytes,
+        if n.shared_bytes == 0 {
+            " in the arena: --io ephemeral"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "  arena = plan descriptors {} B + activations {} B + state {} B + kernel scratch {} B + program {} B ({}; weights read in place from flash)",
+        n.plan_descriptors_bytes,
+        n.activation_bytes,
+        n.state_bytes,
+        n.scratch_bytes,
+        n.program_bytes,
+        if n.op_data == "ram" {
+            "program in RAM: --op-data ram"
+        } else {
+            "program in flash: --op-data flash"
+        }
+    );
+    match (&n.supported, &n.unsupported) {
+        (Some(false), Some(why)) => {
+            let _ = writeln!(
+                s,
+                "  synaptic-run cannot run this model yet: {}",
+                printable(why)
+            );
+        }
+        _ if n.fits => {
+            let _ = writeln!(
+                s,
+                "  fits: give syn_run_load / Arena::exact {} B (synmem emit writes it as ARENA_BYTES; the largest arena is {} B)",
+                n.arena_bytes, n.limit_bytes
+            );
+        }
+        _ => {}
+    }
+    if !n.fits {
+        let _ = writeln!(
+            s,
+            "  does not fit: the arena would be {} B, over the core's limit of {} B; what would help:",
+            n.arena_bytes, n.limit_bytes
+        );
+        for h in &n.help {
+            let _ = writeln!(s, "    - {h}");
+        }
+    }
     s
 }

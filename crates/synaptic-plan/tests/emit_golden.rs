@@ -49,8 +49,16 @@ fn emitted_rust_plan_compiles_and_validates() {
     assert_eq!(golden::PLAN.validate(), Ok(()));
     assert_eq!(golden::SLOTS.len(), golden::SLOT_TENSORS.len());
     assert_eq!(golden::PLAN.region_size, golden::REGION_SIZE);
-    let parts = golden::PERSISTENT_BYTES + golden::REGION_SIZE + golden::SCRATCH_BYTES;
-    assert_eq!(golden::ARENA_BYTES_REQUIRED, parts);
+    let parts =
+        golden::ALLOCATOR_PERSISTENT_BYTES + golden::REGION_SIZE + golden::ALLOCATOR_SCRATCH_BYTES;
+    assert_eq!(golden::ALLOCATOR_ARENA_BYTES, parts);
+    // The runtime's arena: the plan's descriptors and its region (program in flash, I/O shared).
+    let runtime = synaptic_mem::DESC_SPAN * golden::SLOTS.len() + golden::REGION_SIZE as usize;
+    assert_eq!(golden::ARENA_BYTES, runtime);
+    assert_eq!(
+        golden::RAM_BYTES,
+        golden::ARENA_BYTES + golden::SHARED_BYTES
+    );
     // The slot types are the descriptor templates of a typed plan: they load and fill every
     // slot's descriptor.
     let mut buf = Box::new(ArenaBuffer::<65536>::new());

@@ -267,6 +267,7 @@ fn random_options(m: &Model, rng: &mut Rng) -> SizingOptions {
         // The replays run plans on the core's plain rule; overlapped plans: tests/overlap.rs
         // and synaptic-run's tests.
         overlap: false,
+        program_in_ram_bytes: None,
     }
 }
 

@@ -9,18 +9,23 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 // The sizing options of plan, emit, trace and survey (flattened into each). No `///` on the
-// types below: clap would take it for help text.
+// types below: clap would take it for help text. `arena`, `scratch` and `weights` configure the
+// bare allocator's figures (`None`: the spec's defaults); naming one makes `plan --check` check
+// that configuration too (`SizingArgs::names_allocator`).
 #[derive(Args, Debug)]
 pub(crate) struct SizingArgs {
-    /// Arena size in bytes (4096..=524288; suffix k for KiB).
-    #[arg(long, default_value = "131072", value_parser = parse_size, allow_hyphen_values = true)]
-    pub(crate) arena: usize,
-    /// Scratch pool size in bytes (1024..=65536; suffix k for KiB).
-    #[arg(long, default_value = "16384", value_parser = parse_size, allow_hyphen_values = true)]
-    pub(crate) scratch: usize,
-    /// Where weights live: copied to SRAM (persistent region) or left in flash.
-    #[arg(long, value_enum, default_value_t = WeightsArg::Sram)]
-    pub(crate) weights: WeightsArg,
+    /// Bare allocator: arena size in bytes (4096..=524288; suffix k for KiB; default 131072).
+    /// The runtime's arena is sized exactly (the RAM figure) whatever this says.
+    #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
+    pub(crate) arena: Option<usize>,
+    /// Bare allocator: scratch pool size in bytes (1024..=65536; suffix k for KiB; default
+    /// 16384).
+    #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
+    pub(crate) scratch: Option<usize>,
+    /// Bare allocator: where weights live, copied to SRAM (persistent region; the default) or
+    /// left in flash. synaptic-run always reads them in place.
+    #[arg(long, value_enum)]
+    pub(crate) weights: Option<WeightsArg>,
     /// Planner strategy.
     #[arg(long, value_enum, default_value_t = StrategyArg::Best)]
     pub(crate) strategy: StrategyArg,
@@ -39,6 +44,11 @@ pub(crate) struct SizingArgs {
     /// declares each pair (synaptic-run runs them overlapped).
     #[arg(long)]
     pub(crate) no_overlap: bool,
+    /// Where synaptic-run's compiled program (per-operator data) lives: flash (read in place,
+    /// `Interpreter::with_program`; the default, what `emit` writes) or ram (compiled at load
+    /// into the arena: its bytes count in the RAM figure).
+    #[arg(long, value_enum)]
+    pub(crate) op_data: Option<OpDataArg>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -90,6 +100,24 @@ pub(crate) enum LangArg {
     Rust,
     C,
     Tflite,
+}
+/// Which TFLM kernels `emit --lang tflite` sizes for (`synaptic_plan::tflm_arena::Kernels`):
+/// their scratch buffers and per-operator data.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KernelsArg {
+    /// TFLM's reference kernels.
+    Reference,
+    /// TFLM's CMSIS-NN kernels (Cortex-M4 DSP path, GCC).
+    CmsisNn,
+}
+impl KernelsArg {
+    /// The planner crate's kernel set.
+    pub(crate) fn kernels(self) -> synaptic_plan::tflm_arena::Kernels {
+        match self {
+            KernelsArg::Reference => synaptic_plan::tflm_arena::Kernels::Reference,
+            KernelsArg::CmsisNn => synaptic_plan::tflm_arena::Kernels::CmsisNn,
+        }
+    }
 }
 
 /// A byte count: digits with an optional suffix k (KiB) or m (MiB).

@@ -3,7 +3,7 @@
 //! the file size limit), the analysis of a model file, file writing, JSON printing and
 //! synaptic-run's compiled program.
 
-use crate::args::{IoArg, SizingArgs, StrategyArg, WeightsArg};
+use crate::args::{IoArg, OpDataArg, SizingArgs, StrategyArg, WeightsArg};
 use std::path::Path;
 use synaptic_plan::render::printable;
 use synaptic_plan::{
@@ -48,6 +48,15 @@ fn read_scratch_table(path: &Path, max_file_bytes: u64) -> Result<Vec<u64>, Fail
 }
 
 impl SizingArgs {
+    /// Whether the command line names a bare-allocator configuration (`--arena`, `--scratch`,
+    /// `--weights` or `--scratch-table`): `plan --check` then checks it as well as the runtime.
+    pub(crate) fn names_allocator(&self) -> bool {
+        self.arena.is_some()
+            || self.scratch.is_some()
+            || self.weights.is_some()
+            || self.scratch_table.is_some()
+    }
+
     /// The sizing options these arguments give (reading the scratch table, if any).
     pub(crate) fn options(&self, max_file_bytes: u64) -> Result<SizingOptions, Failure> {
         let scratch_per_op = match &self.scratch_table {
@@ -55,12 +64,12 @@ impl SizingArgs {
             None => None,
         };
         Ok(SizingOptions {
-            arena_bytes: self.arena,
-            scratch_bytes: self.scratch,
+            arena_bytes: self.arena.unwrap_or(synaptic_mem::DEFAULT_ARENA_SIZE),
+            scratch_bytes: self.scratch.unwrap_or(synaptic_mem::DEFAULT_SCRATCH_SIZE),
             scratch_per_op,
             weights: match self.weights {
-                WeightsArg::Sram => WeightsPlacement::Sram,
-                WeightsArg::Flash => WeightsPlacement::Flash,
+                None | Some(WeightsArg::Sram) => WeightsPlacement::Sram,
+                Some(WeightsArg::Flash) => WeightsPlacement::Flash,
             },
             io: match self.io {
                 IoArg::Shared => IoPlacement::Shared,
@@ -75,20 +84,55 @@ impl SizingArgs {
                 ..PlanOptions::default()
             },
             overlap: !self.no_overlap,
+            program_in_ram_bytes: None,
         })
     }
 }
 
 /// Imports `path` and analyses it (the scratch table's length is checked by `Analysis::new`),
-/// with overlaps unless `--no-overlap`.
+/// with overlaps unless `--no-overlap`, and asks synaptic-run whether it runs the model (its
+/// program compiled for the I/O placement): with `--op-data ram` the program's size is part of
+/// the RAM figure; `report.ram.supported` / `unsupported` say what the runtime said.
 pub(crate) fn analyse(
     path: &Path,
     sizing: &SizingArgs,
     max_file_bytes: u64,
 ) -> Result<Analysis, Failure> {
-    let options = sizing.options(max_file_bytes)?;
-    let model = Model::from_file_limited(path, max_file_bytes)?;
-    Ok(Analysis::new(model, &options)?)
+    Ok(analyse_with_program(path, sizing, max_file_bytes)?.0)
+}
+
+/// [`analyse`], with synaptic-run's compiled program (or why it cannot be compiled).
+pub(crate) fn analyse_with_program(
+    path: &Path,
+    sizing: &SizingArgs,
+    max_file_bytes: u64,
+) -> Result<(Analysis, Result<Vec<u32>, Failure>), Failure> {
+    let mut options = sizing.options(max_file_bytes)?;
+    let bytes = read_file_limited(path, max_file_bytes)?;
+    let mut model = Model::from_bytes(&bytes)?;
+    if let Some(stem) = path.file_stem() {
+        model.name = stem.to_string_lossy().into_owned();
+    }
+    let run_io = match options.io {
+        IoPlacement::Shared => synaptic_run::IoPlacement::Shared,
+        IoPlacement::Ephemeral => synaptic_run::IoPlacement::Plan,
+    };
+    let program = compile_program(path, &bytes, run_io);
+    if sizing.op_data == Some(OpDataArg::Ram) {
+        match &program {
+            Ok(w) => options.program_in_ram_bytes = Some(4 * w.len() as u64),
+            Err(e) => return Err(Failure(format!("--op-data ram: {}", e.0), 1)),
+        }
+    }
+    let mut a = Analysis::new(model, &options)?;
+    a.report.ram.supported = Some(program.is_ok());
+    if let Err(e) = &program {
+        let why =
+            e.0.strip_prefix(&format!("{}: ", path.display()))
+                .unwrap_or(&e.0);
+        a.report.ram.unsupported = Some(why.to_string());
+    }
+    Ok((a, program))
 }
 
 /// Writes `contents` to `path` (a failure names the file).

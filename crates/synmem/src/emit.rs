@@ -4,11 +4,12 @@
 //! for, when synaptic-run cannot compile the model), or (`--lang tflite`) a copy of the model
 //! carrying TFLM's offline memory plan.
 
-use crate::args::{LangArg, OpDataArg, SizingArgs};
-use crate::common::{analyse, compile_program, write_file, Failure};
+use crate::args::{KernelsArg, LangArg, OpDataArg, SizingArgs};
+use crate::common::{analyse_with_program, print_json, to_json_value, write_file, Failure};
 use std::path::Path;
 use synaptic_plan::emit::{emit_with_program, with_model_c, Lang};
-use synaptic_plan::{read_file_limited, tflm, Analysis, IoPlacement, Model};
+use synaptic_plan::tflm_arena::{self, Kernels};
+use synaptic_plan::{read_file_limited, tflm, Model};
 
 /// Runs `synmem emit MODEL --lang rust|c|tflite -o FILE [--op-data ram|flash] [sizing
 /// options]`, reading files of at most `max` bytes.
@@ -16,11 +17,15 @@ pub(crate) fn run(
     model: &Path,
     lang: LangArg,
     output: &Path,
-    op_data: Option<OpDataArg>,
     with_model: bool,
+    json: bool,
+    kernels: Option<KernelsArg>,
     sizing: &SizingArgs,
     max: u64,
 ) -> Result<u8, Failure> {
+    if kernels.is_some() && !matches!(lang, LangArg::Tflite) {
+        return Err(Failure("--kernels is for --lang tflite".into(), 2));
+    }
     let lang = match lang {
         LangArg::Rust if with_model => {
             return Err(Failure(
@@ -33,12 +38,21 @@ pub(crate) fn run(
         }
         LangArg::Rust => Lang::Rust,
         LangArg::C => Lang::C,
-        LangArg::Tflite => return emit_tflite(model, output, sizing, max),
+        LangArg::Tflite => {
+            let kernels = kernels.unwrap_or(KernelsArg::Reference).kernels();
+            return emit_tflite(model, output, sizing, kernels, json, max);
+        }
     };
-    let a = analyse(model, sizing, max)?;
+    // --op-data for --lang rust|c: flash writes synaptic-run's compiled program beside the plan
+    // (a static u32 array, 4-byte aligned, for `Interpreter::with_program`); ram omits it (the
+    // program is compiled at load, its bytes in ARENA_BYTES). Default: flash when synaptic-run
+    // supports the model, else the plan alone (with a note on stderr); an explicit flash fails
+    // for a model it does not support.
+    let op_data = sizing.op_data;
+    let (a, compiled) = analyse_with_program(model, sizing, max)?;
     let program = match op_data {
         Some(OpDataArg::Ram) => None,
-        _ => match program_for(model, &a, max) {
+        _ => match compiled {
             Ok(w) => Some(w),
             Err(e) if op_data.is_none() => {
                 eprintln!(
@@ -52,8 +66,10 @@ pub(crate) fn run(
         },
     };
     let mut text = emit_with_program(&a, lang, program.as_deref());
+    let mut model_bytes = None;
     if with_model {
         let bytes = read_file_limited(model, max)?;
+        model_bytes = Some(bytes.len());
         text = with_model_c(&text, &a.report.model, &bytes).ok_or_else(|| {
             Failure(
                 "internal: the emitted C header has no closing #endif".into(),
@@ -74,31 +90,64 @@ pub(crate) fn run(
         );
     }
     eprintln!(
-        "wrote {} slots ({} B ephemeral region) to {}",
+        "wrote {} slots ({} B ephemeral region) to {}: RAM {} B (arena {} B + shared region {} B)",
         a.ephemeral_plan.items.len(),
         a.ephemeral_plan.region_size,
-        output.display()
+        output.display(),
+        a.report.ram_bytes,
+        a.report.ram.arena_bytes,
+        a.report.ram.shared_bytes
     );
+    if json {
+        print_json(&serde_json::json!({
+            "output": output.display().to_string(),
+            "lang": match lang { Lang::Rust => "rust", Lang::C => "c" },
+            "model": a.report.model,
+            "ram_bytes": a.report.ram_bytes,
+            "arena_bytes": a.report.ram.arena_bytes,
+            "shared_bytes": a.report.ram.shared_bytes,
+            "io": a.report.io_in.name(),
+            "op_data": a.report.ram.op_data,
+            "slots": a.ephemeral_plan.items.len(),
+            "region_bytes": a.ephemeral_plan.region_size,
+            "overlaps": a.ephemeral_plan.overlaps.len(),
+            "program_words": program.as_ref().map(Vec::len),
+            "model_bytes": model_bytes,
+        }))?;
+    }
     Ok(0)
 }
 
-/// synaptic-run's compiled program of `path` for the analysis's I/O placement.
-fn program_for(path: &Path, a: &Analysis, max: u64) -> Result<Vec<u32>, Failure> {
-    use synaptic_run::IoPlacement as RunIo;
-    let bytes = read_file_limited(path, max)?;
-    let io = match a.options.io {
-        IoPlacement::Shared => RunIo::Shared,
-        IoPlacement::Ephemeral => RunIo::Plan,
-    };
-    compile_program(path, &bytes, io)
-}
-
-/// `emit --lang tflite`: the model with TFLM's offline memory plan (`synaptic_plan::tflm`).
-fn emit_tflite(model: &Path, output: &Path, sizing: &SizingArgs, max: u64) -> Result<u8, Failure> {
+/// `emit --lang tflite`: the model with TFLM's offline memory plan (`synaptic_plan::tflm`),
+/// the kernel set's scratch planned (`synaptic_plan::tflm_arena`; `--scratch-table` overrides
+/// it), and `kTensorArenaSize` for a 32-bit TFLM build with that plan and kernel set (stderr;
+/// with `json`, the same on stdout with TFLM's own plan beside it and the 64-bit figure).
+fn emit_tflite(
+    model: &Path,
+    output: &Path,
+    sizing: &SizingArgs,
+    kernels: Kernels,
+    json: bool,
+    max: u64,
+) -> Result<u8, Failure> {
     let bytes = read_file_limited(model, max)?;
     let m = Model::from_bytes(&bytes)?;
     let options = sizing.options(max)?;
-    let plan = tflm::plan_for_tflm(&m, &options.plan, options.scratch_per_op.as_deref())?;
+    // The scratch table: the file's if given, else the kernel set's (None if an operator is
+    // not modelled: the plan is then of the tensors alone, as before).
+    let computed = tflm_arena::scratch_table(&bytes, kernels);
+    let (table, table_source) = match (&options.scratch_per_op, &computed) {
+        (Some(t), _) => (Some(t.clone()), "--scratch-table".to_string()),
+        (None, Ok(t)) => (Some(t.clone()), format!("{} kernels", kernels.name())),
+        (None, Err(e)) => {
+            eprintln!(
+                "note: the {} kernels' scratch is not known ({e}): the plan holds the tensors only",
+                kernels.name()
+            );
+            (None, String::new())
+        }
+    };
+    let plan = tflm::plan_for_tflm(&m, &options.plan, table.as_deref())?;
     let out = tflm::with_offline_plan(&bytes, &plan)?;
     write_file(output, &out)?;
     eprintln!(
@@ -107,12 +156,60 @@ fn emit_tflite(model: &Path, output: &Path, sizing: &SizingArgs, max: u64) -> Re
         plan.offsets.len(),
         plan.head_bytes(),
         match plan.kernel_scratch {
-            Some(b) => format!(" with {b} B of kernel scratch"),
-            None => " (kernel scratch not included: --scratch-table)".into(),
+            Some(b) => format!(" with {b} B of kernel scratch ({table_source})"),
+            None => " (kernel scratch not included)".into(),
         },
         plan.plan.lower_bound,
         if plan.plan.proven_optimal { ", optimal" } else { "" },
         output.display()
     );
+    let arena = |offsets: Option<&[i32]>, abi: &tflm_arena::Abi| {
+        tflm_arena::tflm_arena(&bytes, offsets, kernels, abi)
+    };
+    let ours = arena(Some(&plan.offsets), &tflm_arena::Abi::ARM32);
+    let own = arena(None, &tflm_arena::Abi::ARM32);
+    match (&ours, &own) {
+        (Ok(a), Ok(o)) => eprintln!(
+            "kTensorArenaSize {} for a 32-bit TFLM build with {} kernels (head {} + persistent tail {}{}; TFLM's own plan: head {}, arena {}){}",
+            a.arena,
+            kernels.name(),
+            a.head,
+            a.tail,
+            match a.arena - a.used {
+                0 => String::new(),
+                d => format!(" + {d} of alignment"),
+            },
+            o.head,
+            o.arena,
+            if options.scratch_per_op.is_some() {
+                " (sized with the kernel set's scratch, not the --scratch-table's)"
+            } else {
+                ""
+            }
+        ),
+        (Err(e), _) | (_, Err(e)) => eprintln!("note: kTensorArenaSize not computed: {e}"),
+    }
+    if json {
+        let ok = |r: Result<tflm_arena::TflmArena, synaptic_plan::ImportError>| match r {
+            Ok(a) => to_json_value(&a),
+            Err(e) => Ok(serde_json::json!({ "error": e.to_string() })),
+        };
+        print_json(&serde_json::json!({
+            "output": output.display().to_string(),
+            "lang": "tflite",
+            "kernels": kernels.name(),
+            "tensors_planned": plan.tensors.len(),
+            "offsets": plan.offsets.len(),
+            "head_bytes": plan.head_bytes(),
+            "kernel_scratch_bytes": plan.kernel_scratch,
+            "scratch_table": table_source,
+            "live_bound_bytes": plan.plan.lower_bound,
+            "proven_optimal": plan.plan.proven_optimal,
+            "k_tensor_arena_size": ours.as_ref().ok().map(|a| a.arena),
+            "arena_32bit": ok(ours)?,
+            "arena_32bit_tflm_own_plan": ok(own)?,
+            "arena_64bit": ok(arena(Some(&plan.offsets), &tflm_arena::Abi::X86_64))?,
+        }))?;
+    }
     Ok(0)
 }

@@ -4,22 +4,23 @@
 //! synmem inspect MODEL [--json]
 //! synmem plan MODEL [--arena N] [--scratch N] [--weights sram|flash] [--strategy bump|greedy|best]
 //!                   [--io shared|ephemeral] [--scratch-table FILE] [--json] [--svg FILE] [--check]
-//!                   [--no-overlap]
-//! synmem emit MODEL --lang rust|c -o FILE [--op-data ram|flash] [sizing options]
+//!                   [--no-overlap] [--op-data flash|ram]
+//! synmem emit MODEL --lang rust|c -o FILE [--with-model] [--json] [sizing options]
 //! synmem emit MODEL --lang tflite -o OUT.tflite [--strategy …]   # TFLM's offline plan
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
-//! synmem survey DIR [--strategy …]           # planner table over a directory of models
+//! synmem survey DIR [--strategy …] [--json]  # planner table over a directory of models
 //! synmem run MODEL (--input IN.raw | --random SEED) --output OUT.raw [--io shared|plan]
 //!                  [--arena N] [--scratch N] [--op-data ram|flash] [--no-overlap]
 //!                  [--poison SEED] [--json]   # one inference on the arena
 //! (plan, emit, trace, survey and run overlap outputs with dying inputs unless --no-overlap)
-//! (every subcommand: [--max-file-bytes N], default 64 MiB)
+//! (every subcommand: [--max-file-bytes N], default 64 MiB; [--json], errors too)
 //! ```
 //!
 //! Every subcommand reads model files of at most 64 MiB, and only regular files
 //! (`--max-file-bytes N` raises the limit).
 //!
-//! Errors print one line (`synmem: error: …`) on stderr and exit non-zero: 1 for a bad model
+//! Errors print one line (`synmem: error: …`) on stderr (with `--json` also
+//! `{"error": {"message", "exit_code", "kind"}}` on stdout) and exit non-zero: 1 for a bad model
 //! or file (for `survey`: when any model failed; its row says why and the others are still
 //! planned), 2 for bad options, 3 for `plan --check` when the model does not fit.
 //!
@@ -41,7 +42,7 @@ mod run;
 mod survey;
 mod trace;
 
-use args::{parse_size, parse_u64_size, LangArg, OpDataArg, RunIoArg, SizingArgs};
+use args::{parse_size, parse_u64_size, KernelsArg, LangArg, OpDataArg, RunIoArg, SizingArgs};
 use clap::{Parser, Subcommand};
 use common::Failure;
 use std::path::PathBuf;
@@ -100,18 +101,19 @@ enum Cmd {
         /// Output file.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
-        /// Per-operator data for --lang rust|c: flash writes synaptic-run's compiled program
-        /// beside the plan (a static u32 array, 4-byte aligned, for
-        /// `Interpreter::with_program`); ram omits it (the program is compiled at load).
-        /// Default: flash when synaptic-run supports the model, else the plan alone (with a
-        /// note on stderr); an explicit flash fails for a model it does not support.
-        #[arg(long, value_enum)]
-        op_data: Option<OpDataArg>,
         /// --lang c: also write the model's bytes as a 16-byte aligned const array
         /// (`<model>_model[]`, `<MODEL>_MODEL_BYTES`), so the header is all a C firmware
         /// needs (Rust firmware: `include_bytes!`).
         #[arg(long)]
         with_model: bool,
+        /// Print what was written (file, sizes, the RAM figure) as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        /// --lang tflite: the TFLM kernels the firmware is built with; their scratch buffers
+        /// are planned (no --scratch-table needed; one still overrides the plan's) and
+        /// kTensorArenaSize is computed for them (default: reference).
+        #[arg(long, value_enum)]
+        kernels: Option<KernelsArg>,
         #[command(flatten)]
         sizing: SizingArgs,
     },
@@ -119,6 +121,9 @@ enum Cmd {
     Trace {
         /// The .tflite model.
         model: PathBuf,
+        /// Accepted for uniformity: trace always prints JSON.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         sizing: SizingArgs,
     },
@@ -147,15 +152,18 @@ enum Cmd {
         /// Where graph inputs/outputs live: the SHARED region, or inside the plan.
         #[arg(long, value_enum, default_value_t = RunIoArg::Shared)]
         io: RunIoArg,
-        /// Arena size in bytes (default: exactly what the model needs, at least 4096).
+        /// Arena size in bytes, laid out as the Kconfig arena (4096..=524288, with a --scratch
+        /// pool, default 1024). Default: exactly what the model needs (`synmem plan`'s
+        /// arena, what `synmem emit` writes as ARENA_BYTES), laid out as syn_run_load does.
         #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
         arena: Option<usize>,
-        /// Scratch pool size in bytes (1024..=65536; the kernels need none).
-        #[arg(long, default_value = "1024", value_parser = parse_size, allow_hyphen_values = true)]
-        scratch: usize,
-        /// Per-operator data: compiled at load into the arena (ram), or compiled here first and
-        /// loaded from outside the arena (flash: what an emitted firmware gets).
-        #[arg(long, value_enum, default_value_t = OpDataArg::Ram)]
+        /// Scratch pool size in bytes for a Kconfig arena (1024..=65536; the kernels need none).
+        #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
+        scratch: Option<usize>,
+        /// Per-operator data: compiled here first and loaded from outside the arena (flash:
+        /// what an emitted firmware gets; the default), or compiled at load into the arena
+        /// (ram).
+        #[arg(long, value_enum, default_value_t = OpDataArg::Flash)]
         op_data: OpDataArg,
         /// Run the plain plan (no output/input overlap); by default the plan overlaps outputs
         /// with dying inputs and those operators run overlapped.
@@ -175,6 +183,9 @@ enum Cmd {
     Survey {
         /// Directory of .tflite models (with the reference README.md, if any).
         dir: PathBuf,
+        /// Print one JSON object per model (an array) instead of the table.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         sizing: SizingArgs,
     },
@@ -192,7 +203,26 @@ fn one_line(s: &str) -> String {
         .to_string()
 }
 
+/// With `--json` anywhere on the command line a failure is also printed on stdout as
+/// `{"error": {"message": …, "exit_code": …, "kind": …}}` (kind: `usage` for exit 2, `model` for
+/// exit 1), so a tool that parses stdout sees it; the one-line message stays on stderr.
+fn fail(msg: &str, code: u8, json: bool) -> ExitCode {
+    eprintln!("synmem: error: {msg}");
+    if json {
+        let v = serde_json::json!({
+            "error": {
+                "message": msg,
+                "exit_code": code,
+                "kind": if code == 2 { "usage" } else { "model" },
+            }
+        });
+        println!("{v}");
+    }
+    ExitCode::from(code)
+}
+
 fn main() -> ExitCode {
+    let json = std::env::args_os().any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -205,19 +235,13 @@ fn main() -> ExitCode {
                 eprint!("{e}");
                 return ExitCode::from(2);
             }
-            eprintln!(
-                "synmem: error: {} (see synmem --help)",
-                one_line(&e.to_string())
-            );
-            return ExitCode::from(2);
+            let msg = format!("{} (see synmem --help)", one_line(&e.to_string()));
+            return fail(&msg, 2, json);
         }
     };
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure(msg, code)) => {
-            eprintln!("synmem: error: {}", one_line(&msg));
-            ExitCode::from(code)
-        }
+        Err(Failure(msg, code)) => fail(&one_line(&msg), code, json),
     }
 }
 
@@ -237,11 +261,12 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             model,
             lang,
             output,
-            op_data,
             with_model,
+            json,
+            kernels,
             sizing,
-        } => emit::run(&model, lang, &output, op_data, with_model, &sizing, max),
-        Cmd::Trace { model, sizing } => trace::run(&model, &sizing, max),
+        } => emit::run(&model, lang, &output, with_model, json, kernels, &sizing, max),
+        Cmd::Trace { model, sizing, .. } => trace::run(&model, &sizing, max),
         Cmd::Run {
             model,
             input,
@@ -272,6 +297,6 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             },
             max,
         ),
-        Cmd::Survey { dir, sizing } => survey::run(&dir, &sizing, max),
+        Cmd::Survey { dir, json, sizing } => survey::run(&dir, &sizing, json, max),
     }
 }

@@ -1,6 +1,8 @@
-//! `synmem plan`: size every region, plan the activations and check an arena configuration;
-//! the report as text or JSON, the plan optionally drawn as SVG, exit 3 with `--check` when the
-//! model does not fit.
+//! `synmem plan`: the RAM synaptic-run needs (the one RAM figure, first), then every region of
+//! the bare allocator, the plan and the check of an arena configuration; the report as text or
+//! JSON, the plan optionally drawn as SVG, exit 3 with `--check` when the model does not fit
+//! (the runtime's arena over the core's limit, or a bare-allocator configuration named with
+//! `--arena`/`--scratch`/`--weights`/`--scratch-table` too small).
 
 use crate::args::SizingArgs;
 use crate::common::{analyse, print_json, write_file, Failure};
@@ -29,5 +31,8 @@ pub(crate) fn run(
             println!("plan drawn to {}", path.display());
         }
     }
-    Ok(if check && !a.report.fits { 3 } else { 0 })
+    // --check: the runtime's arena within the core's limit, and the bare allocator's
+    // configuration when the command line names one.
+    let fits = a.report.ram.fits && (a.report.fits || !sizing.names_allocator());
+    Ok(if check && !fits { 3 } else { 0 })
 }

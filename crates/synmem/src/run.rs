@@ -18,6 +18,9 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
 
 --json prints one object (byte counts in the core's block accounting: each tensor's
 32-byte descriptor included, data rounded up to 16):
+  ram_bytes                all the RAM the run took: arena_bytes + shared_region_bytes
+                           (without --arena/--scratch: the `ram_bytes` of `synmem plan`
+                           and the RAM_BYTES of `synmem emit` for the same --io, --op-data)
   model                    model name (file stem)
   io                       \"shared\" or \"plan\": where graph input/output lived
   op_data                  \"ram\" or \"flash\" (--op-data): where the per-operator data lived
@@ -40,11 +43,13 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
                            with --no-overlap)
   overlap_pairs            the plan's declared overlaps, each run by its overlapped kernel
   poison                   the --poison seed, or null
-  arena_bytes              the arena given to the core: persistent + planned ephemeral +
-                           the scratch pool, at least 4096 (or --arena)
-  scratch_pool_bytes       the arena's scratch pool (--scratch rounded up to 16)
+  arena_bytes              the arena given to the core: exactly persistent + planned
+                           ephemeral + scratch (ARENA_BYTES of `synmem emit`, what
+                           syn_run_load needs), or with --arena/--scratch the Kconfig
+                           layout (--arena, or that sum + the pool, at least 4096)
+  scratch_pool_bytes       the arena's scratch pool (0 exact; --scratch rounded up to 16)
   shared_region_bytes      the SHARED region registered (shared_bytes, at least the
-                           core's 48-byte minimum)
+                           core's 48-byte minimum; 0 with --io plan)
   inputs, outputs          one object per graph tensor, in order: index, tensor, name,
                            dtype (i8, u8, i16, i32, f32, ...), shape, bytes, offset (in
                            IN.raw / OUT.raw); outputs also carry values: the elements decoded
@@ -61,7 +66,7 @@ pub(crate) struct RunArgs<'x> {
     pub(crate) output: &'x Path,
     pub(crate) io: RunIoArg,
     pub(crate) arena: Option<usize>,
-    pub(crate) scratch: usize,
+    pub(crate) scratch: Option<usize>,
     pub(crate) op_data: OpDataArg,
     pub(crate) overlap: bool,
     pub(crate) poison: Option<u64>,
@@ -102,28 +107,49 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         RunIoArg::Shared => (IoPlacement::Shared, RunIo::Shared),
         RunIoArg::Plan => (IoPlacement::Ephemeral, RunIo::Plan),
     };
+    let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
+    // The program compiled here: loaded from outside the arena with --op-data flash (as
+    // `synmem emit` writes it for firmware); with ram only its size, for the RAM figure.
+    let compiled = compile_program(path, &bytes, run_io)?;
     let a = Analysis::new(
         model,
         &SizingOptions {
             io: plan_io,
             overlap,
+            program_in_ram_bytes: (op_data == OpDataArg::Ram).then(|| 4 * compiled.len() as u64),
             ..SizingOptions::default()
         },
     )?;
+    let need_plan = &a.report.ram;
+    if !need_plan.fits {
+        return Err(Failure(
+            format!(
+                "{}: needs an arena of {} B, over the core's limit of {} B; what would help: {}",
+                path.display(),
+                need_plan.arena_bytes,
+                need_plan.limit_bytes,
+                need_plan.help.join("; ")
+            ),
+            1,
+        ));
+    }
     let plan = RunPlan::overlapped(a.ephemeral_plan.core_plan(), &a.ephemeral_plan.overlaps);
+    // --arena / --scratch: the Kconfig layout (floors and a scratch pool); else exact.
+    let kconfig = arena.is_some() || scratch.is_some();
+    let pool_asked = scratch.unwrap_or(synaptic_mem::MIN_SCRATCH_SIZE);
     let config = |arena: usize| {
         synaptic_mem::ArenaConfig {
             arena_size: arena,
-            scratch_size: scratch,
+            scratch_size: pool_asked,
         }
         .layout()
         .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))
     };
-    config(RUN_MAX_ARENA)?;
-    let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
-    // --op-data flash: the program compiled here, as `synmem emit` writes it for firmware.
+    if kconfig {
+        config(RUN_MAX_ARENA)?;
+    }
     let program = match op_data {
-        OpDataArg::Flash => Some(compile_program(path, &bytes, run_io)?),
+        OpDataArg::Flash => Some(compiled),
         OpDataArg::Ram => None,
     };
     fn load<'m, 'a, 'p>(
@@ -142,7 +168,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     let mut shared = vec![0u8; 1 << 20];
     // The figures, from a load on the largest arena; then the run on the planned size.
     let need = {
-        let mut arena = Arena::with_scratch(buf.as_mut_slice(), scratch)
+        let mut arena = Arena::exact(buf.as_mut_slice(), 0)
             .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
         arena
             .set_shared_region(&mut shared)
@@ -152,9 +178,46 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             .map_err(load_err)?
             .memory()
     };
-    let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
-    let size = arena.unwrap_or(need.kconfig_arena_bytes(pool));
-    config(size)?;
+    // The planner's figure is the runtime's, byte for byte: a difference is a bug.
+    let shared_need = if need.shared == 0 {
+        0
+    } else {
+        need.shared.max(synaptic_mem::MIN_SHARED_SIZE)
+    };
+    if (need.arena_bytes() as u64, shared_need as u64)
+        != (need_plan.arena_bytes, need_plan.shared_bytes)
+    {
+        return Err(Failure(
+            format!(
+                "internal: synmem plan says arena {} B + shared {} B, the runtime took {} B + {} B",
+                need_plan.arena_bytes,
+                need_plan.shared_bytes,
+                need.arena_bytes(),
+                shared_need
+            ),
+            1,
+        ));
+    }
+    let (size, pool) = if kconfig {
+        let pool = config(RUN_MAX_ARENA)?.scratch_capacity;
+        let least = need.kconfig_arena_bytes(pool);
+        let size = arena.unwrap_or(least);
+        config(size)?;
+        if size < least {
+            return Err(Failure(
+                format!(
+                    "--arena {size} is {} B short for this model with a {pool} B scratch pool: \
+                     give --arena {least} (or leave out --arena and --scratch: exactly {} B)",
+                    least - size,
+                    need.arena_bytes()
+                ),
+                1,
+            ));
+        }
+        (size, pool)
+    } else {
+        (need.arena_bytes(), need.scratch)
+    };
     let shared_size = need.shared.max(synaptic_mem::config::MIN_SHARED_SIZE);
     if let Some(seed) = poison {
         // The whole arena and shared region, before the arena is made and the model loaded.
@@ -162,8 +225,12 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         buf.as_mut_slice()[..size].copy_from_slice(&junk[..size]);
         shared[..shared_size].copy_from_slice(&junk[size..]);
     }
-    let mut arena = Arena::with_scratch(&mut buf.as_mut_slice()[..size], scratch)
-        .map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
+    let made = if kconfig {
+        Arena::with_scratch(&mut buf.as_mut_slice()[..size], pool_asked)
+    } else {
+        Arena::exact(&mut buf.as_mut_slice()[..size], pool)
+    };
+    let mut arena = made.map_err(|e| Failure(format!("bad arena configuration: {e}"), 2))?;
     arena
         .set_shared_region(&mut shared[..shared_size])
         .map_err(|e| Failure(e.to_string(), 1))?;
@@ -229,6 +296,8 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     let m = net.memory();
     let stats = runner.stats();
     let ram = m.total();
+    let shared_region = if m.shared == 0 { 0 } else { shared_size };
+    let ram_bytes = size + shared_region;
     if json {
         let outputs: Vec<serde_json::Value> = io_tensors(&a.model, &a.model.outputs)
             .into_iter()
@@ -240,6 +309,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             })
             .collect();
         let v = serde_json::json!({
+            "ram_bytes": ram_bytes,
             "model": a.report.model,
             "io": match io { RunIoArg::Shared => "shared", RunIoArg::Plan => "plan" },
             "op_data": op_data.name(),
@@ -259,7 +329,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             "poison": poison,
             "arena_bytes": size,
             "scratch_pool_bytes": pool,
-            "shared_region_bytes": shared_size,
+            "shared_region_bytes": shared_region,
             "inputs": inputs.iter().map(IoTensor::json).collect::<Vec<_>>(),
             "outputs": outputs,
         });
@@ -286,7 +356,10 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         println!("scratch (peak)      {:>13}", stats.scratch_peak);
         println!("shared              {:>13}", m.shared);
         println!("total RAM           {:>13}", ram);
-        println!("arena {size} B (scratch pool {pool} B), shared region {shared_size} B");
+        println!(
+            "RAM {ram_bytes} B: arena {size} B ({}scratch pool {pool} B) + shared region {shared_region} B",
+            if kconfig { "Kconfig layout, " } else { "exact, " }
+        );
         println!(
             "program {} B ({})",
             m.program_bytes,

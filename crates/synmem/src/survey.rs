@@ -3,14 +3,20 @@
 //! command then fails (exit 1) naming every failure.
 
 use crate::args::SizingArgs;
-use crate::common::Failure;
+use crate::common::{print_json, Failure};
 use std::path::Path;
 use synaptic_plan::reference;
 
 /// Runs `synmem survey DIR [sizing options]`, reading files of at most `max` bytes.
-pub(crate) fn run(dir: &Path, sizing: &SizingArgs, max: u64) -> Result<u8, Failure> {
+pub(crate) fn run(dir: &Path, sizing: &SizingArgs, json: bool, max: u64) -> Result<u8, Failure> {
     if sizing.scratch_table.is_some() {
         return Err(Failure("survey takes no --scratch-table".into(), 2));
+    }
+    if sizing.op_data == Some(crate::args::OpDataArg::Ram) {
+        return Err(Failure(
+            "survey sizes the program in flash; --op-data ram is for plan and emit".into(),
+            2,
+        ));
     }
     let rows = reference::survey_limited(dir, &sizing.options(max)?, max)?;
     if rows.is_empty() {
@@ -19,7 +25,33 @@ pub(crate) fn run(dir: &Path, sizing: &SizingArgs, max: u64) -> Result<u8, Failu
             1,
         ));
     }
-    print!("{}", reference::survey_table(&rows));
+    if json {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| match &r.analysis {
+                Ok(a) => {
+                    let rep = &a.report;
+                    serde_json::json!({
+                        "model": rep.model,
+                        "ram_bytes": rep.ram_bytes,
+                        "activation_sum_bytes": rep.activation_sum_bytes,
+                        "live_lower_bound_bytes": rep.live_lower_bound_bytes,
+                        "greedy_bytes": a.activation_plan.stats.greedy_bytes,
+                        "planned_activation_bytes": rep.planned_activation_bytes,
+                        "tflm_head_bytes": r.reference.as_ref().and_then(|f| f.tflm_head),
+                        "ratio_to_lower_bound": rep.ratio_to_lower_bound,
+                        "proven_optimal": rep.proven_optimal,
+                        "planning_micros": a.activation_plan.stats.micros,
+                        "error": null,
+                    })
+                }
+                Err(e) => serde_json::json!({ "model": r.model, "error": e.to_string() }),
+            })
+            .collect();
+        print_json(&v)?;
+    } else {
+        print!("{}", reference::survey_table(&rows));
+    }
     let failed: Vec<String> = rows
         .iter()
         .filter_map(|r| {

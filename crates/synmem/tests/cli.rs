@@ -788,6 +788,7 @@ fn run_writes_outputs_and_names_unsupported_operators() {
 /// `synmem run --json`: every field of the interface (issue 11, item 5; listed in
 /// `synmem run --help` and the README), exactly these, with the sums they promise.
 const RUN_FIELDS: &[&str] = &[
+    "ram_bytes",
     "model",
     "io",
     "op_data",
@@ -887,6 +888,23 @@ fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
         assert!(n(&v, "descriptors_bytes") >= n(&v, "plan_descriptors_bytes") + 32);
         assert_eq!(n(&v, "descriptors_bytes") % 32, 0);
         assert_eq!(n(&v, "shared_bytes") == 0, io == "plan", "{v}");
+        // The one RAM figure: the exact arena and the shared region, as `synmem plan` says.
+        assert_eq!(
+            n(&v, "ram_bytes"),
+            n(&v, "arena_bytes") + n(&v, "shared_region_bytes")
+        );
+        assert_eq!(n(&v, "ram_bytes"), n(&v, "total_bytes"));
+        let p = json(&[
+            "plan",
+            hw.to_str().unwrap(),
+            "--json",
+            "--io",
+            io,
+            "--op-data",
+            v["op_data"].as_str().unwrap(),
+        ]);
+        assert_eq!(p["ram_bytes"], v["ram_bytes"], "{p}");
+        assert_eq!(p["ram"]["arena_bytes"], v["arena_bytes"], "{p}");
         for (list, k) in [(&v["inputs"], 1), (&v["outputs"], 1)] {
             let list = list.as_array().unwrap();
             assert_eq!(list.len(), k);
@@ -1296,4 +1314,146 @@ fn emit_c_with_model_writes_the_model_array() {
         2,
     );
     assert!(err.contains("include_bytes!"), "{err}");
+}
+
+/// The one RAM figure: `plan` leads with it (text and JSON), `emit` writes it, `run` takes it,
+/// and the defaults raise no false alarm for the runtime (weights stay in flash).
+#[test]
+fn one_ram_figure_in_plan_emit_and_run() {
+    let Some(dir) = models() else { return };
+    let pd = dir.join("person_detect.tflite");
+    let p = pd.to_str().unwrap();
+    let out = synmem().args(["plan", p]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let third = text.lines().nth(2).unwrap();
+    assert_eq!(
+        third,
+        "RAM 47136 B for synaptic-run: arena 37840 B + shared region 9296 B (graph I/O)"
+    );
+    assert!(
+        text.contains("  fits: give syn_run_load / Arena::exact 37840 B"),
+        "{text}"
+    );
+    // The bare allocator's figures stay, named as such.
+    assert!(text.contains("bare allocator: does not fit"), "{text}");
+    // --check: the runtime fits; the bare allocator's defaults are not a configuration named.
+    synmem().args(["plan", p, "--check"]).assert().success();
+    let named = synmem()
+        .args(["plan", p, "--check", "--arena", "131072"])
+        .output()
+        .unwrap();
+    assert_eq!(named.status.code(), Some(3));
+    let v = json(&["plan", p, "--json", "--io", "plan"]);
+    assert_eq!(v["ram_bytes"], 37904);
+    assert_eq!(v["ram"]["arena_bytes"], 37904);
+    assert_eq!(v["ram"]["shared_bytes"], 0);
+    assert_eq!(v["ram"]["supported"], true);
+    // emit --json: the same figure, and the header's macros.
+    let h = tmp("pd_ram.h");
+    let e = json(&[
+        "emit",
+        p,
+        "--lang",
+        "c",
+        "-o",
+        h.to_str().unwrap(),
+        "--io",
+        "plan",
+        "--json",
+    ]);
+    assert_eq!(e["ram_bytes"], 37904);
+    assert_eq!(e["arena_bytes"], 37904);
+    let header = std::fs::read_to_string(&h).unwrap();
+    assert!(header.contains("#define PERSON_DETECT_ARENA_BYTES 37904u"));
+    assert!(header.contains("#define PERSON_DETECT_RAM_BYTES 37904u"));
+    assert!(header.contains("#define PERSON_DETECT_IO 1u"));
+    // run on exactly that arena; an --arena too small says what to give.
+    let o = tmp("pd_ram_out.raw");
+    let r = json(&[
+        "run",
+        p,
+        "--random",
+        "3",
+        "--output",
+        o.to_str().unwrap(),
+        "--io",
+        "plan",
+        "--json",
+    ]);
+    assert_eq!(r["ram_bytes"], 37904);
+    assert_eq!(r["arena_bytes"], 37904);
+    let err = fails(
+        &[
+            "run",
+            p,
+            "--random",
+            "3",
+            "--output",
+            o.to_str().unwrap(),
+            "--io",
+            "plan",
+            "--arena",
+            "38912",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("is 16 B short") && err.contains("give --arena 38928"),
+        "{err}"
+    );
+    // A model synaptic-run does not run: the figure is the plan's, and it says why.
+    let lstm = dir.join("trained_lstm.tflite");
+    let v = json(&["plan", lstm.to_str().unwrap(), "--json"]);
+    assert_eq!(v["ram"]["supported"], false);
+    assert!(v["ram"]["unsupported"]
+        .as_str()
+        .unwrap()
+        .contains("UNIDIRECTIONAL_SEQUENCE_LSTM"));
+}
+
+/// `--json` on every subcommand, and errors as JSON on stdout with a non-zero exit.
+#[test]
+fn json_everywhere_errors_too() {
+    let Some(dir) = models() else { return };
+    let hw = dir.join("hello_world_int8.tflite");
+    let h = hw.to_str().unwrap();
+    let rows = json(&["survey", dir.to_str().unwrap(), "--json"]);
+    let rows = rows.as_array().unwrap();
+    assert!(rows.len() >= 19);
+    let row = rows
+        .iter()
+        .find(|r| r["model"] == "hello_world_int8")
+        .unwrap();
+    assert_eq!(row["ram_bytes"], json(&["plan", h, "--json"])["ram_bytes"]);
+    assert!(json(&["trace", h, "--json"]).is_object());
+    assert!(json(&["inspect", h, "--json"]).is_object());
+    for (args, code, kind) in [
+        (vec!["plan", "/nonexistent.tflite", "--json"], 1, "model"),
+        (vec!["plan", h, "--json", "--strategy", "nope"], 2, "usage"),
+        (
+            vec![
+                "emit",
+                h,
+                "--json",
+                "--lang",
+                "rust",
+                "-o",
+                "/nonexistent/dir/x.rs",
+            ],
+            1,
+            "model",
+        ),
+        (vec!["survey", "/nonexistent", "--json"], 1, "model"),
+    ] {
+        let out = synmem().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e})"));
+        assert_eq!(v["error"]["exit_code"], code);
+        assert_eq!(v["error"]["kind"], kind);
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty());
+        // The one-line message is still on stderr.
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("synmem: error: "));
+    }
 }

@@ -158,10 +158,10 @@ impl Memory {
     /// The arena (in bytes) that holds exactly this model: persistent + planned + the scratch
     /// the kernels need, for [`synaptic_mem::Arena::exact`] with a pool of
     /// [`Memory::scratch`] bytes (no Kconfig floors: an arena sized from a plan). At least the
-    /// smallest arena the core accepts (one descriptor's span and 16 bytes): with the program
+    /// smallest arena a runtime asks for ([`synaptic_mem::MIN_EXACT_ARENA_SIZE`]): with the program
     /// in flash and graph I/O in the SHARED region a model may need no arena byte at all.
     pub fn arena_bytes(&self) -> usize {
-        (self.persistent + self.planned + self.scratch).max(synaptic_mem::DESC_SPAN + 16)
+        synaptic_mem::config::exact_arena_size(self.persistent, self.planned, self.scratch)
     }
 
     /// The arena (in bytes) on the Kconfig path ([`synaptic_mem::Arena::with_scratch`]) with a
