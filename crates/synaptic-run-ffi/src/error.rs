@@ -85,6 +85,8 @@ pub fn load(e: &LoadError) -> Failure {
         // A buffer too small for a compiled program: it does not fit (not reached through this
         // API, which compiles into an exactly sized tensor, but mapped like every other).
         LoadError::ProgramBuffer { .. } => -ENOMEM,
+        // The arena lacks bytes; the message says which size to give.
+        LoadError::ArenaTooSmall { .. } => -ENOMEM,
         // A value or a data flow the runtime refuses: a malformed model.
         LoadError::Tensor { .. } | LoadError::Graph { .. } => -EINVAL,
     };

@@ -39,6 +39,13 @@ fn define(header: &str, name: &str) -> usize {
     line[key.len()..].trim_end_matches('u').parse().unwrap()
 }
 
+/// syn_run_last_error_message() as a string.
+fn last_message() -> String {
+    let mut buf = [0u8; SYN_RUN_MESSAGE_MAX + 1];
+    let n = unsafe { syn_run_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+    String::from_utf8_lossy(&buf[..n.min(SYN_RUN_MESSAGE_MAX)]).into_owned()
+}
+
 /// 16-byte aligned zeroed bytes (`u128` storage).
 fn aligned(n: usize) -> Vec<u128> {
     vec![0u128; n.div_ceil(16).max(1)]
@@ -175,6 +182,12 @@ fn emitted_arena_bytes_are_exactly_what_syn_run_load_needs() {
                         -ENOMEM
                     };
                     assert_eq!(load(&c, arena - 16, shared), short, "{what}: arena - 16");
+                    if short == -ENOMEM {
+                        // The message says what to give.
+                        let msg = last_message();
+                        let want = format!("16 B short; give an arena of {arena} B");
+                        assert!(msg.contains(&want), "{what}: {msg}");
+                    }
                     if shared > 0 {
                         assert_eq!(load(&c, arena, shared - 16), -ENOMEM, "{what}: shared - 16");
                     }

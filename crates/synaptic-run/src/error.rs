@@ -614,6 +614,16 @@ pub enum LoadError {
         /// Index of the first word that differs.
         word: usize,
     },
+    /// The arena is too small for the model: its tensor space lacks `short` bytes for the
+    /// program (when compiled at load), the plan's descriptors and its activations. `arena`
+    /// is the arena size that holds them, laid out as the one given (what `synmem plan` and
+    /// `synmem emit`'s `ARENA_BYTES` say for an arena of its own).
+    ArenaTooSmall {
+        /// Bytes missing.
+        short: usize,
+        /// The arena to give instead: the one given plus `short`.
+        arena: usize,
+    },
     /// The buffer given to [`crate::program::compile`] is too small.
     ProgramBuffer {
         /// Words the program needs.
@@ -832,6 +842,10 @@ impl fmt::Display for LoadError {
                 }
                 write!(f, "word {word})")
             }
+            LoadError::ArenaTooSmall { short, arena } => write!(
+                f,
+                "arena too small for the model: {short} B short; give an arena of {arena} B"
+            ),
             LoadError::ProgramBuffer { needed, got } => write!(
                 f,
                 "program buffer too small: {got} words given, the program needs {needed}"

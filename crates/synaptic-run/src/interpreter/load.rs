@@ -24,8 +24,76 @@ pub(super) fn load<'m, 'a, 'p>(
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
 ) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
-    let RunPlan { plan, overlaps } = run_plan;
     let before = loader.stats();
+    let (slots, region) = (
+        run_plan.plan.slots.len(),
+        run_plan.plan.region_size as usize,
+    );
+    load_parts(model, given, loader, run_plan, placement, &before)
+        .map_err(|e| too_small(e, &before, model, given.is_none(), placement, slots, region))
+}
+
+/// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
+/// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
+/// descriptor table and its region, against the tensor space that was free (the accounting of
+/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned as
+/// it is. Only on the failure path: the program is counted again there.
+#[cold]
+#[inline(never)]
+fn too_small(
+    e: LoadError,
+    before: &synaptic_mem::Stats,
+    model: &[u8],
+    in_ram: bool,
+    placement: IoPlacement,
+    slots: usize,
+    region: usize,
+) -> LoadError {
+    use synaptic_mem::{ErrorKind, PlanLoadError, Region};
+    let oom = |a: &synaptic_mem::AllocError| {
+        matches!(a.kind, ErrorKind::OutOfMemory | ErrorKind::TooLarge)
+            && !matches!(a.region, Region::Shared)
+    };
+    let arena = match &e {
+        LoadError::Alloc(a) | LoadError::PlanLoad(PlanLoadError::Alloc(a)) => oom(a),
+        LoadError::ProgramBuffer { .. } => in_ram,
+        _ => false,
+    };
+    if !arena {
+        return e;
+    }
+    let program = if in_ram {
+        match crate::program::compiled_len(model, placement) {
+            Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
+            Err(_) => return e,
+        }
+    } else {
+        0
+    };
+    let need = program
+        .saturating_add(synaptic_mem::DESC_SPAN.saturating_mul(slots))
+        .saturating_add(region);
+    let free = before
+        .tensor_capacity
+        .saturating_sub(before.persistent_used);
+    if need <= free {
+        return e;
+    }
+    LoadError::ArenaTooSmall {
+        short: need - free,
+        arena: before.arena_size.saturating_add(need - free),
+    }
+}
+
+fn load_parts<'m, 'a, 'p>(
+    model: &'m [u8],
+    given: Option<&'m [u32]>,
+    loader: Loader<'a>,
+    run_plan: RunPlan<'p>,
+    placement: IoPlacement,
+    before: &synaptic_mem::Stats,
+) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
+    let RunPlan { plan, overlaps } = run_plan;
     let g = Graph::open(model)?;
     let mut memory = Memory::default();
     let store = match given {
