@@ -102,6 +102,8 @@ for m in $models; do
   set -e
   end=$(date +%s.%N)
   printf 'qemu-seconds %s %.2f\n' "$m" "$(echo "$end - $start" | bc)" >>"$log/$m"
+  # Flash: the image's text (code + model + program + constants), bytes.
+  printf 'flash %s %s\n' "$m" "$(arm-none-eabi-size -A "$elf" | awk '$1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')" >>"$log/$m"
   if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/$m"; then
     cat "$log/$m" "$log/$m.err" >&2
     echo "$m: FAILED on target (QEMU exit $rc)" >&2
@@ -142,14 +144,18 @@ echo "# arena-calls <model> <instructions of the arena's own calls of one infere
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
 echo "# load <model> <instructions of Interpreter::with_program (verifies the program)>;"
 echo "# load-ram-program <model> <instructions of Interpreter::new (compiles it into the arena)>;"
-echo "# program <model> <bytes of the program in flash>; op <model> <i> <instructions to the end of operator i>"
+echo "# program <model> <bytes of the program in flash>; flash <model> <.text + .rodata bytes of the image>;"
+echo "# op <model> <i> <instructions to the end of operator i>"
 for m in $models; do
   [ -f "$log/$m" ] || continue
-  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|op|counter|qemu-seconds) $m " "$log/$m" || true
+  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|flash|op|counter|qemu-seconds) $m " "$log/$m" || true
 done
 
 echo
-python3 - "$log" $models <<'EOF'
+# The comparison table, also written (full runs only, MODELS unset) to
+# docs/bench-runtime.generated.md: the figures the docs cite, never copied by hand.
+table=$(mktemp)
+python3 - "$log" $models >"$table" <<'EOF'
 import sys, os
 log, models = sys.argv[1], sys.argv[2:]
 tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11)
@@ -193,7 +199,29 @@ if ratios:
     for r in ratios:
         g *= r
     g **= 1 / len(ratios)
-    print(f"\noverhead = (RAM - bound) / (TFLM arena - bound), bound = the live-set bound (negative: below it, "
-          f"issue 12); geometric mean of RAM / TFLM arena here {g:.3f}")
+    print(f"\noverhead = (RAM - bound) / (TFLM arena - bound), bound = the live-set bound (negative: below it); "
+          f"geometric mean of RAM / TFLM arena here {g:.3f}")
 EOF
+cat "$table"
+if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
+  out="$root/docs/bench-runtime.generated.md"
+  {
+    echo "# synaptic-run on QEMU Cortex-M3: the figures of the last full bench"
+    echo
+    echo "Written by \`scripts/bench-runtime.sh\` (do not edit): commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- crates firmware || echo ' + local changes'), $(date -u +%Y-%m-%d)."
+    echo "Instructions are exact (QEMU \`-icount shift=10\`, SysTick); RAM in bytes, the exact need (\`synmem plan\`'s \`ram_bytes\`);"
+    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels, Cortex-M3)."
+    echo
+    cat "$table"
+    echo
+    echo '```text'
+    for m in $models; do
+      [ -f "$log/$m" ] || continue
+      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash) $m " "$log/$m" || true
+    done
+    echo '```'
+  } >"$out"
+  echo "wrote $out"
+fi
+rm -f "$table"
 exit $fail

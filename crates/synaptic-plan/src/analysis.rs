@@ -527,6 +527,36 @@ impl Analysis {
         })
     }
 
+    /// The analysis `synmem plan` reports (and `synaptic_mem.plan()` in Python): [`Analysis::new`]
+    /// with what synaptic-run said when it compiled the model's program for `options.io`,
+    /// `compiled` (its length in 32-bit words, or why it cannot run the model). With
+    /// `program_in_ram` (`--op-data ram`) the program's bytes count in the RAM figure (a model
+    /// the runtime cannot compile is then an error); the report's `ram.supported` and
+    /// `ram.unsupported` carry the runtime's answer. This crate does not link the runtime: the
+    /// caller compiles (`synaptic_run::program::compiled_len`).
+    pub fn for_runtime(
+        model: Model,
+        options: &SizingOptions,
+        program_in_ram: bool,
+        compiled: Result<usize, String>,
+    ) -> Result<Analysis, ImportError> {
+        let mut options = options.clone();
+        if program_in_ram {
+            match &compiled {
+                Ok(words) => options.program_in_ram_bytes = Some(4 * *words as u64),
+                Err(why) => {
+                    return Err(ImportError::unsupported(format!(
+                        "--op-data ram: synaptic-run cannot compile the model: {why}"
+                    )))
+                }
+            }
+        }
+        let mut a = Analysis::new(model, &options)?;
+        a.report.ram.supported = Some(compiled.is_ok());
+        a.report.ram.unsupported = compiled.err();
+        Ok(a)
+    }
+
     /// The verdict as one line: `fits (…)` or `does not fit: short by N bytes in …`.
     pub fn verdict(&self) -> String {
         let r = &self.report;

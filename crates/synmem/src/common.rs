@@ -107,7 +107,7 @@ pub(crate) fn analyse_with_program(
     sizing: &SizingArgs,
     max_file_bytes: u64,
 ) -> Result<(Analysis, Result<Vec<u32>, Failure>), Failure> {
-    let mut options = sizing.options(max_file_bytes)?;
+    let options = sizing.options(max_file_bytes)?;
     let bytes = read_file_limited(path, max_file_bytes)?;
     let mut model = Model::from_bytes(&bytes)?;
     if let Some(stem) = path.file_stem() {
@@ -118,20 +118,16 @@ pub(crate) fn analyse_with_program(
         IoPlacement::Ephemeral => synaptic_run::IoPlacement::Plan,
     };
     let program = compile_program(path, &bytes, run_io);
-    if sizing.op_data == Some(OpDataArg::Ram) {
-        match &program {
-            Ok(w) => options.program_in_ram_bytes = Some(4 * w.len() as u64),
-            Err(e) => return Err(Failure(format!("--op-data ram: {}", e.0), 1)),
-        }
-    }
-    let mut a = Analysis::new(model, &options)?;
-    a.report.ram.supported = Some(program.is_ok());
-    if let Err(e) = &program {
-        let why =
-            e.0.strip_prefix(&format!("{}: ", path.display()))
-                .unwrap_or(&e.0);
-        a.report.ram.unsupported = Some(why.to_string());
-    }
+    let said = match &program {
+        Ok(w) => Ok(w.len()),
+        Err(e) => Err(e
+            .0
+            .strip_prefix(&format!("{}: ", path.display()))
+            .unwrap_or(&e.0)
+            .to_string()),
+    };
+    let in_ram = sizing.op_data == Some(OpDataArg::Ram);
+    let a = Analysis::for_runtime(model, &options, in_ram, said)?;
     Ok((a, program))
 }
 
