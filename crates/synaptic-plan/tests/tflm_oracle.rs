@@ -24,6 +24,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use synaptic_plan::tflm::{head_tensors, plan_for_tflm, with_offline_plan};
+use synaptic_plan::tflm_arena::{self, Kernels};
 use synaptic_plan::{Model, PlanOptions};
 
 const SEEDS: u64 = 3;
@@ -193,6 +194,29 @@ fn emitted_plans_run_bit_exact_in_tflm() {
             failures.push(format!(
                 "{name}: TFLM head {after} B with our plan, {before} B with its own"
             ));
+        }
+        // synaptic_plan::tflm_arena against the wheel (reference kernels): its scratch table
+        // and its replay of TFLM's greedy planner (TFLM's own plan, and around our offsets),
+        // for the models whose operators it models.
+        if let Ok(computed) = tflm_arena::scratch_table(&bytes, Kernels::Reference) {
+            if computed != table {
+                failures.push(format!(
+                    "{name}: reference kernels' scratch {computed:?}, the wheel asks for {table:?}"
+                ));
+            }
+            let head =
+                |o: Option<&[i32]>| tflm_arena::tflm_head(&bytes, o, Kernels::Reference).unwrap();
+            let heads = (
+                head(None),
+                head(Some(&with.offsets)),
+                head(Some(&only.offsets)),
+            );
+            if heads != (before, after, after_only) {
+                failures.push(format!(
+                    "{name}: tflm_arena heads (own, ours, tensors only) {heads:?}, the wheel's ({before}, {after}, {after_only})"
+                ));
+            }
+            println!("tflm-plan | {name} | tflm_arena: scratch table and heads (own {}, ours {}, tensors only {}) equal the wheel's", heads.0, heads.1, heads.2);
         }
         if after > with.head_bytes() {
             failures.push(format!(

@@ -131,6 +131,21 @@ pub(crate) fn analyse_with_program(
     Ok((a, program))
 }
 
+/// The failure of a model whose arena is over the core's limit ([`synaptic_plan::RuntimeNeed`]
+/// `fits` false): the need, the limit and what would help, on one line.
+pub(crate) fn too_big(path: &Path, need: &synaptic_plan::RuntimeNeed) -> Failure {
+    Failure(
+        format!(
+            "{}: needs an arena of {} B, over the core's limit of {} B; what would help: {}",
+            path.display(),
+            need.arena_bytes,
+            need.limit_bytes,
+            need.help.join("; ")
+        ),
+        1,
+    )
+}
+
 /// Writes `contents` to `path` (a failure names the file).
 pub(crate) fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Failure> {
     std::fs::write(path, contents)

@@ -5,7 +5,9 @@
 //! carrying TFLM's offline memory plan.
 
 use crate::args::{KernelsArg, LangArg, OpDataArg, SizingArgs};
-use crate::common::{analyse_with_program, print_json, to_json_value, write_file, Failure};
+use crate::common::{
+    analyse_with_program, print_json, to_json_value, too_big, write_file, Failure,
+};
 use std::path::Path;
 use synaptic_plan::emit::{emit_with_program, with_model_c, Lang};
 use synaptic_plan::tflm_arena::{self, Kernels};
@@ -13,6 +15,7 @@ use synaptic_plan::{read_file_limited, tflm, Model};
 
 /// Runs `synmem emit MODEL --lang rust|c|tflite -o FILE [--op-data ram|flash] [sizing
 /// options]`, reading files of at most `max` bytes.
+#[allow(clippy::too_many_arguments)] // one per option of `Cmd::Emit`
 pub(crate) fn run(
     model: &Path,
     lang: LangArg,
@@ -50,6 +53,9 @@ pub(crate) fn run(
     // for a model it does not support.
     let op_data = sizing.op_data;
     let (a, compiled) = analyse_with_program(model, sizing, max)?;
+    if !a.report.ram.fits {
+        return Err(too_big(model, &a.report.ram));
+    }
     let program = match op_data {
         Some(OpDataArg::Ram) => None,
         _ => match compiled {
@@ -177,7 +183,11 @@ fn emit_tflite(
             a.tail,
             match a.arena - a.used {
                 0 => String::new(),
-                d => format!(" + {d} of alignment"),
+                d if a.binding.starts_with("tail") => format!(" + {d} of alignment"),
+                d => format!(
+                    " + {d} needed only while AllocateTensors runs ({})",
+                    a.binding
+                ),
             },
             o.head,
             o.arena,

@@ -265,7 +265,9 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             json,
             kernels,
             sizing,
-        } => emit::run(&model, lang, &output, with_model, json, kernels, &sizing, max),
+        } => emit::run(
+            &model, lang, &output, with_model, json, kernels, &sizing, max,
+        ),
         Cmd::Trace { model, sizing, .. } => trace::run(&model, &sizing, max),
         Cmd::Run {
             model,

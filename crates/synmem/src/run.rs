@@ -3,7 +3,7 @@
 //! figures (a table, or JSON with the fields of [`LONG_ABOUT`]).
 
 use crate::args::{OpDataArg, RunIoArg};
-use crate::common::{compile_program, print_json, write_file, Failure};
+use crate::common::{compile_program, print_json, too_big, write_file, Failure};
 use std::path::Path;
 use synaptic_plan::{read_file_limited, Analysis, IoPlacement, Model, SizingOptions};
 
@@ -122,16 +122,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     )?;
     let need_plan = &a.report.ram;
     if !need_plan.fits {
-        return Err(Failure(
-            format!(
-                "{}: needs an arena of {} B, over the core's limit of {} B; what would help: {}",
-                path.display(),
-                need_plan.arena_bytes,
-                need_plan.limit_bytes,
-                need_plan.help.join("; ")
-            ),
-            1,
-        ));
+        return Err(too_big(path, need_plan));
     }
     let plan = RunPlan::overlapped(a.ephemeral_plan.core_plan(), &a.ephemeral_plan.overlaps);
     // --arena / --scratch: the Kconfig layout (floors and a scratch pool); else exact.

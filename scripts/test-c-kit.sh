@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# End-to-end test of the C firmware kit (examples/c-firmware, scripts/release.sh): from a
+# .tflite the tests have not used on a target before to the same output bytes on two QEMU
+# boards as on the host.
+#
+#   1. installs what is missing: arm-none-eabi-gcc, qemu-system-arm, cmake, make (apt), the
+#      rustup targets thumbv7m-none-eabi and thumbv7em-none-eabihf;
+#   2. builds the release kit for both targets (scripts/release.sh: bare-metal libraries with
+#      and without float32, CMake package, pkg-config files) and the host synmem;
+#   3. takes the models: ad01_int8 (../shared/models, run by no other firmware test) and two
+#      single-operator models generated now with random structure and quantization
+#      (crates/synaptic-run/tests/oracle/gen_models.py --sweep SEED, the oracle's venv): a
+#      CONV_2D and one other operator picked by the seed. SEED is C_KIT_SEED, else the clock;
+#      it is logged, and C_KIT_SEED=SEED reruns the same models and inputs;
+#   4. for each model: synmem plan, synmem emit --lang c --with-model --io ephemeral (the
+#      header main.c includes), an input from synmem run --random SEED --save-input, the
+#      expected output from synmem run --input IN --output OUT --io plan --op-data flash;
+#   5. builds the firmware for mps2-an385 (Cortex-M3, CMake + find_package, the int8 library)
+#      and mps2-an386 (Cortex-M4F, CMake, the int8 + float32 library), and for ad01_int8 also
+#      with plain make (mps2-an385) and with --io shared (mps2-an386: the input filled in
+#      place, syn_run_invoke, syn_run_output); every image with KIT_CHECK_ARENA: on target an
+#      arena of <MODEL>_ARENA_BYTES - 16 must fail with -ENOMEM, <MODEL>_ARENA_BYTES must load
+#      and syn_run_memory() must report exactly it;
+#   6. runs every image under qemu-system-arm and compares its syn-out bytes with the host's.
+# Exits non-zero on any difference or failure. Work files: target/c-kit-test/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+T0=$SECONDS
+SHARED_DIR=${SYNAPTIC_SHARED:-$ROOT/../shared}
+WORK=$ROOT/target/c-kit-test
+KIT=$WORK/kit
+SEED=${C_KIT_SEED:-$(($(date +%s) % 1000000))}
+log() { echo "c-kit: $*"; }
+die() { echo "c-kit: FAIL: $*" >&2; exit 1; }
+
+passed=0
+failed=0
+failures=()
+pass() { passed=$((passed + 1)); log "PASS $1"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); echo "c-kit: FAIL $1" >&2; }
+
+# ---- 1. tools ---------------------------------------------------------------------------------
+need=()
+command -v arm-none-eabi-gcc >/dev/null || need+=(gcc-arm-none-eabi)
+command -v qemu-system-arm >/dev/null || need+=(qemu-system-arm)
+command -v cmake >/dev/null || need+=(cmake)
+command -v make >/dev/null || need+=(make)
+command -v python3 >/dev/null || need+=(python3)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+if ((${#need[@]})); then
+    log "apt-get install ${need[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+installed=$(rustup target list --installed)
+for t in thumbv7m-none-eabi thumbv7em-none-eabihf; do
+    grep -qx "$t" <<<"$installed" || { log "rustup target add $t"; rustup target add "$t"; }
+done
+[ -f "$SHARED_DIR/models/ad01_int8.tflite" ] \
+    || die "$SHARED_DIR/models/ad01_int8.tflite missing (set SYNAPTIC_SHARED)"
+
+# ---- 2. the kit and synmem --------------------------------------------------------------------
+rm -rf "$WORK"
+mkdir -p "$WORK"
+log "seed $SEED (rerun these models and inputs: C_KIT_SEED=$SEED $0)"
+log "scripts/release.sh --out $KIT (thumbv7m-none-eabi, thumbv7em-none-eabihf; default, int8)"
+scripts/release.sh --out "$KIT" --targets "thumbv7m-none-eabi thumbv7em-none-eabihf" \
+    --variants "default int8" --no-host >"$WORK/release.log" 2>&1 \
+    || { cat "$WORK/release.log" >&2; die "scripts/release.sh"; }
+log "cargo build --release -p synmem"
+nice cargo build -q --release -p synmem
+target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+SYNMEM=$target_dir/release/synmem
+for pc in synaptic-run synaptic-run-int8; do
+    lib=$(PKG_CONFIG_PATH=$KIT/lib/thumbv7m-none-eabi/pkgconfig pkg-config --libs "$pc" 2>/dev/null || true)
+    if [[ "$lib" == *-lsynaptic_run_ffi* ]] \
+        && [ -f "$(sed 's/.*-L\([^ ]*\).*/\1/' <<<"$lib")/libsynaptic_run_ffi.a" ]; then
+        pass "pkg-config $pc names an existing library"
+    else
+        fail "pkg-config $pc ('$lib')"
+    fi
+done
+
+# ---- 3. models ----------------------------------------------------------------------------------
+mkdir -p "$WORK/models"
+cp "$SHARED_DIR/models/ad01_int8.tflite" "$WORK/models/"
+models=(ad01_int8)
+log "generating models: gen_models.py --sweep $SEED 16 (the oracle's venv: scripts/oracle-venv.sh)"
+py=$(scripts/oracle-venv.sh) || die "scripts/oracle-venv.sh (the TFLM wheel's schema builds the models)"
+"$py" crates/synaptic-run/tests/oracle/gen_models.py --sweep "$SEED" 16 "$WORK/gen" >/dev/null
+# A CONV_2D and one more int8 operator (no QUANTIZE/DEQUANTIZE: float I/O), by the seed.
+others=(001_dw 002_fc 003_avg 004_max 005_softmax 006_logistic 007_add 008_mul 009_mean 010_pad
+    011_concat 012_transpose 014_requantize)
+for g in 000_conv "${others[$((SEED % ${#others[@]}))]}"; do
+    cp "$WORK/gen/rand_$g.tflite" "$WORK/models/"
+    models+=("rand_$g")
+done
+log "models: ${models[*]}"
+
+# ---- 4. plan, header, input, expected output -------------------------------------------------
+# arena_define MODEL UC JSON: the -D of <UC>_ARENA_BYTES when the emitted header lacks it (the
+# header's rename of the runtime arena figure had not landed when this test was written): from
+# synmem run --json, persistent + planned ephemeral + scratch peak.
+json_num() { sed -n "s/^  \"$1\": \([0-9]*\),\{0,1\}$/\1/p" "$2"; }
+prepare() { # MODEL IO(ephemeral|shared) -> $WORK/<model>-<io>/
+    local m=$1 io=$2 d=$WORK/$1-$2 runio=plan
+    [ "$io" = shared ] && runio=shared
+    mkdir -p "$d"
+    cp "$WORK/models/$m.tflite" "$d/$m.tflite"
+    "$SYNMEM" plan "$d/$m.tflite" >"$d/plan.txt" 2>&1 || { cat "$d/plan.txt" >&2; return 1; }
+    "$SYNMEM" emit "$d/$m.tflite" --lang c --with-model --io "$io" --op-data flash -o "$d/model.h" \
+        >"$d/emit.log" 2>&1 || { cat "$d/emit.log" >&2; return 1; }
+    "$SYNMEM" run "$d/$m.tflite" --random "$SEED" --save-input "$d/in.raw" --output "$d/probe.raw" \
+        --io "$runio" --op-data flash >/dev/null || return 1
+    "$SYNMEM" run "$d/$m.tflite" --input "$d/in.raw" --output "$d/out.raw" --io "$runio" \
+        --op-data flash --json >"$d/run.json" || return 1
+    cmp -s "$d/probe.raw" "$d/out.raw" || { echo "c-kit: --random and --input runs differ" >&2; return 1; }
+    local uc defs="" p s sh
+    uc=$(sed -n 's/^#define SYNMEM_PLAN_\([A-Za-z0-9_]*\)_H$/\1/p' "$d/model.h")
+    if ! grep -q "^#define ${uc}_ARENA_BYTES " "$d/model.h"; then
+        p=$(json_num persistent_bytes "$d/run.json")
+        s=$(json_num planned_ephemeral_bytes "$d/run.json")
+        sh=$(json_num scratch_peak_bytes "$d/run.json")
+        defs="${uc}_ARENA_BYTES=$((p + s + sh))u"
+        echo "$defs" >"$d/defines"
+        log "$m ($io): header has no ${uc}_ARENA_BYTES yet; -D$defs (synmem run --json)"
+    else
+        : >"$d/defines"
+        log "$m ($io): ${uc}_ARENA_BYTES from the header: $(sed -n "s/^#define ${uc}_ARENA_BYTES \(.*\)$/\1/p" "$d/model.h")"
+    fi
+    log "$m ($io): input $(stat -c %s "$d/in.raw") B, output $(stat -c %s "$d/out.raw") B, model $(stat -c %s "$d/$m.tflite") B"
+}
+
+# ---- 5 and 6. build, run, compare -------------------------------------------------------------
+# run_image ELF BOARD LABEL DIR
+run_image() {
+    local elf=$1 board=$2 label=$3 d=$4 cpu=cortex-m3 rc=0 got want
+    [ "$board" = mps2-an386 ] && cpu=cortex-m4
+    timeout 300 qemu-system-arm -machine "$board" -cpu "$cpu" -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native -kernel "$elf" >"$d/$label.log" 2>&1 || rc=$?
+    sed 's/^/c-kit:   | /' "$d/$label.log" | grep -v '^c-kit:   | syn-out ' || true
+    got=$(sed -n 's/^syn-out \([0-9a-f]*\)$/\1/p' "$d/$label.log")
+    want=$(od -An -v -tx1 "$d/out.raw" | tr -d ' \n')
+    if [ "$rc" -ne 0 ]; then
+        fail "$label: QEMU exit status $rc"
+    elif ! grep -q 'check: arena ARENA_BYTES - 16 refused with -ENOMEM' "$d/$label.log" \
+        || ! grep -q 'check: ARENA_BYTES arena accepted, syn_run_memory() agrees' "$d/$label.log"; then
+        fail "$label: arena checks missing"
+    elif [ -z "$got" ] || [ "$got" != "$want" ]; then
+        echo "c-kit:   target ${got:0:96}..." >&2
+        echo "c-kit:   host   ${want:0:96}..." >&2
+        fail "$label: output differs from synmem run (${#got}/2 vs ${#want}/2 bytes)"
+    else
+        pass "$label: $(( ${#got} / 2 )) output bytes equal to synmem run's"
+    fi
+}
+# cmake_image MODEL IO BOARD FLOAT32(ON|OFF)
+cmake_image() {
+    local m=$1 io=$2 board=$3 f32=$4 d=$WORK/$1-$2 label b
+    label="$m $io $board cmake float32=$f32"
+    b=$d/cmake-$board-$f32
+    if ! cmake -S examples/c-firmware -B "$b" -DCMAKE_TOOLCHAIN_FILE="$ROOT/examples/c-firmware/cmake/arm-none-eabi.cmake" \
+        -DCMAKE_PREFIX_PATH="$KIT" -DKIT_BOARD="$board" -DKIT_MODEL_HEADER="$d/model.h" \
+        -DKIT_INPUT="$d/in.raw" -DKIT_CHECK_ARENA=ON -DSYNAPTIC_FLOAT32="$f32" \
+        -DKIT_DEFINES="$(cat "$d/defines")" >"$b.log" 2>&1 \
+        || ! cmake --build "$b" >>"$b.log" 2>&1; then
+        cat "$b.log" >&2
+        fail "$label: build"
+        return
+    fi
+    grep -E '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]' "$b.log" \
+        | tr -s ' \t' ' ' | sed "s|^ *|c-kit:   size (text data bss dec hex file) |; s|$b/||" || true
+    run_image "$b/$m-$board.elf" "$board" "$label" "$d"
+}
+make_image() { # MODEL IO BOARD
+    local m=$1 io=$2 board=$3 d=$WORK/$1-$2 label b defs=""
+    label="$m $io $board make"
+    b=$d/make-$board
+    [ -s "$d/defines" ] && defs="-D$(cat "$d/defines")"
+    if ! make -s -C examples/c-firmware BOARD="$board" MODEL_HEADER="$d/model.h" INPUT="$d/in.raw" \
+        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" BUILD="$b" DEFINES="$defs" >"$b.log" 2>&1; then
+        cat "$b.log" >&2
+        fail "$label: build"
+        return
+    fi
+    run_image "$b/firmware.elf" "$board" "$label" "$d"
+}
+
+for m in "${models[@]}"; do
+    prepare "$m" ephemeral || { fail "$m: synmem plan/emit/run"; continue; }
+    cmake_image "$m" ephemeral mps2-an385 OFF
+    cmake_image "$m" ephemeral mps2-an386 ON
+done
+make_image ad01_int8 ephemeral mps2-an385
+if prepare ad01_int8 shared; then
+    cmake_image ad01_int8 shared mps2-an386 ON
+else
+    fail "ad01_int8 shared: synmem plan/emit/run"
+fi
+
+for f in "${failures[@]+"${failures[@]}"}"; do echo "c-kit: failed: $f" >&2; done
+log "$passed passed, $failed failed ($((SECONDS - T0)) s, seed $SEED)"
+[ "$failed" -eq 0 ]
