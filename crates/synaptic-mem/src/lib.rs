@@ -56,8 +56,8 @@ pub mod tensor;
 pub use arena::{Arena, ArenaBuffer, Inference, Loader, PlanHandle, PlannedInference, Runner};
 pub use config::{
     ArenaConfig, ArenaLayout, ConfigError, Floors, ALIGN, DEFAULT_ARENA_SIZE, DEFAULT_SCRATCH_SIZE,
-    MAX_ARENA_SIZE, MAX_SCRATCH_SIZE, MAX_SHARED_SIZE, MIN_ARENA_SIZE, MIN_SCRATCH_SIZE,
-    MIN_EXACT_ARENA_SIZE, MIN_SHARED_SIZE,
+    MAX_ARENA_SIZE, MAX_SCRATCH_SIZE, MAX_SHARED_SIZE, MIN_ARENA_SIZE, MIN_EXACT_ARENA_SIZE,
+    MIN_SCRATCH_SIZE, MIN_SHARED_SIZE,
 };
 pub use dtype::{shape_bytes, DType, Element, Lifetime, MAX_TENSOR_BYTES};
 pub use error::{AllocError, ErrorKind, Region};
