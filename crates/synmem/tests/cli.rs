@@ -1335,6 +1335,13 @@ fn one_ram_figure_in_plan_emit_and_run() {
         text.contains("  fits: give syn_run_load / Arena::exact 37840 B"),
         "{text}"
     );
+    // The README shows this line: it cannot go stale.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("synmem plan model.tflite            # {third}")),
+        "README's synmem plan line differs from the output: {third}"
+    );
     // The bare allocator's figures stay, named as such.
     assert!(text.contains("bare allocator: does not fit"), "{text}");
     // --check: the runtime fits; the bare allocator's defaults are not a configuration named.

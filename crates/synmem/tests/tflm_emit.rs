@@ -95,3 +95,31 @@ fn kernels_is_for_tflite() {
         "{stderr}"
     );
 }
+
+/// README's TFLM example line is this command's output (up to its `;`): it cannot go stale.
+#[test]
+fn readme_shows_the_printed_arena() {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme.planned.tflite");
+    let m = model("person_detect");
+    let (code, _, stderr) = emit(&[
+        m.to_str().unwrap(),
+        "--lang",
+        "tflite",
+        "--kernels",
+        "cmsis-nn",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("kTensorArenaSize"))
+        .unwrap();
+    let head = &line[..line.find(';').unwrap()];
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("#   {head}; ...)")),
+        "README's kTensorArenaSize line differs from: {line}"
+    );
+}
