@@ -74,7 +74,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Size every region, plan the activations and check an arena configuration.
+    /// The RAM synaptic-run needs (arena + shared region, first), then the bare allocator's
+    /// regions, the plan and the check of an arena configuration.
     Plan {
         /// The .tflite model.
         model: PathBuf,
@@ -86,7 +87,9 @@ enum Cmd {
         /// Draw the plan as SVG into FILE.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
-        /// Exit with status 3 if the model does not fit.
+        /// Exit with status 3 if the model does not fit: the runtime's arena over the core's
+        /// 524288 B, or a bare-allocator configuration named with --arena, --scratch,
+        /// --weights or --scratch-table too small.
         #[arg(long)]
         check: bool,
     },
