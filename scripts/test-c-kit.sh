@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # End-to-end test of the C firmware kit (examples/c-firmware, scripts/release.sh): from a
-# .tflite the tests have not used on a target before to the same output bytes on two QEMU
-# boards as on the host.
+# .tflite the tests have not used on a target before to the same output bytes on four QEMU
+# boards, one per Cortex-M library target, as on the host.
 #
 #   1. installs what is missing: arm-none-eabi-gcc, qemu-system-arm, cmake, make (apt), the
-#      rustup targets thumbv7m-none-eabi and thumbv7em-none-eabihf;
-#   2. builds the release kit for both targets (scripts/release.sh: bare-metal libraries with
-#      and without float32, CMake package, pkg-config files) and the host synmem;
-#   3. takes the models: ad01_int8 (../shared/models, run by no other firmware test) and two
+#      rustup targets thumbv6m-none-eabi, thumbv7m-none-eabi, thumbv7em-none-eabihf and
+#      thumbv8m.main-none-eabihf;
+#   2. builds the release kit (scripts/release.sh: bare-metal libraries, CMake package,
+#      pkg-config files) for thumbv7m-none-eabi and thumbv7em-none-eabihf with and without
+#      float32, for thumbv6m-none-eabi and thumbv8m.main-none-eabihf the int8 library only
+#      (one library each: the cold cost of the two extra targets is kept to two builds), and
+#      the host synmem;
+#   3. takes the models: ad01_int8 (../shared/models, run by no other firmware test), two
 #      single-operator models generated now with random structure and quantization
 #      (crates/synaptic-run/tests/oracle/gen_models.py --sweep SEED, the oracle's venv): a
-#      CONV_2D and one other operator picked by the seed. SEED is C_KIT_SEED, else the clock;
-#      it is logged, and C_KIT_SEED=SEED reruns the same models and inputs;
+#      CONV_2D and one other operator picked by the seed (SEED is C_KIT_SEED, else the clock;
+#      it is logged, and C_KIT_SEED=SEED reruns the same models and inputs), and
+#      hello_world_int8 (../shared/models: small enough for the micro:bit's 16 KB of RAM);
 #   4. for each model: synmem plan, synmem emit --lang c --with-model --io ephemeral (the
 #      header main.c includes), an input from synmem run --random SEED --save-input, the
 #      expected output from synmem run --input IN --output OUT --io plan --op-data flash;
-#   5. builds the firmware for mps2-an385 (Cortex-M3, CMake + find_package, the int8 library)
-#      and mps2-an386 (Cortex-M4F, CMake, the int8 + float32 library), and for ad01_int8 also
-#      with plain make (mps2-an385) and with --io shared (mps2-an386: the input filled in
-#      place, syn_run_invoke, syn_run_output); every image with KIT_CHECK_ARENA: on target an
+#   5. builds the firmware for mps2-an385 (Cortex-M3, CMake + find_package, the int8 library),
+#      mps2-an386 (Cortex-M4F, CMake, the int8 + float32 library) and mps2-an505 (Cortex-M33,
+#      Secure state, the thumbv8m.main-none-eabihf int8 library: CMake for ad01_int8, plain
+#      make for the generated models), and for ad01_int8 also with plain make (mps2-an385) and
+#      with --io shared (mps2-an386: the input filled in place, syn_run_invoke,
+#      syn_run_output); hello_world_int8 for microbit (Cortex-M0, the thumbv6m-none-eabi int8
+#      library) with CMake and with make; checks that each image links the library of its
+#      CPU's target; every image with KIT_CHECK_ARENA: on target an
 #      arena of <MODEL>_ARENA_BYTES - 16 must fail with -ENOMEM, <MODEL>_ARENA_BYTES must load
 #      and syn_run_memory() must report exactly it;
 #   6. runs every image under qemu-system-arm and compares its syn-out bytes with the host's.
@@ -56,11 +65,12 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 installed=$(rustup target list --installed)
-for t in thumbv7m-none-eabi thumbv7em-none-eabihf; do
+for t in thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
     grep -qx "$t" <<<"$installed" || { log "rustup target add $t"; rustup target add "$t"; }
 done
-[ -f "$SHARED_DIR/models/ad01_int8.tflite" ] \
-    || die "$SHARED_DIR/models/ad01_int8.tflite missing (set SYNAPTIC_SHARED)"
+for f in ad01_int8 hello_world_int8; do
+    [ -f "$SHARED_DIR/models/$f.tflite" ] || die "$SHARED_DIR/models/$f.tflite missing (set SYNAPTIC_SHARED)"
+done
 
 # ---- 2. the kit and synmem --------------------------------------------------------------------
 rm -rf "$WORK"
@@ -70,6 +80,22 @@ log "scripts/release.sh --out $KIT (thumbv7m-none-eabi, thumbv7em-none-eabihf; d
 scripts/release.sh --out "$KIT" --targets "thumbv7m-none-eabi thumbv7em-none-eabihf" \
     --variants "default int8" --no-host >"$WORK/release.log" 2>&1 \
     || { cat "$WORK/release.log" >&2; die "scripts/release.sh"; }
+# The other two Cortex-M targets: the int8 library only, into the same kit (its MANIFEST then
+# lists the libraries of both runs).
+t_kit=$SECONDS
+log "scripts/release.sh --out $KIT (thumbv6m-none-eabi, thumbv8m.main-none-eabihf; int8)"
+mv "$KIT/MANIFEST" "$WORK/MANIFEST.v7"
+scripts/release.sh --out "$KIT" --targets "thumbv6m-none-eabi thumbv8m.main-none-eabihf" \
+    --variants int8 --no-host >"$WORK/release-v6-v8.log" 2>&1 \
+    || { cat "$WORK/release-v6-v8.log" >&2; die "scripts/release.sh (thumbv6m, thumbv8m.main)"; }
+mv "$KIT/MANIFEST" "$WORK/MANIFEST.v6-v8"
+{
+    sed '/^layout:/,$d' "$WORK/MANIFEST.v7" | sed '$d'
+    sed -n '/^library features sha256$/,/^$/p' "$WORK/MANIFEST.v6-v8" | sed '1d;$d'
+    echo
+    sed -n '/^layout:/,$p' "$WORK/MANIFEST.v6-v8"
+} >"$KIT/MANIFEST"
+log "kit: $(grep -c '^lib/' "$KIT/MANIFEST") libraries ($((SECONDS - t_kit)) s for the thumbv6m and thumbv8m.main ones)"
 log "cargo build --release -p synmem"
 nice cargo build -q --release -p synmem
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
@@ -86,7 +112,7 @@ done
 
 # ---- 3. models ----------------------------------------------------------------------------------
 mkdir -p "$WORK/models"
-cp "$SHARED_DIR/models/ad01_int8.tflite" "$WORK/models/"
+cp "$SHARED_DIR/models/ad01_int8.tflite" "$SHARED_DIR/models/hello_world_int8.tflite" "$WORK/models/"
 models=(ad01_int8)
 log "generating models: gen_models.py --sweep $SEED 16 (the oracle's venv: scripts/oracle-venv.sh)"
 py=$(scripts/oracle-venv.sh) || die "scripts/oracle-venv.sh (the TFLM wheel's schema builds the models)"
@@ -98,7 +124,7 @@ for g in 000_conv "${others[$((SEED % ${#others[@]}))]}"; do
     cp "$WORK/gen/rand_$g.tflite" "$WORK/models/"
     models+=("rand_$g")
 done
-log "models: ${models[*]}"
+log "models: ${models[*]} (all boards but microbit), hello_world_int8 (microbit)"
 
 # ---- 4. plan, header, input, expected output -------------------------------------------------
 # arena_define MODEL UC JSON: the -D of <UC>_ARENA_BYTES when the emitted header lacks it (the
@@ -138,7 +164,11 @@ prepare() { # MODEL IO(ephemeral|shared) -> $WORK/<model>-<io>/
 # run_image ELF BOARD LABEL DIR
 run_image() {
     local elf=$1 board=$2 label=$3 d=$4 cpu=cortex-m3 rc=0 got want
-    [ "$board" = mps2-an386 ] && cpu=cortex-m4
+    case "$board" in
+        mps2-an386) cpu=cortex-m4 ;;
+        mps2-an505) cpu=cortex-m33 ;; # boots Secure; the firmware stays Secure
+        microbit) cpu=cortex-m0 ;;
+    esac
     timeout 300 qemu-system-arm -machine "$board" -cpu "$cpu" -nographic -monitor none -serial none \
         -semihosting-config enable=on,target=native -kernel "$elf" >"$d/$label.log" 2>&1 || rc=$?
     sed 's/^/c-kit:   | /' "$d/$label.log" | grep -v '^c-kit:   | syn-out ' || true
@@ -157,6 +187,15 @@ run_image() {
         pass "$label: $(( ${#got} / 2 )) output bytes equal to synmem run's"
     fi
 }
+# The library each board's CPU must get (find_package from the flags; the Makefile from CPU).
+rust_target_of() {
+    case "$1" in
+        mps2-an386) echo thumbv7em-none-eabihf ;;
+        mps2-an505) echo thumbv8m.main-none-eabihf ;;
+        microbit) echo thumbv6m-none-eabi ;;
+        *) echo thumbv7m-none-eabi ;;
+    esac
+}
 # cmake_image MODEL IO BOARD FLOAT32(ON|OFF)
 cmake_image() {
     local m=$1 io=$2 board=$3 f32=$4 d=$WORK/$1-$2 label b
@@ -171,19 +210,27 @@ cmake_image() {
         fail "$label: build"
         return
     fi
+    if ! grep -q "^-- synaptic kit: .* ($(rust_target_of "$board"), " "$b.log"; then
+        fail "$label: find_package did not pick the $(rust_target_of "$board") library: $(grep -- '-- synaptic kit: /' "$b.log")"
+        return
+    fi
     grep -E '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]' "$b.log" \
         | tr -s ' \t' ' ' | sed "s|^ *|c-kit:   size (text data bss dec hex file) |; s|$b/||" || true
     run_image "$b/$m-$board.elf" "$board" "$label" "$d"
 }
-make_image() { # MODEL IO BOARD
-    local m=$1 io=$2 board=$3 d=$WORK/$1-$2 label b defs=""
-    label="$m $io $board make"
+make_image() { # MODEL IO BOARD [VARIANT]
+    local m=$1 io=$2 board=$3 variant=${4:-default} d=$WORK/$1-$2 label b defs=""
+    label="$m $io $board make variant=$variant"
     b=$d/make-$board
     [ -s "$d/defines" ] && defs="-D$(cat "$d/defines")"
     if ! make -s -C examples/c-firmware BOARD="$board" MODEL_HEADER="$d/model.h" INPUT="$d/in.raw" \
-        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" BUILD="$b" DEFINES="$defs" >"$b.log" 2>&1; then
+        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" VARIANT="$variant" BUILD="$b" DEFINES="$defs" >"$b.log" 2>&1; then
         cat "$b.log" >&2
         fail "$label: build"
+        return
+    fi
+    if ! grep -q "/lib/$(rust_target_of "$board")/" "$b/firmware.map"; then
+        fail "$label: not linked with the $(rust_target_of "$board") library"
         return
     fi
     run_image "$b/firmware.elf" "$board" "$label" "$d"
@@ -193,7 +240,21 @@ for m in "${models[@]}"; do
     prepare "$m" ephemeral || { fail "$m: synmem plan/emit/run"; continue; }
     cmake_image "$m" ephemeral mps2-an385 OFF
     cmake_image "$m" ephemeral mps2-an386 ON
+    # mps2-an505: ad01_int8 with CMake (find_package's thumbv8m.main pick), the others with
+    # make (its cortex-m33f flags; no CMake configure: the step's time)
+    if [ "$m" = ad01_int8 ]; then
+        cmake_image "$m" ephemeral mps2-an505 OFF
+    else
+        make_image "$m" ephemeral mps2-an505 int8
+    fi
 done
+# Cortex-M0: 256 KB of flash (the v6-M int8 library takes ~150 KB), 16 KB of RAM.
+if prepare hello_world_int8 ephemeral; then
+    cmake_image hello_world_int8 ephemeral microbit OFF
+    make_image hello_world_int8 ephemeral microbit int8
+else
+    fail "hello_world_int8: synmem plan/emit/run"
+fi
 make_image ad01_int8 ephemeral mps2-an385
 if prepare ad01_int8 shared; then
     cmake_image ad01_int8 shared mps2-an386 ON

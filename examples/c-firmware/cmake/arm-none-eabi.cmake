@@ -11,7 +11,7 @@
 #   cortex-m33f    thumbv8m.main-none-eabihf    -mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard
 #
 # KIT_CPU defaults to the board's (KIT_BOARD): mps2-an385 and lm3s6965evb cortex-m3, mps2-an386
-# cortex-m4f.
+# cortex-m4f, mps2-an505 cortex-m33f, microbit cortex-m0.
 #   cmake -S examples/c-firmware -B build -DCMAKE_TOOLCHAIN_FILE=examples/c-firmware/cmake/arm-none-eabi.cmake \
 #         -DKIT_BOARD=mps2-an386 ...
 set(CMAKE_SYSTEM_NAME Generic)
@@ -26,6 +26,10 @@ set(CMAKE_SIZE ${KIT_TOOLCHAIN_PREFIX}size CACHE FILEPATH "size")
 if(NOT KIT_CPU)
   if(KIT_BOARD STREQUAL "mps2-an386")
     set(KIT_CPU cortex-m4f)
+  elseif(KIT_BOARD STREQUAL "mps2-an505")
+    set(KIT_CPU cortex-m33f)
+  elseif(KIT_BOARD STREQUAL "microbit")
+    set(KIT_CPU cortex-m0)
   else()
     set(KIT_CPU cortex-m3)
   endif()
