@@ -599,6 +599,27 @@ impl Analysis {
     }
 }
 
+impl RuntimeNeed {
+    /// The one-line refusal of a model whose arena is over the core's limit (`fits` false),
+    /// `source` naming it (a path): the need, the limit and what would help. What `synmem
+    /// plan`/`emit`/`run` and the Python API say.
+    ///
+    /// ```
+    /// # use synaptic_plan::{Analysis, Model, SizingOptions};
+    /// # let m = Model::from_bytes(synaptic_tflite::tests_support::tiny_model()).unwrap();
+    /// let need = Analysis::new(m, &SizingOptions::default()).unwrap().report.ram;
+    /// assert!(need.over_limit("m.tflite").starts_with("m.tflite: needs an arena of "));
+    /// ```
+    pub fn over_limit(&self, source: &str) -> String {
+        format!(
+            "{source}: needs an arena of {} B, over the core's limit of {} B; what would help: {}",
+            self.arena_bytes,
+            self.limit_bytes,
+            self.help.join("; ")
+        )
+    }
+}
+
 /// synaptic-run's need ([`RuntimeNeed`]) from the plan: `slots` descriptors, the `planned`
 /// region, `state` bytes of variables, the `shared` I/O; `overlap_bound` for the advice.
 fn runtime_need(

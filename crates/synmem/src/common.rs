@@ -134,16 +134,7 @@ pub(crate) fn analyse_with_program(
 /// The failure of a model whose arena is over the core's limit ([`synaptic_plan::RuntimeNeed`]
 /// `fits` false): the need, the limit and what would help, on one line.
 pub(crate) fn too_big(path: &Path, need: &synaptic_plan::RuntimeNeed) -> Failure {
-    Failure(
-        format!(
-            "{}: needs an arena of {} B, over the core's limit of {} B; what would help: {}",
-            path.display(),
-            need.arena_bytes,
-            need.limit_bytes,
-            need.help.join("; ")
-        ),
-        1,
-    )
+    Failure(need.over_limit(&path.display().to_string()), 1)
 }
 
 /// Writes `contents` to `path` (a failure names the file).

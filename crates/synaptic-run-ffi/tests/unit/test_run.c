@@ -359,9 +359,11 @@ static void run_model(const model_case_t *m, int io, int od)
                   mem.program_flash);
     release(&l);
 
-    /* 16 bytes short: -ENOMEM, nothing loaded. */
+    /* 16 bytes short: -ENOMEM, nothing loaded, and the message says which arena to give. */
     prepare(&l, m, io, od, -16, 0);
-    assert_fails(syn_run_load(&l.net, &l.cfg), ENOMEM, "needed");
+    char want[64];
+    snprintf(want, sizeof want, "16 B short; give an arena of %zu B", mem.arena);
+    assert_fails(syn_run_load(&l.net, &l.cfg), ENOMEM, want);
     assert_fails(syn_run_invoke_copy(&l.net, NULL, 0, NULL, 0), ENODEV, "no model loaded");
     release(&l);
     if (io == IO_SHARED) {
