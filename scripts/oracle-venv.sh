@@ -8,13 +8,7 @@ venv="${ORACLE_VENV:-$root/.venv-oracle}"
 spec="tflite-micro==0.dev20261023182759"
 if ! "$venv/bin/python" -c 'import tflite_micro, numpy' >/dev/null 2>&1; then
     echo "oracle-venv: creating $venv (pip install $spec)" >&2
-    if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-        # Debian splits venv/ensurepip out of python3.
-        rm -rf "$venv"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2 \
-            || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2; }
-        python3 -m venv "$venv"
-    fi
+    "$root/scripts/make-venv.sh" "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "$spec" >&2
 fi
 echo "$venv/bin/python"

@@ -45,19 +45,11 @@ if [ -n "${MIRI_I686:-}" ]; then
         --target i686-unknown-linux-gnu --target-dir "$root/target/miri-py")
 fi
 
-make_venv() {
-    if ! python3 -m venv "$1" >/dev/null 2>&1; then
-        rm -rf "$1"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2 \
-            || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2; }
-        python3 -m venv "$1"
-    fi
-}
 
 venv="$crate/target/test-venv"
 say "fresh venv $venv: pip install $(basename "$wheel") numpy pytest $tflm_spec"
 rm -rf "$venv"
-make_venv "$venv"
+"$root/scripts/make-venv.sh" "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheel" numpy pytest "$tflm_spec"
 
 say "import time"

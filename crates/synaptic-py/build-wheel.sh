@@ -15,21 +15,11 @@ root="$(cd "$crate/../.." && pwd)"
 say() { printf 'build-wheel: %s\n' "$*" >&2; }
 maturin_spec="maturin==1.16.0"
 
-make_venv() {
-    if ! python3 -m venv "$1" >/dev/null 2>&1; then
-        # Debian splits venv/ensurepip out of python3.
-        rm -rf "$1"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2 \
-            || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2; }
-        python3 -m venv "$1"
-    fi
-}
-
 build_venv="$root/.venv-python-build"
 if ! "$build_venv/bin/maturin" --version 2>/dev/null | grep -q "${maturin_spec#maturin==}"; then
     say "creating $build_venv ($maturin_spec)"
     rm -rf "$build_venv"
-    make_venv "$build_venv"
+    "$root/scripts/make-venv.sh" "$build_venv"
     "$build_venv/bin/pip" install --quiet --disable-pip-version-check "$maturin_spec" >&2
 fi
 export PYO3_PYTHON="$build_venv/bin/python"
