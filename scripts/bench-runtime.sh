@@ -24,7 +24,11 @@
 # contracts allow; those operators run overlapped); each image also runs the plain plan
 # (`--no-overlap`, the figures before issue 12) and checks its output equal.
 #
-# Output, per model:
+# Then the five int8 models again on a Cortex-M4F (QEMU mps2-an386, thumbv7em-none-eabihf,
+# target-cpu=cortex-m4; CPUS=m3 leaves it out), checked the same way and against the M3's
+# checksum, with a table against TFLM + CMSIS-NN on that machine.
+#
+# Output, per model (each figure line ends with its CPU, m3 or m4):
 #   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>     (program in flash)
 #   state <model> <bytes>
 #   ram-program <model> <instructions-per-inference> <ram-bytes> <output-checksum>
@@ -131,12 +135,52 @@ print("%08x" % h)' "$log/$m.out")
   fi
 done
 
+# Cortex-M4F (mps2-an386, thumbv7em-none-eabihf, target-cpu=cortex-m4): every int8 model,
+# the same image source and checks; CPUS="m3" leaves it out.
+m4_models=""
+if [[ " ${CPUS:-m3 m4} " == *" m4 "* ]]; then
+  for m in $models; do is_float "$m" || m4_models="$m4_models $m"; done
+fi
+if [ -n "$m4_models" ]; then
+  t0=$(date +%s)
+  m4_bins=()
+  for m in $m4_models; do m4_bins+=(--bin "$m"); done
+  cargo build --release -q --no-default-features --features mps2-an386 \
+    --target thumbv7em-none-eabihf "${m4_bins[@]}" --target-dir target/mps2-an386
+  echo "build (M4): $(($(date +%s) - t0)) s" >&2
+  mkdir -p "$log/m4"
+  for m in $m4_models; do
+    elf="target/mps2-an386/thumbv7em-none-eabihf/release/$m"
+    set +e
+    timeout 1800 ./qemu-run.sh mps2-an386 "$elf" </dev/null >"$log/m4/$m" 2>"$log/m4/$m.err"
+    rc=$?
+    set -e
+    printf 'flash %s %s\n' "$m" "$(arm-none-eabi-size -A "$elf" | awk '$1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')" >>"$log/m4/$m"
+    if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/m4/$m"; then
+      cat "$log/m4/$m" "$log/m4/$m.err" >&2
+      echo "$m: FAILED on the Cortex-M4 (QEMU exit $rc)" >&2
+      fail=1
+    fi
+    m4sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/m4/$m")
+    m3sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$m" 2>/dev/null || true)
+    if [ -n "$m3sum" ] && [ "$m4sum" != "$m3sum" ]; then
+      echo "$m: the Cortex-M4's checksum $m4sum differs from the Cortex-M3's $m3sum" >&2
+      fail=1
+    fi
+  done
+fi
+
+# Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386).
 for m in $models; do
   [ -f "$log/$m" ] || continue
-  grep -E "^run $m " "$log/$m" || true
+  grep -E "^run $m " "$log/$m" | sed 's/$/ m3/' || true
   grep -E "^state $m " "$log/$m" || true
   grep -E "^ram-program $m " "$log/$m" || true
   grep -E "^plain $m " "$log/$m" || true
+done
+for m in $m4_models; do
+  [ -f "$log/m4/$m" ] || continue
+  grep -E "^(run|ram-program|plain) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
 echo
 echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
@@ -149,6 +193,10 @@ echo "# op <model> <i> <instructions to the end of operator i>"
 for m in $models; do
   [ -f "$log/$m" ] || continue
   grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|flash|op|counter|qemu-seconds) $m " "$log/$m" || true
+done
+for m in $m4_models; do
+  [ -f "$log/m4/$m" ] || continue
+  grep -E "^(shared|load|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
 
 echo
@@ -201,23 +249,59 @@ if ratios:
     g **= 1 / len(ratios)
     print(f"\noverhead = (RAM - bound) / (TFLM arena - bound), bound = the live-set bound (negative: below it); "
           f"geometric mean of RAM / TFLM arena here {g:.3f}")
+# Cortex-M4F (mps2-an386) against TFLM with CMSIS-NN on the same machine
+# (../shared/anchors/tflm-qemu: TFLM 90b983c2 + CMSIS-NN 4ab83cc3, -O2, cortex-m4 hard float).
+nn = {  # instructions per inference, smallest arena
+    "hello_world_int8": (3710, 1156),
+    "micro_speech_quantized": (1495635, 6836),
+    "kws_ref_model": (7698817, 22824),
+    "person_detect": (22930806, 82316),
+    "pretrainedResnet_quant": (29864293, 55000),
+}
+rows = []
+for m in models:
+    p = os.path.join(log, "m4", m)
+    if not os.path.exists(p) or m not in nn:
+        continue
+    f = {}
+    for line in open(p):
+        w = line.split()
+        if len(w) > 2 and w[1] == m:
+            f[w[0]] = w[2:]
+    if "run" not in f:
+        continue
+    rows.append((m, int(f["run"][0]), int(f["run"][1]), int(f["flash"][0])))
+if rows:
+    print()
+    print("Cortex-M4F (mps2-an386), against TFLM + CMSIS-NN on the same machine:")
+    print()
+    print("| model | instr (ours, M4) | instr (TFLM+CMSIS-NN, M4) | ours ÷ CMSIS-NN | RAM exact, I/O in plan | CMSIS-NN arena | RAM ÷ arena | flash (ours, M4 image) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for m, n, ram, fl in rows:
+        ti, ta = nn[m]
+        print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} |")
 EOF
 cat "$table"
 if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
   out="$root/docs/bench-runtime.generated.md"
   {
-    echo "# synaptic-run on QEMU Cortex-M3: the figures of the last full bench"
+    echo "# synaptic-run on QEMU Cortex-M3 and Cortex-M4F: the figures of the last full bench"
     echo
     echo "Written by \`scripts/bench-runtime.sh\` (do not edit): commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- crates firmware || echo ' + local changes'), $(date -u +%Y-%m-%d)."
     echo "Instructions are exact (QEMU \`-icount shift=10\`, SysTick); RAM in bytes, the exact need (\`synmem plan\`'s \`ram_bytes\`);"
-    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels, Cortex-M3)."
+    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels on the M3; TFLM + CMSIS-NN on the M4)."
+    echo "Each figure line ends with its CPU: m3 (lm3s6965evb or mps2-an385) or m4 (mps2-an386)."
     echo
     cat "$table"
     echo
     echo '```text'
     for m in $models; do
       [ -f "$log/$m" ] || continue
-      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash) $m " "$log/$m" || true
+      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash) $m " "$log/$m" | sed 's/$/ m3/' || true
+    done
+    for m in $m4_models; do
+      [ -f "$log/m4/$m" ] || continue
+      grep -E "^(run|ram-program|plain|shared|load|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
     done
     echo '```'
   } >"$out"

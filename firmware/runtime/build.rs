@@ -71,18 +71,29 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_MODELS");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_SEED");
-    let mps2 = env::var_os("CARGO_FEATURE_MPS2_AN385").is_some();
-    let lm3s = env::var_os("CARGO_FEATURE_LM3S6965").is_some();
-    if mps2 && lm3s {
-        panic!("choose one board: `--no-default-features --features mps2-an385` for mps2-an385");
+    let feature = |f: &str| env::var_os(format!("CARGO_FEATURE_{f}")).is_some();
+    let boards = ["LM3S6965", "MPS2_AN385", "MPS2_AN386"]
+        .iter()
+        .filter(|b| feature(b))
+        .count();
+    if boards > 1 {
+        panic!("choose one board: `--no-default-features --features mps2-an385` (or mps2-an386)");
     }
-    let float = env::var_os("CARGO_FEATURE_FLOAT32").is_some();
-    let (memory_x, models) = match (mps2, float) {
-        (true, false) => (MEMORY_MPS2_AN385, MPS2_AN385),
-        (true, true) => (MEMORY_MPS2_AN385, MPS2_AN385_F32),
-        (false, false) => (MEMORY_LM3S6965, LM3S6965),
-        (false, true) => (MEMORY_LM3S6965, LM3S6965_F32),
+    // mps2-an386 (Cortex-M4F) has mps2-an385's memory map.
+    let mps2 = feature("MPS2_AN385") || feature("MPS2_AN386");
+    let float = feature("FLOAT32");
+    let memory_x = if mps2 {
+        MEMORY_MPS2_AN385
+    } else {
+        MEMORY_LM3S6965
     };
+    let mut models: Vec<&str> = Vec::new();
+    if feature("SMALL_MODELS") {
+        models.extend(if float { LM3S6965_F32 } else { LM3S6965 });
+    }
+    if feature("LARGE_MODELS") {
+        models.extend(if float { MPS2_AN385_F32 } else { MPS2_AN385 });
+    }
     fs::write(out.join("memory.x"), memory_x).expect("write memory.x");
     println!("cargo:rustc-link-search={}", out.display());
 
@@ -107,7 +118,7 @@ fn main() {
     );
     let _ = writeln!(src, "/// Input seed (`synmem run --random SEED`).");
     let _ = writeln!(src, "pub const SEED: u64 = {seed};");
-    for name in models {
+    for name in &models {
         src.push_str(&model_module(&dir, name, seed, &out));
     }
     fs::write(out.join("models.rs"), src).expect("write models.rs");
