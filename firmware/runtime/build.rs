@@ -398,6 +398,12 @@ pub mod {name} {{
 
     /// The model name.
     pub const NAME: &str = \"{name}\";
+    /// The kernels this model's programs run: all the image links
+    /// (`synaptic_run::program::kinds`).
+    pub struct Ops;
+    impl synaptic_run::ops::OpSet for Ops {{
+        const KINDS: u64 = {kinds:#x};
+    }}
     /// The model bytes (flash), 16-byte aligned.
     pub static MODEL: &Aligned<[u8; {model_len}]> = &Aligned(*include_bytes!({model_path:?}));
     /// Slots of the plan with graph I/O inside it.
@@ -484,6 +490,8 @@ pub mod {name} {{
         output_len = plan.output.len(),
         expected = plan.output,
         exact_plan = pm.total(),
+        kinds = program::kinds(&plan.program).expect("a program build.rs compiled")
+            | program::kinds(&shared.program).expect("a program build.rs compiled"),
         n_prog = plan.program.len(),
         prog = plan.program,
         n_sprog = shared.program.len(),

@@ -334,6 +334,8 @@ pub enum Unsupported {
     /// A kernel this build leaves out (the float32 kernels without the cargo feature
     /// `float32`).
     NotBuilt,
+    /// A kernel the interpreter's operator set leaves out ([`crate::ops::OpSet`]).
+    NotLinked,
 }
 
 impl Unsupported {
@@ -389,6 +391,9 @@ impl Unsupported {
                 "hybrid model (float activations, int8 weights): TFLM does not support hybrid models"
             }
             Unsupported::NotBuilt => "a kernel this build leaves out (cargo feature float32)",
+            Unsupported::NotLinked => {
+                "a kernel this image's operator set leaves out (its OpSet: add the operator)"
+            }
             _ => "",
         }
     }

@@ -352,3 +352,61 @@ fn declared_overlaps_the_contract_does_not_allow_are_refused_at_load() {
     // The overlapped plan without its declarations is refused by the core's one rule.
     assert!(matches!(load(plan, &[]), Err(LoadError::PlanLoad(_))));
 }
+
+/// An operator set without every kernel of the model: `kinds` names the model's kernels; a
+/// set that links all of them loads and runs like the full build, one kernel fewer is refused
+/// at load naming the operator (with the program in flash and compiled at load).
+#[test]
+fn an_op_set_links_the_models_kernels_and_refuses_a_model_needing_another() {
+    use synaptic_run::ops::OpSet;
+    use synaptic_run::{KernelError, Unsupported};
+    struct PersonDetect;
+    impl OpSet for PersonDetect {
+        // CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, SOFTMAX, RESHAPE (kinds 1, 2, 4, 6, 14).
+        const KINDS: u64 = 1 << 1 | 1 << 2 | 1 << 4 | 1 << 6 | 1 << 14;
+    }
+    struct NoSoftmax;
+    impl OpSet for NoSoftmax {
+        const KINDS: u64 = PersonDetect::KINDS & !(1 << 6);
+    }
+    let bytes = model_bytes("person_detect");
+    let io = IoPlacement::Plan;
+    let words = compiled(&bytes, io);
+    assert_eq!(program::kinds(&words), Some(PersonDetect::KINDS));
+    let a = analysis(&bytes, io);
+    let mut buf = Box::new(ArenaBuffer::<524_288>::new());
+    for flash in [true, false] {
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+        let (loader, _runner) = arena.split();
+        let plan = common::arena::run_plan(&a);
+        let r = if flash {
+            Interpreter::with_program_ops::<PersonDetect>(&bytes, &words, loader, plan, io)
+                .map(drop)
+        } else {
+            Interpreter::new_ops::<PersonDetect>(&bytes, loader, plan, io).map(drop)
+        };
+        r.unwrap();
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+        let (loader, _runner) = arena.split();
+        let plan = common::arena::run_plan(&a);
+        let e = if flash {
+            Interpreter::with_program_ops::<NoSoftmax>(&bytes, &words, loader, plan, io).map(drop)
+        } else {
+            Interpreter::new_ops::<NoSoftmax>(&bytes, loader, plan, io).map(drop)
+        }
+        .unwrap_err();
+        match &e {
+            LoadError::Operator {
+                name: "SOFTMAX",
+                error:
+                    KernelError::Unsupported {
+                        reason: Unsupported::NotLinked,
+                        ..
+                    },
+                ..
+            } => {}
+            other => panic!("flash {flash}: {other:?}"),
+        }
+        assert!(e.to_string().contains("operator set"), "{e}");
+    }
+}

@@ -24,9 +24,11 @@ use core::cell::UnsafeCell;
 use core::hint::black_box;
 use core::mem::size_of;
 
+use core::marker::PhantomData;
 use cortex_m_semihosting::{debug, hprintln};
 use synaptic_mem::plan::{OverlapPair, Plan};
 use synaptic_mem::{Arena, DType, Loader, PlannedInference, Runner};
+use synaptic_run::ops::OpSet;
 use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 pub mod counter;
@@ -96,7 +98,10 @@ impl<const N: usize> StaticMem<N> {
 }
 
 /// Everything [`run`] needs about one model (built from its [`models`] module).
-pub struct Spec {
+pub struct Spec<O: OpSet> {
+    /// The kernels the image links: the model's own ([`synaptic_run::ops::OpSet`], written
+    /// by build.rs from its program), so each image carries only its operators.
+    pub ops: PhantomData<fn() -> O>,
     /// Model name.
     pub name: &'static str,
     /// The model bytes (flash).
@@ -146,7 +151,8 @@ pub struct Spec {
 macro_rules! spec {
     ($m:ident) => {{
         use $crate::models::$m as m;
-        $crate::Spec {
+        $crate::Spec::<m::Ops> {
+            ops: core::marker::PhantomData,
             name: m::NAME,
             model: &m::MODEL.0,
             plan: m::PLAN,
@@ -204,9 +210,9 @@ enum OpData {
 }
 
 /// One load + inference: (instructions, output checksum, exact RAM, matches).
-fn infer(
+fn infer<O: OpSet>(
     c: &counter::Counter,
-    spec: &Spec,
+    spec: &Spec<O>,
     arena_buf: &mut [u8],
     shared_buf: &mut [u8],
     placement: IoPlacement,
@@ -238,8 +244,8 @@ fn infer(
     }
     let (loader, mut runner) = arena.split();
     let (load, net) = c.measure(|| match program {
-        Some(p) => Interpreter::with_program(spec.model, p, loader, plan, placement),
-        None => Interpreter::new(spec.model, loader, plan, placement),
+        Some(p) => Interpreter::with_program_ops::<O>(spec.model, p, loader, plan, placement),
+        None => Interpreter::new_ops::<O>(spec.model, loader, plan, placement),
     });
     let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let mut out = [0u8; MAX_OUTPUT];
@@ -275,7 +281,7 @@ fn infer(
 
 /// The arena's calls of one inference (I/O in the plan) alone: begin/end of the planned
 /// scope, every placement, every operator's views; no kernel, no model reading.
-fn arena_calls(c: &counter::Counter, spec: &Spec, arena_buf: &mut [u8]) -> u64 {
+fn arena_calls<O: OpSet>(c: &counter::Counter, spec: &Spec<O>, arena_buf: &mut [u8]) -> u64 {
     // The plain plan: the replay takes every operator's tensors as separate views.
     let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plain], POOL)
         .unwrap_or_else(|e| fail("arena", &e));
@@ -319,7 +325,7 @@ fn views(p: &mut PlannedInference<'_, '_>, v: &View) -> Result<(), synaptic_mem:
 }
 
 /// Runs `spec` both ways, prints the figures and exits (0: both outputs equal the host's).
-pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
+pub fn run<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
     counter::init();
     let c = counter::calibrate().unwrap_or_else(|(a, b)| {
         hprintln!(
@@ -388,14 +394,14 @@ pub fn run(spec: &Spec, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
         spec.allocs.len(),
         spec.views.len()
     );
-    let state = size_of::<Interpreter<'static, 'static, 'static>>()
+    let state = size_of::<Interpreter<'static, 'static, 'static, O>>()
         + size_of::<Arena<'static>>()
         + size_of::<Runner<'static>>();
     hprintln!("state {} {}", spec.name, state);
     hprintln!(
         "state-detail {} interpreter {} arena {} runner {}",
         spec.name,
-        size_of::<Interpreter<'static, 'static, 'static>>(),
+        size_of::<Interpreter<'static, 'static, 'static, O>>(),
         size_of::<Arena<'static>>(),
         size_of::<Runner<'static>>()
     );

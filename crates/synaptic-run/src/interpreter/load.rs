@@ -15,22 +15,22 @@ use crate::error::LoadError;
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::MAX_IO;
 use crate::model::{core_request, tinfo, Graph};
-use crate::ops;
+use crate::ops::{self, OpSet};
 
-pub(super) fn load<'m, 'a, 'p>(
+pub(super) fn load<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
     given: Option<&'m [u32]>,
     loader: Loader<'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
-) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
+) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let before = loader.stats();
     let (slots, region) = (
         run_plan.plan.slots.len(),
         run_plan.plan.region_size as usize,
     );
     load_parts(model, given, loader, run_plan, placement, &before)
-        .map_err(|e| too_small(e, &before, model, given.is_none(), placement, slots, region))
+        .map_err(|e| too_small::<O>(e, &before, model, given.is_none(), placement, slots, region))
 }
 
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
@@ -40,7 +40,7 @@ pub(super) fn load<'m, 'a, 'p>(
 /// it is. Only on the failure path: the program is counted again there.
 #[cold]
 #[inline(never)]
-fn too_small(
+fn too_small<O: OpSet>(
     e: LoadError,
     before: &synaptic_mem::Stats,
     model: &[u8],
@@ -63,7 +63,7 @@ fn too_small(
         return e;
     }
     let program = if in_ram {
-        match crate::program::compiled_len(model, placement) {
+        match crate::program::compiled_len_in::<O>(model, placement) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
             Err(_) => return e,
         }
@@ -85,20 +85,20 @@ fn too_small(
     }
 }
 
-fn load_parts<'m, 'a, 'p>(
+fn load_parts<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
     given: Option<&'m [u32]>,
     loader: Loader<'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
     before: &synaptic_mem::Stats,
-) -> Result<Interpreter<'m, 'a, 'p>, LoadError> {
+) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
     let g = Graph::open(model)?;
     let mut memory = Memory::default();
     let store = match given {
         Some(words) => {
-            crate::program::verify(model, placement, words)?;
+            crate::program::verify_in::<O>(model, placement, words)?;
             memory.program_flash = 4 * words.len();
             memory.program_bytes = 4 * words.len();
             Store::Flash(words)
@@ -112,7 +112,7 @@ fn load_parts<'m, 'a, 'p>(
                     .map_err(|_| LoadError::Unsupported {
                         what: "program tensor",
                     })?;
-                let n = crate::program::compile(model, placement, out)?;
+                let n = crate::program::compile_in::<O>(model, placement, out)?;
                 u32::try_from(n).map_err(|_| LoadError::Unsupported {
                     what: "a program of more than 2^32 words",
                 })
@@ -140,7 +140,7 @@ fn load_parts<'m, 'a, 'p>(
     let n_slots = prog.slots();
     // The scratch pool the kernels take: the most one operator needs at a time.
     memory.scratch = check_slots(&prog, &plan)?;
-    check_overlaps(&prog, &plan, overlaps)?;
+    check_overlaps::<O>(&prog, &plan, overlaps)?;
 
     // Graph I/O in the SHARED region.
     let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
@@ -183,6 +183,7 @@ fn load_parts<'m, 'a, 'p>(
         io,
         placement,
         memory,
+        ops: core::marker::PhantomData,
     })
 }
 
@@ -259,7 +260,7 @@ fn check_slots(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> 
 /// reads once, at most [`MAX_PAIR_OTHERS`] other planned inputs, a kernel with a contract for
 /// that input, the declared bound no more than the contract's and the plan's delta safe in
 /// the declared direction.
-fn check_overlaps(
+fn check_overlaps<O: OpSet>(
     prog: &Program<'_>,
     plan: &Plan<'_>,
     overlaps: &[OverlapPair],
@@ -315,7 +316,7 @@ fn check_overlaps(
         let out = prog
             .slot_geometry(usize::from(pair.output))
             .ok_or(refuse("declared overlap: the output slot's tensor"))?;
-        let contract = ops::contract(rec.kind, rec.params, found.k, out).ok_or(refuse(
+        let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out).ok_or(refuse(
             "declared overlap: the operator's kernel has no overlapped entry point for that \
                  input",
         ))?;

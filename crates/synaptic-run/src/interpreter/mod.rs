@@ -59,6 +59,8 @@ use crate::error::{LoadError, RunError};
 pub use crate::format::IoPlacement;
 use crate::format::{self as program, Loc, Program};
 use crate::limits::MAX_IO;
+use crate::ops::{AllOps, OpSet};
+use core::marker::PhantomData;
 
 /// The plan an [`Interpreter`] runs: a [`Plan`] and the output/input overlaps it declares
 /// ([`OverlapPair`], issue 12; empty for a plain plan). `synaptic-plan` makes both
@@ -223,7 +225,7 @@ impl Memory {
 /// assert_eq!(net.memory().tables, 0);
 /// assert_eq!(net.memory().program_flash, 4 * words.len());
 /// ```
-pub struct Interpreter<'m, 'a, 'p> {
+pub struct Interpreter<'m, 'a, 'p, O: OpSet = AllOps> {
     pub(super) model: &'m [u8],
     pub(super) program: Store<'m, 'a>,
     /// The plan and its declared overlaps (checked at load, in operator order).
@@ -232,6 +234,8 @@ pub struct Interpreter<'m, 'a, 'p> {
     pub(super) io: [Option<Tensor<'a>>; MAX_IO],
     pub(super) placement: IoPlacement,
     pub(super) memory: Memory,
+    /// The kernels it links ([`OpSet`]).
+    pub(super) ops: PhantomData<fn() -> O>,
 }
 
 /// Where the program lives.
@@ -263,6 +267,18 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         load::load(model, None, loader, plan.into(), placement)
     }
 
+    /// [`Interpreter::new`] linking only the kernels of `O` ([`OpSet`]: an image for one
+    /// model carries only its operators); a model that needs another kernel is refused
+    /// ([`crate::Unsupported::NotLinked`]).
+    pub fn new_ops<O: OpSet>(
+        model: &'m [u8],
+        loader: Loader<'a>,
+        plan: impl Into<RunPlan<'p>>,
+        placement: IoPlacement,
+    ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
+        load::load(model, None, loader, plan.into(), placement)
+    }
+
     /// [`Interpreter::new`] with the program compiled beforehand ([`crate::program::compile`],
     /// e.g. by `synmem emit` into a `static` in flash): it is verified against the model
     /// ([`crate::program::verify`]; a program of another model or placement, truncated or
@@ -278,6 +294,45 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         load::load(model, Some(program), loader, plan.into(), placement)
     }
 
+    /// [`Interpreter::with_program`] linking only the kernels of `O` ([`OpSet`]; its mask is
+    /// [`crate::program::kinds`] of the program, which `synmem emit` writes beside it).
+    ///
+    /// ```
+    /// # use synaptic_mem::{Arena, ArenaBuffer, Plan};
+    /// # use synaptic_run::{program, Interpreter, IoPlacement};
+    /// use synaptic_run::ops::OpSet;
+    /// # let model = synaptic_tflite::tests_support::tiny_model();
+    /// # let plan = Plan { region_size: 0, slots: &[] };
+    /// # let mut buf = ArenaBuffer::<4096>::new();
+    /// # let mut io = ArenaBuffer::<1024>::new();
+    /// # let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// # arena.set_shared_region(io.as_mut_slice()).unwrap();
+    /// # let (loader, _runner) = arena.split();
+    /// # let mut words = vec![0u32; program::compiled_len(model, IoPlacement::Shared).unwrap()];
+    /// # program::compile(model, IoPlacement::Shared, &mut words).unwrap();
+    /// /// The tiny model's one kernel (ADD, int8: kind 8).
+    /// struct TinyOps;
+    /// impl OpSet for TinyOps {
+    ///     const KINDS: u64 = 1 << 8;
+    /// }
+    /// assert_eq!(program::kinds(&words), Some(TinyOps::KINDS));
+    /// let net = Interpreter::with_program_ops::<TinyOps>(
+    ///     model, &words, loader, plan, IoPlacement::Shared,
+    /// );
+    /// assert!(net.is_ok());
+    /// ```
+    pub fn with_program_ops<O: OpSet>(
+        model: &'m [u8],
+        program: &'m [u32],
+        loader: Loader<'a>,
+        plan: impl Into<RunPlan<'p>>,
+        placement: IoPlacement,
+    ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
+        load::load(model, Some(program), loader, plan.into(), placement)
+    }
+}
+
+impl<'m, 'a, 'p, O: OpSet> Interpreter<'m, 'a, 'p, O> {
     /// The program this interpreter runs from (in flash, or in its PERSISTENT tensor).
     pub fn program(&self) -> &[u32] {
         match &self.program {

@@ -10,7 +10,7 @@ use super::run::Observer;
 use crate::error::KernelError;
 use crate::format::{OpRecord, Program};
 use crate::ops::operands::{Inputs, SharedIns};
-use crate::ops::{self, InPlace, InPlaceOperands};
+use crate::ops::{self, InPlace, InPlaceOperands, OpSet};
 
 /// How a declared overlap's operator failed at run time.
 pub(super) enum PairError {
@@ -37,7 +37,7 @@ impl From<KernelError> for PairError {
 /// `observe(op, tensor, bytes)` gets its output. `Ok(false)`: the pair's blocks share no byte,
 /// nothing ran (the operator runs as in a plain plan).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn run_pair(
+pub(super) fn run_pair<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
     rec: &OpRecord<'_>,
@@ -66,7 +66,7 @@ pub(super) fn run_pair(
             prog: *prog,
             out_slot: usize::from(pair.output),
         };
-        let n = ops::run_in_place(rec.kind, rec.params, &mut io)?;
+        let n = ops::run_in_place::<O>(rec.kind, rec.params, &mut io)?;
         if let Some(observe) = observe {
             let output = span.output;
             let bytes = io.buf.get(output..output + n).ok_or(PairError::Program)?;

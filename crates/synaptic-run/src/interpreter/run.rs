@@ -14,14 +14,14 @@ use crate::error::RunError;
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
 use crate::ops::operands::{split_io, Inputs};
-use crate::ops::{self, Operands};
+use crate::ops::{self, OpSet, Operands};
 
 /// What gets each operator's output (`op, tensor, bytes`), if anything does.
 pub(super) type Observer<'o, 'f> = Option<&'o mut (dyn FnMut(usize, usize, &[u8]) + 'f)>;
 
 /// The inference of [`Interpreter::invoke_observed`], observed or not.
-pub(super) fn run<'a>(
-    net: &mut Interpreter<'_, 'a, '_>,
+pub(super) fn run<'a, O: OpSet>(
+    net: &mut Interpreter<'_, 'a, '_, O>,
     runner: &mut Runner<'a>,
     input: Option<&[u8]>,
     output: Option<&mut [u8]>,
@@ -126,7 +126,7 @@ pub(super) fn run<'a>(
                 let q = next_pair;
                 next_pair += 1;
                 let shared: &[Option<Tensor<'a>>] = if shared_io { io } else { &[] };
-                let ran = overlap::run_pair(
+                let ran = overlap::run_pair::<O>(
                     p,
                     &prog,
                     &rec,
@@ -147,7 +147,7 @@ pub(super) fn run<'a>(
             }
 
             let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
-            run_op(p, &rec, (i, rec_at), io_now, model, observe.as_deref_mut())?;
+            run_op::<O>(p, &rec, (i, rec_at), io_now, model, observe.as_deref_mut())?;
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
@@ -180,7 +180,7 @@ pub(super) fn run<'a>(
 /// planned tensors from the core (output first, then the inputs), the SHARED I/O tensors `io`
 /// (empty with I/O in the plan) split around its output, then its kernel; `observe(op,
 /// tensor, bytes)` gets its output.
-pub(super) fn run_op(
+pub(super) fn run_op<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
     (i, rec_at): (usize, usize),
@@ -195,7 +195,7 @@ pub(super) fn run_op(
     if n_in < 4 {
         let mut slots = [0usize; 4];
         let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
-        run_op_slots(
+        run_op_slots::<O>(
             p,
             rec,
             (i, rec_at),
@@ -208,7 +208,7 @@ pub(super) fn run_op(
     } else {
         let mut slots = [0usize; MAX_OP_TENSORS];
         let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
-        run_op_slots(
+        run_op_slots::<O>(
             p,
             rec,
             (i, rec_at),
@@ -248,7 +248,7 @@ fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usiz
 /// [`run_op`] with the operator's distinct planned tensors `slots` (the output first if
 /// `out_planned`).
 #[allow(clippy::too_many_arguments)]
-fn run_op_slots(
+fn run_op_slots<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
     (i, rec_at): (usize, usize),
@@ -280,7 +280,7 @@ fn run_op_slots(
         };
         let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
             let mut io = Operands { name: "", ins, out };
-            ops::run(rec.kind, rec.params, &mut io)
+            ops::run::<O>(rec.kind, rec.params, &mut io)
                 .map_err(|error| RunError::Kernel { op: i, error })?;
             if let Some(observe) = observe.as_deref_mut() {
                 observe(i, rec.output, io.out.bytes());

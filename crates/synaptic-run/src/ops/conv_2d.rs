@@ -181,17 +181,13 @@ impl ConvParams {
         op: &'static str,
         multipliers: &T,
         shifts: &T,
-        input: &[i8],
+        input: usize,
         filter: &[W],
         bias: Option<&B>,
-        output: &[i8],
+        output: usize,
     ) -> Result<(), KernelError> {
         check_tables(op, self, multipliers, shifts, filter, bias)?;
-        check_nhwc_io(
-            op,
-            (&self.input_shape, input.len()),
-            (&self.output_shape, output.len()),
-        )
+        check_nhwc_io(op, (&self.input_shape, input), (&self.output_shape, output))
     }
 }
 
@@ -299,7 +295,15 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     bias: Option<&B>,
     output: &mut [i8],
 ) -> Result<(), KernelError> {
-    p.check("CONV_2D", multipliers, shifts, input, filter, bias, output)?;
+    p.check(
+        "CONV_2D",
+        multipliers,
+        shifts,
+        input.len(),
+        filter,
+        bias,
+        output.len(),
+    )?;
     let [batches, in_h, in_w, in_d] = p.input_shape;
     let [_, f_h, f_w, f_d] = p.filter_shape;
     let [_, out_h, out_w, out_d] = p.output_shape;

@@ -223,8 +223,13 @@ fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])>
     }
     let (qi, qo) = (rng.quant(), rng.quant());
     if depthwise {
-        let c = rng.range(1, 5);
-        let dm = rng.range(1, 3);
+        // Past one chunk of lanes and its remainder, by channel and by multiplier.
+        let c = rng.range(1, 9);
+        let dm = if rng.next() & 1 == 0 {
+            1
+        } else {
+            rng.range(2, 6)
+        };
         let f = [1, kh, kw, c * dm];
         let d = DepthwiseOptions {
             conv: opts,
@@ -266,6 +271,11 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
         &mut expected,
     )
     .unwrap();
+    if depthwise {
+        // The plain kernel (chunked channels) against TFLM's loop, element by element.
+        let reference = depthwise_reference(&p, &m, &s, &input, &filter, &bias);
+        prop_assert_eq!(&expected, &reference);
+    }
     let run = |buf: &mut [u8], at: InPlace| {
         if depthwise {
             depthwise_conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
@@ -275,6 +285,58 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     };
     let c = crate::ops::conv_2d::contract(&p, depthwise);
     case(&c, &as_u8(&input), &as_u8(&expected), &mut rng, &run)
+}
+
+/// `reference_integer_ops::DepthwiseConvPerChannel`'s loop, one output element at a time
+/// (what [`depthwise_conv2d`] computes in chunks of channels).
+fn depthwise_reference(
+    p: &ConvParams,
+    m: &[i32],
+    s: &[i32],
+    input: &[i8],
+    filter: &[i8],
+    bias: &[i32],
+) -> Vec<i8> {
+    let [batches, in_h, in_w, in_d] = p.input_shape;
+    let [_, f_h, f_w, _] = p.filter_shape;
+    let [_, out_h, out_w, out_d] = p.output_shape;
+    let dm = p.depth_multiplier;
+    let mut out = vec![0i8; batches * out_h * out_w * out_d];
+    for b in 0..batches {
+        for oy in 0..out_h {
+            for ox in 0..out_w {
+                for ic in 0..in_d {
+                    for mi in 0..dm {
+                        let oc = mi + ic * dm;
+                        let mut acc: i32 = 0;
+                        for fy in 0..f_h {
+                            for fx in 0..f_w {
+                                let y = (oy * p.stride_h + p.dilation_h * fy) as isize
+                                    - p.pad_h as isize;
+                                let x = (ox * p.stride_w + p.dilation_w * fx) as isize
+                                    - p.pad_w as isize;
+                                if y < 0 || x < 0 || y >= in_h as isize || x >= in_w as isize {
+                                    continue;
+                                }
+                                let xv = input
+                                    [((b * in_h + y as usize) * in_w + x as usize) * in_d + ic];
+                                let wv = filter[(fy * f_w + fx) * out_d + oc];
+                                acc = acc.wrapping_add(
+                                    i32::from(wv).wrapping_mul(i32::from(xv) + p.input_offset),
+                                );
+                            }
+                        }
+                        acc = acc.wrapping_add(bias[oc]);
+                        let v = crate::math::multiply_by_quantized_multiplier(acc, m[oc], s[oc])
+                            .wrapping_add(p.output_offset);
+                        out[((b * out_h + oy) * out_w + ox) * out_d + oc] =
+                            v.max(p.act_min).min(p.act_max) as i8;
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Random floats in [-2, 2) (multiples of 2^-10: finite, with rounding in the sums).

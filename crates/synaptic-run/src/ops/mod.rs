@@ -52,6 +52,32 @@ pub(crate) trait Kind {
     const BUILT: bool;
 }
 
+/// The kernels an interpreter links: its type parameter ([`crate::Interpreter::with_program_ops`]),
+/// as TFLM's `MicroMutableOpResolver` registers them. The dispatch arms (`run`, `run_in_place`,
+/// `contract`) and the preparation of a kernel not in the set are constant-false, so an image
+/// for one model carries only that model's kernels; a model that needs another one is refused
+/// at load ([`Unsupported::NotLinked`]), never run wrong. [`AllOps`] (the default) links
+/// every kernel of this build; a model's set is [`crate::program::kinds`] of its program
+/// (`synmem emit` and the firmware's build script write it as an `OpSet` type).
+pub trait OpSet {
+    /// Bit `k` set: the kernel of kind `k` is linked (kinds are below 64).
+    const KINDS: u64;
+}
+
+/// Every kernel this build has (the interpreter's default [`OpSet`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AllOps;
+
+impl OpSet for AllOps {
+    const KINDS: u64 = u64::MAX;
+}
+
+/// Whether kernel `kind` is in `kinds` (an [`OpSet::KINDS`] mask).
+#[inline(always)]
+pub(crate) const fn linked(kinds: u64, kind: u32) -> bool {
+    kind < 64 && (kinds >> kind) & 1 == 1
+}
+
 pub use crate::format::Geometry;
 
 /// One kernel of an operator: what the interpreter runs for a program record of its kind.
@@ -123,11 +149,12 @@ pub fn contract_of(
     if input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
         return None;
     }
-    let prepared = prepare(&Prep {
+    let prepared = prepare::<AllOps>(&Prep {
         model,
         sg: &sg,
         v: &v,
         index: op,
+        kinds: AllOps::KINDS,
     })
     .ok()?;
     if !prepared.reads(input) {
@@ -135,7 +162,7 @@ pub fn contract_of(
     }
     let out = crate::model::tinfo(model, &sg, v.output).ok()?;
     let elems = out.shape().iter().product();
-    contract(
+    contract::<AllOps>(
         prepared.kind,
         prepared.words(),
         input,
@@ -188,10 +215,16 @@ macro_rules! operators {
             false $( || $module::BUILTINS.contains(&code) )+
         }
 
-        /// Prepares the operator of `cx` (its module's `prepare`).
-        pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+        /// Prepares the operator of `cx` (its module's `prepare`; a module none of whose
+        /// kernels `O` links is not called, so not linked).
+        pub(crate) fn prepare<'m, O: OpSet>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
             let code = cx.code();
-            $( if $module::BUILTINS.contains(&code) { return $module::prepare(cx); } )+
+            $( if $module::BUILTINS.contains(&code) {
+                if false $( || linked(O::KINDS, $kind) )+ {
+                    return $module::prepare(cx);
+                }
+                return Err(cx.unsupported(Unsupported::NotLinked));
+            } )+
             Err(cx.unsupported(Unsupported::NotImplemented))
         }
 
@@ -215,17 +248,17 @@ macro_rules! operators {
         /// Runs kernel `kind` with parameters `words` on `io`. One function with every kernel
         /// inlined (not inlined itself: its callers would each copy every kernel).
         #[inline(never)]
-        pub(crate) fn run(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$module::$kernel>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
 
         /// The access contract of kernel `kind` (parameters `words`) for its input `k`.
-        pub(crate) fn contract(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
+        pub(crate) fn contract<O: OpSet>(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
                 _ => None,
             }
         }
@@ -250,9 +283,9 @@ macro_rules! operators {
         /// Runs kernel `kind` in place ([`Kernel::run_in_place`]); returns the output's bytes
         /// (not inlined, as `run`).
         #[inline(never)]
-        pub(crate) fn run_in_place(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        pub(crate) fn run_in_place<O: OpSet>(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }

@@ -23,6 +23,8 @@ pub(crate) struct Prep<'a, 'm> {
     pub(crate) sg: &'a SubGraph<'m>,
     pub(crate) v: &'a OpView<'m>,
     pub(crate) index: usize,
+    /// The kernels the interpreter links ([`super::OpSet::KINDS`]).
+    pub(crate) kinds: u64,
 }
 
 /// An operator prepared: its kernel's kind code and parameter words, its requantization table
@@ -43,6 +45,9 @@ impl<'m> Prepared<'m> {
     pub(crate) fn of<K: Kernel + Kind>(cx: &Prep<'_, '_>, p: K::Params) -> Result<Self, LoadError> {
         if !K::BUILT {
             return Err(cx.unsupported(Unsupported::NotBuilt));
+        }
+        if !super::linked(cx.kinds, K::KIND) {
+            return Err(cx.unsupported(Unsupported::NotLinked));
         }
         let n = <K::Params as Words>::N;
         let mut words = [0u32; MAX_PARAM_WORDS];

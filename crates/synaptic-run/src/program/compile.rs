@@ -10,11 +10,11 @@
 
 use crate::error::{KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
-    h, placement_code, IoPlacement, Loc, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC, OP_HEAD_WORDS,
-    SLOT_WORDS, VERSION,
+    h, placement_code, IoPlacement, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
+    OP_HEAD_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
-use crate::ops::{self, Prep};
+use crate::ops::{self, AllOps, OpSet, Prep};
 
 /// A cheap fingerprint of the model bytes (their length mixed with every 32-bit word and the
 /// trailing bytes): a program records the fingerprint of the model it was compiled from, so a
@@ -133,6 +133,15 @@ impl Emit<'_> {
 /// program::verify(model, IoPlacement::Shared, &words).unwrap();
 /// ```
 pub fn compile(model: &[u8], placement: IoPlacement, out: &mut [u32]) -> Result<usize, LoadError> {
+    compile_in::<AllOps>(model, placement, out)
+}
+
+/// [`compile`] with only the kernels of `O` (the others refused: [`Unsupported::NotLinked`]).
+pub(crate) fn compile_in<O: OpSet>(
+    model: &[u8],
+    placement: IoPlacement,
+    out: &mut [u32],
+) -> Result<usize, LoadError> {
     let got = out.len();
     let mut e = Emit {
         mode: Mode::Write(out),
@@ -141,15 +150,46 @@ pub fn compile(model: &[u8], placement: IoPlacement, out: &mut [u32]) -> Result<
         op: usize::MAX,
         name: "",
     };
-    run(model, placement, &mut e)?;
+    run::<O>(model, placement, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
     }
     Ok(e.pos)
 }
 
+/// The kernels `program` runs, as an [`OpSet::KINDS`] mask: the operator set of an image for
+/// its model (`None`: not a readable program).
+///
+/// ```
+/// use synaptic_run::{program, IoPlacement};
+/// let model = synaptic_tflite::tests_support::tiny_model();
+/// let mut words = vec![0u32; program::compiled_len(model, IoPlacement::Plan).unwrap()];
+/// program::compile(model, IoPlacement::Plan, &mut words).unwrap();
+/// // The tiny model is one ADD: one kernel.
+/// assert_eq!(program::kinds(&words).unwrap().count_ones(), 1);
+/// ```
+pub fn kinds(program: &[u32]) -> Option<u64> {
+    let p = Program::new(program)?;
+    let mut at = p.header(h::OPS_AT);
+    let mut kinds = 0u64;
+    for _ in 0..p.ops() {
+        let (rec, next) = p.op(at, ops::param_words)?;
+        kinds |= 1u64.checked_shl(rec.kind)?;
+        at = next;
+    }
+    Some(kinds)
+}
+
 /// The words [`compile`] needs for `model` with graph I/O placed as `placement`.
 pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {
+    compiled_len_in::<AllOps>(model, placement)
+}
+
+/// [`compiled_len`] with only the kernels of `O`.
+pub(crate) fn compiled_len_in<O: OpSet>(
+    model: &[u8],
+    placement: IoPlacement,
+) -> Result<usize, LoadError> {
     let mut e = Emit {
         mode: Mode::Count,
         pos: 0,
@@ -157,7 +197,7 @@ pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadE
         op: usize::MAX,
         name: "",
     };
-    run(model, placement, &mut e)?;
+    run::<O>(model, placement, &mut e)?;
     Ok(e.pos)
 }
 
@@ -165,6 +205,16 @@ pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadE
 /// [`LoadError::Program`] names the first difference (the header field, or the operator and
 /// whether its kind and locations, parameters, multipliers or shifts differ).
 pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(), LoadError> {
+    verify_in::<AllOps>(model, placement, program)
+}
+
+/// [`verify`] with only the kernels of `O`: a program that needs another kernel is refused
+/// ([`Unsupported::NotLinked`], naming the operator).
+pub(crate) fn verify_in<O: OpSet>(
+    model: &[u8],
+    placement: IoPlacement,
+    program: &[u32],
+) -> Result<(), LoadError> {
     let bad = |what, word| LoadError::Program {
         what,
         op: usize::MAX,
@@ -208,7 +258,7 @@ pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(
         op: usize::MAX,
         name: "",
     };
-    run(model, placement, &mut e)
+    run::<O>(model, placement, &mut e)
 }
 
 /// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
@@ -281,7 +331,7 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
 }
 
 /// The compiler: every word of the program, in order, into `e`.
-fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
+fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
     let g = Graph::open(model)?;
     let n_io = g.n_inputs + g.n_outputs;
     // Every operator implemented, before anything about tensors: an unsupported model is
@@ -384,11 +434,12 @@ fn run(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), Loa
     // Operator records.
     for i in 0..g.n_ops {
         let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
-        let prep = ops::prepare(&Prep {
+        let prep = ops::prepare::<O>(&Prep {
             model: &g.model,
             sg: &g.sg,
             v: &v,
             index: i,
+            kinds: O::KINDS,
         })?;
         let (table, constants) = (&prep.table, &prep.constants);
         let kerr = |error: KernelError| LoadError::Operator {

@@ -29,4 +29,5 @@
 mod compile;
 
 pub use crate::format::{HEADER_WORDS, IO_WORDS, MAGIC, SLOT_WORDS, VERSION};
-pub use compile::{compile, compiled_len, fingerprint, verify};
+pub use compile::{compile, compiled_len, fingerprint, kinds, verify};
+pub(crate) use compile::{compile_in, compiled_len_in, verify_in};
