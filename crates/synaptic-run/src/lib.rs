@@ -102,10 +102,16 @@
 //! besides the unit, error-path and property tests.
 #![no_std]
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// No `unsafe` anywhere but in `dsp`, the Cortex-M DSP instructions (`asm!`), which exists
+// only on targets with the DSP extension: everywhere else the crate forbids it.
+#![cfg_attr(not(synaptic_dsp), forbid(unsafe_code))]
+#![cfg_attr(synaptic_dsp, deny(unsafe_code))]
 
 pub mod bmp;
 pub mod contract;
+#[cfg(synaptic_dsp)]
+#[allow(unsafe_code)]
+pub(crate) mod dsp;
 pub mod error;
 pub mod fixedpoint;
 pub mod format;

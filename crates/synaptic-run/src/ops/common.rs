@@ -88,6 +88,16 @@ pub(crate) fn offset4(shape: &[usize; 4], i0: usize, i1: usize, i2: usize, i3: u
 pub trait Int8: Copy {
     /// The value, sign-extended.
     fn value(self) -> i32;
+    /// The stored byte (two's complement).
+    fn byte(self) -> u8;
+}
+
+/// Four int8 values as one little-endian word (one load where the target allows unaligned
+/// words: the DSP kernels' SIMD lanes).
+#[inline(always)]
+#[allow(dead_code)] // Read by the DSP paths only.
+pub(crate) fn word<X: Int8>(v: &[X; 4]) -> u32 {
+    u32::from_le_bytes([v[0].byte(), v[1].byte(), v[2].byte(), v[3].byte()])
 }
 
 impl Int8 for i8 {
@@ -95,12 +105,20 @@ impl Int8 for i8 {
     fn value(self) -> i32 {
         i32::from(self)
     }
+    #[inline(always)]
+    fn byte(self) -> u8 {
+        self as u8
+    }
 }
 
 impl Int8 for u8 {
     #[inline(always)]
     fn value(self) -> i32 {
         i32::from(self as i8)
+    }
+    #[inline(always)]
+    fn byte(self) -> u8 {
+        self
     }
 }
 

@@ -276,9 +276,17 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
             for _ in xs.taps.clone() {
                 let xv = &x[xi..][..span];
                 let wv = &self.filter[wi..][..N];
-                for j in 0..N {
-                    let xj = xv[j * SPREAD].value() + p.input_offset;
-                    acc[j] = acc[j].wrapping_add(wv[j].value().wrapping_mul(xj));
+                if let (Ok(a), Ok(w)) = (
+                    <&mut [i32; LANES]>::try_from(&mut acc[..]),
+                    <&[W; LANES]>::try_from(wv),
+                ) {
+                    // Four lanes (N is LANES: a constant test).
+                    mac4::<SPREAD, X, W>(a, xv, w, p.input_offset);
+                } else {
+                    for j in 0..N {
+                        let xj = xv[j * SPREAD].value() + p.input_offset;
+                        acc[j] = acc[j].wrapping_add(wv[j].value().wrapping_mul(xj));
+                    }
                 }
                 xi += x_step;
                 wi += out_d;
@@ -327,6 +335,50 @@ impl Kernel for DepthwiseConv2d {
         depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
     }
+}
+
+/// `acc[j] += (x[j·SPREAD] + offset)·w[j]` for the four lanes, wrapping (portable).
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
+    acc: &mut [i32; LANES],
+    x: &[X],
+    w: &[W; LANES],
+    offset: i32,
+) {
+    for j in 0..LANES {
+        let xj = x[j * SPREAD].value() + offset;
+        acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(xj));
+    }
+}
+
+/// [`mac4`] on the DSP extension: the four weights (and, with `SPREAD` 1, the four inputs)
+/// as one word each, split into even and odd lanes of signed halfwords (`SXTB16`, the input
+/// offset added by `SXTAB16`: `x + offset` is within ±255, exact in 16 bits), then one
+/// `SMLABB`/`SMLATT` per lane: the same wrapping sums as the portable path.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
+    acc: &mut [i32; LANES],
+    x: &[X],
+    w: &[W; LANES],
+    offset: i32,
+) {
+    use crate::dsp::{smlabb, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+    let ww = super::common::word(w);
+    let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
+    let (x02, x13) = if SPREAD == 1 {
+        let pair = (offset as u32 & 0xffff) * 0x1_0001;
+        let xw = super::common::word(&[x[0], x[1], x[2], x[3]]);
+        (sxtab16(pair, xw), sxtab16_ror8(pair, xw))
+    } else {
+        let v = ((x[0].value() + offset) as u32 & 0xffff) * 0x1_0001;
+        (v, v)
+    };
+    acc[0] = smlabb(x02, w02, acc[0]);
+    acc[1] = smlabb(x13, w13, acc[1]);
+    acc[2] = smlatt(x02, w02, acc[2]);
+    acc[3] = smlatt(x13, w13, acc[3]);
 }
 
 /// DEPTHWISE_CONV_2D, float32, as `reference_ops::DepthwiseConv` (float) computes it: per

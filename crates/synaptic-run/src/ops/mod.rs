@@ -12,7 +12,7 @@
 //!
 //! A faster variant of a kernel for one instruction set (Cortex-M4 DSP, M55 Helium) goes in a
 //! file beside the portable one (the module becomes a folder: `conv_2d/mod.rs`,
-//! `conv_2d/dsp.rs`), selected at compile time with `#[cfg(target_feature = ...)]` inside the
+//! `conv_2d/dsp.rs`), selected at compile time with `#[cfg(synaptic_dsp)]` (build.rs) inside the
 //! kernel's `run`; a variant whose access order differs returns its own `contract`.
 //!
 //! ## Adding an operator
