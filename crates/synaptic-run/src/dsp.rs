@@ -90,3 +90,16 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     }
     r
 }
+
+/// `SMLAD rd, rn, rm, ra`: `acc` plus the products of the bottom halfwords and of the top
+/// halfwords of `a` and `b` (two multiply-accumulates).
+#[inline(always)]
+pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as `smlabb`.
+    unsafe {
+        asm!("smlad {r}, {a}, {b}, {c}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             c = in(reg) acc, options(pure, nomem, nostack));
+    }
+    r
+}

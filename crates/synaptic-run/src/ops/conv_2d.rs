@@ -17,12 +17,12 @@
 
 use synaptic_tflite::{code, TensorType};
 
-use super::common::{check_nhwc_io, nhwc, offset4, size, Int32s, Int8};
+use super::common::{check_nhwc_io, nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
-use crate::contract::{Access, Channels, Contract, Window};
+use crate::contract::{Access, Channels, Contract, Direction, Window};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
@@ -285,15 +285,18 @@ pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) 
 }
 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
+/// Input and output as `i8` or as their bytes (what the interpreter passes: one copy of the
+/// kernel for its plain and overlapped runs). The output channels of a pixel are computed
+/// [`LANES`] at a time ([`Filters`]), each input value read once for all of them.
 #[inline(never)]
-pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &T,
     shifts: &T,
-    input: &[i8],
+    input: &[X],
     filter: &[W],
     bias: Option<&B>,
-    output: &mut [i8],
+    output: &mut [O],
 ) -> Result<(), KernelError> {
     p.check(
         "CONV_2D",
@@ -304,52 +307,249 @@ pub fn conv2d<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         bias,
         output.len(),
     )?;
-    let [batches, in_h, in_w, in_d] = p.input_shape;
-    let [_, f_h, f_w, f_d] = p.filter_shape;
-    let [_, out_h, out_w, out_d] = p.output_shape;
-    let groups = in_d / f_d;
-    let filters_per_group = out_d / groups;
-    for b in 0..batches {
-        for oy in 0..out_h {
-            let in_y0 = (oy * p.stride_h) as isize - p.pad_h as isize;
-            for ox in 0..out_w {
-                let in_x0 = (ox * p.stride_w) as isize - p.pad_w as isize;
-                for oc in 0..out_d {
-                    let group = oc / filters_per_group;
-                    let mut acc: i32 = 0;
-                    for fy in 0..f_h {
-                        let in_y = in_y0 + (p.dilation_h * fy) as isize;
-                        if in_y < 0 || in_y >= in_h as isize {
-                            continue;
-                        }
-                        for fx in 0..f_w {
-                            let in_x = in_x0 + (p.dilation_w * fx) as isize;
-                            if in_x < 0 || in_x >= in_w as isize {
-                                continue;
-                            }
-                            let in_base = offset4(
-                                &p.input_shape,
-                                b,
-                                in_y as usize,
-                                in_x as usize,
-                                group * f_d,
-                            );
-                            let f_base = offset4(&p.filter_shape, oc, fy, fx, 0);
-                            let xs = &input[in_base..in_base + f_d];
-                            let ws = &filter[f_base..f_base + f_d];
-                            acc = dot(acc, xs, ws, p.input_offset);
-                        }
-                    }
-                    if let Some(bias) = bias {
-                        acc = acc.wrapping_add(bias.at(oc));
-                    }
-                    output[offset4(&p.output_shape, b, oy, ox, oc)] =
-                        requantize(acc, multipliers.at(oc), shifts.at(oc), p);
+    let k = Filters::new(p, multipliers, shifts, filter, bias);
+    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+    for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        k.pixel(Direction::Forward, |oc, n| {
+            let v = k.chunk(input, b * pixel, &ys, &xs, oc, n);
+            for (o, v) in output[first + oc..][..n].iter_mut().zip(v) {
+                *o = O::from_i8(v);
+            }
+        });
+        Ok(())
+    })
+}
+
+/// The filters of a CONV_2D: what every output pixel shares (tables, filter, groups).
+pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
+    p: &'a ConvParams,
+    multipliers: &'a T,
+    shifts: &'a T,
+    filter: &'a [W],
+    bias: Option<&'a B>,
+    /// Output channels per group.
+    per_group: usize,
+    /// A filter row's taps are one run of input bytes (no groups, no dilation across).
+    rows: bool,
+}
+
+/// Output channels a convolution computes together: four accumulators in registers.
+pub(crate) const LANES: usize = 4;
+
+impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
+    pub(crate) fn new(
+        p: &'a ConvParams,
+        multipliers: &'a T,
+        shifts: &'a T,
+        filter: &'a [W],
+        bias: Option<&'a B>,
+    ) -> Self {
+        let [_, _, _, in_d] = p.input_shape;
+        let f_d = p.filter_shape[3];
+        Filters {
+            p,
+            multipliers,
+            shifts,
+            filter,
+            bias,
+            per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
+            rows: f_d == in_d && p.dilation_w == 1,
+        }
+    }
+
+    /// Calls `f(oc, n)` on the chunks of one pixel's output channels (each channel once,
+    /// ascending or descending): [`LANES`] channels of one group, then one at a time.
+    #[inline(always)]
+    fn pixel(&self, dir: Direction, mut f: impl FnMut(usize, usize)) {
+        let groups = self.p.output_shape[3] / self.per_group;
+        for g in ordered(groups, dir) {
+            let base = g * self.per_group;
+            lane_chunks(self.per_group, LANES, dir, |j, n| f(base + j, n));
+        }
+    }
+
+    /// The outputs of channels `oc .. oc + n` of the pixel whose window is `ys` × `xs`, the
+    /// batch's input at `x[x_b]` (the first `n` values are the chunk's).
+    #[inline(always)]
+    fn chunk<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+        n: usize,
+    ) -> [i8; LANES] {
+        let acc = if n == LANES {
+            self.taps::<LANES, X>(x, x_b, ys, xs, oc)
+        } else {
+            let [a] = self.taps::<1, X>(x, x_b, ys, xs, oc);
+            [a, 0, 0, 0]
+        };
+        let mut out = [0i8; LANES];
+        for (j, (o, acc)) in out.iter_mut().zip(acc).take(n).enumerate() {
+            let c = oc + j;
+            let acc = match self.bias {
+                Some(bias) => acc.wrapping_add(bias.at(c)),
+                None => acc,
+            };
+            *o = requantize(acc, self.multipliers.at(c), self.shifts.at(c), self.p);
+        }
+        out
+    }
+
+    /// The accumulators of `N` output channels from `oc` (one group) over the window's taps.
+    /// Wrapping sums: the products in any order give TFLM's accumulator exactly.
+    #[inline(always)]
+    fn taps<const N: usize, X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+    ) -> [i32; N] {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let stride = f_h * f_w * f_d;
+        let group_base = (oc / self.per_group) * f_d;
+        let mut acc = [0i32; N];
+        for (fy, in_y) in ys.iter() {
+            let x_row = x_b + in_y * in_w * in_d + group_base;
+            let w_row = (oc * f_h + fy) * f_w * f_d;
+            if self.rows {
+                let n = xs.taps.len() * f_d;
+                let xr = &x[x_row + xs.first * in_d..][..n];
+                dots(
+                    &mut acc,
+                    xr,
+                    self.filter,
+                    w_row + xs.taps.start * f_d,
+                    stride,
+                    p.input_offset,
+                );
+            } else {
+                for (fx, in_x) in xs.iter() {
+                    let xr = &x[x_row + in_x * in_d..][..f_d];
+                    dots(
+                        &mut acc,
+                        xr,
+                        self.filter,
+                        w_row + fx * f_d,
+                        stride,
+                        p.input_offset,
+                    );
                 }
             }
         }
+        acc
     }
-    Ok(())
+}
+
+/// Calls `f(j, n)` on `0..len` in chunks: `n = lanes` for the whole chunks, then `n = 1`;
+/// ascending (`Forward`) or all descending (shared with DEPTHWISE_CONV_2D).
+#[inline(always)]
+pub(crate) fn lane_chunks(
+    len: usize,
+    lanes: usize,
+    dir: Direction,
+    mut f: impl FnMut(usize, usize),
+) {
+    let full = len / lanes * lanes;
+    if dir == Direction::Forward {
+        (0..full).step_by(lanes).for_each(|j| f(j, lanes));
+        (full..len).for_each(|j| f(j, 1));
+    } else {
+        (full..len).rev().for_each(|j| f(j, 1));
+        (0..full).step_by(lanes).rev().for_each(|j| f(j, lanes));
+    }
+}
+
+/// `acc[j] += Σ (x[c] + offset) · w[w0 + j·stride + c]` over `c < x.len()`, for each of the `N`
+/// filters ([`dot4`] for four, [`dot`] for one).
+#[inline(always)]
+fn dots<const N: usize, X: Int8, W: Int8>(
+    acc: &mut [i32; N],
+    x: &[X],
+    w: &[W],
+    w0: usize,
+    stride: usize,
+    offset: i32,
+) {
+    let n = x.len();
+    if let Ok(a) = <&mut [i32; LANES]>::try_from(&mut acc[..]) {
+        // Four filters (N is LANES: a constant test).
+        let ws = [
+            &w[w0..][..n],
+            &w[w0 + stride..][..n],
+            &w[w0 + 2 * stride..][..n],
+            &w[w0 + 3 * stride..][..n],
+        ];
+        dot4(a, x, ws, offset);
+    } else {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a = dot(*a, x, &w[w0 + j * stride..][..n], offset);
+        }
+    }
+}
+
+/// Four dot products sharing their input: `acc[j] += Σ (x[c] + offset) · w[j][c]` (portable:
+/// each input read and offset once for the four filters).
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], offset: i32) {
+    let n = x.len();
+    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+    let [mut a0, mut a1, mut a2, mut a3] = *acc;
+    for c in 0..n {
+        let v = x[c].value() + offset;
+        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
+        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
+        a2 = a2.wrapping_add(w2[c].value().wrapping_mul(v));
+        a3 = a3.wrapping_add(w3[c].value().wrapping_mul(v));
+    }
+    *acc = [a0, a1, a2, a3];
+}
+
+/// [`dot4`] on the DSP extension: four inputs at a time as one word, split into even and odd
+/// signed halfwords with the input offset added (`SXTAB16`: `x + offset` is within ±255, exact
+/// in 16 bits), each filter's word likewise (`SXTB16`), two `SMLAD`s per filter (two
+/// multiply-accumulates each); the last `n mod 4` inputs one at a time. The same wrapping sums.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], offset: i32) {
+    use super::common::word;
+    use crate::dsp::{smlad, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+    let n = x.len();
+    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+    let pair = (offset as u32 & 0xffff) * 0x1_0001;
+    let [mut a0, mut a1, mut a2, mut a3] = *acc;
+    let quads = x
+        .chunks_exact(4)
+        .zip(w0.chunks_exact(4))
+        .zip(w1.chunks_exact(4))
+        .zip(w2.chunks_exact(4))
+        .zip(w3.chunks_exact(4));
+    let q = |s: &[W]| word(&[s[0], s[1], s[2], s[3]]);
+    for ((((xq, q0), q1), q2), q3) in quads {
+        let xw = word(&[xq[0], xq[1], xq[2], xq[3]]);
+        let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
+        let (v0, v1, v2, v3) = (q(q0), q(q1), q(q2), q(q3));
+        a0 = smlad(x13, sxtb16_ror8(v0), smlad(x02, sxtb16(v0), a0));
+        a1 = smlad(x13, sxtb16_ror8(v1), smlad(x02, sxtb16(v1), a1));
+        a2 = smlad(x13, sxtb16_ror8(v2), smlad(x02, sxtb16(v2), a2));
+        a3 = smlad(x13, sxtb16_ror8(v3), smlad(x02, sxtb16(v3), a3));
+    }
+    for c in n / 4 * 4..n {
+        let v = x[c].value() + offset;
+        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
+        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
+        a2 = a2.wrapping_add(w2[c].value().wrapping_mul(v));
+        a3 = a3.wrapping_add(w3[c].value().wrapping_mul(v));
+    }
+    *acc = [a0, a1, a2, a3];
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -376,7 +576,10 @@ pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     Ok(())
 }
 
-/// CONV_2D ([`conv2d`]) with input and output in `buf`.
+/// CONV_2D ([`conv2d`]) with input and output in `buf`: the output channels of each pixel in
+/// chunks ([`Filters`]), each chunk's window read before any of its outputs is written, the
+/// chunks and pixels in `at.direction`. A write only ever comes later than in the contract's
+/// one-element-a-step order (never a read), so every placement the contract accepts stays safe.
 #[allow(clippy::too_many_arguments)]
 pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -390,37 +593,16 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &contract(p, false), buf, &at)?;
-    let [_, _, _, in_d] = p.input_shape;
-    let f_d = p.filter_shape[3];
-    let out_d = p.output_shape[3];
-    let filters_per_group = out_d / (in_d / f_d);
-    // Without groups or dilation across, a filter row's taps are one run of input bytes.
-    let rows = f_d == in_d && p.dilation_w == 1;
+    let k = Filters::new(p, multipliers, shifts, filter, bias);
+    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
-        for oc in ordered(out_d, at.direction) {
-            let group_base = (oc / filters_per_group) * f_d;
-            let mut acc: i32 = 0;
-            for (fy, in_y) in ys.iter() {
-                let f_row = offset4(&p.filter_shape, oc, fy, 0, 0);
-                let in_row = at.input + offset4(&p.input_shape, b, in_y, 0, group_base);
-                if rows {
-                    let (f0, x0, n) = (xs.taps.start, xs.first, xs.taps.len() * f_d);
-                    let xr = &buf[in_row + x0 * in_d..][..n];
-                    acc = dot(acc, xr, &filter[f_row + f0 * f_d..][..n], p.input_offset);
-                    continue;
-                }
-                for (fx, in_x) in xs.iter() {
-                    let xr = &buf[in_row + in_x * in_d..][..f_d];
-                    acc = dot(acc, xr, &filter[f_row + fx * f_d..][..f_d], p.input_offset);
-                }
+        k.pixel(at.direction, |oc, n| {
+            let v = k.chunk(&buf[at.input..], b * pixel, &ys, &xs, oc, n);
+            for (o, v) in buf[at.output + first + oc..][..n].iter_mut().zip(v) {
+                *o = u8::from_i8(v);
             }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(bias.at(oc));
-            }
-            buf[at.output + first + oc] =
-                requantize(acc, multipliers.at(oc), shifts.at(oc), p) as u8;
-        }
+        });
         Ok(())
     })
 }
@@ -753,8 +935,11 @@ impl Kernel for Conv2d {
     #[inline]
     fn run(p: &ConvParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
-        let (x, w, bias) = (io.i8(0)?, io.bytes(1), io.bias(2));
-        conv2d(p, m, s, x, w, bias.as_ref(), io.out_i8()?)
+        // The input and output checked int8, passed as their bytes (see `conv2d`).
+        io.i8(0)?;
+        io.out_i8()?;
+        let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
+        conv2d(p, m, s, x, w, bias.as_ref(), io.out_bytes())
     }
 
     fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {

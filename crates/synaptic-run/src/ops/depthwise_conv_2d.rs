@@ -10,8 +10,9 @@ use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
-    check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, prepare_conv,
-    prepare_conv_f32, requantize, spatial, ConvF32Params, ConvOptions, ConvParams, Taps,
+    check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
+    prepare_conv, prepare_conv_f32, requantize, spatial, ConvF32Params, ConvOptions, ConvParams,
+    Taps, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -169,9 +170,6 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized> {
     bias: Option<&'a B>,
 }
 
-/// Output channels computed together: four accumulators in registers.
-const LANES: usize = 4;
-
 impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> {
     fn new(
         p: &'a ConvParams,
@@ -197,29 +195,25 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
     fn pixel(&self, dir: Direction, mut f: impl FnMut(Chunk)) {
         let out_d = self.p.output_shape[3];
         let dm = self.p.depth_multiplier;
-        // Runs of `len` channels from output channel `oc0`, input channel `ic0`.
-        let mut run = |oc0: usize, ic0: usize, len: usize, spread: bool| {
-            let full = len / LANES * LANES;
-            let one = |j: usize| Chunk {
-                oc: oc0 + j,
-                ic: ic0 + if spread { j } else { 0 },
-                n: 1,
-                spread,
-            };
-            let lanes = |j: usize| Chunk { n: LANES, ..one(j) };
-            if dir == Direction::Forward {
-                (0..full).step_by(LANES).for_each(|j| f(lanes(j)));
-                (full..len).for_each(|j| f(one(j)));
-            } else {
-                (full..len).rev().for_each(|j| f(one(j)));
-                (0..full).step_by(LANES).rev().for_each(|j| f(lanes(j)));
-            }
-        };
         if dm == 1 {
-            run(0, 0, out_d, true);
+            lane_chunks(out_d, LANES, dir, |j, n| {
+                f(Chunk {
+                    oc: j,
+                    ic: j,
+                    n,
+                    spread: true,
+                })
+            });
         } else {
             for ic in ordered(self.p.input_shape[3], dir) {
-                run(ic * dm, ic, dm, false);
+                lane_chunks(dm, LANES, dir, |j, n| {
+                    f(Chunk {
+                        oc: ic * dm + j,
+                        ic,
+                        n,
+                        spread: false,
+                    })
+                });
             }
         }
     }
@@ -269,27 +263,33 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
         let out_d = p.output_shape[3];
         let x_step = in_d * p.dilation_w;
         let span = (N - 1) * SPREAD + 1;
+        let off = p.input_offset;
         let mut acc = [0i32; N];
+        let n = xs.taps.len();
+        if n == 0 {
+            return acc;
+        }
         for (fy, in_y) in ys.iter() {
-            let mut xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
-            let mut wi = (fy * f_w + xs.taps.start) * out_d + c.oc;
-            for _ in xs.taps.clone() {
-                let xv = &x[xi..][..span];
-                let wv = &self.filter[wi..][..N];
-                if let (Ok(a), Ok(w)) = (
-                    <&mut [i32; LANES]>::try_from(&mut acc[..]),
-                    <&[W; LANES]>::try_from(wv),
-                ) {
-                    // Four lanes (N is LANES: a constant test).
-                    mac4::<SPREAD, X, W>(a, xv, w, p.input_offset);
-                } else {
-                    for j in 0..N {
-                        let xj = xv[j * SPREAD].value() + p.input_offset;
-                        acc[j] = acc[j].wrapping_add(wv[j].value().wrapping_mul(xj));
-                    }
+            let xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
+            let wi = (fy * f_w + xs.taps.start) * out_d + c.oc;
+            // The row's taps: inputs `x_step` apart, weights `out_d` apart, sliced once.
+            let xr = &x[xi..][..(n - 1) * x_step + span];
+            let wr = &self.filter[wi..][..(n - 1) * out_d + N];
+            if x_step >= span && out_d >= N {
+                // Every tap but the last in exact chunks (no per-tap bounds or offsets).
+                let (xh, xl) = xr.split_at((n - 1) * x_step);
+                let (wh, wl) = wr.split_at((n - 1) * out_d);
+                for (xc, wc) in xh.chunks_exact(x_step).zip(wh.chunks_exact(out_d)) {
+                    mac::<N, SPREAD, X, W>(&mut acc, &xc[..span], &wc[..N], off);
                 }
-                xi += x_step;
-                wi += out_d;
+                mac::<N, SPREAD, X, W>(&mut acc, xl, wl, off);
+            } else {
+                // Dilation 0: every tap at the same input column.
+                for t in 0..n {
+                    let xv = &xr[t * x_step..][..span];
+                    let wv = &wr[t * out_d..][..N];
+                    mac::<N, SPREAD, X, W>(&mut acc, xv, wv, off);
+                }
             }
         }
         acc
@@ -334,6 +334,29 @@ impl Kernel for DepthwiseConv2d {
         let (w, bias) = (io.bytes(1), io.bias(2));
         depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
+    }
+}
+
+/// One tap of `N` lanes: `acc[j] += (x[j·SPREAD] + offset)·w[j]`, wrapping ([`mac4`] for
+/// four lanes).
+#[inline(always)]
+fn mac<const N: usize, const SPREAD: usize, X: Int8, W: Int8>(
+    acc: &mut [i32; N],
+    x: &[X],
+    w: &[W],
+    offset: i32,
+) {
+    if let (Ok(a), Ok(w4)) = (
+        <&mut [i32; LANES]>::try_from(&mut acc[..]),
+        <&[W; LANES]>::try_from(w),
+    ) {
+        // Four lanes (N is LANES: a constant test).
+        mac4::<SPREAD, X, W>(a, x, w4, offset);
+    } else {
+        for j in 0..N {
+            let xj = x[j * SPREAD].value() + offset;
+            acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(xj));
+        }
     }
 }
 
