@@ -186,7 +186,7 @@ fn kernels_check_slice_lengths() {
         &p,
         &m[..],
         &s[..],
-        &[0; 9],
+        &[0i8; 9],
         &[1i8, 1],
         None::<&[i32]>,
         &mut out,
@@ -205,10 +205,10 @@ fn kernels_check_slice_lengths() {
         &p,
         &m[..1],
         &s[..1],
-        &[0; 9],
+        &[0i8; 9],
         &[1i8, 1],
         None::<&[i32]>,
-        &mut [0; 18],
+        &mut [0i8; 18],
     )
     .unwrap_err();
     assert!(matches!(

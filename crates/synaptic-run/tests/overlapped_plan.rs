@@ -52,7 +52,7 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
     let filter: Vec<i8> = (0..128).map(|i| (i * 13 % 97) as i8 - 48).collect();
     let (mult, shift) = (vec![1 << 30; 16], vec![-6; 16]);
     let mut expected = vec![0i8; n_out];
-    conv_2d::conv2d::<i8, [i32], [i32]>(
+    conv_2d::conv2d::<i8, i8, i8, [i32], [i32]>(
         &p,
         &mult[..],
         &shift[..],
