@@ -78,7 +78,8 @@ pub fn emit(analysis: &Analysis, lang: Lang) -> String {
 /// [`emit`], followed by a model's compiled program when `program` is given: the per-operator
 /// data of synaptic-run (`synaptic_run::program::compile` for this model and the analysis's
 /// I/O placement), as a `static` array of `u32` words for flash (4-byte aligned, the
-/// alignment of `u32`): `pub static PROGRAM: [u32; N]` and `PROGRAM_WORDS` in Rust,
+/// alignment of `u32`): `pub static PROGRAM: [u32; N]`, `PROGRAM_WORDS` and the operator set
+/// `Ops` (`synaptic_run::ops::OpSet`: the kernels it runs) in Rust,
 /// `<prefix>_program[]` and `<PREFIX>_PROGRAM_WORDS` in C. The lines of [`emit`] are kept
 /// unchanged before it.
 pub fn emit_with_program(analysis: &Analysis, lang: Lang, program: Option<&[u32]>) -> String {
@@ -172,6 +173,19 @@ fn program_rust(s: &mut String, words: &[u32]) {
     let _ = writeln!(s, "pub static PROGRAM: [u32; PROGRAM_WORDS] = [");
     s.push_str(&word_lines(words, ""));
     s.push_str("];\n");
+    // The kernels the program runs: an image that names them links no other kernel.
+    if let Some(kinds) = synaptic_run::program::kinds(words) {
+        let _ = writeln!(
+            s,
+            "/// The kernels [`PROGRAM`] runs (`synaptic_run::program::kinds`): with\n\
+             /// `Interpreter::with_program_ops::<Ops>(model, &PROGRAM, loader, PLAN, io)` the\n\
+             /// image links only these."
+        );
+        let _ = writeln!(s, "pub struct Ops;");
+        let _ = writeln!(s, "impl synaptic_run::ops::OpSet for Ops {{");
+        let _ = writeln!(s, "    const KINDS: u64 = {kinds:#x};");
+        let _ = writeln!(s, "}}");
+    }
 }
 
 fn program_c(s: &mut String, p: &str, words: &[u32]) {

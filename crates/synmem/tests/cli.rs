@@ -333,6 +333,14 @@ fn emit_writes_the_compiled_program_unless_op_data_ram() {
         assert_eq!(words, want, "{io}");
         assert!(text.contains(&format!("pub const PROGRAM_WORDS: usize = {};", want.len())));
         synaptic_run::program::verify(&bytes, run_io, &words).unwrap();
+        // Its operator set: hello_world_int8 is three FULLY_CONNECTEDs (kind 3).
+        assert_eq!(synaptic_run::program::kinds(&words), Some(1 << 3));
+        assert!(
+            text.contains(
+                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: u64 = 0x8;\n}"
+            ),
+            "{text}"
+        );
     }
     // --op-data ram: the plan alone, line for line what it was.
     let rs = tmp("hw_noprog.rs");
