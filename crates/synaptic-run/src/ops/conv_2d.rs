@@ -287,7 +287,7 @@ pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) 
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
 /// Input and output as `i8` or as their bytes (what the interpreter passes: one copy of the
 /// kernel for its plain and overlapped runs). The output channels of a pixel are computed
-/// [`LANES`] at a time ([`Filters`]), each input value read once for all of them.
+/// `LANES` at a time (`Filters`), each input value read once for all of them.
 #[inline(never)]
 pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -500,6 +500,13 @@ fn dots<const N: usize, X: Int8, W: Int8>(
 #[cfg(not(synaptic_dsp))]
 #[inline(always)]
 fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], offset: i32) {
+    dot4_scalar(acc, x, w, offset);
+}
+
+/// [`dot4`] one input at a time (the portable path; on the DSP extension, rows shorter than
+/// two words, where the word loop's setup costs more than it saves).
+#[inline(always)]
+fn dot4_scalar<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], offset: i32) {
     let n = x.len();
     let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
     let [mut a0, mut a1, mut a2, mut a3] = *acc;
@@ -513,43 +520,58 @@ fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], off
     *acc = [a0, a1, a2, a3];
 }
 
-/// [`dot4`] on the DSP extension: four inputs at a time as one word, split into even and odd
-/// signed halfwords with the input offset added (`SXTAB16`: `x + offset` is within ±255, exact
-/// in 16 bits), each filter's word likewise (`SXTB16`), two `SMLAD`s per filter (two
-/// multiply-accumulates each); the last `n mod 4` inputs one at a time. The same wrapping sums.
+/// [`dot4`] on the DSP extension, as two passes of two filters ([`dot2`]: what fits the
+/// registers without spills).
 #[cfg(synaptic_dsp)]
 #[inline(always)]
 fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], offset: i32) {
+    if x.len() < 8 {
+        return dot4_scalar(acc, x, w, offset);
+    }
+    let [a0, a1, a2, a3] = *acc;
+    let (a0, a1) = dot2(a0, a1, x, w[0], w[1], offset);
+    let (a2, a3) = dot2(a2, a3, x, w[2], w[3], offset);
+    *acc = [a0, a1, a2, a3];
+}
+
+/// Two dot products sharing their input on the DSP extension: four inputs at a time as one
+/// word, split into even and odd signed halfwords with the input offset added (`SXTAB16`:
+/// `x + offset` is within ±255, exact in 16 bits), each filter's word likewise (`SXTB16`),
+/// two `SMLAD`s per filter (two multiply-accumulates each); the last `n mod 4` inputs one at a
+/// time. The same wrapping sums as the portable path.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn dot2<X: Int8, W: Int8>(
+    mut a0: i32,
+    mut a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
     use super::common::word;
     use crate::dsp::{smlad, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
     let n = x.len();
-    let (w0, w1, w2, w3) = (&w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+    let (w0, w1) = (&w0[..n], &w1[..n]);
     let pair = (offset as u32 & 0xffff) * 0x1_0001;
-    let [mut a0, mut a1, mut a2, mut a3] = *acc;
     let quads = x
         .chunks_exact(4)
         .zip(w0.chunks_exact(4))
-        .zip(w1.chunks_exact(4))
-        .zip(w2.chunks_exact(4))
-        .zip(w3.chunks_exact(4));
-    let q = |s: &[W]| word(&[s[0], s[1], s[2], s[3]]);
-    for ((((xq, q0), q1), q2), q3) in quads {
+        .zip(w1.chunks_exact(4));
+    for ((xq, q0), q1) in quads {
         let xw = word(&[xq[0], xq[1], xq[2], xq[3]]);
         let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
-        let (v0, v1, v2, v3) = (q(q0), q(q1), q(q2), q(q3));
+        let v0 = word(&[q0[0], q0[1], q0[2], q0[3]]);
+        let v1 = word(&[q1[0], q1[1], q1[2], q1[3]]);
         a0 = smlad(x13, sxtb16_ror8(v0), smlad(x02, sxtb16(v0), a0));
         a1 = smlad(x13, sxtb16_ror8(v1), smlad(x02, sxtb16(v1), a1));
-        a2 = smlad(x13, sxtb16_ror8(v2), smlad(x02, sxtb16(v2), a2));
-        a3 = smlad(x13, sxtb16_ror8(v3), smlad(x02, sxtb16(v3), a3));
     }
     for c in n / 4 * 4..n {
         let v = x[c].value() + offset;
         a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
         a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
-        a2 = a2.wrapping_add(w2[c].value().wrapping_mul(v));
-        a3 = a3.wrapping_add(w3[c].value().wrapping_mul(v));
     }
-    *acc = [a0, a1, a2, a3];
+    (a0, a1)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -577,7 +599,7 @@ pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 }
 
 /// CONV_2D ([`conv2d`]) with input and output in `buf`: the output channels of each pixel in
-/// chunks ([`Filters`]), each chunk's window read before any of its outputs is written, the
+/// chunks (`Filters`), each chunk's window read before any of its outputs is written, the
 /// chunks and pixels in `at.direction`. A write only ever comes later than in the contract's
 /// one-element-a-step order (never a read), so every placement the contract accepts stays safe.
 #[allow(clippy::too_many_arguments)]

@@ -119,7 +119,7 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
 }
 
 /// DEPTHWISE_CONV_2D ([`depthwise_conv2d`]) with input and output in `buf`: the channels of
-/// each output pixel in chunks ([`Channels::pixel`]), each chunk's taps read before any of its
+/// each output pixel in chunks (`Channels::pixel`), each chunk's taps read before any of its
 /// outputs is written, the chunks and the pixels in `at.direction`. A write only ever comes
 /// later than in the contract's one-element-a-step order (never a read), so every placement
 /// the contract accepts stays safe.
