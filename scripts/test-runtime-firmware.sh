@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fast on-target subset of the runtime (a step for scripts/test): fmt and clippy of
 # firmware/runtime, then hello_world_int8, micro_speech_quantized and hello_world_float (float32,
-# soft-float) on QEMU's lm3s6965evb, and the two small int8 models on mps2-an386 (Cortex-M4F),
+# soft-float) on QEMU's lm3s6965evb, and the three small int8 models on mps2-an386 (Cortex-M4F),
 # each checking its outputs (I/O in the plan and in the SHARED region) against the output the
 # host computed at build time. From the repository root:
 #
@@ -42,13 +42,16 @@ for m in hello_world_int8 micro_speech_quantized hello_world_float; do
   }
 done
 # Cortex-M4F (thumbv7em-none-eabihf, target-cpu=cortex-m4) on QEMU mps2-an386: the build the
-# speed figures use, and the only one that compiles the M-profile DSP path.
+# speed figures use, and the only one that compiles the DSP path (src/dsp.rs): micro_speech's
+# DEPTHWISE_CONV_2D (one input channel, multiplier 8), kws_ref_model's CONV_2D (SMLAD) and
+# DEPTHWISE_CONV_2D (four channels a word), each output checked against the host's.
 echo "==> firmware/runtime for mps2-an386 (Cortex-M4F): clippy, build"
 an386=(--release -q --no-default-features --features mps2-an386 --target thumbv7em-none-eabihf
   --target-dir target/mps2-an386)
-cargo clippy "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized -- -D warnings
-cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized
-for m in hello_world_int8 micro_speech_quantized; do
+cargo clippy "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
+  -- -D warnings
+cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model
+for m in hello_world_int8 micro_speech_quantized kws_ref_model; do
   echo "==> $m on mps2-an386"
   out=$(timeout 120 ./qemu-run.sh mps2-an386 \
     "target/mps2-an386/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || {
@@ -62,4 +65,4 @@ for m in hello_world_int8 micro_speech_quantized; do
     exit 1
   }
 done
-echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F) and hello_world_float equal the host on target"
+echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F), kws_ref_model (M4F) and hello_world_float equal the host on target"
