@@ -307,14 +307,75 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
         bias,
         output.len(),
     )?;
-    let k = Filters::new(p, multipliers, shifts, filter, bias);
+    run_plain(
+        &Filters::new(p, multipliers, shifts, filter, bias),
+        input,
+        output,
+    )
+}
+
+/// A convolution whose output channels are computed in chunks of up to [`LANES`] (CONV_2D's
+/// `Filters`, DEPTHWISE_CONV_2D's `Channels`): what the one pixel loop of the plain
+/// ([`run_plain`]) and the overlapped ([`run_overlapped`]) kernels asks of it.
+pub(crate) trait Lanes {
+    /// One chunk of a pixel's output channels.
+    type Chunk: Copy;
+    /// The parameters.
+    fn params(&self) -> &ConvParams;
+    /// Calls `f(chunk, first channel, channels)` on the chunks of one pixel, together each
+    /// output channel once, in `dir` order.
+    fn pixel(&self, dir: Direction, f: impl FnMut(Self::Chunk, usize, usize));
+    /// The outputs of `chunk` of the pixel whose window is `ys` × `xs`, the batch's input at
+    /// `x[x_b]` (the chunk's count of values first).
+    fn chunk<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        c: Self::Chunk,
+    ) -> [i8; LANES];
+}
+
+/// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward.
+#[inline(always)]
+pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
+    k: &K,
+    input: &[X],
+    output: &mut [O],
+) -> Result<(), KernelError> {
+    let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
     for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(Direction::Forward, |oc, n| {
-            let v = k.chunk(input, b * pixel, &ys, &xs, oc, n);
+        k.pixel(Direction::Forward, |c, oc, n| {
+            let v = k.chunk(input, b * pixel, &ys, &xs, c);
             for (o, v) in output[first + oc..][..n].iter_mut().zip(v) {
                 *o = O::from_i8(v);
+            }
+        });
+        Ok(())
+    })
+}
+
+/// Runs `k` with input and output in `buf` (the overlapped kernel, placement already
+/// checked): each chunk's reads before any of its writes, the chunks and pixels in
+/// `at.direction`. A write only ever comes later than in the contract's one-element-a-step
+/// order (never a read), so every placement the contract accepts stays safe.
+#[inline(always)]
+pub(crate) fn run_overlapped<K: Lanes>(
+    k: &K,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    let p = k.params();
+    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        k.pixel(at.direction, |c, oc, n| {
+            let v = k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c);
+            for (o, v) in buf[at.output + first + oc..][..n].iter_mut().zip(v) {
+                *o = u8::from_i8(v);
             }
         });
         Ok(())
@@ -357,20 +418,28 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             rows: f_d == in_d && p.dilation_w == 1,
         }
     }
+}
 
-    /// Calls `f(oc, n)` on the chunks of one pixel's output channels (each channel once,
-    /// ascending or descending): [`LANES`] channels of one group, then one at a time.
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B, T> {
+    /// Output channels `oc .. oc + n` of one group.
+    type Chunk = (usize, usize);
+
+    fn params(&self) -> &ConvParams {
+        self.p
+    }
+
+    /// [`LANES`] channels of one group at a time, then one at a time.
     #[inline(always)]
-    fn pixel(&self, dir: Direction, mut f: impl FnMut(usize, usize)) {
+    fn pixel(&self, dir: Direction, mut f: impl FnMut((usize, usize), usize, usize)) {
         let groups = self.p.output_shape[3] / self.per_group;
         for g in ordered(groups, dir) {
             let base = g * self.per_group;
-            lane_chunks(self.per_group, LANES, dir, |j, n| f(base + j, n));
+            lane_chunks(self.per_group, LANES, dir, |j, n| {
+                f((base + j, n), base + j, n)
+            });
         }
     }
 
-    /// The outputs of channels `oc .. oc + n` of the pixel whose window is `ys` × `xs`, the
-    /// batch's input at `x[x_b]` (the first `n` values are the chunk's).
     #[inline(always)]
     fn chunk<X: Int8>(
         &self,
@@ -378,8 +447,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         x_b: usize,
         ys: &Taps,
         xs: &Taps,
-        oc: usize,
-        n: usize,
+        (oc, n): (usize, usize),
     ) -> [i8; LANES] {
         let acc = if n == LANES {
             self.taps::<LANES, X>(x, x_b, ys, xs, oc)
@@ -398,7 +466,9 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         }
         out
     }
+}
 
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// The accumulators of `N` output channels from `oc` (one group) over the window's taps.
     /// Wrapping sums: the products in any order give TFLM's accumulator exactly.
     #[inline(always)]
@@ -615,18 +685,7 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &contract(p, false), buf, &at)?;
-    let k = Filters::new(p, multipliers, shifts, filter, bias);
-    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(at.direction, |oc, n| {
-            let v = k.chunk(&buf[at.input..], b * pixel, &ys, &xs, oc, n);
-            for (o, v) in buf[at.output + first + oc..][..n].iter_mut().zip(v) {
-                *o = u8::from_i8(v);
-            }
-        });
-        Ok(())
-    })
+    run_overlapped(&Filters::new(p, multipliers, shifts, filter, bias), buf, at)
 }
 
 /// The sliding window of a prepared convolution: depthwise (`depthwise`: output channel `oc`

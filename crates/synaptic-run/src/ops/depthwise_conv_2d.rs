@@ -11,8 +11,8 @@ use synaptic_tflite::code;
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
-    prepare_conv, prepare_conv_f32, requantize, spatial, ConvF32Params, ConvOptions, ConvParams,
-    Taps, LANES,
+    prepare_conv, prepare_conv_f32, requantize, run_overlapped, run_plain, spatial, ConvF32Params,
+    ConvOptions, ConvParams, Lanes, Taps, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -104,18 +104,11 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
         bias,
         output.len(),
     )?;
-    let k = Channels::new(p, multipliers, shifts, filter, bias);
-    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(Direction::Forward, |c| {
-            let v = k.chunk(input, b * pixel, &ys, &xs, c);
-            for (o, v) in output[first + c.oc..][..c.n].iter_mut().zip(v) {
-                *o = O::from_i8(v);
-            }
-        });
-        Ok(())
-    })
+    run_plain(
+        &Channels::new(p, multipliers, shifts, filter, bias),
+        input,
+        output,
+    )
 }
 
 /// DEPTHWISE_CONV_2D ([`depthwise_conv2d`]) with input and output in `buf`: the channels of
@@ -136,18 +129,11 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
     const OP: &str = "DEPTHWISE_CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &contract(p, true), buf, &at)?;
-    let k = Channels::new(p, multipliers, shifts, filter, bias);
-    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(at.direction, |c| {
-            let v = k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c);
-            for (o, v) in buf[at.output + first + c.oc..][..c.n].iter_mut().zip(v) {
-                *o = u8::from_i8(v);
-            }
-        });
-        Ok(())
-    })
+    run_overlapped(
+        &Channels::new(p, multipliers, shifts, filter, bias),
+        buf,
+        at,
+    )
 }
 
 /// Output channels `oc .. oc + n` of one pixel, computed together ([`Channels::chunk`]):
@@ -185,63 +171,6 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
             filter,
             bias,
         }
-    }
-
-    /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
-    /// once, ascending (`Forward`) or descending: [`LANES`] channels of consecutive input
-    /// channels (multiplier 1), or of one input channel (its `multiplier` outputs), then one
-    /// channel at a time for the rest.
-    #[inline(always)]
-    fn pixel(&self, dir: Direction, mut f: impl FnMut(Chunk)) {
-        let out_d = self.p.output_shape[3];
-        let dm = self.p.depth_multiplier;
-        if dm == 1 {
-            lane_chunks(out_d, LANES, dir, |j, n| {
-                f(Chunk {
-                    oc: j,
-                    ic: j,
-                    n,
-                    spread: true,
-                })
-            });
-        } else {
-            for ic in ordered(self.p.input_shape[3], dir) {
-                lane_chunks(dm, LANES, dir, |j, n| {
-                    f(Chunk {
-                        oc: ic * dm + j,
-                        ic,
-                        n,
-                        spread: false,
-                    })
-                });
-            }
-        }
-    }
-
-    /// The outputs of chunk `c` of the pixel whose window is `ys` × `xs`, the batch's input
-    /// starting at `x[x_b]` (the first `c.n` values are the chunk's). Inlined in the plain and
-    /// the overlapped kernel: a call per chunk would cost ~0.7 instructions per MAC on a 3×3
-    /// window.
-    #[inline(always)]
-    fn chunk<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk) -> [i8; LANES] {
-        let acc = match (c.n, c.spread) {
-            (LANES, true) => self.taps::<LANES, 1, X>(x, x_b, ys, xs, c),
-            (LANES, false) => self.taps::<LANES, 0, X>(x, x_b, ys, xs, c),
-            _ => {
-                let [a] = self.taps::<1, 0, X>(x, x_b, ys, xs, c);
-                [a, 0, 0, 0]
-            }
-        };
-        let mut out = [0i8; LANES];
-        for (j, (o, acc)) in out.iter_mut().zip(acc).take(c.n).enumerate() {
-            let oc = c.oc + j;
-            let acc = match self.bias {
-                Some(bias) => acc.wrapping_add(bias.at(oc)),
-                None => acc,
-            };
-            *o = requantize(acc, self.multipliers.at(oc), self.shifts.at(oc), self.p);
-        }
-        out
     }
 
     /// The accumulators of `N` output channels from `c.oc` over the window's taps: channel
@@ -334,6 +263,73 @@ impl Kernel for DepthwiseConv2d {
         let (w, bias) = (io.bytes(1), io.bias(2));
         depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
         Ok(p.output_shape.iter().product())
+    }
+}
+
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, B, T> {
+    type Chunk = Chunk;
+
+    fn params(&self) -> &ConvParams {
+        self.p
+    }
+
+    /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
+    /// once, ascending (`Forward`) or descending: [`LANES`] channels of consecutive input
+    /// channels (multiplier 1), or of one input channel (its `multiplier` outputs), then one
+    /// channel at a time for the rest.
+    #[inline(always)]
+    fn pixel(&self, dir: Direction, mut f: impl FnMut(Chunk, usize, usize)) {
+        let out_d = self.p.output_shape[3];
+        let dm = self.p.depth_multiplier;
+        if dm == 1 {
+            lane_chunks(out_d, LANES, dir, |j, n| {
+                let c = Chunk {
+                    oc: j,
+                    ic: j,
+                    n,
+                    spread: true,
+                };
+                f(c, c.oc, n)
+            });
+        } else {
+            for ic in ordered(self.p.input_shape[3], dir) {
+                lane_chunks(dm, LANES, dir, |j, n| {
+                    let c = Chunk {
+                        oc: ic * dm + j,
+                        ic,
+                        n,
+                        spread: false,
+                    };
+                    f(c, c.oc, n)
+                });
+            }
+        }
+    }
+
+    /// The outputs of chunk `c` of the pixel whose window is `ys` × `xs`, the batch's input
+    /// starting at `x[x_b]` (the first `c.n` values are the chunk's). Inlined in the plain and
+    /// the overlapped kernel: a call per chunk would cost ~0.7 instructions per MAC on a 3×3
+    /// window.
+    #[inline(always)]
+    fn chunk<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk) -> [i8; LANES] {
+        let acc = match (c.n, c.spread) {
+            (LANES, true) => self.taps::<LANES, 1, X>(x, x_b, ys, xs, c),
+            (LANES, false) => self.taps::<LANES, 0, X>(x, x_b, ys, xs, c),
+            _ => {
+                let [a] = self.taps::<1, 0, X>(x, x_b, ys, xs, c);
+                [a, 0, 0, 0]
+            }
+        };
+        let mut out = [0i8; LANES];
+        for (j, (o, acc)) in out.iter_mut().zip(acc).take(c.n).enumerate() {
+            let oc = c.oc + j;
+            let acc = match self.bias {
+                Some(bias) => acc.wrapping_add(bias.at(oc)),
+                None => acc,
+            };
+            *o = requantize(acc, self.multipliers.at(oc), self.shifts.at(oc), self.p);
+        }
+        out
     }
 }
 
