@@ -440,7 +440,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         }
     }
 
-    #[inline(always)]
+    // Not inlined: one copy for the plain and the overlapped kernel, and the call's fresh
+    // registers beat the inlined loop's spills (M4: pretrainedResnet_quant 49.1 M → 47.8 M
+    // instructions, 7.6 KB less flash).
+    #[inline(never)]
     fn chunk<X: Int8>(
         &self,
         x: &[X],
