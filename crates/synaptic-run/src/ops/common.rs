@@ -93,9 +93,9 @@ pub trait Int8: Copy {
 }
 
 /// Four int8 values as one little-endian word (one load where the target allows unaligned
-/// words: the DSP kernels' SIMD lanes).
+/// words: the DSP kernels' SIMD lanes; built only where they are).
+#[cfg(synaptic_dsp)]
 #[inline(always)]
-#[allow(dead_code)] // Read by the DSP paths only.
 pub(crate) fn word<X: Int8>(v: &[X; 4]) -> u32 {
     u32::from_le_bytes([v[0].byte(), v[1].byte(), v[2].byte(), v[3].byte()])
 }
