@@ -150,6 +150,8 @@ pub trait Int32s {
     fn count(&self) -> usize;
     /// Element `i` (`i < count()`; the kernels check the count first).
     fn at(&self, i: usize) -> i32;
+    /// Elements `i .. i + 4` (`i + 4 <= count()`): one bounds check for the four.
+    fn at4(&self, i: usize) -> [i32; 4];
 }
 
 impl Int32s for [i32] {
@@ -160,6 +162,11 @@ impl Int32s for [i32] {
     #[inline(always)]
     fn at(&self, i: usize) -> i32 {
         self[i]
+    }
+    #[inline(always)]
+    fn at4(&self, i: usize) -> [i32; 4] {
+        let v = &self[i..][..4];
+        [v[0], v[1], v[2], v[3]]
     }
 }
 
@@ -177,6 +184,13 @@ impl Int32s for LeI32<'_> {
     fn at(&self, i: usize) -> i32 {
         let b = &self.0[4 * i..4 * i + 4];
         i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+    #[inline(always)]
+    fn at4(&self, i: usize) -> [i32; 4] {
+        let b = &self.0[4 * i..][..16];
+        core::array::from_fn(|j| {
+            i32::from_le_bytes([b[4 * j], b[4 * j + 1], b[4 * j + 2], b[4 * j + 3]])
+        })
     }
 }
 
@@ -221,6 +235,11 @@ impl Int32s for [u32] {
     #[inline(always)]
     fn at(&self, i: usize) -> i32 {
         self[i] as i32
+    }
+    #[inline(always)]
+    fn at4(&self, i: usize) -> [i32; 4] {
+        let v = &self[i..][..4];
+        [v[0] as i32, v[1] as i32, v[2] as i32, v[3] as i32]
     }
 }
 

@@ -284,6 +284,40 @@ pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) 
     v.max(p.act_min).min(p.act_max) as i8
 }
 
+/// The output values of the accumulators of channels `c .. c + n` (`n` of [`LANES`]; shared
+/// with DEPTHWISE_CONV_2D): bias added, [`requantize`]d. A whole chunk reads its four biases
+/// and table entries with one bounds check each.
+#[inline(always)]
+pub(crate) fn requantize_chunk<B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    acc: [i32; LANES],
+    c: usize,
+    n: usize,
+    bias: Option<&B>,
+    multipliers: &T,
+    shifts: &T,
+    p: &ConvParams,
+) -> [i8; LANES] {
+    let mut out = [0i8; LANES];
+    if n == LANES {
+        let b = bias.map_or([0; LANES], |b| b.at4(c));
+        let (m, s) = (multipliers.at4(c), shifts.at4(c));
+        for j in 0..LANES {
+            out[j] = requantize(acc[j].wrapping_add(b[j]), m[j], s[j], p);
+        }
+    } else {
+        for (j, (o, &acc)) in out.iter_mut().zip(&acc[..n]).enumerate() {
+            let b = bias.map_or(0, |b| b.at(c + j));
+            *o = requantize(
+                acc.wrapping_add(b),
+                multipliers.at(c + j),
+                shifts.at(c + j),
+                p,
+            );
+        }
+    }
+    out
+}
+
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
 /// Input and output as `i8` or as their bytes (what the interpreter passes: one copy of the
 /// kernel for its plain and overlapped runs). The output channels of a pixel are computed
@@ -314,9 +348,10 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
     )
 }
 
-/// A convolution whose output channels are computed in chunks of up to [`LANES`] (CONV_2D's
-/// `Filters`, DEPTHWISE_CONV_2D's `Channels`): what the one pixel loop of the plain
-/// ([`run_plain`]) and the overlapped ([`run_overlapped`]) kernels asks of it.
+/// A convolution whose output channels are computed in chunks (CONV_2D's `Filters`: up to
+/// [`LANES`] filters; DEPTHWISE_CONV_2D's `Channels`: up to its `BLOCK` channels): what the
+/// one pixel loop of the plain ([`run_plain`]) and the overlapped ([`run_overlapped`])
+/// kernels asks of it.
 pub(crate) trait Lanes {
     /// One chunk of a pixel's output channels.
     type Chunk: Copy;
@@ -325,8 +360,8 @@ pub(crate) trait Lanes {
     /// Calls `f(chunk, first channel, channels)` on the chunks of one pixel, together each
     /// output channel once, in `dir` order.
     fn pixel(&self, dir: Direction, f: impl FnMut(Self::Chunk, usize, usize));
-    /// The outputs of `chunk` of the pixel whose window is `ys` × `xs`, the batch's input at
-    /// `x[x_b]` (the chunk's count of values first).
+    /// Writes the output values of `chunk` (as many as `out` holds: at most [`BLOCK`]) of the
+    /// pixel whose window is `ys` × `xs`, the batch's input at `x[x_b]`.
     fn chunk<X: Int8>(
         &self,
         x: &[X],
@@ -334,7 +369,8 @@ pub(crate) trait Lanes {
         ys: &Taps,
         xs: &Taps,
         c: Self::Chunk,
-    ) -> [i8; LANES];
+        out: &mut [i8],
+    );
 }
 
 /// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward.
@@ -346,11 +382,13 @@ pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+    let mut values = [0i8; BLOCK];
     for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(Direction::Forward, |c, oc, n| {
-            let v = k.chunk(input, b * pixel, &ys, &xs, c);
-            for (o, v) in output[first + oc..][..n].iter_mut().zip(v) {
+            let v = &mut values[..n];
+            k.chunk(input, b * pixel, &ys, &xs, c, v);
+            for (o, &v) in output[first + oc..][..n].iter_mut().zip(&*v) {
                 *o = O::from_i8(v);
             }
         });
@@ -360,8 +398,8 @@ pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
 
 /// Runs `k` with input and output in `buf` (the overlapped kernel, placement already
 /// checked): each chunk's reads before any of its writes, the chunks and pixels in
-/// `at.direction`. A write only ever comes later than in the contract's one-element-a-step
-/// order (never a read), so every placement the contract accepts stays safe.
+/// `at.direction`. A read only ever comes earlier and a write later than in the contract's
+/// one-element-a-step order, so every placement the contract accepts stays safe.
 #[inline(always)]
 pub(crate) fn run_overlapped<K: Lanes>(
     k: &K,
@@ -370,11 +408,13 @@ pub(crate) fn run_overlapped<K: Lanes>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+    let mut values = [0i8; BLOCK];
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(at.direction, |c, oc, n| {
-            let v = k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c);
-            for (o, v) in buf[at.output + first + oc..][..n].iter_mut().zip(v) {
+            let v = &mut values[..n];
+            k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c, v);
+            for (o, &v) in buf[at.output + first + oc..][..n].iter_mut().zip(&*v) {
                 *o = u8::from_i8(v);
             }
         });
@@ -393,6 +433,8 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     per_group: usize,
     /// A filter row's taps are one run of input bytes (no groups, no dilation across).
     rows: bool,
+    /// A 1×1 filter without groups ([`Filters::pointwise`]).
+    pointwise: bool,
 }
 
 /// Output channels a convolution computes together: four accumulators in registers.
@@ -416,6 +458,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             bias,
             per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
             rows: f_d == in_d && p.dilation_w == 1,
+            pointwise: f_d == in_d && p.filter_shape[1] == 1 && p.filter_shape[2] == 1,
         }
     }
 }
@@ -428,10 +471,21 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         self.p
     }
 
-    /// [`LANES`] channels of one group at a time, then one at a time.
+    /// A 1×1 filter without groups: blocks of up to [`BLOCK`] filters
+    /// ([`Filters::pointwise`]); otherwise [`LANES`] channels of one group at a time, then one
+    /// at a time.
     #[inline(always)]
     fn pixel(&self, dir: Direction, mut f: impl FnMut((usize, usize), usize, usize)) {
-        let groups = self.p.output_shape[3] / self.per_group;
+        let out_d = self.p.output_shape[3];
+        if self.pointwise {
+            for k in ordered(out_d.div_ceil(BLOCK), dir) {
+                let oc = k * BLOCK;
+                let n = (out_d - oc).min(BLOCK);
+                f((oc, n), oc, n)
+            }
+            return;
+        }
+        let groups = out_d / self.per_group;
         for g in ordered(groups, dir) {
             let base = g * self.per_group;
             lane_chunks(self.per_group, LANES, dir, |j, n| {
@@ -451,27 +505,70 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         ys: &Taps,
         xs: &Taps,
         (oc, n): (usize, usize),
-    ) -> [i8; LANES] {
+        out: &mut [i8],
+    ) {
+        if self.pointwise {
+            return self.pointwise(x, x_b, ys, xs, oc, out);
+        }
         let acc = if n == LANES {
             self.taps::<LANES, X>(x, x_b, ys, xs, oc)
         } else {
             let [a] = self.taps::<1, X>(x, x_b, ys, xs, oc);
             [a, 0, 0, 0]
         };
-        let mut out = [0i8; LANES];
-        for (j, (o, acc)) in out.iter_mut().zip(acc).take(n).enumerate() {
-            let c = oc + j;
-            let acc = match self.bias {
-                Some(bias) => acc.wrapping_add(bias.at(c)),
-                None => acc,
-            };
-            *o = requantize(acc, self.multipliers.at(c), self.shifts.at(c), self.p);
+        let v = requantize_chunk(acc, oc, n, self.bias, self.multipliers, self.shifts, self.p);
+        for (o, v) in out.iter_mut().zip(v) {
+            *o = v;
         }
-        out
     }
 }
 
+/// Output channels of one pixel a convolution computes in one call ([`Filters::block`];
+/// DEPTHWISE_CONV_2D's blocks too): their values on the stack.
+pub(crate) const BLOCK: usize = 64;
+
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
+    /// A 1×1 filter without groups: the output values of filters `oc ..` (`out.len()` of
+    /// them) at the pixel whose input tap is `ys` × `xs` (none: padding), two filters at a
+    /// time ([`dot2`]: each input word read once for both), the block's filters one run of
+    /// weights walked a pair at a time (no bounds inside).
+    #[inline(always)]
+    fn pointwise<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+        out: &mut [i8],
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let off = p.input_offset;
+        let xr = if ys.taps.is_empty() || xs.taps.is_empty() {
+            &x[..0]
+        } else {
+            &x[x_b + (ys.first * in_w + xs.first) * in_d..][..in_d]
+        };
+        let d = in_d.max(1);
+        let ws = &self.filter[oc * d..][..out.len() * d];
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        let (m, s) = (self.multipliers, self.shifts);
+        let mut c = oc;
+        let mut outs = out.chunks_exact_mut(2);
+        for (w, o) in ws.chunks_exact(2 * d).zip(&mut outs) {
+            let (w0, w1) = w.split_at(d);
+            let (a0, a1) = dot2(acc_of(c), acc_of(c + 1), xr, w0, w1, off);
+            o[0] = requantize(a0, m.at(c), s.at(c), p);
+            o[1] = requantize(a1, m.at(c + 1), s.at(c + 1), p);
+            c += 2;
+        }
+        if let [o] = outs.into_remainder() {
+            let a = dot(acc_of(c), xr, &ws[ws.len() - d..], off);
+            *o = requantize(a, m.at(c), s.at(c), p);
+        }
+    }
+
     /// The accumulators of `N` output channels from `oc` (one group) over the window's taps.
     /// Wrapping sums: the products in any order give TFLM's accumulator exactly.
     #[inline(always)]
@@ -591,6 +688,28 @@ fn dot4_scalar<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANE
         a3 = a3.wrapping_add(w3[c].value().wrapping_mul(v));
     }
     *acc = [a0, a1, a2, a3];
+}
+
+/// Two dot products sharing their input: `a_k += Σ (x[c] + offset) · w_k[c]` (portable: each
+/// input read and offset once for both filters).
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+fn dot2<X: Int8, W: Int8>(
+    mut a0: i32,
+    mut a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    let n = x.len();
+    let (w0, w1) = (&w0[..n], &w1[..n]);
+    for c in 0..n {
+        let v = x[c].value() + offset;
+        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
+        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
+    }
+    (a0, a1)
 }
 
 /// [`dot4`] on the DSP extension, as two passes of two filters ([`dot2`]: what fits the

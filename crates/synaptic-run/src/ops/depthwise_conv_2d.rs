@@ -11,8 +11,8 @@ use synaptic_tflite::code;
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
-    prepare_conv, prepare_conv_f32, requantize, run_overlapped, run_plain, spatial, ConvF32Params,
-    ConvOptions, ConvParams, Lanes, Taps, LANES,
+    prepare_conv, prepare_conv_f32, requantize, requantize_chunk, run_overlapped, run_plain,
+    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -136,16 +136,31 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
     )
 }
 
-/// Output channels `oc .. oc + n` of one pixel, computed together ([`Channels::chunk`]):
-/// output channel `oc + j` reads input channel `ic + j·spread` (`spread` 1 with multiplier 1;
-/// 0 for the `multiplier` outputs of one input channel).
+/// Output channels `oc .. oc + n` of one pixel, computed together ([`Channels::chunk`]).
 #[derive(Debug, Clone, Copy)]
 struct Chunk {
     oc: usize,
     ic: usize,
     n: usize,
-    spread: bool,
+    how: How,
 }
+
+/// How a chunk's accumulators are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// Multiplier 1, few channels: [`LANES`] channels in registers over the whole window
+    /// ([`Channels::run4`]).
+    Lanes,
+    /// Multiplier 1: up to [`BLOCK`] channels in memory, a tap at a time
+    /// ([`Channels::block`]).
+    Block,
+    /// The outputs of the one input channel `ic` (a multiplier over 1), or one channel.
+    Taps,
+}
+
+/// The fewest channels a depthwise convolution with multiplier 1 computes in blocks (fewer:
+/// [`How::Lanes`], whose registers beat the block's per-tap setup; M4, person_detect).
+const BLOCK_FROM: usize = 32;
 
 /// The channels of a depthwise convolution: what every output pixel shares (tables, filter).
 struct Channels<'a, W, B: ?Sized, T: ?Sized> {
@@ -173,12 +188,12 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
         }
     }
 
-    /// The accumulators of `N` output channels from `c.oc` over the window's taps: channel
-    /// `c.oc + j` reads input `c.ic + j·SPREAD` of each tap (`SPREAD`: `c.spread`), its weight of tap `(fy, fx)` at
+    /// The accumulators of `N` output channels from `c.oc`, all of input channel `c.ic`, over
+    /// the window's taps: the weight of channel `c.oc + j` at tap `(fy, fx)` is at
     /// `(fy·f_w + fx)·out_d + c.oc + j`. Wrapping sums: the products in any order give TFLM's
     /// accumulator exactly.
     #[inline(always)]
-    fn taps<const N: usize, const SPREAD: usize, X: Int8>(
+    fn taps<const N: usize, X: Int8>(
         &self,
         x: &[X],
         x_b: usize,
@@ -191,7 +206,6 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
         let f_w = p.filter_shape[2];
         let out_d = p.output_shape[3];
         let x_step = in_d * p.dilation_w;
-        let span = (N - 1) * SPREAD + 1;
         let off = p.input_offset;
         let mut acc = [0i32; N];
         let n = xs.taps.len();
@@ -202,22 +216,21 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
             let xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
             let wi = (fy * f_w + xs.taps.start) * out_d + c.oc;
             // The row's taps: inputs `x_step` apart, weights `out_d` apart, sliced once.
-            let xr = &x[xi..][..(n - 1) * x_step + span];
+            let xr = &x[xi..][..(n - 1) * x_step + 1];
             let wr = &self.filter[wi..][..(n - 1) * out_d + N];
-            if x_step >= span && out_d >= N {
+            if x_step >= 1 && out_d >= N {
                 // Every tap but the last in exact chunks (no per-tap bounds or offsets).
                 let (xh, xl) = xr.split_at((n - 1) * x_step);
                 let (wh, wl) = wr.split_at((n - 1) * out_d);
                 for (xc, wc) in xh.chunks_exact(x_step).zip(wh.chunks_exact(out_d)) {
-                    mac::<N, SPREAD, X, W>(&mut acc, &xc[..span], &wc[..N], off);
+                    mac::<N, X, W>(&mut acc, xc[0], &wc[..N], off);
                 }
-                mac::<N, SPREAD, X, W>(&mut acc, xl, wl, off);
+                mac::<N, X, W>(&mut acc, xl[0], wl, off);
             } else {
                 // Dilation 0: every tap at the same input column.
                 for t in 0..n {
-                    let xv = &xr[t * x_step..][..span];
                     let wv = &wr[t * out_d..][..N];
-                    mac::<N, SPREAD, X, W>(&mut acc, xv, wv, off);
+                    mac::<N, X, W>(&mut acc, xr[t * x_step], wv, off);
                 }
             }
         }
@@ -274,33 +287,40 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     }
 
     /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
-    /// once, ascending (`Forward`) or descending: [`LANES`] channels of consecutive input
-    /// channels (multiplier 1), or of one input channel (its `multiplier` outputs), then one
-    /// channel at a time for the rest.
+    /// once, ascending (`Forward`) or descending: with multiplier 1, blocks of up to
+    /// [`BLOCK`] channels ([`How::Block`]) or, with fewer than [`BLOCK_FROM`] channels and no
+    /// dilation across, [`LANES`] at a time ([`How::Lanes`]); otherwise per input channel,
+    /// its `multiplier` outputs [`LANES`] at a time, then one at a time ([`How::Taps`]).
     #[inline(always)]
     fn pixel(&self, dir: Direction, mut f: impl FnMut(Chunk, usize, usize)) {
         let out_d = self.p.output_shape[3];
         let dm = self.p.depth_multiplier;
-        if dm == 1 {
-            lane_chunks(out_d, LANES, dir, |j, n| {
-                let c = Chunk {
-                    oc: j,
-                    ic: j,
-                    n,
-                    spread: true,
-                };
-                f(c, c.oc, n)
+        if dm == 1 && out_d < BLOCK_FROM && self.p.dilation_w == 1 {
+            lane_chunks(out_d, LANES, dir, |oc, n| {
+                let how = if n == LANES { How::Lanes } else { How::Taps };
+                f(Chunk { oc, ic: oc, n, how }, oc, n)
             });
+        } else if dm == 1 {
+            for k in ordered(out_d.div_ceil(BLOCK), dir) {
+                let oc = k * BLOCK;
+                let n = (out_d - oc).min(BLOCK);
+                let how = How::Block;
+                f(Chunk { oc, ic: oc, n, how }, oc, n)
+            }
         } else {
             for ic in ordered(self.p.input_shape[3], dir) {
                 lane_chunks(dm, LANES, dir, |j, n| {
-                    let c = Chunk {
-                        oc: ic * dm + j,
-                        ic,
+                    let oc = ic * dm + j;
+                    f(
+                        Chunk {
+                            oc,
+                            ic,
+                            n,
+                            how: How::Taps,
+                        },
+                        oc,
                         n,
-                        spread: false,
-                    };
-                    f(c, c.oc, n)
+                    )
                 });
             }
         }
@@ -309,50 +329,150 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     /// The outputs of chunk `c` of the pixel whose window is `ys` × `xs`, the batch's input
     /// starting at `x[x_b]` (the first `c.n` values are the chunk's). Not inlined: one copy
     /// for the plain and the overlapped kernel, and the call's fresh registers beat the
-    /// inlined loop's spills (M4: micro_speech_quantized 2.79 M → 2.60 M instructions, 3.4 KB
-    /// less flash).
+    /// inlined loop's spills.
     #[inline(never)]
-    fn chunk<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk) -> [i8; LANES] {
-        let acc = match (c.n, c.spread) {
-            (LANES, true) => self.taps::<LANES, 1, X>(x, x_b, ys, xs, c),
-            (LANES, false) => self.taps::<LANES, 0, X>(x, x_b, ys, xs, c),
+    fn chunk<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk, out: &mut [i8]) {
+        if c.how == How::Block {
+            let mut acc = [0i32; BLOCK];
+            let acc = &mut acc[..c.n];
+            if let Some(bias) = self.bias {
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a = bias.at(c.oc + j);
+                }
+            }
+            self.block(acc, x, x_b, ys, xs, c.oc);
+            let (m, s) = (self.multipliers, self.shifts);
+            for (j, (o, &a)) in out.iter_mut().zip(acc.iter()).enumerate() {
+                *o = requantize(a, m.at(c.oc + j), s.at(c.oc + j), self.p);
+            }
+            return;
+        }
+        let acc = match (c.how, c.n) {
+            (How::Lanes, _) => self.run4(x, x_b, ys, xs, c.oc),
+            (_, LANES) => self.taps::<LANES, X>(x, x_b, ys, xs, c),
             _ => {
-                let [a] = self.taps::<1, 0, X>(x, x_b, ys, xs, c);
+                let [a] = self.taps::<1, X>(x, x_b, ys, xs, c);
                 [a, 0, 0, 0]
             }
         };
-        let mut out = [0i8; LANES];
-        for (j, (o, acc)) in out.iter_mut().zip(acc).take(c.n).enumerate() {
-            let oc = c.oc + j;
-            let acc = match self.bias {
-                Some(bias) => acc.wrapping_add(bias.at(oc)),
-                None => acc,
-            };
-            *o = requantize(acc, self.multipliers.at(oc), self.shifts.at(oc), self.p);
+        let v = requantize_chunk(
+            acc,
+            c.oc,
+            c.n,
+            self.bias,
+            self.multipliers,
+            self.shifts,
+            self.p,
+        );
+        for (o, v) in out.iter_mut().zip(v) {
+            *o = v;
         }
-        out
     }
 }
 
-/// One tap of `N` lanes: `acc[j] += (x[j·SPREAD] + offset)·w[j]`, wrapping ([`mac4`] for
-/// four lanes).
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
+    /// Multiplier 1, dilation 1 across: the accumulators of the [`LANES`] channels from `oc`
+    /// over the window's taps, each tap one word of input and one of weights ([`mac4`]); each
+    /// window row one run of whole pixels (input) and of whole taps (weights), walked a pixel
+    /// at a time.
+    #[inline(always)]
+    fn run4<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, oc: usize) -> [i32; LANES] {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let f_w = p.filter_shape[2];
+        let row = xs.taps.len() * in_d;
+        let off = p.input_offset;
+        let mut acc = [0i32; LANES];
+        for (fy, in_y) in ys.iter() {
+            let xr = &x[x_b + (in_y * in_w + xs.first) * in_d..][..row];
+            let wr = &self.filter[(fy * f_w + xs.taps.start) * in_d..][..row];
+            for (xt, wt) in xr.chunks_exact(in_d).zip(wr.chunks_exact(in_d)) {
+                if let (Ok(xv), Ok(wv)) = (
+                    <&[X; LANES]>::try_from(&xt[oc..oc + LANES]),
+                    <&[W; LANES]>::try_from(&wt[oc..oc + LANES]),
+                ) {
+                    mac4::<1, X, W>(&mut acc, xv, wv, off);
+                }
+            }
+        }
+        acc
+    }
+
+    /// Multiplier 1: `acc[j] += Σ (x + offset) · w` of channel `oc + j` over the window's
+    /// taps, a tap at a time for the whole block ([`mac_run`]: no bounds or offsets inside a
+    /// tap), the taps by running offsets.
+    #[inline(always)]
+    fn block<X: Int8>(
+        &self,
+        acc: &mut [i32],
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let f_w = p.filter_shape[2];
+        let n = acc.len();
+        let (x_col, x_row, w_row) = (in_d * p.dilation_w, in_w * in_d * p.dilation_h, f_w * in_d);
+        let mut xr = x_b + (ys.first * in_w + xs.first) * in_d + oc;
+        let mut wr = (ys.taps.start * f_w + xs.taps.start) * in_d + oc;
+        for _ in 0..ys.taps.len() {
+            let (mut xi, mut wi) = (xr, wr);
+            for _ in 0..xs.taps.len() {
+                mac_run(acc, &x[xi..][..n], &self.filter[wi..][..n], p.input_offset);
+                xi = xi.wrapping_add(x_col);
+                wi = wi.wrapping_add(in_d);
+            }
+            xr = xr.wrapping_add(x_row);
+            wr = wr.wrapping_add(w_row);
+        }
+    }
+}
+
+/// `acc[j] += (x[j] + offset) · w[j]` for every `j`, wrapping (portable).
+#[cfg(not(synaptic_dsp))]
 #[inline(always)]
-fn mac<const N: usize, const SPREAD: usize, X: Int8, W: Int8>(
-    acc: &mut [i32; N],
-    x: &[X],
-    w: &[W],
-    offset: i32,
-) {
+fn mac_run<X: Int8, W: Int8>(acc: &mut [i32], x: &[X], w: &[W], offset: i32) {
+    for ((a, x), w) in acc.iter_mut().zip(x).zip(w) {
+        *a = a.wrapping_add(w.value().wrapping_mul(x.value() + offset));
+    }
+}
+
+/// [`mac_run`] on the DSP extension: four channels a step ([`mac4`]), the rest one at a time.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn mac_run<X: Int8, W: Int8>(acc: &mut [i32], x: &[X], w: &[W], offset: i32) {
+    let n = acc.len() / LANES * LANES;
+    let (a4, x4, w4) = (
+        acc[..n].chunks_exact_mut(LANES),
+        x[..n].chunks_exact(LANES),
+        w[..n].chunks_exact(LANES),
+    );
+    for ((a, x), w) in a4.zip(x4).zip(w4) {
+        if let (Ok(a), Ok(w)) = (<&mut [i32; LANES]>::try_from(a), <&[W; LANES]>::try_from(w)) {
+            mac4::<1, X, W>(a, x, w, offset);
+        }
+    }
+    for ((a, x), w) in acc[n..].iter_mut().zip(&x[n..]).zip(&w[n..]) {
+        *a = a.wrapping_add(w.value().wrapping_mul(x.value() + offset));
+    }
+}
+
+/// One tap of `N` lanes of one input value: `acc[j] += (x + offset)·w[j]`, wrapping
+/// ([`mac4`] for four lanes).
+#[inline(always)]
+fn mac<const N: usize, X: Int8, W: Int8>(acc: &mut [i32; N], x: X, w: &[W], offset: i32) {
     if let (Ok(a), Ok(w4)) = (
         <&mut [i32; LANES]>::try_from(&mut acc[..]),
         <&[W; LANES]>::try_from(w),
     ) {
         // Four lanes (N is LANES: a constant test).
-        mac4::<SPREAD, X, W>(a, x, w4, offset);
+        mac4::<0, X, W>(a, &[x], w4, offset);
     } else {
         for j in 0..N {
-            let xj = x[j * SPREAD].value() + offset;
-            acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(xj));
+            acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(x.value() + offset));
         }
     }
 }

@@ -173,8 +173,9 @@ fn case(
 
 /// [`case`], the corruption counted `past` bytes past the bound (the first byte past it is
 /// refused all the same): a kernel that writes a chunk of elements after reading for all of
-/// them (CONV_2D's [`crate::ops::conv_2d::LANES`] filters) is safe a little past its
-/// element-by-element contract, which stays conservative, tight to within a chunk.
+/// them (the convolutions' [`crate::ops::conv_2d::BLOCK`] channels of a pixel) is safe a
+/// little past its element-by-element contract, which stays conservative, tight to within a
+/// chunk.
 fn case_past(
     contract: &Contract,
     input: &[u8],
@@ -240,8 +241,14 @@ fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])>
     }
     let (qi, qo) = (rng.quant(), rng.quant());
     if depthwise {
-        // Past one chunk of lanes and its remainder, by channel and by multiplier.
-        let c = rng.range(1, 9);
+        // Past one chunk of lanes and its remainder, by multiplier; past one block of
+        // channels (multiplier 1) and its remainder, now and then.
+        let block = crate::ops::conv_2d::BLOCK;
+        let c = if rng.next() % 4 == 0 {
+            rng.range(block - 3, block + 7)
+        } else {
+            rng.range(1, 9)
+        };
         let dm = if rng.next() & 1 == 0 {
             1
         } else {
@@ -255,10 +262,16 @@ fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])>
         let p = ConvParams::depthwise(&d, &[b, h, w, c], &f, &[b, oh, ow, c * dm], qi, qo).ok()?;
         Some((p, f))
     } else {
-        // Filters per group past one chunk of lanes and its remainder.
+        // Filters per group past one chunk of lanes and its remainder; without groups, past
+        // one block of filters and its remainder now and then.
         let groups = rng.range(1, 2);
         let fd = rng.range(1, 6);
-        let oc = groups * rng.range(1, 9);
+        let block = crate::ops::conv_2d::BLOCK;
+        let oc = if groups == 1 && rng.next() % 4 == 0 {
+            rng.range(block - 3, block + 7)
+        } else {
+            groups * rng.range(1, 9)
+        };
         let f = [oc, kh, kw, fd];
         let p = ConvParams::conv2d(&opts, &[b, h, w, fd * groups], &f, &[b, oh, ow, oc], qi, qo)
             .ok()?;
@@ -304,11 +317,8 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
         }
     };
     let c = crate::ops::conv_2d::contract(&p, depthwise);
-    let past = if depthwise {
-        1
-    } else {
-        crate::ops::conv_2d::LANES as i64
-    };
+    // Both write a block of a pixel's channels after reading for all of them.
+    let past = crate::ops::conv_2d::BLOCK as i64;
     case_past(&c, &as_u8(&input), &as_u8(&expected), &mut rng, &run, past)
 }
 
