@@ -33,6 +33,9 @@
 #   state <model> <bytes>
 #   ram-program <model> <instructions-per-inference> <ram-bytes> <output-checksum>
 #   plain <model> <instructions-per-inference> <ram-bytes>     (the plain plan, program in flash)
+#   jitter <model> <max - min> runs <n> min <instructions> max <instructions>
+#                      (the first inference repeated: REPEAT=100 times, the float images 5)
+#   flash <model> <runtime-code-bytes>    (no model, program, constants or board support)
 # then the other figures (shared-I/O RAM and instructions, arena calls, arena sizes, QEMU wall
 # time) and a comparison table with TFLM. ram-bytes = persistent (plan descriptors; with the
 # RAM program also the program) + planned activations + scratch (0) + shared (0 with I/O in
@@ -76,6 +79,20 @@ done
 cargo build --release -q -p synmem
 synmem="$root/target/release/synmem"
 
+# flash <model> <runtime code bytes> (scripts/runtime-code-bytes.py: the code of the runtime and
+# what it pulls from core, without the model, the program, any constant or the board support);
+# image <model> <the image's text, as arm-none-eabi-size counts it: vectors, code, model,
+# program, constants>.
+flash_lines() {
+  printf 'flash %s %s\n' "$2" "$(python3 "$root/scripts/runtime-code-bytes.py" "$1" "$2")"
+  printf 'image %s %s\n' "$2" "$(arm-none-eabi-size -A "$1" | awk '$1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')"
+}
+
+# Every int8 image repeats its first inference REPEAT more times (the jitter line); the float
+# images (soft-float: up to 1.4 G instructions an inference) REPEAT_FLOAT times.
+repeat=${REPEAT:-100}
+repeat_float=${REPEAT_FLOAT:-5}
+export SYNAPTIC_REPEAT=$repeat
 cd "$root/firmware/runtime"
 t0=$(date +%s)
 if [ "$need_lm3s" = 1 ]; then
@@ -85,11 +102,12 @@ if [ "$need_mps2" = 1 ]; then
   cargo build --release -q --no-default-features --features mps2-an385 --target-dir target/mps2-an385
 fi
 if [ ${#float_lm3s[@]} -gt 0 ]; then
-  cargo build --release -q --features float32 "${float_lm3s[@]}" --target-dir target/lm3s6965-f32
+  SYNAPTIC_REPEAT=$repeat_float cargo build --release -q --features float32 "${float_lm3s[@]}" \
+    --target-dir target/lm3s6965-f32
 fi
 if [ ${#float_mps2[@]} -gt 0 ]; then
-  cargo build --release -q --no-default-features --features mps2-an385,float32 "${float_mps2[@]}" \
-    --target-dir target/mps2-an385-f32
+  SYNAPTIC_REPEAT=$repeat_float cargo build --release -q --no-default-features \
+    --features mps2-an385,float32 "${float_mps2[@]}" --target-dir target/mps2-an385-f32
 fi
 echo "build: $(($(date +%s) - t0)) s" >&2
 
@@ -106,8 +124,7 @@ for m in $models; do
   set -e
   end=$(date +%s.%N)
   printf 'qemu-seconds %s %.2f\n' "$m" "$(echo "$end - $start" | bc)" >>"$log/$m"
-  # Flash: the image's text as arm-none-eabi-size counts it (vectors, code, model, program, constants).
-  printf 'flash %s %s\n' "$m" "$(arm-none-eabi-size -A "$elf" | awk '$1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')" >>"$log/$m"
+  flash_lines "$elf" "$m" >>"$log/$m"
   if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/$m"; then
     cat "$log/$m" "$log/$m.err" >&2
     echo "$m: FAILED on target (QEMU exit $rc)" >&2
@@ -155,7 +172,7 @@ if [ -n "$m4_models" ]; then
     timeout 1800 ./qemu-run.sh mps2-an386 "$elf" </dev/null >"$log/m4/$m" 2>"$log/m4/$m.err"
     rc=$?
     set -e
-    printf 'flash %s %s\n' "$m" "$(arm-none-eabi-size -A "$elf" | awk '$1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')" >>"$log/m4/$m"
+    flash_lines "$elf" "$m" >>"$log/m4/$m"
     if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/m4/$m"; then
       cat "$log/m4/$m" "$log/m4/$m.err" >&2
       echo "$m: FAILED on the Cortex-M4 (QEMU exit $rc)" >&2
@@ -177,10 +194,11 @@ for m in $models; do
   grep -E "^state $m " "$log/$m" || true
   grep -E "^ram-program $m " "$log/$m" || true
   grep -E "^plain $m " "$log/$m" || true
+  grep -E "^(jitter|flash) $m " "$log/$m" | sed 's/$/ m3/' || true
 done
 for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
-  grep -E "^(run|ram-program|plain) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+  grep -E "^(run|ram-program|plain|jitter|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
 echo
 echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
@@ -188,15 +206,17 @@ echo "# arena-calls <model> <instructions of the arena's own calls of one infere
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
 echo "# load <model> <instructions of Interpreter::with_program (verifies the program)>;"
 echo "# load-ram-program <model> <instructions of Interpreter::new (compiles it into the arena)>;"
-echo "# program <model> <bytes of the program in flash>; flash <model> <text bytes of the image, as arm-none-eabi-size>;"
+echo "# program <model> <bytes of the program in flash>; flash <model> <bytes of runtime code (no model, program, constants or board)>;"
+echo "# image <model> <text bytes of the image, as arm-none-eabi-size>;"
+echo "# jitter <model> <max - min instructions> runs <n> min <instructions> max <instructions> (the same inference repeated)"
 echo "# op <model> <i> <instructions to the end of operator i>"
 for m in $models; do
   [ -f "$log/$m" ] || continue
-  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|flash|op|counter|qemu-seconds) $m " "$log/$m" || true
+  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|flash|image|jitter|op|counter|qemu-seconds) $m " "$log/$m" || true
 done
 for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
-  grep -E "^(shared|load|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+  grep -E "^(shared|load|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
 
 echo
@@ -270,16 +290,21 @@ for m in models:
             f[w[0]] = w[2:]
     if "run" not in f:
         continue
-    rows.append((m, int(f["run"][0]), int(f["run"][1]), int(f["flash"][0])))
+    rows.append((m, int(f["run"][0]), int(f["run"][1]), int(f["flash"][0]), int(f["image"][0]),
+                 int(f["jitter"][0]) if "jitter" in f else None))
 if rows:
     print()
     print("Cortex-M4F (mps2-an386), against TFLM + CMSIS-NN on the same machine:")
     print()
-    print("| model | instr (ours, M4) | instr (TFLM+CMSIS-NN, M4) | ours ÷ CMSIS-NN | RAM exact, I/O in plan | CMSIS-NN arena | RAM ÷ arena | flash (ours, M4 image) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for m, n, ram, fl in rows:
+    print("| model | instr (ours, M4) | instr (TFLM+CMSIS-NN, M4) | ours ÷ CMSIS-NN | max − min, repeated | RAM exact, I/O in plan | CMSIS-NN arena | RAM ÷ arena | runtime code B | image B |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    g = 1.0
+    for m, n, ram, fl, im, jit in rows:
         ti, ta = nn[m]
-        print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} |")
+        g *= n / ti
+        j = "-" if jit is None else f"{jit:,}"
+        print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {j} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} | {im:,} |")
+    print(f"\ngeometric mean of ours ÷ CMSIS-NN: {g ** (1 / len(rows)):.2f}")
 EOF
 cat "$table"
 if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
@@ -297,11 +322,11 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
     echo '```text'
     for m in $models; do
       [ -f "$log/$m" ] || continue
-      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash) $m " "$log/$m" | sed 's/$/ m3/' || true
+      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash|image|jitter) $m " "$log/$m" | sed 's/$/ m3/' || true
     done
     for m in $m4_models; do
       [ -f "$log/m4/$m" ] || continue
-      grep -E "^(run|ram-program|plain|shared|load|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+      grep -E "^(run|ram-program|plain|shared|load|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
     done
     echo '```'
   } >"$out"

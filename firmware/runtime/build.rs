@@ -71,6 +71,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_MODELS");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_SEED");
+    println!("cargo:rerun-if-env-changed=SYNAPTIC_REPEAT");
     let feature = |f: &str| env::var_os(format!("CARGO_FEATURE_{f}")).is_some();
     let boards = ["LM3S6965", "MPS2_AN385", "MPS2_AN386"]
         .iter()
@@ -118,6 +119,18 @@ fn main() {
     );
     let _ = writeln!(src, "/// Input seed (`synmem run --random SEED`).");
     let _ = writeln!(src, "pub const SEED: u64 = {seed};");
+    let repeat: u32 = env::var("SYNAPTIC_REPEAT")
+        .ok()
+        .map(|s| {
+            s.parse()
+                .expect("SYNAPTIC_REPEAT must be an unsigned integer")
+        })
+        .unwrap_or(0);
+    let _ = writeln!(
+        src,
+        "/// Inferences the image repeats for the `jitter` line (`SYNAPTIC_REPEAT`; 0: none)."
+    );
+    let _ = writeln!(src, "pub const REPEAT: u32 = {repeat};");
     for name in &models {
         src.push_str(&model_module(&dir, name, seed, &out));
     }

@@ -242,10 +242,8 @@ pub struct Requantizer {
     /// The right shift of [`rounding_divide_by_pot`] (at most 31 for every multiplier
     /// [`quantize_multiplier`] derives; a larger one is taken modulo 32).
     right: u32,
-    /// `2^right / 2`: the rounding bias of the right shift.
-    half: i32,
-    /// All ones if `right > 0` (a negative value is biased one less), else 0.
-    neg: i32,
+    /// `2^right - 1`: the bits the right shift drops.
+    mask: i32,
 }
 
 impl Requantizer {
@@ -258,8 +256,7 @@ impl Requantizer {
             multiplier,
             left: 1i32.wrapping_shl(left_shift as u32),
             right,
-            half: ((1u32 << right) >> 1) as i32,
-            neg: if right > 0 { -1 } else { 0 },
+            mask: ((1u32 << right) - 1) as i32,
         }
     }
 
@@ -291,13 +288,11 @@ impl Requantizer {
     /// The rounding divide of [`Self::apply`].
     #[inline(always)]
     fn divide(&self, v: i32) -> i32 {
-        // RoundingDivideByPOT(v, right): `v / 2^right` rounded half away from zero, which is
-        // `floor((v + half - [v < 0]) / 2^right)` (the `- 1` only for `right > 0`): one add,
-        // a sign mask and an arithmetic shift, unless `v + half` overflows (then TFLM's form).
-        match v.checked_add(self.half) {
-            Some(t) => (t + ((v >> 31) & self.neg)) >> self.right,
-            None => rounding_divide_by_pot(v, self.right),
-        }
+        // RoundingDivideByPOT(v, right) as TFLM writes it, the mask made once: the dropped
+        // bits against half the mask (one more for a negative value), the sign bit a shift.
+        let remainder = v & self.mask;
+        let threshold = (self.mask >> 1) + ((v as u32) >> 31) as i32;
+        (v >> self.right) + i32::from(remainder > threshold)
     }
 }
 

@@ -274,6 +274,29 @@ fn infer<O: OpSet>(
         for (op, n) in prof[..n_ops].iter().enumerate() {
             hprintln!("op {} {} {}", spec.name, op, n);
         }
+        // Deterministic time: the same inference `models::REPEAT` times more, each output
+        // checked, the spread of their instruction counts.
+        if models::REPEAT > 0 {
+            let (mut lo, mut hi, mut same) = (u64::MAX, 0u64, true);
+            for _ in 0..models::REPEAT {
+                let (k, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
+                r.unwrap_or_else(|e| fail("inference", &e));
+                same &= *out == *spec.expected;
+                (lo, hi) = (lo.min(k), hi.max(k));
+            }
+            hprintln!(
+                "jitter {} {} runs {} min {} max {}",
+                spec.name,
+                hi - lo,
+                models::REPEAT,
+                lo,
+                hi
+            );
+            if !same {
+                hprintln!("error: {} a repeated inference's output differs", spec.name);
+                debug::exit(debug::EXIT_FAILURE);
+            }
+        }
     }
     let ram = net.memory().total() + runner.stats().scratch_peak;
     (n, fnv1a(out), ram, out == spec.expected)
