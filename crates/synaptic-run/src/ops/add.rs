@@ -12,8 +12,8 @@ use super::float::FloatRange;
 use super::{Prep, Prepared};
 use crate::error::{KernelError, LoadError};
 use crate::math::{
-    activation_range_i8, int8_zero_point, multiply_by_quantized_multiplier_smaller_than_one_exp,
-    quantize_multiplier_smaller_than_one_exp, Activation, QuantParams,
+    activation_range_i8, int8_zero_point, quantize_multiplier_smaller_than_one_exp, Activation,
+    QuantParams, Requantizer,
 };
 
 /// The builtins this module prepares.
@@ -100,24 +100,36 @@ impl Elementwise for AddParams {
 
     #[inline]
     fn value(&self, x: i32, y: i32) -> i8 {
-        let a = (self.input1_offset + x).wrapping_mul(1 << self.left_shift);
-        let b = (self.input2_offset + y).wrapping_mul(1 << self.left_shift);
-        let a =
-            multiply_by_quantized_multiplier_smaller_than_one_exp(a, self.input1.0, self.input1.1);
-        let b =
-            multiply_by_quantized_multiplier_smaller_than_one_exp(b, self.input2.0, self.input2.1);
-        let sum = a.wrapping_add(b);
-        let raw = multiply_by_quantized_multiplier_smaller_than_one_exp(
-            sum,
-            self.output.0,
-            self.output.1,
-        )
-        .wrapping_add(self.output_offset);
-        raw.max(self.act_min).min(self.act_max) as i8
+        (self.values())(x, y)
+    }
+
+    /// The three `SmallerThanOneExp` multiplies as [`Requantizer`]s (a shift of at most 0:
+    /// the same arithmetic), made once: per element two shifts, three high multiplies and
+    /// three rounding shifts. The shifted inputs (`±255 · 2^20`) and their sum never reach
+    /// `i32::MIN`, so no multiply saturates unless a multiplier is `i32::MIN` (then the
+    /// saturating form, decided once).
+    #[inline(always)]
+    fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
+        let r = [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s));
+        let plain = !r.iter().any(Requantizer::can_saturate);
+        let shift = |v: i32| v.wrapping_mul(1i32.wrapping_shl(self.left_shift as u32));
+        #[inline(always)]
+        move |x, y| {
+            let (a, b) = (shift(self.input1_offset + x), shift(self.input2_offset + y));
+            let apply = |r: &Requantizer, v| {
+                if plain {
+                    r.apply_unsaturated(v)
+                } else {
+                    r.apply(v)
+                }
+            };
+            let sum = apply(&r[0], a).wrapping_add(apply(&r[1], b));
+            let raw = apply(&r[2], sum).wrapping_add(self.output_offset);
+            raw.max(self.act_min).min(self.act_max) as i8
+        }
     }
 }
 
-/// Prepares ADD.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     if super::binary::is_float(cx) {
         let (range, broadcast) = super::binary::prepare_f32(cx)?;

@@ -12,7 +12,7 @@ use super::common::{Dims, Int8, MAX_DIMS};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
-use crate::contract::Contract;
+use crate::contract::{Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::format::codec::Words;
 use crate::math::Activation;
@@ -188,6 +188,12 @@ pub trait Elementwise: Copy {
     fn broadcast(&self) -> &Broadcast;
     /// One output from the two input values (input 1's, input 2's).
     fn value(&self, x: i32, y: i32) -> i8;
+    /// [`Self::value`] for a whole run: what depends only on the parameters made once (the
+    /// kernels call this, then the function per element).
+    #[inline(always)]
+    fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
+        move |x, y| self.value(x, y)
+    }
 }
 
 /// Runs element-wise operator `p` on its two operands (activations or constants).
@@ -197,9 +203,9 @@ pub fn run<P: Elementwise, A: Int8, B: Int8>(
     in2: &[B],
     output: &mut [i8],
 ) -> Result<(), KernelError> {
-    p.broadcast().run(P::NAME, in1, in2, output, |x, y| {
-        p.value(x.value(), y.value())
-    })
+    let f = p.values();
+    p.broadcast()
+        .run(P::NAME, in1, in2, output, |x, y| f(x.value(), y.value()))
 }
 
 /// Runs element-wise operator `p` with its input `which` (0 or 1, of the output's shape) and
@@ -224,13 +230,33 @@ pub fn run_in_place<P: Elementwise, T: Int8>(
         other.len(),
     )?;
     check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
+    let f = p.values();
+    if bc.same {
+        // No broadcast: element `j` of both inputs, a plain loop (each element read, then
+        // written: the contract's order).
+        let other = &other[..n];
+        let mut step = |j: usize| {
+            let (mine, theirs) = (i32::from(x8(buf, at.input, j)), other[j].value());
+            let v = if which == 0 {
+                f(mine, theirs)
+            } else {
+                f(theirs, mine)
+            };
+            buf[at.output + j] = v as u8;
+        };
+        match at.direction {
+            Direction::Forward => (0..n).for_each(&mut step),
+            Direction::Backward => (0..n).rev().for_each(&mut step),
+        }
+        return Ok(());
+    }
     drive::<1>(buf, at.output, n, at.direction, |buf, j| {
         let mine = i32::from(x8(buf, at.input, j));
         let theirs = other[bc.index(o, j)].value();
         let v = if which == 0 {
-            p.value(mine, theirs)
+            f(mine, theirs)
         } else {
-            p.value(theirs, mine)
+            f(theirs, mine)
         };
         Ok([v as u8])
     })

@@ -435,6 +435,9 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     rows: bool,
     /// A 1×1 filter without groups ([`Filters::pointwise`]).
     pointwise: bool,
+    /// Another filter without groups of at most [`MAX_WINDOW`] weights
+    /// ([`Filters::gathered`]).
+    gathered: bool,
 }
 
 /// Output channels a convolution computes together: four accumulators in registers.
@@ -459,6 +462,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise: f_d == in_d && p.filter_shape[1] == 1 && p.filter_shape[2] == 1,
+            gathered: f_d == in_d && p.filter_shape[1..].iter().product::<usize>() <= MAX_WINDOW,
         }
     }
 }
@@ -471,13 +475,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         self.p
     }
 
-    /// A 1×1 filter without groups: blocks of up to [`BLOCK`] filters
-    /// ([`Filters::pointwise`]); otherwise [`LANES`] channels of one group at a time, then one
+    /// A 1×1 filter without groups, or one of at most [`MAX_WINDOW`] weights: blocks of up to
+    /// [`BLOCK`] filters ([`Filters::pointwise`], [`Filters::gathered`]); otherwise [`LANES`] channels of one group at a time, then one
     /// at a time.
     #[inline(always)]
     fn pixel(&self, dir: Direction, mut f: impl FnMut((usize, usize), usize, usize)) {
         let out_d = self.p.output_shape[3];
-        if self.pointwise {
+        if self.pointwise || self.gathered {
             for k in ordered(out_d.div_ceil(BLOCK), dir) {
                 let oc = k * BLOCK;
                 let n = (out_d - oc).min(BLOCK);
@@ -510,13 +514,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
         }
-        let acc = if n == LANES {
-            self.taps::<LANES, X>(x, x_b, ys, xs, oc)
-        } else {
-            let [a] = self.taps::<1, X>(x, x_b, ys, xs, oc);
-            [a, 0, 0, 0]
-        };
-        let v = requantize_chunk(acc, oc, n, self.bias, self.multipliers, self.shifts, self.p);
+        if self.gathered {
+            return self.gathered(x, x_b, ys, xs, oc, out);
+        }
+        let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
             *o = v;
         }
@@ -531,8 +532,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// A 1×1 filter without groups: the output values of filters `oc ..` (`out.len()` of
     /// them) at the pixel whose input tap is `ys` × `xs` (none: padding), two filters at a
     /// time ([`dot2`]: each input word read once for both), the block's filters one run of
-    /// weights walked a pair at a time (no bounds inside).
-    #[inline(always)]
+    /// weights walked a pair at a time (no bounds inside). Not inlined into the chunk: the
+    /// general path's registers stay its own.
+    #[inline(never)]
     fn pointwise<X: Int8>(
         &self,
         x: &[X],
@@ -567,6 +569,75 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             let a = dot(acc_of(c), xr, &ws[ws.len() - d..], off);
             *o = requantize(a, m.at(c), s.at(c), p);
         }
+    }
+
+    /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
+    /// `oc ..` (`out.len()` of them) at the pixel whose window is `ys` × `xs`. The window's
+    /// input values, offset, gathered once ([`Gathered`]: 0 at the taps outside the input, which
+    /// TFLM skips), then two filters at a time over one run of weights each.
+    #[inline(never)]
+    fn gathered<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+        out: &mut [i8],
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let k = f_h * f_w * f_d;
+        let mut win = Gathered::new(k);
+        for (fy, in_y) in ys.iter() {
+            for (fx, in_x) in xs.iter() {
+                let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
+                let at = (fy * f_w + fx) * f_d;
+                for (c, v) in xt.iter().enumerate() {
+                    win.set(at + c, v.value() + p.input_offset);
+                }
+            }
+        }
+        let k = k.max(1);
+        let ws = &self.filter[oc * k..][..out.len() * k];
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        let (m, s) = (self.multipliers, self.shifts);
+        let mut c = oc;
+        let mut outs = out.chunks_exact_mut(2);
+        for (w, o) in ws.chunks_exact(2 * k).zip(&mut outs) {
+            let (w0, w1) = w.split_at(k);
+            let (a0, a1) = win.dot2(acc_of(c), acc_of(c + 1), w0, w1);
+            o[0] = requantize(a0, m.at(c), s.at(c), p);
+            o[1] = requantize(a1, m.at(c + 1), s.at(c + 1), p);
+            c += 2;
+        }
+        if let [o] = outs.into_remainder() {
+            let w = &ws[ws.len() - k..];
+            let (a, _) = win.dot2(acc_of(c), 0, w, w);
+            *o = requantize(a, m.at(c), s.at(c), p);
+        }
+    }
+
+    /// The output values of the `n` (1 or [`LANES`]) filters from `oc` of one group over the
+    /// window's taps. Not inlined: its registers its own.
+    #[inline(never)]
+    fn lanes<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        oc: usize,
+        n: usize,
+    ) -> [i8; LANES] {
+        let acc = if n == LANES {
+            self.taps::<LANES, X>(x, x_b, ys, xs, oc)
+        } else {
+            let [a] = self.taps::<1, X>(x, x_b, ys, xs, oc);
+            [a, 0, 0, 0]
+        };
+        requantize_chunk(acc, oc, n, self.bias, self.multipliers, self.shifts, self.p)
     }
 
     /// The accumulators of `N` output channels from `oc` (one group) over the window's taps.
@@ -615,6 +686,108 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             }
         }
         acc
+    }
+}
+
+/// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]): the
+/// window's values take 256 B of stack.
+pub(crate) const MAX_WINDOW: usize = 64;
+
+/// A filter window's input values, offset (`x + input_offset`, within ±255), in the filter's
+/// order: one `i32` each (portable).
+#[cfg(not(synaptic_dsp))]
+struct Gathered {
+    v: [i32; MAX_WINDOW],
+    k: usize,
+}
+
+#[cfg(not(synaptic_dsp))]
+impl Gathered {
+    /// `k` (at most [`MAX_WINDOW`]) values, all 0.
+    #[inline(always)]
+    fn new(k: usize) -> Self {
+        Gathered {
+            v: [0; MAX_WINDOW],
+            k: k.min(MAX_WINDOW),
+        }
+    }
+
+    /// Value `i` is `v`.
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: i32) {
+        self.v[i] = v;
+    }
+
+    /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping.
+    #[inline(always)]
+    fn dot2<W: Int8>(&self, mut a0: i32, mut a1: i32, w0: &[W], w1: &[W]) -> (i32, i32) {
+        for ((v, w0), w1) in self.v[..self.k].iter().zip(w0).zip(w1) {
+            a0 = a0.wrapping_add(w0.value().wrapping_mul(*v));
+            a1 = a1.wrapping_add(w1.value().wrapping_mul(*v));
+        }
+        (a0, a1)
+    }
+}
+
+/// A filter window's input values, offset, on the DSP extension: per four values a pair of
+/// words of signed halfwords, `(v0, v2)` then `(v1, v3)`, the order `SXTB16` splits a word of
+/// four weights into, so each `SMLAD` takes a pair of each.
+#[cfg(synaptic_dsp)]
+struct Gathered {
+    v: [u32; MAX_WINDOW / 2],
+    k: usize,
+}
+
+#[cfg(synaptic_dsp)]
+impl Gathered {
+    /// `k` (at most [`MAX_WINDOW`]) values, all 0.
+    #[inline(always)]
+    fn new(k: usize) -> Self {
+        Gathered {
+            v: [0; MAX_WINDOW / 2],
+            k: k.min(MAX_WINDOW),
+        }
+    }
+
+    /// The word and bit of value `i`.
+    #[inline(always)]
+    fn at(i: usize) -> (usize, u32) {
+        (i / 4 * 2 + (i & 1), 16 * ((i as u32 >> 1) & 1))
+    }
+
+    /// Value `i` is `v` (set once, from 0).
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: i32) {
+        let (w, bit) = Self::at(i);
+        self.v[w] |= (v as u32 & 0xffff) << bit;
+    }
+
+    /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping: four values a step (a word of
+    /// weights each, two `SMLAD`s), the last `k mod 4` one at a time.
+    #[inline(always)]
+    fn dot2<W: Int8>(&self, mut a0: i32, mut a1: i32, w0: &[W], w1: &[W]) -> (i32, i32) {
+        use super::common::word;
+        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
+        let n = self.k / 4 * 4;
+        let quads = self.v[..n / 2]
+            .chunks_exact(2)
+            .zip(w0[..n].chunks_exact(4))
+            .zip(w1[..n].chunks_exact(4));
+        for ((v, q0), q1) in quads {
+            if let (Ok(q0), Ok(q1)) = (<&[W; 4]>::try_from(q0), <&[W; 4]>::try_from(q1)) {
+                let (v02, v13) = (v[0], v[1]);
+                let (u0, u1) = (word(q0), word(q1));
+                a0 = smlad(v13, sxtb16_ror8(u0), smlad(v02, sxtb16(u0), a0));
+                a1 = smlad(v13, sxtb16_ror8(u1), smlad(v02, sxtb16(u1), a1));
+            }
+        }
+        for i in n..self.k {
+            let (w, bit) = Self::at(i);
+            let v = i32::from((self.v[w] >> bit) as u16 as i16);
+            a0 = a0.wrapping_add(w0[i].value().wrapping_mul(v));
+            a1 = a1.wrapping_add(w1[i].value().wrapping_mul(v));
+        }
+        (a0, a1)
     }
 }
 

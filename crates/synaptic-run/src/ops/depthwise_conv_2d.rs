@@ -12,7 +12,7 @@ use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
     prepare_conv, prepare_conv_f32, requantize, requantize_chunk, run_overlapped, run_plain,
-    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES,
+    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES, MAX_WINDOW,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -349,6 +349,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         }
         let acc = match (c.how, c.n) {
             (How::Lanes, _) => self.run4(x, x_b, ys, xs, c.oc),
+            (_, LANES) if self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_WINDOW => {
+                self.gathered4(x, x_b, ys, xs, c)
+            }
             (_, LANES) => self.taps::<LANES, X>(x, x_b, ys, xs, c),
             _ => {
                 let [a] = self.taps::<1, X>(x, x_b, ys, xs, c);
@@ -371,6 +374,40 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
 }
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
+    /// A multiplier over 1, at most [`MAX_WINDOW`] taps: the accumulators of the [`LANES`]
+    /// outputs from `c.oc` of input channel `c.ic`, its window's values gathered once
+    /// (offset; 0 at the taps outside the input, which TFLM skips), then every tap's four
+    /// weights one word ([`mac4_value`]), the taps' weight rows walked in order.
+    #[inline(always)]
+    fn gathered4<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        c: Chunk,
+    ) -> [i32; LANES] {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, out_d] = p.filter_shape;
+        let k = (f_h * f_w).min(MAX_WINDOW);
+        let mut win = [0i32; MAX_WINDOW];
+        for (fy, in_y) in ys.iter() {
+            for (fx, in_x) in xs.iter() {
+                win[fy * f_w + fx] =
+                    x[x_b + (in_y * in_w + in_x) * in_d + c.ic].value() + p.input_offset;
+            }
+        }
+        let mut acc = [0i32; LANES];
+        let rows = self.filter.chunks_exact(out_d.max(1));
+        for (&v, row) in win[..k].iter().zip(rows) {
+            if let Ok(w) = <&[W; LANES]>::try_from(&row[c.oc..c.oc + LANES]) {
+                mac4_value(&mut acc, v, w);
+            }
+        }
+        acc
+    }
+
     /// Multiplier 1, dilation 1 across: the accumulators of the [`LANES`] channels from `oc`
     /// over the window's taps, each tap one word of input and one of weights ([`mac4`]); each
     /// window row one run of whole pixels (input) and of whole taps (weights), walked a pixel
@@ -519,6 +556,31 @@ fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
     acc[1] = smlabb(x13, w13, acc[1]);
     acc[2] = smlatt(x02, w02, acc[2]);
     acc[3] = smlatt(x13, w13, acc[3]);
+}
+
+/// `acc[j] += v · w[j]` for the four lanes, wrapping, `v` an input value already offset
+/// (portable).
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
+    for j in 0..LANES {
+        acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(v));
+    }
+}
+
+/// [`mac4_value`] on the DSP extension: `v` in both halfwords, the weights' word split into
+/// even and odd lanes (`SXTB16`), one `SMLABB`/`SMLATT` per lane.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
+    use crate::dsp::{smlabb, smlatt, sxtb16, sxtb16_ror8};
+    let ww = super::common::word(w);
+    let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
+    let v = (v as u32 & 0xffff) * 0x1_0001;
+    acc[0] = smlabb(v, w02, acc[0]);
+    acc[1] = smlabb(v, w13, acc[1]);
+    acc[2] = smlatt(v, w02, acc[2]);
+    acc[3] = smlatt(v, w13, acc[3]);
 }
 
 /// DEPTHWISE_CONV_2D, float32, as `reference_ops::DepthwiseConv` (float) computes it: per
