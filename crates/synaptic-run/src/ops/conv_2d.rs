@@ -361,7 +361,9 @@ pub(crate) trait Lanes {
     /// output channel once, in `dir` order.
     fn pixel(&self, dir: Direction, f: impl FnMut(Self::Chunk, usize, usize));
     /// Writes the output values of `chunk` (as many as `out` holds: at most [`BLOCK`]) of the
-    /// pixel whose window is `ys` × `xs`, the batch's input at `x[x_b]`.
+    /// pixel whose window is `ys` × `xs`, the batch's input at `x[x_b]` (`win`: the loop's
+    /// gathered window, for the kernels that gather one).
+    #[allow(clippy::too_many_arguments)]
     fn chunk<X: Int8>(
         &self,
         x: &[X],
@@ -370,7 +372,25 @@ pub(crate) trait Lanes {
         xs: &Taps,
         c: Self::Chunk,
         out: &mut [i8],
+        win: &mut Gathered,
     );
+}
+
+/// What a convolution's pixel loop keeps across pixels (on the stack, made once a call): a
+/// chunk's output values and a gathered window.
+pub(crate) struct Temps {
+    values: [i8; BLOCK],
+    window: Gathered,
+}
+
+impl Temps {
+    #[inline(always)]
+    fn new() -> Self {
+        Temps {
+            values: [0; BLOCK],
+            window: Gathered::new(),
+        }
+    }
 }
 
 /// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward.
@@ -382,12 +402,12 @@ pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut values = [0i8; BLOCK];
+    let mut t = Temps::new();
     for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(Direction::Forward, |c, oc, n| {
-            let v = &mut values[..n];
-            k.chunk(input, b * pixel, &ys, &xs, c, v);
+            let v = &mut t.values[..n];
+            k.chunk(input, b * pixel, &ys, &xs, c, v, &mut t.window);
             for (o, &v) in output[first + oc..][..n].iter_mut().zip(&*v) {
                 *o = O::from_i8(v);
             }
@@ -408,12 +428,12 @@ pub(crate) fn run_overlapped<K: Lanes>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut values = [0i8; BLOCK];
+    let mut t = Temps::new();
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(at.direction, |c, oc, n| {
-            let v = &mut values[..n];
-            k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c, v);
+            let v = &mut t.values[..n];
+            k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c, v, &mut t.window);
             for (o, &v) in buf[at.output + first + oc..][..n].iter_mut().zip(&*v) {
                 *o = u8::from_i8(v);
             }
@@ -510,12 +530,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         xs: &Taps,
         (oc, n): (usize, usize),
         out: &mut [i8],
+        win: &mut Gathered,
     ) {
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
         }
         if self.gathered {
-            return self.gathered(x, x_b, ys, xs, oc, out);
+            return self.gathered(x, x_b, ys, xs, oc, out, win);
         }
         let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
@@ -575,6 +596,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// `oc ..` (`out.len()` of them) at the pixel whose window is `ys` × `xs`. The window's
     /// input values, offset, gathered once ([`Gathered`]: 0 at the taps outside the input, which
     /// TFLM skips), then two filters at a time over one run of weights each.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn gathered<X: Int8>(
         &self,
@@ -584,19 +606,18 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         xs: &Taps,
         oc: usize,
         out: &mut [i8],
+        win: &mut Gathered,
     ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
         let [_, f_h, f_w, f_d] = p.filter_shape;
         let k = f_h * f_w * f_d;
-        let mut win = Gathered::new(k);
+        // A window partly outside the input: its other taps 0 (a whole one is overwritten).
+        win.begin(k, ys.taps.len() == f_h && xs.taps.len() == f_w);
         for (fy, in_y) in ys.iter() {
             for (fx, in_x) in xs.iter() {
                 let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
-                let at = (fy * f_w + fx) * f_d;
-                for (c, v) in xt.iter().enumerate() {
-                    win.set(at + c, v.value() + p.input_offset);
-                }
+                win.set_run((fy * f_w + fx) * f_d, xt, p.input_offset);
             }
         }
         let k = k.max(1);
@@ -690,40 +711,53 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
 }
 
 /// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]): the
-/// window's values take 256 B of stack.
-pub(crate) const MAX_WINDOW: usize = 64;
+/// window's values take 640 B of stack (16 bits each), made once per call.
+pub(crate) const MAX_WINDOW: usize = 320;
 
 /// A filter window's input values, offset (`x + input_offset`, within ±255), in the filter's
-/// order: one `i32` each (portable).
+/// order: 16 bits each (portable).
 #[cfg(not(synaptic_dsp))]
-struct Gathered {
-    v: [i32; MAX_WINDOW],
+pub(crate) struct Gathered {
+    v: [i16; MAX_WINDOW],
     k: usize,
 }
 
 #[cfg(not(synaptic_dsp))]
 impl Gathered {
-    /// `k` (at most [`MAX_WINDOW`]) values, all 0.
+    /// No values.
     #[inline(always)]
-    fn new(k: usize) -> Self {
+    fn new() -> Self {
         Gathered {
             v: [0; MAX_WINDOW],
-            k: k.min(MAX_WINDOW),
+            k: 0,
         }
     }
 
-    /// Value `i` is `v`.
+    /// The next window: `k` (at most [`MAX_WINDOW`]) values, all 0 unless `whole` (every one
+    /// about to be set).
     #[inline(always)]
-    fn set(&mut self, i: usize, v: i32) {
-        self.v[i] = v;
+    fn begin(&mut self, k: usize, whole: bool) {
+        self.k = k.min(MAX_WINDOW);
+        if !whole {
+            self.v[..self.k].fill(0);
+        }
+    }
+
+    /// Values `at ..` are `xs`, offset.
+    #[inline(always)]
+    fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
+        for (v, x) in self.v[at..][..xs.len()].iter_mut().zip(xs) {
+            *v = (x.value() + offset) as i16;
+        }
     }
 
     /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping.
     #[inline(always)]
     fn dot2<W: Int8>(&self, mut a0: i32, mut a1: i32, w0: &[W], w1: &[W]) -> (i32, i32) {
-        for ((v, w0), w1) in self.v[..self.k].iter().zip(w0).zip(w1) {
-            a0 = a0.wrapping_add(w0.value().wrapping_mul(*v));
-            a1 = a1.wrapping_add(w1.value().wrapping_mul(*v));
+        for ((&v, w0), w1) in self.v[..self.k].iter().zip(w0).zip(w1) {
+            let v = i32::from(v);
+            a0 = a0.wrapping_add(w0.value().wrapping_mul(v));
+            a1 = a1.wrapping_add(w1.value().wrapping_mul(v));
         }
         (a0, a1)
     }
@@ -731,21 +765,32 @@ impl Gathered {
 
 /// A filter window's input values, offset, on the DSP extension: per four values a pair of
 /// words of signed halfwords, `(v0, v2)` then `(v1, v3)`, the order `SXTB16` splits a word of
-/// four weights into, so each `SMLAD` takes a pair of each.
+/// four weights into (and `SXTAB16` a word of four inputs), so each `SMLAD` takes a pair of
+/// each.
 #[cfg(synaptic_dsp)]
-struct Gathered {
+pub(crate) struct Gathered {
     v: [u32; MAX_WINDOW / 2],
     k: usize,
 }
 
 #[cfg(synaptic_dsp)]
 impl Gathered {
-    /// `k` (at most [`MAX_WINDOW`]) values, all 0.
+    /// No values.
     #[inline(always)]
-    fn new(k: usize) -> Self {
+    fn new() -> Self {
         Gathered {
             v: [0; MAX_WINDOW / 2],
-            k: k.min(MAX_WINDOW),
+            k: 0,
+        }
+    }
+
+    /// The next window: `k` (at most [`MAX_WINDOW`]) values, all 0 unless `whole` (every one
+    /// about to be set).
+    #[inline(always)]
+    fn begin(&mut self, k: usize, whole: bool) {
+        self.k = k.min(MAX_WINDOW);
+        if !whole {
+            self.v[..self.k.div_ceil(4) * 2].fill(0);
         }
     }
 
@@ -755,11 +800,31 @@ impl Gathered {
         (i / 4 * 2 + (i & 1), 16 * ((i as u32 >> 1) & 1))
     }
 
-    /// Value `i` is `v` (set once, from 0).
+    /// Values `at ..` are `xs`, offset: from a multiple of four, four a step (`SXTAB16` of a
+    /// word of inputs gives both words), the rest one at a time.
     #[inline(always)]
-    fn set(&mut self, i: usize, v: i32) {
-        let (w, bit) = Self::at(i);
-        self.v[w] |= (v as u32 & 0xffff) << bit;
+    fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
+        use super::common::word;
+        use crate::dsp::{sxtab16, sxtab16_ror8};
+        let mut done = 0;
+        if at % 4 == 0 {
+            let pair = (offset as u32 & 0xffff) * 0x1_0001;
+            let quads = xs.chunks_exact(4);
+            done = quads.len() * 4;
+            let words = self.v[at / 2..][..done / 2].chunks_exact_mut(2);
+            for (q, w) in quads.zip(words) {
+                if let Ok(q) = <&[X; 4]>::try_from(q) {
+                    let xw = word(q);
+                    w[0] = sxtab16(pair, xw);
+                    w[1] = sxtab16_ror8(pair, xw);
+                }
+            }
+        }
+        for (j, x) in xs.iter().enumerate().skip(done) {
+            let (w, bit) = Self::at(at + j);
+            let v = (x.value() + offset) as u32 & 0xffff;
+            self.v[w] = (self.v[w] & !(0xffff << bit)) | v << bit;
+        }
     }
 
     /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping: four values a step (a word of

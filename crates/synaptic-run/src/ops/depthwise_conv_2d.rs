@@ -12,7 +12,7 @@ use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
     prepare_conv, prepare_conv_f32, requantize, requantize_chunk, run_overlapped, run_plain,
-    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES, MAX_WINDOW,
+    spatial, ConvF32Params, ConvOptions, ConvParams, Gathered, Lanes, Taps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -157,6 +157,10 @@ enum How {
     /// The outputs of the one input channel `ic` (a multiplier over 1), or one channel.
     Taps,
 }
+
+/// The most taps of a window whose values a depthwise convolution with a multiplier gathers
+/// ([`Channels::gathered4`]; 256 B of stack).
+const MAX_TAPS: usize = 64;
 
 /// The fewest channels a depthwise convolution with multiplier 1 computes in blocks (fewer:
 /// [`How::Lanes`], whose registers beat the block's per-tap setup; M4, person_detect).
@@ -331,7 +335,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     /// for the plain and the overlapped kernel, and the call's fresh registers beat the
     /// inlined loop's spills.
     #[inline(never)]
-    fn chunk<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk, out: &mut [i8]) {
+    fn chunk<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        c: Chunk,
+        out: &mut [i8],
+        _win: &mut Gathered,
+    ) {
         if c.how == How::Block {
             let mut acc = [0i32; BLOCK];
             let acc = &mut acc[..c.n];
@@ -349,7 +362,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         }
         let acc = match (c.how, c.n) {
             (How::Lanes, _) => self.run4(x, x_b, ys, xs, c.oc),
-            (_, LANES) if self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_WINDOW => {
+            (_, LANES) if self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_TAPS => {
                 self.gathered4(x, x_b, ys, xs, c)
             }
             (_, LANES) => self.taps::<LANES, X>(x, x_b, ys, xs, c),
@@ -374,7 +387,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
 }
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
-    /// A multiplier over 1, at most [`MAX_WINDOW`] taps: the accumulators of the [`LANES`]
+    /// A multiplier over 1, at most [`MAX_TAPS`] taps: the accumulators of the [`LANES`]
     /// outputs from `c.oc` of input channel `c.ic`, its window's values gathered once
     /// (offset; 0 at the taps outside the input, which TFLM skips), then every tap's four
     /// weights one word ([`mac4_value`]), the taps' weight rows walked in order.
@@ -390,8 +403,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
         let [_, f_h, f_w, out_d] = p.filter_shape;
-        let k = (f_h * f_w).min(MAX_WINDOW);
-        let mut win = [0i32; MAX_WINDOW];
+        let k = (f_h * f_w).min(MAX_TAPS);
+        let mut win = [0i32; MAX_TAPS];
         for (fy, in_y) in ys.iter() {
             for (fx, in_x) in xs.iter() {
                 win[fy * f_w + fx] =
