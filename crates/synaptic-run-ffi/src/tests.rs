@@ -463,8 +463,11 @@ fn bad_arguments_are_errors() {
             "the arena overlaps the shared",
         ),
         (
+            // 16 bytes: the object alone (a whole arena's size from there might reach the
+            // shared region too, wherever the allocator put it).
             SynRunConfig {
                 arena: net.cast(),
+                arena_size: 16,
                 ..good
             },
             EINVAL,
