@@ -928,11 +928,24 @@ fn dot4_scalar<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANE
     *acc = [a0, a1, a2, a3];
 }
 
-/// Two dot products sharing their input: `a_k += Σ (x[c] + offset) · w_k[c]` (portable: each
-/// input read and offset once for both filters).
+/// Two dot products sharing their input: `a_k += Σ (x[c] + offset) · w_k[c]` (portable).
 #[cfg(not(synaptic_dsp))]
 #[inline(always)]
 fn dot2<X: Int8, W: Int8>(
+    a0: i32,
+    a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    dot2_scalar(a0, a1, x, w0, w1, offset)
+}
+
+/// [`dot2`] one input at a time, each read and offset once for both filters (the portable
+/// path; on the DSP extension, the last `n mod 4` inputs).
+#[inline(always)]
+fn dot2_scalar<X: Int8, W: Int8>(
     mut a0: i32,
     mut a1: i32,
     x: &[X],
@@ -996,12 +1009,8 @@ fn dot2<X: Int8, W: Int8>(
         a0 = smlad(x13, sxtb16_ror8(v0), smlad(x02, sxtb16(v0), a0));
         a1 = smlad(x13, sxtb16_ror8(v1), smlad(x02, sxtb16(v1), a1));
     }
-    for c in n / 4 * 4..n {
-        let v = x[c].value() + offset;
-        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
-        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
-    }
-    (a0, a1)
+    let t = n / 4 * 4;
+    dot2_scalar(a0, a1, &x[t..], &w0[t..], &w1[t..], offset)
 }
 
 #[allow(clippy::too_many_arguments)]
