@@ -11,9 +11,9 @@
 //! ([`super::depthwise_conv_2d`]).
 //!
 //! Overlapped ([`Conv2d`]'s `run_in_place`): the output pixel loop in the plain kernel's order
-//! (per output pixel, the window clipped to the input once, channels innermost), each element
-//! read, computed and written before the next; its contract re-reads the whole window for each
-//! output channel ([`window`]).
+//! (per output pixel, the window clipped to the input once, the channels in chunks, each
+//! chunk's reads before its writes); its contract, element by element, re-reads the whole
+//! window for each output channel ([`window`]).
 
 use synaptic_tflite::{code, TensorType};
 
@@ -348,10 +348,9 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
     )
 }
 
-/// A convolution whose output channels are computed in chunks (CONV_2D's `Filters`: up to
-/// [`LANES`] filters; DEPTHWISE_CONV_2D's `Channels`: up to its `BLOCK` channels): what the
-/// one pixel loop of the plain ([`run_plain`]) and the overlapped ([`run_overlapped`])
-/// kernels asks of it.
+/// A convolution whose output channels are computed in chunks of up to [`BLOCK`] (CONV_2D's
+/// `Filters`, DEPTHWISE_CONV_2D's `Channels`): what the one pixel loop of the plain
+/// ([`run_plain`]) and the overlapped ([`run_overlapped`]) kernels asks of it.
 pub(crate) trait Lanes {
     /// One chunk of a pixel's output channels.
     type Chunk: Copy;
@@ -1039,8 +1038,9 @@ pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 
 /// CONV_2D ([`conv2d`]) with input and output in `buf`: the output channels of each pixel in
 /// chunks (`Filters`), each chunk's window read before any of its outputs is written, the
-/// chunks and pixels in `at.direction`. A write only ever comes later than in the contract's
-/// one-element-a-step order (never a read), so every placement the contract accepts stays safe.
+/// chunks and pixels in `at.direction`. A read only ever comes earlier and a write later than
+/// in the contract's one-element-a-step order, so every placement the contract accepts stays
+/// safe.
 #[allow(clippy::too_many_arguments)]
 pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,

@@ -4,7 +4,8 @@
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
 //! CONV_2D's ([`super::conv_2d`]). Overlapped: the output pixels in the plain kernel's order,
-//! each element's taps by running input/weight indices.
+//! the channels in chunks (blocks of a tap at a time, or four in registers), each chunk's
+//! reads before its writes.
 
 use synaptic_tflite::code;
 
@@ -113,9 +114,9 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
 
 /// DEPTHWISE_CONV_2D ([`depthwise_conv2d`]) with input and output in `buf`: the channels of
 /// each output pixel in chunks (`Channels::pixel`), each chunk's taps read before any of its
-/// outputs is written, the chunks and the pixels in `at.direction`. A write only ever comes
-/// later than in the contract's one-element-a-step order (never a read), so every placement
-/// the contract accepts stays safe.
+/// outputs is written, the chunks and the pixels in `at.direction`. A read only ever comes
+/// earlier and a write later than in the contract's one-element-a-step order, so every
+/// placement the contract accepts stays safe.
 #[allow(clippy::too_many_arguments)]
 pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
