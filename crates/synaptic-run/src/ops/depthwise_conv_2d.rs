@@ -556,16 +556,15 @@ fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
     offset: i32,
 ) {
     use crate::dsp::{smlabb, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+    if SPREAD == 0 {
+        // One input value for the four lanes.
+        return mac4_value(acc, x[0].value() + offset, w);
+    }
     let ww = super::common::word(w);
     let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
-    let (x02, x13) = if SPREAD == 1 {
-        let pair = (offset as u32 & 0xffff) * 0x1_0001;
-        let xw = super::common::word(&[x[0], x[1], x[2], x[3]]);
-        (sxtab16(pair, xw), sxtab16_ror8(pair, xw))
-    } else {
-        let v = ((x[0].value() + offset) as u32 & 0xffff) * 0x1_0001;
-        (v, v)
-    };
+    let pair = (offset as u32 & 0xffff) * 0x1_0001;
+    let xw = super::common::word(&[x[0], x[1], x[2], x[3]]);
+    let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
     acc[0] = smlabb(x02, w02, acc[0]);
     acc[1] = smlabb(x13, w13, acc[1]);
     acc[2] = smlatt(x02, w02, acc[2]);
