@@ -36,6 +36,7 @@
 #   jitter <model> <max - min> runs <n> min <instructions> max <instructions>
 #                      (the first inference repeated: REPEAT=100 times, the float images 5)
 #   flash <model> <runtime-code-bytes>    (no model, program, constants or board support)
+#                      (of the model's `deploy` image: what a product links, see below)
 # then the other figures (shared-I/O RAM and instructions, arena calls, arena sizes, QEMU wall
 # time) and a comparison table with TFLM. ram-bytes = persistent (plan descriptors; with the
 # RAM program also the program) + planned activations + scratch (0) + shared (0 with I/O in
@@ -79,13 +80,36 @@ done
 cargo build --release -q -p synmem
 synmem="$root/target/release/synmem"
 
-# flash <model> <runtime code bytes> (scripts/runtime-code-bytes.py: the code of the runtime and
-# what it pulls from core, without the model, the program, any constant or the board support);
-# image <model> <the image's text, as arm-none-eabi-size counts it: vectors, code, model,
+# image <model> <the bench image's text, as arm-none-eabi-size counts it: vectors, code, model,
 # program, constants>.
-flash_lines() {
-  printf 'flash %s %s\n' "$2" "$(python3 "$root/scripts/runtime-code-bytes.py" "$1" "$2")"
+image_line() {
   printf 'image %s %s\n' "$2" "$(arm-none-eabi-size -A "$1" | awk '$1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" { t += $2 } END { print t }')"
+}
+
+# flash <model> <runtime code bytes> of the model's deploy image (firmware/runtime feature
+# `deploy`: what a product links, the model's kernels only, loaded with its program in flash,
+# one inference, the output checked, no figure or error formatted; it must print
+# `deploy ok`). scripts/runtime-code-bytes.py: the code of the runtime and what it pulls from
+# core, without the model, the program, any constant or the board support. The bench images
+# link more: both load paths, both I/O placements, the observer, the replay, the printing.
+# deploy_lines <board> <target> <target-dir> <model>...
+deploy_lines() {
+  local board=$1 target=$2 dir=$3
+  shift 3
+  for m in "$@"; do
+    local elf="target/$dir/$target/release/$m" out
+    set +e
+    out=$(timeout 1800 ./qemu-run.sh "$board" "$elf" </dev/null 2>&1)
+    local rc=$?
+    set -e
+    if [ "$rc" -ne 0 ] || [ "$out" != "deploy ok" ]; then
+      echo "$out" >&2
+      echo "$m: its deploy image FAILED on $board (QEMU exit $rc)" >&2
+      fail=1
+      continue
+    fi
+    printf 'flash %s %s\n' "$m" "$(python3 "$root/scripts/runtime-code-bytes.py" "$elf" "$m")"
+  done
 }
 
 # Every int8 image repeats its first inference REPEAT more times (the jitter line); the float
@@ -124,7 +148,7 @@ for m in $models; do
   set -e
   end=$(date +%s.%N)
   printf 'qemu-seconds %s %.2f\n' "$m" "$(echo "$end - $start" | bc)" >>"$log/$m"
-  flash_lines "$elf" "$m" >>"$log/$m"
+  image_line "$elf" "$m" >>"$log/$m"
   if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/$m"; then
     cat "$log/$m" "$log/$m.err" >&2
     echo "$m: FAILED on target (QEMU exit $rc)" >&2
@@ -152,6 +176,31 @@ print("%08x" % h)' "$log/$m.out")
   fi
 done
 
+# The deploy images on the Cortex-M3 (mps2-an385 for every model: one build for the int8
+# images, one for the float ones).
+t0=$(date +%s)
+int8_bins=()
+float_bins=()
+for m in $models; do
+  if is_float "$m"; then float_bins+=(--bin "$m"); else int8_bins+=(--bin "$m"); fi
+done
+if [ ${#int8_bins[@]} -gt 0 ]; then
+  cargo build --release -q --no-default-features --features mps2-an385,small-models,deploy \
+    "${int8_bins[@]}" --target-dir target/mps2-an385-deploy
+fi
+if [ ${#float_bins[@]} -gt 0 ]; then
+  cargo build --release -q --no-default-features \
+    --features mps2-an385,small-models,float32,deploy "${float_bins[@]}" \
+    --target-dir target/mps2-an385-f32-deploy
+fi
+echo "build (deploy, M3): $(($(date +%s) - t0)) s" >&2
+for m in $models; do
+  [ -f "$log/$m" ] || continue
+  d=mps2-an385-deploy
+  if is_float "$m"; then d=mps2-an385-f32-deploy; fi
+  deploy_lines mps2-an385 thumbv7m-none-eabi "$d" "$m" >>"$log/$m"
+done
+
 # Cortex-M4F (mps2-an386, thumbv7em-none-eabihf, target-cpu=cortex-m4): every int8 model,
 # the same image source and checks; CPUS="m3" leaves it out.
 m4_models=""
@@ -164,7 +213,9 @@ if [ -n "$m4_models" ]; then
   for m in $m4_models; do m4_bins+=(--bin "$m"); done
   cargo build --release -q --no-default-features --features mps2-an386 \
     --target thumbv7em-none-eabihf "${m4_bins[@]}" --target-dir target/mps2-an386
-  echo "build (M4): $(($(date +%s) - t0)) s" >&2
+  cargo build --release -q --no-default-features --features mps2-an386,deploy \
+    --target thumbv7em-none-eabihf "${m4_bins[@]}" --target-dir target/mps2-an386-deploy
+  echo "build (M4, with the deploy images): $(($(date +%s) - t0)) s" >&2
   mkdir -p "$log/m4"
   for m in $m4_models; do
     elf="target/mps2-an386/thumbv7em-none-eabihf/release/$m"
@@ -172,12 +223,13 @@ if [ -n "$m4_models" ]; then
     timeout 1800 ./qemu-run.sh mps2-an386 "$elf" </dev/null >"$log/m4/$m" 2>"$log/m4/$m.err"
     rc=$?
     set -e
-    flash_lines "$elf" "$m" >>"$log/m4/$m"
+    image_line "$elf" "$m" >>"$log/m4/$m"
     if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/m4/$m"; then
       cat "$log/m4/$m" "$log/m4/$m.err" >&2
       echo "$m: FAILED on the Cortex-M4 (QEMU exit $rc)" >&2
       fail=1
     fi
+    deploy_lines mps2-an386 thumbv7em-none-eabihf mps2-an386-deploy "$m" >>"$log/m4/$m"
     m4sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/m4/$m")
     m3sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$m" 2>/dev/null || true)
     if [ -n "$m3sum" ] && [ "$m4sum" != "$m3sum" ]; then
@@ -206,7 +258,7 @@ echo "# arena-calls <model> <instructions of the arena's own calls of one infere
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
 echo "# load <model> <instructions of Interpreter::with_program (verifies the program)>;"
 echo "# load-ram-program <model> <instructions of Interpreter::new (compiles it into the arena)>;"
-echo "# program <model> <bytes of the program in flash>; flash <model> <bytes of runtime code (no model, program, constants or board)>;"
+echo "# program <model> <bytes of the program in flash>; flash <model> <bytes of runtime code in its deploy image (no model, program, constants or board)>;"
 echo "# image <model> <text bytes of the image, as arm-none-eabi-size>;"
 echo "# jitter <model> <max - min instructions> runs <n> min <instructions> max <instructions> (the same inference repeated)"
 echo "# op <model> <i> <instructions to the end of operator i>"
@@ -296,7 +348,7 @@ if rows:
     print()
     print("Cortex-M4F (mps2-an386), against TFLM + CMSIS-NN on the same machine:")
     print()
-    print("| model | instr (ours, M4) | instr (TFLM+CMSIS-NN, M4) | ours ÷ CMSIS-NN | max − min, repeated | RAM exact, I/O in plan | CMSIS-NN arena | RAM ÷ arena | runtime code B | image B |")
+    print("| model | instr (ours, M4) | instr (TFLM+CMSIS-NN, M4) | ours ÷ CMSIS-NN | max − min, repeated | RAM exact, I/O in plan | CMSIS-NN arena | RAM ÷ arena | runtime code B (deploy image) | image B (bench image) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     g = 1.0
     for m, n, ram, fl, im, jit in rows:

@@ -65,4 +65,19 @@ for m in hello_world_int8 micro_speech_quantized kws_ref_model; do
     exit 1
   }
 done
-echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F), kws_ref_model (M4F) and hello_world_float equal the host on target"
+echo "==> deploy images (feature deploy: what a product links) for mps2-an386: clippy, build"
+deploy=(--release -q --no-default-features --features mps2-an386,deploy
+  --target thumbv7em-none-eabihf --target-dir target/mps2-an386-deploy)
+cargo clippy "${deploy[@]}" --bin hello_world_int8 --bin micro_speech_quantized -- -D warnings
+cargo build "${deploy[@]}" --bin hello_world_int8 --bin micro_speech_quantized
+for m in hello_world_int8 micro_speech_quantized; do
+  out=$(timeout 120 ./qemu-run.sh mps2-an386 \
+    "target/mps2-an386-deploy/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || true
+  [ "$out" = "deploy ok" ] || {
+    echo "$out"
+    echo "$m: its deploy image FAILED on the Cortex-M4" >&2
+    exit 1
+  }
+  echo "$m deploy image: $out"
+done
+echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F, M4F deploy), kws_ref_model (M4F) and hello_world_float equal the host on target"

@@ -16,9 +16,16 @@
 //! 4. replays the arena's own calls of one inference alone (`arena-calls ...` line);
 //! 5. prints the runtime's objects outside the arena (`state ...`) and the arena sizes
 //!    (`arena <model> exact <B> accepted <B>`), and exits 0 only if both outputs match.
+//!
+//! With the feature `deploy` an image does only what a product's does (the bench's `flash`
+//! line measures it): loads with the program in flash, I/O in the plan, runs one inference,
+//! checks it and prints `deploy ok`; nothing else linked, no message formatted, a panic
+//! handler that prints nothing of the panic.
 #![no_std]
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+// A `deploy` image links only `deploy`: the bench's code is left unused.
+#![cfg_attr(feature = "deploy", allow(dead_code, unused_imports))]
 
 use core::cell::UnsafeCell;
 use core::hint::black_box;
@@ -32,6 +39,18 @@ use synaptic_run::ops::OpSet;
 use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 pub mod counter;
+
+// The panic handler: the bench images print the panic's message (semihosting) and exit 1.
+#[cfg(not(feature = "deploy"))]
+use panic_semihosting as _;
+
+/// A product image's panic handler (feature `deploy`): exit 1 with a fixed line, nothing
+/// formatted (a handler that prints the message links `core::fmt`).
+#[cfg(feature = "deploy")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    deploy_exit(b"deploy panic\n", false)
+}
 
 /// Build-time data: one module per model of the board (`build.rs`).
 #[allow(missing_docs, non_snake_case, clippy::all)]
@@ -351,6 +370,60 @@ fn views(p: &mut PlannedInference<'_, '_>, v: &View) -> Result<(), synaptic_mem:
 
 /// Runs `spec` both ways, prints the figures and exits (0: both outputs equal the host's).
 pub fn run<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
+    #[cfg(feature = "deploy")]
+    {
+        let _ = shared_buf;
+        deploy(spec, arena_buf)
+    }
+    #[cfg(not(feature = "deploy"))]
+    bench(spec, arena_buf, shared_buf)
+}
+
+/// What a product's image does: load with the program in flash, I/O in the plan, infer,
+/// check; no figure printed, no error formatted (feature `deploy`: the `flash` line).
+#[cfg(feature = "deploy")]
+fn deploy<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8]) -> ! {
+    let good = (|| {
+        let plan = RunPlan::overlapped(spec.plan, spec.plan_overlaps);
+        let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plan], POOL).ok()?;
+        let (loader, mut runner) = arena.split();
+        let mut net = Interpreter::with_program_ops::<O>(
+            spec.model,
+            spec.program,
+            loader,
+            plan,
+            IoPlacement::Plan,
+        )
+        .ok()?;
+        let mut out = [0u8; MAX_OUTPUT];
+        let out = out.get_mut(..net.output_bytes())?;
+        net.invoke(&mut runner, spec.input, out).ok()?;
+        Some(*out == *spec.expected)
+    })() == Some(true);
+    if good {
+        deploy_exit(b"deploy ok\n", true)
+    } else {
+        deploy_exit(b"deploy MISMATCH\n", false)
+    }
+}
+
+/// Writes `line` and exits (0 if `ok`).
+#[cfg(feature = "deploy")]
+fn deploy_exit(line: &[u8], ok: bool) -> ! {
+    if let Ok(mut o) = cortex_m_semihosting::hio::hstdout() {
+        let _ = o.write_all(line);
+    }
+    debug::exit(if ok {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+#[cfg(not(feature = "deploy"))]
+fn bench<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8], shared_buf: &mut [u8]) -> ! {
     counter::init();
     let c = counter::calibrate().unwrap_or_else(|(a, b)| {
         hprintln!(

@@ -457,7 +457,27 @@ impl RawArena<'_> {
         op: u16,
         slots: [usize; N],
     ) -> Result<[Tensor<'t>; N], AllocError> {
+        self.check_views(plan, region, op, &slots)?;
         let base = self.base.get();
+        Ok(slots.map(|slot| Tensor {
+            // SAFETY: in bounds of the table (`check_views`: the plan is this arena's, every
+            // slot in its range); never null.
+            desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
+            _mem: PhantomData,
+        }))
+    }
+
+    /// The rules of [`RawArena::planned_views`] for `slots`: the plan is this arena's, every
+    /// slot in range, allocated in `region`, live at `op`, distinct from and disjoint with the
+    /// others. One function for every `N` (not inlined: its code once in an image).
+    #[inline(never)]
+    fn check_views(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+        op: u16,
+        slots: &[usize],
+    ) -> Result<(), AllocError> {
         let refuse = || self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0);
         if !self.owns(plan) {
             return Err(refuse());
@@ -476,11 +496,7 @@ impl RawArena<'_> {
                 return Err(refuse());
             }
         }
-        Ok(slots.map(|slot| Tensor {
-            // SAFETY: in bounds of the table (checked above); never null.
-            desc: unsafe { NonNull::new_unchecked(base.add(plan.table + slot * DESC_SPAN).cast()) },
-            _mem: PhantomData,
-        }))
+        Ok(())
     }
 
     /// Whether `slot` of `plan` (this arena's) is allocated in `region` and live at `op`.

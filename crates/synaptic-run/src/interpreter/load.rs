@@ -17,6 +17,9 @@ use crate::limits::MAX_IO;
 use crate::model::{core_request, tinfo, Graph};
 use crate::ops::{self, OpSet};
 
+/// Every load ([`Interpreter::new`], [`Interpreter::with_program`] and their `_ops` forms).
+/// Never inlined: an image's runtime code is the runtime's symbols, whatever calls it.
+#[inline(never)]
 pub(super) fn load<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
     given: Option<&'m [u32]>,

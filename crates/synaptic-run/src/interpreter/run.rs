@@ -19,7 +19,9 @@ use crate::ops::{self, OpSet, Operands};
 /// What gets each operator's output (`op, tensor, bytes`), if anything does.
 pub(super) type Observer<'o, 'f> = Option<&'o mut (dyn FnMut(usize, usize, &[u8]) + 'f)>;
 
-/// The inference of [`Interpreter::invoke_observed`], observed or not.
+/// The inference of [`Interpreter::invoke_observed`], observed or not. Never inlined: an
+/// image's runtime code is the runtime's symbols, whatever calls it.
+#[inline(never)]
 pub(super) fn run<'a, O: OpSet>(
     net: &mut Interpreter<'_, 'a, '_, O>,
     runner: &mut Runner<'a>,
@@ -94,9 +96,10 @@ pub(super) fn run<'a, O: OpSet>(
                 let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
                 off += n;
                 match loc {
-                    Loc::Slot(s) => {
-                        with_views(p, 0, &[s], |v| v[0].bytes_mut().copy_from_slice(src))?
-                    }
+                    Loc::Slot(s) => with_views(p, 0, &[s], &mut |v| {
+                        v[0].bytes_mut().copy_from_slice(src);
+                        Ok(())
+                    })??,
                     _ => {
                         if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
                             t.bytes_mut().copy_from_slice(src);
@@ -160,9 +163,10 @@ pub(super) fn run<'a, O: OpSet>(
                     .ok_or(bad(program::HEADER_WORDS))?;
                 off += n;
                 match loc {
-                    Loc::Slot(s) => {
-                        with_views(p, last, &[s], |v| dst.copy_from_slice(v[0].bytes()))?
-                    }
+                    Loc::Slot(s) => with_views(p, last, &[s], &mut |v| {
+                        dst.copy_from_slice(v[0].bytes());
+                        Ok(())
+                    })??,
                     Loc::Shared(first) => {
                         if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
                             dst.copy_from_slice(t.bytes());
@@ -262,9 +266,9 @@ fn run_op_slots<O: OpSet>(
         Loc::Shared(k) => Some(k),
         _ => None,
     };
-    let (shared_out, shared) = split_io(io, out_shared);
+    let (mut shared_out, shared) = split_io(io, out_shared);
     let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
-    with_views(p, i as u16, slots, |views| {
+    with_views(p, i as u16, slots, &mut |views| {
         let (out_view, in_views) = if out_planned {
             let (o, rest) = views.split_at_mut(1);
             (o.first_mut(), rest)
@@ -287,7 +291,7 @@ fn run_op_slots<O: OpSet>(
             }
             Ok(())
         };
-        match (out_view, shared_out) {
+        match (out_view, shared_out.as_deref_mut()) {
             (Some(o), _) => run(o),
             (None, Some(o)) => run(o),
             (None, None) => Err(RunError::Program { at: rec_at }),
@@ -295,41 +299,45 @@ fn run_op_slots<O: OpSet>(
     })?
 }
 
+/// What [`with_views`] runs on the views.
+pub(super) type ViewsFn<'f> = dyn FnMut(&mut [Tensor<'_>]) -> Result<(), RunError> + 'f;
+
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
-/// per call; this picks the size at run time).
-pub(super) fn with_views<R>(
+/// per call; this picks the size at run time). `f` is one function for every size (a `dyn`:
+/// its code once in the image, not once per size).
+pub(super) fn with_views(
     p: &mut PlannedInference<'_, '_>,
     op: u16,
     slots: &[usize],
-    f: impl FnOnce(&mut [Tensor<'_>]) -> R,
-) -> Result<R, AllocError> {
-    fn go<const N: usize, R>(
+    f: &mut ViewsFn<'_>,
+) -> Result<Result<(), RunError>, AllocError> {
+    fn go<const N: usize>(
         p: &mut PlannedInference<'_, '_>,
         op: u16,
         slots: &[usize],
-        f: impl FnOnce(&mut [Tensor<'_>]) -> R,
-    ) -> Result<R, AllocError> {
+        f: &mut ViewsFn<'_>,
+    ) -> Result<Result<(), RunError>, AllocError> {
         let mut v = p.at::<N>(op, core::array::from_fn(|i| slots[i]))?;
         Ok(f(&mut v))
     }
     match slots.len() {
         0 => Ok(f(&mut [])),
-        1 => go::<1, R>(p, op, slots, f),
-        2 => go::<2, R>(p, op, slots, f),
-        3 => go::<3, R>(p, op, slots, f),
-        4 => go::<4, R>(p, op, slots, f),
-        5 => go::<5, R>(p, op, slots, f),
-        6 => go::<6, R>(p, op, slots, f),
-        7 => go::<7, R>(p, op, slots, f),
-        8 => go::<8, R>(p, op, slots, f),
-        9 => go::<9, R>(p, op, slots, f),
-        10 => go::<10, R>(p, op, slots, f),
-        11 => go::<11, R>(p, op, slots, f),
-        12 => go::<12, R>(p, op, slots, f),
-        13 => go::<13, R>(p, op, slots, f),
-        14 => go::<14, R>(p, op, slots, f),
-        15 => go::<15, R>(p, op, slots, f),
-        16 => go::<16, R>(p, op, slots, f),
-        _ => go::<MAX_OP_TENSORS, R>(p, op, slots, f),
+        1 => go::<1>(p, op, slots, f),
+        2 => go::<2>(p, op, slots, f),
+        3 => go::<3>(p, op, slots, f),
+        4 => go::<4>(p, op, slots, f),
+        5 => go::<5>(p, op, slots, f),
+        6 => go::<6>(p, op, slots, f),
+        7 => go::<7>(p, op, slots, f),
+        8 => go::<8>(p, op, slots, f),
+        9 => go::<9>(p, op, slots, f),
+        10 => go::<10>(p, op, slots, f),
+        11 => go::<11>(p, op, slots, f),
+        12 => go::<12>(p, op, slots, f),
+        13 => go::<13>(p, op, slots, f),
+        14 => go::<14>(p, op, slots, f),
+        15 => go::<15>(p, op, slots, f),
+        16 => go::<16>(p, op, slots, f),
+        _ => go::<MAX_OP_TENSORS>(p, op, slots, f),
     }
 }

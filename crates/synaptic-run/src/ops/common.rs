@@ -259,3 +259,73 @@ impl crate::format::codec::Words for Dims {
         })
     }
 }
+
+/// Two dot products sharing their input: `a_k += Σ (x[c] + offset) · w_k[c]` (portable).
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+pub(crate) fn dot2<X: Int8, W: Int8>(
+    a0: i32,
+    a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    dot2_scalar(a0, a1, x, w0, w1, offset)
+}
+
+/// [`dot2`] one input at a time, each read and offset once for both filters (the portable
+/// path; on the DSP extension, the last `n mod 4` inputs).
+#[inline(always)]
+pub(crate) fn dot2_scalar<X: Int8, W: Int8>(
+    mut a0: i32,
+    mut a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    let n = x.len();
+    let (w0, w1) = (&w0[..n], &w1[..n]);
+    for c in 0..n {
+        let v = x[c].value() + offset;
+        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
+        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
+    }
+    (a0, a1)
+}
+
+/// Two dot products sharing their input on the DSP extension: four inputs at a time as one
+/// word, split into even and odd signed halfwords with the input offset added (`SXTAB16`:
+/// `x + offset` is within ±255, exact in 16 bits), each filter's word likewise (`SXTB16`),
+/// two `SMLAD`s per filter (two multiply-accumulates each); the last `n mod 4` inputs one at a
+/// time. The same wrapping sums as the portable path.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+pub(crate) fn dot2<X: Int8, W: Int8>(
+    mut a0: i32,
+    mut a1: i32,
+    x: &[X],
+    w0: &[W],
+    w1: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    use crate::dsp::{smlad, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+    let n = x.len();
+    let (w0, w1) = (&w0[..n], &w1[..n]);
+    let pair = (offset as u32 & 0xffff) * 0x1_0001;
+    let quads = x
+        .chunks_exact(4)
+        .zip(w0.chunks_exact(4))
+        .zip(w1.chunks_exact(4));
+    for ((xq, q0), q1) in quads {
+        let xw = word(&[xq[0], xq[1], xq[2], xq[3]]);
+        let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
+        let v0 = word(&[q0[0], q0[1], q0[2], q0[3]]);
+        let v1 = word(&[q1[0], q1[1], q1[2], q1[3]]);
+        a0 = smlad(x13, sxtb16_ror8(v0), smlad(x02, sxtb16(v0), a0));
+        a1 = smlad(x13, sxtb16_ror8(v1), smlad(x02, sxtb16(v1), a1));
+    }
+    let t = n / 4 * 4;
+    dot2_scalar(a0, a1, &x[t..], &w0[t..], &w1[t..], offset)
+}

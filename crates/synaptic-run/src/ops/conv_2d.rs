@@ -17,7 +17,7 @@
 
 use synaptic_tflite::{code, TensorType};
 
-use super::common::{check_nhwc_io, nhwc, offset4, size, Int32s, Int8, Int8Out};
+use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
@@ -354,6 +354,10 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
 pub(crate) trait Lanes {
     /// One chunk of a pixel's output channels.
     type Chunk: Copy;
+    /// What a chunk gathers of its window (kept across pixels, made once a call).
+    type Window;
+    /// An empty window.
+    fn window(&self) -> Self::Window;
     /// The parameters.
     fn params(&self) -> &ConvParams;
     /// Calls `f(chunk, first channel, channels)` on the chunks of one pixel, together each
@@ -371,23 +375,23 @@ pub(crate) trait Lanes {
         xs: &Taps,
         c: Self::Chunk,
         out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Self::Window,
     );
 }
 
 /// What a convolution's pixel loop keeps across pixels (on the stack, made once a call): a
 /// chunk's output values and a gathered window.
-pub(crate) struct Temps {
+pub(crate) struct Temps<Wn> {
     values: [i8; BLOCK],
-    window: Gathered,
+    window: Wn,
 }
 
-impl Temps {
+impl<Wn> Temps<Wn> {
     #[inline(always)]
-    fn new() -> Self {
+    fn new(window: Wn) -> Self {
         Temps {
             values: [0; BLOCK],
-            window: Gathered::new(),
+            window,
         }
     }
 }
@@ -401,7 +405,7 @@ pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut t = Temps::new();
+    let mut t = Temps::new(k.window());
     for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(Direction::Forward, |c, oc, n| {
@@ -427,7 +431,7 @@ pub(crate) fn run_overlapped<K: Lanes>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut t = Temps::new();
+    let mut t = Temps::new(k.window());
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.taps_at(oy, ox);
         k.pixel(at.direction, |c, oc, n| {
@@ -489,6 +493,12 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B, T> {
     /// Output channels `oc .. oc + n` of one group.
     type Chunk = (usize, usize);
+    type Window = Gathered;
+
+    #[inline(always)]
+    fn window(&self) -> Gathered {
+        Gathered::new()
+    }
 
     fn params(&self) -> &ConvParams {
         self.p
@@ -529,7 +539,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         xs: &Taps,
         (oc, n): (usize, usize),
         out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Self::Window,
     ) {
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
@@ -927,41 +937,6 @@ fn dot4_scalar<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANE
     *acc = [a0, a1, a2, a3];
 }
 
-/// Two dot products sharing their input: `a_k += Σ (x[c] + offset) · w_k[c]` (portable).
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn dot2<X: Int8, W: Int8>(
-    a0: i32,
-    a1: i32,
-    x: &[X],
-    w0: &[W],
-    w1: &[W],
-    offset: i32,
-) -> (i32, i32) {
-    dot2_scalar(a0, a1, x, w0, w1, offset)
-}
-
-/// [`dot2`] one input at a time, each read and offset once for both filters (the portable
-/// path; on the DSP extension, the last `n mod 4` inputs).
-#[inline(always)]
-fn dot2_scalar<X: Int8, W: Int8>(
-    mut a0: i32,
-    mut a1: i32,
-    x: &[X],
-    w0: &[W],
-    w1: &[W],
-    offset: i32,
-) -> (i32, i32) {
-    let n = x.len();
-    let (w0, w1) = (&w0[..n], &w1[..n]);
-    for c in 0..n {
-        let v = x[c].value() + offset;
-        a0 = a0.wrapping_add(w0[c].value().wrapping_mul(v));
-        a1 = a1.wrapping_add(w1[c].value().wrapping_mul(v));
-    }
-    (a0, a1)
-}
-
 /// [`dot4`] on the DSP extension, as two passes of two filters ([`dot2`]: what fits the
 /// registers without spills).
 #[cfg(synaptic_dsp)]
@@ -974,42 +949,6 @@ fn dot4<X: Int8, W: Int8>(acc: &mut [i32; LANES], x: &[X], w: [&[W]; LANES], off
     let (a0, a1) = dot2(a0, a1, x, w[0], w[1], offset);
     let (a2, a3) = dot2(a2, a3, x, w[2], w[3], offset);
     *acc = [a0, a1, a2, a3];
-}
-
-/// Two dot products sharing their input on the DSP extension: four inputs at a time as one
-/// word, split into even and odd signed halfwords with the input offset added (`SXTAB16`:
-/// `x + offset` is within ±255, exact in 16 bits), each filter's word likewise (`SXTB16`),
-/// two `SMLAD`s per filter (two multiply-accumulates each); the last `n mod 4` inputs one at a
-/// time. The same wrapping sums as the portable path.
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn dot2<X: Int8, W: Int8>(
-    mut a0: i32,
-    mut a1: i32,
-    x: &[X],
-    w0: &[W],
-    w1: &[W],
-    offset: i32,
-) -> (i32, i32) {
-    use super::common::word;
-    use crate::dsp::{smlad, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
-    let n = x.len();
-    let (w0, w1) = (&w0[..n], &w1[..n]);
-    let pair = (offset as u32 & 0xffff) * 0x1_0001;
-    let quads = x
-        .chunks_exact(4)
-        .zip(w0.chunks_exact(4))
-        .zip(w1.chunks_exact(4));
-    for ((xq, q0), q1) in quads {
-        let xw = word(&[xq[0], xq[1], xq[2], xq[3]]);
-        let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
-        let v0 = word(&[q0[0], q0[1], q0[2], q0[3]]);
-        let v1 = word(&[q1[0], q1[1], q1[2], q1[3]]);
-        a0 = smlad(x13, sxtb16_ror8(v0), smlad(x02, sxtb16(v0), a0));
-        a1 = smlad(x13, sxtb16_ror8(v1), smlad(x02, sxtb16(v1), a1));
-    }
-    let t = n / 4 * 4;
-    dot2_scalar(a0, a1, &x[t..], &w0[t..], &w1[t..], offset)
 }
 
 #[allow(clippy::too_many_arguments)]

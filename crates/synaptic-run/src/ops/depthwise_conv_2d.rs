@@ -13,7 +13,7 @@ use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
     prepare_conv, prepare_conv_f32, requantize, requantize_chunk, run_overlapped, run_plain,
-    spatial, ConvF32Params, ConvOptions, ConvParams, Gathered, Lanes, Taps, BLOCK, LANES,
+    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -155,13 +155,23 @@ enum How {
     /// Multiplier 1: up to [`BLOCK`] channels in memory, a tap at a time
     /// ([`Channels::block`]).
     Block,
+    /// A multiplier over 1, at most [`BLOCK`], and at most [`MAX_TAPS`] taps: every output of
+    /// input channel `ic`, its window gathered once ([`Channels::multiplier`]).
+    Multiplier,
     /// The outputs of the one input channel `ic` (a multiplier over 1), or one channel.
     Taps,
 }
 
 /// The most taps of a window whose values a depthwise convolution with a multiplier gathers
-/// ([`Channels::gathered4`]; 256 B of stack).
-const MAX_TAPS: usize = 64;
+/// ([`Channels::multiplier`]; [`TapValues`], 256 B of stack).
+const MAX_TAPS: usize = 128;
+
+/// The window of one input channel, its values offset (`x + input_offset`, within ±255) in
+/// tap order, 0 at the taps outside the input (which TFLM skips): what
+/// [`Channels::multiplier`] gathers once per pixel and input channel.
+pub(crate) struct TapValues {
+    v: [i16; MAX_TAPS],
+}
 
 /// The fewest channels a depthwise convolution with multiplier 1 computes in blocks (fewer:
 /// [`How::Lanes`], whose registers beat the block's per-tap setup; M4, person_detect).
@@ -286,6 +296,12 @@ impl Kernel for DepthwiseConv2d {
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, B, T> {
     type Chunk = Chunk;
+    type Window = TapValues;
+
+    #[inline(always)]
+    fn window(&self) -> TapValues {
+        TapValues { v: [0; MAX_TAPS] }
+    }
 
     fn params(&self) -> &ConvParams {
         self.p
@@ -311,6 +327,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
                 let n = (out_d - oc).min(BLOCK);
                 let how = How::Block;
                 f(Chunk { oc, ic: oc, n, how }, oc, n)
+            }
+        } else if dm <= BLOCK && self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_TAPS {
+            for ic in ordered(self.p.input_shape[3], dir) {
+                let oc = ic * dm;
+                let how = How::Multiplier;
+                f(Chunk { oc, ic, n: dm, how }, oc, dm)
             }
         } else {
             for ic in ordered(self.p.input_shape[3], dir) {
@@ -344,8 +366,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         xs: &Taps,
         c: Chunk,
         out: &mut [i8],
-        _win: &mut Gathered,
+        win: &mut TapValues,
     ) {
+        if c.how == How::Multiplier {
+            return self.multiplier(x, x_b, ys, xs, c, out, win);
+        }
         if c.how == How::Block {
             let mut acc = [0i32; BLOCK];
             let acc = &mut acc[..c.n];
@@ -363,9 +388,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         }
         let acc = match (c.how, c.n) {
             (How::Lanes, _) => self.run4(x, x_b, ys, xs, c.oc),
-            (_, LANES) if self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_TAPS => {
-                self.gathered4(x, x_b, ys, xs, c)
-            }
             (_, LANES) => self.taps::<LANES, X>(x, x_b, ys, xs, c),
             _ => {
                 let [a] = self.taps::<1, X>(x, x_b, ys, xs, c);
@@ -388,38 +410,90 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
 }
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
-    /// A multiplier over 1, at most [`MAX_TAPS`] taps: the accumulators of the [`LANES`]
-    /// outputs from `c.oc` of input channel `c.ic`, its window's values gathered once
-    /// (offset; 0 at the taps outside the input, which TFLM skips), then every tap's four
-    /// weights one word ([`mac4_value`]), the taps' weight rows walked in order.
-    #[inline(always)]
-    fn gathered4<X: Int8>(
+    /// [`How::Multiplier`]: the `c.n` outputs from `c.oc` of input channel `c.ic` (at most
+    /// [`BLOCK`]) at the pixel whose window is `ys` × `xs`. The channel's window values,
+    /// offset, gathered once into `win` (0 at the taps outside the input, which TFLM skips),
+    /// then [`LANES`] outputs at a time over every tap (one word of four weights a tap,
+    /// [`mac4_value`]), the last `n mod 4` one at a time. Not inlined: its registers its own.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn multiplier<X: Int8>(
         &self,
         x: &[X],
         x_b: usize,
         ys: &Taps,
         xs: &Taps,
         c: Chunk,
-    ) -> [i32; LANES] {
+        out: &mut [i8],
+        win: &mut TapValues,
+    ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
         let [_, f_h, f_w, out_d] = p.filter_shape;
         let k = (f_h * f_w).min(MAX_TAPS);
-        let mut win = [0i32; MAX_TAPS];
-        for (fy, in_y) in ys.iter() {
-            for (fx, in_x) in xs.iter() {
-                win[fy * f_w + fx] =
-                    x[x_b + (in_y * in_w + in_x) * in_d + c.ic].value() + p.input_offset;
+        let v = &mut win.v[..k];
+        if ys.taps.len() != f_h || xs.taps.len() != f_w {
+            v.fill(0);
+        }
+        // A long window row with its inputs adjacent (one input channel): the row's taps one
+        // run; otherwise tap by tap (cheaper for three taps).
+        let (n, off) = (xs.taps.len(), p.input_offset);
+        if in_d * p.dilation_w == 1 && n >= 4 {
+            for (fy, in_y) in ys.iter() {
+                let xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
+                let dst = &mut v[fy * f_w + xs.taps.start..][..n];
+                for (d, xv) in dst.iter_mut().zip(&x[xi..][..n]) {
+                    *d = (xv.value() + off) as i16;
+                }
+            }
+        } else {
+            for (fy, in_y) in ys.iter() {
+                for (fx, in_x) in xs.iter() {
+                    let xv = x[x_b + (in_y * in_w + in_x) * in_d + c.ic].value();
+                    v[fy * f_w + fx] = (xv + off) as i16;
+                }
             }
         }
-        let mut acc = [0i32; LANES];
-        let rows = self.filter.chunks_exact(out_d.max(1));
-        for (&v, row) in win[..k].iter().zip(rows) {
-            if let Ok(w) = <&[W; LANES]>::try_from(&row[c.oc..c.oc + LANES]) {
-                mac4_value(&mut acc, v, w);
+        let v = &win.v[..k];
+        let rows = || self.filter.chunks_exact(out_d.max(1));
+        let (m, s) = (self.multipliers, self.shifts);
+        let out = &mut out[..c.n.min(BLOCK)];
+        let mut oc = c.oc;
+        // Eight outputs a pass (each tap's value read once for two words of weights), then four.
+        let mut octs = out.chunks_exact_mut(2 * LANES);
+        for o in &mut octs {
+            let (mut a0, mut a1) = ([0i32; LANES], [0i32; LANES]);
+            for (&v, row) in v.iter().zip(rows()) {
+                if let Ok(w) = <&[W; 2 * LANES]>::try_from(&row[oc..oc + 2 * LANES]) {
+                    let (w0, w1) = w.split_at(LANES);
+                    if let (Ok(w0), Ok(w1)) =
+                        (<&[W; LANES]>::try_from(w0), <&[W; LANES]>::try_from(w1))
+                    {
+                        mac4_value(&mut a0, i32::from(v), w0);
+                        mac4_value(&mut a1, i32::from(v), w1);
+                    }
+                }
             }
+            let (o0, o1) = o.split_at_mut(LANES);
+            o0.copy_from_slice(&requantize_chunk(a0, oc, LANES, self.bias, m, s, p));
+            o1.copy_from_slice(&requantize_chunk(a1, oc + LANES, LANES, self.bias, m, s, p));
+            oc += 2 * LANES;
         }
-        acc
+        let mut quads = octs.into_remainder().chunks_exact_mut(LANES);
+        for o in &mut quads {
+            let acc = taps4(v, self.filter, out_d, oc);
+            o.copy_from_slice(&requantize_chunk(acc, oc, LANES, self.bias, m, s, p));
+            oc += LANES;
+        }
+        for o in quads.into_remainder() {
+            let mut acc = 0i32;
+            for (&v, row) in v.iter().zip(rows()) {
+                acc = acc.wrapping_add(row[oc].value().wrapping_mul(i32::from(v)));
+            }
+            let [r, ..] = requantize_chunk([acc, 0, 0, 0], oc, 1, self.bias, m, s, p);
+            *o = r;
+            oc += 1;
+        }
     }
 
     /// Multiplier 1, dilation 1 across: the accumulators of the [`LANES`] channels from `oc`
@@ -526,6 +600,20 @@ fn mac<const N: usize, X: Int8, W: Int8>(acc: &mut [i32; N], x: X, w: &[W], offs
             acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(x.value() + offset));
         }
     }
+}
+
+/// The accumulators of the four outputs `oc ..` over the taps of a window whose values are
+/// `v` (offset), the weights of tap `t` at `filter[t · out_d + oc ..]`: `Σ_t v[t] · w` each,
+/// wrapping: a tap at a time, its four weights one word ([`mac4_value`]).
+#[inline(always)]
+fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
+    let mut acc = [0i32; LANES];
+    for (&v, row) in v.iter().zip(filter.chunks_exact(out_d.max(1))) {
+        if let Ok(w) = <&[W; LANES]>::try_from(&row[oc..oc + LANES]) {
+            mac4_value(&mut acc, i32::from(v), w);
+        }
+    }
+    acc
 }
 
 /// `acc[j] += (x[j·SPREAD] + offset)·w[j]` for the four lanes, wrapping (portable).

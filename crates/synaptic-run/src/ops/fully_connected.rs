@@ -17,7 +17,7 @@
 
 use synaptic_tflite::{code, TensorType};
 
-use super::common::{size, Int32s, Int8, Int8Out};
+use super::common::{dot2, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, InPlace};
 use super::tables::{Constants, Table};
@@ -232,6 +232,39 @@ fn geometry(
     Ok((batches, accum_depth, output_depth))
 }
 
+/// `f(oc, Σ_i w[oc][i] · (row[i] + io))` for each output channel `oc` of `filter` (rows of
+/// `depth` > 0 weights), in order: two rows a pass over the input, each input value read and
+/// offset once for both ([`dot2`]: `SMLAD` on the DSP extension), then the odd row alone;
+/// rows shorter than four, one at a time. Wrapping sums: TFLM's accumulator exactly.
+#[inline(always)]
+fn each_dot<W: Int8>(
+    filter: &[W],
+    row: &[i8],
+    io: i32,
+    depth: usize,
+    mut f: impl FnMut(usize, i32),
+) {
+    if depth < 4 {
+        // Rows shorter than a word: one at a time (the pair's setup costs more than it saves).
+        for (oc, w) in filter.chunks_exact(depth).enumerate() {
+            f(oc, dot(w, row, io));
+        }
+        return;
+    }
+    let mut pairs = filter.chunks_exact(2 * depth);
+    let mut oc = 0;
+    for w in &mut pairs {
+        let (w0, w1) = w.split_at(depth);
+        let (a0, a1) = dot2(0, 0, row, w0, w1, io);
+        f(oc, a0);
+        f(oc + 1, a1);
+        oc += 2;
+    }
+    if let Some(w) = pairs.remainder().get(..depth) {
+        f(oc, dot(w, row, io));
+    }
+}
+
 /// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
 #[inline(always)]
 fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
@@ -363,8 +396,10 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
 }
 
 /// The kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, requantized.
+/// Not inlined: one copy per bias kind for the plain kernel, the folded one and their rows
+/// in place (a call per operator costs nothing; each copy ~3 KB of flash).
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
+#[inline(never)]
 fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     p: &FullyConnectedParams,
     multipliers: &T,
@@ -410,11 +445,14 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         for b in 0..p.batches {
             let row = &input[b * depth..(b + 1) * depth];
             let orow = &mut output[b * od..(b + 1) * od];
-            for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
-                let acc = dot(weights, row, io).wrapping_add(bias_at(oc));
-                let v = r0.apply_unsaturated(acc).wrapping_add(zp);
-                *o = O::from_i8(v.max(lo).min(hi) as i8);
-            }
+            each_dot(filter, row, io, depth, |oc, acc| {
+                let v = r0
+                    .apply_unsaturated(acc.wrapping_add(bias_at(oc)))
+                    .wrapping_add(zp);
+                if let Some(o) = orow.get_mut(oc) {
+                    *o = O::from_i8(v.max(lo).min(hi) as i8);
+                }
+            });
         }
         return Ok(());
     }
@@ -436,18 +474,20 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         .zip(output.chunks_exact_mut(od.max(1)))
     {
         // The filter holds at least `od * depth` values (checked above).
-        for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
-            let acc = if filter_offset == 0 {
-                // The usual case (symmetric int8 weights, and every per-channel filter).
-                dot(weights, row, io)
-            } else {
-                let mut acc: i32 = 0;
-                for (w, &x) in weights.iter().zip(row) {
-                    acc = acc
-                        .wrapping_add((w.value() + filter_offset).wrapping_mul(i32::from(x) + io));
+        if filter_offset == 0 {
+            // The usual case (symmetric int8 weights, and every per-channel filter).
+            each_dot(&filter[..od * depth], row, io, depth, |oc, acc| {
+                if let Some(o) = orow.get_mut(oc) {
+                    *o = O::from_i8(requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p));
                 }
-                acc
-            };
+            });
+            continue;
+        }
+        for (oc, (o, weights)) in orow.iter_mut().zip(filter.chunks_exact(depth)).enumerate() {
+            let mut acc: i32 = 0;
+            for (w, &x) in weights.iter().zip(row) {
+                acc = acc.wrapping_add((w.value() + filter_offset).wrapping_mul(i32::from(x) + io));
+            }
             *o = O::from_i8(requantize(acc.wrapping_add(bias_at(oc)), &table(oc), p));
         }
     }

@@ -2,7 +2,6 @@
 #![no_std]
 #![no_main]
 
-use panic_semihosting as _;
 use synaptic_fw_runtime::{models::kws_ref_model as m, run, spec, StaticMem};
 
 static ARENA: StaticMem<{ m::ARENA_BUFFER }> = StaticMem::new();
