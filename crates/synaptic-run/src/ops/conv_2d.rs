@@ -377,12 +377,49 @@ pub(crate) trait Lanes {
         out: &mut [i8],
         win: &mut Self::Window,
     );
+    /// Whether the pixel loop hands [`Lanes::pixel2`] two pixels at a time (at most
+    /// [`PAIR_OUT`] output channels).
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        false
+    }
+    /// Every output value of two pixels, `a` then `b` (`out`: `out_d` values each), each
+    /// given as its batch's input offset and window; every read before any write. By
+    /// default each pixel's chunks in turn.
+    #[allow(clippy::too_many_arguments)]
+    fn pixel2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        out: &mut [i8],
+        win: &mut Self::Window,
+    ) {
+        let od = self.params().output_shape[3];
+        let (oa, ob) = out.split_at_mut(od.min(out.len()));
+        for ((x_b, ys, xs), o) in [(a, oa), (b, ob)] {
+            self.pixel(Direction::Forward, |c, oc, n| {
+                if let Some(v) = o.get_mut(oc..oc + n) {
+                    self.chunk(x, x_b, ys, xs, c, v, win);
+                }
+            });
+        }
+    }
 }
 
+/// The most output channels a pixel loop computes two pixels at a time ([`Lanes::pairs`]):
+/// both pixels' values on the stack ([`Temps`]).
+pub(crate) const PAIR_OUT: usize = 256;
+
+/// The most input channels of a 1×1 filter whose two pixels [`Filters::pointwise2`] gathers
+/// ([`Gathered::set_pair`]).
+pub(crate) const PAIR_IN: usize = 256;
+
 /// What a convolution's pixel loop keeps across pixels (on the stack, made once a call): a
-/// chunk's output values and a gathered window.
+/// chunk's output values, a pair of pixels' (with [`Lanes::pairs`]) and a gathered window.
 pub(crate) struct Temps<Wn> {
     values: [i8; BLOCK],
+    pair: [i8; 2 * PAIR_OUT],
     window: Wn,
 }
 
@@ -391,9 +428,62 @@ impl<Wn> Temps<Wn> {
     fn new(window: Wn) -> Self {
         Temps {
             values: [0; BLOCK],
+            pair: [0; 2 * PAIR_OUT],
             window,
         }
     }
+}
+
+/// The pixel loop of both drivers: every output pixel in `dir` order, its chunks (or, with
+/// [`Lanes::pairs`], two pixels at a time, the last alone) computed from `input(s)` and
+/// written by `write(s, output index, values)`. Each chunk or pair reads before it writes,
+/// and nothing is written between a pair's two pixels, so a read only ever comes earlier
+/// and a write later than in the contract's one-element-a-step order.
+#[inline(always)]
+fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
+    k: &K,
+    dir: Direction,
+    s: &mut S,
+    input: impl Fn(&S) -> &[X],
+    mut write: impl FnMut(&mut S, usize, &[i8]),
+) -> Result<(), KernelError> {
+    let p = k.params();
+    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+    let od = p.output_shape[3];
+    let mut t = Temps::new(k.window());
+    let pairs = k.pairs() && od <= PAIR_OUT;
+    let mut pending: Option<(usize, Taps, Taps, usize)> = None;
+    for_each_pixel(&p.output_shape, dir, |b, oy, ox, first| {
+        let (ys, xs) = p.taps_at(oy, ox);
+        if pairs {
+            match pending.take() {
+                None => pending = Some((b * pixel, ys, xs, first)),
+                Some((xa, ysa, xsa, fa)) => {
+                    let out = &mut t.pair[..2 * od];
+                    let b_in = (b * pixel, &ys, &xs);
+                    k.pixel2(input(s), (xa, &ysa, &xsa), b_in, out, &mut t.window);
+                    let (oa, ob) = out.split_at(od);
+                    write(s, fa, oa);
+                    write(s, first, ob);
+                }
+            }
+            return Ok(());
+        }
+        k.pixel(dir, |c, oc, n| {
+            let v = &mut t.values[..n];
+            k.chunk(input(s), b * pixel, &ys, &xs, c, v, &mut t.window);
+            write(s, first + oc, v);
+        });
+        Ok(())
+    })?;
+    if let Some((x_b, ys, xs, first)) = pending {
+        k.pixel(dir, |c, oc, n| {
+            let v = &mut t.values[..n];
+            k.chunk(input(s), x_b, &ys, &xs, c, v, &mut t.window);
+            write(s, first + oc, v);
+        });
+    }
+    Ok(())
 }
 
 /// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward.
@@ -403,46 +493,41 @@ pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
     input: &[X],
     output: &mut [O],
 ) -> Result<(), KernelError> {
-    let p = k.params();
-    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut t = Temps::new(k.window());
-    for_each_pixel(&p.output_shape, Direction::Forward, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(Direction::Forward, |c, oc, n| {
-            let v = &mut t.values[..n];
-            k.chunk(input, b * pixel, &ys, &xs, c, v, &mut t.window);
-            for (o, &v) in output[first + oc..][..n].iter_mut().zip(&*v) {
+    each_pixel(
+        k,
+        Direction::Forward,
+        &mut (input, output),
+        |io| io.0,
+        |io, at, v| {
+            for (o, &v) in io.1[at..][..v.len()].iter_mut().zip(v) {
                 *o = O::from_i8(v);
             }
-        });
-        Ok(())
-    })
+        },
+    )
 }
 
 /// Runs `k` with input and output in `buf` (the overlapped kernel, placement already
-/// checked): each chunk's reads before any of its writes, the chunks and pixels in
-/// `at.direction`. A read only ever comes earlier and a write later than in the contract's
-/// one-element-a-step order, so every placement the contract accepts stays safe.
+/// checked): each chunk's (or pair's) reads before any of its writes, the chunks and pixels
+/// in `at.direction` ([`each_pixel`]). A read only ever comes earlier and a write later
+/// than in the contract's one-element-a-step order, so every placement the contract
+/// accepts stays safe.
 #[inline(always)]
 pub(crate) fn run_overlapped<K: Lanes>(
     k: &K,
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    let p = k.params();
-    let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let mut t = Temps::new(k.window());
-    for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
-        k.pixel(at.direction, |c, oc, n| {
-            let v = &mut t.values[..n];
-            k.chunk(&buf[at.input..], b * pixel, &ys, &xs, c, v, &mut t.window);
-            for (o, &v) in buf[at.output + first + oc..][..n].iter_mut().zip(&*v) {
+    each_pixel(
+        k,
+        at.direction,
+        buf,
+        |b| &b[at.input..],
+        |b, i, v| {
+            for (o, &v) in b[at.output + i..][..v.len()].iter_mut().zip(v) {
                 *o = u8::from_i8(v);
             }
-        });
-        Ok(())
-    })
+        },
+    )
 }
 
 /// The filters of a CONV_2D: what every output pixel shares (tables, filter, groups).
@@ -527,6 +612,27 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         }
     }
 
+    /// A 1×1 filter without groups on the DSP extension: two pixels at a time
+    /// ([`Filters::pointwise2`]).
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        // The portable path is as fast a pixel at a time (M3: kws_ref_model 2 % slower in
+        // pairs); the DSP one splits each word of weights once for both pixels. The unit
+        // tests run pairs on the portable path too (the loop's order, against the contract).
+        (cfg!(synaptic_dsp) || cfg!(test)) && self.pointwise && self.p.input_shape[3] <= PAIR_IN
+    }
+
+    fn pixel2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        out: &mut [i8],
+        win: &mut Gathered,
+    ) {
+        self.pointwise2(x, a, b, out, win)
+    }
+
     // Not inlined: one copy for the plain and the overlapped kernel, and the call's fresh
     // registers beat the inlined loop's spills (M4: pretrainedResnet_quant 49.1 M → 47.8 M
     // instructions, 7.6 KB less flash).
@@ -598,6 +704,47 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         if let [o] = outs.into_remainder() {
             let a = dot(acc_of(c), xr, &ws[ws.len() - d..], off);
             *o = requantize(a, m.at(c), s.at(c), p);
+        }
+    }
+
+    /// A 1×1 filter without groups at two pixels: every output value of `a` then `b` (`out`:
+    /// `out_d` each), a filter at a time over both pixels' inputs, gathered once
+    /// ([`Gathered::pair_dot1`]: each word of weights read once, and split once on the DSP
+    /// extension, for both pixels); a pixel in the padding (no
+    /// input) makes both one pixel at a time ([`Filters::pointwise`]). Not inlined: its
+    /// registers its own.
+    #[inline(never)]
+    fn pointwise2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        out: &mut [i8],
+        win: &mut Gathered,
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let od = p.output_shape[3];
+        let run = |(x_b, ys, xs): (usize, &Taps, &Taps)| {
+            (!ys.taps.is_empty() && !xs.taps.is_empty())
+                .then(|| &x[x_b + (ys.first * in_w + xs.first) * in_d..][..in_d])
+        };
+        let (oa, ob) = out.split_at_mut(od.min(out.len()));
+        let (Some(xa), Some(xb)) = (run(a), run(b)) else {
+            self.pointwise(x, a.0, a.1, a.2, 0, oa);
+            self.pointwise(x, b.0, b.1, b.2, 0, ob);
+            return;
+        };
+        let (off, d) = (p.input_offset, in_d.max(1));
+        win.set_pair(xa, xb, off);
+        let ws = &self.filter[..oa.len() * d];
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        let (m, s) = (self.multipliers, self.shifts);
+        for (c, ((w, o), q)) in ws.chunks_exact(d).zip(oa).zip(ob).enumerate() {
+            let b0 = acc_of(c);
+            let (a0, c0) = win.pair_dot1((b0, b0), xa, xb, w, off);
+            *o = requantize(a0, m.at(c), s.at(c), p);
+            *q = requantize(c0, m.at(c), s.at(c), p);
         }
     }
 
@@ -770,6 +917,25 @@ impl Gathered {
         }
         (a0, a1)
     }
+
+    /// Two pixels' inputs of a 1×1 filter, `xa` and `xb` (as long): the portable path reads
+    /// them where they are ([`Gathered::pair_dot1`]), nothing kept.
+    #[inline(always)]
+    fn set_pair<X: Int8>(&mut self, _xa: &[X], _xb: &[X], _offset: i32) {}
+
+    /// One filter at the two pixels of [`Gathered::set_pair`]:
+    /// `(a + Σ (xa + offset)·w, b + Σ (xb + offset)·w)`.
+    #[inline(always)]
+    fn pair_dot1<X: Int8, W: Int8>(
+        &self,
+        acc: (i32, i32),
+        xa: &[X],
+        xb: &[X],
+        w: &[W],
+        offset: i32,
+    ) -> (i32, i32) {
+        pair_dot1_scalar(acc, xa, xb, w, offset)
+    }
 }
 
 /// A filter window's input values, offset, on the DSP extension: per four values a pair of
@@ -778,9 +944,18 @@ impl Gathered {
 /// each.
 #[cfg(synaptic_dsp)]
 pub(crate) struct Gathered {
-    v: [u32; MAX_WINDOW / 2],
+    v: [u32; GATHERED_WORDS],
     k: usize,
 }
+
+/// The words of a [`Gathered`] on the DSP extension: a window of [`MAX_WINDOW`] values, or
+/// two pixels of up to [`PAIR_IN`] inputs ([`Gathered::set_pair`]).
+#[cfg(synaptic_dsp)]
+const GATHERED_WORDS: usize = if MAX_WINDOW / 2 > PAIR_IN {
+    MAX_WINDOW / 2
+} else {
+    PAIR_IN
+};
 
 #[cfg(synaptic_dsp)]
 impl Gathered {
@@ -788,7 +963,7 @@ impl Gathered {
     #[inline(always)]
     fn new() -> Self {
         Gathered {
-            v: [0; MAX_WINDOW / 2],
+            v: [0; GATHERED_WORDS],
             k: 0,
         }
     }
@@ -863,6 +1038,76 @@ impl Gathered {
         }
         (a0, a1)
     }
+
+    /// Two pixels' inputs of a 1×1 filter, `xa` and `xb` (as long, at most [`PAIR_IN`]),
+    /// offset: per four inputs the words `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)`
+    /// (`SXTAB16`), the last `n mod 4` left where they are.
+    #[inline(always)]
+    fn set_pair<X: Int8>(&mut self, xa: &[X], xb: &[X], offset: i32) {
+        use super::common::word;
+        use crate::dsp::{sxtab16, sxtab16_ror8};
+        let pair = (offset as u32 & 0xffff) * 0x1_0001;
+        let n = xa.len().min(xb.len()).min(PAIR_IN) / 4;
+        self.k = 4 * n;
+        let quads = xa.chunks_exact(4).zip(xb.chunks_exact(4));
+        for (w, (qa, qb)) in self.v[..4 * n].chunks_exact_mut(4).zip(quads) {
+            if let (Ok(qa), Ok(qb)) = (<&[X; 4]>::try_from(qa), <&[X; 4]>::try_from(qb)) {
+                let (a, b) = (word(qa), word(qb));
+                w[0] = sxtab16(pair, a);
+                w[1] = sxtab16_ror8(pair, a);
+                w[2] = sxtab16(pair, b);
+                w[3] = sxtab16_ror8(pair, b);
+            }
+        }
+    }
+
+    /// One filter at the two pixels of [`Gathered::set_pair`] (`xa`, `xb`: the same inputs, for
+    /// the last `n mod 4`): `(a + Σ (xa + offset)·w, b + Σ (xb + offset)·w)`, four inputs a
+    /// step, the word of weights split once (`SXTB16`) for both pixels, two `SMLAD`s per pixel.
+    /// The same wrapping sums as the portable path.
+    #[inline(always)]
+    fn pair_dot1<X: Int8, W: Int8>(
+        &self,
+        (mut a, mut b): (i32, i32),
+        xa: &[X],
+        xb: &[X],
+        w: &[W],
+        offset: i32,
+    ) -> (i32, i32) {
+        use super::common::word;
+        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
+        let n = self.k.min(w.len()) / 4 * 4;
+        for (x, q) in self.v[..n].chunks_exact(4).zip(w[..n].chunks_exact(4)) {
+            if let (Ok(x), Ok(q)) = (<&[u32; 4]>::try_from(x), <&[W; 4]>::try_from(q)) {
+                let u = word(q);
+                let (u02, u13) = (sxtb16(u), sxtb16_ror8(u));
+                a = smlad(x[1], u13, smlad(x[0], u02, a));
+                b = smlad(x[3], u13, smlad(x[2], u02, b));
+            }
+        }
+        let t = n.min(xa.len()).min(xb.len());
+        pair_dot1_scalar((a, b), &xa[t..], &xb[t..], &w[t..], offset)
+    }
+}
+
+/// One filter at two pixels, one input at a time: `(a + Σ (xa + offset)·w, b + Σ (xb +
+/// offset)·w)`, wrapping (the portable path; on the DSP extension, the last `n mod 4`).
+#[inline(always)]
+fn pair_dot1_scalar<X: Int8, W: Int8>(
+    (mut a, mut b): (i32, i32),
+    xa: &[X],
+    xb: &[X],
+    w: &[W],
+    offset: i32,
+) -> (i32, i32) {
+    let n = xa.len();
+    let (xb, w) = (&xb[..n], &w[..n]);
+    for c in 0..n {
+        let u = w[c].value();
+        a = a.wrapping_add(u.wrapping_mul(xa[c].value() + offset));
+        b = b.wrapping_add(u.wrapping_mul(xb[c].value() + offset));
+    }
+    (a, b)
 }
 
 /// Calls `f(j, n)` on `0..len` in chunks: `n = lanes` for the whole chunks, then `n = 1`;

@@ -235,7 +235,7 @@ fn geometry(
 /// `f(oc, Σ_i w[oc][i] · (row[i] + io))` for each output channel `oc` of `filter` (rows of
 /// `depth` > 0 weights), in order: two rows a pass over the input, each input value read and
 /// offset once for both ([`dot2`]: `SMLAD` on the DSP extension), then the odd row alone;
-/// rows shorter than four, one at a time. Wrapping sums: TFLM's accumulator exactly.
+/// rows shorter than four, and every row on the portable path, one at a time. Wrapping sums: TFLM's accumulator exactly.
 #[inline(always)]
 fn each_dot<W: Int8>(
     filter: &[W],
@@ -244,8 +244,9 @@ fn each_dot<W: Int8>(
     depth: usize,
     mut f: impl FnMut(usize, i32),
 ) {
-    if depth < 4 {
-        // Rows shorter than a word: one at a time (the pair's setup costs more than it saves).
+    if depth < 4 || !cfg!(synaptic_dsp) {
+        // Rows shorter than a word: one at a time (the pair's setup costs more than it
+        // saves); so too the portable path (M3: hello_world_int8 faster a row at a time).
         for (oc, w) in filter.chunks_exact(depth).enumerate() {
             f(oc, dot(w, row, io));
         }
