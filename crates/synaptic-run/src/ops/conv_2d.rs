@@ -411,10 +411,6 @@ pub(crate) trait Lanes {
 /// both pixels' values on the stack ([`Temps`]).
 pub(crate) const PAIR_OUT: usize = 256;
 
-/// The most input channels of a 1×1 filter whose two pixels [`Filters::pointwise2`] gathers
-/// ([`Gathered::set_pair`]).
-pub(crate) const PAIR_IN: usize = 256;
-
 /// What a convolution's pixel loop keeps across pixels (on the stack, made once a call): a
 /// chunk's output values, a pair of pixels' (with [`Lanes::pairs`]) and a gathered window.
 pub(crate) struct Temps<Wn> {
@@ -612,14 +608,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         }
     }
 
-    /// A 1×1 filter without groups on the DSP extension: two pixels at a time
-    /// ([`Filters::pointwise2`]).
+    /// On the DSP extension, a 1×1 filter without groups over at most [`MAX_WINDOW`] input
+    /// channels, or another filter without groups of at most [`MAX_WINDOW`] weights: two
+    /// pixels at a time ([`Filters::pointwise2`], [`Filters::gathered2`]).
     #[inline(always)]
     fn pairs(&self) -> bool {
         // The portable path is as fast a pixel at a time (M3: kws_ref_model 2 % slower in
         // pairs); the DSP one splits each word of weights once for both pixels. The unit
         // tests run pairs on the portable path too (the loop's order, against the contract).
-        (cfg!(synaptic_dsp) || cfg!(test)) && self.pointwise && self.p.input_shape[3] <= PAIR_IN
+        (cfg!(synaptic_dsp) || cfg!(test))
+            && ((self.pointwise && self.p.input_shape[3] <= MAX_WINDOW) || self.gathered)
     }
 
     fn pixel2<X: Int8>(
@@ -630,7 +628,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         out: &mut [i8],
         win: &mut Gathered,
     ) {
-        self.pointwise2(x, a, b, out, win)
+        if self.pointwise {
+            self.pointwise2(x, a, b, out, win)
+        } else {
+            self.gathered2(x, a, b, out, win)
+        }
     }
 
     // Not inlined: one copy for the plain and the overlapped kernel, and the call's fresh
@@ -709,8 +711,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
 
     /// A 1×1 filter without groups at two pixels: every output value of `a` then `b` (`out`:
     /// `out_d` each), a filter at a time over both pixels' inputs, gathered once
-    /// ([`Gathered::pair_dot1`]: each word of weights read once, and split once on the DSP
-    /// extension, for both pixels); a pixel in the padding (no
+    /// ([`Gathered::set_pair_run`], [`Gathered::pair_dot1`]: each word of weights read once,
+    /// and split once on the DSP extension, for both pixels); a pixel in the padding (no
     /// input) makes both one pixel at a time ([`Filters::pointwise`]). Not inlined: its
     /// registers its own.
     #[inline(never)]
@@ -736,13 +738,57 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             return;
         };
         let (off, d) = (p.input_offset, in_d.max(1));
-        win.set_pair(xa, xb, off);
+        win.begin_pair(in_d, true);
+        win.set_pair_run(0, 0, xa, off);
+        win.set_pair_run(1, 0, xb, off);
         let ws = &self.filter[..oa.len() * d];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
         let (m, s) = (self.multipliers, self.shifts);
         for (c, ((w, o), q)) in ws.chunks_exact(d).zip(oa).zip(ob).enumerate() {
             let b0 = acc_of(c);
-            let (a0, c0) = win.pair_dot1((b0, b0), xa, xb, w, off);
+            let (a0, c0) = win.pair_dot1((b0, b0), w);
+            *o = requantize(a0, m.at(c), s.at(c), p);
+            *q = requantize(c0, m.at(c), s.at(c), p);
+        }
+    }
+
+    /// A filter without groups of at most [`MAX_WINDOW`] weights at two pixels: every output
+    /// value of `a` then `b` (`out`: `out_d` each). Both windows' input values, offset,
+    /// gathered once into `win` (0 at the taps outside the input, which TFLM skips), then a
+    /// filter at a time over both ([`Gathered::pair_dot1`]). Not inlined: its registers its
+    /// own.
+    #[inline(never)]
+    fn gathered2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        out: &mut [i8],
+        win: &mut Gathered,
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let k = f_h * f_w * f_d;
+        let whole =
+            |(_, ys, xs): (usize, &Taps, &Taps)| ys.taps.len() == f_h && xs.taps.len() == f_w;
+        win.begin_pair(k, whole(a) && whole(b));
+        for (q, (x_b, ys, xs)) in [a, b].into_iter().enumerate() {
+            for (fy, in_y) in ys.iter() {
+                for (fx, in_x) in xs.iter() {
+                    let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
+                    win.set_pair_run(q, (fy * f_w + fx) * f_d, xt, p.input_offset);
+                }
+            }
+        }
+        let od = p.output_shape[3];
+        let (oa, ob) = out.split_at_mut(od.min(out.len()));
+        let ws = &self.filter[..oa.len() * k.max(1)];
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        let (m, s) = (self.multipliers, self.shifts);
+        for (c, ((w, o), q)) in ws.chunks_exact(k.max(1)).zip(oa).zip(ob).enumerate() {
+            let b0 = acc_of(c);
+            let (a0, c0) = win.pair_dot1((b0, b0), w);
             *o = requantize(a0, m.at(c), s.at(c), p);
             *q = requantize(c0, m.at(c), s.at(c), p);
         }
@@ -866,15 +912,17 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     }
 }
 
-/// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]): the
-/// window's values take 640 B of stack (16 bits each), made once per call.
+/// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]), and the
+/// most values of each of two windows it gathers together ([`Gathered::begin_pair`]): one
+/// window takes 640 B of stack, a pair 1,280 B (16 bits a value), made once per call.
 pub(crate) const MAX_WINDOW: usize = 320;
 
 /// A filter window's input values, offset (`x + input_offset`, within ±255), in the filter's
-/// order: 16 bits each (portable).
+/// order, 16 bits each (portable): one window at `v[..k]`, or a pair of windows, the first
+/// at `v[..k]` and the second at `v[MAX_WINDOW..][..k]`.
 #[cfg(not(synaptic_dsp))]
 pub(crate) struct Gathered {
-    v: [i16; MAX_WINDOW],
+    v: [i16; 2 * MAX_WINDOW],
     k: usize,
 }
 
@@ -884,7 +932,7 @@ impl Gathered {
     #[inline(always)]
     fn new() -> Self {
         Gathered {
-            v: [0; MAX_WINDOW],
+            v: [0; 2 * MAX_WINDOW],
             k: 0,
         }
     }
@@ -902,9 +950,7 @@ impl Gathered {
     /// Values `at ..` are `xs`, offset.
     #[inline(always)]
     fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
-        for (v, x) in self.v[at..][..xs.len()].iter_mut().zip(xs) {
-            *v = (x.value() + offset) as i16;
-        }
+        self.set_pair_run(0, at, xs, offset);
     }
 
     /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping.
@@ -918,44 +964,49 @@ impl Gathered {
         (a0, a1)
     }
 
-    /// Two pixels' inputs of a 1×1 filter, `xa` and `xb` (as long): the portable path reads
-    /// them where they are ([`Gathered::pair_dot1`]), nothing kept.
+    /// The next pair of windows, `k` (at most [`MAX_WINDOW`]) values each, all 0 unless
+    /// `whole` (every value of both about to be set).
     #[inline(always)]
-    fn set_pair<X: Int8>(&mut self, _xa: &[X], _xb: &[X], _offset: i32) {}
+    fn begin_pair(&mut self, k: usize, whole: bool) {
+        self.k = k.min(MAX_WINDOW);
+        if !whole {
+            self.v[..self.k].fill(0);
+            self.v[MAX_WINDOW..][..self.k].fill(0);
+        }
+    }
 
-    /// One filter at the two pixels of [`Gathered::set_pair`]:
-    /// `(a + Σ (xa + offset)·w, b + Σ (xb + offset)·w)`.
+    /// Values `at ..` of window `p` (0 or 1) of the pair are `xs`, offset.
     #[inline(always)]
-    fn pair_dot1<X: Int8, W: Int8>(
-        &self,
-        acc: (i32, i32),
-        xa: &[X],
-        xb: &[X],
-        w: &[W],
-        offset: i32,
-    ) -> (i32, i32) {
-        pair_dot1_scalar(acc, xa, xb, w, offset)
+    fn set_pair_run<X: Int8>(&mut self, p: usize, at: usize, xs: &[X], offset: i32) {
+        let w = &mut self.v[(p & 1) * MAX_WINDOW..][at..][..xs.len()];
+        for (v, x) in w.iter_mut().zip(xs) {
+            *v = (x.value() + offset) as i16;
+        }
+    }
+
+    /// One filter's weights `w` (at least `k`) over both windows of the pair:
+    /// `(a + Σ va·w, b + Σ vb·w)`, wrapping.
+    #[inline(always)]
+    fn pair_dot1<W: Int8>(&self, (mut a, mut b): (i32, i32), w: &[W]) -> (i32, i32) {
+        let (va, vb) = self.v.split_at(MAX_WINDOW);
+        for ((&x, &y), w) in va[..self.k].iter().zip(&vb[..self.k]).zip(w) {
+            let u = w.value();
+            a = a.wrapping_add(u.wrapping_mul(i32::from(x)));
+            b = b.wrapping_add(u.wrapping_mul(i32::from(y)));
+        }
+        (a, b)
     }
 }
 
-/// A filter window's input values, offset, on the DSP extension: per four values a pair of
-/// words of signed halfwords, `(v0, v2)` then `(v1, v3)`, the order `SXTB16` splits a word of
-/// four weights into (and `SXTAB16` a word of four inputs), so each `SMLAD` takes a pair of
-/// each.
+/// A filter window's input values, offset, on the DSP extension, in the order `SMLAD` takes
+/// them against a word of four weights split by `SXTB16` (even lanes, then odd): one window,
+/// per four values the words `(v0, v2)`, `(v1, v3)`; or a pair of windows `a` and `b`, per
+/// four values `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)`, a last part-quad padded with 0.
 #[cfg(synaptic_dsp)]
 pub(crate) struct Gathered {
-    v: [u32; GATHERED_WORDS],
+    v: [u32; MAX_WINDOW],
     k: usize,
 }
-
-/// The words of a [`Gathered`] on the DSP extension: a window of [`MAX_WINDOW`] values, or
-/// two pixels of up to [`PAIR_IN`] inputs ([`Gathered::set_pair`]).
-#[cfg(synaptic_dsp)]
-const GATHERED_WORDS: usize = if MAX_WINDOW / 2 > PAIR_IN {
-    MAX_WINDOW / 2
-} else {
-    PAIR_IN
-};
 
 #[cfg(synaptic_dsp)]
 impl Gathered {
@@ -963,7 +1014,7 @@ impl Gathered {
     #[inline(always)]
     fn new() -> Self {
         Gathered {
-            v: [0; GATHERED_WORDS],
+            v: [0; MAX_WINDOW],
             k: 0,
         }
     }
@@ -978,16 +1029,24 @@ impl Gathered {
         }
     }
 
-    /// The word and bit of value `i`.
+    /// The word and bit of value `i` of window `p` when a quad takes `q` words (2: one
+    /// window; 4: a pair).
     #[inline(always)]
-    fn at(i: usize) -> (usize, u32) {
-        (i / 4 * 2 + (i & 1), 16 * ((i as u32 >> 1) & 1))
+    fn at(q: usize, p: usize, i: usize) -> (usize, u32) {
+        (i / 4 * q + 2 * p + (i & 1), 16 * ((i as u32 >> 1) & 1))
     }
 
-    /// Values `at ..` are `xs`, offset: from a multiple of four, four a step (`SXTAB16` of a
-    /// word of inputs gives both words), the rest one at a time.
+    /// Values `at ..` are `xs`, offset.
     #[inline(always)]
     fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
+        self.set_words(2, 0, at, xs, offset);
+    }
+
+    /// Values `at ..` of window `p` of windows whose quads take `q` words are `xs`, offset:
+    /// from a multiple of four, four a step (`SXTAB16` of a word of inputs gives both words),
+    /// the rest one at a time.
+    #[inline(always)]
+    fn set_words<X: Int8>(&mut self, q: usize, p: usize, at: usize, xs: &[X], offset: i32) {
         use super::common::word;
         use crate::dsp::{sxtab16, sxtab16_ror8};
         let mut done = 0;
@@ -995,19 +1054,21 @@ impl Gathered {
             let pair = (offset as u32 & 0xffff) * 0x1_0001;
             let quads = xs.chunks_exact(4);
             done = quads.len() * 4;
-            let words = self.v[at / 2..][..done / 2].chunks_exact_mut(2);
-            for (q, w) in quads.zip(words) {
-                if let Ok(q) = <&[X; 4]>::try_from(q) {
-                    let xw = word(q);
+            for (j, x) in quads.enumerate() {
+                let w0 = (at / 4 + j) * q + 2 * p;
+                if let (Ok(x), Some(w)) = (<&[X; 4]>::try_from(x), self.v.get_mut(w0..w0 + 2)) {
+                    let xw = word(x);
                     w[0] = sxtab16(pair, xw);
                     w[1] = sxtab16_ror8(pair, xw);
                 }
             }
         }
         for (j, x) in xs.iter().enumerate().skip(done) {
-            let (w, bit) = Self::at(at + j);
+            let (w, bit) = Self::at(q, p, at + j);
             let v = (x.value() + offset) as u32 & 0xffff;
-            self.v[w] = (self.v[w] & !(0xffff << bit)) | v << bit;
+            if let Some(slot) = self.v.get_mut(w) {
+                *slot = (*slot & !(0xffff << bit)) | v << bit;
+            }
         }
     }
 
@@ -1031,7 +1092,7 @@ impl Gathered {
             }
         }
         for i in n..self.k {
-            let (w, bit) = Self::at(i);
+            let (w, bit) = Self::at(2, 0, i);
             let v = i32::from((self.v[w] >> bit) as u16 as i16);
             a0 = a0.wrapping_add(w0[i].value().wrapping_mul(v));
             a1 = a1.wrapping_add(w1[i].value().wrapping_mul(v));
@@ -1039,75 +1100,52 @@ impl Gathered {
         (a0, a1)
     }
 
-    /// Two pixels' inputs of a 1×1 filter, `xa` and `xb` (as long, at most [`PAIR_IN`]),
-    /// offset: per four inputs the words `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)`
-    /// (`SXTAB16`), the last `n mod 4` left where they are.
+    /// The next pair of windows, `k` (at most [`MAX_WINDOW`]) values each, all 0 unless
+    /// `whole` (every value of both about to be set); a last part-quad's other values 0.
     #[inline(always)]
-    fn set_pair<X: Int8>(&mut self, xa: &[X], xb: &[X], offset: i32) {
-        use super::common::word;
-        use crate::dsp::{sxtab16, sxtab16_ror8};
-        let pair = (offset as u32 & 0xffff) * 0x1_0001;
-        let n = xa.len().min(xb.len()).min(PAIR_IN) / 4;
-        self.k = 4 * n;
-        let quads = xa.chunks_exact(4).zip(xb.chunks_exact(4));
-        for (w, (qa, qb)) in self.v[..4 * n].chunks_exact_mut(4).zip(quads) {
-            if let (Ok(qa), Ok(qb)) = (<&[X; 4]>::try_from(qa), <&[X; 4]>::try_from(qb)) {
-                let (a, b) = (word(qa), word(qb));
-                w[0] = sxtab16(pair, a);
-                w[1] = sxtab16_ror8(pair, a);
-                w[2] = sxtab16(pair, b);
-                w[3] = sxtab16_ror8(pair, b);
-            }
-        }
+    fn begin_pair(&mut self, k: usize, whole: bool) {
+        self.k = k.min(MAX_WINDOW);
+        let quads = if whole { self.k / 4 } else { 0 };
+        self.v[quads * 4..self.k.div_ceil(4) * 4].fill(0);
     }
 
-    /// One filter at the two pixels of [`Gathered::set_pair`] (`xa`, `xb`: the same inputs, for
-    /// the last `n mod 4`): `(a + Σ (xa + offset)·w, b + Σ (xb + offset)·w)`, four inputs a
-    /// step, the word of weights split once (`SXTB16`) for both pixels, two `SMLAD`s per pixel.
-    /// The same wrapping sums as the portable path.
+    /// Values `at ..` of window `p` (0 or 1) of the pair are `xs`, offset.
     #[inline(always)]
-    fn pair_dot1<X: Int8, W: Int8>(
-        &self,
-        (mut a, mut b): (i32, i32),
-        xa: &[X],
-        xb: &[X],
-        w: &[W],
-        offset: i32,
-    ) -> (i32, i32) {
+    fn set_pair_run<X: Int8>(&mut self, p: usize, at: usize, xs: &[X], offset: i32) {
+        self.set_words(4, p & 1, at, xs, offset);
+    }
+
+    /// One filter's weights `w` (at least `k`) over both windows of the pair:
+    /// `(a + Σ va·w, b + Σ vb·w)`, four values a step, the word of weights split once
+    /// (`SXTB16`) for both windows, two `SMLAD`s a window; a last part-quad's weights one word
+    /// padded with 0. The same wrapping sums as the portable path.
+    #[inline(always)]
+    fn pair_dot1<W: Int8>(&self, (mut a, mut b): (i32, i32), w: &[W]) -> (i32, i32) {
         use super::common::word;
         use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
-        let n = self.k.min(w.len()) / 4 * 4;
+        let k = self.k.min(w.len());
+        let n = k / 4 * 4;
+        let mut step = |x: &[u32; 4], u: u32| {
+            let (u02, u13) = (sxtb16(u), sxtb16_ror8(u));
+            a = smlad(x[1], u13, smlad(x[0], u02, a));
+            b = smlad(x[3], u13, smlad(x[2], u02, b));
+        };
         for (x, q) in self.v[..n].chunks_exact(4).zip(w[..n].chunks_exact(4)) {
             if let (Ok(x), Ok(q)) = (<&[u32; 4]>::try_from(x), <&[W; 4]>::try_from(q)) {
-                let u = word(q);
-                let (u02, u13) = (sxtb16(u), sxtb16_ror8(u));
-                a = smlad(x[1], u13, smlad(x[0], u02, a));
-                b = smlad(x[3], u13, smlad(x[2], u02, b));
+                step(x, word(q));
             }
         }
-        let t = n.min(xa.len()).min(xb.len());
-        pair_dot1_scalar((a, b), &xa[t..], &xb[t..], &w[t..], offset)
+        if k > n {
+            let u = w[n..k]
+                .iter()
+                .enumerate()
+                .fold(0u32, |u, (j, w)| u | u32::from(w.byte()) << (8 * j));
+            if let Some(Ok(x)) = self.v.get(n..n + 4).map(<&[u32; 4]>::try_from) {
+                step(x, u);
+            }
+        }
+        (a, b)
     }
-}
-
-/// One filter at two pixels, one input at a time: `(a + Σ (xa + offset)·w, b + Σ (xb +
-/// offset)·w)`, wrapping (the portable path; on the DSP extension, the last `n mod 4`).
-#[inline(always)]
-fn pair_dot1_scalar<X: Int8, W: Int8>(
-    (mut a, mut b): (i32, i32),
-    xa: &[X],
-    xb: &[X],
-    w: &[W],
-    offset: i32,
-) -> (i32, i32) {
-    let n = xa.len();
-    let (xb, w) = (&xb[..n], &w[..n]);
-    for c in 0..n {
-        let u = w[c].value();
-        a = a.wrapping_add(u.wrapping_mul(xa[c].value() + offset));
-        b = b.wrapping_add(u.wrapping_mul(xb[c].value() + offset));
-    }
-    (a, b)
 }
 
 /// Calls `f(j, n)` on `0..len` in chunks: `n = lanes` for the whole chunks, then `n = 1`;
