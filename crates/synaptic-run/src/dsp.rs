@@ -103,3 +103,17 @@ pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
     }
     r
 }
+
+/// `SMMULR rd, rn, rm`: the high word of the product of `a` and `b`, rounded:
+/// `(a · b + 2^31) >> 32` (arithmetic, exact in 64 bits).
+#[inline(always)]
+pub(crate) fn smmulr(a: i32, b: i32) -> i32 {
+    let r: i32;
+    // SAFETY: one register-to-register instruction of the DSP extension; no memory, stack
+    // or flags touched (it never saturates).
+    unsafe {
+        asm!("smmulr {r}, {a}, {b}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}

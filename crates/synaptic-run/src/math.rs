@@ -286,6 +286,26 @@ impl Requantizer {
     }
 
     /// The rounding divide of [`Self::apply`].
+    /// [`Requantizer::apply_unsaturated`] of `v` given `v2` = `2 · v · 2^left` (the caller's
+    /// bound: it fits in 32 bits): the doubling high multiply as the rounded high word of
+    /// `v2 · multiplier`, `(v2 · m + 2^31) >> 32`, which is `(v · 2^left · m + 2^30) >> 31`
+    /// exactly (`SMMULR` on the DSP extension), then the same rounding divide.
+    #[inline(always)]
+    pub fn apply_doubled(&self, v2: i32) -> i32 {
+        debug_assert!(!self.can_saturate());
+        #[cfg(synaptic_dsp)]
+        let v = crate::dsp::smmulr(v2, self.multiplier);
+        #[cfg(not(synaptic_dsp))]
+        let v = ((i64::from(v2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        self.divide(v)
+    }
+
+    /// The factor `2^left` of [`Requantizer::apply`]'s left shift.
+    #[inline(always)]
+    pub fn left(&self) -> i32 {
+        self.left
+    }
+
     #[inline(always)]
     fn divide(&self, v: i32) -> i32 {
         // RoundingDivideByPOT(v, right) as TFLM writes it, the mask made once: the dropped

@@ -112,9 +112,28 @@ impl Elementwise for AddParams {
     fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
         let r = [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s));
         let plain = !r.iter().any(Requantizer::can_saturate);
+        // The doubled products fit in 32 bits (`Requantizer::apply_doubled`): an offset input
+        // is within ±255, so `2 · v · 2^20` is below 2^29 and each scaled input below 2^28
+        // (a multiplier is below 2^31); their sum, doubled, below 2^30. Checked here, not
+        // assumed: otherwise the general path.
+        let doubled = plain
+            && (0..=20).contains(&self.left_shift)
+            && r.iter().all(|r| r.left() == 1)
+            && [self.input1_offset, self.input2_offset]
+                .iter()
+                .all(|o| (-256..=256).contains(o));
         let shift = |v: i32| v.wrapping_mul(1i32.wrapping_shl(self.left_shift as u32));
+        let (l2, off1, off2) = (self.left_shift + 1, self.input1_offset, self.input2_offset);
         #[inline(always)]
         move |x, y| {
+            if doubled {
+                let a = r[0].apply_doubled((off1 + x) << l2);
+                let b = r[1].apply_doubled((off2 + y) << l2);
+                let raw = r[2]
+                    .apply_doubled(a.wrapping_add(b) << 1)
+                    .wrapping_add(self.output_offset);
+                return raw.max(self.act_min).min(self.act_max) as i8;
+            }
             let (a, b) = (shift(self.input1_offset + x), shift(self.input2_offset + y));
             let apply = |r: &Requantizer, v| {
                 if plain {
