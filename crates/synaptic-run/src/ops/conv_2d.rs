@@ -249,12 +249,23 @@ impl ConvParams {
     /// The taps of output pixel `(oy, ox)` inside the input: rows and columns.
     #[inline]
     pub(crate) fn taps_at(&self, oy: usize, ox: usize) -> (Taps, Taps) {
-        let [_, in_h, in_w, _] = self.input_shape;
-        let [_, f_h, f_w, _] = self.filter_shape;
-        (
-            Taps::new(oy, self.stride_h, self.pad_h, f_h, self.dilation_h, in_h),
-            Taps::new(ox, self.stride_w, self.pad_w, f_w, self.dilation_w, in_w),
-        )
+        (self.taps_y(oy), self.taps_x(ox))
+    }
+
+    /// The window's rows at output row `oy` ([`Self::taps_at`]).
+    #[inline(always)]
+    pub(crate) fn taps_y(&self, oy: usize) -> Taps {
+        let [_, in_h, _, _] = self.input_shape;
+        let f_h = self.filter_shape[1];
+        Taps::new(oy, self.stride_h, self.pad_h, f_h, self.dilation_h, in_h)
+    }
+
+    /// The window's columns at output column `ox` ([`Self::taps_at`]).
+    #[inline(always)]
+    pub(crate) fn taps_x(&self, ox: usize) -> Taps {
+        let [_, _, in_w, _] = self.input_shape;
+        let f_w = self.filter_shape[2];
+        Taps::new(ox, self.stride_w, self.pad_w, f_w, self.dilation_w, in_w)
     }
 }
 
@@ -449,8 +460,13 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     let mut t = Temps::new(k.window());
     let pairs = k.pairs() && od <= PAIR_OUT;
     let mut pending: Option<(usize, Taps, Taps, usize)> = None;
+    // The window's rows, made once per output row.
+    let mut row: (usize, Taps) = (0, p.taps_y(0));
     for_each_pixel(&p.output_shape, dir, |b, oy, ox, first| {
-        let (ys, xs) = p.taps_at(oy, ox);
+        if row.0 != oy {
+            row = (oy, p.taps_y(oy));
+        }
+        let (ys, xs) = (row.1.clone(), p.taps_x(ox));
         if pairs {
             match pending.take() {
                 None => pending = Some((b * pixel, ys, xs, first)),
