@@ -48,10 +48,12 @@ done
 echo "==> firmware/runtime for mps2-an386 (Cortex-M4F): clippy, build"
 an386=(--release -q --no-default-features --features mps2-an386 --target thumbv7em-none-eabihf
   --target-dir target/mps2-an386)
+# Between them every DSP path: pretrainedResnet_quant for ADD's.
 cargo clippy "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
-  -- -D warnings
-cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model
-for m in hello_world_int8 micro_speech_quantized kws_ref_model; do
+  --bin pretrainedResnet_quant -- -D warnings
+cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
+  --bin pretrainedResnet_quant
+for m in hello_world_int8 micro_speech_quantized kws_ref_model pretrainedResnet_quant; do
   echo "==> $m on mps2-an386"
   out=$(timeout 120 ./qemu-run.sh mps2-an386 \
     "target/mps2-an386/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || {
@@ -80,4 +82,4 @@ for m in hello_world_int8 micro_speech_quantized; do
   }
   echo "$m deploy image: $out"
 done
-echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F, M4F deploy), kws_ref_model (M4F) and hello_world_float equal the host on target"
+echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F, M4F deploy), kws_ref_model and pretrainedResnet_quant (M4F) and hello_world_float equal the host on target"
