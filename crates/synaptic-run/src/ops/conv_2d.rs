@@ -753,14 +753,23 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             self.pointwise(x, b.0, b.1, b.2, 0, ob);
             return;
         };
-        let (off, d) = (p.input_offset, in_d.max(1));
+        let off = p.input_offset;
         win.begin_pair(in_d, true);
         win.set_pair_run(0, 0, xa, off);
         win.set_pair_run(1, 0, xb, off);
-        let ws = &self.filter[..oa.len() * d];
+        self.pair_outputs(win, in_d, oa, ob);
+    }
+
+    /// The output values `oa` and `ob` of the pair of windows in `win` (`k` weights a
+    /// filter): a filter at a time over both ([`Gathered::pair_dot1`]), its bias and
+    /// requantization shared.
+    #[inline(always)]
+    fn pair_outputs(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
+        let (p, k) = (self.p, k.max(1));
+        let ws = &self.filter[..oa.len() * k];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
         let (m, s) = (self.multipliers, self.shifts);
-        for (c, ((w, o), q)) in ws.chunks_exact(d).zip(oa).zip(ob).enumerate() {
+        for (c, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
             let b0 = acc_of(c);
             let (a0, c0) = win.pair_dot1((b0, b0), w);
             *o = requantize(a0, m.at(c), s.at(c), p);
@@ -799,15 +808,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         }
         let od = p.output_shape[3];
         let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        let ws = &self.filter[..oa.len() * k.max(1)];
-        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        let (m, s) = (self.multipliers, self.shifts);
-        for (c, ((w, o), q)) in ws.chunks_exact(k.max(1)).zip(oa).zip(ob).enumerate() {
-            let b0 = acc_of(c);
-            let (a0, c0) = win.pair_dot1((b0, b0), w);
-            *o = requantize(a0, m.at(c), s.at(c), p);
-            *q = requantize(c0, m.at(c), s.at(c), p);
-        }
+        self.pair_outputs(win, k, oa, ob);
     }
 
     /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
