@@ -277,7 +277,7 @@ pub(crate) fn dot2<X: Int8, W: Int8>(
 /// [`dot2`] one input at a time, each read and offset once for both filters (the portable
 /// path; on the DSP extension, the last `n mod 4` inputs).
 #[inline(always)]
-pub(crate) fn dot2_scalar<X: Int8, W: Int8>(
+fn dot2_scalar<X: Int8, W: Int8>(
     mut a0: i32,
     mut a1: i32,
     x: &[X],
