@@ -316,6 +316,54 @@ impl Requantizer {
     }
 }
 
+/// [`Requantizer::apply`] for a right shift of 1 to 31 (no left shift: a scale below one
+/// half, every convolution's usual case) of values within ±2^30 (the caller's bound): the
+/// doubling high multiply as the rounded high word of `2x · multiplier` (`SMMULR` on the DSP
+/// extension), then TFLM's rounding divide as one add and a shift,
+/// `(v - (v < 0 ? 1 : 0) + 2^(r-1)) >> r`, which rounds half away from zero exactly as its
+/// mask and threshold do. Neither sum
+/// can wrap: `|v| ≤ |x| + 1`. The results are [`Requantizer::apply`]'s
+/// (`tests::right_requantizer_matches`).
+#[derive(Debug, Clone, Copy)]
+pub struct RightRequantizer {
+    multiplier: i32,
+    /// `2^(right - 1)`.
+    half: i32,
+    right: u32,
+}
+
+impl RightRequantizer {
+    /// The largest magnitude (exclusive) of a value [`RightRequantizer::apply`] takes.
+    pub const BOUND: i64 = 1 << 30;
+
+    /// The requantization by `multiplier` and `shift`, or `None` when `shift` is not in
+    /// `-31..=-1` or the multiplier is `i32::MIN` (the one that can saturate).
+    #[inline(always)]
+    pub fn new(multiplier: i32, shift: i32) -> Option<Self> {
+        if !(-31..=-1).contains(&shift) || multiplier == i32::MIN {
+            return None;
+        }
+        let right = shift.unsigned_abs();
+        Some(RightRequantizer {
+            multiplier,
+            half: 1 << (right - 1),
+            right,
+        })
+    }
+
+    /// `MultiplyByQuantizedMultiplier(x, multiplier, shift)` of `x` within ±[`Self::BOUND`].
+    #[inline(always)]
+    pub fn apply(&self, x: i32) -> i32 {
+        debug_assert!(i64::from(x).abs() < Self::BOUND);
+        let x2 = x.wrapping_mul(2);
+        #[cfg(synaptic_dsp)]
+        let v = crate::dsp::smmulr(x2, self.multiplier);
+        #[cfg(not(synaptic_dsp))]
+        let v = ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        (v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right
+    }
+}
+
 /// `MultiplyByQuantizedMultiplier(int64_t x, ...)`: the 64-bit-input form (16-bit-activation
 /// kernels), which rounds the multiplier to 16 bits.
 #[inline]
@@ -683,6 +731,59 @@ mod tests {
                 assert_eq!(q.apply(x), tflm(x, m, shift), "{x} {m} {shift}");
             }
         }
+    }
+
+    /// [`RightRequantizer::apply`] equals [`Requantizer::apply`] for every right shift, edge
+    /// and pseudo-random multipliers, and values up to its bound.
+    #[test]
+    fn right_requantizer_matches() {
+        let mut r: u32 = 0x2545_F491;
+        let mut next = || {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            r
+        };
+        let edge = (1 << 30) - 1;
+        for shift in -31..=-1 {
+            for m in [0, 1, -1, 1 << 30, i32::MAX, i32::MIN + 1, 1_518_500_250, -7] {
+                let (q, f) = (Requantizer::new(m, shift), RightRequantizer::new(m, shift));
+                let f = f.expect("a right shift");
+                for x in [
+                    -edge,
+                    -edge + 1,
+                    -65536,
+                    -3,
+                    -2,
+                    -1,
+                    0,
+                    1,
+                    2,
+                    3,
+                    65535,
+                    edge,
+                ] {
+                    assert_eq!(f.apply(x), q.apply(x), "{x} {m} {shift}");
+                }
+                for _ in 0..2_000 {
+                    let x = (next() as i32) >> (2 + next() % 30);
+                    assert_eq!(f.apply(x), q.apply(x), "{x} {m} {shift}");
+                }
+            }
+            let m = (next() >> 1) as i32 | (1 << 30);
+            let (q, f) = (
+                Requantizer::new(m, shift),
+                RightRequantizer::new(m, shift).unwrap(),
+            );
+            for _ in 0..5_000 {
+                let x = (next() as i32) >> (2 + next() % 30);
+                assert_eq!(f.apply(x), q.apply(x), "{x} {m} {shift}");
+            }
+        }
+        for shift in [0, 1, 5, -32, i32::MIN] {
+            assert!(RightRequantizer::new(1 << 30, shift).is_none());
+        }
+        assert!(RightRequantizer::new(i32::MIN, -5).is_none());
     }
 
     #[test]

@@ -93,8 +93,7 @@ pub trait Int8: Copy {
 }
 
 /// Four int8 values as one little-endian word (one load where the target allows unaligned
-/// words: the DSP kernels' SIMD lanes; built only where they are).
-#[cfg(synaptic_dsp)]
+/// words: the DSP kernels' SIMD lanes, the depthwise row kernel's gathered windows).
 #[inline(always)]
 pub(crate) fn word<X: Int8>(v: &[X; 4]) -> u32 {
     u32::from_le_bytes([v[0].byte(), v[1].byte(), v[2].byte(), v[3].byte()])

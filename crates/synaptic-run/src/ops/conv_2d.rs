@@ -388,6 +388,20 @@ pub(crate) trait Lanes {
         out: &mut [i8],
         win: &mut Self::Window,
     );
+    /// Runs the whole operator another way when the kernel has one for its parameters (the
+    /// depthwise row kernel), with [`each_pixel`]'s `input` and `write` and its rule: every
+    /// batch of outputs is written after all of its reads, the batches in `dir` order of
+    /// their pixels. False: the pixel loop runs.
+    #[inline(always)]
+    fn whole<X: Int8, S: ?Sized>(
+        &self,
+        _dir: Direction,
+        _s: &mut S,
+        _input: &impl Fn(&S) -> &[X],
+        _write: &mut impl FnMut(&mut S, usize, &[i8]),
+    ) -> bool {
+        false
+    }
     /// Whether the pixel loop hands [`Lanes::pixel2`] two pixels at a time (at most
     /// [`PAIR_OUT`] output channels).
     #[inline(always)]
@@ -454,6 +468,9 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     input: impl Fn(&S) -> &[X],
     mut write: impl FnMut(&mut S, usize, &[i8]),
 ) -> Result<(), KernelError> {
+    if k.whole(dir, s, &input, &mut write) {
+        return Ok(());
+    }
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
     let od = p.output_shape[3];

@@ -3,9 +3,13 @@
 //!
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
-//! CONV_2D's ([`super::conv_2d`]). Overlapped: the output pixels in the plain kernel's order,
-//! the channels in chunks (blocks of a tap at a time, or four in registers), each chunk's
-//! reads before its writes.
+//! CONV_2D's ([`super::conv_2d`]). With multiplier 1 and channels in fours (every depthwise
+//! layer of person_detect and kws_ref_model), the output goes a row segment at a time
+//! (`Channels::rows`): per group of four channels its weights split once, its window columns
+//! gathered once (the input's zero point outside the input), each pixel's nine taps in
+//! registers, the requantization by [`RightRequantizer`]. Otherwise the output pixels in the
+//! plain kernel's order, the channels in chunks (blocks of a tap at a time, or four in
+//! registers). Overlapped: each segment's or chunk's reads before its writes.
 
 use synaptic_tflite::code;
 
@@ -21,7 +25,7 @@ use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::contract::Direction;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault};
-use crate::math::{activation_range_i8, int8_zero_point, QuantParams};
+use crate::math::{activation_range_i8, int8_zero_point, QuantParams, RightRequantizer};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::DEPTHWISE_CONV_2D];
@@ -305,6 +309,24 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
 
     fn params(&self) -> &ConvParams {
         self.p
+    }
+
+    /// Multiplier 1 with channels in groups of four: [`Channels::rows`].
+    #[inline(always)]
+    fn whole<X: Int8, S: ?Sized>(
+        &self,
+        dir: Direction,
+        s: &mut S,
+        input: &impl Fn(&S) -> &[X],
+        write: &mut impl FnMut(&mut S, usize, &[i8]),
+    ) -> bool {
+        match self.segment() {
+            Some(seg) => {
+                self.rows(seg, dir, s, input, write);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
@@ -683,6 +705,306 @@ fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
     acc[1] = smlabb(v, w13, acc[1]);
     acc[2] = smlatt(v, w02, acc[2]);
     acc[3] = smlatt(v, w13, acc[3]);
+}
+
+// ---- Multiplier 1, a row segment at a time ----
+
+/// The most output bytes of one row segment ([`Channels::rows`], on the stack).
+const SEG_OUT: usize = 1024;
+/// The most words of one channel group's gathered window columns ([`Channels::gather`],
+/// on the stack).
+const COL_WORDS: usize = 256;
+/// The most taps of a window the row kernel takes.
+const ROW_TAPS: usize = 25;
+
+/// One tap's four weights as the row kernel multiplies them: the word split into even and
+/// odd lanes of signed halfwords (`SXTB16`).
+#[cfg(synaptic_dsp)]
+type Tap = [u32; 2];
+/// One tap's four weights as the row kernel multiplies them.
+#[cfg(not(synaptic_dsp))]
+type Tap = [i8; LANES];
+
+/// The [`Tap`] of four weights.
+#[inline(always)]
+fn tap<W: Int8>(w: &[W; LANES]) -> Tap {
+    #[cfg(synaptic_dsp)]
+    {
+        let ww = super::common::word(w);
+        [crate::dsp::sxtb16(ww), crate::dsp::sxtb16_ror8(ww)]
+    }
+    #[cfg(not(synaptic_dsp))]
+    {
+        [0, 1, 2, 3].map(|j| w[j].value() as i8)
+    }
+}
+
+/// `acc[j] += (x_j + offset) · w_j` for the four lanes of the input word `x` (bytes, lane
+/// `j` at bits `8j`) and the tap `t`, wrapping. `pair` is the offset in both halfwords.
+#[inline(always)]
+fn mac_word(acc: &mut [i32; LANES], x: u32, t: &Tap, pair: u32) {
+    #[cfg(synaptic_dsp)]
+    {
+        use crate::dsp::{smlabb, smlatt, sxtab16, sxtab16_ror8};
+        let (x02, x13) = (sxtab16(pair, x), sxtab16_ror8(pair, x));
+        acc[0] = smlabb(x02, t[0], acc[0]);
+        acc[1] = smlabb(x13, t[1], acc[1]);
+        acc[2] = smlatt(x02, t[0], acc[2]);
+        acc[3] = smlatt(x13, t[1], acc[3]);
+    }
+    #[cfg(not(synaptic_dsp))]
+    {
+        let off = i32::from(pair as u16 as i16);
+        for j in 0..LANES {
+            let xj = i32::from((x >> (8 * j)) as u8 as i8) + off;
+            acc[j] = acc[j].wrapping_add(xj.wrapping_mul(i32::from(t[j])));
+        }
+    }
+}
+
+/// What the row kernel keeps of one group of four channels: each tap's weights in the
+/// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the requantizers when
+/// every channel has a [`RightRequantizer`] (its accumulator bound holds for every bias
+/// within ±(2^30 − 255 · 128 · [`ROW_TAPS`])).
+struct Group {
+    taps: [Tap; ROW_TAPS],
+    bias: [i32; LANES],
+    fast: Option<[RightRequantizer; LANES]>,
+}
+
+/// The largest bias magnitude (exclusive) the row kernel's fast requantization takes: an
+/// accumulator is at most `|bias| + 255 · 128` a tap (an offset input within ±255, a weight
+/// within ±128), below [`RightRequantizer::BOUND`].
+const FAST_BIAS: i64 = RightRequantizer::BOUND - 255 * 128 * ROW_TAPS as i64;
+
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
+    /// The pixels per row segment of the row kernel, when it takes these parameters:
+    /// multiplier 1, channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
+    /// at most [`ROW_TAPS`] taps (so a segment of at least one pixel's columns fits in
+    /// [`COL_WORDS`]).
+    fn segment(&self) -> Option<usize> {
+        let p = self.p;
+        let [_, f_h, f_w, c] = p.filter_shape;
+        let (sw, out_w) = (p.stride_w, p.output_shape[2]);
+        let fits = p.depth_multiplier == 1
+            && c >= LANES
+            && c % LANES == 0
+            && c <= SEG_OUT
+            && p.dilation_w == 1
+            && sw >= 1
+            && f_h >= 1
+            && f_w >= 1
+            && f_h * f_w <= ROW_TAPS;
+        if !fits || out_w == 0 {
+            return None;
+        }
+        // n pixels read (n - 1)·stride + f_w columns of f_h words.
+        let by_cols = (COL_WORDS / f_h - f_w) / sw + 1;
+        Some((SEG_OUT / c).min(by_cols).min(out_w))
+    }
+
+    /// Multiplier 1, the output a row segment (`seg` pixels) at a time, the segments in `dir`
+    /// order: per group of four channels, the group's weights split once ([`Group`]), its
+    /// window rows gathered once ([`Channels::gather`]: one word a tap, the input's zero
+    /// point where a tap is outside the input, which contributes 0 as TFLM's skipped tap
+    /// does), then every pixel's window of words against the taps in registers. The
+    /// segment's outputs are written after all of its reads ([`Lanes::whole`]).
+    #[inline(never)]
+    fn rows<X: Int8, S: ?Sized>(
+        &self,
+        seg: usize,
+        dir: Direction,
+        s: &mut S,
+        input: &impl Fn(&S) -> &[X],
+        write: &mut impl FnMut(&mut S, usize, &[i8]),
+    ) {
+        let p = self.p;
+        let [batches, out_h, out_w, c] = p.output_shape;
+        let [_, f_h, f_w, _] = p.filter_shape;
+        let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
+        let pair = (p.input_offset as u32 & 0xffff) * 0x1_0001;
+        let mut out = [0i8; SEG_OUT];
+        let mut cols = [0u32; COL_WORDS];
+        let mut grp = Group {
+            taps: [Tap::default(); ROW_TAPS],
+            bias: [0; LANES],
+            fast: None,
+        };
+        for b in ordered(batches, dir) {
+            for oy in ordered(out_h, dir) {
+                for part in ordered(out_w.div_ceil(seg), dir) {
+                    let ox0 = part * seg;
+                    let n = (out_w - ox0).min(seg);
+                    let o = &mut out[..n * c];
+                    let ncols = (n - 1) * p.stride_w + f_w;
+                    for g in 0..c / LANES {
+                        self.group(g, &mut grp);
+                        let cols = &mut cols[..ncols * f_h];
+                        self.gather(input(s), b * pixel, (oy, ox0), g, cols);
+                        if p.act_min == -128 && p.act_max == 127 {
+                            self.pixels::<true>(&grp, cols, pair, g, o);
+                        } else {
+                            self.pixels::<false>(&grp, cols, pair, g, o);
+                        }
+                    }
+                    write(s, offset4(&p.output_shape, b, oy, ox0, 0), o);
+                }
+            }
+        }
+    }
+
+    /// The outputs of group `g` (`grp`) at every pixel of a segment (`o`: `out_d` values a
+    /// pixel), each pixel's window the next `f_h · f_w` words of the gathered columns
+    /// `cols` (`stride · f_h` words on from the last), 3×3 unrolled. `FULL`: the activation
+    /// range is all of int8 (a saturation, `SSAT`).
+    #[inline(always)]
+    fn pixels<const FULL: bool>(
+        &self,
+        grp: &Group,
+        cols: &[u32],
+        pair: u32,
+        g: usize,
+        o: &mut [i8],
+    ) {
+        let p = self.p;
+        let [_, f_h, f_w, c] = p.filter_shape;
+        let k = f_h * f_w;
+        let oc = g * LANES;
+        let windows = cols.windows(k).step_by(p.stride_w * f_h);
+        for (win, px) in windows.zip(o.chunks_exact_mut(c)) {
+            let mut acc = [0i32; LANES];
+            if let (Ok(w), Ok(t)) = (
+                <&[u32; 9]>::try_from(win),
+                <&[Tap; 9]>::try_from(&grp.taps[..9]),
+            ) {
+                for j in 0..9 {
+                    mac_word(&mut acc, w[j], &t[j], pair);
+                }
+            } else {
+                for (&w, t) in win.iter().zip(&grp.taps) {
+                    mac_word(&mut acc, w, t, pair);
+                }
+            }
+            if let Some(v) = px.get_mut(oc..oc + LANES) {
+                self.outputs::<FULL>(grp, acc, oc, v);
+            }
+        }
+    }
+
+    /// Makes `grp` the [`Group`] of channels `4g .. 4g + 4` (its first `f_h · f_w` taps).
+    #[inline(always)]
+    fn group(&self, g: usize, grp: &mut Group) {
+        let [_, f_h, f_w, c] = self.p.filter_shape;
+        let oc = g * LANES;
+        // Tap (fy, fx) at fy · f_w + fx in the filter (`c` apart), at fx · f_h + fy here.
+        let mut ws = self.filter.get(oc..).unwrap_or(&[]).chunks(c);
+        for fy in 0..f_h {
+            for (fx, w) in (0..f_w).zip(ws.by_ref()) {
+                if let (Some(w), Some(t)) =
+                    (w.first_chunk::<LANES>(), grp.taps.get_mut(fx * f_h + fy))
+                {
+                    *t = tap(w);
+                }
+            }
+        }
+        let bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
+        let (m, sh) = (self.multipliers.at4(oc), self.shifts.at4(oc));
+        let q: [Option<RightRequantizer>; LANES] = core::array::from_fn(|j| {
+            RightRequantizer::new(m[j], sh[j])
+                .filter(|_| i64::from(bias[j].unsigned_abs()) < FAST_BIAS)
+        });
+        grp.bias = bias;
+        grp.fast = match q {
+            [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+            _ => None,
+        };
+    }
+
+    /// Gathers the window columns of group `g` from the one of output pixel `ox0` of row
+    /// `oy` (batch input at `x[x_b]`), as many as `cols` holds: the word of the group's four
+    /// channels at window row `fy` of column `j` at `cols[j · f_h + fy]`, the input's zero
+    /// point in each byte where the tap is outside the input.
+    #[inline(always)]
+    fn gather<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        (oy, ox0): (usize, usize),
+        g: usize,
+        cols: &mut [u32],
+    ) {
+        let p = self.p;
+        let [_, in_h, in_w, c] = p.input_shape;
+        let f_h = p.filter_shape[1];
+        let pad = u32::from(p.input_offset.wrapping_neg() as u8) * 0x0101_0101;
+        let ncols = cols.len() / f_h.max(1);
+        // Columns [0, left) and [left + inside, ncols) are outside the input. Within i32
+        // (`compute_padding`'s bound on the window's extent).
+        let ix0 = (ox0 * p.stride_w) as isize - p.pad_w as isize;
+        let left = (-ix0).clamp(0, ncols as isize) as usize;
+        let inside = (in_w as isize - ix0).clamp(left as isize, ncols as isize) as usize - left;
+        let (outer, rest) = cols.split_at_mut(left * f_h);
+        let (mid, right) = rest.split_at_mut(inside * f_h);
+        let word_at = g * LANES..g * LANES + LANES;
+        if word_at.end > c {
+            return;
+        }
+        for fy in 0..f_h {
+            for col in outer
+                .chunks_exact_mut(f_h)
+                .chain(right.chunks_exact_mut(f_h))
+            {
+                if let Some(w) = col.get_mut(fy) {
+                    *w = pad;
+                }
+            }
+            let iy = (oy * p.stride_h + fy * p.dilation_h) as isize - p.pad_h as isize;
+            // The row's inside pixels, whole; each column's word from one.
+            let first = x_b + (iy.max(0) as usize * in_w + (ix0 + left as isize) as usize) * c;
+            let pixels = match iy >= 0 && (iy as usize) < in_h {
+                true => x.get(first..first + inside * c).unwrap_or(&[]),
+                false => &[],
+            };
+            if pixels.is_empty() {
+                for col in mid.chunks_exact_mut(f_h) {
+                    if let Some(w) = col.get_mut(fy) {
+                        *w = pad;
+                    }
+                }
+                continue;
+            }
+            for (px, col) in pixels.chunks_exact(c).zip(mid.chunks_exact_mut(f_h)) {
+                if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(word_at.clone())) {
+                    *w = <&[X; LANES]>::try_from(v).map_or(pad, super::common::word);
+                }
+            }
+        }
+    }
+
+    /// The output values of group `grp` (channels from `oc`) from its accumulators.
+    #[inline(always)]
+    fn outputs<const FULL: bool>(&self, grp: &Group, acc: [i32; LANES], oc: usize, out: &mut [i8]) {
+        let p = self.p;
+        let acc: [i32; LANES] = core::array::from_fn(|j| acc[j].wrapping_add(grp.bias[j]));
+        match &grp.fast {
+            Some(q) => {
+                for ((o, a), q) in out.iter_mut().zip(acc).zip(q) {
+                    let v = q.apply(a).wrapping_add(p.output_offset);
+                    *o = if FULL {
+                        v.clamp(-128, 127)
+                    } else {
+                        v.max(p.act_min).min(p.act_max)
+                    } as i8;
+                }
+            }
+            None => {
+                let (m, sh) = (self.multipliers, self.shifts);
+                for (j, (o, a)) in out.iter_mut().zip(acc).enumerate() {
+                    *o = requantize(a, m.at(oc + j), sh.at(oc + j), p);
+                }
+            }
+        }
+    }
 }
 
 /// DEPTHWISE_CONV_2D, float32, as `reference_ops::DepthwiseConv` (float) computes it: per

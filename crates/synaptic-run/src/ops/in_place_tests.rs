@@ -243,11 +243,12 @@ fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])>
     if depthwise {
         // Past one chunk of lanes and its remainder, by multiplier; past one block of
         // channels (multiplier 1) and its remainder, now and then.
+        // Multiplier 1 and many channels: the row kernel's segments, several to a row.
         let block = crate::ops::conv_2d::BLOCK;
-        let c = if rng.next() % 4 == 0 {
-            rng.range(block - 3, block + 7)
-        } else {
-            rng.range(1, 9)
+        let c = match rng.next() % 8 {
+            0 | 1 => rng.range(block - 3, block + 7),
+            2 => 4 * rng.range(16, 64),
+            _ => rng.range(1, 9),
         };
         let dm = if rng.next() & 1 == 0 {
             1
@@ -286,8 +287,10 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     };
     let input = rng.i8s(p.input_shape.iter().product());
     let filter = rng.i8s(f.iter().product());
+    // Now and then biases past the row kernel's fast requantization (its general path).
+    let shift = if rng.next() % 4 == 0 { 1 } else { 12 };
     let bias: Vec<i32> = (0..p.output_shape[3])
-        .map(|_| rng.next() as i32 >> 12)
+        .map(|_| rng.next() as i32 >> shift)
         .collect();
     let (m, s) = rng.tables(p.output_shape[3]);
     let mut expected = vec![0i8; p.output_shape.iter().product()];
