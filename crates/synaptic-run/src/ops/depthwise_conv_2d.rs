@@ -322,7 +322,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     ) -> bool {
         match self.segment() {
             Some(seg) => {
-                self.rows(seg, dir, s, input, write);
+                self.rows(seg, dir, &mut Io { s, input, write });
                 true
             }
             None => false,
@@ -762,6 +762,34 @@ fn mac_word(acc: &mut [i32; LANES], x: u32, t: &Tap, pair: u32) {
     }
 }
 
+/// The input and output of the row kernel ([`Channels::rows`]): the pixel loop's `input` and
+/// `write` over its state, behind one trait object so that the plain and the overlapped
+/// kernel share one copy of the row kernel.
+trait RowsIo<X> {
+    /// The batch's input.
+    fn input(&self) -> &[X];
+    /// Writes `v` at output element `at`.
+    fn write(&mut self, at: usize, v: &[i8]);
+}
+
+/// [`RowsIo`] over the pixel loop's state and closures.
+struct Io<'a, S: ?Sized, I, Wr> {
+    s: &'a mut S,
+    input: &'a I,
+    write: &'a mut Wr,
+}
+
+impl<X, S: ?Sized, I: Fn(&S) -> &[X], Wr: FnMut(&mut S, usize, &[i8])> RowsIo<X>
+    for Io<'_, S, I, Wr>
+{
+    fn input(&self) -> &[X] {
+        (self.input)(self.s)
+    }
+    fn write(&mut self, at: usize, v: &[i8]) {
+        (self.write)(self.s, at, v)
+    }
+}
+
 /// What the row kernel keeps of one group of four channels: each tap's weights in the
 /// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the requantizers when
 /// every channel has a [`RightRequantizer`] (its accumulator bound holds for every bias
@@ -809,15 +837,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// point where a tap is outside the input, which contributes 0 as TFLM's skipped tap
     /// does), then every pixel's window of words against the taps in registers. The
     /// segment's outputs are written after all of its reads ([`Lanes::whole`]).
+    /// One copy for the plain and the overlapped kernel: their input and output behind `io`.
     #[inline(never)]
-    fn rows<X: Int8, S: ?Sized>(
-        &self,
-        seg: usize,
-        dir: Direction,
-        s: &mut S,
-        input: &impl Fn(&S) -> &[X],
-        write: &mut impl FnMut(&mut S, usize, &[i8]),
-    ) {
+    fn rows<X: Int8>(&self, seg: usize, dir: Direction, io: &mut dyn RowsIo<X>) {
         let p = self.p;
         let [batches, out_h, out_w, c] = p.output_shape;
         let [_, f_h, f_w, _] = p.filter_shape;
@@ -840,14 +862,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                     for g in 0..c / LANES {
                         self.group(g, &mut grp);
                         let cols = &mut cols[..ncols * f_h];
-                        self.gather(input(s), b * pixel, (oy, ox0), g, cols);
+                        self.gather(io.input(), b * pixel, (oy, ox0), g, cols);
                         if p.act_min == -128 && p.act_max == 127 {
                             self.pixels::<true>(&grp, cols, pair, g, o);
                         } else {
                             self.pixels::<false>(&grp, cols, pair, g, o);
                         }
                     }
-                    write(s, offset4(&p.output_shape, b, oy, ox0, 0), o);
+                    io.write(offset4(&p.output_shape, b, oy, ox0, 0), o);
                 }
             }
         }
