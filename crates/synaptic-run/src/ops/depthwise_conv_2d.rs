@@ -3,8 +3,9 @@
 //!
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
-//! CONV_2D's ([`super::conv_2d`]). With multiplier 1 and channels in fours (every depthwise
-//! layer of person_detect and kws_ref_model), the output goes a row segment at a time
+//! CONV_2D's ([`super::conv_2d`]). With multiplier 1 or a multiple of four and output
+//! channels in fours (every depthwise layer of the shared int8 models), the output goes a row
+//! segment at a time
 //! (`Channels::rows`): per group of four channels its weights split once, its window columns
 //! gathered once (the input's zero point outside the input), each pixel's nine taps in
 //! registers, the requantization by [`RightRequantizer`]. Otherwise the output pixels in the
@@ -715,7 +716,7 @@ const SEG_OUT: usize = 1024;
 /// on the stack).
 const COL_WORDS: usize = 256;
 /// The most taps of a window the row kernel takes.
-const ROW_TAPS: usize = 25;
+const ROW_TAPS: usize = 80;
 
 /// One tap's four weights as the row kernel multiplies them: the word split into even and
 /// odd lanes of signed halfwords (`SXTB16`).
@@ -807,14 +808,16 @@ const FAST_BIAS: i64 = RightRequantizer::BOUND - 255 * 128 * ROW_TAPS as i64;
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// The pixels per row segment of the row kernel, when it takes these parameters:
-    /// multiplier 1, channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
+    /// multiplier 1 or a multiple of four (a group's four outputs then share one input
+    /// channel), output channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
     /// at most [`ROW_TAPS`] taps (so a segment of at least one pixel's columns fits in
     /// [`COL_WORDS`]).
     fn segment(&self) -> Option<usize> {
         let p = self.p;
         let [_, f_h, f_w, c] = p.filter_shape;
         let (sw, out_w) = (p.stride_w, p.output_shape[2]);
-        let fits = p.depth_multiplier == 1
+        let dm = p.depth_multiplier;
+        let fits = (dm == 1 || dm % LANES == 0)
             && c >= LANES
             && c % LANES == 0
             && c <= SEG_OUT
@@ -831,7 +834,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         Some((SEG_OUT / c).min(by_cols).min(out_w))
     }
 
-    /// Multiplier 1, the output a row segment (`seg` pixels) at a time, the segments in `dir`
+    /// The output a row segment (`seg` pixels) at a time, the segments in `dir`
     /// order: per group of four channels, the group's weights split once ([`Group`]), its
     /// window rows gathered once ([`Channels::gather`]: one word a tap, the input's zero
     /// point where a tap is outside the input, which contributes 0 as TFLM's skipped tap
@@ -967,8 +970,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let inside = (in_w as isize - ix0).clamp(left as isize, ncols as isize) as usize - left;
         let (outer, rest) = cols.split_at_mut(left * f_h);
         let (mid, right) = rest.split_at_mut(inside * f_h);
+        // Multiplier 1: the group's four input channels, one word; a multiplier of four or
+        // more: its one input channel, the byte in every lane.
+        let dm = p.depth_multiplier;
         let word_at = g * LANES..g * LANES + LANES;
-        if word_at.end > c {
+        let ic = g * LANES / dm.max(1);
+        if (dm == 1 && word_at.end > c) || ic >= c {
             return;
         }
         for fy in 0..f_h {
@@ -995,9 +1002,18 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                 }
                 continue;
             }
-            for (px, col) in pixels.chunks_exact(c).zip(mid.chunks_exact_mut(f_h)) {
-                if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(word_at.clone())) {
-                    *w = <&[X; LANES]>::try_from(v).map_or(pad, super::common::word);
+            let columns = pixels.chunks_exact(c).zip(mid.chunks_exact_mut(f_h));
+            if dm == 1 {
+                for (px, col) in columns {
+                    if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(word_at.clone())) {
+                        *w = <&[X; LANES]>::try_from(v).map_or(pad, super::common::word);
+                    }
+                }
+            } else {
+                for (px, col) in columns {
+                    if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(ic)) {
+                        *w = u32::from(v.byte()) * 0x0101_0101;
+                    }
                 }
             }
         }
