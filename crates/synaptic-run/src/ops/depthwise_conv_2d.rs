@@ -4,7 +4,7 @@
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
 //! CONV_2D's ([`super::conv_2d`]). With multiplier 1 or a multiple of four and output
-//! channels in fours (every depthwise layer of the shared int8 models), the output goes a row
+//! channels in fours (every depthwise layer of person_detect and kws_ref_model), the output goes a row
 //! segment at a time
 //! (`Channels::rows`): per group of four channels its weights split once, its window columns
 //! gathered once (the input's zero point outside the input), each pixel's nine taps in
@@ -716,7 +716,7 @@ const SEG_OUT: usize = 1024;
 /// on the stack).
 const COL_WORDS: usize = 256;
 /// The most taps of a window the row kernel takes.
-const ROW_TAPS: usize = 80;
+const ROW_TAPS: usize = 25;
 
 /// One tap's four weights as the row kernel multiplies them: the word split into even and
 /// odd lanes of signed halfwords (`SXTB16`).
