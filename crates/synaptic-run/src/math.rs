@@ -321,9 +321,8 @@ impl Requantizer {
 /// doubling high multiply as the rounded high word of `2x · multiplier` (`SMMULR` on the DSP
 /// extension), then TFLM's rounding divide as one add and a shift,
 /// `(v - (v < 0 ? 1 : 0) + 2^(r-1)) >> r`, which rounds half away from zero exactly as its
-/// mask and threshold do. Neither sum
-/// can wrap: `|v| ≤ |x| + 1`. The results are [`Requantizer::apply`]'s
-/// (`tests::right_requantizer_matches`).
+/// mask and threshold do. Neither sum can wrap: `|v| ≤ |x| + 1`. The results are
+/// [`Requantizer::apply`]'s (`tests::right_requantizer_matches`).
 #[derive(Debug, Clone, Copy)]
 pub struct RightRequantizer {
     multiplier: i32,

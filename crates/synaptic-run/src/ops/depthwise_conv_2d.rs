@@ -4,13 +4,13 @@
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
 //! CONV_2D's ([`super::conv_2d`]). With multiplier 1 or a multiple of four and output
-//! channels in fours (every depthwise layer of person_detect and kws_ref_model), the output goes a row
-//! segment at a time
-//! (`Channels::rows`): per group of four channels its weights split once, its window columns
-//! gathered once (the input's zero point outside the input), each pixel's nine taps in
-//! registers, the requantization by [`RightRequantizer`]. Otherwise the output pixels in the
-//! plain kernel's order, the channels in chunks (blocks of a tap at a time, or four in
-//! registers). Overlapped: each segment's or chunk's reads before its writes.
+//! channels in fours (every depthwise layer of person_detect and kws_ref_model), the output
+//! goes a row segment at a time (`Channels::rows`): per group of four channels its weights
+//! split once, its window columns gathered once (the input's zero point outside the input),
+//! each pixel's nine taps in registers, the requantization by [`RightRequantizer`].
+//! Otherwise the output pixels in the plain kernel's order, the channels in chunks (blocks
+//! of a tap at a time, or four in registers). Overlapped: each segment's or chunk's reads
+//! before its writes.
 
 use synaptic_tflite::code;
 
@@ -312,7 +312,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         self.p
     }
 
-    /// Multiplier 1 with channels in groups of four: [`Channels::rows`].
+    /// The row kernel ([`Channels::rows`]) when [`Channels::segment`] takes the parameters.
     #[inline(always)]
     fn whole<X: Int8, S: ?Sized>(
         &self,
@@ -667,20 +667,13 @@ fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
     w: &[W; LANES],
     offset: i32,
 ) {
-    use crate::dsp::{smlabb, smlatt, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
     if SPREAD == 0 {
         // One input value for the four lanes.
         return mac4_value(acc, x[0].value() + offset, w);
     }
-    let ww = super::common::word(w);
-    let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
     let pair = (offset as u32 & 0xffff) * 0x1_0001;
     let xw = super::common::word(&[x[0], x[1], x[2], x[3]]);
-    let (x02, x13) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
-    acc[0] = smlabb(x02, w02, acc[0]);
-    acc[1] = smlabb(x13, w13, acc[1]);
-    acc[2] = smlatt(x02, w02, acc[2]);
-    acc[3] = smlatt(x13, w13, acc[3]);
+    mac_word(acc, xw, &tap(w), pair);
 }
 
 /// `acc[j] += v · w[j]` for the four lanes, wrapping, `v` an input value already offset
@@ -708,7 +701,7 @@ fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
     acc[3] = smlatt(v, w13, acc[3]);
 }
 
-// ---- Multiplier 1, a row segment at a time ----
+// ---- The row kernel: a row segment at a time ----
 
 /// The most output bytes of one row segment ([`Channels::rows`], on the stack).
 const SEG_OUT: usize = 1024;
@@ -741,7 +734,9 @@ fn tap<W: Int8>(w: &[W; LANES]) -> Tap {
 }
 
 /// `acc[j] += (x_j + offset) · w_j` for the four lanes of the input word `x` (bytes, lane
-/// `j` at bits `8j`) and the tap `t`, wrapping. `pair` is the offset in both halfwords.
+/// `j` at bits `8j`) and the tap `t`, wrapping. `pair` is the offset in both halfwords. On
+/// the DSP extension: the offset added by `SXTAB16` (`x + offset` is within ±255, exact in
+/// 16 bits), then one `SMLABB`/`SMLATT` per lane ([`mac4`] is this on four inputs).
 #[inline(always)]
 fn mac_word(acc: &mut [i32; LANES], x: u32, t: &Tap, pair: u32) {
     #[cfg(synaptic_dsp)]
@@ -792,9 +787,9 @@ impl<X, S: ?Sized, I: Fn(&S) -> &[X], Wr: FnMut(&mut S, usize, &[i8])> RowsIo<X>
 }
 
 /// What the row kernel keeps of one group of four channels: each tap's weights in the
-/// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the requantizers when
-/// every channel has a [`RightRequantizer`] (its accumulator bound holds for every bias
-/// within ±(2^30 − 255 · 128 · [`ROW_TAPS`])).
+/// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the
+/// requantizers when every channel has a [`RightRequantizer`] and a bias within
+/// ±[`FAST_BIAS`].
 struct Group {
     taps: [Tap; ROW_TAPS],
     bias: [i32; LANES],
@@ -839,8 +834,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// window rows gathered once ([`Channels::gather`]: one word a tap, the input's zero
     /// point where a tap is outside the input, which contributes 0 as TFLM's skipped tap
     /// does), then every pixel's window of words against the taps in registers. The
-    /// segment's outputs are written after all of its reads ([`Lanes::whole`]).
-    /// One copy for the plain and the overlapped kernel: their input and output behind `io`.
+    /// segment's outputs are written after all of its reads ([`Lanes::whole`]). One copy for
+    /// the plain and the overlapped kernel: their input and output behind `io`.
     #[inline(never)]
     fn rows<X: Int8>(&self, seg: usize, dir: Direction, io: &mut dyn RowsIo<X>) {
         let p = self.p;
@@ -947,7 +942,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
 
     /// Gathers the window columns of group `g` from the one of output pixel `ox0` of row
     /// `oy` (batch input at `x[x_b]`), as many as `cols` holds: the word of the group's four
-    /// channels at window row `fy` of column `j` at `cols[j · f_h + fy]`, the input's zero
+    /// channels (with a multiplier of four or more, its one input channel's byte in every
+    /// lane) at window row `fy` of column `j` at `cols[j · f_h + fy]`, the input's zero
     /// point in each byte where the tap is outside the input.
     #[inline(always)]
     fn gather<X: Int8>(

@@ -242,8 +242,8 @@ fn conv_case(rng: &mut Rng, depthwise: bool) -> Option<(ConvParams, [usize; 4])>
     let (qi, qo) = (rng.quant(), rng.quant());
     if depthwise {
         // Past one chunk of lanes and its remainder, by multiplier; past one block of
-        // channels (multiplier 1) and its remainder, now and then.
-        // Multiplier 1 and many channels: the row kernel's segments, several to a row.
+        // channels (multiplier 1) and its remainder, now and then; many channels (the row
+        // kernel's segments, several to a row).
         let block = crate::ops::conv_2d::BLOCK;
         let c = match rng.next() % 8 {
             0 | 1 => rng.range(block - 3, block + 7),
