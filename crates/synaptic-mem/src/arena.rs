@@ -130,7 +130,7 @@ use crate::config::{ConfigError, DEFAULT_SCRATCH_SIZE};
 use crate::dtype::{DType, Lifetime};
 use crate::error::AllocError;
 use crate::plan::{LoadedPlan, OverlapPair, OverlapSpan, Plan, PlanLoadError, PlanRegion};
-use crate::raw::{RawArena, Tensor};
+use crate::raw::{RawArena, Scratch, Tensor};
 use crate::stats::Stats;
 
 /// A 16-byte aligned byte buffer of `N` bytes, e.g. a local or a field holding an arena.
@@ -251,6 +251,23 @@ pub struct Loader<'a> {
 }
 
 impl<'a> Loader<'a> {
+    /// Grows the scratch pool to at least `size` bytes, taking them from the top of the
+    /// tensor space (a runtime at load, once it knows the largest block one of its kernels
+    /// takes per call); a pool already that large stays. See [`RawArena::reserve_scratch`].
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer};
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::exact(buf.as_mut_slice(), 0).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// loader.reserve_scratch(1000).unwrap();
+    /// assert_eq!(loader.stats().scratch_size, 1008);
+    /// runner.inference(|inf| assert!(inf.with_scratch(1000, |_| ()).is_ok()));
+    /// ```
+    pub fn reserve_scratch(&self, size: usize) -> Result<(), AllocError> {
+        self.raw.reserve_scratch(size)
+    }
+
     /// A persistent tensor. Refused with [`ErrorKind::EphemeralLive`](crate::ErrorKind) while
     /// ephemeral tensors or scratch are live (it would overlap the ephemeral region).
     pub fn persistent(&self, shape: &[u32], dtype: DType) -> Result<Tensor<'a>, AllocError> {
@@ -566,6 +583,44 @@ impl<'i> PlannedInference<'i, '_> {
             .overlapped_view(&self.plan, self.region, pair, others)
     }
 
+    /// Runs `f` with this inference and a `size`-byte block of the scratch pool for one
+    /// scope, one operator's call: the spec's per-layer intermediates. The block goes back to
+    /// the pool when `f` returns, in O(1), so the pool needs what one operator takes at a
+    /// time, not the sum over the graph (see [`Inference::with_scratch`]). Fails without
+    /// running `f` if the pool cannot hold `size` bytes now.
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// const SLOTS: &[PlanSlot] = &[PlanSlot { offset: 0, size: 16, first_op: 0, last_op: 1 }];
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_plan(Plan { region_size: 16, slots: SLOTS }).unwrap();
+    /// runner.planned(&plan, |p| {
+    ///     p.alloc(0, &[16], DType::Int8).unwrap();
+    ///     for op in 0..2 {
+    ///         // Each operator's 768 bytes: the same block of the 1 KB pool every time.
+    ///         p.with_scratch(768, |p, mut scratch| {
+    ///             let [mut t] = p.at(op, [0]).unwrap();
+    ///             let acc: &mut [i32] = scratch.take(192).unwrap();
+    ///             acc.fill(op.into());
+    ///             t.bytes_mut()[0] = acc.iter().sum::<i32>() as u8;
+    ///         }).unwrap();
+    ///     }
+    ///     assert_eq!(p.inference().stats().scratch_used, 0);
+    /// }).unwrap();
+    /// assert_eq!(runner.stats().scratch_peak, 768);
+    /// ```
+    #[inline]
+    pub fn with_scratch<R>(
+        &mut self,
+        size: usize,
+        f: impl for<'s> FnOnce(&mut Self, Scratch<'s>) -> R,
+    ) -> Result<R, AllocError> {
+        let raw = self.inf.raw;
+        raw.scratch_scope(size, |block| f(self, Scratch::new(block)))
+    }
+
     /// The plain inference scope: extra ephemeral tensors and scratch buffers.
     pub fn inference(&self) -> &Inference<'i> {
         &self.inf
@@ -590,6 +645,51 @@ impl<'i> Inference<'i> {
     #[inline]
     pub fn scratch(&self, size: usize) -> Result<&'i mut [u8], AllocError> {
         self.raw.scratch_view(size)
+    }
+
+    /// Runs `f` with a `size`-byte block of the scratch pool for one scope (one layer's
+    /// intermediates), then gives the block back in O(1) if it is still the last one taken;
+    /// one taken above it during the scope (a [`Inference::scratch`] buffer, which lives to
+    /// the end of the inference) keeps it until the reset. Scopes nest last-in first-out. The
+    /// block cannot outlive `f`; `size` 0 gives an empty block. Fails without running `f` if
+    /// the pool cannot hold `size` bytes now (the arena and its statistics as they were, but
+    /// for the failure count).
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer};
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (_loader, mut runner) = arena.split();
+    /// runner.inference(|inf| {
+    ///     for _layer in 0..4 {
+    ///         inf.with_scratch(1024, |mut s| s.take::<u8>(1024).unwrap().fill(1)).unwrap();
+    ///     }
+    ///     assert!(inf.with_scratch(2048, |_| ()).is_err()); // more than the pool
+    ///     assert_eq!(inf.stats().scratch_used, 0);
+    /// });
+    /// assert_eq!(runner.stats().scratch_peak, 1024);
+    /// ```
+    ///
+    /// The block cannot leave its scope:
+    ///
+    /// ```compile_fail
+    /// use synaptic_mem::{Arena, ArenaBuffer};
+    /// let mut buf = ArenaBuffer::<8192>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (_loader, mut runner) = arena.split();
+    /// runner.inference(|inf| {
+    ///     let kept: &mut [u8] = inf.with_scratch(64, |mut s| s.take::<u8>(64).unwrap()).unwrap();
+    ///     let _other = inf.scratch(64).unwrap(); // would share bytes with `kept`
+    ///     kept[0] = 1;
+    /// });
+    /// ```
+    #[inline]
+    pub fn with_scratch<R>(
+        &self,
+        size: usize,
+        f: impl for<'s> FnOnce(Scratch<'s>) -> R,
+    ) -> Result<R, AllocError> {
+        self.raw.scratch_scope(size, |block| f(Scratch::new(block)))
     }
 
     /// Current statistics.

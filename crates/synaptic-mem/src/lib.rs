@@ -67,7 +67,7 @@ pub use plan::{
 };
 #[cfg(target_has_atomic = "8")]
 pub use raw::StaticArenaBuffer;
-pub use raw::{DTypeMismatch, RawArena, Tensor};
+pub use raw::{DTypeMismatch, RawArena, Scratch, Tensor};
 pub use stats::Stats;
 /// The README's Rust code, compiled and run as doctests so it cannot drift from the API.
 #[cfg(doctest)]

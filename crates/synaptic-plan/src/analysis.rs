@@ -132,8 +132,10 @@ pub struct RuntimeNeed {
     /// Of `arena_bytes`: variable tensors (the model's state across invocations), descriptor +
     /// data each.
     pub state_bytes: u64,
-    /// Of `arena_bytes`: the kernels' scratch (the `--scratch-table` entries, each rounded up
-    /// to 16; 0 without a table: synaptic-run's kernels take none).
+    /// Of `arena_bytes`: the scratch pool synaptic-run's kernels need, the largest block one
+    /// operator takes per call ([`Operator::kernel_scratch`](crate::Operator::kernel_scratch);
+    /// each block goes back to the pool when its kernel returns, so the pool is the maximum
+    /// over the operators, not their sum).
     pub scratch_bytes: u64,
     /// Of `arena_bytes`: the compiled program with `--op-data ram` (descriptor included); 0
     /// with the program in flash.
@@ -453,8 +455,15 @@ impl Analysis {
             });
         }
         let live_lb = live_lower_bound(&model, &lts);
+        let kernel_scratch = model
+            .operators
+            .iter()
+            .map(|o| o.kernel_scratch as u64)
+            .max()
+            .unwrap_or(0);
         let ram = runtime_need(
             options,
+            kernel_scratch,
             eph_items.len() as u64,
             ephemeral_plan.region_size,
             p.variables,
@@ -620,20 +629,19 @@ impl RuntimeNeed {
     }
 }
 
-/// synaptic-run's need ([`RuntimeNeed`]) from the plan: `slots` descriptors, the `planned`
-/// region, `state` bytes of variables, the `shared` I/O; `overlap_bound` for the advice.
+/// synaptic-run's need ([`RuntimeNeed`]) from the plan: the `scratch` pool its kernels take
+/// (the largest per-operator block), `slots` descriptors, the `planned` region, `state` bytes
+/// of variables, the `shared` I/O; `overlap_bound` for the advice.
+#[allow(clippy::too_many_arguments)]
 fn runtime_need(
     options: &SizingOptions,
+    scratch: u64,
     slots: u64,
     planned: u64,
     state: u64,
     shared: u64,
     overlap_bound: u64,
 ) -> RuntimeNeed {
-    let scratch: u64 = options
-        .scratch_per_op
-        .as_deref()
-        .map_or(0, |t| t.iter().map(|&b| data_span(b)).sum());
     let program = options.program_in_ram_bytes.map_or(0, block_span);
     let descriptors = DESC_SPAN as u64 * slots;
     let sat = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);

@@ -283,6 +283,12 @@ fn emit_rust(a: &Analysis) -> String {
     let _ = writeln!(s, "pub const ARENA_BYTES: usize = {};", n.arena_bytes);
     let _ = writeln!(
         s,
+        "/// Of ARENA_BYTES: the scratch pool synaptic-run's kernels take, the largest block one \
+         operator takes per call (the loader reserves it from the top of the arena)."
+    );
+    let _ = writeln!(s, "pub const SCRATCH_BYTES: usize = {};", n.scratch_bytes);
+    let _ = writeln!(
+        s,
         "/// The SHARED region for the graph inputs/outputs (0: I/O in the plan)."
     );
     let _ = writeln!(s, "pub const SHARED_BYTES: usize = {};", n.shared_bytes);
@@ -435,7 +441,8 @@ fn emit_c(a: &Analysis) -> String {
     let _ = writeln!(
         s,
         "/* What synaptic-run needs (syn_run_load): the arena (syn_run_config_t.arena_size: plan\n \
-         * descriptors + activations + state + kernel scratch{}), the shared region\n \
+         * descriptors + activations + state + kernel scratch{}; of it SCRATCH_BYTES, the largest\n \
+         * block one kernel takes per call), the shared region\n \
          * (shared_size; 0: I/O in the plan) and their sum, all the RAM it takes (weights stay in\n \
          * flash). Emitted for {} with the program in {}. */",
         if n.op_data == "ram" { " + the program compiled at load" } else { "" },
@@ -451,6 +458,7 @@ fn emit_c(a: &Analysis) -> String {
     };
     let defs = [
         ("ARENA_BYTES", n.arena_bytes),
+        ("SCRATCH_BYTES", n.scratch_bytes),
         ("SHARED_BYTES", n.shared_bytes),
         ("RAM_BYTES", r.ram_bytes),
         ("IO", io),

@@ -163,6 +163,11 @@ pub struct Operator {
     /// overlap)`. Empty for kernels without a contract. Not serialized.
     #[serde(skip)]
     pub overlaps: Vec<(usize, SafeOverlap)>,
+    /// The block of the scratch pool synaptic-run's kernel for this operator takes per call
+    /// ([`synaptic_run::ops::scratch_of`]: the runtime's own buffer-size function), 0 if it
+    /// takes none or does not load. Not serialized.
+    #[serde(skip)]
+    pub kernel_scratch: usize,
 }
 
 /// Output elements whose contracts one import may derive in total (each derivation is O(n) in
@@ -415,6 +420,7 @@ impl Model {
                 outputs: oo,
                 intermediates: inter,
                 overlaps,
+                kernel_scratch: synaptic_run::ops::scratch_of(fbm, o),
             });
         }
 

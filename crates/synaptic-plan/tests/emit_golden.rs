@@ -52,8 +52,13 @@ fn emitted_rust_plan_compiles_and_validates() {
     let parts =
         golden::ALLOCATOR_PERSISTENT_BYTES + golden::REGION_SIZE + golden::ALLOCATOR_SCRATCH_BYTES;
     assert_eq!(golden::ALLOCATOR_ARENA_BYTES, parts);
-    // The runtime's arena: the plan's descriptors and its region (program in flash, I/O shared).
-    let runtime = synaptic_mem::DESC_SPAN * golden::SLOTS.len() + golden::REGION_SIZE as usize;
+    // The runtime's arena: the plan's descriptors, its region and the kernels' scratch pool
+    // (program in flash, I/O shared): the depthwise row kernel's row of 5 pixels × 64
+    // channels and its 21 gathered words.
+    assert_eq!(golden::SCRATCH_BYTES, 320 + 96);
+    let runtime = synaptic_mem::DESC_SPAN * golden::SLOTS.len()
+        + golden::REGION_SIZE as usize
+        + golden::SCRATCH_BYTES;
     assert_eq!(golden::ARENA_BYTES, runtime);
     assert_eq!(
         golden::RAM_BYTES,

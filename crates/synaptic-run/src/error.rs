@@ -336,6 +336,9 @@ pub enum Unsupported {
     NotBuilt,
     /// A kernel the interpreter's operator set leaves out ([`crate::ops::OpSet`]).
     NotLinked,
+    /// A scratch block smaller than the kernel's buffer-size function asks (a kernel called
+    /// directly with too little; the interpreter opens what the kernel asks).
+    Scratch,
 }
 
 impl Unsupported {
@@ -394,6 +397,7 @@ impl Unsupported {
             Unsupported::NotLinked => {
                 "a kernel this image's operator set leaves out (its OpSet: add the operator)"
             }
+            Unsupported::Scratch => "a scratch block smaller than the kernel's buffer size",
             _ => "",
         }
     }

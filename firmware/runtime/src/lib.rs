@@ -59,9 +59,6 @@ pub mod models {
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
 }
 
-/// The scratch pool: the kernels need none, and an arena sized from a plan (`Arena::exact`)
-/// has no Kconfig floor.
-pub const POOL: usize = 0;
 
 /// A 16-byte aligned value (the model bytes in flash).
 #[repr(C, align(16))]
@@ -159,6 +156,8 @@ pub struct Spec<O: OpSet> {
     pub arena_plan: usize,
     /// Arena the core accepts, I/O in SHARED.
     pub arena_shared: usize,
+    /// The scratch pool the kernels need (every arena here: `Arena::exact` with this pool).
+    pub scratch: usize,
     /// The arena's calls of one inference: placements.
     pub allocs: &'static [Alloc],
     /// The arena's calls of one inference: views.
@@ -191,6 +190,7 @@ macro_rules! spec {
             exact_shared: m::EXACT_SHARED,
             arena_plan: m::ARENA_PLAN,
             arena_shared: m::ARENA_SHARED,
+            scratch: m::SCRATCH,
             allocs: m::ALLOCS,
             views: m::VIEWS,
         }
@@ -255,7 +255,7 @@ fn infer<O: OpSet>(
         (IoPlacement::Shared, _) => (spec.arena_shared, shared_overlapped, None),
     };
     let mut arena =
-        Arena::exact(&mut arena_buf[..size], POOL).unwrap_or_else(|e| fail("arena", &e));
+        Arena::exact(&mut arena_buf[..size], spec.scratch).unwrap_or_else(|e| fail("arena", &e));
     if placement == IoPlacement::Shared {
         arena
             .set_shared_region(shared_buf)
@@ -319,7 +319,16 @@ fn infer<O: OpSet>(
             }
         }
     }
-    let ram = net.memory().total() + runner.stats().scratch_peak;
+    if runner.stats().scratch_peak != spec.scratch {
+        hprintln!(
+            "error: {} scratch peak {} B, the model's pool {} B",
+            spec.name,
+            runner.stats().scratch_peak,
+            spec.scratch
+        );
+        debug::exit(debug::EXIT_FAILURE);
+    }
+    let ram = net.memory().total();
     (n, fnv1a(out), ram, out == spec.expected)
 }
 
@@ -327,7 +336,7 @@ fn infer<O: OpSet>(
 /// scope, every placement, every operator's views; no kernel, no model reading.
 fn arena_calls<O: OpSet>(c: &counter::Counter, spec: &Spec<O>, arena_buf: &mut [u8]) -> u64 {
     // The plain plan: the replay takes every operator's tensors as separate views.
-    let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plain], POOL)
+    let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plain], spec.scratch)
         .unwrap_or_else(|e| fail("arena", &e));
     let (loader, mut runner): (Loader<'_>, Runner<'_>) = arena.split();
     let plan = loader
@@ -385,7 +394,7 @@ pub fn run<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8], shared_buf: &mut [u8]
 fn deploy<O: OpSet>(spec: &Spec<O>, arena_buf: &mut [u8]) -> ! {
     let good = (|| {
         let plan = RunPlan::overlapped(spec.plan, spec.plan_overlaps);
-        let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plan], POOL).ok()?;
+        let mut arena = Arena::exact(&mut arena_buf[..spec.arena_plan], spec.scratch).ok()?;
         let (loader, mut runner) = arena.split();
         let mut net = Interpreter::with_program_ops::<O>(
             spec.model,

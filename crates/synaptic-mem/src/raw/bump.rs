@@ -239,6 +239,83 @@ impl RawArena<'_> {
         }
     }
 
+    /// Grows the scratch pool to at least `size` bytes (rounded up to 16), taking them from the
+    /// top of the tensor space: what a runtime does at load once it knows the largest block its
+    /// kernels take. A pool already that large stays as it is. O(1). Refused while ephemeral
+    /// tensors or scratch buffers are live ([`ErrorKind::EphemeralLive`]), and with
+    /// [`ErrorKind::TooLarge`] over the core's largest pool or beyond the free tensor space
+    /// above the persistent region (which only a re-initialisation gives back); on error only
+    /// the failure count changes.
+    /// A plan loaded before whose region no longer fits is refused when its inference begins.
+    pub fn reserve_scratch(&self, size: usize) -> Result<(), AllocError> {
+        if size > crate::MAX_SCRATCH_SIZE {
+            return Err(self.fail(ErrorKind::TooLarge, Region::Scratch, size));
+        }
+        let want = align_up(size);
+        let have = self.scratch_cap();
+        if want <= have {
+            return Ok(());
+        }
+        if self.top.get() != self.pers_end.get() || self.scratch_top.get() != 0 {
+            return Err(self.fail(ErrorKind::EphemeralLive, Region::Scratch, want));
+        }
+        // `want - have` ≤ 64 KiB: no wrap; the new end stays a multiple of 16.
+        let grow = want - have;
+        let tensor_cap = self.tensor_cap.get();
+        if tensor_cap < self.pers_end.get() + grow {
+            return Err(self.fail(ErrorKind::TooLarge, Region::Ephemeral, grow));
+        }
+        self.tensor_cap.set(tensor_cap - grow);
+        self.debug_check();
+        Ok(())
+    }
+
+    /// Runs `f` on a `size`-byte block of the scratch pool taken for one scope (one
+    /// operator's call), then gives the block back if it is still the last one taken
+    /// (nothing was taken above it during the scope): O(1), two offsets compared and one
+    /// written. A block something else was taken above stays until the reset, like any
+    /// scratch buffer. Scopes nest in call order, so they end last-in first-out. `size` 0
+    /// takes nothing and gives `f` an empty block; a failed take leaves the arena as it was
+    /// (only the failure statistics count it) and does not run `f`.
+    ///
+    /// Contract (as [`RawArena::alloc_view`]): the caller ties the block's lifetime to the
+    /// scope, so no reference to it outlives `f`.
+    #[inline]
+    pub(crate) fn scratch_scope<'s, R>(
+        &self,
+        size: usize,
+        f: impl FnOnce(&'s mut [u8]) -> R,
+    ) -> Result<R, AllocError> {
+        if size == 0 {
+            return Ok(f(&mut []));
+        }
+        let mark = self.scratch_top.get();
+        let block = self.scratch_view(size)?;
+        let end = self.scratch_top.get();
+        struct GiveBack<'r, 'b> {
+            raw: &'r RawArena<'b>,
+            mark: usize,
+            end: usize,
+        }
+        impl Drop for GiveBack<'_, '_> {
+            fn drop(&mut self) {
+                // Still the last block: the offset goes back to where the scope began (a
+                // reset during the scope cannot happen: it needs the runner, which the scope
+                // borrows).
+                if self.raw.scratch_top.get() == self.end {
+                    self.raw.scratch_top.set(self.mark);
+                }
+                self.raw.debug_check();
+            }
+        }
+        let _give_back = GiveBack {
+            raw: self,
+            mark,
+            end,
+        };
+        Ok(f(block))
+    }
+
     /// `free` for one tensor: a deliberate no-op. A bump allocator never reclaims mid-region
     /// holes; memory comes back wholesale with [`RawArena::reset_ephemeral`] or re-init.
     #[inline(always)]

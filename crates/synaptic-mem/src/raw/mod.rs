@@ -30,8 +30,10 @@
 //!    are at most [`MAX_TENSOR_BYTES`](crate::MAX_TENSOR_BYTES) + 32 bytes (2^30 + 32), and
 //!    plans are refused at load unless their region fits the tensor space.
 //! 3. Every block handed out lies below its region's bump offset, and blocks of one region never
-//!    overlap: an offset only moves up, except `reset_ephemeral` (ephemeral and scratch) and
-//!    [`RawArena::clear`] / re-initialisation (everything).
+//!    overlap: an offset only moves up, except `reset_ephemeral` (ephemeral and scratch),
+//!    [`RawArena::clear`] / re-initialisation (everything), and the end of a scratch scope,
+//!    which moves `scratch_top` back to where the scope began only if the scope's block is
+//!    still the last one (nothing lies above it) and no reference to it is left.
 //! 4. An uninitialised arena has every capacity 0, so every allocation fails.
 //! 5. `generation` changes at every [`RawArena::clear`] (and so at every `init` / `deinit`): a
 //!    [`LoadedPlan`](crate::LoadedPlan) or [`TypedPlan`](crate::TypedPlan) stamped with another
@@ -70,7 +72,7 @@ mod views;
 
 #[cfg(target_has_atomic = "8")]
 pub use static_buf::StaticArenaBuffer;
-pub use views::{DTypeMismatch, Tensor};
+pub use views::{DTypeMismatch, Scratch, Tensor};
 
 /// Bump allocator state over one arena (and an optional shared region).
 ///

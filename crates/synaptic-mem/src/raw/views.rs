@@ -126,6 +126,88 @@ impl RawArena<'_> {
     }
 }
 
+/// One scope's scratch block, handed out as typed temporaries: what a kernel gets for its
+/// call ([`PlannedInference::with_scratch`](crate::PlannedInference::with_scratch),
+/// [`Inference::with_scratch`](crate::Inference::with_scratch)), or any byte buffer
+/// ([`Scratch::new`]: tests, a caller's own memory). Each [`Scratch::take`] starts on a 16-byte
+/// boundary, so a kernel sizes its block as the sum of [`Scratch::span`] over its takes (exact
+/// when the block is 16-byte aligned, as the scratch pool's are).
+///
+/// ```
+/// use synaptic_mem::Scratch;
+/// let mut buf = [0u8; 64];
+/// let mut s = Scratch::new(&mut buf);
+/// let words: &mut [u32] = s.take(4).unwrap();
+/// words.fill(7);
+/// let bytes: &mut [i8] = s.take(8).unwrap();
+/// bytes.fill(-1);
+/// assert!(s.take::<i32>(64).is_none()); // more than is left: nothing taken
+/// assert_eq!(Scratch::span::<u32>(4) + Scratch::span::<i8>(8), 32);
+/// ```
+pub struct Scratch<'s> {
+    rest: &'s mut [u8],
+}
+
+impl core::fmt::Debug for Scratch<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("remaining", &self.rest.len())
+            .finish()
+    }
+}
+
+impl<'s> Scratch<'s> {
+    /// The temporaries of `buf`.
+    #[inline]
+    pub fn new(buf: &'s mut [u8]) -> Self {
+        Scratch { rest: buf }
+    }
+
+    /// No bytes: every take of one element or more fails.
+    #[inline]
+    pub fn empty() -> Self {
+        Scratch { rest: &mut [] }
+    }
+
+    /// Bytes not yet taken (some may go to alignment).
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// The bytes [`Scratch::take`] of `n` `T`s uses from a 16-byte aligned position: `n`
+    /// elements rounded up to 16 bytes (saturating). The one sizing rule for a kernel's block.
+    #[inline]
+    pub const fn span<T: Element>(n: usize) -> usize {
+        let bytes = n.saturating_mul(core::mem::size_of::<T>());
+        match bytes.checked_add(15) {
+            Some(b) => b & !15,
+            None => usize::MAX & !15,
+        }
+    }
+
+    /// `n` elements of `T`, 16-byte aligned, for as long as the scope lasts; their contents
+    /// are whatever the memory held (a kernel writes before it reads). `None` (and nothing
+    /// taken) if what is left cannot hold them.
+    #[inline]
+    pub fn take<T: Element>(&mut self, n: usize) -> Option<&'s mut [T]> {
+        let skip = self.rest.as_ptr().align_offset(16);
+        let bytes = n.checked_mul(core::mem::size_of::<T>())?;
+        let need = skip.checked_add(bytes)?;
+        if need > self.rest.len() {
+            return None;
+        }
+        let used = skip.saturating_add(Self::span::<T>(n)).min(self.rest.len());
+        let (head, tail) = core::mem::take(&mut self.rest).split_at_mut(used);
+        self.rest = tail;
+        let block = &mut head[skip..need];
+        // SAFETY: `block` is `n · size_of::<T>()` bytes borrowed exclusively for 's, starting
+        // on a 16-byte boundary (≥ align_of::<T>() for every sealed `Element`), and every
+        // `Element` is valid for any bit pattern.
+        Some(unsafe { core::slice::from_raw_parts_mut(block.as_mut_ptr().cast::<T>(), n) })
+    }
+}
+
 /// A tensor allocated through the safe API: its descriptor and exclusive access to its data for
 /// `'t`, the scope it was allocated in (the inference for ephemeral tensors, the arena split for
 /// persistent and shared ones).

@@ -310,7 +310,8 @@ extern "C" {
 
 /**
  * Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
- * (exactly sized: no scratch pool, no Kconfig floors), registers config->shared with
+ * (exactly sized: no Kconfig floors; the scratch pool the kernels need, the largest block one
+ * operator takes per call, is taken from its top at load), registers config->shared with
  * SYN_RUN_IO_SHARED, then validates the model and every operator and either verifies
  * config->program against it word by word (a program given: read in place from then on, no
  * arena byte) or compiles the program into the persistent region (NULL), checks the plan

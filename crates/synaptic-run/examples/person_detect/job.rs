@@ -288,7 +288,7 @@ pub fn render(r: &Report) -> String {
     row("shared (graph I/O)", &|m| m.memory.shared);
     row("total RAM", &|m| m.memory.total());
     row("  of which descriptors", &|m| m.memory.descriptors);
-    row("arena given to the core (exact, no pool)", &|m| m.arena);
+    row("arena given to the core (exact)", &|m| m.arena);
     row("program in flash (not RAM)", &|m| m.memory.program_flash);
     let ram = plan.memory.total();
     line(format!(

@@ -38,7 +38,7 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
 
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
 /// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
-/// descriptor table and its region, against the tensor space that was free (the accounting of
+/// descriptor table and its region, the kernels' scratch beyond the pool given, against the tensor space that was free (the accounting of
 /// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned as
 /// it is. Only on the failure path: the program is counted again there.
 #[cold]
@@ -73,9 +73,15 @@ fn too_small<O: OpSet>(
     } else {
         0
     };
+    // The kernels' scratch beyond the pool the arena was given (reserved from its top).
+    let scratch = crate::ops::model_scratch(model)
+        .div_ceil(16)
+        .saturating_mul(16)
+        .saturating_sub(before.scratch_size);
     let need = program
         .saturating_add(synaptic_mem::DESC_SPAN.saturating_mul(slots))
-        .saturating_add(region);
+        .saturating_add(region)
+        .saturating_add(scratch);
     let free = before
         .tensor_capacity
         .saturating_sub(before.persistent_used);
@@ -142,8 +148,11 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     // live over its tensor's lifetime.
     let n_slots = prog.slots();
     // The scratch pool the kernels take: the most one operator needs at a time.
-    memory.scratch = check_slots(&prog, &plan)?;
+    memory.scratch = check_slots::<O>(&prog, &plan)?;
     check_overlaps::<O>(&prog, &plan, overlaps)?;
+    // The pool holds that block (taken from the top of the tensor space if it is smaller:
+    // an exact arena is given no pool).
+    loader.reserve_scratch(memory.scratch)?;
 
     // Graph I/O in the SHARED region.
     let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
@@ -195,7 +204,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
 /// tensor, from operator 0 for a graph input through the last operator for a graph output.
 /// One pass over the program's records (the data flow was checked at compile: a tensor's
 /// first use is its producer), which also returns the most scratch bytes one kernel takes.
-fn check_slots(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> {
+fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> {
     let n = prog.slots();
     let bad = |what, slot: usize| LoadError::Plan {
         what,
@@ -239,7 +248,7 @@ fn check_slots(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> 
         let (rec, next) = prog
             .op(at, ops::param_words)
             .ok_or(bad("program record", 0))?;
-        scratch = scratch.max(ops::scratch_bytes(rec.kind, rec.params));
+        scratch = scratch.max(ops::scratch_bytes::<O>(rec.kind, rec.params));
         live(Some(rec.out_loc), i)?;
         for loc in rec.input_locs() {
             live(loc, i)?;

@@ -3,7 +3,7 @@
 //! ([`crate::ops::run_in_place`], checked at load against its own contract).
 
 use synaptic_mem::plan::{OverlapPair, OverlapSpan};
-use synaptic_mem::{AllocError, PlannedInference, Tensor};
+use synaptic_mem::{AllocError, PlannedInference, Scratch, Tensor};
 
 use super::load::pair_inputs;
 use super::run::Observer;
@@ -49,7 +49,11 @@ pub(super) fn run_pair<O: OpSet>(
 ) -> Result<bool, PairError> {
     // The pair's output is a plan slot: every SHARED entry is an input.
     let shared = SharedIns::all(io);
-    let ran = |span: OverlapSpan<'_>, k: usize, slots: &[usize], views: &[Tensor<'_>]| {
+    let ran = |span: OverlapSpan<'_>,
+               k: usize,
+               slots: &[usize],
+               views: &[Tensor<'_>],
+               scratch: Scratch<'_>| {
         let ins = Inputs {
             rec,
             slots,
@@ -65,6 +69,7 @@ pub(super) fn run_pair<O: OpSet>(
             k,
             prog: *prog,
             out_slot: usize::from(pair.output),
+            scratch,
         };
         let n = ops::run_in_place::<O>(rec.kind, rec.params, &mut io)?;
         if let Some(observe) = observe {
@@ -83,14 +88,16 @@ pub(super) fn run_pair<O: OpSet>(
             (found.k, found.other)
         }
     };
-    match other {
+    // The kernel's scratch: one block of the pool for this call, given back when it returns.
+    let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
+    p.with_scratch(scratch_bytes, |p, scratch| match other {
         None => match p.overlapped(q, [])? {
-            Some((span, [])) => ran(span, k, &[], &[]),
+            Some((span, [])) => ran(span, k, &[], &[], scratch),
             None => Ok(false),
         },
         Some((_, s)) => match p.overlapped(q, [s])? {
-            Some((span, [v])) => ran(span, k, &[s], core::slice::from_ref(&v)),
+            Some((span, [v])) => ran(span, k, &[s], core::slice::from_ref(&v), scratch),
             None => Ok(false),
         },
-    }
+    })?
 }

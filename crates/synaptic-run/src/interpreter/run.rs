@@ -7,7 +7,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use synaptic_mem::plan::OverlapPair;
-use synaptic_mem::{AllocError, PlannedInference, Runner, Tensor};
+use synaptic_mem::{AllocError, PlannedInference, Runner, Scratch, Tensor};
 
 use super::{overlap, Interpreter, IoPlacement, Store};
 use crate::error::RunError;
@@ -268,35 +268,45 @@ fn run_op_slots<O: OpSet>(
     };
     let (mut shared_out, shared) = split_io(io, out_shared);
     let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
-    with_views(p, i as u16, slots, &mut |views| {
-        let (out_view, in_views) = if out_planned {
-            let (o, rest) = views.split_at_mut(1);
-            (o.first_mut(), rest)
-        } else {
-            (None, views)
-        };
-        let ins = Inputs {
-            rec,
-            slots: in_slots,
-            views: in_views,
-            shared,
-            model,
-        };
-        let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
-            let mut io = Operands { name: "", ins, out };
-            ops::run::<O>(rec.kind, rec.params, &mut io)
-                .map_err(|error| RunError::Kernel { op: i, error })?;
-            if let Some(observe) = observe.as_deref_mut() {
-                observe(i, rec.output, io.out.bytes());
+    // The kernel's scratch: one block of the pool for this call, given back when it returns.
+    let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
+    p.with_scratch(scratch_bytes, |p, scratch| {
+        let mut scratch = Some(scratch);
+        with_views(p, i as u16, slots, &mut |views| {
+            let (out_view, in_views) = if out_planned {
+                let (o, rest) = views.split_at_mut(1);
+                (o.first_mut(), rest)
+            } else {
+                (None, views)
+            };
+            let ins = Inputs {
+                rec,
+                slots: in_slots,
+                views: in_views,
+                shared,
+                model,
+            };
+            let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
+                let mut io = Operands {
+                    name: "",
+                    ins,
+                    out,
+                    scratch: scratch.take().unwrap_or_else(Scratch::empty),
+                };
+                ops::run::<O>(rec.kind, rec.params, &mut io)
+                    .map_err(|error| RunError::Kernel { op: i, error })?;
+                if let Some(observe) = observe.as_deref_mut() {
+                    observe(i, rec.output, io.out.bytes());
+                }
+                Ok(())
+            };
+            match (out_view, shared_out.as_deref_mut()) {
+                (Some(o), _) => run(o),
+                (None, Some(o)) => run(o),
+                (None, None) => Err(RunError::Program { at: rec_at }),
             }
-            Ok(())
-        };
-        match (out_view, shared_out.as_deref_mut()) {
-            (Some(o), _) => run(o),
-            (None, Some(o)) => run(o),
-            (None, None) => Err(RunError::Program { at: rec_at }),
-        }
-    })?
+        })
+    })??
 }
 
 /// What [`with_views`] runs on the views.

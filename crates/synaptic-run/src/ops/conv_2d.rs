@@ -15,6 +15,7 @@
 //! chunk's reads before its writes); its contract, element by element, re-reads the whole
 //! window for each output channel ([`window`]).
 
+use synaptic_mem::Scratch;
 use synaptic_tflite::{code, TensorType};
 
 use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8Out};
@@ -356,6 +357,7 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
         &Filters::new(p, multipliers, shifts, filter, bias),
         input,
         output,
+        &mut Scratch::empty(),
     )
 }
 
@@ -396,11 +398,12 @@ pub(crate) trait Lanes {
     fn whole<X: Int8, S: ?Sized>(
         &self,
         _dir: Direction,
+        _scratch: &mut Scratch<'_>,
         _s: &mut S,
         _input: &impl Fn(&S) -> &[X],
         _write: &mut impl FnMut(&mut S, usize, &[i8]),
-    ) -> bool {
-        false
+    ) -> Result<bool, KernelError> {
+        Ok(false)
     }
     /// Whether the pixel loop hands [`Lanes::pixel2`] two pixels at a time (at most
     /// [`PAIR_OUT`] output channels).
@@ -464,11 +467,12 @@ impl<Wn> Temps<Wn> {
 fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     k: &K,
     dir: Direction,
+    scratch: &mut Scratch<'_>,
     s: &mut S,
     input: impl Fn(&S) -> &[X],
     mut write: impl FnMut(&mut S, usize, &[i8]),
 ) -> Result<(), KernelError> {
-    if k.whole(dir, s, &input, &mut write) {
+    if k.whole(dir, scratch, s, &input, &mut write)? {
         return Ok(());
     }
     let p = k.params();
@@ -515,16 +519,19 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     Ok(())
 }
 
-/// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward.
+/// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward, its
+/// temporaries (if it takes any: [`Lanes::whole`]) from `scratch`.
 #[inline(always)]
 pub(crate) fn run_plain<K: Lanes, X: Int8, O: Int8Out>(
     k: &K,
     input: &[X],
     output: &mut [O],
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     each_pixel(
         k,
         Direction::Forward,
+        scratch,
         &mut (input, output),
         |io| io.0,
         |io, at, v| {
@@ -545,10 +552,12 @@ pub(crate) fn run_overlapped<K: Lanes>(
     k: &K,
     buf: &mut [u8],
     at: InPlace,
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     each_pixel(
         k,
         at.direction,
+        scratch,
         buf,
         |b| &b[at.input..],
         |b, i, v| {
@@ -1310,7 +1319,12 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check(OP, &contract(p, false), buf, &at)?;
-    run_overlapped(&Filters::new(p, multipliers, shifts, filter, bias), buf, at)
+    run_overlapped(
+        &Filters::new(p, multipliers, shifts, filter, bias),
+        buf,
+        at,
+        &mut Scratch::empty(),
+    )
 }
 
 /// The sliding window of a prepared convolution: depthwise (`depthwise`: output channel `oc`

@@ -12,6 +12,7 @@
 //! of a tap at a time, or four in registers). Overlapped: each segment's or chunk's reads
 //! before its writes.
 
+use synaptic_mem::Scratch;
 use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
@@ -25,7 +26,7 @@ use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::contract::Direction;
-use crate::error::{KernelError, LoadError, Operand, ShapeFault};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::{activation_range_i8, int8_zero_point, QuantParams, RightRequantizer};
 
 /// The builtins this module prepares.
@@ -88,9 +89,60 @@ impl ConvParams {
     }
 }
 
+/// The scratch bytes [`depthwise_conv2d`] and [`depthwise_conv2d_in_place`] take for `p`
+/// (CMSIS-NN's `arm_depthwise_conv_s8_get_buffer_size`): the row kernel's segment of outputs
+/// and its gathered window columns when it takes these parameters, else 0.
+///
+/// ```
+/// use synaptic_run::math::{Activation, Padding, QuantParams};
+/// use synaptic_run::ops::conv_2d::{ConvOptions, ConvParams};
+/// use synaptic_run::ops::depthwise_conv_2d::{depthwise_conv2d_scratch_bytes, DepthwiseOptions};
+/// let conv = ConvOptions {
+///     padding: Padding::Same,
+///     stride_h: 1,
+///     stride_w: 1,
+///     dilation_h: 1,
+///     dilation_w: 1,
+///     activation: Activation::None,
+/// };
+/// let opts = DepthwiseOptions { conv, depth_multiplier: 1 };
+/// let q = QuantParams::new(0.5, 0);
+/// let p = ConvParams::depthwise(&opts, &[1, 48, 48, 8], &[1, 3, 3, 8], &[1, 48, 48, 8], q, q)
+///     .unwrap();
+/// // A row of 48 pixels × 8 channels, and 50 columns of 3 words.
+/// assert_eq!(depthwise_conv2d_scratch_bytes(&p), 384 + 608);
+/// ```
+pub fn depthwise_conv2d_scratch_bytes(p: &ConvParams) -> usize {
+    row_segment(p).map_or(0, |seg| {
+        let (outs, words) = row_buffers(p, seg);
+        Scratch::span::<i8>(outs) + Scratch::span::<u32>(words)
+    })
+}
+
+/// The row kernel's buffers from `scratch` when it takes `p` (`None` when it does not), as
+/// [`depthwise_conv2d_scratch_bytes`] sized them.
+fn take_rows<'s>(
+    p: &ConvParams,
+    scratch: &mut Scratch<'s>,
+) -> Result<Option<(usize, RowBufs<'s>)>, KernelError> {
+    let Some(seg) = row_segment(p) else {
+        return Ok(None);
+    };
+    let (outs, words) = row_buffers(p, seg);
+    match (scratch.take::<i8>(outs), scratch.take::<u32>(words)) {
+        (Some(out), Some(cols)) => Ok(Some((seg, RowBufs { out, cols }))),
+        _ => Err(KernelError::unsupported(
+            "DEPTHWISE_CONV_2D",
+            Unsupported::Scratch,
+        )),
+    }
+}
+
 /// DEPTHWISE_CONV_2D, int8 (`DepthwiseConvPerChannel`), any depth multiplier: input and
 /// output as `i8` or as their bytes (what the interpreter passes: one copy of the kernel for
-/// both its plain and its overlapped runs).
+/// both its plain and its overlapped runs). `scratch` holds at least
+/// [`depthwise_conv2d_scratch_bytes`] bytes.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -100,6 +152,7 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
     filter: &[W],
     bias: Option<&B>,
     output: &mut [O],
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     p.check(
         "DEPTHWISE_CONV_2D",
@@ -114,6 +167,7 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
         &Channels::new(p, multipliers, shifts, filter, bias),
         input,
         output,
+        scratch,
     )
 }
 
@@ -121,7 +175,8 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
 /// each output pixel in chunks (`Channels::pixel`), each chunk's taps read before any of its
 /// outputs is written, the chunks and the pixels in `at.direction`. A read only ever comes
 /// earlier and a write later than in the contract's one-element-a-step order, so every
-/// placement the contract accepts stays safe.
+/// placement the contract accepts stays safe. `scratch` holds at least
+/// [`depthwise_conv2d_scratch_bytes`] bytes.
 #[allow(clippy::too_many_arguments)]
 pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -131,6 +186,7 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
     bias: Option<&B>,
     buf: &mut [u8],
     at: InPlace,
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     const OP: &str = "DEPTHWISE_CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
@@ -139,6 +195,7 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
         &Channels::new(p, multipliers, shifts, filter, bias),
         buf,
         at,
+        scratch,
     )
 }
 
@@ -183,12 +240,21 @@ pub(crate) struct TapValues {
 const BLOCK_FROM: usize = 32;
 
 /// The channels of a depthwise convolution: what every output pixel shares (tables, filter).
+/// Nothing in it is mutable: the kernels' loops read it through `&self`, whose fields the
+/// compiler may then keep in registers.
 struct Channels<'a, W, B: ?Sized, T: ?Sized> {
     p: &'a ConvParams,
     multipliers: &'a T,
     shifts: &'a T,
     filter: &'a [W],
     bias: Option<&'a B>,
+}
+
+/// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
+/// ([`Lanes::whole`]): one segment's outputs and one group's gathered window columns.
+struct RowBufs<'a> {
+    out: &'a mut [i8],
+    cols: &'a mut [u32],
 }
 
 impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> {
@@ -281,7 +347,8 @@ impl Kernel for DepthwiseConv2d {
         io.i8(0)?;
         io.out_i8()?;
         let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
-        depthwise_conv2d(p, m, s, x, w, bias.as_ref(), io.out_bytes())
+        let out = io.out.bytes_mut();
+        depthwise_conv2d(p, m, s, x, w, bias.as_ref(), out, &mut io.scratch)
     }
 
     fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {
@@ -294,8 +361,14 @@ impl Kernel for DepthwiseConv2d {
     ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let (w, bias) = (io.bytes(1), io.bias(2));
-        depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
+        depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at, &mut io.scratch)?;
         Ok(p.output_shape.iter().product())
+    }
+
+    const SCRATCH: bool = true;
+
+    fn scratch_bytes(p: &ConvParams) -> usize {
+        depthwise_conv2d_scratch_bytes(p)
     }
 }
 
@@ -317,17 +390,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     fn whole<X: Int8, S: ?Sized>(
         &self,
         dir: Direction,
+        scratch: &mut Scratch<'_>,
         s: &mut S,
         input: &impl Fn(&S) -> &[X],
         write: &mut impl FnMut(&mut S, usize, &[i8]),
-    ) -> bool {
-        match self.segment() {
-            Some(seg) => {
-                self.rows(seg, dir, &mut Io { s, input, write });
-                true
-            }
-            None => false,
-        }
+    ) -> Result<bool, KernelError> {
+        let Some((seg, mut bufs)) = take_rows(self.p, scratch)? else {
+            return Ok(false);
+        };
+        self.rows(seg, dir, &mut bufs, &mut Io { s, input, write });
+        Ok(true)
     }
 
     /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
@@ -703,10 +775,10 @@ fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
 
 // ---- The row kernel: a row segment at a time ----
 
-/// The most output bytes of one row segment ([`Channels::rows`], on the stack).
+/// The most output bytes of one row segment ([`Channels::rows`], in the scratch block).
 const SEG_OUT: usize = 1024;
-/// The most words of one channel group's gathered window columns ([`Channels::gather`],
-/// on the stack).
+/// The most words of one channel group's gathered window columns ([`Channels::gather`], in
+/// the scratch block).
 const COL_WORDS: usize = 256;
 /// The most taps of a window the row kernel takes.
 const ROW_TAPS: usize = 25;
@@ -801,34 +873,43 @@ struct Group {
 /// within ±128), below [`RightRequantizer::BOUND`].
 const FAST_BIAS: i64 = RightRequantizer::BOUND - 255 * 128 * ROW_TAPS as i64;
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
-    /// The pixels per row segment of the row kernel, when it takes these parameters:
-    /// multiplier 1 or a multiple of four (a group's four outputs then share one input
-    /// channel), output channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
-    /// at most [`ROW_TAPS`] taps (so a segment of at least one pixel's columns fits in
-    /// [`COL_WORDS`]).
-    fn segment(&self) -> Option<usize> {
-        let p = self.p;
-        let [_, f_h, f_w, c] = p.filter_shape;
-        let (sw, out_w) = (p.stride_w, p.output_shape[2]);
-        let dm = p.depth_multiplier;
-        let fits = (dm == 1 || dm % LANES == 0)
-            && c >= LANES
-            && c % LANES == 0
-            && c <= SEG_OUT
-            && p.dilation_w == 1
-            && sw >= 1
-            && f_h >= 1
-            && f_w >= 1
-            && f_h * f_w <= ROW_TAPS;
-        if !fits || out_w == 0 {
-            return None;
-        }
-        // n pixels read (n - 1)·stride + f_w columns of f_h words.
-        let by_cols = (COL_WORDS / f_h - f_w) / sw + 1;
-        Some((SEG_OUT / c).min(by_cols).min(out_w))
+/// The pixels per row segment of the row kernel, when it takes these parameters:
+/// multiplier 1 or a multiple of four (a group's four outputs then share one input
+/// channel), output channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
+/// at most [`ROW_TAPS`] taps (so a segment of at least one pixel's columns fits in
+/// [`COL_WORDS`]).
+fn row_segment(p: &ConvParams) -> Option<usize> {
+    let [_, f_h, f_w, c] = p.filter_shape;
+    let (sw, out_w) = (p.stride_w, p.output_shape[2]);
+    let dm = p.depth_multiplier;
+    let fits = (dm == 1 || dm % LANES == 0)
+        && c >= LANES
+        && c % LANES == 0
+        && c <= SEG_OUT
+        && p.dilation_w == 1
+        && sw >= 1
+        && f_h >= 1
+        && f_w >= 1
+        && f_h * f_w <= ROW_TAPS;
+    if !fits || out_w == 0 {
+        return None;
     }
+    // n pixels read (n - 1)·stride + f_w columns of f_h words.
+    let by_cols = (COL_WORDS / f_h - f_w) / sw + 1;
+    let most = (SEG_OUT / c).min(by_cols).min(out_w);
+    // As many segments a row as the most pixels need, of even length: the same work, the
+    // least scratch.
+    Some(out_w.div_ceil(out_w.div_ceil(most)))
+}
 
+/// The row kernel's buffers for segments of `seg` pixels: output bytes and gathered words
+/// (`seg` pixels read `(seg − 1)·stride + f_w` columns of `f_h` words).
+fn row_buffers(p: &ConvParams, seg: usize) -> (usize, usize) {
+    let [_, f_h, f_w, c] = p.filter_shape;
+    (seg * c, ((seg - 1) * p.stride_w + f_w) * f_h)
+}
+
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// The output a row segment (`seg` pixels) at a time, the segments in `dir`
     /// order: per group of four channels, the group's weights split once ([`Group`]), its
     /// window rows gathered once ([`Channels::gather`]: one word a tap, the input's zero
@@ -837,14 +918,19 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// segment's outputs are written after all of its reads ([`Lanes::whole`]). One copy for
     /// the plain and the overlapped kernel: their input and output behind `io`.
     #[inline(never)]
-    fn rows<X: Int8>(&self, seg: usize, dir: Direction, io: &mut dyn RowsIo<X>) {
+    fn rows<X: Int8>(
+        &self,
+        seg: usize,
+        dir: Direction,
+        bufs: &mut RowBufs<'_>,
+        io: &mut dyn RowsIo<X>,
+    ) {
         let p = self.p;
         let [batches, out_h, out_w, c] = p.output_shape;
         let [_, f_h, f_w, _] = p.filter_shape;
         let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
         let pair = (p.input_offset as u32 & 0xffff) * 0x1_0001;
-        let mut out = [0i8; SEG_OUT];
-        let mut cols = [0u32; COL_WORDS];
+        let RowBufs { out, cols } = bufs;
         let mut grp = Group {
             taps: [Tap::default(); ROW_TAPS],
             bias: [0; LANES],
@@ -855,11 +941,15 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                 for part in ordered(out_w.div_ceil(seg), dir) {
                     let ox0 = part * seg;
                     let n = (out_w - ox0).min(seg);
-                    let o = &mut out[..n * c];
+                    let Some(o) = out.get_mut(..n * c) else {
+                        return;
+                    };
                     let ncols = (n - 1) * p.stride_w + f_w;
                     for g in 0..c / LANES {
                         self.group(g, &mut grp);
-                        let cols = &mut cols[..ncols * f_h];
+                        let Some(cols) = cols.get_mut(..ncols * f_h) else {
+                            return;
+                        };
                         self.gather(io.input(), b * pixel, (oy, ox0), g, cols);
                         if p.act_min == -128 && p.act_max == 127 {
                             self.pixels::<true>(&grp, cols, pair, g, o);

@@ -20,7 +20,7 @@ use crate::ops::conv_2d::{
 };
 use crate::ops::depthwise_conv_2d::{
     depthwise_conv2d, depthwise_conv2d_f32, depthwise_conv2d_f32_in_place,
-    depthwise_conv2d_in_place, DepthwiseOptions,
+    depthwise_conv2d_in_place, depthwise_conv2d_scratch_bytes, DepthwiseOptions,
 };
 use crate::ops::dequantize::{dequantize, dequantize_i8_in_place};
 use crate::ops::float::FloatRange;
@@ -41,6 +41,7 @@ use crate::ops::softmax::{softmax, softmax_in_place, SoftmaxParams};
 use proptest::prelude::*;
 use std::vec;
 use std::vec::Vec;
+use synaptic_mem::Scratch;
 
 extern crate std;
 
@@ -294,16 +295,63 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
         .collect();
     let (m, s) = rng.tables(p.output_shape[3]);
     let mut expected = vec![0i8; p.output_shape.iter().product()];
-    let plain = if depthwise { depthwise_conv2d } else { conv2d };
-    plain(
-        &p,
-        &m[..],
-        &s[..],
-        &input,
-        &filter,
-        Some(&bias[..]),
-        &mut expected,
-    )
+    // The kernel's scratch block, as the interpreter sizes it (16 bytes more: a Vec's start
+    // is not 16-byte aligned), full of junk: the kernel writes it before it reads it.
+    let scratch_bytes = if depthwise {
+        depthwise_conv2d_scratch_bytes(&p)
+    } else {
+        0
+    };
+    let junk = rng.i8s(scratch_bytes + 16);
+    let mut scratch_buf: Vec<u8> = junk.iter().map(|&b| b as u8).collect();
+    if depthwise {
+        // Too small a block is a clear error, never a wrong output.
+        if scratch_bytes > 0 {
+            let mut short = vec![0u8; scratch_bytes / 2];
+            let e = depthwise_conv2d(
+                &p,
+                &m[..],
+                &s[..],
+                &input,
+                &filter,
+                Some(&bias[..]),
+                &mut expected,
+                &mut Scratch::new(&mut short),
+            )
+            .unwrap_err();
+            prop_assert!(
+                matches!(
+                    e,
+                    KernelError::Unsupported {
+                        reason: crate::error::Unsupported::Scratch,
+                        ..
+                    }
+                ),
+                "{:?}",
+                e
+            );
+        }
+        depthwise_conv2d(
+            &p,
+            &m[..],
+            &s[..],
+            &input,
+            &filter,
+            Some(&bias[..]),
+            &mut expected,
+            &mut Scratch::new(&mut scratch_buf),
+        )
+    } else {
+        conv2d(
+            &p,
+            &m[..],
+            &s[..],
+            &input,
+            &filter,
+            Some(&bias[..]),
+            &mut expected,
+        )
+    }
     .unwrap();
     // The plain kernel (chunked channels) against TFLM's loop, element by element.
     let reference = if depthwise {
@@ -314,7 +362,17 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     prop_assert_eq!(&expected, &reference);
     let run = |buf: &mut [u8], at: InPlace| {
         if depthwise {
-            depthwise_conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+            let mut block: Vec<u8> = junk.iter().map(|&b| b as u8).collect();
+            depthwise_conv2d_in_place(
+                &p,
+                &m[..],
+                &s[..],
+                &filter,
+                Some(&bias[..]),
+                buf,
+                at,
+                &mut Scratch::new(&mut block),
+            )
         } else {
             conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
         }

@@ -116,7 +116,14 @@ pub(crate) trait Kernel {
     /// (ADD, MUL: either operand).
     const PAIR_INPUT: Option<usize> = Some(0);
 
-    /// Scratch bytes the kernel takes per call (the spec's scratch pool); none yet.
+    /// Whether the kernel takes scratch ([`Kernel::scratch_bytes`]); false: the interpreter
+    /// opens no block for it and decodes nothing to ask.
+    const SCRATCH: bool = false;
+
+    /// Scratch bytes the kernel takes per call from the spec's scratch pool (its buffer-size
+    /// function, as CMSIS-NN's `arm_<op>_get_buffer_size`): the interpreter opens a block of
+    /// this size around each call and gives it back after; the pool is the largest over the
+    /// graph. Only read when [`Kernel::SCRATCH`].
     fn scratch_bytes(_p: &Self::Params) -> usize {
         0
     }
@@ -139,24 +146,11 @@ pub fn contract_of(
     input: usize,
 ) -> Option<Contract> {
     let sg = model.subgraph(0).ok()?;
-    let n_tensors = sg.tensors_len().ok()?;
-    let (code, _) = crate::model::op_code(model, &sg, op).ok()?;
-    if !supported(code) {
-        return None;
-    }
-    let v = crate::model::op_view(model, &sg, op, n_tensors).ok()?;
+    let (v, prepared) = prepared_op(model, &sg, op)?;
     let t = usize::try_from(*v.inputs.get(input)?).ok()?;
     if input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
         return None;
     }
-    let prepared = prepare::<AllOps>(&Prep {
-        model,
-        sg: &sg,
-        v: &v,
-        index: op,
-        kinds: AllOps::KINDS,
-    })
-    .ok()?;
     if !prepared.reads(input) {
         return None;
     }
@@ -171,6 +165,57 @@ pub fn contract_of(
             bytes: out.bytes,
         },
     )
+}
+
+/// The scratch bytes operator `op` of `model`'s main subgraph takes from the scratch pool per
+/// call: its kernel's buffer-size function for the parameters the runtime prepares (the one
+/// derivation: the pool a planner sizes from it is the block the interpreter opens around the
+/// kernel); 0 if the operator does not load or its kernel takes none.
+///
+/// ```
+/// let model = synaptic_tflite::Model::new(synaptic_tflite::tests_support::tiny_model()).unwrap();
+/// assert_eq!(synaptic_run::ops::scratch_of(&model, 0), 0); // ADD takes no scratch
+/// ```
+pub fn scratch_of(model: &synaptic_tflite::Model<'_>, op: usize) -> usize {
+    let Ok(sg) = model.subgraph(0) else {
+        return 0;
+    };
+    prepared_op(model, &sg, op).map_or(0, |(_, p)| scratch_bytes::<AllOps>(p.kind, p.words()))
+}
+
+/// The scratch pool `model` (a `.tflite` file's bytes) needs: the largest block one of its
+/// operators' kernels takes per call ([`scratch_of`] over the main subgraph); 0 if it does not
+/// parse.
+pub fn model_scratch(model: &[u8]) -> usize {
+    let Ok(m) = synaptic_tflite::Model::new(model) else {
+        return 0;
+    };
+    let n = m.subgraph(0).and_then(|sg| sg.operators_len()).unwrap_or(0);
+    (0..n).map(|op| scratch_of(&m, op)).max().unwrap_or(0)
+}
+
+/// Operator `op` of subgraph `sg` prepared as the runtime prepares it (every kernel linked),
+/// with its view; `None` if it does not load.
+fn prepared_op<'m>(
+    model: &synaptic_tflite::Model<'m>,
+    sg: &synaptic_tflite::SubGraph<'m>,
+    op: usize,
+) -> Option<(crate::model::OpView<'m>, Prepared<'m>)> {
+    let n_tensors = sg.tensors_len().ok()?;
+    let (code, _) = crate::model::op_code(model, sg, op).ok()?;
+    if !supported(code) {
+        return None;
+    }
+    let v = crate::model::op_view(model, sg, op, n_tensors).ok()?;
+    let prepared = prepare::<AllOps>(&Prep {
+        model,
+        sg,
+        v: &v,
+        index: op,
+        kinds: AllOps::KINDS,
+    })
+    .ok()?;
+    Some((v, prepared))
 }
 
 /// Decodes a kernel's parameters from its record's words.
@@ -290,10 +335,14 @@ macro_rules! operators {
             }
         }
 
-        /// Scratch bytes kernel `kind` (parameters `words`) takes per call.
-        pub(crate) fn scratch_bytes(kind: u32, words: &[u32]) -> usize {
+        /// Scratch bytes kernel `kind` (parameters `words`) takes per call: 0 without decoding
+        /// anything for a kernel that takes none ([`Kernel::SCRATCH`]).
+        #[inline]
+        pub(crate) fn scratch_bytes<O: OpSet>(kind: u32, words: &[u32]) -> usize {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => params::<$module::$kernel>(words)
+                $( $( $kind if <$module::$kernel as Kernel>::SCRATCH
+                    && <$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => params::<$module::$kernel>(words)
                     .map_or(0, |p| <$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
                 _ => 0,
             }

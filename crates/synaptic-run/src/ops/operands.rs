@@ -3,7 +3,7 @@
 //! tables ([`Operands`]); for an overlapped run, the one buffer holding the pair's input and
 //! output instead ([`InPlaceOperands`]).
 
-use synaptic_mem::{DType, Tensor};
+use synaptic_mem::{DType, Scratch, Tensor};
 
 use super::common::LeI32;
 use super::{Geometry, InPlace};
@@ -208,6 +208,9 @@ pub(crate) struct Operands<'x, 't, 'o> {
     pub(crate) name: &'static str,
     pub(crate) ins: Inputs<'x, 't>,
     pub(crate) out: &'x mut Tensor<'o>,
+    /// The operator's block of the scratch pool for this call: what its kernel's
+    /// `scratch_bytes` asked (empty for most kernels).
+    pub(crate) scratch: Scratch<'x>,
 }
 
 impl<'x, 't> Operands<'x, 't, '_> {
@@ -263,6 +266,8 @@ pub(crate) struct InPlaceOperands<'x, 't> {
     pub(crate) prog: Program<'x>,
     /// The output's plan slot.
     pub(crate) out_slot: usize,
+    /// The operator's block of the scratch pool for this call (as [`Operands::scratch`]).
+    pub(crate) scratch: Scratch<'x>,
 }
 
 // Not every accessor has an in-place user yet.
