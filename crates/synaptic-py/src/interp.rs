@@ -776,6 +776,7 @@ impl Interpreter {
         d.set_item("tables_bytes", m.tables)?;
         d.set_item("locations_bytes", m.locations)?;
         d.set_item("plan_descriptors_bytes", m.plan_descriptors)?;
+        d.set_item("state_bytes", m.state)?;
         d.set_item("planned_ephemeral_bytes", m.planned)?;
         d.set_item("scratch_peak_bytes", stats.scratch_peak)?;
         d.set_item("shared_bytes", m.shared)?;
@@ -792,16 +793,15 @@ impl Interpreter {
 
     /// reset_state()
     ///
-    /// Clears the model's state: the variable tensors of stateful models (LSTM, SVDF) once
-    /// synaptic-run runs them. Today it re-loads the model into a fresh arena (poisoned again
-    /// with `poison`), which clears everything the arena holds; the outputs of the next
-    /// inference are those of a new Interpreter.
-    fn reset_state(&mut self, py: Python<'_>) -> PyResult<()> {
-        let fresh = self.config.load(py, self.loaded.model().to_vec())?;
-        self.loaded = fresh;
+    /// Sets the model's state (its variable tensors: SVDF and LSTM memories, carried from one
+    /// invoke to the next) back to its value at load, as TFLM's `ResetVariableTensors`
+    /// (`Interpreter::reset_state` of synaptic-run, in place: O(state bytes)); the outputs of
+    /// the next inferences are those of a new Interpreter. A model without state is left as
+    /// it is.
+    fn reset_state(&mut self) {
+        self.loaded.reset_state();
         self.recorded = vec![None; self.tensors.len()];
         self.invocations = 0;
-        Ok(())
     }
 
     fn __repr__(&self) -> String {

@@ -198,6 +198,11 @@ impl Loaded {
         self.parts().0.input_mut(k)
     }
 
+    /// `Interpreter::reset_state`.
+    pub(crate) fn reset_state(&mut self) {
+        self.parts().0.reset_state();
+    }
+
     /// `Interpreter::output` (I/O in the SHARED region).
     pub(crate) fn output(&self, k: usize) -> Option<&[u8]> {
         self.net().output(k)

@@ -119,6 +119,23 @@ def test_state_kept_and_reset():
     assert all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
+def test_streaming_state_carried_and_reset():
+    # keyword_scrambled: seven SVDF memories carried from one invoke to the next.
+    m = MODELS_DIR / "keyword_scrambled.tflite"
+    it = synaptic_mem.Interpreter(m, poison=3)
+    assert it.memory()["state_bytes"] > 0
+    rng = np.random.default_rng(11)
+    xs = [[random_input(rng, d) for d in it.inputs] for _ in range(10)]
+    first = [it.invoke(*x) for x in xs]
+    it.reset_state()
+    assert it.invocations == 0
+    again = [it.invoke(*x) for x in xs]
+    assert all(np.array_equal(a, b) for r, s in zip(first, again) for a, b in zip(r, s))
+    fresh = synaptic_mem.Interpreter(m)
+    new = [fresh.invoke(*x) for x in xs]
+    assert all(np.array_equal(a, b) for r, s in zip(first, new) for a, b in zip(r, s))
+
+
 @pytest.mark.parametrize("flags,kwargs", [
     ([], {}),
     (["--io", "plan"], {"io": "plan"}),

@@ -715,6 +715,26 @@ pub unsafe extern "C" fn syn_run_invoke(model: *mut SynRunModel) -> c_int {
     })
 }
 
+/// Sets the model's state (its variable tensors: SVDF and LSTM memories, which every
+/// inference carries to the next) back to its value at load, as TFLM's
+/// `ResetVariableTensors`: the next inference gives what a freshly loaded model gives. A model
+/// without state is left as it is.
+///
+/// Returns 0, -ENODEV (no model loaded) or -EBUSY.
+///
+/// # Safety
+/// `model` must be NULL or point to a syn_run_model_t.
+#[no_mangle]
+pub unsafe extern "C" fn syn_run_reset_state(model: *mut SynRunModel) -> c_int {
+    // SAFETY: forwarded contract.
+    finish(unsafe {
+        with_model(model, |m| {
+            m.net.reset_state();
+            Ok(())
+        })
+    })
+}
+
 /// Runs one inference, either placement: copies `input` (every graph input's bytes,
 /// concatenated in input order: syn_run_io_info_t.input_bytes) in and every output
 /// (concatenated in output order: output_bytes) out to `output`. With SYN_RUN_IO_SHARED the

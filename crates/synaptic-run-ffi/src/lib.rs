@@ -35,7 +35,8 @@ pub mod types;
 
 pub use ffi::{
     syn_run_input, syn_run_invoke, syn_run_invoke_copy, syn_run_io_info, syn_run_last_error,
-    syn_run_last_error_message, syn_run_load, syn_run_memory, syn_run_output, syn_run_unload,
+    syn_run_last_error_message, syn_run_load, syn_run_memory, syn_run_output, syn_run_reset_state,
+    syn_run_unload,
 };
 pub use types::{
     SynPlanOverlap, SynRunConfig, SynRunIo, SynRunIoInfo, SynRunMemory, SynRunModel,

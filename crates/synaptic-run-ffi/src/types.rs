@@ -41,16 +41,16 @@ impl SynRunIo {
 }
 
 /// Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
-pub const SYN_RUN_MODEL_WORDS_32: usize = 36;
+pub const SYN_RUN_MODEL_WORDS_32: usize = 45;
 /// Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
-pub const SYN_RUN_MODEL_WORDS_64: usize = 70;
+pub const SYN_RUN_MODEL_WORDS_64: usize = 84;
 
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(target_pointer_width = "32")]
-pub const SYN_RUN_MODEL_WORDS: usize = 36;
+pub const SYN_RUN_MODEL_WORDS: usize = 45;
 /// Size of syn_run_model_t in 64-bit words on this target.
 #[cfg(not(target_pointer_width = "32"))]
-pub const SYN_RUN_MODEL_WORDS: usize = 70;
+pub const SYN_RUN_MODEL_WORDS: usize = 84;
 
 const _: () = assert!(
     SYN_RUN_MODEL_WORDS
@@ -217,6 +217,9 @@ pub struct SynRunMemory {
     /// with a program given, 0 with one compiled at load (`program_flash_bytes`); counted in no
     /// RAM figure above.
     pub program_flash: usize,
+    /// Of `persistent`: the variable tensors (the model's state across invocations, SVDF and
+    /// LSTM memories; descriptors included), reset by syn_run_reset_state().
+    pub state: usize,
 }
 
 impl From<Memory> for SynRunMemory {
@@ -234,6 +237,7 @@ impl From<Memory> for SynRunMemory {
             arena: m.arena_bytes(),
             program: m.program_bytes,
             program_flash: m.program_flash,
+            state: m.state,
         }
     }
 }

@@ -210,6 +210,10 @@ pub enum TensorTypes {
     Int8Int32OrFloat32,
     /// The output's type.
     OutputType,
+    /// `INT16` only.
+    Int16,
+    /// `INT8` or `INT16`.
+    Int8OrInt16,
 }
 
 impl TensorTypes {
@@ -223,6 +227,8 @@ impl TensorTypes {
             TensorTypes::Int8OrFloat32 => "int8 or float32",
             TensorTypes::Int8Int32OrFloat32 => "int8, int32 or float32",
             TensorTypes::OutputType => "the output's type",
+            TensorTypes::Int16 => "int16",
+            TensorTypes::Int8OrInt16 => "int8 or int16",
         }
     }
 }
@@ -339,6 +345,11 @@ pub enum Unsupported {
     /// A scratch block smaller than the kernel's buffer-size function asks (a kernel called
     /// directly with too little; the interpreter opens what the kernel asks).
     Scratch,
+    /// A state input (SVDF's activation state) that is not a variable tensor.
+    NotVariable,
+    /// A bias whose scale is not the product of the scales it adds to (SVDF: TFLM's 1e-5
+    /// check).
+    BiasScale,
 }
 
 impl Unsupported {
@@ -398,6 +409,8 @@ impl Unsupported {
                 "a kernel this image's operator set leaves out (its OpSet: add the operator)"
             }
             Unsupported::Scratch => "a scratch block smaller than the kernel's buffer size",
+            Unsupported::NotVariable => "a state input that is not a variable tensor",
+            Unsupported::BiasScale => "a bias scale other than the product of its operands' scales",
             _ => "",
         }
     }
@@ -518,6 +531,8 @@ pub enum ShapeFault {
     EmptyWindow,
     /// A SOFTMAX sum of exponentials out of range.
     ExpSum,
+    /// An SVDF rank that is not a positive divisor of its filter count.
+    SvdfRank,
 }
 
 impl ShapeFault {
@@ -555,6 +570,7 @@ impl ShapeFault {
             ShapeFault::NotPermuted => "output is not the permuted input",
             ShapeFault::EmptyWindow => "a pooling window lies entirely in the padding",
             ShapeFault::ExpSum => "sum of exponentials out of range",
+            ShapeFault::SvdfRank => "rank is not a positive divisor of the filter count",
             _ => "",
         }
     }

@@ -4,6 +4,8 @@ use crate::error::{KernelError, ShapeFault};
 
 /// Most graph inputs plus outputs a model may have.
 pub const MAX_IO: usize = 8;
+/// Most variable tensors (state kept across invocations: SVDF, LSTM) a model may have.
+pub const MAX_STATE: usize = 8;
 /// Most inputs an operator may have (CONCATENATION's limit here).
 pub const MAX_OP_INPUTS: usize = 16;
 /// Most distinct planned tensors one operator may touch (inputs and output).

@@ -7,7 +7,7 @@ use synaptic_mem::DType;
 use synaptic_tflite::{Model, SubGraph, TensorType};
 
 use crate::error::{GraphFault, KernelError, LoadError, Operand, TensorFault, Unsupported};
-use crate::limits::{extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_TENSOR_SIZE};
+use crate::limits::{extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_STATE, MAX_TENSOR_SIZE};
 use crate::math::QuantParams;
 
 /// What the interpreter knows of one tensor, read from the model and checked ([`tinfo`]).
@@ -307,6 +307,10 @@ pub(crate) struct Graph<'m> {
     pub(crate) io_tensor: [usize; MAX_IO],
     pub(crate) n_inputs: usize,
     pub(crate) n_outputs: usize,
+    /// The variable tensors (state across invocations), in tensor order: state `k` is
+    /// `states[k]`.
+    pub(crate) states: [usize; MAX_STATE],
+    pub(crate) n_states: usize,
 }
 
 impl<'m> Graph<'m> {
@@ -350,6 +354,20 @@ impl<'m> Graph<'m> {
             }
             io_tensor[k] = t as usize;
         }
+        // The variable tensors, in tensor order (one pass; the loader allocates each).
+        let mut states = [0usize; MAX_STATE];
+        let mut n_states = 0;
+        for t in 0..n_tensors {
+            if sg.tensor(t)?.is_variable()? {
+                if n_states == MAX_STATE {
+                    return Err(LoadError::Unsupported {
+                        what: "more than 8 variable tensors",
+                    });
+                }
+                states[n_states] = t;
+                n_states += 1;
+            }
+        }
         Ok(Graph {
             model: m,
             sg,
@@ -358,7 +376,14 @@ impl<'m> Graph<'m> {
             io_tensor,
             n_inputs: ins.len(),
             n_outputs: outs.len(),
+            states,
+            n_states,
         })
+    }
+
+    /// Position of tensor `t` among the variable tensors ([`Graph::states`]).
+    pub(crate) fn state_index(&self, t: usize) -> Option<usize> {
+        self.states[..self.n_states].iter().position(|&x| x == t)
     }
 
     /// Position of tensor `t` among the graph inputs then outputs (its first).
@@ -394,7 +419,8 @@ impl<'m> Graph<'m> {
 
     /// The one data-flow rule of a graph the runtime runs (every operator's indices already
     /// checked in range by [`op_view`]): every tensor an operator reads is a constant, a graph
-    /// input or the output of an earlier operator; no tensor is written twice (by two
+    /// input, a variable tensor (state, set at load) or the output of an earlier operator; no
+    /// tensor is written twice (by two
     /// operators, or by an operator while being a graph input); every graph output is written
     /// (by an operator, or is a graph input) and no graph input or output is a constant. So
     /// no inference reads a byte that it did not write or copy in: its outputs depend on its
@@ -406,6 +432,13 @@ impl<'m> Graph<'m> {
         let mut base = 0;
         while base < self.n_tensors {
             let mut written = TensorWindow::new(base);
+            // A variable tensor holds its state from the load on (and no operator output
+            // may be one: that is a second write).
+            for &t in &self.states[..self.n_states] {
+                if written.covers(t) {
+                    written.insert(t);
+                }
+            }
             for &t in &self.io_tensor[..self.n_inputs] {
                 if written.covers(t) {
                     if self.is_constant(t)? {

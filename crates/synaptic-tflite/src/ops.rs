@@ -194,6 +194,7 @@ pub mod code {
     pub const MUL: i32 = 18;
     pub const RESHAPE: i32 = 22;
     pub const SOFTMAX: i32 = 25;
+    pub const SVDF: i32 = 27;
     pub const CUSTOM: i32 = 32;
     pub const PAD: i32 = 34;
     pub const TRANSPOSE: i32 = 39;

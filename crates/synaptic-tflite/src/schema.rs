@@ -540,6 +540,7 @@ pub mod options_type {
     pub const CONV_2D: u8 = 1;
     pub const DEPTHWISE_CONV_2D: u8 = 2;
     pub const POOL_2D: u8 = 5;
+    pub const SVDF: u8 = 6;
     pub const FULLY_CONNECTED: u8 = 8;
     pub const SOFTMAX: u8 = 9;
     pub const CONCATENATION: u8 = 10;
@@ -653,6 +654,15 @@ impl<'m> Operator<'m> {
             filter_h: t.i32_or(4, 0)?,
             fused_activation: t.i8_or(5, 0)?,
         })
+    }
+
+    /// `SVDFOptions` as (rank, fused activation); `None` if the operator has none (TFLM's
+    /// parser then leaves both 0).
+    pub fn svdf_options(&self) -> Result<Option<(i32, i8)>, Error> {
+        match self.options(options_type::SVDF)? {
+            Some(t) => Ok(Some((t.i32_or(0, 0)?, t.i8_or(1, 0)?))),
+            None => Ok(None),
+        }
     }
 
     /// `SoftmaxOptions.beta` (0.0 as the schema's default if the table is present without

@@ -28,12 +28,15 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
                            parameters, requantization tables, tensor locations)
   program_flash_bytes      of which outside the arena (flash): program_bytes with
                            --op-data flash, else 0; in no RAM figure
-  persistent_bytes         all persistent bytes = tables + locations + plan descriptors
+  persistent_bytes         all persistent bytes = tables + locations + state + plan
+                           descriptors
   tables_bytes             per-operator data in the arena: the program compiled at load
                            (persistent; 0 with --op-data flash)
   locations_bytes          a separate tensor -> location map: 0 (the locations are part
                            of the program)
   plan_descriptors_bytes   the plan's descriptor table (persistent)
+  state_bytes              the variable tensors: the model's state across invocations
+                           (persistent, descriptors included)
   planned_ephemeral_bytes  the plan's ephemeral region (activations)
   scratch_peak_bytes       scratch pool peak during the inference
   shared_bytes             SHARED region bytes of the graph I/O (0 with --io plan)
@@ -310,6 +313,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             "tables_bytes": m.tables,
             "locations_bytes": m.locations,
             "plan_descriptors_bytes": m.plan_descriptors,
+            "state_bytes": m.state,
             "planned_ephemeral_bytes": m.planned,
             "scratch_peak_bytes": stats.scratch_peak,
             "shared_bytes": m.shared,

@@ -806,6 +806,7 @@ const RUN_FIELDS: &[&str] = &[
     "tables_bytes",
     "locations_bytes",
     "plan_descriptors_bytes",
+    "state_bytes",
     "planned_ephemeral_bytes",
     "scratch_peak_bytes",
     "shared_bytes",
@@ -884,7 +885,10 @@ fn run_json_has_the_issue_fields_and_person_detect_scores_equal_tflm() {
         assert_eq!(v["model"], "hello_world_int8");
         assert_eq!(
             n(&v, "persistent_bytes"),
-            n(&v, "tables_bytes") + n(&v, "locations_bytes") + n(&v, "plan_descriptors_bytes")
+            n(&v, "tables_bytes")
+                + n(&v, "locations_bytes")
+                + n(&v, "plan_descriptors_bytes")
+                + n(&v, "state_bytes")
         );
         assert_eq!(
             n(&v, "total_bytes"),

@@ -59,7 +59,6 @@ pub mod models {
     include!(concat!(env!("OUT_DIR"), "/models.rs"));
 }
 
-
 /// A 16-byte aligned value (the model bytes in flash).
 #[repr(C, align(16))]
 pub struct Aligned<T: ?Sized>(pub T);

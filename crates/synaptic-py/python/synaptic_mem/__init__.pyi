@@ -176,6 +176,7 @@ class Memory(TypedDict):
     tables_bytes: int
     locations_bytes: int
     plan_descriptors_bytes: int
+    state_bytes: int
     planned_ephemeral_bytes: int
     scratch_peak_bytes: int
     shared_bytes: int
@@ -226,5 +227,5 @@ class Interpreter:
     def memory(self) -> Memory:
         """The RAM figures, with the names of ``synmem run --json``."""
     def reset_state(self) -> None:
-        """Clears the model's state (variable tensors, once stateful models run): today a
-        re-load into a fresh arena."""
+        """Sets the model's state (variable tensors: SVDF and LSTM memories) back to its value
+        at load, as TFLM's ResetVariableTensors; the next invokes give a fresh interpreter's."""

@@ -73,25 +73,25 @@ typedef struct {
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 32-bit pointers (Cortex-M).
  */
-#define SYN_RUN_MODEL_WORDS_32 36
+#define SYN_RUN_MODEL_WORDS_32 45
 
 /**
  * Size of syn_run_model_t in 64-bit words on targets with 64-bit pointers (hosts).
  */
-#define SYN_RUN_MODEL_WORDS_64 70
+#define SYN_RUN_MODEL_WORDS_64 84
 
 #if defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 36
+#define SYN_RUN_MODEL_WORDS 45
 #endif
 
 #if !defined(SYN_RUN_PTR32_)
 /**
  * Size of syn_run_model_t in 64-bit words on this target.
  */
-#define SYN_RUN_MODEL_WORDS 70
+#define SYN_RUN_MODEL_WORDS 84
 #endif
 
 /**
@@ -276,6 +276,11 @@ typedef struct {
      * RAM figure above.
      */
     size_t program_flash;
+    /**
+     * Of `persistent`: the variable tensors (the model's state across invocations, SVDF and
+     * LSTM memories; descriptors included), reset by syn_run_reset_state().
+     */
+    size_t state;
 } syn_run_memory_t;
 
 /**
@@ -387,6 +392,19 @@ int syn_run_output(syn_run_model_t *model, uint32_t index, const void **data, si
  * `model` must be NULL or point to a syn_run_model_t.
  */
 int syn_run_invoke(syn_run_model_t *model);
+
+/**
+ * Sets the model's state (its variable tensors: SVDF and LSTM memories, which every
+ * inference carries to the next) back to its value at load, as TFLM's
+ * `ResetVariableTensors`: the next inference gives what a freshly loaded model gives. A model
+ * without state is left as it is.
+ *
+ * Returns 0, -ENODEV (no model loaded) or -EBUSY.
+ *
+ * # Safety
+ * `model` must be NULL or point to a syn_run_model_t.
+ */
+int syn_run_reset_state(syn_run_model_t *model);
 
 /**
  * Runs one inference, either placement: copies `input` (every graph input's bytes,

@@ -218,7 +218,8 @@ mod tests {
         assert_eq!(Dims::get(&w), None);
         assert_eq!(<[i32; 2]>::get(&[1]), None);
         assert_eq!(<(i32, i32)>::get(&[1, 2]), Some((1, 2)));
-        assert_eq!(Loc::get(&[4, 0, 0]), None);
+        assert_eq!(Loc::get(&[4, 3, 0]), Some(Loc::State(3)));
+        assert_eq!(Loc::get(&[5, 0, 0]), None);
         assert_eq!(
             Loc::get(&[3, 10, 20]),
             Some(Loc::Model {

@@ -97,6 +97,9 @@ pub(crate) enum Loc {
     Shared(usize),
     /// A model constant: byte range of the model.
     Model { offset: usize, len: usize },
+    /// A variable tensor (state kept across invocations): its index among the model's
+    /// variable tensors, in tensor order.
+    State(usize),
 }
 
 impl Loc {
@@ -107,7 +110,18 @@ impl Loc {
             Loc::Slot(s) => [1, w(s)?, 0],
             Loc::Shared(k) => [2, w(k)?, 0],
             Loc::Model { offset, len } => [3, w(offset)?, w(len)?],
+            Loc::State(k) => [4, w(k)?, 0],
         })
+    }
+
+    /// The state index of a location's words if it is [`Loc::State`] (no other decoding: the
+    /// interpreter's per-operator look for state inputs).
+    #[inline]
+    pub(crate) fn state_of(w: &[u32]) -> Option<usize> {
+        match *w {
+            [4, k, _] => Some(k as usize),
+            _ => None,
+        }
     }
 
     #[inline]
@@ -119,6 +133,7 @@ impl Loc {
             1 => Some(Loc::Slot(a)),
             2 => Some(Loc::Shared(a)),
             3 => Some(Loc::Model { offset: a, len: b }),
+            4 => Some(Loc::State(a)),
             _ => None,
         }
     }

@@ -8,12 +8,13 @@
 
 use synaptic_mem::plan::{OverlapDirection, OverlapPair};
 use synaptic_mem::{DType, Loader, Plan, Tensor};
+use synaptic_tflite::TensorType;
 
 use super::{Interpreter, IoPlacement, Memory, RunPlan, Store};
 use crate::contract::Direction;
 use crate::error::LoadError;
 use crate::format::{self as program, Loc, OpRecord, Program};
-use crate::limits::MAX_IO;
+use crate::limits::{MAX_IO, MAX_STATE};
 use crate::model::{core_request, tinfo, Graph};
 use crate::ops::{self, OpSet};
 
@@ -38,7 +39,8 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
 
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
 /// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
-/// descriptor table and its region, the kernels' scratch beyond the pool given, against the tensor space that was free (the accounting of
+/// descriptor table and its region, the kernels' scratch beyond the pool given, the variable
+/// tensors, against the tensor space that was free (the accounting of
 /// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned as
 /// it is. Only on the failure path: the program is counted again there.
 #[cold]
@@ -73,15 +75,25 @@ fn too_small<O: OpSet>(
     } else {
         0
     };
+    let Ok(g) = Graph::open(model) else {
+        return e;
+    };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
-    let scratch = crate::ops::model_scratch(model)
+    let scratch = crate::ops::model_scratch::<O>(&g)
         .div_ceil(16)
         .saturating_mul(16)
         .saturating_sub(before.scratch_size);
+    // The variable tensors (one persistent tensor each).
+    let state: usize = g.states[..g.n_states]
+        .iter()
+        .filter_map(|&t| tinfo(&g.model, &g.sg, t).ok())
+        .map(|i| synaptic_mem::block_span(i.bytes as u64) as usize)
+        .sum();
     let need = program
         .saturating_add(synaptic_mem::DESC_SPAN.saturating_mul(slots))
         .saturating_add(region)
-        .saturating_add(scratch);
+        .saturating_add(scratch)
+        .saturating_add(state);
     let free = before
         .tensor_capacity
         .saturating_sub(before.persistent_used);
@@ -154,6 +166,36 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     // an exact arena is given no pool).
     loader.reserve_scratch(memory.scratch)?;
 
+    // The variable tensors (state across invocations): one PERSISTENT tensor each, in tensor
+    // order, set to its reset value (TFLM's `ResetVariableTensors`: an int8 tensor's zero
+    // point, 0 otherwise).
+    let mut state: [Option<Tensor<'a>>; MAX_STATE] = Default::default();
+    let mut state_of = [(0u16, 0u8); MAX_STATE];
+    let st0 = loader.stats();
+    // (None without a stateful kernel in `O`: such a model's operators are refused anyway.)
+    let n_states = if O::KINDS & ops::STATE_KINDS != 0 {
+        g.n_states
+    } else {
+        0
+    };
+    for (k, &t) in g.states[..n_states].iter().enumerate() {
+        let info = tinfo(&g.model, &g.sg, t)?;
+        let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
+            what: "a variable tensor of a type or shape the arena cannot hold",
+        })?;
+        let fill = match info.ty {
+            TensorType::Int8 => info.q.zero_point as u8,
+            _ => 0,
+        };
+        let mut v = loader.persistent(&shape[..n], dtype)?;
+        v.bytes_mut().fill(fill);
+        state[k] = Some(v);
+        // Below 32768 tensors (`Graph::open`).
+        state_of[k] = (t as u16, fill);
+        memory.descriptors += synaptic_mem::DESC_SPAN;
+    }
+    memory.state = loader.stats().persistent_used - st0.persistent_used;
+
     // Graph I/O in the SHARED region.
     let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
     if placement == IoPlacement::Shared {
@@ -193,6 +235,9 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
         program: store,
         plan: plan_handle,
         io,
+        state,
+        state_of,
+        n_state: n_states,
         placement,
         memory,
         ops: core::marker::PhantomData,

@@ -58,7 +58,7 @@ use synaptic_mem::{Loader, Plan, PlanHandle, Runner, Tensor};
 use crate::error::{LoadError, RunError};
 pub use crate::format::IoPlacement;
 use crate::format::{self as program, Loc, Program};
-use crate::limits::MAX_IO;
+use crate::limits::{MAX_IO, MAX_STATE};
 use crate::ops::{AllOps, OpSet};
 use core::marker::PhantomData;
 
@@ -136,8 +136,12 @@ pub struct Memory {
     pub planned: usize,
     /// Shared-region bytes of the graph I/O (0 with [`IoPlacement::Plan`]).
     pub shared: usize,
-    /// Scratch bytes the kernels take per inference.
+    /// Scratch bytes the kernels take per inference: the pool, the largest block one
+    /// operator takes per call.
     pub scratch: usize,
+    /// Persistent bytes of the variable tensors (the model's state across invocations,
+    /// descriptors included), part of `persistent`.
+    pub state: usize,
     /// Bytes of the program (4 per word), wherever it lives.
     pub program_bytes: usize,
     /// Bytes of the program outside the arena (flash; [`Interpreter::with_program`]), not
@@ -232,6 +236,14 @@ pub struct Interpreter<'m, 'a, 'p, O: OpSet = AllOps> {
     pub(super) plan: PlanHandle<'a, 'p>,
     /// Graph inputs then outputs in the SHARED region ([`IoPlacement::Shared`]).
     pub(super) io: [Option<Tensor<'a>>; MAX_IO],
+    /// The variable tensors (the model's state across invocations), in tensor order: one
+    /// PERSISTENT tensor each, set to its reset value at load and by
+    /// [`Interpreter::reset_state`].
+    pub(super) state: [Option<Tensor<'a>>; MAX_STATE],
+    /// Each state's tensor index and reset byte (TFLM's `ResetVariableTensors`: an int8
+    /// tensor's zero point, 0 otherwise).
+    pub(super) state_of: [(u16, u8); MAX_STATE],
+    pub(super) n_state: usize,
     pub(super) placement: IoPlacement,
     pub(super) memory: Memory,
     /// The kernels it links ([`OpSet`]).
@@ -348,6 +360,33 @@ impl<'m, 'a, 'p, O: OpSet> Interpreter<'m, 'a, 'p, O> {
     /// The arena bytes this model took, by region.
     pub fn memory(&self) -> Memory {
         self.memory
+    }
+
+    /// Sets every variable tensor (the model's state across invocations: SVDF and LSTM
+    /// memories) back to its value at load, as TFLM's `ResetVariableTensors`: an int8 tensor
+    /// to its zero point, any other to 0. The next inference then gives what a freshly loaded
+    /// interpreter gives. O(state bytes); nothing else changes.
+    pub fn reset_state(&mut self) {
+        for (t, &(_, fill)) in self.state[..self.n_state].iter_mut().zip(&self.state_of) {
+            if let Some(t) = t {
+                t.bytes_mut().fill(fill);
+            }
+        }
+    }
+
+    /// Number of variable tensors (the model's state).
+    pub fn states(&self) -> usize {
+        self.n_state
+    }
+
+    /// Variable tensor `k` (in tensor order): its tensor index in the model and its bytes
+    /// now (after the last inference).
+    pub fn state(&self, k: usize) -> Option<(usize, &[u8])> {
+        if k >= self.n_state {
+            return None;
+        }
+        let t = self.state.get(k)?.as_ref()?;
+        Some((usize::from(self.state_of.get(k)?.0), t.bytes()))
     }
 
     /// Number of graph inputs.

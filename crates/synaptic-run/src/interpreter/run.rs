@@ -13,7 +13,7 @@ use super::{overlap, Interpreter, IoPlacement, Store};
 use crate::error::RunError;
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
-use crate::ops::operands::{split_io, Inputs};
+use crate::ops::operands::{split_io, Inputs, MAX_OP_STATES};
 use crate::ops::{self, OpSet, Operands};
 
 /// What gets each operator's output (`op, tensor, bytes`), if anything does.
@@ -35,8 +35,11 @@ pub(super) fn run<'a, O: OpSet>(
         plan,
         io,
         placement,
+        state,
+        n_state,
         ..
     } = net;
+    let state: &mut [Option<Tensor<'a>>] = &mut state[..*n_state];
     let overlaps: &[OverlapPair] = plan.overlaps();
     let words: &[u32] = match program {
         Store::Flash(w) => w,
@@ -150,7 +153,14 @@ pub(super) fn run<'a, O: OpSet>(
             }
 
             let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
-            run_op::<O>(p, &rec, (i, rec_at), io_now, model, observe.as_deref_mut())?;
+            run_op::<O>(
+                p,
+                &rec,
+                (i, rec_at),
+                (io_now, &mut *state),
+                model,
+                observe.as_deref_mut(),
+            )?;
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
@@ -188,7 +198,7 @@ pub(super) fn run_op<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
     (i, rec_at): (usize, usize),
-    io: &mut [Option<Tensor<'_>>],
+    (io, state): (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
     model: &[u8],
     observe: Observer<'_, '_>,
 ) -> Result<(), RunError> {
@@ -203,7 +213,7 @@ pub(super) fn run_op<O: OpSet>(
             p,
             rec,
             (i, rec_at),
-            io,
+            (io, state),
             model,
             observe,
             &slots[..n],
@@ -216,7 +226,7 @@ pub(super) fn run_op<O: OpSet>(
             p,
             rec,
             (i, rec_at),
-            io,
+            (io, state),
             model,
             observe,
             &slots[..n],
@@ -256,7 +266,7 @@ fn run_op_slots<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
     (i, rec_at): (usize, usize),
-    io: &mut [Option<Tensor<'_>>],
+    (io, state): (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
     model: &[u8],
     mut observe: Observer<'_, '_>,
     slots: &[usize],
@@ -267,6 +277,13 @@ fn run_op_slots<O: OpSet>(
         _ => None,
     };
     let (mut shared_out, shared) = split_io(io, out_shared);
+    // Constant-false for an operator set without a stateful kernel.
+    let stateful = O::KINDS & ops::STATE_KINDS != 0;
+    let mut states = Some(if stateful {
+        state_views(rec, state)
+    } else {
+        Default::default()
+    });
     let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
     // The kernel's scratch: one block of the pool for this call, given back when it returns.
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
@@ -292,6 +309,7 @@ fn run_op_slots<O: OpSet>(
                     ins,
                     out,
                     scratch: scratch.take().unwrap_or_else(Scratch::empty),
+                    states: states.take().unwrap_or_default(),
                 };
                 ops::run::<O>(rec.kind, rec.params, &mut io)
                     .map_err(|error| RunError::Kernel { op: i, error })?;
@@ -309,12 +327,51 @@ fn run_op_slots<O: OpSet>(
     })??
 }
 
+/// The bytes of the variable tensors among `rec`'s inputs, in input order (the first
+/// [`MAX_OP_STATES`]; an input naming one twice gets it once).
+#[inline(never)]
+fn state_views<'x>(
+    rec: &OpRecord<'_>,
+    state: &'x mut [Option<Tensor<'_>>],
+) -> [Option<&'x mut [u8]>; MAX_OP_STATES] {
+    let mut out: [Option<&'x mut [u8]>; MAX_OP_STATES] = Default::default();
+    if state.is_empty() {
+        return out;
+    }
+    let mut want = [usize::MAX; MAX_OP_STATES];
+    let mut n = 0;
+    for w in rec.inputs.chunks_exact(program::LOC_WORDS) {
+        if let (Some(j), true) = (Loc::state_of(w), n < MAX_OP_STATES) {
+            if !want[..n].contains(&j) {
+                want[n] = j;
+                n += 1;
+            }
+        }
+    }
+    let bytes = |t: &'x mut Option<Tensor<'_>>| t.as_mut().map(|t| t.bytes_mut());
+    match n {
+        0 => {}
+        1 => out[0] = state.get_mut(want[0]).and_then(bytes),
+        _ => {
+            // Two distinct states: split the table between them.
+            let (lo, hi) = (want[0].min(want[1]), want[0].max(want[1]));
+            if hi < state.len() {
+                let (l, r) = state.split_at_mut(hi);
+                let (x, y) = (l.get_mut(lo).and_then(bytes), r.first_mut().and_then(bytes));
+                out = if want[0] < want[1] { [x, y] } else { [y, x] };
+            }
+        }
+    }
+    out
+}
+
 /// What [`with_views`] runs on the views.
 pub(super) type ViewsFn<'f> = dyn FnMut(&mut [Tensor<'_>]) -> Result<(), RunError> + 'f;
 
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
 /// per call; this picks the size at run time). `f` is one function for every size (a `dyn`:
-/// its code once in the image, not once per size).
+/// its code once in the image, not once per size; never inlined, so its callers stay small).
+#[inline(never)]
 pub(super) fn with_views(
     p: &mut PlannedInference<'_, '_>,
     op: u16,

@@ -116,6 +116,10 @@ pub(crate) trait Kernel {
     /// (ADD, MUL: either operand).
     const PAIR_INPUT: Option<usize> = Some(0);
 
+    /// Whether the kernel reads and updates variable tensors (state kept across invocations:
+    /// `Operands::states`).
+    const STATE: bool = false;
+
     /// Whether the kernel takes scratch ([`Kernel::scratch_bytes`]); false: the interpreter
     /// opens no block for it and decodes nothing to ask.
     const SCRATCH: bool = false;
@@ -146,7 +150,7 @@ pub fn contract_of(
     input: usize,
 ) -> Option<Contract> {
     let sg = model.subgraph(0).ok()?;
-    let (v, prepared) = prepared_op(model, &sg, op)?;
+    let (v, prepared) = prepared_op::<AllOps>(model, &sg, op)?;
     let t = usize::try_from(*v.inputs.get(input)?).ok()?;
     if input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
         return None;
@@ -180,23 +184,30 @@ pub fn scratch_of(model: &synaptic_tflite::Model<'_>, op: usize) -> usize {
     let Ok(sg) = model.subgraph(0) else {
         return 0;
     };
-    prepared_op(model, &sg, op).map_or(0, |(_, p)| scratch_bytes::<AllOps>(p.kind, p.words()))
+    scratch_in::<AllOps>(model, &sg, op)
 }
 
-/// The scratch pool `model` (a `.tflite` file's bytes) needs: the largest block one of its
-/// operators' kernels takes per call ([`scratch_of`] over the main subgraph); 0 if it does not
-/// parse.
-pub fn model_scratch(model: &[u8]) -> usize {
-    let Ok(m) = synaptic_tflite::Model::new(model) else {
-        return 0;
-    };
-    let n = m.subgraph(0).and_then(|sg| sg.operators_len()).unwrap_or(0);
-    (0..n).map(|op| scratch_of(&m, op)).max().unwrap_or(0)
+/// [`scratch_of`] with only the kernels of `O` (an operator of another is 0).
+fn scratch_in<O: OpSet>(
+    model: &synaptic_tflite::Model<'_>,
+    sg: &synaptic_tflite::SubGraph<'_>,
+    op: usize,
+) -> usize {
+    prepared_op::<O>(model, sg, op).map_or(0, |(_, p)| scratch_bytes::<O>(p.kind, p.words()))
 }
 
-/// Operator `op` of subgraph `sg` prepared as the runtime prepares it (every kernel linked),
+/// The scratch pool graph `g` needs with the kernels of `O`: the largest block one of its
+/// operators' kernels takes per call ([`scratch_of`] over the main subgraph).
+pub(crate) fn model_scratch<O: OpSet>(g: &crate::model::Graph<'_>) -> usize {
+    (0..g.n_ops)
+        .map(|op| scratch_in::<O>(&g.model, &g.sg, op))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Operator `op` of subgraph `sg` prepared as the runtime prepares it (the kernels of `O`),
 /// with its view; `None` if it does not load.
-fn prepared_op<'m>(
+fn prepared_op<'m, O: OpSet>(
     model: &synaptic_tflite::Model<'m>,
     sg: &synaptic_tflite::SubGraph<'m>,
     op: usize,
@@ -207,12 +218,12 @@ fn prepared_op<'m>(
         return None;
     }
     let v = crate::model::op_view(model, sg, op, n_tensors).ok()?;
-    let prepared = prepare::<AllOps>(&Prep {
+    let prepared = prepare::<O>(&Prep {
         model,
         sg,
         v: &v,
         index: op,
-        kinds: AllOps::KINDS,
+        kinds: O::KINDS,
     })
     .ok()?;
     Some((v, prepared))
@@ -254,6 +265,11 @@ macro_rules! operators {
             const KIND: u32 = $kind;
             const BUILT: bool = true $(&& cfg!(feature = $feature))?;
         } )+ )+
+
+        /// Bit `k` set: kernel kind `k` reads and updates state ([`Kernel::STATE`]). An
+        /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
+        /// code is constant-false there).
+        pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
 
         /// Whether the runtime implements TFLite builtin `code`.
         pub(crate) fn supported(code: i32) -> bool {
@@ -389,6 +405,7 @@ pub mod pad;
 pub mod quantize;
 pub mod reshape;
 pub mod softmax;
+pub mod svdf;
 pub mod transpose;
 
 operators! {
@@ -397,7 +414,7 @@ operators! {
     fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 if "float32" },
     average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 if "float32" },
     max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
-    softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32" },
+    softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32", 31 => SoftmaxI16 },
     logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
     add { 8 => Add, 25 => AddF32 if "float32" },
     mul { 9 => Mul, 26 => MulF32 if "float32" },
@@ -406,8 +423,9 @@ operators! {
     concatenation { 12 => Concatenation },
     transpose { 13 => Transpose },
     reshape { 14 => ByteCopy },
-    quantize { 15 => FromFloat, 16 => Requantize },
+    quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
     dequantize { 17 => Dequantize },
+    svdf { 27 => Svdf, 28 => SvdfI8 },
 }
 
 // Shared by two operators each (not operators themselves).
@@ -438,6 +456,8 @@ mod tests {
             "micro_speech_quantized",
             "kws_ref_model",
             "hello_world_int8",
+            "keyword_scrambled",
+            "keyword_scrambled_8bit",
         ] {
             let p = root
                 .join("../../../shared/models")

@@ -42,6 +42,15 @@ impl<'x> In<'x, '_> {
         }
     }
 
+    /// An int16 activation of the arena.
+    #[inline]
+    pub(crate) fn i16(self) -> Option<&'x [i16]> {
+        match self {
+            In::Arena(t) => t.as_slice::<i16>().ok(),
+            _ => None,
+        }
+    }
+
     /// A float32 activation of the arena.
     #[inline]
     pub(crate) fn f32(self) -> Option<&'x [f32]> {
@@ -211,7 +220,15 @@ pub(crate) struct Operands<'x, 't, 'o> {
     /// The operator's block of the scratch pool for this call: what its kernel's
     /// `scratch_bytes` asked (empty for most kernels).
     pub(crate) scratch: Scratch<'x>,
+    /// The bytes of the variable tensors among its inputs (state it reads and updates), in
+    /// input order: the first [`MAX_OP_STATES`].
+    pub(crate) states: [Option<&'x mut [u8]>; MAX_OP_STATES],
 }
+
+/// Most variable tensors one operator reads and updates (LSTM: its output and cell state).
+pub(crate) const MAX_OP_STATES: usize = 2;
+// The interpreter's lookup (`state_views`) handles one or two.
+const _: () = assert!(MAX_OP_STATES == 2);
 
 impl<'x, 't> Operands<'x, 't, '_> {
     input_accessors!();
@@ -233,6 +250,26 @@ impl<'x, 't> Operands<'x, 't, '_> {
     pub(crate) fn out_i8(&mut self) -> Result<&mut [i8], KernelError> {
         let name = self.name;
         self.out.as_mut_slice::<i8>().map_err(|_| differs(name))
+    }
+
+    /// Input `k` as an int16 activation.
+    #[inline]
+    pub(crate) fn i16(&self, k: usize) -> Result<&'x [i16], KernelError> {
+        self.ins.get(k).i16().ok_or_else(|| differs(self.name))
+    }
+
+    /// The output as int16.
+    #[inline]
+    pub(crate) fn out_i16(&mut self) -> Result<&mut [i16], KernelError> {
+        let name = self.name;
+        self.out.as_mut_slice::<i16>().map_err(|_| differs(name))
+    }
+
+    /// The output as int32.
+    #[inline]
+    pub(crate) fn out_i32(&mut self) -> Result<&mut [i32], KernelError> {
+        let name = self.name;
+        self.out.as_mut_slice::<i32>().map_err(|_| differs(name))
     }
 
     /// The output as float32.

@@ -126,17 +126,36 @@ pub fn quantize_f32_i8_in_place(
     })
 }
 
-/// Prepares QUANTIZE: from float32 ([`FromFloat`]) or int8 ([`Requantize`]) to int8.
+/// Prepares QUANTIZE: from float32 ([`FromFloat`]) or int8 ([`Requantize`]) to int8, from
+/// int16 to int8 ([`RequantizeI16`]) or int32 ([`RequantizeI16I32`]).
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
     if !x.data.is_empty() {
         return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
     }
-    cx.int8_activation(&out, Operand::Output)?;
-    if x.bytes / element_bytes(x.ty) != out.bytes {
+    if x.bytes / element_bytes(x.ty) != out.bytes / element_bytes(out.ty) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
+    // int16 → int8 or int32 (`Requantize<int16_t, ...>`; the keyword models' first and
+    // last operators).
+    if x.ty == TensorType::Int16 {
+        cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
+        if !out.data.is_empty() {
+            return Err(cx.unsupported(Unsupported::Constant(Operand::Output)));
+        }
+        cx.quantized(&[&x, &out])?;
+        let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
+        return match out.ty {
+            TensorType::Int8 => Prepared::of::<RequantizeI16>(cx, p),
+            TensorType::Int32 => Prepared::of::<RequantizeI16I32>(cx, p),
+            _ => Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Output,
+                expected: TensorTypes::Int8,
+            })),
+        };
+    }
+    cx.int8_activation(&out, Operand::Output)?;
     match x.ty {
         TensorType::Float32 => {
             cx.quantized(&[&out])?;
@@ -178,6 +197,34 @@ impl Kernel for FromFloat {
         let n = io.out()?.elems;
         quantize_f32_i8_in_place(*q, n, io.buf, io.at)?;
         Ok(n)
+    }
+}
+
+/// QUANTIZE int16 → int8 (requantization).
+pub struct RequantizeI16;
+
+impl Kernel for RequantizeI16 {
+    const NAME: &'static str = "QUANTIZE";
+    type Params = RequantizeParams;
+
+    #[inline]
+    fn run(p: &RequantizeParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i16(0)?;
+        requantize(p, x, io.out_i8()?)
+    }
+}
+
+/// QUANTIZE int16 → int32 (requantization; int32's range clamps nothing).
+pub struct RequantizeI16I32;
+
+impl Kernel for RequantizeI16I32 {
+    const NAME: &'static str = "QUANTIZE";
+    type Params = RequantizeParams;
+
+    #[inline]
+    fn run(p: &RequantizeParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i16(0)?;
+        requantize(p, x, io.out_i32()?)
     }
 }
 

@@ -47,13 +47,49 @@ pub struct SoftmaxParams {
 }
 
 impl SoftmaxParams {
-    /// Prepares SOFTMAX with option `beta` over the last dimension of `shape`.
+    /// Prepares SOFTMAX with option `beta` over the last dimension of `shape`, int8 output.
     pub fn new(
         beta: f32,
         shape: &[usize],
         input: QuantParams,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
+        const OP: &str = "SOFTMAX";
+        if output.zero_point != -128 {
+            return Err(KernelError::unsupported(
+                OP,
+                Unsupported::OutputZeroPoint(output.zero_point),
+            ));
+        }
+        if output.scale != 1.0 / 256.0 {
+            return Err(KernelError::unsupported(OP, Unsupported::OutputScale));
+        }
+        Self::scaled(beta, shape, input)
+    }
+
+    /// Prepares SOFTMAX int8 → int16 (`CalculateSoftmaxParams`: output zero point -32768,
+    /// scale 1/65536 within 0.1 %, in `float`).
+    pub fn new_i16(
+        beta: f32,
+        shape: &[usize],
+        input: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "SOFTMAX";
+        if output.zero_point != -32768 {
+            return Err(KernelError::unsupported(
+                OP,
+                Unsupported::OutputZeroPoint(output.zero_point),
+            ));
+        }
+        let want = 1.0f32 / 65536.0;
+        if (output.scale - want).abs() > 0.001f32 * want || output.scale.is_nan() {
+            return Err(KernelError::unsupported(OP, Unsupported::OutputScale));
+        }
+        Self::scaled(beta, shape, input)
+    }
+
+    fn scaled(beta: f32, shape: &[usize], input: QuantParams) -> Result<Self, KernelError> {
         const OP: &str = "SOFTMAX";
         let Some(&depth) = shape.last() else {
             return Err(KernelError::shape(
@@ -64,15 +100,6 @@ impl SoftmaxParams {
                 },
             ));
         };
-        if output.zero_point != -128 {
-            return Err(KernelError::unsupported(
-                OP,
-                Unsupported::OutputZeroPoint(output.zero_point),
-            ));
-        }
-        if output.scale != 1.0 / 256.0 {
-            return Err(KernelError::unsupported(OP, Unsupported::OutputScale));
-        }
         let (input_multiplier, input_left_shift) = preprocess_softmax_scaling(
             OP,
             f64::from(beta),
@@ -101,9 +128,26 @@ pub fn softmax(p: &SoftmaxParams, input: &[i8], output: &mut [i8]) -> Result<(),
         .chunks_exact(p.depth.max(1))
         .zip(output.chunks_exact_mut(p.depth.max(1)))
     {
-        let r = softmax_row(p, row.iter().copied())?;
+        let r = softmax_row::<8>(p, row.iter().copied())?;
         for (&x, o) in row.iter().zip(out.iter_mut()) {
             *o = softmax_value(p, &r, x);
+        }
+    }
+    Ok(())
+}
+
+/// SOFTMAX, int8 in, int16 out (`Softmax<int8_t, int16_t>`).
+pub fn softmax_i16(p: &SoftmaxParams, input: &[i8], output: &mut [i16]) -> Result<(), KernelError> {
+    const OP: &str = "SOFTMAX";
+    KernelError::check_len(OP, Operand::Input(0), p.outer * p.depth, input.len())?;
+    KernelError::check_len(OP, Operand::Output, p.outer * p.depth, output.len())?;
+    for (row, out) in input
+        .chunks_exact(p.depth.max(1))
+        .zip(output.chunks_exact_mut(p.depth.max(1)))
+    {
+        let r = softmax_row::<16>(p, row.iter().copied())?;
+        for (&x, o) in row.iter().zip(out.iter_mut()) {
+            *o = softmax_out::<16>(p, &r, x) as i16;
         }
     }
     Ok(())
@@ -129,8 +173,9 @@ fn softmax_scaled(p: &SoftmaxParams, max: i8, x: i8) -> Option<i32> {
     })
 }
 
-/// The two passes over a row before any of its outputs: maximum, then sum of exponentials.
-pub(crate) fn softmax_row(
+/// The two passes over a row before any of its outputs: maximum, then sum of exponentials
+/// (the reciprocal's exponent for an output of `BITS` bits).
+pub(crate) fn softmax_row<const BITS: i32>(
     p: &SoftmaxParams,
     row: impl Iterator<Item = i8> + Clone,
 ) -> Result<SoftmaxRow, KernelError> {
@@ -144,7 +189,7 @@ pub(crate) fn softmax_row(
     }
     let (shifted_scale, num_bits_over_unit) =
         get_reciprocal(sum_of_exps, ACCUMULATION_INTEGER_BITS);
-    let exponent = num_bits_over_unit + 31 - 8;
+    let exponent = num_bits_over_unit + 31 - BITS;
     if !(0..=31).contains(&exponent) {
         return Err(KernelError::shape("SOFTMAX", ShapeFault::ExpSum));
     }
@@ -155,9 +200,17 @@ pub(crate) fn softmax_row(
     })
 }
 
-/// One SOFTMAX output of row `r` for input `x`.
+/// One int8 SOFTMAX output of row `r` for input `x`.
 #[inline]
 pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
+    softmax_out::<8>(p, r, x) as i8
+}
+
+/// One SOFTMAX output of `BITS` bits (8 or 16) of row `r` (made by `softmax_row::<BITS>`)
+/// for input `x`, within the output type's range.
+#[inline]
+fn softmax_out<const BITS: i32>(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i32 {
+    let min = -(1i32 << (BITS - 1));
     match softmax_scaled(p, r.max, x) {
         Some(d) => {
             let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
@@ -165,9 +218,9 @@ pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
                 saturating_rounding_doubling_high_mul(r.shifted_scale, e),
                 r.exponent,
             );
-            unsat.wrapping_add(-128).clamp(-128, 127) as i8
+            unsat.wrapping_add(min).clamp(min, -min - 1)
         }
-        None => i8::MIN,
+        None => min,
     }
 }
 
@@ -186,7 +239,7 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
     drive::<1>(buf, at.output, p.outer * p.depth, at.direction, |buf, j| {
         if j % depth == 0 {
             let start = at.input + j;
-            row = Some(softmax_row(
+            row = Some(softmax_row::<8>(
                 p,
                 buf[start..start + depth].iter().map(|&b| b as i8),
             )?);
@@ -228,6 +281,17 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         return Prepared::of::<SoftmaxF32>(cx, p);
     }
     cx.int8_activation(&x, Operand::Input(0))?;
+    if out.ty == TensorType::Int16 {
+        // int8 → int16 (the keyword models' last SOFTMAX).
+        cx.activation_of(&out, Operand::Output, TensorType::Int16)?;
+        if 2 * x.bytes != out.bytes {
+            return Err(cx.shape(ShapeFault::SizeDiffers));
+        }
+        cx.quantized(&[&x, &out])?;
+        let beta = cx.op().softmax_beta()?;
+        let p = SoftmaxParams::new_i16(beta, x.shape(), x.q, out.q).map_err(|e| cx.err(e))?;
+        return Prepared::of::<SoftmaxI16>(cx, p);
+    }
     cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
         return Err(cx.shape(ShapeFault::SizeDiffers));
@@ -236,6 +300,20 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let beta = cx.op().softmax_beta()?;
     let p = SoftmaxParams::new(beta, x.shape(), x.q, out.q).map_err(|e| cx.err(e))?;
     Prepared::of::<Softmax>(cx, p)
+}
+
+/// The SOFTMAX kernel, int8 in, int16 out.
+pub struct SoftmaxI16;
+
+impl Kernel for SoftmaxI16 {
+    const NAME: &'static str = "SOFTMAX";
+    type Params = SoftmaxParams;
+
+    #[inline]
+    fn run(p: &SoftmaxParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i8(0)?;
+        softmax_i16(p, x, io.out_i16()?)
+    }
 }
 
 /// The SOFTMAX kernel, int8.

@@ -294,6 +294,10 @@ fn loc_of(
     t: usize,
     info: &TInfo<'_>,
 ) -> Result<Loc, LoadError> {
+    // State first: TFLM allocates and resets a variable tensor whatever buffer it names.
+    if let Some(k) = g.state_index(t) {
+        return Ok(Loc::State(k));
+    }
     if !info.data.is_empty() {
         let offset = (info.data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
         return match model.get(offset..offset.wrapping_add(info.data.len())) {
@@ -394,10 +398,14 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         if !info.data.is_empty() {
             continue;
         }
-        if g.sg.tensor(t)?.is_variable()? {
-            return Err(LoadError::Unsupported {
-                what: "variable tensors",
-            });
+        // A variable tensor is state (its own persistent tensor), not a plan slot.
+        if g.state_index(t).is_some() {
+            if io_k.is_some() {
+                return Err(LoadError::Unsupported {
+                    what: "a variable tensor as a graph input or output",
+                });
+            }
+            continue;
         }
         let (shape, ndim, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
             what: "an activation of a type or shape the arena cannot hold",
@@ -461,6 +469,11 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
         let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
+        if matches!(out_loc, Loc::State(_)) {
+            return Err(LoadError::Unsupported {
+                what: "an operator output that is a variable tensor",
+            });
+        }
         push_loc(e, out_loc)?;
         e.push_usize(n)?;
         for k in 0..v.n_in {

@@ -154,6 +154,11 @@ pub fn run_on_arena_with(
             &mut |_, t, b| tensors[t] = Some(b.to_vec()),
         )
         .unwrap_or_else(|e| panic!("invoke: {e}"));
+        // The state after the inference (the variable tensors, which no operator outputs).
+        for k in 0..net.states() {
+            let (t, b) = net.state(k).expect("a state of the model");
+            tensors[t] = Some(b.to_vec());
+        }
         results.push(RunResult { tensors, output });
     }
     let stats = runner.stats();

@@ -76,6 +76,10 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     shared_model("hello_world_float", 16, Real::None),
     shared_model("ad01_fp32", 4, Real::None),
     shared_model("pretrainedResnet", 4, Real::None),
+    // Streaming models: 30 consecutive invocations (three seeded sequences of ten), their
+    // state (SVDF memories) carried from one to the next, compared after each.
+    shared_model("keyword_scrambled", 30, Real::None),
+    shared_model("keyword_scrambled_8bit", 30, Real::None),
 ];
 
 /// `tests/golden/`.
@@ -139,13 +143,21 @@ fn digest_from_hex(s: &str) -> Result<[u8; 32], String> {
         .map_err(|_| format!("a sha256 has 64 hex digits, not {}", s.len()))
 }
 
-/// The tensors a golden file records for `model`, ascending: the non-constant graph inputs
-/// and operator outputs (what TFLM is given or computes; a tensor nothing writes has no value).
+/// The tensors a golden file records for `model`, ascending: the non-constant graph inputs,
+/// operator outputs and variable tensors (the state after the inference): what TFLM is given,
+/// computes or keeps (a tensor nothing writes has no value).
 pub fn recorded(model: &Model) -> Vec<usize> {
+    let states = model
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.variable)
+        .map(|(i, _)| i);
     let mut v: Vec<usize> = model
         .inputs
         .iter()
         .copied()
+        .chain(states)
         .chain(
             model
                 .operators
@@ -580,7 +592,10 @@ pub fn writer(model: &Model, t: usize) -> String {
         .iter()
         .position(|op| op.outputs.contains(&(t as i32)))
         .map_or_else(
-            || "graph input".to_string(),
+            || match model.tensors[t].variable {
+                true => "state (a variable tensor)".to_string(),
+                false => "graph input".to_string(),
+            },
             |k| {
                 format!(
                     "written by operator {k} ({})",

@@ -330,6 +330,16 @@ pub fn compare_chained<'w>(
                     tally.bytes += got.len();
                 }
             }
+            // The state after the inference: every variable tensor.
+            for (t, info) in model.tensors.iter().enumerate().filter(|(_, t)| t.variable) {
+                let got = res.tensors[t]
+                    .as_ref()
+                    .ok_or_else(|| format!("{run}: variable tensor {t} not read back"))?;
+                let what = format!("{run}: state (variable tensor {t} \"{}\")", info.name);
+                check_tensor(&what, info.dtype, got, want(t)?, against)?;
+                tally.tensors += 1;
+                tally.bytes += got.len();
+            }
             let mut pos = 0;
             for (j, &o) in model.outputs.iter().enumerate() {
                 let len = model.tensors[o].bytes();

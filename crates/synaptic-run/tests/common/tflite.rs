@@ -172,6 +172,8 @@ pub struct Tensor<'a> {
     pub scales: Vec<f32>,
     pub zero_points: Vec<i64>,
     pub quantized_dimension: i32,
+    /// A variable tensor (state kept across invocations).
+    pub variable: bool,
 }
 
 impl Tensor<'_> {
@@ -236,6 +238,7 @@ impl<'a> Model<'a> {
                     scales: q.map_or_else(Vec::new, |q| q.f32s(2)),
                     zero_points: q.map_or_else(Vec::new, |q| q.i64s(3)),
                     quantized_dimension: q.map_or(0, |q| q.i32(6, 0)),
+                    variable: t.bool(5, false),
                 }
             })
             .collect();

@@ -1,0 +1,116 @@
+//! State across invocations (issue 20): the variable tensors of a streaming model (the SVDF
+//! memories of `keyword_scrambled`) are PERSISTENT tensors set to their reset value at load,
+//! carried from one inference to the next, and set back by `Interpreter::reset_state`, after
+//! which the interpreter gives exactly what a freshly loaded one gives. Equality with TFLM over
+//! 30 consecutive invocations is the oracle's (`tests/oracle.rs`, and without Python the golden
+//! files `tests/golden.rs` checks).
+
+mod common;
+
+use common::arena::{self, OpData};
+use common::Rng;
+use synaptic_mem::{Arena, ArenaBuffer};
+use synaptic_run::IoPlacement;
+
+fn model(name: &str) -> Option<Vec<u8>> {
+    let p = common::shared()
+        .join("models")
+        .join(format!("{name}.tflite"));
+    std::fs::read(p).ok()
+}
+
+/// Ten seeded inputs of the model's input size.
+fn inputs(n_bytes: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(seed);
+    (0..10)
+        .map(|_| (0..n_bytes).map(|_| rng.next_u64() as u8).collect())
+        .collect()
+}
+
+#[test]
+fn state_is_carried_reset_and_counted_in_the_persistent_region() {
+    for name in ["keyword_scrambled", "keyword_scrambled_8bit"] {
+        let Some(bytes) = model(name) else { return };
+        let io = IoPlacement::Plan;
+        let words = arena::compiled(&bytes, io);
+        let a = arena::analysis(&bytes, io);
+        let want = arena::probe(&bytes, io, OpData::Flash);
+        // The planner's figures are the runtime's: state and scratch pool included.
+        assert_eq!(want.state as u64, a.report.ram.state_bytes, "{name}");
+        assert_eq!(want.scratch as u64, a.report.ram.scratch_bytes, "{name}");
+        assert_eq!(
+            want.arena_bytes() as u64,
+            a.report.ram.arena_bytes,
+            "{name}"
+        );
+        assert!(want.state > 0 && want.scratch > 0, "{name}: {want:?}");
+        let mut buf = Box::new(ArenaBuffer::<65536>::new());
+        // Poisoned: nothing may depend on what the arena held.
+        let mut rng = Rng::new(7);
+        buf.as_mut_slice()
+            .iter_mut()
+            .for_each(|b| *b = rng.next_u64() as u8);
+        let size = want.arena_bytes();
+        let mut arena = Arena::exact(&mut buf.as_mut_slice()[..size], 0).unwrap();
+        let (loader, mut runner) = arena.split();
+        let mut net = arena::load(
+            &bytes,
+            &words,
+            loader,
+            arena::run_plan(&a),
+            io,
+            OpData::Flash,
+        )
+        .unwrap();
+        assert_eq!(net.memory(), want);
+        assert_eq!(net.states(), 7, "{name}: one state per SVDF");
+        // At load every state holds its reset value (an int8 tensor its zero point).
+        let fresh: Vec<Vec<u8>> = (0..net.states())
+            .map(|k| net.state(k).unwrap().1.to_vec())
+            .collect();
+        assert!(net.state(net.states()).is_none());
+        let mut out = vec![0u8; net.output_bytes()];
+        for seed in [1, 2, 3] {
+            let runs = inputs(net.input_bytes(), seed);
+            let mut first = Vec::new();
+            for x in &runs {
+                net.invoke(&mut runner, x, &mut out).unwrap();
+                first.push(out.clone());
+            }
+            let states_now: Vec<Vec<u8>> = (0..net.states())
+                .map(|k| net.state(k).unwrap().1.to_vec())
+                .collect();
+            assert_ne!(states_now, fresh, "{name}: the state never changed");
+            // After a reset: the first sequence's outputs again, as from a fresh load.
+            net.reset_state();
+            for (k, f) in fresh.iter().enumerate() {
+                assert_eq!(net.state(k).unwrap().1, &f[..], "{name}: state {k}");
+            }
+            for (x, want) in runs.iter().zip(&first) {
+                net.invoke(&mut runner, x, &mut out).unwrap();
+                assert_eq!(&out, want, "{name} seed {seed}: after reset_state");
+            }
+            net.reset_state();
+        }
+        // A fresh interpreter on a fresh arena gives the same first sequence.
+        let runs = inputs(net.input_bytes(), 1);
+        let mut buf2 = Box::new(ArenaBuffer::<65536>::new());
+        let mut arena2 = Arena::exact(&mut buf2.as_mut_slice()[..size], 0).unwrap();
+        let (loader2, mut runner2) = arena2.split();
+        let mut fresh_net = arena::load(
+            &bytes,
+            &words,
+            loader2,
+            arena::run_plan(&a),
+            io,
+            OpData::Flash,
+        )
+        .unwrap();
+        let mut out2 = vec![0u8; out.len()];
+        for x in &runs {
+            net.invoke(&mut runner, x, &mut out).unwrap();
+            fresh_net.invoke(&mut runner2, x, &mut out2).unwrap();
+            assert_eq!(out, out2, "{name}: reset interpreter against a fresh one");
+        }
+    }
+}
