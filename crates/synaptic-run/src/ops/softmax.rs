@@ -11,6 +11,7 @@
 
 use synaptic_tflite::{code, TensorType};
 
+use super::common::QInt;
 use super::float::expf;
 
 use super::in_place::{check, drive, x8, InPlace};
@@ -121,23 +122,20 @@ impl SoftmaxParams {
 
 /// SOFTMAX, int8 in, int8 out.
 pub fn softmax(p: &SoftmaxParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-    const OP: &str = "SOFTMAX";
-    KernelError::check_len(OP, Operand::Input(0), p.outer * p.depth, input.len())?;
-    KernelError::check_len(OP, Operand::Output, p.outer * p.depth, output.len())?;
-    for (row, out) in input
-        .chunks_exact(p.depth.max(1))
-        .zip(output.chunks_exact_mut(p.depth.max(1)))
-    {
-        let r = softmax_row::<8>(p, row.iter().copied())?;
-        for (&x, o) in row.iter().zip(out.iter_mut()) {
-            *o = softmax_value(p, &r, x);
-        }
-    }
-    Ok(())
+    softmax_into::<i8, 8>(p, input, output)
 }
 
 /// SOFTMAX, int8 in, int16 out (`Softmax<int8_t, int16_t>`).
 pub fn softmax_i16(p: &SoftmaxParams, input: &[i8], output: &mut [i16]) -> Result<(), KernelError> {
+    softmax_into::<i16, 16>(p, input, output)
+}
+
+/// SOFTMAX, int8 in, `BITS`-bit `T` out: the two passes of a row, then its outputs.
+fn softmax_into<T: QInt, const BITS: i32>(
+    p: &SoftmaxParams,
+    input: &[i8],
+    output: &mut [T],
+) -> Result<(), KernelError> {
     const OP: &str = "SOFTMAX";
     KernelError::check_len(OP, Operand::Input(0), p.outer * p.depth, input.len())?;
     KernelError::check_len(OP, Operand::Output, p.outer * p.depth, output.len())?;
@@ -145,9 +143,9 @@ pub fn softmax_i16(p: &SoftmaxParams, input: &[i8], output: &mut [i16]) -> Resul
         .chunks_exact(p.depth.max(1))
         .zip(output.chunks_exact_mut(p.depth.max(1)))
     {
-        let r = softmax_row::<16>(p, row.iter().copied())?;
+        let r = softmax_row::<BITS>(p, row.iter().copied())?;
         for (&x, o) in row.iter().zip(out.iter_mut()) {
-            *o = softmax_out::<16>(p, &r, x) as i16;
+            *o = T::from_i32(softmax_out::<BITS>(p, &r, x));
         }
     }
     Ok(())
