@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The fast on-target subset of the runtime (a step for scripts/test): fmt and clippy of
-# firmware/runtime, then hello_world_int8, micro_speech_quantized and hello_world_float (float32,
-# soft-float) on QEMU's lm3s6965evb, and the three small int8 models on mps2-an386 (Cortex-M4F),
+# firmware/runtime, then hello_world_int8, micro_speech_quantized, the streaming trained_lstm_int8
+# and keyword_scrambled_8bit (10 consecutive invocations, state carried, each output the host's)
+# and hello_world_float (float32, soft-float) on QEMU's lm3s6965evb, and the three small int8 models on mps2-an386 (Cortex-M4F),
 # each checking its outputs (I/O in the plan and in the SHARED region) against the output the
 # host computed at build time. From the repository root:
 #
@@ -25,7 +26,8 @@ cargo clippy --release -q --features float32 --bin hello_world_float --target-di
   -- -D warnings
 cargo build --release -q --features float32 --bin hello_world_float --target-dir target/lm3s6965-f32
 
-for m in hello_world_int8 micro_speech_quantized hello_world_float; do
+for m in hello_world_int8 micro_speech_quantized trained_lstm_int8 keyword_scrambled_8bit \
+  hello_world_float; do
   dir=lm3s6965
   [ "$m" = hello_world_float ] && dir=lm3s6965-f32
   echo "==> $m on lm3s6965evb"
@@ -35,7 +37,7 @@ for m in hello_world_int8 micro_speech_quantized hello_world_float; do
     echo "$m: FAILED on target" >&2
     exit 1
   }
-  echo "$out" | grep -E "^(run|check) "
+  echo "$out" | grep -E "^(run|check|stream) "
   grep -q "^check $m ok" <<<"$out" || {
     echo "$m: output differs from the host's" >&2
     exit 1

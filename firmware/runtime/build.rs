@@ -43,7 +43,14 @@ const LM3S6965: &[&str] = &[
     "hello_world_int8",
     "micro_speech_quantized",
     "kws_ref_model",
+    // Streaming: LSTM and SVDF state carried across invocations.
+    "trained_lstm_int8",
+    "keyword_scrambled_8bit",
 ];
+
+/// Consecutive invocations on one load an image checks against the host's (the state carried
+/// from one to the next; a model without state gives the same output each time).
+const STREAM: usize = 10;
 const MPS2_AN385: &[&str] = &["person_detect", "pretrainedResnet_quant"];
 /// The float32 models (feature `float32`), by board.
 const LM3S6965_F32: &[&str] = &["hello_world_float"];
@@ -166,6 +173,8 @@ struct Hosted {
     memory: Memory,
     scratch_peak: usize,
     output: Vec<u8>,
+    /// The outputs of [`STREAM`] invocations on the input after a state reset, concatenated.
+    stream: Vec<u8>,
     input_len: usize,
 }
 
@@ -217,6 +226,13 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         output, output_ram,
         "{path}: program in flash and in RAM disagree"
     );
+    net.reset_state();
+    let mut stream = vec![0u8; STREAM * output.len()];
+    for y in stream.chunks_exact_mut(output.len().max(1)) {
+        net.invoke(&mut runner, &input, y)
+            .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
+    }
+    assert_eq!(&stream[..output.len()], &output[..], "{path}: reset_state");
     let memory = net.memory();
     Hosted {
         program: words,
@@ -228,6 +244,7 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         memory,
         scratch_peak: runner.stats().scratch_peak,
         output,
+        stream,
         input_len: input.len(),
     }
 }
@@ -309,6 +326,10 @@ fn model_module(dir: &std::path::Path, name: &str, seed: u64, out: &std::path::P
     assert_eq!(
         plan.output, plain.output,
         "{name}: the overlapped and the plain plan disagree on the host"
+    );
+    assert_eq!(
+        plan.stream, shared.stream,
+        "{name}: streams disagree on the host"
     );
     assert!(plain.overlaps.is_empty());
     // The pool's peak is the largest kernel block, the figure the RAM counts.
@@ -457,6 +478,9 @@ pub mod {name} {{
     pub static INPUT: &[u8; {input_len}] = include_bytes!({input_path:?});
     /// The output the host computed (`synaptic-run` on the build machine).
     pub const EXPECTED: [u8; {output_len}] = {expected:?};
+    /// The outputs the host computed for {stream_n} consecutive invocations on [`INPUT`]
+    /// after a state reset, the state carried (a model without state: [`EXPECTED`] each time).
+    pub const STREAM: [u8; {stream_len}] = {stream:?};
     /// FNV-1a of [`EXPECTED`].
     pub const EXPECTED_FNV: u32 = {fnv:#010x};
     /// The scratch pool the kernels need: the largest block one operator takes per call.
@@ -504,6 +528,9 @@ pub mod {name} {{
         input_path = input_file.display().to_string(),
         output_len = plan.output.len(),
         expected = plan.output,
+        stream_n = STREAM,
+        stream_len = plan.stream.len(),
+        stream = plan.stream,
         exact_plan = pm.total(),
         scratch = pm.scratch,
         kinds = program::kinds(&plan.program).expect("a program build.rs compiled")

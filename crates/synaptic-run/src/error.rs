@@ -246,7 +246,8 @@ impl fmt::Display for TensorTypes {
 pub enum Unsupported {
     /// A builtin operator this runtime does not implement.
     NotImplemented,
-    /// More than 16 inputs (the runtime's limit).
+    /// More inputs than the runtime's limit ([`crate::limits::MAX_OP_INPUTS`], 24: LSTM's),
+    /// or more than 16 of them activations.
     TooManyInputs,
     /// A number of inputs the operator does not take (an extra one is refused, never
     /// ignored).
@@ -350,6 +351,14 @@ pub enum Unsupported {
     /// A bias whose scale is not the product of the scales it adds to (SVDF: TFLM's 1e-5
     /// check).
     BiasScale,
+    /// An LSTM variant TFLM's kernel does not run: peephole, projection or layer-norm
+    /// tensors, or one of the four gates' weights or biases absent (CIFG).
+    LstmVariant,
+    /// Weights with a zero point (this value) other than 0 (TFLM's integer LSTM assumes
+    /// symmetric weights).
+    WeightZeroPoint(i32),
+    /// An LSTM whose hidden and cell state are one tensor.
+    SharedState,
 }
 
 impl Unsupported {
@@ -358,7 +367,7 @@ impl Unsupported {
     const fn text(self) -> &'static str {
         match self {
             Unsupported::NotImplemented => "operator not implemented",
-            Unsupported::TooManyInputs => "more than 16 inputs",
+            Unsupported::TooManyInputs => "more than 24 inputs, or more than 16 activations",
             Unsupported::InputCount => "a number of inputs the operator does not take",
             Unsupported::OutputCount => "other than one output",
             Unsupported::OutputIsInput => "an output that is also an input",
@@ -411,6 +420,10 @@ impl Unsupported {
             Unsupported::Scratch => "a scratch block smaller than the kernel's buffer size",
             Unsupported::NotVariable => "a state input that is not a variable tensor",
             Unsupported::BiasScale => "a bias scale other than the product of its operands' scales",
+            Unsupported::LstmVariant => {
+                "an LSTM variant TFLM does not run (peephole, projection, layer norm or CIFG tensors)"
+            }
+            Unsupported::SharedState => "hidden and cell state are one tensor",
             _ => "",
         }
     }
@@ -457,6 +470,7 @@ impl fmt::Display for Unsupported {
             Unsupported::OutputZeroPoint(z) => {
                 ("int8 output zero point ", Int(z), ", must be -128")
             }
+            Unsupported::WeightZeroPoint(z) => ("weight zero point ", Int(z), ", must be 0"),
             _ => return f.write_str(self.text()),
         };
         message(f, pre, value, post)

@@ -65,7 +65,13 @@ fn shared_model(name: &str) -> std::path::PathBuf {
 /// TFLM, then against its golden file; then what each real input must be classified as.
 #[test]
 fn shared_models() {
-    for m in SHARED_MODELS {
+    // `SYNAPTIC_ORACLE_ONLY=a,b`: only those models (development).
+    let only = std::env::var("SYNAPTIC_ORACLE_ONLY").ok();
+    let wanted = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
+    for m in SHARED_MODELS.iter().filter(|m| wanted(m.name)) {
         let dump = check(
             m.name,
             &shared_model(m.name),

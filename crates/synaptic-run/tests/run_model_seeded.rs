@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use harness::run_model::{mutate, run_model, Outcome, Rng, CONFIGS};
 
-/// The seed models: the shared models that run (int8 and float32) and a hybrid one, then the
+/// The seed models: the shared models that run (int8, streaming, float32) and a hybrid one, then the
 /// committed single-operator ones.
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let shared = common::shared().join("models");
@@ -27,6 +27,9 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         "kws_ref_model",
         "pretrainedResnet_quant",
         "person_detect",
+        // Streaming: LSTM state (int8 hidden, int16 cell), SVDF state.
+        "trained_lstm_int8",
+        "keyword_scrambled_8bit",
         "hello_world_float",
         "ad01_fp32",
         "pretrainedResnet",

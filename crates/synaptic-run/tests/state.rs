@@ -1,5 +1,5 @@
 //! State across invocations (issue 20): the variable tensors of a streaming model (the SVDF
-//! memories of `keyword_scrambled`) are PERSISTENT tensors set to their reset value at load,
+//! memories of `keyword_scrambled`, the hidden and cell state of the LSTMs) are PERSISTENT tensors set to their reset value at load,
 //! carried from one inference to the next, and set back by `Interpreter::reset_state`, after
 //! which the interpreter gives exactly what a freshly loaded one gives. Equality with TFLM over
 //! 30 consecutive invocations is the oracle's (`tests/oracle.rs`, and without Python the golden
@@ -29,7 +29,16 @@ fn inputs(n_bytes: usize, seed: u64) -> Vec<Vec<u8>> {
 
 #[test]
 fn state_is_carried_reset_and_counted_in_the_persistent_region() {
-    for name in ["keyword_scrambled", "keyword_scrambled_8bit"] {
+    // Each streaming model and its variable tensors: one per SVDF, two per LSTM (hidden and
+    // cell).
+    for (name, n_states) in [
+        ("keyword_scrambled", 7),
+        ("keyword_scrambled_8bit", 7),
+        ("trained_lstm_int8", 2),
+        ("micro_speech_lstm", 2),
+        ("dtln_noise_suppression", 4),
+        ("trained_lstm", 2),
+    ] {
         let Some(bytes) = model(name) else { return };
         let io = IoPlacement::Plan;
         let words = arena::compiled(&bytes, io);
@@ -63,7 +72,7 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
         )
         .unwrap();
         assert_eq!(net.memory(), want);
-        assert_eq!(net.states(), 7, "{name}: one state per SVDF");
+        assert_eq!(net.states(), n_states, "{name}");
         // At load every state holds its reset value (an int8 tensor its zero point).
         let fresh: Vec<Vec<u8>> = (0..net.states())
             .map(|k| net.state(k).unwrap().1.to_vec())

@@ -200,5 +200,6 @@ pub mod code {
     pub const TRANSPOSE: i32 = 39;
     pub const MEAN: i32 = 40;
     pub const SQUEEZE: i32 = 43;
+    pub const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
     pub const QUANTIZE: i32 = 114;
 }

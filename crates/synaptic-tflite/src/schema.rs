@@ -549,6 +549,7 @@ pub mod options_type {
     pub const MUL: u8 = 21;
     pub const REDUCER: u8 = 27;
     pub const SQUEEZE: u8 = 30;
+    pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
 }
 
 impl<'m> Operator<'m> {
@@ -663,6 +664,24 @@ impl<'m> Operator<'m> {
             Some(t) => Ok(Some((t.i32_or(0, 0)?, t.i8_or(1, 0)?))),
             None => Ok(None),
         }
+    }
+
+    /// `UnidirectionalSequenceLSTMOptions`; `None` if the operator has none (TFLM's parser
+    /// then leaves every field 0).
+    pub fn unidirectional_sequence_lstm_options(
+        &self,
+    ) -> Result<Option<SequenceLstmOptions>, Error> {
+        let Some(t) = self.options(options_type::UNIDIRECTIONAL_SEQUENCE_LSTM)? else {
+            return Ok(None);
+        };
+        Ok(Some(SequenceLstmOptions {
+            fused_activation: t.i8_or(0, 0)?,
+            cell_clip: t.f32_or(1, 0.0)?,
+            proj_clip: t.f32_or(2, 0.0)?,
+            time_major: t.bool_or(3, false)?,
+            asymmetric_quantize_inputs: t.bool_or(4, false)?,
+            diagonal_recurrent_tensors: t.bool_or(5, false)?,
+        }))
     }
 
     /// `SoftmaxOptions.beta` (0.0 as the schema's default if the table is present without
@@ -794,6 +813,23 @@ pub struct FullyConnectedOptions {
     pub keep_num_dims: bool,
     /// Hybrid-kernel option (float inputs only).
     pub asymmetric_quantize_inputs: bool,
+}
+
+/// `UnidirectionalSequenceLSTMOptions` of `schema.fbs`, raw values.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SequenceLstmOptions {
+    /// `ActivationFunctionType` of the cell gate (and the cell's output).
+    pub fused_activation: i8,
+    /// Cell state clip (0.0: none).
+    pub cell_clip: f32,
+    /// Projection clip (0.0: none).
+    pub proj_clip: f32,
+    /// Whether the first dimension is time (else batch).
+    pub time_major: bool,
+    /// Hybrid-kernel option (float inputs only).
+    pub asymmetric_quantize_inputs: bool,
+    /// Diagonal recurrent weights (version 4).
+    pub diagonal_recurrent_tensors: bool,
 }
 
 /// `Pool2DOptions` of `schema.fbs`, raw values.

@@ -180,6 +180,11 @@ enum Cmd {
         /// Print the memory breakdown and the outputs as JSON (fields: see above).
         #[arg(long)]
         json: bool,
+        /// Run N consecutive inferences on one load, the model's state (SVDF, LSTM variable
+        /// tensors) carried from one to the next as TFLM carries it: IN.raw holds N inputs
+        /// back to back (--random: seeds SEED, SEED+1, ...), OUT.raw receives N outputs.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        invocations: u32,
     },
     /// Plan every .tflite in a directory; print act sum, live bound, planned, TFLM head,
     /// proven optimal and time per model.
@@ -285,6 +290,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             no_overlap,
             poison,
             json,
+            invocations,
         } => run::run(
             &model,
             run::RunArgs {
@@ -299,6 +305,7 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
                 overlap: !no_overlap,
                 poison,
                 json,
+                invocations: invocations as usize,
             },
             max,
         ),

@@ -15,6 +15,8 @@ TFLM) and write the output bytes; print the arena figures.
 IN.raw holds the raw bytes of input tensor 0 in its dtype and shape, row-major (for a model
 with several inputs, every input concatenated in input order); its length must be exactly
 that. OUT.raw receives the raw bytes of every output tensor, concatenated in output order.
+With --invocations N, IN.raw holds N such inputs back to back and OUT.raw receives N outputs:
+N inferences on one load, the model's state (variable tensors) carried from one to the next.
 
 --json prints one object (byte counts in the core's block accounting: each tensor's
 32-byte descriptor included, data rounded up to 16):
@@ -46,6 +48,9 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
                            with --no-overlap)
   overlap_pairs            the plan's declared overlaps, each run by its overlapped kernel
   poison                   the --poison seed, or null
+  invocations              inferences run on the load (--invocations, default 1)
+  state_carried            whether state was carried between them (a model with
+                           variable tensors and more than one invocation)
   arena_bytes              the arena given to the core: exactly persistent + planned
                            ephemeral + scratch (ARENA_BYTES of `synmem emit`, what
                            syn_run_load needs), or with --arena/--scratch the Kconfig
@@ -56,7 +61,8 @@ that. OUT.raw receives the raw bytes of every output tensor, concatenated in out
   inputs, outputs          one object per graph tensor, in order: index, tensor, name,
                            dtype (i8, u8, i16, i32, f32, ...), shape, bytes, offset (in
                            IN.raw / OUT.raw); outputs also carry values: the elements decoded
-                           from their dtype (i8, u8, i16, i32, f32; null for other dtypes)";
+                           from their dtype (i8, u8, i16, i32, f32; null for other dtypes),
+                           of the last invocation";
 
 /// The largest arena the core accepts; model runs slice theirs from a buffer of this size.
 const RUN_MAX_ARENA: usize = synaptic_mem::MAX_ARENA_SIZE;
@@ -74,6 +80,7 @@ pub(crate) struct RunArgs<'x> {
     pub(crate) overlap: bool,
     pub(crate) poison: Option<u64>,
     pub(crate) json: bool,
+    pub(crate) invocations: usize,
 }
 
 /// `n` bytes of splitmix64 from `seed` (`--poison`).
@@ -100,6 +107,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         overlap,
         poison,
         json,
+        invocations,
     } = args;
     let bytes = read_file_limited(path, max)?;
     let mut model = Model::from_bytes(&bytes)?;
@@ -241,14 +249,31 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         }
         (Some(p), _) => read_file_limited(p, max)?,
         (None, Some(seed)) => {
-            let mut b = vec![0u8; net.input_bytes()];
-            synaptic_run::seeded::seeded_input(&bytes, seed, &mut b).map_err(load_err)?;
+            let n = net.input_bytes();
+            let mut b = vec![0u8; n * invocations];
+            for (k, chunk) in b.chunks_exact_mut(n.max(1)).enumerate() {
+                let s = seed.wrapping_add(k as u64);
+                synaptic_run::seeded::seeded_input(&bytes, s, chunk).map_err(load_err)?;
+            }
             b
         }
         (None, None) => return Err(Failure("give --input or --random".into(), 2)),
     };
     let inputs = io_tensors(&a.model, &a.model.inputs);
-    if in_bytes.len() != net.input_bytes() {
+    let per_run = net.input_bytes();
+    if invocations > 1 && in_bytes.len() != per_run * invocations {
+        let source = input.map_or("random input".into(), |p| p.display().to_string());
+        return Err(Failure(
+            format!(
+                "{source}: IN.raw holds {} bytes; {invocations} invocations of {per_run} input \
+                 bytes each take {}",
+                in_bytes.len(),
+                per_run * invocations
+            ),
+            1,
+        ));
+    }
+    if invocations == 1 && in_bytes.len() != net.input_bytes() {
         let source = input.map_or("random input".into(), |p| p.display().to_string());
         let Some(t) = inputs.first() else {
             return Err(Failure(
@@ -280,10 +305,17 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             1,
         ));
     }
-    let mut out = vec![0u8; net.output_bytes()];
-    net.invoke(&mut runner, &in_bytes, &mut out)
-        .map_err(|e| Failure(format!("{}: {e}", path.display()), 1))?;
-    write_file(output, &out)?;
+    let out_run = net.output_bytes();
+    let mut all_out = vec![0u8; out_run * invocations];
+    for k in 0..invocations {
+        let x = &in_bytes[k * per_run..(k + 1) * per_run];
+        let y = &mut all_out[k * out_run..(k + 1) * out_run];
+        net.invoke(&mut runner, x, y)
+            .map_err(|e| Failure(format!("{}: invocation {k}: {e}", path.display()), 1))?;
+    }
+    write_file(output, &all_out)?;
+    // The last invocation's outputs (the JSON's values).
+    let out = all_out[out_run * (invocations - 1)..].to_vec();
     if let Some(p) = save_input {
         write_file(p, &in_bytes)?;
     }
@@ -322,6 +354,8 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
             "overlap": overlap,
             "overlap_pairs": a.ephemeral_plan.overlaps.len(),
             "poison": poison,
+            "invocations": invocations,
+            "state_carried": net.states() > 0 && invocations > 1,
             "arena_bytes": size,
             "scratch_pool_bytes": pool,
             "shared_region_bytes": shared_region,
@@ -347,6 +381,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         println!("  per-op data       {:>13}", m.tables);
         println!("  tensor locations  {:>13}", m.locations);
         println!("  plan descriptors  {:>13}", m.plan_descriptors);
+        println!("  state (variables) {:>13}", m.state);
         println!("planned activations {:>13}", m.planned);
         println!("scratch (peak)      {:>13}", stats.scratch_peak);
         println!("shared              {:>13}", m.shared);

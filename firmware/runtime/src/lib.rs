@@ -147,6 +147,9 @@ pub struct Spec<O: OpSet> {
     pub input: &'static [u8],
     /// The host's output.
     pub expected: &'static [u8],
+    /// The host's outputs of consecutive invocations after a state reset (the model's state
+    /// carried), concatenated.
+    pub stream: &'static [u8],
     /// Exact RAM, I/O in the plan.
     pub exact_plan: usize,
     /// Exact RAM, I/O in SHARED.
@@ -185,6 +188,7 @@ macro_rules! spec {
             arena_plan_ram: m::ARENA_PLAN_RAM_PROGRAM,
             input: m::INPUT,
             expected: &m::EXPECTED,
+            stream: &m::STREAM,
             exact_plan: m::EXACT_PLAN,
             exact_shared: m::EXACT_SHARED,
             arena_plan: m::ARENA_PLAN,
@@ -270,6 +274,36 @@ fn infer<O: OpSet>(
     let out = &mut out[..net.output_bytes()];
     let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
     r.unwrap_or_else(|e| fail("inference", &e));
+    let first = *out == *spec.expected;
+    // A streaming model: consecutive invocations after a state reset, the state carried,
+    // each output the host's; then the state reset again, so that every inference below
+    // starts from the state the first one had.
+    let stateful = net.states() > 0;
+    if stateful {
+        net.reset_state();
+        let mut same = true;
+        let mut k = 0;
+        for want in spec.stream.chunks_exact(out.len().max(1)) {
+            net.invoke(&mut runner, spec.input, out)
+                .unwrap_or_else(|e| fail("inference", &e));
+            same &= *out == *want;
+            k += 1;
+        }
+        hprintln!(
+            "stream {} {} invocations {}",
+            spec.name,
+            k,
+            if same { "ok" } else { "DIFFER" }
+        );
+        if !same {
+            hprintln!(
+                "error: {} a streamed output differs from the host's",
+                spec.name
+            );
+            debug::exit(debug::EXIT_FAILURE);
+        }
+        net.reset_state();
+    }
     if placement == IoPlacement::Plan && op_data == OpData::Ram {
         hprintln!("load-ram-program {} {}", spec.name, load);
     }
@@ -280,6 +314,9 @@ fn infer<O: OpSet>(
         let mut last = counter::start();
         let mut prof = [0u64; MAX_PROFILED];
         let mut n_ops = 0;
+        if stateful {
+            net.reset_state();
+        }
         let r = net.invoke_observed(&mut runner, Some(spec.input), None, &mut |op, _, _| {
             let now = counter::start();
             if op < MAX_PROFILED {
@@ -299,6 +336,9 @@ fn infer<O: OpSet>(
         if repeat > 0 {
             let (mut lo, mut hi, mut same) = (u64::MAX, 0u64, true);
             for _ in 0..repeat {
+                if stateful {
+                    net.reset_state();
+                }
                 let (k, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
                 r.unwrap_or_else(|e| fail("inference", &e));
                 same &= *out == *spec.expected;
@@ -328,7 +368,13 @@ fn infer<O: OpSet>(
         debug::exit(debug::EXIT_FAILURE);
     }
     let ram = net.memory().total();
-    (n, fnv1a(out), ram, out == spec.expected)
+    // The first inference's output (the later ones overwrote `out`).
+    let fnv = if first {
+        fnv1a(spec.expected)
+    } else {
+        fnv1a(out)
+    };
+    (n, fnv, ram, first)
 }
 
 /// The arena's calls of one inference (I/O in the plan) alone: begin/end of the planned

@@ -251,7 +251,12 @@ fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usiz
     for loc in rec.input_locs().take(n_in) {
         if let Some(Loc::Slot(s)) = loc {
             if !slots[..n_slots].contains(&s) {
-                slots[n_slots] = s;
+                // The compiler refused more than MAX_OP_ACTIVATIONS; past the list's end
+                // the kernel finds its input absent and fails (never an index past it).
+                let Some(d) = slots.get_mut(n_slots) else {
+                    break;
+                };
+                *d = s;
                 n_slots += 1;
             }
         }

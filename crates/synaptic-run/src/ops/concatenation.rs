@@ -8,7 +8,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::MAX_DIMS;
 use super::{Kernel, Operands, Prep, Prepared};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::limits::{size, MAX_OP_INPUTS};
+use crate::limits::{size, MAX_OP_ACTIVATIONS};
 use crate::math::{Activation, QuantParams};
 
 /// The builtins this module prepares.
@@ -139,13 +139,13 @@ pub fn concatenation<T: Copy>(
 
 /// Prepares CONCATENATION.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(1, MAX_OP_INPUTS)?;
+    cx.inputs(1, MAX_OP_ACTIVATIONS)?;
     let out = cx.output()?;
     let (axis, a) = cx.op().concatenation_options()?;
     let n = cx.n_inputs();
-    let mut shapes = [[1usize; MAX_DIMS]; MAX_OP_INPUTS];
-    let mut ranks = [0usize; MAX_OP_INPUTS];
-    let mut quants = [QuantParams::new(0.0, 0); MAX_OP_INPUTS];
+    let mut shapes = [[1usize; MAX_DIMS]; MAX_OP_ACTIVATIONS];
+    let mut ranks = [0usize; MAX_OP_ACTIVATIONS];
+    let mut quants = [QuantParams::new(0.0, 0); MAX_OP_ACTIVATIONS];
     for k in 0..n {
         let t = cx.input(k)?;
         if t.ty != out.ty {
@@ -161,7 +161,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         ranks[k] = t.rank;
         quants[k] = t.q;
     }
-    let mut refs: [&[usize]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
+    let mut refs: [&[usize]; MAX_OP_ACTIVATIONS] = [&[]; MAX_OP_ACTIVATIONS];
     for k in 0..n {
         refs[k] = &shapes[k][..ranks[k]];
     }
@@ -198,9 +198,9 @@ impl Kernel for Concatenation {
             _ => 4,
         };
         let bytes = p.with_element_bytes(size)?;
-        let mut refs: [&[u8]; MAX_OP_INPUTS] = [&[]; MAX_OP_INPUTS];
-        let mut sizes = [0usize; MAX_OP_INPUTS];
-        let n = io.n_inputs().min(MAX_OP_INPUTS);
+        let mut refs: [&[u8]; MAX_OP_ACTIVATIONS] = [&[]; MAX_OP_ACTIVATIONS];
+        let mut sizes = [0usize; MAX_OP_ACTIVATIONS];
+        let n = io.n_inputs().min(MAX_OP_ACTIVATIONS);
         // Every input's axis length from its byte count: outer × n × inner bytes (a length
         // that is not a multiple is refused by the kernel's check).
         let row = bytes.outer.saturating_mul(bytes.inner).max(1);

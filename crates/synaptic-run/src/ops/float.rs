@@ -18,6 +18,11 @@
 //!   (`cargo test --release -p synaptic-run -- --ignored expf_every_float`). glibc's build
 //!   without FMA differs from it on 2 inputs (both above 32, never a softmax or logistic
 //!   argument of the exp-of-negative kind); the sampled test accepts either.
+//! * **`tanh`** ([`tanhf`]): the wheel's `std::tanh(float)` (float TANH, LSTM) is glibc's
+//!   `tanhf`, fdlibm's float `tanh` over its `expm1f`, all in single precision; x86-64 glibc
+//!   has no FMA variant of either, so this plain-arithmetic port equals the host's `tanhf` on
+//!   all 2^32 inputs (`cargo test --release -p synaptic-run --lib -- --ignored
+//!   tanhf_every_float`).
 //! * **Reading in place**: float weights and constants stay in the model bytes, read as
 //!   little-endian words ([`LeF32`]; a flatbuffer does not promise their alignment), and the
 //!   arena's float tensors are `[f32]` slices ([`F32s`] covers both).
@@ -188,6 +193,199 @@ pub fn expf(x: f32) -> f32 {
     let y = fma(C[2], r, 1.0);
     let y = fma(z, r2, y);
     (y * s) as f32
+}
+
+/// `1.0e-30` (`tiny` of glibc's `s_tanhf.c` and `s_expm1f.c`).
+const TINY: f32 = f32::from_bits(0x0DA2_4260);
+/// `1.0e+30` (`huge` of `s_expm1f.c`).
+const HUGE: f32 = f32::from_bits(0x7149_F2CA);
+/// `8.8721679688e+01` (`o_threshold` of `s_expm1f.c`): above it `e^x - 1` overflows.
+const O_THRESHOLD: f32 = f32::from_bits(0x42B1_7180);
+/// `ln 2` rounded to 16 significant bits (`ln2_hi`), so that `k · LN2_HI` is exact.
+const LN2_HI: f32 = f32::from_bits(0x3F31_7180);
+/// `ln 2 - LN2_HI` (`ln2_lo`).
+const LN2_LO: f32 = f32::from_bits(0x3717_F7D1);
+/// `1 / ln 2` (`invln2`).
+const INV_LN2: f32 = f32::from_bits(0x3FB8_AA3B);
+/// The scaled coefficients `Q1..Q5` of `s_expm1f.c`'s rational approximation.
+const Q: [f32; 5] = [
+    f32::from_bits(0xBD08_8889),
+    f32::from_bits(0x3AD0_0D01),
+    f32::from_bits(0xB8A6_70CD),
+    f32::from_bits(0x3686_7E54),
+    f32::from_bits(0xB457_EDBB),
+];
+
+/// `y · 2^k` by adding `k` to the exponent field of `y` (`SET_FLOAT_WORD(y, i + (k << 23))`;
+/// the result is normal wherever `s_expm1f.c` does it).
+#[inline(always)]
+fn add_exponent(y: f32, k: i32) -> f32 {
+    f32::from_bits(y.to_bits().wrapping_add((k << 23) as u32))
+}
+
+/// `e^x - 1` in single precision, a port of glibc 2.36's `__expm1f`
+/// (`sysdeps/ieee754/flt-32/s_expm1f.c`, fdlibm's `s_expm1.c` in float by Sun Microsystems,
+/// 1993): `x = k·ln 2 + r` (`r` as `hi - lo` with a correction `c`), `e^r - 1` from a
+/// rational approximation in `r²/2`, then scaled by `2^k`; every step a float operation in
+/// the C source's order, so that it rounds exactly as the C code compiled without FMA does
+/// (glibc builds it so on x86-64: there is no FMA variant of it). Only [`tanhf`] calls it.
+fn expm1f(x: f32) -> f32 {
+    let mut x = x;
+    let hx_signed = x.to_bits();
+    let negative = hx_signed >> 31 != 0;
+    let hx = hx_signed & 0x7fff_ffff;
+
+    // Huge and non-finite arguments.
+    if hx >= 0x4195_b844 {
+        // |x| >= 27·ln 2.
+        if hx >= 0x42b1_7218 {
+            // |x| >= 88.721...
+            if hx > 0x7f80_0000 {
+                return x + x; // NaN
+            }
+            if hx == 0x7f80_0000 {
+                return if negative { -1.0 } else { x }; // e^±inf - 1 = {inf, -1}
+            }
+            if x > O_THRESHOLD {
+                return HUGE * HUGE; // overflow
+            }
+        }
+        if negative {
+            // x < -27·ln 2: -1 (inexact).
+            return TINY - 1.0;
+        }
+    }
+
+    // Argument reduction.
+    let k: i32;
+    let mut c = 0.0f32;
+    if hx > 0x3eb1_7218 {
+        // |x| > ln 2 / 2.
+        let (hi, lo);
+        if hx < 0x3F85_1592 {
+            // And |x| < 1.5·ln 2.
+            if negative {
+                hi = x + LN2_HI;
+                lo = -LN2_LO;
+                k = -1;
+            } else {
+                hi = x - LN2_HI;
+                lo = LN2_LO;
+                k = 1;
+            }
+        } else {
+            // C's float-to-int conversion truncates, as `as i32` does.
+            k = (INV_LN2 * x + if negative { -0.5 } else { 0.5 }) as i32;
+            let t = k as f32;
+            hi = x - t * LN2_HI; // exact here
+            lo = t * LN2_LO;
+        }
+        x = hi - lo;
+        c = (hi - x) - lo;
+    } else if hx < 0x3300_0000 {
+        // |x| < 2^-25: x (with inexact when x != 0).
+        let t = HUGE + x;
+        return x - (t - (HUGE + x));
+    } else {
+        k = 0;
+    }
+
+    // x is now in the primary range.
+    let hfx = 0.5 * x;
+    let hxs = x * hfx;
+    let r1 = 1.0 + hxs * (Q[0] + hxs * (Q[1] + hxs * (Q[2] + hxs * (Q[3] + hxs * Q[4]))));
+    let t = 3.0 - r1 * hfx;
+    let mut e = hxs * ((r1 - t) / (6.0 - x * t));
+    if k == 0 {
+        return x - (x * e - hxs); // c is 0
+    }
+    e = x * (e - c) - c;
+    e -= hxs;
+    if k == -1 {
+        return 0.5 * (x - e) - 0.5;
+    }
+    if k == 1 {
+        return if x < -0.25 {
+            -2.0 * (e - (x + 0.5))
+        } else {
+            1.0 + 2.0 * (x - e)
+        };
+    }
+    if k <= -2 || k > 56 {
+        // e^x - 1 is e^x.
+        let y = 1.0 - (e - x);
+        return add_exponent(y, k) - 1.0;
+    }
+    if k < 23 {
+        let t = f32::from_bits(0x3f80_0000 - (0x0100_0000 >> k)); // 1 - 2^-k
+        let y = t - (e - x);
+        add_exponent(y, k)
+    } else {
+        let t = f32::from_bits(((0x7f - k) as u32) << 23); // 2^-k
+        let mut y = x - (e + t);
+        y += 1.0;
+        add_exponent(y, k)
+    }
+}
+
+/// `tanh x` in single precision, equal to glibc's `tanhf` for every float input (the TFLM
+/// wheel's float TANH and LSTM kernels call `std::tanh(float)`, which is glibc's `tanhf` on
+/// x86-64 Linux). A port of glibc 2.36's `__tanhf` (`sysdeps/ieee754/flt-32/s_tanhf.c`,
+/// fdlibm's `s_tanh.c` in float, Sun Microsystems 1993; x86-64 uses this generic file, with
+/// no FMA or other multiarch variant, and `expm1f`'s `s_expm1f.c` likewise):
+///
+/// * `|x| < 2^-55`: `x · (1 + x)` (that is, `x`);
+/// * `2^-55 <= |x| < 1`: `-t / (t + 2)` with `t = expm1(-2|x|)`;
+/// * `1 <= |x| < 22`: `1 - 2 / (t + 2)` with `t = expm1(2|x|)`;
+/// * `|x| >= 22`: `1 - 10^-30`, which is 1;
+///
+/// with the sign of `x`; `tanh(±inf) = ±1`, `tanh(NaN)` is NaN, `tanh(±0) = ±0`.
+pub fn tanhf(x: f32) -> f32 {
+    let jx = x.to_bits();
+    let negative = jx >> 31 != 0;
+    let ix = jx & 0x7fff_ffff;
+
+    // x is inf or NaN.
+    if ix >= 0x7f80_0000 {
+        return if negative {
+            1.0 / x - 1.0 // tanh(-inf) = -1, NaN
+        } else {
+            1.0 / x + 1.0 // tanh(+inf) = +1, NaN
+        };
+    }
+
+    let z = if ix < 0x41b0_0000 {
+        // |x| < 22.
+        if ix == 0 {
+            return x; // ±0
+        }
+        if ix < 0x2400_0000 {
+            // |x| < 2^-55: tanh(x) = x.
+            return x * (1.0 + x);
+        }
+        if ix >= 0x3f80_0000 {
+            // |x| >= 1.
+            let t = expm1f(2.0 * abs(x));
+            1.0 - 2.0 / (t + 2.0)
+        } else {
+            let t = expm1f(-2.0 * abs(x));
+            -t / (t + 2.0)
+        }
+    } else {
+        // |x| >= 22: ±1 (inexact).
+        1.0 - TINY
+    };
+    if negative {
+        -z
+    } else {
+        z
+    }
+}
+
+/// `|x|` (C's `fabsf`): the sign bit cleared.
+#[inline(always)]
+fn abs(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() & 0x7fff_ffff)
 }
 
 /// `a · b + c` rounded once, to nearest even (IEEE 754 `fusedMultiplyAdd`), in integer
@@ -409,6 +607,88 @@ mod tests {
     fn expf_every_float() {
         for b in 0..=u32::MAX {
             check_expf(b);
+        }
+    }
+
+    fn check_tanhf(bits: u32) {
+        let x = f32::from_bits(bits);
+        let (got, host) = (tanhf(x), x.tanh());
+        assert!(
+            got.to_bits() == host.to_bits() || (got.is_nan() && host.is_nan()),
+            "tanhf({x:e}) [{bits:#010x}] = {got:e} [{:#010x}], host {host:e} [{:#010x}]",
+            got.to_bits(),
+            host.to_bits()
+        );
+    }
+
+    /// [`tanhf`] equals the host's libm `tanhf` (glibc's on Linux, as the wheel links it),
+    /// bit for bit, on every 97th float, on every 7th float in [-10, 10] (every 61·7th in a
+    /// debug build), and on the specials and the thresholds of `s_tanhf.c` and `s_expm1f.c`
+    /// with their neighbours. Returns how many inputs it compared.
+    #[test]
+    fn tanhf_equals_the_host_sampled() {
+        let mut n = 0u64;
+        for b in (0..=u32::MAX).step_by(97) {
+            check_tanhf(b);
+            n += 1;
+        }
+        let near = if cfg!(debug_assertions) { 7 * 61 } else { 7 };
+        for b in (0..=10.0f32.to_bits()).step_by(near) {
+            check_tanhf(b);
+            check_tanhf(b | 0x8000_0000);
+            n += 2;
+        }
+        let mut specials = std::vec![
+            0.0f32.to_bits(),
+            f32::INFINITY.to_bits(),
+            f32::NAN.to_bits(),
+            0x7FC0_0001, // NaN payloads
+            0x7F80_0001,
+            0x7FFF_FFFF,
+            1,           // the smallest subnormal
+            0x0000_1234, // subnormals
+            0x007F_FFFF, // the largest subnormal
+            f32::MIN_POSITIVE.to_bits(),
+            f32::MAX.to_bits(),
+        ];
+        // The thresholds on `ix` and `hx` (`2^-55`, 1, 22; the `expm1f` ones, halved, as
+        // `expm1f` gets `2|x|`: 2^-25, ln 2 / 2, 1.5·ln 2, 27·ln 2, 88.72) and neighbours.
+        for t in [
+            0x2400_0000u32,
+            0x3F80_0000,
+            0x41B0_0000,
+            0x3300_0000 - (1 << 23),
+            0x3EB1_7218 - (1 << 23),
+            0x3F85_1592 - (1 << 23),
+            0x4195_B844 - (1 << 23),
+            0x42B1_7218 - (1 << 23),
+        ] {
+            for d in 0..=8 {
+                specials.push(t + d - 4);
+            }
+        }
+        for &b in &specials {
+            check_tanhf(b);
+            check_tanhf(b | 0x8000_0000);
+            n += 2;
+        }
+        assert_eq!(tanhf(0.0).to_bits(), 0);
+        assert_eq!(tanhf(-0.0).to_bits(), 0x8000_0000);
+        assert_eq!(tanhf(f32::INFINITY), 1.0);
+        assert_eq!(tanhf(f32::NEG_INFINITY), -1.0);
+        assert_eq!(tanhf(22.0), 1.0);
+        assert!(tanhf(f32::NAN).is_nan());
+        assert_eq!(tanhf(f32::from_bits(1)).to_bits(), 1);
+        std::println!("tanhf: {n} inputs equal the host's");
+    }
+
+    /// Every float (about 20 seconds in release): `cargo test --release -p synaptic-run --lib --
+    /// --ignored tanhf_every_float`.
+    #[test]
+    #[ignore]
+    fn tanhf_every_float() {
+        for b in 0..=u32::MAX {
+            check_tanhf(b);
         }
     }
 

@@ -506,7 +506,67 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    const OP: &str = "FULLY_CONNECTED";
+    if let Some(b) = bias {
+        KernelError::check_len(OP, Operand::Bias, p.output_depth, b.count())?;
+    }
+    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
+    let bias_at = |oc: usize| bias.map_or(0, |b| b.at(oc));
+    in_place(
+        p,
+        multipliers,
+        shifts,
+        filter,
+        (p.input_offset, filter_offset),
+        bias_at,
+        buf,
+        at,
+    )
+}
+
+/// [`fully_connected_folded`] with input and output in `buf`: the input offset and bias
+/// folded into the program's constants, as the plain kernel takes them.
+#[allow(clippy::too_many_arguments)]
+pub fn fully_connected_in_place_folded<W: Int8, T: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &T,
+    shifts: &T,
+    filter: &[W],
+    folded: &T,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    if !p.foldable() {
+        return Err(KernelError::unsupported(
+            OP,
+            Unsupported::FoldedBiasFilterOffset,
+        ));
+    }
+    KernelError::check_len(OP, Operand::FoldedBiases, p.output_depth, folded.count())?;
+    in_place(
+        p,
+        multipliers,
+        shifts,
+        filter,
+        (0, 0),
+        |oc| folded.at(oc),
+        buf,
+        at,
+    )
+}
+
+/// The in-place kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, an
+/// output element per step.
+#[allow(clippy::too_many_arguments)]
+fn in_place<W: Int8, T: Int32s + ?Sized>(
+    p: &FullyConnectedParams,
+    multipliers: &T,
+    shifts: &T,
+    filter: &[W],
+    (input_offset, filter_offset): (i32, i32),
+    bias_at: impl Fn(usize) -> i32,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
     KernelError::check_len(OP, Operand::Multipliers, p.table_len(), multipliers.count())?;
     KernelError::check_len(OP, Operand::Shifts, p.table_len(), shifts.count())?;
     if filter.len() < p.output_depth * p.accum_depth {
@@ -517,19 +577,8 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
             got: filter.len(),
         });
     }
-    if let Some(b) = bias {
-        if b.count() < p.output_depth {
-            return Err(KernelError::Length {
-                op: OP,
-                operand: Operand::Bias,
-                expected: p.output_depth,
-                got: b.count(),
-            });
-        }
-    }
     let contract = contract(p);
     check(OP, &contract, buf, &at)?;
-    let filter_offset = if p.per_channel { 0 } else { p.filter_offset };
     let n = p.batches * p.output_depth;
     // Short rows are copied to the stack at the row's first step (the contract's
     // `RowsBuffered`); longer ones are read from the buffer at every step (`Rows`).
@@ -555,12 +604,10 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
         for (k, &w) in weights.iter().enumerate() {
             let x = row[k] as i8;
             acc = acc.wrapping_add(
-                (w.value() + filter_offset).wrapping_mul(i32::from(x) + p.input_offset),
+                (w.value() + filter_offset).wrapping_mul(i32::from(x) + input_offset),
             );
         }
-        if let Some(bias) = bias {
-            acc = acc.wrapping_add(bias.at(oc));
-        }
+        acc = acc.wrapping_add(bias_at(oc));
         let (m, s) = if p.per_channel {
             (multipliers.at(oc), shifts.at(oc))
         } else {
@@ -780,7 +827,13 @@ impl Kernel for FullyConnected {
         let bias = if c.is_empty() { io.bias(2) } else { None };
         let (buf, at) = (&mut *io.buf, io.at);
         if p.accum_depth > FC_ROW_BUFFER {
-            fully_connected_in_place(p, m, s, filter, bias.as_ref(), buf, at)?;
+            // Long rows, read in the buffer at every step: with the program's folded
+            // constants when it has them (as the plain kernel), else the bias.
+            if c.is_empty() {
+                fully_connected_in_place(p, m, s, filter, bias.as_ref(), buf, at)?;
+            } else {
+                fully_connected_in_place_folded(p, m, s, filter, c, buf, at)?;
+            }
             return Ok(out);
         }
         // Short rows: a row at a time from its copy on the stack, through the plain kernel

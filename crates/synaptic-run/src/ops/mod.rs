@@ -398,6 +398,7 @@ pub mod depthwise_conv_2d;
 pub mod dequantize;
 pub mod fully_connected;
 pub mod logistic;
+pub mod lstm;
 pub mod max_pool_2d;
 pub mod mean;
 pub mod mul;
@@ -426,6 +427,7 @@ operators! {
     quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
     dequantize { 17 => Dequantize },
     svdf { 27 => Svdf, 28 => SvdfI8 },
+    lstm { 32 => Lstm, 33 => LstmF32 if "float32" },
 }
 
 // Shared by two operators each (not operators themselves).
@@ -458,6 +460,8 @@ mod tests {
             "hello_world_int8",
             "keyword_scrambled",
             "keyword_scrambled_8bit",
+            "trained_lstm_int8",
+            "trained_lstm",
         ] {
             let p = root
                 .join("../../../shared/models")

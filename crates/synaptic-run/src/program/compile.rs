@@ -13,6 +13,7 @@ use crate::format::{
     h, placement_code, IoPlacement, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, SLOT_WORDS, VERSION,
 };
+use crate::limits::MAX_OP_ACTIVATIONS;
 use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
 use crate::ops::{self, AllOps, OpSet, Prep};
 
@@ -476,6 +477,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         }
         push_loc(e, out_loc)?;
         e.push_usize(n)?;
+        let mut activations = 0;
         for k in 0..v.n_in {
             let l = match usize::try_from(v.inputs[k]) {
                 // An input the kernel never reads has no location: nothing views it.
@@ -491,6 +493,16 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
                 )?,
                 Err(_) => Loc::Absent,
             };
+            // The interpreter views at most this many activations per operator.
+            if matches!(l, Loc::Slot(_) | Loc::Shared(_)) {
+                activations += 1;
+                if activations > MAX_OP_ACTIVATIONS {
+                    return Err(kerr(KernelError::unsupported(
+                        v.name,
+                        Unsupported::TooManyInputs,
+                    )));
+                }
+            }
             push_loc(e, l)?;
         }
         e.what = "operator parameters";

@@ -80,6 +80,11 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     // state (SVDF memories) carried from one to the next, compared after each.
     shared_model("keyword_scrambled", 30, Real::None),
     shared_model("keyword_scrambled_8bit", 30, Real::None),
+    // LSTMs: hidden and cell state carried the same way.
+    shared_model("trained_lstm_int8", 30, Real::None),
+    shared_model("micro_speech_lstm", 30, Real::None),
+    shared_model("dtln_noise_suppression", 30, Real::None),
+    shared_model("trained_lstm", 30, Real::None),
 ];
 
 /// `tests/golden/`.

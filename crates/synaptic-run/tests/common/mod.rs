@@ -283,7 +283,7 @@ pub enum Want<'a> {
 }
 
 /// Runs the whole graph with the interpreter from `inputs` alone (one blob per run, the graph
-/// inputs concatenated), on a poisoned arena with the plain plan and the overlapped one, and
+/// inputs concatenated), on a poisoned arena with the plain plan and the overlapped ones, and
 /// compares every operator's output, read out of the arena as it is produced, and the graph
 /// outputs copied out at the end, with `want(run, tensor)` (`against` names it in messages: TFLM,
 /// a golden file). Every intermediate is compared, so each operator is checked on inputs equal
@@ -299,11 +299,19 @@ pub fn compare_chained<'w>(
 ) -> Result<Tally, String> {
     let model = Model::parse(model_bytes);
     let mut tally = Tally::default();
-    for overlap in [false, true] {
-        let plan = if overlap { "overlapped" } else { "plain" };
+    use synaptic_run::IoPlacement::{Plan, Shared};
+    // The plain and the overlapped plan with graph I/O in the plan, and the overlapped one
+    // with graph I/O in the SHARED region (other tensors planned, so other overlaps: dtln's
+    // FULLY_CONNECTED runs overlapped only there).
+    for (io, overlap) in [(Plan, false), (Plan, true), (Shared, true)] {
+        let plan = match (io, overlap) {
+            (Plan, false) => "plain",
+            (Plan, true) => "overlapped",
+            _ => "overlapped (I/O in SHARED)",
+        };
         let (results, _) = arena::run_on_arena_with(
             model_bytes,
-            synaptic_run::IoPlacement::Plan,
+            io,
             inputs,
             Some(0x5EED_0BAD),
             arena::OpData::Ram,

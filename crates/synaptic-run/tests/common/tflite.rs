@@ -261,26 +261,7 @@ impl<'a> Model<'a> {
     }
 }
 
-/// TFLite `BuiltinOperator` names of the codes the tests meet.
+/// TFLite `BuiltinOperator` name of `code` (the reader's one table).
 pub fn op_name(code: i32) -> &'static str {
-    match code {
-        0 => "ADD",
-        1 => "AVERAGE_POOL_2D",
-        2 => "CONCATENATION",
-        3 => "CONV_2D",
-        4 => "DEPTHWISE_CONV_2D",
-        6 => "DEQUANTIZE",
-        9 => "FULLY_CONNECTED",
-        14 => "LOGISTIC",
-        17 => "MAX_POOL_2D",
-        18 => "MUL",
-        22 => "RESHAPE",
-        25 => "SOFTMAX",
-        34 => "PAD",
-        39 => "TRANSPOSE",
-        40 => "MEAN",
-        43 => "SQUEEZE",
-        114 => "QUANTIZE",
-        _ => "(unsupported)",
-    }
+    synaptic_tflite::builtin_name(code).unwrap_or("(unknown)")
 }

@@ -10,7 +10,9 @@
 //! invoked twice on one load and once more on a second load over other junk, every inference
 //! must succeed (the load validated everything an operator needs) and the three outputs must be
 //! identical: an output that depends on what the arena held before is a read of memory nothing
-//! wrote. No kernel may panic, whatever the bytes.
+//! wrote. A streaming model (variable tensors: SVDF, LSTM) carries its state into the second
+//! inference, so there the second inferences of both loads must be equal, and a
+//! `reset_state` must give the first inference again. No kernel may panic, whatever the bytes.
 //!
 //! [`mutate`] makes hostile models from real ones the way an attacker edits a file: one
 //! field of the flatbuffer overwritten in place ([`synaptic_tflite::fields`]: shapes, types,
@@ -204,7 +206,7 @@ fn cases(
     shared: &mut [u8],
 ) -> Outcome {
     // The figures, from a load on the largest arena.
-    let (memory, input_bytes) = {
+    let (memory, input_bytes, stateful) = {
         let Ok(mut arena) = Arena::with_scratch(&mut *buf, MIN_SCRATCH_SIZE) else {
             unreachable!("the harness's arena is valid")
         };
@@ -213,7 +215,7 @@ fn cases(
             .expect("the harness's shared region is valid");
         let (loader, _) = arena.split();
         match load(data, program, loader, plan, config) {
-            Ok(net) => (net.memory(), net.input_bytes()),
+            Ok(net) => (net.memory(), net.input_bytes(), net.states() > 0),
             // Too large for the harness's arena: its persistent data, activations or kernel
             // scratch. The loader sizes them all before it allocates and says how short the
             // arena is (`tests/hostile/io_37mb_no_operator.tflite`: 37 MB of graph I/O).
@@ -242,20 +244,40 @@ fn cases(
         let mut net = load(data, program, loader, plan, config)
             .unwrap_or_else(|e| panic!("load on the exactly sized arena ({size} B): {e}"));
         assert_eq!(net.memory(), memory, "figures differ between arenas");
-        (0..runs)
-            .map(|_| {
-                let mut out = vec![0u8; net.output_bytes()];
-                net.invoke(&mut runner, input, &mut out).map(|()| out)
-            })
-            .collect()
+        let mut invoke = || {
+            let mut out = vec![0u8; net.output_bytes()];
+            net.invoke(&mut runner, input, &mut out).map(|()| out)
+        };
+        let mut outs: Vec<Result1> = (0..runs).map(|_| invoke()).collect();
+        // A streaming model: its state carried into a second inference, then reset, which
+        // must give the first inference again.
+        if stateful && runs == 2 {
+            net.reset_state();
+            let mut out = vec![0u8; net.output_bytes()];
+            outs.push(net.invoke(&mut runner, input, &mut out).map(|()| out));
+        }
+        outs
     };
     let input = rng.bytes(input_bytes);
     let first = session(rng.next(), &input, 2);
-    let second = session(rng.next(), &input, 1);
-    assert_eq!(
-        first[0], first[1],
-        "two inferences on one load differ: an output depends on what the arena held"
-    );
+    let second = session(rng.next(), &input, if stateful { 2 } else { 1 });
+    if stateful {
+        assert_eq!(
+            first[0], first[2],
+            "reset_state did not give the first inference again: state not reset, or an \
+             output depends on what the arena held"
+        );
+        assert_eq!(
+            first[1], second[1],
+            "a second inference over different arena junk differs: the state reads bytes \
+             nothing wrote"
+        );
+    } else {
+        assert_eq!(
+            first[0], first[1],
+            "two inferences on one load differ: an output depends on what the arena held"
+        );
+    }
     assert_eq!(
         first[0], second[0],
         "inferences over different arena junk differ: an output reads bytes nothing wrote"
