@@ -49,17 +49,18 @@ root=$(pwd)
 source "$root/scripts/firmware-deps.sh"
 
 all="hello_world_int8 micro_speech_quantized kws_ref_model person_detect pretrainedResnet_quant
-  trained_lstm_int8 keyword_scrambled_8bit"
+  trained_lstm_int8 keyword_scrambled_8bit keyword_scrambled micro_speech_lstm dtln_noise_suppression"
 # The float32 models: their images alone are built with the runtime's float32 kernels
 # (feature float32), so the int8 images above keep their flash.
-float="hello_world_float ad01_fp32 pretrainedResnet"
+float="hello_world_float ad01_fp32 pretrainedResnet trained_lstm"
 models=${MODELS:-$all $float}
 seed=${SYNAPTIC_SEED:-1}
 export SYNAPTIC_SEED=$seed
 
 board_of() {
   case "$1" in
-    person_detect | pretrainedResnet_quant | ad01_fp32 | pretrainedResnet) echo mps2-an385 ;;
+    person_detect | pretrainedResnet_quant | ad01_fp32 | pretrainedResnet | micro_speech_lstm | \
+      dtln_noise_suppression) echo mps2-an385 ;;
     *) echo lm3s6965 ;;
   esac
 }
@@ -292,6 +293,10 @@ tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11
     # arena holds the state too, the bound does not).
     "trained_lstm_int8": (None, 4208, 1344),
     "keyword_scrambled_8bit": (None, 12936, 288),
+    "keyword_scrambled": (None, 18056, 288),
+    "micro_speech_lstm": (None, 20000, 16528),
+    "dtln_noise_suppression": (None, 6752, 544),
+    "trained_lstm": (None, 8264, 5376),
     "hello_world_float": (None, 1936, 128),
     "ad01_fp32": (None, 6216, 3072),
     "pretrainedResnet": (None, 203376, 196608),

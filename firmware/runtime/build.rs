@@ -46,14 +46,20 @@ const LM3S6965: &[&str] = &[
     // Streaming: LSTM and SVDF state carried across invocations.
     "trained_lstm_int8",
     "keyword_scrambled_8bit",
+    "keyword_scrambled",
 ];
 
 /// Consecutive invocations on one load an image checks against the host's (the state carried
 /// from one to the next; a model without state gives the same output each time).
 const STREAM: usize = 10;
-const MPS2_AN385: &[&str] = &["person_detect", "pretrainedResnet_quant"];
+const MPS2_AN385: &[&str] = &[
+    "person_detect",
+    "pretrainedResnet_quant",
+    "micro_speech_lstm",
+    "dtln_noise_suppression",
+];
 /// The float32 models (feature `float32`), by board.
-const LM3S6965_F32: &[&str] = &["hello_world_float"];
+const LM3S6965_F32: &[&str] = &["hello_world_float", "trained_lstm"];
 const MPS2_AN385_F32: &[&str] = &["ad01_fp32", "pretrainedResnet"];
 
 const MEMORY_LM3S6965: &str =
