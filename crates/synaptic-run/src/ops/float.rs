@@ -624,8 +624,10 @@ mod tests {
     /// [`tanhf`] equals the host's libm `tanhf` (glibc's on Linux, as the wheel links it),
     /// bit for bit, on every 97th float, on every 7th float in [-10, 10] (every 61·7th in a
     /// debug build), and on the specials and the thresholds of `s_tanhf.c` and `s_expm1f.c`
-    /// with their neighbours. Returns how many inputs it compared.
+    /// with their neighbours. Returns how many inputs it compared. Only on x86-64, the wheel's
+    /// platform: 32-bit x86 glibc has its own `tanhf` (x87), which this port is not.
     #[test]
+    #[cfg_attr(not(target_arch = "x86_64"), ignore)]
     fn tanhf_equals_the_host_sampled() {
         let mut n = 0u64;
         for b in (0..=u32::MAX).step_by(97) {

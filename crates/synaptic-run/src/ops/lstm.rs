@@ -169,12 +169,12 @@ pub struct LstmF32Params {
 /// The scratch bytes [`lstm`] takes for `p`: TFLM's four gate buffers of `batch × state`
 /// int16 each.
 pub fn lstm_scratch_bytes(p: &LstmParams) -> usize {
-    4 * Scratch::span::<i16>(p.shape.batches.saturating_mul(p.shape.state_size))
+    Scratch::span::<i16>(p.shape.batches.saturating_mul(p.shape.state_size)).saturating_mul(4)
 }
 
 /// The scratch bytes [`lstm_f32`] takes for `p`: four float buffers of `batch × state`.
 pub fn lstm_f32_scratch_bytes(p: &LstmF32Params) -> usize {
-    4 * Scratch::span::<f32>(p.shape.batches.saturating_mul(p.shape.state_size))
+    Scratch::span::<f32>(p.shape.batches.saturating_mul(p.shape.state_size)).saturating_mul(4)
 }
 
 /// `sigmoid(i / 24)` in 0.16 fixed point, `i` in `0..256`: the table TFLM's int16 sigmoid
@@ -241,13 +241,15 @@ pub(crate) fn sigmoid_i16(x: i16) -> i16 {
 /// and right `shift` (a multiplier of 0: `3 << shift`, no shift), Q0.15 out.
 #[inline]
 pub(crate) fn tanh_i16(x: i16, multiplier: i32, shift: i32) -> i16 {
+    // The prepared range (left 0..=14, right 1..=31) computes without overflow; the wrapping
+    // forms only keep any other value from panicking.
     let (m, s) = if multiplier == 0 {
-        (3 << shift, 0)
+        (3i32.wrapping_shl(shift.clamp(0, 31) as u32), 0)
     } else {
-        (multiplier, shift)
+        (multiplier, shift.clamp(0, 31))
     };
     let round = if s > 0 { 1 << (s - 1) } else { 0 };
-    let v = (i32::from(x) * m + round) >> s;
+    let v = i32::from(x).wrapping_mul(m).wrapping_add(round) >> s;
     let r = interpolate(v.unsigned_abs(), 8, 0xFFFF << 8) as i32;
     let r = if v >= 0 {
         r - (1 << 23) + (1 << 7)
