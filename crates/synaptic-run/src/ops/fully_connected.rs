@@ -517,7 +517,7 @@ pub fn fully_connected_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>
         shifts,
         filter,
         (p.input_offset, filter_offset),
-        bias_at,
+        &bias_at,
         buf,
         at,
     )
@@ -548,14 +548,15 @@ pub fn fully_connected_in_place_folded<W: Int8, T: Int32s + ?Sized>(
         shifts,
         filter,
         (0, 0),
-        |oc| folded.at(oc),
+        &|oc| folded.at(oc),
         buf,
         at,
     )
 }
 
 /// The in-place kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, an
-/// output element per step.
+/// output element per step (the bias through a `dyn`: one copy of the loop for the bias and
+/// the folded constants, an indirect call per output beside its dot product).
 #[allow(clippy::too_many_arguments)]
 fn in_place<W: Int8, T: Int32s + ?Sized>(
     p: &FullyConnectedParams,
@@ -563,7 +564,7 @@ fn in_place<W: Int8, T: Int32s + ?Sized>(
     shifts: &T,
     filter: &[W],
     (input_offset, filter_offset): (i32, i32),
-    bias_at: impl Fn(usize) -> i32,
+    bias_at: &dyn Fn(usize) -> i32,
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
