@@ -243,7 +243,7 @@ prepare_run() {
             done
         done
     done
-    cp "$SHARED_DIR/models/micro_speech_lstm.tflite" "$run/" || return 1
+    cp "$SHARED_DIR/models/audio_preprocessor_int8.tflite" "$run/" || return 1
 }
 run=$tmp/run
 mkdir -p "$run"

@@ -413,7 +413,7 @@ impl Unsupported {
             Unsupported::Hybrid => {
                 "hybrid model (float activations, int8 weights): TFLM does not support hybrid models"
             }
-            Unsupported::NotBuilt => "a kernel this build leaves out (cargo feature float32)",
+            Unsupported::NotBuilt => "a kernel this build leaves out (cargo feature float32 or lstm)",
             Unsupported::NotLinked => {
                 "a kernel this image's operator set leaves out (its OpSet: add the operator)"
             }

@@ -280,6 +280,7 @@ fn set16(b: &mut [u8], i: usize, v: i16) {
 /// rows of `x` (`k` wide) and `n` outputs: TFLM's integer FULLY_CONNECTED into int16 with
 /// zero output offset and no activation (weights symmetric, checked at load).
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn fc_i16<X: Int8>(
     x: &[X],
     k: usize,
@@ -301,6 +302,36 @@ fn fc_i16<X: Int8>(
             let v = multiply_by_quantized_multiplier(acc, multiplier, shift);
             *o = v.clamp(i16::MIN.into(), i16::MAX.into()) as i16;
         }
+    }
+}
+
+/// One int8 gate (`CalculateLstmGate`): `act(FC(x, W_x) + b + FC(h, W_h))` into `out`, the
+/// recurrent product in `tmp`; `act` the int16 tanh (the cell gate: Q3.12 in, TFLM's
+/// `cell_state_scale_power` -12) or sigmoid. Not inlined: one copy for the four gates.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn gate_i16(
+    p: &LstmParams,
+    d: &LstmI8Data<'_>,
+    g: usize,
+    (x, h): (&[i8], &[u8]),
+    out: &mut [i16],
+    tmp: &mut [i16],
+    tanh: bool,
+) {
+    let (ni, ns) = (p.shape.input_size, p.shape.state_size);
+    let fc = |k: usize| (p.fc_multiplier[k], p.fc_shift[k]);
+    let (w, b) = (d.input_weights[g], Some(d.biases[g]));
+    fc_i16(x, ni, p.input_zero_point, w, b, fc(g), out, ns);
+    let w = d.recurrent_weights[g];
+    fc_i16(h, ns, p.hidden_zero_point, w, None, fc(4 + g), tmp, ns);
+    for (o, &t) in out.iter_mut().zip(tmp.iter()) {
+        let s = sat_add(*o, t);
+        *o = if tanh {
+            tanh_i16(s, 0, 0)
+        } else {
+            sigmoid_i16(s)
+        };
     }
 }
 
@@ -372,45 +403,13 @@ pub fn lstm(
     let (Some(b0), Some(b1), Some(b2), Some(b3)) = bufs else {
         return Err(KernelError::unsupported(OP, Unsupported::Scratch));
     };
-    let fc = |g: usize| (p.fc_multiplier[g], p.fc_shift[g]);
     let i16_range = (i32::from(i16::MIN), i32::from(i16::MAX));
     for (x_at, out_at, state_at) in sh.steps() {
         let x = d.input.get(x_at..x_at + sh.rows() * ni).unwrap_or(&[]);
         let hs = state_at..state_at + n;
-        // One gate: act(FC(x) + bias + FC(h)) into `out` (`tmp`: the recurrent product).
-        let gate = |g: usize, out: &mut [i16], tmp: &mut [i16], tanh: bool| {
-            let h: &[u8] = hidden.get(hs.clone()).unwrap_or(&[]);
-            fc_i16(
-                x,
-                ni,
-                p.input_zero_point,
-                d.input_weights[g],
-                Some(d.biases[g]),
-                fc(g),
-                out,
-                ns,
-            );
-            let rec = fc(4 + g);
-            fc_i16(
-                h,
-                ns,
-                p.hidden_zero_point,
-                d.recurrent_weights[g],
-                None,
-                rec,
-                tmp,
-                ns,
-            );
-            for (o, &t) in out.iter_mut().zip(tmp.iter()) {
-                let s = sat_add(*o, t);
-                // The cell gate's tanh: Q3.12 in (TFLM's `cell_state_scale_power` -12).
-                *o = if tanh {
-                    tanh_i16(s, 0, 0)
-                } else {
-                    sigmoid_i16(s)
-                };
-            }
-        };
+        let h: &[u8] = hidden.get(hs.clone()).unwrap_or(&[]);
+        let gate =
+            |g, out: &mut [i16], tmp: &mut [i16], tanh| gate_i16(p, d, g, (x, h), out, tmp, tanh);
         gate(FORGET_GATE, b0, b3, false);
         gate(INPUT_GATE, b1, b3, false);
         gate(CELL_GATE, b2, b3, true);
@@ -499,6 +498,32 @@ fn set_f32(b: &mut [u8], i: usize, v: f32) {
     }
 }
 
+/// One float gate (`CalculateLstmGate<float>`): `act(FC(x) + b + FC(h))` into `out`, `act`
+/// glibc's `tanhf` (the cell gate) or TFLM's float logistic. Not inlined: one copy for the
+/// four gates.
+#[inline(never)]
+fn gate_f32(
+    p: &LstmF32Params,
+    d: &LstmF32Data<'_>,
+    g: usize,
+    (x, h): (&[f32], LeF32<'_>),
+    out: &mut [f32],
+    tmp: &mut [f32],
+    tanh: bool,
+) {
+    let (ni, ns) = (p.shape.input_size, p.shape.state_size);
+    fc_f32(x, ni, d.input_weights[g], Some(d.biases[g]), out, ns);
+    fc_f32(&h, ns, d.recurrent_weights[g], None, tmp, ns);
+    for (o, &t) in out.iter_mut().zip(tmp.iter()) {
+        let s = *o + t;
+        *o = if tanh {
+            tanhf(s)
+        } else {
+            logistic_f32_value(s)
+        };
+    }
+}
+
 /// `std::min(std::max(x, lowest), max)`: TFLM's clamp to the finite floats.
 #[inline(always)]
 fn finite(x: f32) -> f32 {
@@ -545,19 +570,9 @@ pub fn lstm_f32(
     for (x_at, out_at, state_at) in sh.steps() {
         let x = d.input.get(x_at..x_at + sh.rows() * ni).unwrap_or(&[]);
         let hs = state_at..state_at + n;
-        let gate = |g: usize, out: &mut [f32], tmp: &mut [f32], tanh: bool| {
-            let h = LeF32(hidden.get(4 * hs.start..4 * hs.end).unwrap_or(&[]));
-            fc_f32(x, ni, d.input_weights[g], Some(d.biases[g]), out, ns);
-            fc_f32(&h, ns, d.recurrent_weights[g], None, tmp, ns);
-            for (o, &t) in out.iter_mut().zip(tmp.iter()) {
-                let s = *o + t;
-                *o = if tanh {
-                    tanhf(s)
-                } else {
-                    logistic_f32_value(s)
-                };
-            }
-        };
+        let h = LeF32(hidden.get(4 * hs.start..4 * hs.end).unwrap_or(&[]));
+        let gate =
+            |g, out: &mut [f32], tmp: &mut [f32], tanh| gate_f32(p, d, g, (x, h), out, tmp, tanh);
         gate(FORGET_GATE, b0, b3, false);
         gate(INPUT_GATE, b1, b3, false);
         gate(CELL_GATE, b2, b3, true);
@@ -710,6 +725,10 @@ fn log2_rounded(scale: f32) -> i32 {
 
 /// Prepares UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with an int16 cell, or float32).
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    // Without the cargo feature `lstm` nothing below is linked.
+    if !cfg!(feature = "lstm") {
+        return Err(cx.unsupported(Unsupported::NotBuilt));
+    }
     let (shape, cell_clip) = prepare_shape(cx)?;
     let (x, h, c, out) = (
         cx.input(at::INPUT)?,

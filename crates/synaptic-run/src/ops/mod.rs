@@ -20,7 +20,8 @@
 //! Write `ops/<name>.rs`, declare it (`pub mod <name>;`) and add one line to the list below:
 //! its kind codes (stable: the program format stores them) and its kernel types, one per data
 //! type; `if "feature"` builds a kernel only with that cargo feature (the float32 kernels:
-//! without `float32` their dispatch arms are constant-false and their code is not linked).
+//! without `float32` their dispatch arms are constant-false and their code is not linked;
+//! `if "a" & "b"` with both).
 //! A new kernel of an existing operator (its float32 version) is the same: the operator's
 //! file and its line (the float32 SOFTMAX: `ops/softmax.rs` and `ops/mod.rs`). Nothing else
 //! names an operator: the program codec, the compiler, the interpreter and the planner reach
@@ -260,10 +261,10 @@ fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<
 
 /// The list: every operator module, its kernels and their kind codes.
 macro_rules! operators {
-    ($( $module:ident { $( $kind:literal => $kernel:ident $(if $feature:literal)? ),+ $(,)? } ),+ $(,)?) => {
+    ($( $module:ident { $( $kind:literal => $kernel:ident $(if $($feature:literal)&+)? ),+ $(,)? } ),+ $(,)?) => {
         $( $( impl Kind for $module::$kernel {
             const KIND: u32 = $kind;
-            const BUILT: bool = true $(&& cfg!(feature = $feature))?;
+            const BUILT: bool = true $($(&& cfg!(feature = $feature))+)?;
         } )+ )+
 
         /// Bit `k` set: kernel kind `k` reads and updates state ([`Kernel::STATE`]). An
@@ -427,7 +428,7 @@ operators! {
     quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
     dequantize { 17 => Dequantize },
     svdf { 27 => Svdf, 28 => SvdfI8 },
-    lstm { 32 => Lstm, 33 => LstmF32 if "float32" },
+    lstm { 32 => Lstm if "lstm", 33 => LstmF32 if "lstm" & "float32" },
 }
 
 // Shared by two operators each (not operators themselves).
