@@ -377,13 +377,7 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     folded: &T,
     output: &mut [O],
 ) -> Result<(), KernelError> {
-    if !p.foldable() {
-        return Err(KernelError::unsupported(
-            OP,
-            Unsupported::FoldedBiasFilterOffset,
-        ));
-    }
-    KernelError::check_len(OP, Operand::FoldedBiases, p.output_depth, folded.count())?;
+    check_folded(p, folded.count())?;
     run(
         p,
         multipliers,
@@ -394,6 +388,18 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         |oc| folded.at(oc),
         output,
     )
+}
+
+/// What both folded kernels require: an operator without a filter offset
+/// ([`FullyConnectedParams::foldable`]) and one folded constant per output channel.
+fn check_folded(p: &FullyConnectedParams, folded: usize) -> Result<(), KernelError> {
+    if !p.foldable() {
+        return Err(KernelError::unsupported(
+            OP,
+            Unsupported::FoldedBiasFilterOffset,
+        ));
+    }
+    KernelError::check_len(OP, Operand::FoldedBiases, p.output_depth, folded)
 }
 
 /// The kernel: `acc = Σ (w + filter_offset)·(x + input_offset) + bias_at(oc)`, requantized.
@@ -535,13 +541,7 @@ pub fn fully_connected_in_place_folded<W: Int8, T: Int32s + ?Sized>(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    if !p.foldable() {
-        return Err(KernelError::unsupported(
-            OP,
-            Unsupported::FoldedBiasFilterOffset,
-        ));
-    }
-    KernelError::check_len(OP, Operand::FoldedBiases, p.output_depth, folded.count())?;
+    check_folded(p, folded.count())?;
     in_place(
         p,
         multipliers,

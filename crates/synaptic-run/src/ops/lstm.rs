@@ -31,6 +31,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::Int8;
 use super::float::{tanhf, F32s, LeF32};
 use super::logistic::logistic_f32_value;
+use super::svdf::StateInt;
 use super::{Kernel, Operands, Prep, Prepared};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{frexp, multiply_by_quantized_multiplier, requantization_multiplier};
@@ -177,6 +178,33 @@ pub fn lstm_f32_scratch_bytes(p: &LstmF32Params) -> usize {
     Scratch::span::<f32>(p.shape.batches.saturating_mul(p.shape.state_size)).saturating_mul(4)
 }
 
+/// The operand lengths both kernels check, in their own units: `got` is the input's and
+/// the output's elements and the hidden and cell state's bytes (`state_units`: bytes per
+/// state element); `gates` each gate's input weights, recurrent weights and bias
+/// (`bias_unit` per bias element).
+fn check_lengths(
+    sh: &LstmShape,
+    [x, out, hidden, cell]: [usize; 4],
+    (hidden_unit, cell_unit): (usize, usize),
+    gates: [[usize; 3]; 4],
+    bias_unit: usize,
+) -> Result<(), KernelError> {
+    let (n_x, n_out, n_state) = sh
+        .sizes()
+        .ok_or(KernelError::shape(OP, ShapeFault::Overflow))?;
+    let (ni, ns) = (sh.input_size, sh.state_size);
+    KernelError::check_len(OP, Operand::Input(0), n_x, x)?;
+    KernelError::check_len(OP, Operand::Output, n_out, out)?;
+    KernelError::check_len(OP, Operand::Input(18), hidden_unit * n_state, hidden)?;
+    KernelError::check_len(OP, Operand::Input(19), cell_unit * n_state, cell)?;
+    for (k, [w, r, b]) in (0u8..).zip(gates) {
+        KernelError::check_len(OP, Operand::Input(1 + k), ns * ni, w)?;
+        KernelError::check_len(OP, Operand::Input(5 + k), ns * ns, r)?;
+        KernelError::check_len(OP, Operand::Input(12 + k), bias_unit * ns, b)?;
+    }
+    Ok(())
+}
+
 /// `sigmoid(i / 24)` in 0.16 fixed point, `i` in `0..256`: the table TFLM's int16 sigmoid
 /// and tanh interpolate (`sigmoid_table_uint16` of `kernels/internal/common.h`; its values
 /// are TFLM's, not recomputed: 44 of them differ by one from `round(65536·sigmoid(i/24))`).
@@ -259,20 +287,19 @@ pub(crate) fn tanh_i16(x: i16, multiplier: i32, shift: i32) -> i16 {
     (r >> 8) as i16
 }
 
-/// Reads little-endian int16 element `i` of `b` (0 past its end: the kernel checked lengths).
+/// Reads little-endian int16 element `i` of `b` (0 past its end: the kernel checked lengths),
+/// with SVDF's state codec.
 #[inline(always)]
 fn get16(b: &[u8], i: usize) -> i16 {
-    match b.get(2 * i..2 * i + 2) {
-        Some(&[l, h]) => i16::from_le_bytes([l, h]),
-        _ => 0,
-    }
+    b.get(2 * i..)
+        .map_or(0, |e| <i16 as StateInt>::read(e) as i16)
 }
 
-/// Writes little-endian int16 element `i` of `b`.
+/// Writes little-endian int16 element `i` of `b` (SVDF's state codec).
 #[inline(always)]
 fn set16(b: &mut [u8], i: usize, v: i16) {
-    if let Some(d) = b.get_mut(2 * i..2 * i + 2) {
-        d.copy_from_slice(&v.to_le_bytes());
+    if let Some(e) = b.get_mut(2 * i..) {
+        <i16 as StateInt>::write(e, v.into());
     }
 }
 
@@ -378,21 +405,13 @@ pub fn lstm(
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     let sh = p.shape;
-    let (n_x, n_out, n_state) = sh
-        .sizes()
-        .ok_or(KernelError::shape(OP, ShapeFault::Overflow))?;
     let (ni, ns) = (sh.input_size, sh.state_size);
-    KernelError::check_len(OP, Operand::Input(0), n_x, d.input.len())?;
-    KernelError::check_len(OP, Operand::Output, n_out, output.len())?;
-    KernelError::check_len(OP, Operand::Input(18), n_state, hidden.len())?;
-    KernelError::check_len(OP, Operand::Input(19), 2 * n_state, cell.len())?;
-    for g in 0..4 {
-        let k = g as u8;
-        KernelError::check_len(OP, Operand::Input(1 + k), ns * ni, d.input_weights[g].len())?;
-        let rw = d.recurrent_weights[g].len();
-        KernelError::check_len(OP, Operand::Input(5 + k), ns * ns, rw)?;
-        KernelError::check_len(OP, Operand::Input(12 + k), 4 * ns, d.biases[g].len())?;
-    }
+    let gates = core::array::from_fn(|g| {
+        let (w, r, b) = (d.input_weights[g], d.recurrent_weights[g], d.biases[g]);
+        [w.len(), r.len(), b.len()]
+    });
+    let got = [d.input.len(), output.len(), hidden.len(), cell.len()];
+    check_lengths(&sh, got, (1, 2), gates, 4)?;
     let n = sh.rows() * ns;
     let bufs = (
         scratch.take::<i16>(n),
@@ -542,21 +561,13 @@ pub fn lstm_f32(
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     let sh = p.shape;
-    let (n_x, n_out, n_state) = sh
-        .sizes()
-        .ok_or(KernelError::shape(OP, ShapeFault::Overflow))?;
     let (ni, ns) = (sh.input_size, sh.state_size);
-    KernelError::check_len(OP, Operand::Input(0), n_x, d.input.len())?;
-    KernelError::check_len(OP, Operand::Output, n_out, output.len())?;
-    KernelError::check_len(OP, Operand::Input(18), 4 * n_state, hidden.len())?;
-    KernelError::check_len(OP, Operand::Input(19), 4 * n_state, cell.len())?;
-    for g in 0..4 {
-        let k = g as u8;
+    let gates = core::array::from_fn(|g| {
         let (w, r, b) = (&d.input_weights[g], &d.recurrent_weights[g], &d.biases[g]);
-        KernelError::check_len(OP, Operand::Input(1 + k), ns * ni, w.count())?;
-        KernelError::check_len(OP, Operand::Input(5 + k), ns * ns, r.count())?;
-        KernelError::check_len(OP, Operand::Input(12 + k), ns, b.count())?;
-    }
+        [w.count(), r.count(), b.count()]
+    });
+    let got = [d.input.len(), output.len(), hidden.len(), cell.len()];
+    check_lengths(&sh, got, (4, 4), gates, 1)?;
     let n = sh.rows() * ns;
     let bufs = (
         scratch.take::<f32>(n),

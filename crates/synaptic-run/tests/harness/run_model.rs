@@ -230,7 +230,7 @@ fn cases(
     let seed = hash(data);
     let mut rng = Rng(seed);
     // Loads on the exact arena over junk of `junk_seed`, runs `runs` inferences on `input`.
-    let mut session = |junk_seed: u64, input: &[u8], runs: usize| -> Vec<Result1> {
+    let mut session = |junk_seed: u64, input: &[u8], runs: usize, reset: bool| -> Vec<Result1> {
         let mut junk = Rng(junk_seed);
         for b in buf[..size].iter_mut().chain(&mut shared[..shared_size]) {
             *b = junk.next() as u8;
@@ -251,7 +251,7 @@ fn cases(
         let mut outs: Vec<Result1> = (0..runs).map(|_| invoke()).collect();
         // A streaming model: its state carried into a second inference, then reset, which
         // must give the first inference again.
-        if stateful && runs == 2 {
+        if reset {
             net.reset_state();
             let mut out = vec![0u8; net.output_bytes()];
             outs.push(net.invoke(&mut runner, input, &mut out).map(|()| out));
@@ -259,8 +259,8 @@ fn cases(
         outs
     };
     let input = rng.bytes(input_bytes);
-    let first = session(rng.next(), &input, 2);
-    let second = session(rng.next(), &input, if stateful { 2 } else { 1 });
+    let first = session(rng.next(), &input, 2, stateful);
+    let second = session(rng.next(), &input, if stateful { 2 } else { 1 }, false);
     if stateful {
         assert_eq!(
             first[0], first[2],
