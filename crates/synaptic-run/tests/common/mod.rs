@@ -77,8 +77,14 @@ fn oracle_script() -> PathBuf {
 
 /// A scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("synaptic-run-oracle-{}-{name}", std::process::id()));
+    // One directory per call: tests running in parallel in one process (the same WAV's
+    // features made by two of them) never share, or remove, each other's files.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "synaptic-run-oracle-{}-{k}-{name}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
