@@ -38,6 +38,7 @@ for t in "${targets[@]}"; do
     # the committed single-operator models (the mutator edits their fields in place).
     mkdir -p corpus/run_model
     for m in hello_world_int8 micro_speech_quantized ad01_int8 simple_add_model kws_ref_model keyword_scrambled trained_lstm_int8 \
+      audio_preprocessor_int8 audio_preprocessor_float \
       pretrainedResnet_quant person_detect hello_world_float ad01_fp32 pretrainedResnet \
       kws_ref_model_float32; do
       cp -n "$models/$m.tflite" corpus/run_model/ 2>/dev/null || true

@@ -88,12 +88,12 @@ manifest=$OUT/MANIFEST.tmp
 # features_of VARIANT HOST(0|1) -> the cargo features
 features_of() {
     case "$1:$2" in
-        default:0) echo cortex-m-single-core,float32,lstm ;;
-        int8:0) echo cortex-m-single-core,lstm ;;
-        rtos:0) echo float32,lstm ;;
-        rtos-int8:0) echo lstm ;;
-        default:1) echo std,float32,lstm ;;
-        int8:1) echo std,lstm ;;
+        default:0) echo cortex-m-single-core,float32,lstm,signal ;;
+        int8:0) echo cortex-m-single-core,lstm,signal ;;
+        rtos:0) echo float32,lstm,signal ;;
+        rtos-int8:0) echo lstm,signal ;;
+        default:1) echo std,float32,lstm,signal ;;
+        int8:1) echo std,lstm,signal ;;
     esac
 }
 # build CRATE TARGET FEATURES DEST_DIR

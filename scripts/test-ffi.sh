@@ -243,7 +243,7 @@ prepare_run() {
             done
         done
     done
-    cp "$SHARED_DIR/models/audio_preprocessor_int8.tflite" "$run/" || return 1
+    cp "$SHARED_DIR/models/kws_ref_model_float32.tflite" "$run/" || return 1
 }
 run=$tmp/run
 mkdir -p "$run"

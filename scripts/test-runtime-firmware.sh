@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The fast on-target subset of the runtime (a step for scripts/test): fmt and clippy of
 # firmware/runtime, then hello_world_int8, micro_speech_quantized, the streaming trained_lstm_int8,
-# keyword_scrambled_8bit and keyword_scrambled (10 consecutive invocations, state carried, each
-# output the host's), hello_world_float and trained_lstm (float32, soft-float) on QEMU's
+# keyword_scrambled_8bit, keyword_scrambled and the audio front end audio_preprocessor_int8 (10
+# consecutive invocations, state carried, each output the host's), hello_world_float,
+# trained_lstm and audio_preprocessor_float (float32, soft-float) on QEMU's
 # lm3s6965evb, and the three small int8 models on mps2-an386 (Cortex-M4F),
 # each checking its outputs (I/O in the plan and in the SHARED region) against the output the
 # host computed at build time. From the repository root:
@@ -23,15 +24,17 @@ cargo fmt --check
 cargo clippy --release -q --target-dir target/lm3s6965 -- -D warnings
 cargo build --release -q --target-dir target/lm3s6965
 # The float image apart, with the float32 kernels (the int8 images keep their flash).
-cargo clippy --release -q --features float32 --bin hello_world_float --bin trained_lstm \
+f32_bins=(--bin hello_world_float --bin trained_lstm --bin audio_preprocessor_float)
+cargo clippy --release -q --features float32 "${f32_bins[@]}" \
   --target-dir target/lm3s6965-f32 -- -D warnings
-cargo build --release -q --features float32 --bin hello_world_float --bin trained_lstm \
+cargo build --release -q --features float32 "${f32_bins[@]}" \
   --target-dir target/lm3s6965-f32
 
 for m in hello_world_int8 micro_speech_quantized trained_lstm_int8 keyword_scrambled_8bit \
-  keyword_scrambled hello_world_float trained_lstm; do
+  keyword_scrambled audio_preprocessor_int8 hello_world_float trained_lstm \
+  audio_preprocessor_float; do
   dir=lm3s6965
-  case "$m" in hello_world_float | trained_lstm) dir=lm3s6965-f32 ;; esac
+  case "$m" in hello_world_float | trained_lstm | audio_preprocessor_float) dir=lm3s6965-f32 ;; esac
   echo "==> $m on lm3s6965evb"
   out=$(timeout 120 ./qemu-run.sh lm3s6965 "target/$dir/thumbv7m-none-eabi/release/$m" \
     </dev/null 2>/dev/null) || {

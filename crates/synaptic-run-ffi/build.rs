@@ -5,6 +5,12 @@
 //!   passed to the crate as `SYN_RUN_GENERATED_HEADER`, used by the header-freshness test).
 //! * `SYN_RUN_HEADER_DIR=/abs/dir` additionally writes it to `/abs/dir/synaptic/syn_run.h`: how
 //!   the committed copy is refreshed (`scripts/test-ffi.sh --update-header`).
+//!
+//! It also writes `$OUT_DIR/op_set.rs`, the operators the library links
+//! (`SYNAPTIC_RUN_OPS`: TFLite operator names separated by commas or spaces, such as
+//! `FULLY_CONNECTED,QUANTIZE`; unset or empty: every operator this build has), as an
+//! `OpSet::KINDS` mask from the runtime's list (`synaptic_run::ops::kinds_of`). A model that
+//! needs another operator is refused at load (`NotLinked`); the others' code is not linked.
 
 use std::env;
 use std::fs;
@@ -23,6 +29,25 @@ fn main() {
         println!("cargo:rerun-if-changed={}", crate_dir.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=SYN_RUN_HEADER_DIR");
+    println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_OPS");
+    let ops = env::var("SYNAPTIC_RUN_OPS").unwrap_or_default();
+    let mut kinds = 0u64;
+    for name in ops.split([',', ' ', '\t', '\n']).filter(|n| !n.is_empty()) {
+        kinds |= synaptic_run::ops::kinds_of(name).unwrap_or_else(|| {
+            fail(&format!(
+                "SYNAPTIC_RUN_OPS: {name:?} is not an operator the runtime implements (TFLite's \
+                 builtin names, or TFLM's signal library's custom codes)"
+            ))
+        });
+    }
+    if kinds == 0 {
+        kinds = u64::MAX;
+    }
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    write_if_changed(
+        &out_dir.join("op_set.rs"),
+        format!("{kinds:#x}\n").as_bytes(),
+    );
 
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .unwrap_or_else(|e| fail(&format!("cbindgen.toml: {e}")));
@@ -34,7 +59,6 @@ fn main() {
     let mut text = Vec::new();
     bindings.write(&mut text);
 
-    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     let generated = out_dir.join("include/synaptic/syn_run.h");
     write_if_changed(&generated, &text);
     println!(

@@ -47,6 +47,8 @@ const LM3S6965: &[&str] = &[
     "trained_lstm_int8",
     "keyword_scrambled_8bit",
     "keyword_scrambled",
+    // The audio front end (TFLM's signal library): its noise estimate carried.
+    "audio_preprocessor_int8",
 ];
 
 /// Consecutive invocations on one load an image checks against the host's (the state carried
@@ -59,7 +61,11 @@ const MPS2_AN385: &[&str] = &[
     "dtln_noise_suppression",
 ];
 /// The float32 models (feature `float32`), by board.
-const LM3S6965_F32: &[&str] = &["hello_world_float", "trained_lstm"];
+const LM3S6965_F32: &[&str] = &[
+    "hello_world_float",
+    "trained_lstm",
+    "audio_preprocessor_float",
+];
 const MPS2_AN385_F32: &[&str] = &["ad01_fp32", "pretrainedResnet"];
 
 const MEMORY_LM3S6965: &str =
@@ -260,30 +266,13 @@ fn accepted_arena(m: &Memory) -> usize {
     m.arena_bytes()
 }
 
-/// The core allocation of an activation, as the interpreter makes it (`core_request`):
-/// dims beyond 3 fold into the leading one, a scalar is `[1]`.
-fn core_request(shape: &[i32], ty: TensorType) -> ([u32; 4], usize, &'static str) {
-    let dtype = match ty {
-        TensorType::Int8 => "Int8",
-        TensorType::UInt8 | TensorType::Bool => "UInt8",
-        TensorType::Int16 | TensorType::UInt16 => "Int16",
-        TensorType::Int32 | TensorType::UInt32 => "Int32",
-        TensorType::Float32 => "Float32",
-        TensorType::Float16 => "Float16",
-        TensorType::BFloat16 => "BFloat16",
-        TensorType::Int4 => "Int4",
-        t => panic!("activation type {t:?}"),
-    };
-    let mut out = [1u32; 4];
-    if shape.is_empty() {
-        return (out, 1, dtype);
-    }
-    let fold = shape.len().saturating_sub(3);
-    out[0] = shape[..=fold].iter().map(|&d| d as u32).product();
-    for (i, &d) in shape[fold + 1..].iter().enumerate() {
-        out[i + 1] = d as u32;
-    }
-    (out, shape.len().min(4), dtype)
+/// The core allocation of an activation, as the interpreter makes it (the program's slot
+/// table rule, `synaptic_run::program::core_request_of`), with the core's dtype by name.
+fn core_request(shape: &[i32], ty: TensorType) -> ([u32; 4], usize, String) {
+    let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+    let (out, n, dtype) = synaptic_run::program::core_request_of(&dims, ty)
+        .unwrap_or_else(|| panic!("activation type {ty:?} or shape {shape:?}"));
+    (out, n, format!("{dtype:?}"))
 }
 
 fn overlaps_src(pairs: &[OverlapPair]) -> String {

@@ -127,6 +127,12 @@ pub struct TensorInfo {
     pub is_input: bool,
     /// Whether it is a graph output.
     pub is_output: bool,
+    /// An output holding a kernel's own state (synaptic-run's rule,
+    /// `synaptic_run::ops::state_output_of`: the spectral subtraction's noise estimate):
+    /// [`TensorKind::Variable`] here, an activation in TFLM's plan (TFLM keeps the state in a
+    /// persistent buffer and copies it there).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kernel_state: bool,
 }
 
 impl TensorInfo {
@@ -365,6 +371,15 @@ impl Model {
         }
         let mut referenced: Vec<bool> = (0..n).map(|i| is_input[i] || is_output[i]).collect();
         let mut contract_budget = CONTRACT_WORK_BUDGET;
+        // Outputs holding a kernel's own state (the runtime's rule): state like variables.
+        let mut kernel_state = vec![false; n];
+        for o in 0..n_ops {
+            if let Some(t) = synaptic_run::ops::state_output_of(fbm, o) {
+                if let Some(k) = kernel_state.get_mut(t) {
+                    *k = true;
+                }
+            }
+        }
         for o in 0..n_ops {
             let op = sg.operator(o)?;
             let code_index = op.opcode_index()? as usize;
@@ -453,7 +468,7 @@ impl Model {
                 })?;
                 shape.push(d);
             }
-            let is_variable = tt.is_variable()?;
+            let is_variable = tt.is_variable()? || kernel_state[t];
             let buffer = tt.buffer()?;
             let (has_data, data_len) = if buffer == 0 {
                 (false, 0)
@@ -498,6 +513,7 @@ impl Model {
                 kind,
                 is_input: is_input[t],
                 is_output: is_output[t],
+                kernel_state: kernel_state[t],
             });
         }
 

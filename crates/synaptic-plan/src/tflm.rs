@@ -156,8 +156,10 @@ pub fn head_tensors(model: &Model, variables: bool) -> Vec<HeadTensor> {
         .into_iter()
         .zip(&model.tensors)
         .filter_map(|(l, t)| {
-            let variable = t.kind == TensorKind::Variable;
-            let wanted = t.kind == TensorKind::Activation || (variables && variable);
+            // A kernel's state output is an activation to TFLM.
+            let variable = t.kind == TensorKind::Variable && !t.kernel_state;
+            let wanted =
+                t.kind == TensorKind::Activation || t.kernel_state || (variables && variable);
             let l = l?;
             (wanted && t.bytes > 0).then_some(HeadTensor {
                 tensor: t.index,

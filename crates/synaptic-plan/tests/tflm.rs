@@ -51,12 +51,13 @@ fn emitted_models_read_back_unchanged_with_the_plan() {
         assert_eq!(read.offsets, plan.offsets, "{name}");
         assert_eq!((read.version, read.subgraphs), (1, model.subgraphs as i32));
         assert!(read_offline_plan(&bytes).unwrap().is_none());
-        // Every activation planned, nothing else; no conflict; the live-set bound reached.
+        // Every activation planned (to TFLM a kernel's state output is one), nothing else; no
+        // conflict; the live-set bound reached.
         for t in &model.tensors {
             let planned = plan.offsets[t.index] != ONLINE;
             assert_eq!(
                 planned,
-                t.kind == TensorKind::Activation,
+                t.kind == TensorKind::Activation || t.kernel_state,
                 "{name} tensor {}",
                 t.index
             );

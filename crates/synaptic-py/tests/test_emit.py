@@ -16,7 +16,9 @@ CASES = [
     ("person_detect", {"lang": "tflite"}, ["--lang", "tflite"]),
     ("person_detect", {"lang": "tflite", "kernels": "cmsis-nn"}, ["--lang", "tflite", "--kernels", "cmsis-nn"]),
     ("kws_ref_model", {"lang": "tflite", "strategy": "greedy"}, ["--lang", "tflite", "--strategy", "greedy"]),
-    # synaptic-run cannot run it: the plan alone (no program), as the CLI does.
+    # synaptic-run cannot run it (a hybrid model, as TFLM): the plan alone, as the CLI does.
+    ("kws_ref_model_float32", {"lang": "c"}, ["--lang", "c"]),
+    # TFLM's signal library (custom operators).
     ("audio_preprocessor_int8", {"lang": "c"}, ["--lang", "c"]),
     ("audio_preprocessor_float", {"lang": "tflite"}, ["--lang", "tflite"]),
 ]
@@ -54,7 +56,7 @@ def test_emit_errors():
         synaptic_mem.emit(m, lang="c", kernels="reference")
     # An explicit op_data="flash" for a model synaptic-run cannot compile: the runtime's reason.
     with pytest.raises(synaptic_mem.LoadError) as e:
-        synaptic_mem.emit(MODELS_DIR / "audio_preprocessor_int8.tflite", lang="c", op_data="flash")
+        synaptic_mem.emit(MODELS_DIR / "kws_ref_model_float32.tflite", lang="c", op_data="flash")
     assert e.value.kind == "Operator"
     with pytest.raises(synaptic_mem.PlanError):
         synaptic_mem.emit(b"\x00" * 64, lang="c")

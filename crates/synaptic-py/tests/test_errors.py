@@ -52,9 +52,9 @@ def test_garbage_bytes():
 
 def test_unsupported_model_is_a_load_error_with_the_reason():
     with pytest.raises(synaptic_mem.LoadError) as e:
-        synaptic_mem.Interpreter(MODELS_DIR / "audio_preprocessor_int8.tflite")
+        synaptic_mem.Interpreter(MODELS_DIR / "kws_ref_model_float32.tflite")
     assert e.value.kind == "Operator"
-    assert synaptic_mem.plan(MODELS_DIR / "audio_preprocessor_int8.tflite").ram["unsupported"] in str(e.value)
+    assert synaptic_mem.plan(MODELS_DIR / "kws_ref_model_float32.tflite").ram["unsupported"] in str(e.value)
 
 
 def test_bad_inputs_then_the_interpreter_still_runs():

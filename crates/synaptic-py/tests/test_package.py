@@ -54,7 +54,7 @@ def test_console_script_is_the_real_cli():
 
 def test_compare_with_tflm_example(tmp_path):
     script = REPO / "examples" / "python" / "compare_with_tflm.py"
-    for name, runs in (("person_detect", True), ("audio_preprocessor_int8", False)):
+    for name, runs in (("person_detect", True), ("kws_ref_model_float32", False)):
         svg = tmp_path / f"{name}.svg"
         r = subprocess.run([sys.executable, str(script), str(MODELS_DIR / f"{name}.tflite"), "--svg", str(svg)],
                            capture_output=True, text=True, timeout=120)

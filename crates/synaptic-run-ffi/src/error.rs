@@ -74,6 +74,7 @@ pub fn load(e: &LoadError) -> Failure {
             KernelError::Unsupported { .. } => -ENOTSUP,
             KernelError::Shape { .. } | KernelError::Length { .. } => -EINVAL,
         },
+        LoadError::CustomOperator { .. } => -ENOTSUP,
         LoadError::Plan { .. } => -EINVAL,
         LoadError::Alloc(a) => errno::from_kind(a.kind),
         LoadError::PlanLoad(PlanLoadError::Invalid(_)) => -EINVAL,

@@ -81,11 +81,19 @@ const SPANS: usize = 7;
 /// may overlap each other and an input.
 const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false, false];
 
+/// The operators this library links (`SYNAPTIC_RUN_OPS` at build time, Zephyr's
+/// `CONFIG_SYNAPTIC_RUN_OPS`; every one by default): see the build script.
+struct LinkedOps;
+
+impl synaptic_run::ops::OpSet for LinkedOps {
+    const KINDS: u64 = include!(concat!(env!("OUT_DIR"), "/op_set.rs"));
+}
+
 /// A loaded model.
 struct Body {
     arena: Arena<'static>,
     runner: Runner<'static>,
-    net: Interpreter<'static, 'static, 'static>,
+    net: Interpreter<'static, 'static, 'static, LinkedOps>,
     placement: IoPlacement,
     spans: [Span; SPANS],
 }
@@ -237,7 +245,7 @@ fn moved() -> Failure {
 
 /// The parts of a loaded model a call works on.
 struct Parts<'b> {
-    net: &'b mut Interpreter<'static, 'static, 'static>,
+    net: &'b mut Interpreter<'static, 'static, 'static, LinkedOps>,
     runner: &'b mut Runner<'static>,
     placement: IoPlacement,
     spans: [Span; SPANS],
@@ -518,14 +526,14 @@ unsafe fn build(
         overlaps,
     );
     let net = if c.program.is_null() {
-        Interpreter::new(bytes, loader, plan, placement)
+        Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
     } else {
         // SAFETY: the program span is valid (checked), aligned for `u32` (checked), readable
         // and unchanged until the unload, and disjoint from everything written (the arena, the
         // shared region, the object); every bit pattern is a valid `u32`.
         let words: &'static [u32] =
             unsafe { core::slice::from_raw_parts(c.program, c.program_words) };
-        Interpreter::with_program(bytes, words, loader, plan, placement)
+        Interpreter::with_program_ops::<LinkedOps>(bytes, words, loader, plan, placement)
     }
     .map_err(|e| error::load(&e))?;
     // SAFETY: distinct fields of the body, written once.

@@ -214,6 +214,12 @@ pub enum TensorTypes {
     Int16,
     /// `INT8` or `INT16`.
     Int8OrInt16,
+    /// `UINT32` only.
+    UInt32,
+    /// `UINT64` only.
+    UInt64,
+    /// `INT32` or `FLOAT32`.
+    Int32OrFloat32,
 }
 
 impl TensorTypes {
@@ -229,6 +235,9 @@ impl TensorTypes {
             TensorTypes::OutputType => "the output's type",
             TensorTypes::Int16 => "int16",
             TensorTypes::Int8OrInt16 => "int8 or int16",
+            TensorTypes::UInt32 => "uint32",
+            TensorTypes::UInt64 => "uint64",
+            TensorTypes::Int32OrFloat32 => "int32 or float32",
         }
     }
 }
@@ -359,6 +368,20 @@ pub enum Unsupported {
     WeightZeroPoint(i32),
     /// An LSTM whose hidden and cell state are one tensor.
     SharedState,
+    /// A custom operator's options (a FlexBuffer map) missing, malformed, or without a key
+    /// its kernel reads.
+    CustomOptions,
+    /// A custom operator parameter outside the range its kernel computes with (a shift past
+    /// the word, a channel count or index beyond the tensors, an FFT length kissfft's
+    /// fixed-point code does not take).
+    SignalParams,
+    /// An integer division by zero (DIV int32: TFLM's kernel would trap).
+    DivisionByZero,
+    /// A CAST between types TFLM's kernel does not convert.
+    CastTypes,
+    /// A STRIDED_SLICE variant the kernel does not take (ellipsis, new or shrunk axes, or
+    /// strides that are not constants).
+    StridedSlice,
 }
 
 impl Unsupported {
@@ -369,8 +392,8 @@ impl Unsupported {
             Unsupported::NotImplemented => "operator not implemented",
             Unsupported::TooManyInputs => "more than 24 inputs, or more than 16 activations",
             Unsupported::InputCount => "a number of inputs the operator does not take",
-            Unsupported::OutputCount => "other than one output",
-            Unsupported::OutputIsInput => "an output that is also an input",
+            Unsupported::OutputCount => "no output, or more than two",
+            Unsupported::OutputIsInput => "an output that is also an input, or named twice",
             Unsupported::Rank => "a tensor of more than 6 dimensions",
             Unsupported::NegativePadding => "negative padding",
             Unsupported::ConstantValues => "a constant_values input",
@@ -413,7 +436,9 @@ impl Unsupported {
             Unsupported::Hybrid => {
                 "hybrid model (float activations, int8 weights): TFLM does not support hybrid models"
             }
-            Unsupported::NotBuilt => "a kernel this build leaves out (cargo feature float32 or lstm)",
+            Unsupported::NotBuilt => {
+                "a kernel this build leaves out (cargo feature float32, lstm or signal)"
+            }
             Unsupported::NotLinked => {
                 "a kernel this image's operator set leaves out (its OpSet: add the operator)"
             }
@@ -424,6 +449,15 @@ impl Unsupported {
                 "an LSTM variant TFLM does not run (peephole, projection, layer norm or CIFG tensors)"
             }
             Unsupported::SharedState => "hidden and cell state are one tensor",
+            Unsupported::CustomOptions => {
+                "custom options missing or malformed (a FlexBuffer map with the kernel's keys)"
+            }
+            Unsupported::SignalParams => "a parameter outside the range the kernel computes with",
+            Unsupported::DivisionByZero => "integer division by zero",
+            Unsupported::CastTypes => "a CAST between types TFLM does not convert",
+            Unsupported::StridedSlice => {
+                "a STRIDED_SLICE with ellipsis, new or shrunk axes, or non-constant indices"
+            }
             _ => "",
         }
     }
@@ -609,6 +643,56 @@ impl fmt::Display for ShapeFault {
     }
 }
 
+/// A custom operator's code as the model names it (its first [`CustomCode::MAX`] bytes):
+/// what an unknown custom operator's error shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CustomCode {
+    bytes: [u8; CustomCode::MAX],
+    len: u8,
+}
+
+impl CustomCode {
+    /// Bytes kept of a custom code.
+    pub const MAX: usize = 32;
+
+    /// The first [`CustomCode::MAX`] bytes of `code`.
+    ///
+    /// ```
+    /// let c = synaptic_run::CustomCode::new(b"MyOp");
+    /// assert_eq!(c.as_bytes(), b"MyOp");
+    /// assert_eq!(c.to_string(), "\"MyOp\"");
+    /// ```
+    pub fn new(code: &[u8]) -> Self {
+        let n = code.len().min(Self::MAX);
+        let mut bytes = [0u8; Self::MAX];
+        bytes[..n].copy_from_slice(&code[..n]);
+        CustomCode {
+            bytes,
+            len: n as u8,
+        }
+    }
+
+    /// The bytes kept.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl fmt::Display for CustomCode {
+    /// Quoted, printable ASCII as is, any other byte as `\xNN`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for &b in self.as_bytes() {
+            if b.is_ascii_graphic() || b == b' ' {
+                write!(f, "{}", b as char)?;
+            } else {
+                write!(f, "\\x{b:02x}")?;
+            }
+        }
+        f.write_str("\"")
+    }
+}
+
 /// Why a model could not be loaded.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LoadError {
@@ -627,6 +711,14 @@ pub enum LoadError {
         name: &'static str,
         /// What is missing or wrong.
         error: KernelError,
+    },
+    /// A custom operator this runtime does not implement (only TFLM's signal library is:
+    /// [`crate::ops::CUSTOM_OPS`]).
+    CustomOperator {
+        /// Operator index (execution order).
+        op: usize,
+        /// Its custom code.
+        code: CustomCode,
     },
     /// The plan does not fit the model.
     Plan {
@@ -860,6 +952,10 @@ impl fmt::Display for LoadError {
                 write!(f, "operator {op} ({name}): ")?;
                 error.fmt_reason(f)
             }
+            LoadError::CustomOperator { op, code } => write!(
+                f,
+                "operator {op} (CUSTOM {code}): custom operator not implemented (the runtime has TFLM's signal library)"
+            ),
             LoadError::Plan { what, slot, tensor } => {
                 write!(f, "plan does not fit the model: {what} (slot {slot}")?;
                 if *tensor != usize::MAX {

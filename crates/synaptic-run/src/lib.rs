@@ -124,8 +124,8 @@ pub mod program;
 pub mod seeded;
 
 pub use error::{
-    GraphFault, KernelError, LoadError, Operand, RunError, ShapeFault, TensorFault, TensorTypes,
-    Unsupported,
+    CustomCode, GraphFault, KernelError, LoadError, Operand, RunError, ShapeFault, TensorFault,
+    TensorTypes, Unsupported,
 };
 pub use format::IoPlacement;
 pub use interpreter::{Interpreter, Memory, RunPlan};

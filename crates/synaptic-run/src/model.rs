@@ -7,7 +7,9 @@ use synaptic_mem::DType;
 use synaptic_tflite::{Model, SubGraph, TensorType};
 
 use crate::error::{GraphFault, KernelError, LoadError, Operand, TensorFault, Unsupported};
-use crate::limits::{extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_STATE, MAX_TENSOR_SIZE};
+use crate::limits::{
+    extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_OP_OUTPUTS, MAX_STATE, MAX_TENSOR_SIZE,
+};
 use crate::math::QuantParams;
 
 /// What the interpreter knows of one tensor, read from the model and checked ([`tinfo`]).
@@ -189,10 +191,35 @@ impl TensorWindow {
     }
 }
 
-/// The core allocation (shape of 1–4 dims, dtype) of an activation of `t`, with exactly its
-/// bytes: shapes of more than 4 dimensions fold into the leading one, a scalar is `[1]`.
+/// The core allocation of an activation of `t` ([`core_request_of`]), if it holds exactly
+/// its bytes.
 pub(crate) fn core_request(t: &TInfo<'_>) -> Option<([u32; 4], usize, DType)> {
-    let dtype = match t.ty {
+    let (out, n, dtype) = core_request_of(t.shape(), t.ty)?;
+    let (_, bytes) = synaptic_mem::shape_bytes(&out[..n], dtype).ok()?;
+    (bytes as usize == t.bytes).then_some((out, n, dtype))
+}
+
+/// The core allocation (shape of 1–4 dims, dtype) of an activation of shape `s` and type `ty`,
+/// as the program's slot table holds it: shapes of more than 4 dimensions fold into the
+/// leading one, a scalar is `[1]`; a 64-bit type (the core has none) is `INT32` words, two per
+/// element (its last dimension doubled), and its kernels read and write it as bytes. `None`:
+/// a type the arena cannot hold, or a dimension over 32 bits.
+///
+/// ```
+/// use synaptic_mem::DType;
+/// use synaptic_tflite::TensorType;
+/// let r = synaptic_run::program::core_request_of(&[2, 3, 4, 5, 6], TensorType::Int8);
+/// assert_eq!(r, Some(([24, 5, 6, 1], 4, DType::Int8))); // 720 bytes either way
+/// let r = synaptic_run::program::core_request_of(&[40], TensorType::UInt64);
+/// assert_eq!(r, Some(([80, 1, 1, 1], 1, DType::Int32)));
+/// ```
+pub fn core_request_of(s: &[usize], ty: TensorType) -> Option<([u32; 4], usize, DType)> {
+    let wide = matches!(
+        ty,
+        TensorType::Int64 | TensorType::UInt64 | TensorType::Float64
+    );
+    let dtype = match ty {
+        TensorType::Int64 | TensorType::UInt64 | TensorType::Float64 => DType::Int32,
         TensorType::Int8 => DType::Int8,
         TensorType::UInt8 | TensorType::Bool => DType::UInt8,
         TensorType::Int16 | TensorType::UInt16 => DType::Int16,
@@ -204,8 +231,8 @@ pub(crate) fn core_request(t: &TInfo<'_>) -> Option<([u32; 4], usize, DType)> {
         _ => return None,
     };
     let mut out = [1u32; 4];
-    let s = t.shape();
     if s.is_empty() {
+        out[0] = if wide { 2 } else { 1 };
         return Some((out, 1, dtype));
     }
     let fold = s.len().saturating_sub(3);
@@ -218,8 +245,10 @@ pub(crate) fn core_request(t: &TInfo<'_>) -> Option<([u32; 4], usize, DType)> {
         out[i + 1] = u32::try_from(d).ok()?;
     }
     let n = s.len().min(4);
-    let (_, bytes) = synaptic_mem::shape_bytes(&out[..n], dtype).ok()?;
-    (bytes as usize == t.bytes).then_some((out, n, dtype))
+    if wide {
+        out[n - 1] = out[n - 1].checked_mul(2)?;
+    }
+    Some((out, n, dtype))
 }
 
 /// One operator as read from the model.
@@ -228,7 +257,11 @@ pub(crate) struct OpView<'m> {
     pub(crate) name: &'static str,
     pub(crate) inputs: [i32; MAX_OP_INPUTS],
     pub(crate) n_in: usize,
+    /// The first output (the one most operators have).
     pub(crate) output: usize,
+    /// Every output, `outputs[0] == output` ([`MAX_OP_OUTPUTS`] at most).
+    pub(crate) outputs: [usize; MAX_OP_OUTPUTS],
+    pub(crate) n_out: usize,
     /// The operator's table (its options).
     pub(crate) op: synaptic_tflite::Operator<'m>,
 }
@@ -242,14 +275,11 @@ pub(crate) fn op_code(
 ) -> Result<(i32, &'static str), LoadError> {
     let op = sg.operator(index)?;
     let c = model.operator_code(op.opcode_index()? as usize)?;
-    Ok((
-        c.builtin,
-        synaptic_tflite::builtin_name(c.builtin).unwrap_or("UNKNOWN"),
-    ))
+    Ok(crate::ops::identify(c.builtin, c.custom))
 }
 
 /// Operator `index` as read from the model: its input and output indices checked in range, one
-/// output that is not also an input.
+/// or two distinct outputs none of which is also an input.
 pub(crate) fn op_view<'m>(
     model: &Model<'m>,
     sg: &SubGraph<'m>,
@@ -258,7 +288,7 @@ pub(crate) fn op_view<'m>(
 ) -> Result<OpView<'m>, LoadError> {
     let op = sg.operator(index)?;
     let c = model.operator_code(op.opcode_index()? as usize)?;
-    let name = synaptic_tflite::builtin_name(c.builtin).unwrap_or("UNKNOWN");
+    let (code, name) = crate::ops::identify(c.builtin, c.custom);
     let err = |reason| LoadError::Operator {
         op: index,
         name,
@@ -276,22 +306,28 @@ pub(crate) fn op_view<'m>(
         inputs[k] = v;
     }
     let outs = op.outputs()?;
-    if outs.len() != 1 {
+    if outs.is_empty() || outs.len() > MAX_OP_OUTPUTS {
         return Err(err(Unsupported::OutputCount));
     }
-    let output = match outs.get(0) {
-        Some(v) if v >= 0 && (v as usize) < n_tensors => v as usize,
-        _ => return Err(err(Unsupported::TensorIndex(Operand::Output))),
-    };
-    if inputs[..ins.len()].contains(&(output as i32)) {
-        return Err(err(Unsupported::OutputIsInput));
+    let mut outputs = [0usize; MAX_OP_OUTPUTS];
+    for (k, v) in outs.iter().enumerate() {
+        let o = match v {
+            v if v >= 0 && (v as usize) < n_tensors => v as usize,
+            _ => return Err(err(Unsupported::TensorIndex(Operand::Output))),
+        };
+        if inputs[..ins.len()].contains(&(o as i32)) || outputs[..k].contains(&o) {
+            return Err(err(Unsupported::OutputIsInput));
+        }
+        outputs[k] = o;
     }
     Ok(OpView {
-        code: c.builtin,
+        code,
         name,
         inputs,
         n_in: ins.len(),
-        output,
+        output: outputs[0],
+        outputs,
+        n_out: outs.len(),
         op,
     })
 }
@@ -367,6 +403,31 @@ impl<'m> Graph<'m> {
                 states[n_states] = t;
                 n_states += 1;
             }
+        }
+        // The outputs that hold a kernel's own state (`ops::state_output`: the spectral
+        // subtraction's noise estimate) are state too, each of one operator, no variable.
+        for i in 0..n_ops {
+            let Some(t) = crate::ops::state_output_in(&m, &sg, i) else {
+                continue;
+            };
+            if states[..n_states].contains(&t) {
+                return Err(LoadError::Unsupported {
+                    what: "a kernel's state output that is a variable tensor or another's state",
+                });
+            }
+            if n_states == MAX_STATE {
+                return Err(LoadError::Unsupported {
+                    what: "more than 8 variable tensors",
+                });
+            }
+            // In tensor order (an insertion: a handful of entries; no memmove linked).
+            let mut at = n_states;
+            while at > 0 && states[at - 1] > t {
+                states[at] = states[at - 1];
+                at -= 1;
+            }
+            states[at] = t;
+            n_states += 1;
         }
         Ok(Graph {
             model: m,
@@ -455,8 +516,13 @@ impl<'m> Graph<'m> {
                         return Err(graph(Some(i), t, GraphFault::ReadBeforeWrite));
                     }
                 }
+                let own = crate::ops::state_output_in(&self.model, &self.sg, i);
                 for t in op.outputs()?.iter() {
                     let Ok(t) = usize::try_from(t) else { continue };
+                    // A kernel's own state output holds its state from the load on.
+                    if own == Some(t) {
+                        continue;
+                    }
                     if written.has(t) {
                         return Err(graph(Some(i), t, GraphFault::WrittenTwice));
                     }

@@ -83,6 +83,54 @@ fn shared_models() {
     }
 }
 
+#[path = "../examples/keyword_spotting/job.rs"]
+#[allow(dead_code)]
+mod keyword;
+
+/// The keyword pipeline (`scripts/run-keyword`) against TFLM live: each shared `.wav`'s
+/// features from TFLM's wheel running `audio_preprocessor_int8` (a new interpreter per file, 49
+/// windows), then micro_speech's scores on them, equal byte for byte to the pipeline's; and the
+/// constants the pipeline prints as TFLM's (checked without Python by `tests/keyword_job.rs`)
+/// are these.
+#[test]
+fn keyword_pipeline() {
+    let report = match keyword::keyword_job(&shared(), &[]) {
+        Ok(r) => r,
+        Err(e) => panic!("the keyword job failed: {e}"),
+    };
+    let micro = shared_model("micro_speech_quantized");
+    for h in &report.heard {
+        let name = h.wav.file_name().unwrap().to_string_lossy().into_owned();
+        let live = speech_features(&h.wav);
+        assert!(
+            h.features == live,
+            "{name}: the pipeline's features differ from TFLM's"
+        );
+        let dump = tflm_dump(&micro, std::slice::from_ref(&live), "keyword");
+        // Output tensor 9: [silence, unknown, yes, no].
+        let scores: Vec<i8> = dump[0][9].iter().map(|&b| b as i8).collect();
+        assert_eq!(
+            h.scores.to_vec(),
+            scores,
+            "{name}: scores differ from TFLM's"
+        );
+        let (digest, constant) = h.tflm.expect("a shared file has TFLM's figures");
+        assert_eq!(
+            digest,
+            keyword::hex(&common::golden::sha256(&live)),
+            "{name}: the job's TFLM feature digest is stale"
+        );
+        assert_eq!(
+            constant, h.scores,
+            "{name}: the job's TFLM scores are stale"
+        );
+        println!(
+            "keyword {name}: 1960 feature bytes and scores {scores:?} equal to TFLM's ({})",
+            h.label()
+        );
+    }
+}
+
 fn real_inputs_classified(m: &SharedModel, dump: &common::Dump) {
     let first = m.seeds as usize;
     match m.name {

@@ -30,6 +30,9 @@ fn seeds() -> Vec<(String, Vec<u8>)> {
         // Streaming: LSTM state (int8 hidden, int16 cell), SVDF state.
         "trained_lstm_int8",
         "keyword_scrambled_8bit",
+        // TFLM's signal library: custom options (FlexBuffers), the FFT, two outputs, kernel
+        // state (the noise estimate), uint32/uint64 tensors, int32 arithmetic.
+        "audio_preprocessor_int8",
         "hello_world_float",
         "ad01_fp32",
         "pretrainedResnet",

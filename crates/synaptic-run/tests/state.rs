@@ -38,6 +38,9 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
         ("micro_speech_lstm", 2),
         ("dtln_noise_suppression", 4),
         ("trained_lstm", 2),
+        // The audio front end: the spectral subtraction's noise estimate (kernel state).
+        ("audio_preprocessor_int8", 1),
+        ("audio_preprocessor_float", 1),
     ] {
         let Some(bytes) = model(name) else { return };
         let io = IoPlacement::Plan;
@@ -79,12 +82,20 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
             .collect();
         assert!(net.state(net.states()).is_none());
         let mut out = vec![0u8; net.output_bytes()];
+        // Every operator output of an inference, in order.
+        type Seen = Vec<(usize, usize, Vec<u8>)>;
         for seed in [1, 2, 3] {
             let runs = inputs(net.input_bytes(), seed);
             let mut first = Vec::new();
+            let mut first_seen: Vec<Seen> = Vec::new();
             for x in &runs {
-                net.invoke(&mut runner, x, &mut out).unwrap();
+                let mut seen = Seen::new();
+                net.invoke_observed(&mut runner, Some(x), Some(&mut out), &mut |op, t, b| {
+                    seen.push((op, t, b.to_vec()))
+                })
+                .unwrap();
                 first.push(out.clone());
+                first_seen.push(seen);
             }
             let states_now: Vec<Vec<u8>> = (0..net.states())
                 .map(|k| net.state(k).unwrap().1.to_vec())
@@ -95,9 +106,19 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
             for (k, f) in fresh.iter().enumerate() {
                 assert_eq!(net.state(k).unwrap().1, &f[..], "{name}: state {k}");
             }
-            for (x, want) in runs.iter().zip(&first) {
-                net.invoke(&mut runner, x, &mut out).unwrap();
+            // After a reset: every intermediate tensor of the sequence again, as from a
+            // fresh load (the first sequence's were TFLM's: tests/oracle.rs, golden files).
+            for ((x, want), want_seen) in runs.iter().zip(&first).zip(&first_seen) {
+                let mut seen = Seen::new();
+                net.invoke_observed(&mut runner, Some(x), Some(&mut out), &mut |op, t, b| {
+                    seen.push((op, t, b.to_vec()))
+                })
+                .unwrap();
                 assert_eq!(&out, want, "{name} seed {seed}: after reset_state");
+                assert!(
+                    &seen == want_seen,
+                    "{name} seed {seed}: an intermediate tensor differs after reset_state"
+                );
             }
             net.reset_state();
         }

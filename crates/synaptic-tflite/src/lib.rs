@@ -50,6 +50,7 @@ mod schema;
 #[doc(hidden)]
 pub mod tests_support;
 
+pub mod flexbuffers;
 pub use fb::{Table, Vector};
 pub use ops::{builtin_name, code, BUILTIN_NAMES};
 pub use schema::*;

@@ -199,7 +199,12 @@ pub mod code {
     pub const PAD: i32 = 34;
     pub const TRANSPOSE: i32 = 39;
     pub const MEAN: i32 = 40;
+    pub const DIV: i32 = 42;
     pub const SQUEEZE: i32 = 43;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
+    pub const STRIDED_SLICE: i32 = 45;
+    pub const CAST: i32 = 53;
+    pub const MAXIMUM: i32 = 55;
+    pub const MINIMUM: i32 = 57;
     pub const QUANTIZE: i32 = 114;
 }

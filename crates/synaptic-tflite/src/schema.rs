@@ -324,6 +324,23 @@ pub struct OperatorCode<'m> {
     pub version: i32,
 }
 
+/// `StridedSliceOptions`: bit `i` of a mask applies to dimension `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StridedSliceOptions {
+    /// Dimensions whose begin index is ignored (the start of the dimension).
+    pub begin_mask: i32,
+    /// Dimensions whose end index is ignored (the end of the dimension).
+    pub end_mask: i32,
+    /// Dimensions standing for an ellipsis.
+    pub ellipsis_mask: i32,
+    /// Dimensions inserted with size 1.
+    pub new_axis_mask: i32,
+    /// Dimensions removed from the output (one index taken).
+    pub shrink_axis_mask: i32,
+    /// Whether `end` is an offset from `begin`.
+    pub offset: bool,
+}
+
 /// A buffer of constant data.
 #[derive(Clone, Copy, Debug)]
 pub struct Buffer<'m>(Table<'m>);
@@ -548,7 +565,9 @@ pub mod options_type {
     pub const RESHAPE: u8 = 17;
     pub const MUL: u8 = 21;
     pub const REDUCER: u8 = 27;
+    pub const DIV: u8 = 29;
     pub const SQUEEZE: u8 = 30;
+    pub const STRIDED_SLICE: u8 = 32;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
 }
 
@@ -703,6 +722,29 @@ impl<'m> Operator<'m> {
         match self.options(ty)? {
             Some(t) => t.i8_or(0, 0),
             None => Ok(0),
+        }
+    }
+
+    /// `DivOptions.fused_activation_function` (0 if absent).
+    pub fn div_activation(&self) -> Result<i8, Error> {
+        match self.options(options_type::DIV)? {
+            Some(t) => t.i8_or(0, 0),
+            None => Ok(0),
+        }
+    }
+
+    /// `StridedSliceOptions` (all masks 0 and `offset` false if absent).
+    pub fn strided_slice_options(&self) -> Result<StridedSliceOptions, Error> {
+        match self.options(options_type::STRIDED_SLICE)? {
+            Some(t) => Ok(StridedSliceOptions {
+                begin_mask: t.i32_or(0, 0)?,
+                end_mask: t.i32_or(1, 0)?,
+                ellipsis_mask: t.i32_or(2, 0)?,
+                new_axis_mask: t.i32_or(3, 0)?,
+                shrink_axis_mask: t.i32_or(4, 0)?,
+                offset: t.bool_or(5, false)?,
+            }),
+            None => Ok(StridedSliceOptions::default()),
         }
     }
 

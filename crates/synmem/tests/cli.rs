@@ -360,9 +360,9 @@ fn emit_writes_the_compiled_program_unless_op_data_ram() {
     let text = std::fs::read_to_string(&rs).unwrap();
     assert!(!text.contains("PROGRAM"));
     assert!(text.contains("pub const PLAN: Plan<'static>"));
-    // A model synaptic-run does not run: the plan alone by default, an error if asked for.
-    // TFLM's signal library (custom operators) is not implemented yet.
-    let lstm = dir.join("audio_preprocessor_int8.tflite");
+    // A model synaptic-run does not run (a hybrid model, as TFLM refuses): the plan alone by
+    // default, an error if asked for.
+    let lstm = dir.join("kws_ref_model_float32.tflite");
     let out = tmp("lstm.h");
     synmem()
         .args(["emit", lstm.to_str().unwrap(), "--lang", "c", "-o"])
@@ -776,8 +776,16 @@ fn run_writes_outputs_and_names_unsupported_operators() {
     }
     assert_eq!(outputs[0].len(), 1);
     assert_eq!(outputs[0], outputs[1], "I/O placement changed the output");
-    // TFLM's signal library: custom operators this runtime does not implement yet.
-    let custom = dir.join("audio_preprocessor_int8.tflite");
+    // A custom operator this runtime does not implement (the audio front end with its first
+    // operator's custom code changed): refused naming the code.
+    let mut b = std::fs::read(dir.join("audio_preprocessor_int8.tflite")).unwrap();
+    let at = b
+        .windows(12)
+        .position(|w| w == b"SignalWindow")
+        .expect("the custom code");
+    b[at + 11] = b'X';
+    let custom = tmp("unknown_custom.tflite");
+    std::fs::write(&custom, &b).unwrap();
     let e = fails(
         &[
             "run",
@@ -789,7 +797,10 @@ fn run_writes_outputs_and_names_unsupported_operators() {
         ],
         1,
     );
-    assert!(e.contains("operator 0 (CUSTOM)"), "{e}");
+    assert!(
+        e.contains("operator 0 (CUSTOM \"SignalWindoX\"): custom operator not implemented"),
+        "{e}"
+    );
 }
 
 /// `synmem run --json`: every field of the interface (issue 11, item 5; listed in
@@ -1423,10 +1434,10 @@ fn one_ram_figure_in_plan_emit_and_run() {
         "{err}"
     );
     // A model synaptic-run does not run: the figure is the plan's, and it says why.
-    let lstm = dir.join("audio_preprocessor_int8.tflite");
+    let lstm = dir.join("kws_ref_model_float32.tflite");
     let v = json(&["plan", lstm.to_str().unwrap(), "--json"]);
     assert_eq!(v["ram"]["supported"], false);
-    assert!(v["ram"]["unsupported"].as_str().unwrap().contains("CUSTOM"));
+    assert!(v["ram"]["unsupported"].as_str().unwrap().contains("hybrid"));
 }
 
 /// `--json` on every subcommand, and errors as JSON on stdout with a non-zero exit.

@@ -652,19 +652,19 @@ static void test_program_as_input(void **state)
     }
 }
 
-/* A model with an operator the runtime does not implement: -ENOTSUP naming it. */
+/* A model the runtime does not run (a hybrid model, as TFLM refuses): -ENOTSUP naming it. */
 static void test_unsupported_model(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *bytes = must_read("audio_preprocessor_int8.tflite", &len);
+    uint8_t *bytes = must_read("kws_ref_model_float32.tflite", &len);
     void *arena = buffer(65536);
     syn_run_model_t net = {0};
     syn_run_config_t c = {
         .model = bytes, .model_size = len, .io = SYN_RUN_IO_PLAN,
         .arena = arena, .arena_size = 65536,
     };
-    assert_fails(syn_run_load(&net, &c), ENOTSUP, "CUSTOM");
+    assert_fails(syn_run_load(&net, &c), ENOTSUP, "hybrid");
     assert_fails(syn_run_invoke_copy(&net, NULL, 0, NULL, 0), ENODEV, "no model loaded");
     free(arena);
     free(bytes);

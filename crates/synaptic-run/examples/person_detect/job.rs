@@ -23,12 +23,10 @@ pub const LABELS: [&str; 2] = ["no person", "person"];
 pub const TFLM_SCORES: [(&str, [i8; 2]); 2] =
     [("person.bmp", [-113, 113]), ("no_person.bmp", [57, -57])];
 
-/// `$SYNAPTIC_SHARED`, or `../shared` beside the repository.
-pub fn shared_dir() -> PathBuf {
-    std::env::var_os("SYNAPTIC_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
-}
+#[path = "../common/shared.rs"]
+mod shared;
+use shared::same_file;
+pub use shared::shared_dir;
 
 /// One image's result.
 pub struct Scored {
@@ -217,15 +215,6 @@ pub fn main_job(shared: &Path, images: &[PathBuf]) -> Result<Report, JobError> {
         scored,
         ram,
     })
-}
-
-/// Whether `a` and `b` name the same file (canonical paths; the paths themselves if either
-/// cannot be resolved).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
 }
 
 /// The scores as `[a, b]`.

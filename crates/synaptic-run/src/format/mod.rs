@@ -15,11 +15,12 @@
 //! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
-//! | one record per operator, in execution order | `kind \| inputs << 8 \| builtin code << 16`, record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; see [`crate::ops`]) |
+//! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; see [`crate::ops`]) |
 //!
 //! A location is 3 words `tag, a, b`: 0 absent (an optional input), 1 plan slot `a`, 2 graph
 //! I/O tensor `a` in the SHARED region, 3 model constant: `b` bytes at byte offset `a` of the
-//! model (weights stay in the model, read in place).
+//! model (weights stay in the model, read in place), 4 state `a` (a variable tensor, or an
+//! output holding a kernel's own state: persistent, kept across inferences).
 
 pub(crate) mod codec;
 
@@ -49,7 +50,7 @@ pub struct Geometry {
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
 /// The format version this runtime reads and writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 13;
 /// Words per entry of the I/O table.
@@ -58,6 +59,8 @@ pub const IO_WORDS: usize = 5;
 pub const SLOT_WORDS: usize = 6;
 /// Words of a location.
 pub(crate) const LOC_WORDS: usize = 3;
+/// Words of each output after an operator's first: its tensor index and location.
+pub(crate) const OUT_WORDS: usize = 1 + LOC_WORDS;
 /// Words of an operator record before its input locations.
 pub(crate) const OP_HEAD_WORDS: usize = 4 + LOC_WORDS;
 
@@ -152,6 +155,19 @@ impl OpRecord<'_> {
         Loc::get(self.inputs.get(k * LOC_WORDS..(k + 1) * LOC_WORDS)?)
     }
 
+    /// Number of outputs after the first.
+    #[inline]
+    pub(crate) fn n_extra(&self) -> usize {
+        self.extra.len() / OUT_WORDS
+    }
+
+    /// Output `1 + k`: its tensor index and location.
+    #[inline]
+    pub(crate) fn extra_output(&self, k: usize) -> Option<(usize, Loc)> {
+        let w = self.extra.get(k * OUT_WORDS..(k + 1) * OUT_WORDS)?;
+        Some((w[0] as usize, Loc::get(&w[1..])?))
+    }
+
     /// The locations of the inputs, in order (`None`: a location that does not decode).
     #[inline]
     pub(crate) fn input_locs(&self) -> impl Iterator<Item = Option<Loc>> + '_ {
@@ -178,6 +194,8 @@ pub(crate) struct OpRecord<'w> {
     pub out_loc: Loc,
     /// Input locations, [`LOC_WORDS`] each.
     pub inputs: &'w [u32],
+    /// The outputs after the first, [`OUT_WORDS`] each (tensor index, location).
+    pub extra: &'w [u32],
     /// Multipliers.
     pub multipliers: &'w [u32],
     /// Shifts.
@@ -284,12 +302,14 @@ impl<'w> Program<'w> {
         };
         let kind = head & 0xff;
         let n_in = ((head >> 8) & 0xff) as usize;
+        let n_extra = (head >> 28) as usize;
         let len = len as usize;
         let rec = rest.get(..len)?;
-        // Each part in turn: the header, the input locations, the parameters, `n`
+        // Each part in turn: the header, the input locations, the further outputs, the parameters, `n`
         // multipliers, `n` shifts, the constants (the rest).
         let (_, body) = rec.split_at_checked(OP_HEAD_WORDS)?;
         let (inputs, body) = body.split_at_checked(n_in * LOC_WORDS)?;
+        let (extra, body) = body.split_at_checked(n_extra * OUT_WORDS)?;
         let (params, body) = body.split_at_checked(param_words(kind)?)?;
         let (multipliers, body) = body.split_at_checked(n as usize)?;
         let (shifts, constants) = body.split_at_checked(n as usize)?;
@@ -300,6 +320,7 @@ impl<'w> Program<'w> {
                 output: output as usize,
                 out_loc: Loc::get(&[t, a, b])?,
                 inputs,
+                extra,
                 multipliers,
                 shifts,
                 constants,

@@ -360,6 +360,9 @@ fn check_overlaps<O: OpSet>(
         ) else {
             return Err(refuse("declared overlap of a slot the plan does not have"));
         };
+        if rec.n_extra() > 0 {
+            return Err(refuse("declared overlap of an operator with two outputs"));
+        }
         let found = pair_inputs(&rec, pair).map_err(refuse)?;
         if let Some(k) = ops::pair_input(rec.kind) {
             // The kernel takes that input in place and views no other one.

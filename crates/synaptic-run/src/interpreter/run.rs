@@ -13,6 +13,9 @@ use super::{overlap, Interpreter, IoPlacement, Store};
 use crate::error::RunError;
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
+
+// `with_views` has an arm for every list length up to this.
+const _: () = assert!(MAX_OP_TENSORS == 18);
 use crate::ops::operands::{split_io, Inputs, MAX_OP_STATES};
 use crate::ops::{self, OpSet, Operands};
 
@@ -204,9 +207,9 @@ pub(super) fn run_op<O: OpSet>(
 ) -> Result<(), RunError> {
     // The caller checked the input count (at most MAX_OP_INPUTS).
     let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
-    // The distinct planned tensors: the output first, then the inputs (a short list for the
+    // The distinct planned tensors: the outputs first, then the inputs (a short list for the
     // usual operator: zeroing the long one costs more than the rest of the list).
-    if n_in < 4 {
+    if n_in + rec.n_extra() < 4 {
         let mut slots = [0usize; 4];
         let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
         run_op_slots::<O>(
@@ -235,9 +238,11 @@ pub(super) fn run_op<O: OpSet>(
     }
 }
 
-/// Fills `slots` (at least `n_in + 1` long) with the distinct planned tensors of record `rec`:
-/// its output first if it is planned, then its inputs. Returns how many, and whether the
-/// output is among them.
+/// Fills `slots` (at least `n_in + 1 + rec.n_extra()` long, or inputs past its end are left
+/// out) with the distinct planned tensors of record `rec`: its output first if it is planned,
+/// then its second output if planned (a planned second output is always one: the compiler
+/// refuses any other than a slot or state), then its inputs. Returns how many, and whether
+/// the output is among them.
 fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usize, bool) {
     let mut n_slots = 0;
     let out_planned = match rec.out_loc {
@@ -248,6 +253,12 @@ fn distinct_slots(rec: &OpRecord<'_>, n_in: usize, slots: &mut [usize]) -> (usiz
         }
         _ => false,
     };
+    if let Some((_, Loc::Slot(s))) = rec.extra_output(0) {
+        if let Some(d) = slots.get_mut(n_slots) {
+            *d = s;
+            n_slots += 1;
+        }
+    }
     for loc in rec.input_locs().take(n_in) {
         if let Some(Loc::Slot(s)) = loc {
             if !slots[..n_slots].contains(&s) {
@@ -289,17 +300,26 @@ fn run_op_slots<O: OpSet>(
     } else {
         Default::default()
     });
-    let in_slots = &slots[usize::from(out_planned).min(slots.len())..];
+    // The second output's view, if planned (after the output's in `slots`).
+    let extra_planned = matches!(rec.extra_output(0), Some((_, Loc::Slot(_))));
+    let n_outs = usize::from(out_planned) + usize::from(extra_planned);
+    let in_slots = &slots[n_outs.min(slots.len())..];
     // The kernel's scratch: one block of the pool for this call, given back when it returns.
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
     p.with_scratch(scratch_bytes, |p, scratch| {
         let mut scratch = Some(scratch);
         with_views(p, i as u16, slots, &mut |views| {
-            let (out_view, in_views) = if out_planned {
+            let (out_view, rest) = if out_planned {
                 let (o, rest) = views.split_at_mut(1);
                 (o.first_mut(), rest)
             } else {
                 (None, views)
+            };
+            let (mut out2, in_views) = if extra_planned {
+                let (o, rest) = rest.split_at_mut(1);
+                (o.first_mut(), rest)
+            } else {
+                (None, rest)
             };
             let ins = Inputs {
                 rec,
@@ -313,6 +333,7 @@ fn run_op_slots<O: OpSet>(
                     name: "",
                     ins,
                     out,
+                    out2: out2.take().map(|t| t.bytes_mut()),
                     scratch: scratch.take().unwrap_or_else(Scratch::empty),
                     states: states.take().unwrap_or_default(),
                 };
@@ -320,6 +341,13 @@ fn run_op_slots<O: OpSet>(
                     .map_err(|error| RunError::Kernel { op: i, error })?;
                 if let Some(observe) = observe.as_deref_mut() {
                     observe(i, rec.output, io.out.bytes());
+                    // The second output: its view, or the kernel's own state (the first of
+                    // `states`, see `state_views`).
+                    match (rec.extra_output(0), &io.out2, &io.states[0]) {
+                        (Some((t, Loc::Slot(_))), Some(o), _) => observe(i, t, o),
+                        (Some((t, Loc::State(_))), _, Some(b)) => observe(i, t, b),
+                        _ => {}
+                    }
                 }
                 Ok(())
             };
@@ -332,8 +360,9 @@ fn run_op_slots<O: OpSet>(
     })??
 }
 
-/// The bytes of the variable tensors among `rec`'s inputs, in input order (the first
-/// [`MAX_OP_STATES`]; an input naming one twice gets it once).
+/// The bytes of the state `rec` reads and updates: its second output's if that is its
+/// kernel's own state, then the variable tensors among its inputs, in input order (the first
+/// [`MAX_OP_STATES`]; one named twice is given once).
 #[inline(never)]
 fn state_views<'x>(
     rec: &OpRecord<'_>,
@@ -345,7 +374,11 @@ fn state_views<'x>(
     }
     let mut want = [usize::MAX; MAX_OP_STATES];
     let mut n = 0;
-    for w in rec.inputs.chunks_exact(program::LOC_WORDS) {
+    let own = rec.extra.get(1..program::OUT_WORDS).unwrap_or(&[]);
+    for w in [own]
+        .into_iter()
+        .chain(rec.inputs.chunks_exact(program::LOC_WORDS))
+    {
         if let (Some(j), true) = (Loc::state_of(w), n < MAX_OP_STATES) {
             if !want[..n].contains(&j) {
                 want[n] = j;
@@ -410,6 +443,9 @@ pub(super) fn with_views(
         14 => go::<14>(p, op, slots, f),
         15 => go::<15>(p, op, slots, f),
         16 => go::<16>(p, op, slots, f),
-        _ => go::<MAX_OP_TENSORS>(p, op, slots, f),
+        17 => go::<17>(p, op, slots, f),
+        18 => go::<18>(p, op, slots, f),
+        // Never: no list is longer (`run_op`'s arrays).
+        _ => Ok(Err(RunError::Program { at: 0 })),
     }
 }

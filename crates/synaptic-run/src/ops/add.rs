@@ -6,6 +6,7 @@
 
 use synaptic_tflite::code;
 
+use super::binary::I32Params;
 use super::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
 use super::common::Int8;
 use super::float::FloatRange;
@@ -150,6 +151,11 @@ impl Elementwise for AddParams {
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::binary::is_i32(cx) {
+        // TFLM's int32 ADD clamps to the full range whatever the fused activation.
+        let bc = super::binary::prepare_i32(cx)?;
+        return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
+    }
     if super::binary::is_float(cx) {
         let (range, broadcast) = super::binary::prepare_f32(cx)?;
         return Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range });
@@ -206,3 +212,17 @@ crate::format::codec::words!(AddF32Params {
     broadcast: Broadcast,
     range: FloatRange,
 });
+
+/// ADD int32 (unquantized): `reference_ops::Add` on `int32_t`, wrapping.
+pub struct AddOp;
+
+impl super::binary::OpI32 for AddOp {
+    const NAME: &'static str = "ADD";
+    #[inline]
+    fn value(x: i32, y: i32) -> Option<i32> {
+        Some(x.wrapping_add(y))
+    }
+}
+
+/// The ADD kernel, int32.
+pub type AddI32 = super::binary::BinaryI32<AddOp>;

@@ -460,3 +460,122 @@ crate::format::codec::words!(Broadcast {
     sizes: [usize; 3],
     same: bool,
 });
+
+/// An element-wise int32 operator of two (possibly broadcast) operands, unquantized: TFLM's
+/// reference `Add`, `Mul`, `Div`, `Maximum`, `Minimum` on `int32_t` (one integer operation, then
+/// the activation's clamp). C's signed overflow wraps here (TFLM's is undefined; the
+/// two's-complement result every compiler gives).
+pub trait OpI32 {
+    /// The operator, as TFLite names it.
+    const NAME: &'static str;
+    /// One output from the two input values (`None`: a division by zero).
+    fn value(x: i32, y: i32) -> Option<i32>;
+}
+
+/// A prepared int32 element-wise operator: the pairing and the clamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct I32Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// The lowest output.
+    pub(crate) min: i32,
+    /// The highest output.
+    pub(crate) max: i32,
+}
+
+impl I32Params {
+    /// The range of `activation` for int32 (TFLM's `CalculateActivationRange<int32_t>`);
+    /// `None`: the full range (ADD int32, MINIMUM, MAXIMUM: no activation).
+    pub fn new(broadcast: Broadcast, activation: Option<Activation>) -> Self {
+        let (min, max) = match activation {
+            None | Some(Activation::None) => (i32::MIN, i32::MAX),
+            Some(Activation::Relu) => (0, i32::MAX),
+            Some(Activation::Relu6) => (0, 6),
+            Some(Activation::ReluN1To1) => (-1, 1),
+        };
+        I32Params {
+            broadcast,
+            min,
+            max,
+        }
+    }
+}
+
+/// An int32 operator as [`run_i32`] takes it: its name and [`OpI32::value`].
+pub type I32Op = (&'static str, fn(i32, i32) -> Option<i32>);
+
+/// Runs int32 operator `op` (`value`: [`OpI32::value`]) on its operands' native-endian int32
+/// bytes: one loop for every int32 operator (not inlined: one copy in an image).
+#[inline(never)]
+pub fn run_i32(
+    (op, value): I32Op,
+    p: &I32Params,
+    in1: &[u8],
+    in2: &[u8],
+    output: &mut [i32],
+) -> Result<(), KernelError> {
+    let bc = &p.broadcast;
+    let [n1, n2, n] = bc.sizes();
+    KernelError::check_len(op, Operand::Input(0), n1, in1.len() / 4)?;
+    KernelError::check_len(op, Operand::Input(1), n2, in2.len() / 4)?;
+    KernelError::check_len(op, Operand::Output, n, output.len())?;
+    let at = |b: &[u8], i: usize| {
+        let w = [b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]];
+        i32::from_ne_bytes(w)
+    };
+    let mut zero = false;
+    bc.for_each_pair(|j, i1, i2| match value(at(in1, i1), at(in2, i2)) {
+        Some(v) => output[j] = v.clamp(p.min, p.max),
+        None => zero = true,
+    });
+    if zero {
+        return Err(KernelError::unsupported(op, Unsupported::DivisionByZero));
+    }
+    Ok(())
+}
+
+/// The kernel of int32 element-wise operator `P` (`BinaryI32<AddOp>` is ADD int32).
+pub struct BinaryI32<P>(PhantomData<P>);
+
+impl<P: OpI32> Kernel for BinaryI32<P> {
+    const NAME: &'static str = P::NAME;
+    type Params = I32Params;
+
+    #[inline]
+    fn run(p: &I32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (a, b) = (io.bytes(0), io.bytes(1));
+        run_i32((P::NAME, P::value), p, a, b, io.out_i32()?)
+    }
+}
+
+/// Prepares an int32 element-wise operator: two int32 operands (activations or constants,
+/// unquantized as TFLM requires), an int32 output; returns the pairing.
+pub(crate) fn prepare_i32(cx: &Prep<'_, '_>) -> Result<Broadcast, LoadError> {
+    cx.inputs(2, 2)?;
+    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    for (k, t) in [&a, &b].into_iter().enumerate() {
+        if t.ty != TensorType::Int32 {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(k as u8),
+                expected: TensorTypes::Int32,
+            }));
+        }
+        if !t.data.is_empty() {
+            cx.constant(t, Operand::Input(k as u8))?;
+        }
+    }
+    cx.activation_of(&out, Operand::Output, TensorType::Int32)?;
+    Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))
+}
+
+/// Whether the operator's output is int32 (the int32 kernel then prepares it).
+pub(crate) fn is_i32(cx: &Prep<'_, '_>) -> bool {
+    cx.output().is_ok_and(|x| x.ty == TensorType::Int32)
+}
+
+// The program's word codec of the int32 parameters.
+crate::format::codec::words!(I32Params {
+    broadcast: Broadcast,
+    min: i32,
+    max: i32,
+});

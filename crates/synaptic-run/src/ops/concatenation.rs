@@ -1,4 +1,4 @@
-//! CONCATENATION (int8, int32, float32): `reference_ops::Concatenation`; TFLM requires equal
+//! CONCATENATION (int8, int32, float32; any input may be a constant): `reference_ops::Concatenation`; TFLM requires equal
 //! quantizations and no fused activation for int8 (checked here). No arithmetic: the kernel
 //! moves bytes, the element size folded into the inner dimension.
 
@@ -154,8 +154,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
                 expected: TensorTypes::OutputType,
             }));
         }
+        // A constant input is read in place (the audio front end's zero padding).
         if !t.data.is_empty() {
-            return Err(cx.unsupported(Unsupported::Constant(Operand::Input(k as u8))));
+            cx.constant(&t, Operand::Input(k as u8))?;
         }
         shapes[k] = t.dims;
         ranks[k] = t.rank;

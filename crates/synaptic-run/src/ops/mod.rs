@@ -117,6 +117,10 @@ pub(crate) trait Kernel {
     /// (ADD, MUL: either operand).
     const PAIR_INPUT: Option<usize> = Some(0);
 
+    /// The operator's outputs (every one written by [`Kernel::run`]; a second one is
+    /// `Operands::out2`, or `Operands::states` when it holds the kernel's own state).
+    const OUTPUTS: usize = 1;
+
     /// Whether the kernel reads and updates variable tensors (state kept across invocations:
     /// `Operands::states`).
     const STATE: bool = false;
@@ -153,7 +157,8 @@ pub fn contract_of(
     let sg = model.subgraph(0).ok()?;
     let (v, prepared) = prepared_op::<AllOps>(model, &sg, op)?;
     let t = usize::try_from(*v.inputs.get(input)?).ok()?;
-    if input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
+    // An operator with two outputs runs only plainly (the overlapped path has one output).
+    if v.n_out > 1 || input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
         return None;
     }
     if !prepared.reads(input) {
@@ -230,6 +235,99 @@ fn prepared_op<'m, O: OpSet>(
     Some((v, prepared))
 }
 
+/// The custom operators the runtime implements, matched by their custom code (TFLM's
+/// signal library, as its op resolver registers them): custom operator `i` gets the code
+/// [`CUSTOM_BASE`]` + i` here, its module's `BUILTINS` entry. Any other custom code stays
+/// `CUSTOM`, refused at load as not implemented.
+pub const CUSTOM_OPS: &[&str] = &[
+    "SignalWindow",
+    "SignalFftAutoScale",
+    "SignalRfft",
+    "SignalEnergy",
+    "SignalFilterBank",
+    "SignalFilterBankSquareRoot",
+    "SignalFilterBankSpectralSubtraction",
+    "SignalPCAN",
+    "SignalFilterBankLog",
+];
+
+/// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
+/// 2^12, the program record's field).
+pub const CUSTOM_BASE: i32 = 0x800;
+
+/// The operator code and name of an operator code table entry: a builtin's code and TFLite
+/// name, or for a custom operator of [`CUSTOM_OPS`] its code here and its custom code (any
+/// other custom operator: `CUSTOM`).
+///
+/// ```
+/// use synaptic_run::ops::{identify, CUSTOM_BASE};
+/// assert_eq!(identify(3, None), (3, "CONV_2D"));
+/// assert_eq!(identify(32, Some(b"SignalRfft")), (CUSTOM_BASE + 2, "SignalRfft"));
+/// assert_eq!(identify(32, Some(b"MyOp")), (32, "CUSTOM"));
+/// ```
+pub fn identify(builtin: i32, custom: Option<&[u8]>) -> (i32, &'static str) {
+    if builtin == synaptic_tflite::code::CUSTOM {
+        if let Some(i) = custom.and_then(|c| CUSTOM_OPS.iter().position(|n| n.as_bytes() == c)) {
+            return (CUSTOM_BASE + i as i32, CUSTOM_OPS[i]);
+        }
+    }
+    (
+        builtin,
+        synaptic_tflite::builtin_name(builtin).unwrap_or("UNKNOWN"),
+    )
+}
+
+/// The custom code of custom operator `name` of [`CUSTOM_OPS`] (its modules' `BUILTINS`).
+pub(crate) const fn custom_code(name: &str) -> i32 {
+    let mut i = 0;
+    while i < CUSTOM_OPS.len() {
+        let (a, b) = (CUSTOM_OPS[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return CUSTOM_BASE + i as i32;
+            }
+        }
+        i += 1;
+    }
+    panic!("not a custom operator of CUSTOM_OPS")
+}
+
+/// The output position of operator code `code` that holds its kernel's own state across
+/// invocations (TFLM keeps it in a persistent buffer and copies it out each call; here the
+/// output tensor itself is that state: persistent, zeroed at load and by a state reset).
+pub(crate) fn state_output(code: i32) -> Option<usize> {
+    (code == signal_spectral_subtraction::CODE).then_some(signal_spectral_subtraction::STATE_OUTPUT)
+}
+
+/// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
+/// if any (in range).
+pub(crate) fn state_output_in(
+    model: &synaptic_tflite::Model<'_>,
+    sg: &synaptic_tflite::SubGraph<'_>,
+    op: usize,
+) -> Option<usize> {
+    let (code, _) = crate::model::op_code(model, sg, op).ok()?;
+    let k = state_output(code)?;
+    let t = usize::try_from(sg.operator(op).ok()?.outputs().ok()?.get(k)?).ok()?;
+    (t < sg.tensors_len().ok()?).then_some(t)
+}
+
+/// The tensor of operator `op` of `model`'s main subgraph that holds its kernel's own state
+/// across invocations (the spectral subtraction's noise estimate): state like a variable
+/// tensor (persistent, zeroed at load and by a state reset), not a planned activation.
+///
+/// ```
+/// let model = synaptic_tflite::Model::new(synaptic_tflite::tests_support::tiny_model()).unwrap();
+/// assert_eq!(synaptic_run::ops::state_output_of(&model, 0), None);
+/// ```
+pub fn state_output_of(model: &synaptic_tflite::Model<'_>, op: usize) -> Option<usize> {
+    state_output_in(model, &model.subgraph(0).ok()?, op)
+}
+
 /// Decodes a kernel's parameters from its record's words.
 #[inline(always)]
 fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
@@ -272,18 +370,43 @@ macro_rules! operators {
         /// code is constant-false there).
         pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
 
+        /// The kernels of the operator named `name` (TFLite's builtin name, `FULLY_CONNECTED`,
+        /// or a custom code of [`CUSTOM_OPS`]) as an [`OpSet::KINDS`] mask: every data type's
+        /// kernel of its module (built or not); `None` if the runtime has no such operator.
+        /// How a C library links only some operators (`SYNAPTIC_RUN_OPS` of synaptic-run-ffi,
+        /// Zephyr's `CONFIG_SYNAPTIC_RUN_OPS`).
+        ///
+        /// ```
+        /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
+        /// assert_eq!(fc.count_ones(), 2); // int8 and float32
+        /// assert!(synaptic_run::ops::kinds_of("SignalRfft").is_some());
+        /// assert_eq!(synaptic_run::ops::kinds_of("WHILE"), None);
+        /// ```
+        pub fn kinds_of(name: &str) -> Option<u64> {
+            let code = match CUSTOM_OPS.iter().position(|n| *n == name) {
+                Some(i) => CUSTOM_BASE + i as i32,
+                None => synaptic_tflite::BUILTIN_NAMES.iter().position(|n| *n == name)? as i32,
+            };
+            let mut mask = 0u64;
+            $( if $module::BUILTINS.contains(&code) { $( mask |= 1u64 << $kind; )+ } )+
+            (mask != 0).then_some(mask)
+        }
+
         /// Whether the runtime implements TFLite builtin `code`.
         pub(crate) fn supported(code: i32) -> bool {
             false $( || $module::BUILTINS.contains(&code) )+
         }
 
         /// Prepares the operator of `cx` (its module's `prepare`; a module none of whose
-        /// kernels `O` links is not called, so not linked).
+        /// kernels this build has and `O` links is not called, so not linked).
         pub(crate) fn prepare<'m, O: OpSet>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
             let code = cx.code();
             $( if $module::BUILTINS.contains(&code) {
-                if false $( || linked(O::KINDS, $kind) )+ {
+                if false $( || (<$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind)) )+ {
                     return $module::prepare(cx);
+                }
+                if false $( || linked(O::KINDS, $kind) )+ {
+                    return Err(cx.unsupported(Unsupported::NotBuilt));
                 }
                 return Err(cx.unsupported(Unsupported::NotLinked));
             } )+
@@ -393,20 +516,34 @@ macro_rules! operators {
 // tool finds them).
 pub mod add;
 pub mod average_pool_2d;
+pub mod cast;
 pub mod concatenation;
 pub mod conv_2d;
 pub mod depthwise_conv_2d;
 pub mod dequantize;
+pub mod div;
 pub mod fully_connected;
 pub mod logistic;
 pub mod lstm;
 pub mod max_pool_2d;
 pub mod mean;
+pub mod minimum_maximum;
 pub mod mul;
 pub mod pad;
 pub mod quantize;
 pub mod reshape;
+pub mod signal;
+pub mod signal_energy;
+pub mod signal_fft_auto_scale;
+pub mod signal_filter_bank;
+pub mod signal_filter_bank_log;
+pub mod signal_filter_bank_square_root;
+pub mod signal_pcan;
+pub mod signal_rfft;
+pub mod signal_spectral_subtraction;
+pub mod signal_window;
 pub mod softmax;
+pub mod strided_slice;
 pub mod svdf;
 pub mod transpose;
 
@@ -418,8 +555,12 @@ operators! {
     max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
     softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32", 31 => SoftmaxI16 },
     logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
-    add { 8 => Add, 25 => AddF32 if "float32" },
-    mul { 9 => Mul, 26 => MulF32 if "float32" },
+    add { 8 => Add, 25 => AddF32 if "float32", 34 => AddI32 },
+    mul { 9 => Mul, 26 => MulF32 if "float32", 35 => MulI32 },
+    div { 36 => DivI32 },
+    minimum_maximum { 37 => MinimumI32, 38 => MaximumI32 },
+    cast { 39 => Cast },
+    strided_slice { 40 => StridedSlice },
     mean { 10 => Mean },
     pad { 11 => Pad },
     concatenation { 12 => Concatenation },
@@ -429,6 +570,15 @@ operators! {
     dequantize { 17 => Dequantize },
     svdf { 27 => Svdf, 28 => SvdfI8 },
     lstm { 32 => Lstm if "lstm", 33 => LstmF32 if "lstm" & "float32" },
+    signal_window { 41 => Window if "signal" },
+    signal_fft_auto_scale { 42 => FftAutoScale if "signal" },
+    signal_rfft { 43 => Rfft if "signal" },
+    signal_energy { 44 => Energy if "signal" },
+    signal_filter_bank { 45 => FilterBank if "signal" },
+    signal_filter_bank_square_root { 46 => SquareRoot if "signal" },
+    signal_spectral_subtraction { 47 => SpectralSubtraction if "signal" },
+    signal_pcan { 48 => Pcan if "signal" },
+    signal_filter_bank_log { 49 => FilterBankLog if "signal" },
 }
 
 // Shared by two operators each (not operators themselves).
@@ -463,6 +613,7 @@ mod tests {
             "keyword_scrambled_8bit",
             "trained_lstm_int8",
             "trained_lstm",
+            "audio_preprocessor_int8",
         ] {
             let p = root
                 .join("../../../shared/models")

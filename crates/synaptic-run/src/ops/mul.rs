@@ -4,6 +4,7 @@
 
 use synaptic_tflite::code;
 
+use super::binary::I32Params;
 use super::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
 use super::common::Int8;
 use super::float::FloatRange;
@@ -102,6 +103,11 @@ impl Elementwise for MulParams {
 
 /// Prepares MUL.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::binary::is_i32(cx) {
+        let bc = super::binary::prepare_i32(cx)?;
+        let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+        return Prepared::of::<MulI32>(cx, I32Params::new(bc, Some(ac)));
+    }
     if super::binary::is_float(cx) {
         let (range, broadcast) = super::binary::prepare_f32(cx)?;
         return Prepared::of::<MulF32>(cx, MulF32Params { broadcast, range });
@@ -156,3 +162,17 @@ crate::format::codec::words!(MulF32Params {
     broadcast: Broadcast,
     range: FloatRange,
 });
+
+/// MUL int32 (unquantized): `reference_ops::Mul` on `int32_t`, wrapping.
+pub struct MulOp;
+
+impl super::binary::OpI32 for MulOp {
+    const NAME: &'static str = "MUL";
+    #[inline]
+    fn value(x: i32, y: i32) -> Option<i32> {
+        Some(x.wrapping_mul(y))
+    }
+}
+
+/// The MUL kernel, int32.
+pub type MulI32 = super::binary::BinaryI32<MulOp>;

@@ -217,6 +217,9 @@ pub(crate) struct Operands<'x, 't, 'o> {
     pub(crate) name: &'static str,
     pub(crate) ins: Inputs<'x, 't>,
     pub(crate) out: &'x mut Tensor<'o>,
+    /// The second output's bytes if it is a planned tensor (SignalFftAutoScale's scale); a
+    /// second output holding the kernel's own state is `states[0]` instead.
+    pub(crate) out2: Option<&'x mut [u8]>,
     /// The operator's block of the scratch pool for this call: what its kernel's
     /// `scratch_bytes` asked (empty for most kernels).
     pub(crate) scratch: Scratch<'x>,
@@ -270,6 +273,22 @@ impl<'x, 't> Operands<'x, 't, '_> {
     pub(crate) fn out_i32(&mut self) -> Result<&mut [i32], KernelError> {
         let name = self.name;
         self.out.as_mut_slice::<i32>().map_err(|_| differs(name))
+    }
+
+    /// Input `k` as a uint32 activation (uint32 tensors are INT32 words in the arena).
+    #[inline]
+    pub(crate) fn u32s(&self, k: usize) -> Result<&'x [u32], KernelError> {
+        match self.ins.get(k) {
+            In::Arena(t) => t.as_slice::<u32>().map_err(|_| differs(self.name)),
+            _ => Err(differs(self.name)),
+        }
+    }
+
+    /// The output as uint32.
+    #[inline]
+    pub(crate) fn out_u32(&mut self) -> Result<&mut [u32], KernelError> {
+        let name = self.name;
+        self.out.as_mut_slice::<u32>().map_err(|_| differs(name))
     }
 
     /// The output as float32.

@@ -49,6 +49,10 @@ impl<'m> Prepared<'m> {
         if !super::linked(cx.kinds, K::KIND) {
             return Err(cx.unsupported(Unsupported::NotLinked));
         }
+        // Every output written: the kernel's count exactly.
+        if cx.v.n_out != K::OUTPUTS {
+            return Err(cx.unsupported(Unsupported::OutputCount));
+        }
         let n = <K::Params as Words>::N;
         let mut words = [0u32; MAX_PARAM_WORDS];
         let slot = words
@@ -186,6 +190,32 @@ impl<'a, 'm> Prep<'a, 'm> {
             return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
         }
         Ok(out)
+    }
+
+    /// Output `k` (`output_at(0)` is [`Prep::output`]), never a constant.
+    pub(crate) fn output_at(&self, k: usize) -> Result<TInfo<'m>, LoadError> {
+        let t = self.v.outputs[..self.v.n_out]
+            .get(k)
+            .ok_or(self.unsupported(Unsupported::OutputCount))?;
+        let out = self.operand(*t)?;
+        if !out.data.is_empty() {
+            return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
+        }
+        Ok(out)
+    }
+
+    /// Refused unless `t` is of type `ty` (any tensor: activation, constant or state).
+    pub(crate) fn type_of(
+        &self,
+        t: &TInfo<'_>,
+        operand: Operand,
+        ty: TensorType,
+        expected: TensorTypes,
+    ) -> Result<(), LoadError> {
+        if t.ty != ty {
+            return Err(self.unsupported(Unsupported::TensorType { operand, expected }));
+        }
+        Ok(())
     }
 
     /// Refused unless `t` (the operator's `operand`) is an int8 activation (not a constant).

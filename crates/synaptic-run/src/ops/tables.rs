@@ -86,6 +86,18 @@ pub(crate) enum Constants<'m> {
         filter: &'m [u8],
         bias: &'m [u8],
     },
+    /// Words computed one at a time by the kernel's own function (SignalRfft's kissfft
+    /// tables: `word(arg, c)` is `kissfft::rfft_table_word(fft_length, c)`). A function
+    /// pointer set by the operator's `prepare`, so that an image without that kernel links
+    /// none of its code.
+    Computed {
+        /// Entries.
+        len: usize,
+        /// Entry `c` of the table for `arg`.
+        word: fn(usize, usize) -> Option<u32>,
+        /// The table's parameter.
+        arg: usize,
+    },
 }
 
 impl<'m> Constants<'m> {
@@ -94,6 +106,7 @@ impl<'m> Constants<'m> {
         match self {
             Constants::None => 0,
             Constants::FullyConnected { params, .. } => params.output_depth,
+            Constants::Computed { len, .. } => *len,
         }
     }
 
@@ -109,6 +122,7 @@ impl<'m> Constants<'m> {
                 let bias = (!bias.is_empty()).then_some(LeI32(bias));
                 params.folded_bias(filter, bias.as_ref(), c)
             }
+            Constants::Computed { word, arg, .. } => word(*arg, c).map(|w| w as i32),
         }
     }
 }

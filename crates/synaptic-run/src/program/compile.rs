@@ -8,10 +8,10 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use crate::error::{KernelError, LoadError, ShapeFault, Unsupported};
+use crate::error::{CustomCode, KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
     h, placement_code, IoPlacement, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
-    OP_HEAD_WORDS, SLOT_WORDS, VERSION,
+    OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::limits::MAX_OP_ACTIVATIONS;
 use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
@@ -343,6 +343,15 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
     // refused naming its first unsupported operator.
     for i in 0..g.n_ops {
         let (code, name) = op_code(&g.model, &g.sg, i)?;
+        if code == synaptic_tflite::code::CUSTOM {
+            let c = g
+                .model
+                .operator_code(g.sg.operator(i)?.opcode_index()? as usize)?;
+            return Err(LoadError::CustomOperator {
+                op: i,
+                code: CustomCode::new(c.custom.unwrap_or(&[])),
+            });
+        }
         if !ops::supported(code) {
             return Err(LoadError::Operator {
                 op: i,
@@ -359,7 +368,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         let ins = v.inputs[..v.n_in]
             .iter()
             .filter_map(|&t| usize::try_from(t).ok());
-        for t in ins.chain([v.output]) {
+        for t in ins.chain(v.outputs[..v.n_out].iter().copied()) {
             tinfo(&g.model, &g.sg, t).map_err(|e| e.at_op(i, v.name))?;
         }
     }
@@ -462,11 +471,18 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         let kind = prep.kind;
         let pw = prep.words().len();
         let n = table.len();
-        let builtin = u16::try_from(v.code).map_err(|_| LoadError::Unsupported {
-            what: "a builtin operator code over 16 bits",
-        })?;
-        e.push(kind | (v.n_in as u32) << 8 | u32::from(builtin) << 16)?;
-        e.push_usize(OP_HEAD_WORDS + v.n_in * LOC_WORDS + pw + 2 * n + constants.len())?;
+        let code =
+            u32::try_from(v.code)
+                .ok()
+                .filter(|&c| c < 1 << 12)
+                .ok_or(LoadError::Unsupported {
+                    what: "an operator code over 12 bits",
+                })?;
+        let n_extra = v.n_out - 1;
+        e.push(kind | (v.n_in as u32) << 8 | code << 16 | (n_extra as u32) << 28)?;
+        e.push_usize(
+            OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
+        )?;
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
         let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
@@ -503,6 +519,32 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
                     )));
                 }
             }
+            push_loc(e, l)?;
+        }
+        // The further outputs: planned, or the kernel's own state; never graph I/O in the
+        // SHARED region (the interpreter splits that region around one output only).
+        let own_state = ops::state_output_in(&g.model, &g.sg, i);
+        for &t in &v.outputs[1..v.n_out] {
+            let l = loc_of(
+                model,
+                &g,
+                placement,
+                e,
+                n_slots,
+                t,
+                &tinfo(&g.model, &g.sg, t)?,
+            )?;
+            match l {
+                Loc::Slot(_) => {}
+                Loc::State(_) if own_state == Some(t) => {}
+                _ => {
+                    return Err(LoadError::Unsupported {
+                        what: "a second output that is graph I/O in the SHARED region, a \
+                               constant or a variable tensor",
+                    })
+                }
+            }
+            e.push_usize(t)?;
             push_loc(e, l)?;
         }
         e.what = "operator parameters";

@@ -29,5 +29,6 @@
 mod compile;
 
 pub use crate::format::{HEADER_WORDS, IO_WORDS, MAGIC, SLOT_WORDS, VERSION};
+pub use crate::model::core_request_of;
 pub use compile::{compile, compiled_len, fingerprint, kinds, verify};
 pub(crate) use compile::{compile_in, compiled_len_in, verify_in};

@@ -85,6 +85,10 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     shared_model("micro_speech_lstm", 30, Real::None),
     shared_model("dtln_noise_suppression", 30, Real::None),
     shared_model("trained_lstm", 30, Real::None),
+    // The audio front end (TFLM's signal library): the spectral subtraction's noise estimate
+    // carried across 30 consecutive 30 ms frames.
+    shared_model("audio_preprocessor_int8", 30, Real::None),
+    shared_model("audio_preprocessor_float", 30, Real::None),
 ];
 
 /// `tests/golden/`.

@@ -388,6 +388,8 @@ fn element(dtype: DType, b: &[u8]) -> String {
         (DType::U8, 1) => format!("{}", b[0]),
         (DType::I16, 2) => format!("{}", i16::from_le_bytes([b[0], b[1]])),
         (DType::I32, 4) => format!("{}", i32::from_le_bytes(b.try_into().unwrap())),
+        (DType::U32, 4) => format!("{}", u32::from_le_bytes(b.try_into().unwrap())),
+        (DType::U64, 8) => format!("{}", u64::from_le_bytes(b.try_into().unwrap())),
         (DType::F32, 4) => format!("{:e}", f32::from_le_bytes(b.try_into().unwrap())),
         _ => format!("0x{}", golden::to_hex(b)),
     }

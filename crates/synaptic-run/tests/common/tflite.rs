@@ -135,6 +135,8 @@ pub enum DType {
     I64,
     I16,
     I8,
+    U64,
+    U32,
     Other(u8),
 }
 
@@ -147,13 +149,15 @@ impl DType {
             4 => DType::I64,
             7 => DType::I16,
             9 => DType::I8,
+            12 => DType::U64,
+            15 => DType::U32,
             x => DType::Other(x),
         }
     }
     pub fn size(self) -> usize {
         match self {
-            DType::F32 | DType::I32 => 4,
-            DType::I64 => 8,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::I64 | DType::U64 => 8,
             DType::I16 => 2,
             DType::U8 | DType::I8 => 1,
             DType::Other(_) => 0,

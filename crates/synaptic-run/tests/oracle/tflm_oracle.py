@@ -32,9 +32,33 @@ def tensor_count(model_bytes):
     return sg.TensorsLength(), sg.InputsLength()
 
 
+def unwritten(model_bytes):
+    """The elements TFLM never writes, per tensor index: {tensor: (lo, hi)}, the elements
+    outside lo..hi. SignalEnergy writes only the bins start_index..end_index of its output (the
+    others keep whatever the arena held: another tensor's bytes), and a CAST of such a tensor
+    carries them through. The dump records them as 0, what synaptic-run writes there, so that
+    every element compared is one TFLM computed."""
+    from flatbuffers import flexbuffers
+    model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    sg = model.Subgraphs(0)
+    spans = {}
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        custom = code.CustomCode()
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        if custom == b"SignalEnergy" and op.CustomOptionsLength():
+            o = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+            spans[int(op.Outputs(0))] = (o["start_index"], o["end_index"])
+        elif builtin == 53 and op.InputsLength() and int(op.Inputs(0)) in spans:  # CAST
+            spans[int(op.Outputs(0))] = spans[int(op.Inputs(0))]
+    return spans
+
+
 def dump(model_path, out_path, runs):
     model = open(model_path, "rb").read()
     n_tensors, n_inputs = tensor_count(model)
+    spans = unwritten(model)
     # The wheel's default arena (10x the model) is too small for tiny single-op models.
     it = runtime.Interpreter.from_bytes(
         model, arena_size=max(10 * len(model), 4 << 20),
@@ -55,7 +79,13 @@ def dump(model_path, out_path, runs):
                 sys.exit(f"{run}: {len(raw)} bytes, the inputs take {pos}")
             it.invoke()
             for t in range(n_tensors):
-                data = np.ascontiguousarray(it.GetTensor(t, 0)["tensor_data"]).tobytes()
+                value = np.array(it.GetTensor(t, 0)["tensor_data"])
+                if t in spans:
+                    lo, hi = spans[t]
+                    flat = value.reshape(-1)
+                    flat[:lo] = 0
+                    flat[hi:] = 0
+                data = np.ascontiguousarray(value).tobytes()
                 out.write(struct.pack("<I", len(data)))
                 out.write(data)
 

@@ -1,0 +1,989 @@
+//! The int16 real FFT of TFLM's signal library, bit-exact: kissfft v130 built with
+//! `FIXED_POINT=16` (`kiss_fftr_alloc`, `kiss_fftr`, `kiss_fft`, `kf_work`, `kf_factor`,
+//! `kf_bfly2/3/4/5`, with TFLM's `third_party/kissfft/kissfft.patch`), called the way
+//! `signal/src/rfft_int16.cc` calls it (`RfftInt16Init`, `RfftInt16Apply`: a forward
+//! `kiss_fftr` writing `fft_length / 2 + 1` complex values) and looped over rows the way
+//! `signal/micro/kernels/rfft.cc` does (`RfftEval`: copy a row into the work area, zero-pad to
+//! `fft_length`, transform).
+//!
+//! The arithmetic is the C arithmetic spelled out: `int16_t` sums computed in `int` and
+//! truncated on store (wrapping `i16` operations), products in `int32_t` (`smul`), `sround`
+//! (add 2^14, arithmetic shift by 15, truncate to `int16_t`), `HALF_OF` an arithmetic shift
+//! of the `int` value. The twiddles (`kf_cexp`: `floor(.5 + 32767 * cos(phase))`) are computed
+//! once into a table of `u32` words with IEEE `f64` operations only, in kissfft's order of
+//! operations, by a port of musl's `cos`/`sin` (its `__rem_pio2` medium path and its
+//! `__cos`/`__sin` kernels), so that every target produces the same words (those of glibc).
+//!
+//! Supported lengths: `fft_length` even, `4..=4096`, with `fft_length / 2` factoring (as
+//! `kf_factor` factors it) into radices 4, 2, 3 and 5 only; kissfft's generic butterfly
+//! allocates a heap buffer, which TFLM's patched kissfft does not have (TFLM's build
+//! dereferences a null buffer there, `fft_length == 2` included: refused here, never
+//! answered differently).
+//!
+//! Table layout (`u32` words): word 0 the number of stages `S`; words `1..=S` the stages of
+//! `kf_factor` (radix `p` in bits 0..8, remaining length `m` in bits 8..32); then the
+//! `fft_length / 2` twiddles of `kiss_fft_alloc`, then the `fft_length / 4` super twiddles of
+//! `kiss_fftr_alloc`, each complex value as `re` in the low half-word and `im` in the high
+//! half-word (two's complement `i16`).
+
+/// The largest supported `fft_length`.
+const MAX_FFT_LENGTH: usize = 4096;
+
+/// kissfft's `MAXFACTORS`: the most stages a factorization can have.
+const MAX_STAGES: usize = 32;
+
+/// kissfft's `SAMP_MAX` for `FIXED_POINT=16`.
+const SAMP_MAX: i16 = 32767;
+
+/// A complex int16 value (kissfft's `kiss_fft_cpx` with `kiss_fft_scalar = int16_t`).
+#[derive(Clone, Copy, Default)]
+struct Cpx {
+    /// Real part.
+    r: i16,
+    /// Imaginary part.
+    i: i16,
+}
+
+/// One stage of `kf_factor`: radix `p` and remaining length `m`.
+type Stage = (usize, usize);
+
+/// `kf_factor(n, facbuf)`: factors `n` (powers of 4, then 2, then odd numbers; once the
+/// candidate exceeds `floor(sqrt(n))` of the original `n` the rest is one factor) into
+/// `stages`; returns how many stages, or `None` if `n == 0` or there are more than
+/// `MAX_STAGES`.
+fn kf_factor(n: usize, stages: &mut [Stage; MAX_STAGES]) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    let mut n = n;
+    let mut p = 4;
+    // floor(sqrt((double)n)) equals the integer square root for every n below 2^52.
+    let floor_sqrt = n.isqrt();
+    let mut count = 0;
+    loop {
+        while n % p != 0 {
+            p = match p {
+                4 => 2,
+                2 => 3,
+                _ => p + 2,
+            };
+            if p > floor_sqrt {
+                p = n;
+            }
+        }
+        n /= p;
+        *stages.get_mut(count)? = (p, n);
+        count += 1;
+        if n <= 1 {
+            return Some(count);
+        }
+    }
+}
+
+/// The stages of `kf_factor(fft_length / 2)` and their count, if `fft_length` is supported.
+fn supported_stages(fft_length: usize) -> Option<([Stage; MAX_STAGES], usize)> {
+    if fft_length < 2 || fft_length % 2 != 0 || fft_length > MAX_FFT_LENGTH {
+        return None;
+    }
+    let nfft = fft_length / 2;
+    let mut stages = [(0, 0); MAX_STAGES];
+    let count = kf_factor(nfft, &mut stages)?;
+    let radices_ok = stages
+        .get(..count)?
+        .iter()
+        .all(|&(p, _)| matches!(p, 2..=5));
+    radices_ok.then_some((stages, count))
+}
+
+/// The table word of one stage.
+fn stage_word((p, m): Stage) -> u32 {
+    // p <= 5 and m <= 2048 for every supported length.
+    (p as u32) | ((m as u32) << 8)
+}
+
+/// Whether an int16 RFFT of `fft_length` is supported: even, >= 2, fft_length/2 factors only
+/// into 4,2,3,5 (kissfft's generic butterfly needs a heap buffer, which TFLM's patched
+/// kissfft does not have), and fft_length <= 4096.
+///
+pub fn rfft_supported(fft_length: usize) -> bool {
+    supported_stages(fft_length).is_some()
+}
+
+/// u32 words of the precomputed tables for `fft_length` (twiddles, super twiddles, factors;
+/// the layout is in the module documentation); None if unsupported.
+pub fn rfft_table_words(fft_length: usize) -> Option<usize> {
+    let (_, count) = supported_stages(fft_length)?;
+    let nfft = fft_length / 2;
+    Some(1 + count + nfft + nfft / 2)
+}
+
+/// Writes the tables into `out` (exactly rfft_table_words long); None if unsupported or wrong
+/// length. Computed with IEEE f64 arithmetic only (kissfft's phases in its order of
+/// operations, `floor(.5 + 32767 * cos(phase))` and the same for `sin`), so the same words
+/// come out on every target.
+pub fn rfft_tables(fft_length: usize, out: &mut [u32]) -> Option<()> {
+    let (stages, count) = supported_stages(fft_length)?;
+    if out.len() != rfft_table_words(fft_length)? {
+        return None;
+    }
+    let nfft = fft_length / 2;
+    let (head, rest) = out.split_at_mut_checked(1 + count)?;
+    let (twiddles, supers) = rest.split_at_mut_checked(nfft)?;
+    let (count_word, stage_words) = head.split_first_mut()?;
+    *count_word = count as u32;
+    for (word, &stage) in stage_words.iter_mut().zip(stages.iter()) {
+        *word = stage_word(stage);
+    }
+    let pi = core::f64::consts::PI;
+    let n = nfft as f64;
+    // kiss_fft_alloc: `double phase = -2*pi*i / nfft;`
+    for (i, word) in twiddles.iter_mut().enumerate() {
+        let phase = -2.0 * pi * (i as f64) / n;
+        *word = pack(kf_cexp(phase));
+    }
+    // kiss_fftr_alloc: `double phase = -3.14159265358979323846264338327 * ((double) (i+1) /
+    // nfft + .5);` (the literal rounds to the same double as `pi`).
+    for (i, word) in supers.iter_mut().enumerate() {
+        let phase = -pi * (((i + 1) as f64) / n + 0.5);
+        *word = pack(kf_cexp(phase));
+    }
+    Some(())
+}
+
+/// Word `c` of [`rfft_tables`]'s tables for `fft_length`, computed alone (the program
+/// compiler writes a record's constants one at a time); `None` if unsupported or past the end.
+pub fn rfft_table_word(fft_length: usize, c: usize) -> Option<u32> {
+    let (stages, count) = supported_stages(fft_length)?;
+    let nfft = fft_length / 2;
+    let pi = core::f64::consts::PI;
+    let n = nfft as f64;
+    if c == 0 {
+        return Some(count as u32);
+    }
+    if c <= count {
+        return Some(stage_word(stages[c - 1]));
+    }
+    let i = c - 1 - count;
+    if i < nfft {
+        // As `rfft_tables`: kiss_fft_alloc's twiddles.
+        return Some(pack(kf_cexp(-2.0 * pi * (i as f64) / n)));
+    }
+    let i = i - nfft;
+    (i < nfft / 2).then(|| pack(kf_cexp(-pi * (((i + 1) as f64) / n + 0.5))))
+}
+
+/// Scratch i16 elements rfft_i16 needs (work area of fft_length zero-padded input +
+/// kissfft's tmpbuf of fft_length/2 complex), for `fft_length`: `2 * fft_length`, or 0 if
+/// unsupported.
+pub fn rfft_scratch_elems(fft_length: usize) -> usize {
+    if rfft_supported(fft_length) {
+        2 * fft_length
+    } else {
+        0
+    }
+}
+
+/// TFLM's SignalRfft int16 Eval: for each row of `input_length` samples of `input`
+/// (input.len() a multiple of input_length), copy into the work area, zero-pad to
+/// fft_length, run kiss_fftr, write fft_length/2+1 complex values (re, im interleaved i16) to
+/// the output row (output row length = output_length complex values as TFLM computes it:
+/// `output last dim / 2`). Err(()) on any inconsistent length.
+///
+/// The output's last dimension is taken as `output.len() / rows` (rows =
+/// `input.len() / input_length`, which must divide `output.len()`); row `r` starts at
+/// element `2 * output_length * r` as in TFLM, and `output_length` must be at least
+/// `fft_length / 2 + 1`; elements past the `fft_length / 2 + 1` values of a row are left
+/// untouched. `tables` must be exactly what [`rfft_tables`] wrote for `fft_length` (its
+/// stages are checked; its twiddles are used as they are), `scratch` at least
+/// [`rfft_scratch_elems`] long, `input_length` in `1..=fft_length`. An empty input needs an
+/// empty output and transforms nothing.
+// The signature is fixed by the callers: an error carries no detail.
+#[allow(clippy::result_unit_err)]
+pub fn rfft_i16(
+    fft_length: usize,
+    tables: &[u32],
+    input_length: usize,
+    input: &[i16],
+    output: &mut [i16],
+    scratch: &mut [i16],
+) -> Result<(), ()> {
+    let (stages, count) = supported_stages(fft_length).ok_or(())?;
+    let nfft = fft_length / 2;
+    if Some(tables.len()) != rfft_table_words(fft_length) {
+        return Err(());
+    }
+    let (head, rest) = tables.split_at_checked(1 + count).ok_or(())?;
+    let (&count_word, stage_words) = head.split_first().ok_or(())?;
+    let stages = stages.get(..count).ok_or(())?;
+    if count_word != count as u32
+        || stage_words
+            .iter()
+            .zip(stages.iter())
+            .any(|(&word, &stage)| word != stage_word(stage))
+    {
+        return Err(());
+    }
+    let (twiddles, supers) = rest.split_at_checked(nfft).ok_or(())?;
+    if input_length == 0 || input_length > fft_length || input.len() % input_length != 0 {
+        return Err(());
+    }
+    let (work, rest) = scratch.split_at_mut_checked(fft_length).ok_or(())?;
+    let tmpbuf = rest.get_mut(..fft_length).ok_or(())?;
+    let rows = input.len() / input_length;
+    if rows == 0 {
+        return if output.is_empty() { Ok(()) } else { Err(()) };
+    }
+    if output.len() % rows != 0 {
+        return Err(());
+    }
+    let output_length = output.len() / rows / 2;
+    let bins = nfft + 1;
+    if output_length < bins {
+        return Err(());
+    }
+    for (row_in, row_out) in input
+        .chunks_exact(input_length)
+        .zip(output.chunks_mut(2 * output_length))
+    {
+        let (copied, padding) = work.split_at_mut_checked(input_length).ok_or(())?;
+        copied.copy_from_slice(row_in);
+        padding.fill(0);
+        let freqdata = row_out.get_mut(..2 * bins).ok_or(())?;
+        kiss_fftr(nfft, stages, twiddles, supers, work, tmpbuf, freqdata);
+    }
+    Ok(())
+}
+
+/// `kiss_fftr` (forward): the complex FFT of the `nfft` pairs of `timedata` into `tmpbuf`,
+/// then the split into `nfft + 1` bins of `freqdata`.
+fn kiss_fftr(
+    nfft: usize,
+    stages: &[Stage],
+    twiddles: &[u32],
+    supers: &[u32],
+    timedata: &[i16],
+    tmpbuf: &mut [i16],
+    freqdata: &mut [i16],
+) {
+    kf_work(tmpbuf, 0, timedata, 0, 1, stages, twiddles);
+    let ncfft = nfft;
+    let tdc = c_fixdiv(load(tmpbuf, 0), 2);
+    store(
+        freqdata,
+        0,
+        Cpx {
+            r: tdc.r.wrapping_add(tdc.i),
+            i: 0,
+        },
+    );
+    store(
+        freqdata,
+        ncfft,
+        Cpx {
+            r: tdc.r.wrapping_sub(tdc.i),
+            i: 0,
+        },
+    );
+    for k in 1..=ncfft / 2 {
+        let fpk = c_fixdiv(load(tmpbuf, k), 2);
+        let nk = load(tmpbuf, ncfft - k);
+        let fpnk = c_fixdiv(
+            Cpx {
+                r: nk.r,
+                i: nk.i.wrapping_neg(),
+            },
+            2,
+        );
+        let f1k = c_add(fpk, fpnk);
+        let f2k = c_sub(fpk, fpnk);
+        let tw = c_mul(f2k, twiddle(supers, k - 1));
+        store(
+            freqdata,
+            k,
+            Cpx {
+                r: half_of(i32::from(f1k.r) + i32::from(tw.r)),
+                i: half_of(i32::from(f1k.i) + i32::from(tw.i)),
+            },
+        );
+        store(
+            freqdata,
+            ncfft - k,
+            Cpx {
+                r: half_of(i32::from(f1k.r) - i32::from(tw.r)),
+                i: half_of(i32::from(tw.i) - i32::from(f1k.i)),
+            },
+        );
+    }
+}
+
+/// `kf_work`: the mixed-radix decimation in time. Writes the `p * m` outputs at complex index
+/// `out_at` of `out` from the inputs at complex indices `in_at + j * fstride` of `input`, then
+/// recombines them with the stage's butterfly. The stages come from `kf_factor` of the
+/// transform length, so every index stays below it (out-of-range accesses would read zeros
+/// and be dropped, never panic).
+fn kf_work(
+    out: &mut [i16],
+    out_at: usize,
+    input: &[i16],
+    in_at: usize,
+    fstride: usize,
+    stages: &[Stage],
+    twiddles: &[u32],
+) {
+    let Some((&(p, m), rest)) = stages.split_first() else {
+        return;
+    };
+    if m == 1 {
+        for j in 0..p {
+            store(out, out_at + j, load(input, in_at + j * fstride));
+        }
+    } else {
+        for j in 0..p {
+            kf_work(
+                out,
+                out_at + j * m,
+                input,
+                in_at + j * fstride,
+                fstride * p,
+                rest,
+                twiddles,
+            );
+        }
+    }
+    match p {
+        2 => kf_bfly2(out, out_at, fstride, twiddles, m),
+        3 => kf_bfly3(out, out_at, fstride, twiddles, m),
+        4 => kf_bfly4(out, out_at, fstride, twiddles, m),
+        5 => kf_bfly5(out, out_at, fstride, twiddles, m),
+        // Never: the stages were checked against `kf_factor` (radices 2 to 5 only).
+        _ => {}
+    }
+}
+
+/// `kf_bfly2`.
+fn kf_bfly2(out: &mut [i16], at: usize, fstride: usize, tw: &[u32], m: usize) {
+    let Some([l0, l1]) = legs::<2>(out, at, m) else {
+        return;
+    };
+    let legs = l0.chunks_exact_mut(2).zip(l1.chunks_exact_mut(2));
+    for (k, (x0, x1)) in legs.enumerate() {
+        let f0 = c_fixdiv(get(x0), 2);
+        let f1 = c_fixdiv(get(x1), 2);
+        let t = c_mul(f1, twiddle(tw, k * fstride));
+        put(x1, c_sub(f0, t));
+        put(x0, c_add(f0, t));
+    }
+}
+
+/// `kf_bfly3`.
+fn kf_bfly3(out: &mut [i16], at: usize, fstride: usize, tw: &[u32], m: usize) {
+    let epi3 = twiddle(tw, fstride * m);
+    let Some([l0, l1, l2]) = legs::<3>(out, at, m) else {
+        return;
+    };
+    let legs = l0
+        .chunks_exact_mut(2)
+        .zip(l1.chunks_exact_mut(2))
+        .zip(l2.chunks_exact_mut(2));
+    for (k, ((x0, x1), x2)) in legs.enumerate() {
+        let mut f0 = c_fixdiv(get(x0), 3);
+        let f1 = c_fixdiv(get(x1), 3);
+        let f2 = c_fixdiv(get(x2), 3);
+        let s1 = c_mul(f1, twiddle(tw, k * fstride));
+        let s2 = c_mul(f2, twiddle(tw, 2 * k * fstride));
+        let s3 = c_add(s1, s2);
+        let s0 = c_sub(s1, s2);
+        let mut fm = Cpx {
+            r: f0.r.wrapping_sub(s3.r >> 1),
+            i: f0.i.wrapping_sub(s3.i >> 1),
+        };
+        let s0 = Cpx {
+            r: s_mul(s0.r, epi3.i),
+            i: s_mul(s0.i, epi3.i),
+        };
+        f0 = c_add(f0, s3);
+        let fm2 = Cpx {
+            r: fm.r.wrapping_add(s0.i),
+            i: fm.i.wrapping_sub(s0.r),
+        };
+        fm.r = fm.r.wrapping_sub(s0.i);
+        fm.i = fm.i.wrapping_add(s0.r);
+        put(x0, f0);
+        put(x1, fm);
+        put(x2, fm2);
+    }
+}
+
+/// `kf_bfly4` (forward).
+fn kf_bfly4(out: &mut [i16], at: usize, fstride: usize, tw: &[u32], m: usize) {
+    let Some([l0, l1, l2, l3]) = legs::<4>(out, at, m) else {
+        return;
+    };
+    let legs = l0
+        .chunks_exact_mut(2)
+        .zip(l1.chunks_exact_mut(2))
+        .zip(l2.chunks_exact_mut(2))
+        .zip(l3.chunks_exact_mut(2));
+    for (k, (((x0, x1), x2), x3)) in legs.enumerate() {
+        let mut f0 = c_fixdiv(get(x0), 4);
+        let f1 = c_fixdiv(get(x1), 4);
+        let f2 = c_fixdiv(get(x2), 4);
+        let f3 = c_fixdiv(get(x3), 4);
+        let s0 = c_mul(f1, twiddle(tw, k * fstride));
+        let s1 = c_mul(f2, twiddle(tw, 2 * k * fstride));
+        let s2 = c_mul(f3, twiddle(tw, 3 * k * fstride));
+        let s5 = c_sub(f0, s1);
+        f0 = c_add(f0, s1);
+        let s3 = c_add(s0, s2);
+        let s4 = c_sub(s0, s2);
+        put(x2, c_sub(f0, s3));
+        f0 = c_add(f0, s3);
+        put(
+            x1,
+            Cpx {
+                r: s5.r.wrapping_add(s4.i),
+                i: s5.i.wrapping_sub(s4.r),
+            },
+        );
+        put(
+            x3,
+            Cpx {
+                r: s5.r.wrapping_sub(s4.i),
+                i: s5.i.wrapping_add(s4.r),
+            },
+        );
+        put(x0, f0);
+    }
+}
+
+/// The `P` legs of a butterfly: the `P` runs of `m` complex values from complex index `at`
+/// (`None` if out of range, which a valid factorization never is).
+fn legs<const P: usize>(out: &mut [i16], at: usize, m: usize) -> Option<[&mut [i16]; P]> {
+    if m == 0 {
+        return None;
+    }
+    let region = out.get_mut(2 * at..2 * (at + P * m))?;
+    let mut runs = region.chunks_exact_mut(2 * m);
+    Some(core::array::from_fn(|_| runs.next().unwrap_or_default()))
+}
+
+/// The complex value in a two-element chunk.
+fn get(x: &[i16]) -> Cpx {
+    match *x {
+        [r, i] => Cpx { r, i },
+        _ => Cpx::default(),
+    }
+}
+
+/// Stores a complex value into a two-element chunk.
+fn put(x: &mut [i16], v: Cpx) {
+    if let [r, i] = x {
+        *r = v.r;
+        *i = v.i;
+    }
+}
+
+/// `kf_bfly5`.
+fn kf_bfly5(out: &mut [i16], at: usize, fstride: usize, tw: &[u32], m: usize) {
+    let ya = twiddle(tw, fstride * m);
+    let yb = twiddle(tw, fstride * 2 * m);
+    let Some([l0, l1, l2, l3, l4]) = legs::<5>(out, at, m) else {
+        return;
+    };
+    let legs = l0
+        .chunks_exact_mut(2)
+        .zip(l1.chunks_exact_mut(2))
+        .zip(l2.chunks_exact_mut(2))
+        .zip(l3.chunks_exact_mut(2))
+        .zip(l4.chunks_exact_mut(2));
+    for (u, ((((x0, x1), x2), x3), x4)) in legs.enumerate() {
+        let s0 = c_fixdiv(get(x0), 5);
+        let f1 = c_fixdiv(get(x1), 5);
+        let f2 = c_fixdiv(get(x2), 5);
+        let f3 = c_fixdiv(get(x3), 5);
+        let f4 = c_fixdiv(get(x4), 5);
+        let s1 = c_mul(f1, twiddle(tw, u * fstride));
+        let s2 = c_mul(f2, twiddle(tw, 2 * u * fstride));
+        let s3 = c_mul(f3, twiddle(tw, 3 * u * fstride));
+        let s4 = c_mul(f4, twiddle(tw, 4 * u * fstride));
+        let s7 = c_add(s1, s4);
+        let s10 = c_sub(s1, s4);
+        let s8 = c_add(s2, s3);
+        let s9 = c_sub(s2, s3);
+        let f0 = Cpx {
+            r: s0.r.wrapping_add(s7.r).wrapping_add(s8.r),
+            i: s0.i.wrapping_add(s7.i).wrapping_add(s8.i),
+        };
+        let s5 = Cpx {
+            r: s0
+                .r
+                .wrapping_add(s_mul(s7.r, ya.r))
+                .wrapping_add(s_mul(s8.r, yb.r)),
+            i: s0
+                .i
+                .wrapping_add(s_mul(s7.i, ya.r))
+                .wrapping_add(s_mul(s8.i, yb.r)),
+        };
+        let s6 = Cpx {
+            r: s_mul(s10.i, ya.i).wrapping_add(s_mul(s9.i, yb.i)),
+            i: s_mul(s10.r, ya.i)
+                .wrapping_neg()
+                .wrapping_sub(s_mul(s9.r, yb.i)),
+        };
+        let s11 = Cpx {
+            r: s0
+                .r
+                .wrapping_add(s_mul(s7.r, yb.r))
+                .wrapping_add(s_mul(s8.r, ya.r)),
+            i: s0
+                .i
+                .wrapping_add(s_mul(s7.i, yb.r))
+                .wrapping_add(s_mul(s8.i, ya.r)),
+        };
+        let s12 = Cpx {
+            r: s_mul(s10.i, yb.i)
+                .wrapping_neg()
+                .wrapping_add(s_mul(s9.i, ya.i)),
+            i: s_mul(s10.r, yb.i).wrapping_sub(s_mul(s9.r, ya.i)),
+        };
+        put(x0, f0);
+        put(x1, c_sub(s5, s6));
+        put(x4, c_add(s5, s6));
+        put(x2, c_add(s11, s12));
+        put(x3, c_sub(s11, s12));
+    }
+}
+
+/// The complex value at complex index `c` of an interleaved buffer (zero if out of range,
+/// which a valid factorization never is).
+fn load(buf: &[i16], c: usize) -> Cpx {
+    match buf.get(2 * c..2 * c + 2) {
+        Some(&[r, i]) => Cpx { r, i },
+        _ => Cpx::default(),
+    }
+}
+
+/// Stores `v` at complex index `c` of an interleaved buffer (dropped if out of range, which
+/// a valid factorization never is).
+fn store(buf: &mut [i16], c: usize, v: Cpx) {
+    if let Some([r, i]) = buf.get_mut(2 * c..2 * c + 2) {
+        *r = v.r;
+        *i = v.i;
+    }
+}
+
+/// Twiddle `k` of a table section (zero if out of range, which a valid factorization never
+/// is).
+fn twiddle(tw: &[u32], k: usize) -> Cpx {
+    tw.get(k).map_or(Cpx::default(), |&w| Cpx {
+        r: w as u16 as i16,
+        i: (w >> 16) as u16 as i16,
+    })
+}
+
+/// The table word of a complex value.
+fn pack(c: Cpx) -> u32 {
+    u32::from(c.r as u16) | (u32::from(c.i as u16) << 16)
+}
+
+/// `smul(a, b)`: the `int32_t` product (at most 2^30 in magnitude: never overflows).
+fn smul(a: i16, b: i16) -> i32 {
+    i32::from(a) * i32::from(b)
+}
+
+/// `sround(x)`: `(int16_t)((x + (1 << 14)) >> 15)`.
+fn sround(x: i32) -> i16 {
+    (x.wrapping_add(1 << 14) >> 15) as i16
+}
+
+/// `S_MUL(a, b)`.
+fn s_mul(a: i16, b: i16) -> i16 {
+    sround(smul(a, b))
+}
+
+/// `C_MUL(m, a, b)`.
+fn c_mul(a: Cpx, b: Cpx) -> Cpx {
+    Cpx {
+        r: sround(smul(a.r, b.r).wrapping_sub(smul(a.i, b.i))),
+        i: sround(smul(a.r, b.i).wrapping_add(smul(a.i, b.r))),
+    }
+}
+
+/// `C_FIXDIV(c, div)`: each part `sround(smul(x, SAMP_MAX / div))`.
+fn c_fixdiv(c: Cpx, div: i16) -> Cpx {
+    let k = SAMP_MAX / div;
+    Cpx {
+        r: s_mul(c.r, k),
+        i: s_mul(c.i, k),
+    }
+}
+
+/// `C_ADD(res, a, b)` (sums truncated to `int16_t`).
+fn c_add(a: Cpx, b: Cpx) -> Cpx {
+    Cpx {
+        r: a.r.wrapping_add(b.r),
+        i: a.i.wrapping_add(b.i),
+    }
+}
+
+/// `C_SUB(res, a, b)` (differences truncated to `int16_t`).
+fn c_sub(a: Cpx, b: Cpx) -> Cpx {
+    Cpx {
+        r: a.r.wrapping_sub(b.r),
+        i: a.i.wrapping_sub(b.i),
+    }
+}
+
+/// `HALF_OF(x)` of an `int` value, stored to `int16_t`.
+fn half_of(x: i32) -> i16 {
+    (x >> 1) as i16
+}
+
+/// `kf_cexp(x, phase)` for `FIXED_POINT=16`: `floor(.5 + SAMP_MAX * cos(phase))` and the same
+/// with `sin`, converted to `int16_t`.
+fn kf_cexp(phase: f64) -> Cpx {
+    Cpx {
+        r: floor_to_i16(0.5 + 32767.0 * cos_f64(phase)),
+        i: floor_to_i16(0.5 + 32767.0 * sin_f64(phase)),
+    }
+}
+
+/// `(int16_t) floor(v)` for `v` in `[-32768, 32768)` (every twiddle: `|v| <= 32767.5`).
+fn floor_to_i16(v: f64) -> i16 {
+    let t = v as i32;
+    let t = if f64::from(t) > v { t - 1 } else { t };
+    t as i16
+}
+
+/// `1.5 / DBL_EPSILON`: adding and subtracting it rounds to an integer.
+const TOINT: f64 = 6_755_399_441_055_744.0;
+/// `pi/4`.
+const PIO4: f64 = f64::from_bits(0x3FE9_21FB_5444_2D18);
+/// `2/pi`.
+const INVPIO2: f64 = f64::from_bits(0x3FE4_5F30_6DC9_C883);
+/// First 33 bits of `pi/2`.
+const PIO2_1: f64 = f64::from_bits(0x3FF9_21FB_5440_0000);
+/// `pi/2 - PIO2_1`.
+const PIO2_1T: f64 = f64::from_bits(0x3DD0_B461_1A62_6331);
+/// Second 33 bits of `pi/2`.
+const PIO2_2: f64 = f64::from_bits(0x3DD0_B461_1A60_0000);
+/// `pi/2 - (PIO2_1 + PIO2_2)`.
+const PIO2_2T: f64 = f64::from_bits(0x3BA3_198A_2E03_7073);
+/// Third 33 bits of `pi/2`.
+const PIO2_3: f64 = f64::from_bits(0x3BA3_198A_2E00_0000);
+/// `pi/2 - (PIO2_1 + PIO2_2 + PIO2_3)`.
+const PIO2_3T: f64 = f64::from_bits(0x397B_839A_2520_49C1);
+
+/// The high 32 bits of `x`'s representation without the sign.
+fn high_word_abs(x: f64) -> u32 {
+    ((x.to_bits() >> 32) as u32) & 0x7FFF_FFFF
+}
+
+/// musl's `__rem_pio2` (its medium path, exact for `|x| < 2^20 * pi/2`: every kissfft phase
+/// is below 2*pi): `x = n * pi/2 + (y0 + y1)` with `|y0 + y1| <= pi/4`; returns
+/// `(n, y0, y1)`.
+fn rem_pio2(x: f64) -> (i32, f64, f64) {
+    let ex = (high_word_abs(x) >> 20) as i32;
+    let mut fnv = x * INVPIO2 + TOINT - TOINT;
+    let mut n = fnv as i32;
+    let mut r = x - fnv * PIO2_1;
+    let mut w = fnv * PIO2_1T;
+    if r - w < -PIO4 {
+        n -= 1;
+        fnv -= 1.0;
+        r = x - fnv * PIO2_1;
+        w = fnv * PIO2_1T;
+    } else if r - w > PIO4 {
+        n += 1;
+        fnv += 1.0;
+        r = x - fnv * PIO2_1;
+        w = fnv * PIO2_1T;
+    }
+    let mut y0 = r - w;
+    let ey = ((y0.to_bits() >> 52) & 0x7FF) as i32;
+    if ex - ey > 16 {
+        let t = r;
+        w = fnv * PIO2_2;
+        r = t - w;
+        w = fnv * PIO2_2T - ((t - r) - w);
+        y0 = r - w;
+        let ey = ((y0.to_bits() >> 52) & 0x7FF) as i32;
+        if ex - ey > 49 {
+            let t = r;
+            w = fnv * PIO2_3;
+            r = t - w;
+            w = fnv * PIO2_3T - ((t - r) - w);
+            y0 = r - w;
+        }
+    }
+    let y1 = (r - y0) - w;
+    (n, y0, y1)
+}
+
+/// musl's `__cos(x, y)`: `cos(x + y)` for `|x + y| <= pi/4`, `|y|` tiny.
+fn k_cos(x: f64, y: f64) -> f64 {
+    const C1: f64 = f64::from_bits(0x3FA5_5555_5555_554C);
+    const C2: f64 = f64::from_bits(0xBF56_C16C_16C1_5177);
+    const C3: f64 = f64::from_bits(0x3EFA_01A0_19CB_1590);
+    const C4: f64 = f64::from_bits(0xBE92_7E4F_809C_52AD);
+    const C5: f64 = f64::from_bits(0x3E21_EE9E_BDB4_B1C4);
+    const C6: f64 = f64::from_bits(0xBDA8_FAE9_BE88_38D4);
+    let z = x * x;
+    let w = z * z;
+    let r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    w + (((1.0 - w) - hz) + (z * r - x * y))
+}
+
+/// musl's `__sin(x, y, iy)`: `sin(x + y)` for `|x + y| <= pi/4`, `y` used if `iy`.
+fn k_sin(x: f64, y: f64, iy: bool) -> f64 {
+    const S1: f64 = f64::from_bits(0xBFC5_5555_5555_5549);
+    const S2: f64 = f64::from_bits(0x3F81_1111_1110_F8A6);
+    const S3: f64 = f64::from_bits(0xBF2A_01A0_19C1_61D5);
+    const S4: f64 = f64::from_bits(0x3EC7_1DE3_57B1_FE7D);
+    const S5: f64 = f64::from_bits(0xBE5A_E5E6_8A2B_9CEB);
+    const S6: f64 = f64::from_bits(0x3DE5_D93A_5ACF_D57C);
+    let z = x * x;
+    let w = z * z;
+    let r = S2 + z * (S3 + z * S4) + z * w * (S5 + z * S6);
+    let v = z * x;
+    if iy {
+        x - ((z * (0.5 * y - v * r) - y) - v * S1)
+    } else {
+        x + v * (S1 + z * r)
+    }
+}
+
+/// musl's `cos` for `|x| < 2^20 * pi/2`.
+fn cos_f64(x: f64) -> f64 {
+    let ix = high_word_abs(x);
+    if ix <= 0x3FE9_21FB {
+        if ix < 0x3E46_A09E {
+            return 1.0;
+        }
+        return k_cos(x, 0.0);
+    }
+    let (n, y0, y1) = rem_pio2(x);
+    match n & 3 {
+        0 => k_cos(y0, y1),
+        1 => -k_sin(y0, y1, true),
+        2 => -k_cos(y0, y1),
+        _ => k_sin(y0, y1, true),
+    }
+}
+
+/// musl's `sin` for `|x| < 2^20 * pi/2`.
+fn sin_f64(x: f64) -> f64 {
+    let ix = high_word_abs(x);
+    if ix <= 0x3FE9_21FB {
+        if ix < 0x3E50_0000 {
+            return x;
+        }
+        return k_sin(x, 0.0, false);
+    }
+    let (n, y0, y1) = rem_pio2(x);
+    match n & 3 {
+        0 => k_sin(y0, y1, true),
+        1 => k_cos(y0, y1),
+        2 => -k_sin(y0, y1, true),
+        _ => -k_cos(y0, y1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// xorshift32.
+    fn xorshift(s: &mut u32) -> u32 {
+        *s ^= *s << 13;
+        *s ^= *s >> 17;
+        *s ^= *s << 5;
+        *s
+    }
+
+    /// The tables of a supported length.
+    fn tables(fft_length: usize) -> Vec<u32> {
+        let mut t = vec![0; rfft_table_words(fft_length).unwrap()];
+        rfft_tables(fft_length, &mut t).unwrap();
+        t
+    }
+
+    /// One row of `input_length` xorshift samples through the RFFT.
+    fn run(fft_length: usize, input_length: usize, seed: u32) -> Vec<i16> {
+        let mut s = seed;
+        let input: Vec<i16> = (0..input_length)
+            .map(|_| xorshift(&mut s) as u16 as i16)
+            .collect();
+        let mut output = vec![0; fft_length + 2];
+        let mut scratch = vec![0; rfft_scratch_elems(fft_length)];
+        rfft_i16(
+            fft_length,
+            &tables(fft_length),
+            input_length,
+            &input,
+            &mut output,
+            &mut scratch,
+        )
+        .unwrap();
+        output
+    }
+
+    /// FNV-1a over the little-endian bytes of `v`.
+    fn fnv1a(v: &[i16]) -> u32 {
+        let mut h: u32 = 0x811C_9DC5;
+        for b in v.iter().flat_map(|x| x.to_le_bytes()) {
+            h ^= u32::from(b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        h
+    }
+
+    /// The C formula with the host's libm.
+    fn cexp_std(phase: f64) -> Cpx {
+        Cpx {
+            r: (0.5 + 32767.0 * phase.cos()).floor() as i16,
+            i: (0.5 + 32767.0 * phase.sin()).floor() as i16,
+        }
+    }
+
+    #[test]
+    fn twiddles_equal_libm() {
+        let pi = core::f64::consts::PI;
+        let mut lengths = 0;
+        for fft_length in 2..=MAX_FFT_LENGTH {
+            if !rfft_supported(fft_length) {
+                continue;
+            }
+            lengths += 1;
+            let t = tables(fft_length);
+            let nfft = fft_length / 2;
+            let count = t[0] as usize;
+            let (tw, sup) = t[1 + count..].split_at(nfft);
+            assert_eq!(sup.len(), nfft / 2);
+            for (i, &w) in tw.iter().enumerate() {
+                let phase = -2.0 * pi * (i as f64) / (nfft as f64);
+                assert_eq!(w, pack(cexp_std(phase)), "fft {fft_length} twiddle {i}");
+            }
+            for (i, &w) in sup.iter().enumerate() {
+                let phase = -pi * (((i + 1) as f64) / (nfft as f64) + 0.5);
+                assert_eq!(w, pack(cexp_std(phase)), "fft {fft_length} super {i}");
+            }
+        }
+        assert!(lengths > 50);
+    }
+
+    #[test]
+    fn table_words_one_at_a_time() {
+        for fft_length in [4usize, 12, 30, 512, 4096] {
+            let n = rfft_table_words(fft_length).unwrap();
+            let mut all = std::vec![0u32; n];
+            rfft_tables(fft_length, &mut all).unwrap();
+            for (c, &w) in all.iter().enumerate() {
+                assert_eq!(
+                    rfft_table_word(fft_length, c),
+                    Some(w),
+                    "{fft_length} word {c}"
+                );
+            }
+            assert_eq!(rfft_table_word(fft_length, n), None);
+        }
+        assert_eq!(rfft_table_word(2, 0), None);
+    }
+
+    #[test]
+    fn supported_lengths() {
+        assert!(!rfft_supported(2));
+        assert!(rfft_supported(512));
+        assert!(rfft_supported(4096));
+        assert!(rfft_supported(30));
+        assert!(!rfft_supported(0));
+        assert!(!rfft_supported(1));
+        assert!(!rfft_supported(14));
+        assert!(!rfft_supported(8192));
+        assert!(!rfft_supported(513));
+        assert_eq!(rfft_table_words(512), Some(1 + 4 + 256 + 128));
+        assert_eq!(rfft_scratch_elems(512), 1024);
+        assert_eq!(rfft_scratch_elems(14), 0);
+    }
+
+    #[test]
+    fn golden_16() {
+        assert_eq!(run(16, 16, 0x1234_5678), GOLDEN_16);
+        assert_eq!(run(16, 10, 0x0BAD_F00D), GOLDEN_16_PADDED);
+    }
+
+    #[test]
+    fn golden_512() {
+        let out = run(512, 480, 0xC0FF_EE01);
+        assert_eq!(out.len(), 514);
+        assert_eq!(out[..16], GOLDEN_512_HEAD);
+        assert_eq!(fnv1a(&out), GOLDEN_512_FNV);
+    }
+
+    #[test]
+    fn length_errors() {
+        let t = tables(16);
+        let input = [1000i16; 32];
+        let mut out = [0i16; 36];
+        let mut scratch = [0i16; 32];
+        assert!(rfft_i16(16, &t, 16, &input, &mut out, &mut scratch).is_ok());
+        assert!(rfft_i16(16, &t, 16, &input, &mut out[..35], &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 16, &input, &mut out[..32], &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 16, &input, &mut out, &mut scratch[..31]).is_err());
+        assert!(rfft_i16(16, &t[..t.len() - 1], 16, &input, &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(16, &tables(32), 16, &input, &mut out, &mut scratch).is_err());
+        let mut bad = t.clone();
+        bad[1] ^= 1;
+        assert!(rfft_i16(16, &bad, 16, &input, &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 0, &input, &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 17, &input[..17], &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 16, &input[..31], &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(14, &t, 14, &input[..28], &mut out, &mut scratch).is_err());
+        assert!(rfft_i16(16, &t, 16, &[], &mut [], &mut scratch).is_ok());
+        assert!(rfft_i16(16, &t, 16, &[], &mut out, &mut scratch).is_err());
+        assert!(rfft_tables(16, &mut [0; 3]).is_none());
+        assert!(rfft_tables(14, &mut [0; 3]).is_none());
+        assert_eq!(rfft_table_words(14), None);
+    }
+
+    #[test]
+    fn garbage_tables_never_panic() {
+        let mut s = 7;
+        for fft_length in [6usize, 16, 30, 100, 512] {
+            let mut t = tables(fft_length);
+            let count = t[0] as usize;
+            for w in &mut t[1 + count..] {
+                *w = xorshift(&mut s);
+            }
+            let input: Vec<i16> = (0..fft_length).map(|_| xorshift(&mut s) as i16).collect();
+            let mut out = vec![0; fft_length + 2];
+            let mut scratch = vec![0; 2 * fft_length];
+            rfft_i16(fft_length, &t, fft_length, &input, &mut out, &mut scratch).unwrap();
+        }
+    }
+
+    /// `kiss_fftr` of the C reference (kissfft v130, TFLM patch, `FIXED_POINT=16`) for 16
+    /// xorshift samples from seed 0x12345678.
+    const GOLDEN_16: [i16; 18] = [
+        6723, 0, -6520, 1829, 3971, -1355, 2415, -5184, 3469, -1247, 1888, -958, -1375, -688, 1704,
+        99, 5373, 0,
+    ];
+    /// The same for 10 samples from seed 0x0BADF00D, zero-padded to 16.
+    const GOLDEN_16_PADDED: [i16; 18] = [
+        986, 0, -571, 242, 4450, 3471, 937, -5481, 96, 2346, -1302, -10, 5588, 2279, -1479, -1487,
+        4498, 0,
+    ];
+    /// The first 16 values of the C reference for 480 samples from seed 0xC0FFEE01,
+    /// zero-padded to 512.
+    const GOLDEN_512_HEAD: [i16; 16] = [
+        -752, 0, -474, 665, 354, 317, -370, -19, -610, 519, -194, -568, -339, -578, 514, 186,
+    ];
+    /// FNV-1a of all 514 values of that output.
+    const GOLDEN_512_FNV: u32 = 0x5DF8_E929;
+}
