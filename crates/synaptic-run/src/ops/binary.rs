@@ -123,6 +123,16 @@ impl Broadcast {
             (0..n).for_each(|j| f(j, j, j));
             return;
         }
+        // One operand a single element, the other the output's shape (a constant operand,
+        // the usual broadcast): the same pairs without the odometer.
+        if self.sizes[1] == 1 && self.sizes[0] == n && self.full(0) {
+            (0..n).for_each(|j| f(j, j, 0));
+            return;
+        }
+        if self.sizes[0] == 1 && self.sizes[1] == n && self.full(1) {
+            (0..n).for_each(|j| f(j, 0, j));
+            return;
+        }
         let mut idx = [0usize; MAX_DIMS];
         let (mut i1, mut i2) = (0usize, 0usize);
         for j in 0..n {
@@ -519,9 +529,10 @@ pub fn run_i32(
     KernelError::check_len(op, Operand::Input(0), n1, in1.len() / 4)?;
     KernelError::check_len(op, Operand::Input(1), n2, in2.len() / 4)?;
     KernelError::check_len(op, Operand::Output, n, output.len())?;
-    let at = |b: &[u8], i: usize| {
-        let w = [b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]];
-        i32::from_ne_bytes(w)
+    // In range: the lengths were checked above (one bounds check per read).
+    let at = |b: &[u8], i: usize| match b.get(4 * i..4 * i + 4) {
+        Some(&[a, b, c, d]) => i32::from_ne_bytes([a, b, c, d]),
+        _ => 0,
     };
     let mut zero = false;
     bc.for_each_pair(|j, i1, i2| match value(at(in1, i1), at(in2, i2)) {

@@ -115,6 +115,13 @@ pub fn strided_slice(
     if n_out == 0 {
         return Ok(());
     }
+    // A forward innermost dimension is one contiguous run per row: copied at once.
+    let (run, last) = if p.stride[DIMS - 1] == 1 {
+        (p.count[DIMS - 1], DIMS - 1)
+    } else {
+        (1, DIMS)
+    };
+    let bad = || KernelError::unsupported(OP, Unsupported::ProgramMismatch);
     loop {
         let mut at = 0usize;
         for d in 0..DIMS {
@@ -122,9 +129,13 @@ pub fn strided_slice(
             let i = p.start[d] as i64 + idx[d] as i64 * i64::from(p.stride[d]);
             at += i as usize * step[d];
         }
-        output[o..o + e].copy_from_slice(&input[at * e..at * e + e]);
-        o += e;
-        let mut d = DIMS;
+        let src = input.get(at * e..(at + run) * e).ok_or_else(bad)?;
+        output
+            .get_mut(o..o + run * e)
+            .ok_or_else(bad)?
+            .copy_from_slice(src);
+        o += run * e;
+        let mut d = last;
         loop {
             if d == 0 {
                 return Ok(());
@@ -255,3 +266,73 @@ crate::format::codec::words!(StridedSliceParams {
     stride: [i32; DIMS],
     elem: usize,
 });
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+
+    /// The slice element by element, the definition (`reference_ops::StridedSlice`'s loops).
+    fn naive(p: &StridedSliceParams, input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut step = [1usize; DIMS];
+        for d in (0..DIMS - 1).rev() {
+            step[d] = step[d + 1] * p.dims[d + 1];
+        }
+        let total: usize = p.count.iter().product();
+        for k in 0..total {
+            let (mut rest, mut at) = (k, 0i64);
+            for d in (0..DIMS).rev() {
+                let i = (rest % p.count[d]) as i64;
+                rest /= p.count[d];
+                at += (p.start[d] as i64 + i * i64::from(p.stride[d])) * step[d] as i64;
+            }
+            let at = at as usize * p.elem;
+            out.extend_from_slice(&input[at..at + p.elem]);
+        }
+        out
+    }
+
+    #[test]
+    fn slices_equal_the_definition() {
+        let mut s = 0x1234_5678u64;
+        let mut next = |n: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % n
+        };
+        for _ in 0..2000 {
+            let elem = [1, 2, 4][next(3) as usize];
+            let mut p = StridedSliceParams {
+                dims: [1; DIMS],
+                start: [0; DIMS],
+                count: [1; DIMS],
+                stride: [1; DIMS],
+                elem,
+            };
+            for d in 0..DIMS {
+                let size = 1 + next(5) as usize;
+                let stride = [1, 1, 2, 3, -1, -2][next(6) as usize];
+                let start = next(size as u64) as usize;
+                // As many indices as stay inside.
+                let room = if stride > 0 {
+                    (size - 1 - start) / stride as usize + 1
+                } else {
+                    start / (-stride) as usize + 1
+                };
+                p.dims[d] = size;
+                p.start[d] = start;
+                p.stride[d] = stride;
+                p.count[d] = next(room as u64 + 1) as usize;
+            }
+            let n_in = p.dims.iter().product::<usize>() * elem;
+            let input: Vec<u8> = (0..n_in).map(|i| i as u8 ^ 0x5a).collect();
+            let mut out = std::vec![0u8; p.count.iter().product::<usize>() * elem];
+            strided_slice(&p, &input, &mut out).unwrap();
+            assert_eq!(out, naive(&p, &input), "{p:?}");
+        }
+    }
+}
