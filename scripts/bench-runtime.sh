@@ -292,7 +292,7 @@ tflm = {  # instructions per inference, smallest arena, live-set bound (issue 11
     # Streaming models (state carried; their images check 10 consecutive invocations): TFLM's
     # instructions (2nd invocation, state carried) and smallest arena measured on the Cortex-M3
     # (mps2-an385, reference kernels) with the ../shared/anchors/tflm-qemu harness, its resolver
-    # extended with their operators (LSTM, SVDF, TFLM's signal library); outputs equal to the
+    # extended with their operators (benches/tflm-anchor: LSTM, SVDF, TFLM's signal library); outputs equal to the
     # wheel's over 3 invocations (trained_lstm: soft-float, within 1.8e-7); the bound from
     # ../shared/models/README.md (TFLM's arena holds the state too, the bound does not).
     "trained_lstm_int8": (1657002, 3224, 1344),

@@ -53,8 +53,9 @@ pub const TFLM: [(&str, &str, [i8; 4]); 4] = [
 ];
 
 /// TFLM's smallest arena per model on the Cortex-M3 (QEMU mps2-an385, reference kernels, the
-/// `../shared/anchors/tflm-qemu` harness with TFLM's signal library registered; micro_speech's
-/// is the anchor's figure). TFLM needs one arena per interpreter.
+/// `../shared/anchors/tflm-qemu` harness with TFLM's signal library registered:
+/// `benches/tflm-anchor`; micro_speech's is the anchor's figure). TFLM needs one arena per
+/// interpreter.
 pub const TFLM_ARENAS: [usize; 2] = [8_436, 6_800];
 
 #[path = "../common/shared.rs"]
