@@ -122,30 +122,12 @@ pub fn rfft_table_words(fft_length: usize) -> Option<usize> {
 /// operations, `floor(.5 + 32767 * cos(phase))` and the same for `sin`), so the same words
 /// come out on every target.
 pub fn rfft_tables(fft_length: usize, out: &mut [u32]) -> Option<()> {
-    let (stages, count) = supported_stages(fft_length)?;
     if out.len() != rfft_table_words(fft_length)? {
         return None;
     }
-    let nfft = fft_length / 2;
-    let (head, rest) = out.split_at_mut_checked(1 + count)?;
-    let (twiddles, supers) = rest.split_at_mut_checked(nfft)?;
-    let (count_word, stage_words) = head.split_first_mut()?;
-    *count_word = count as u32;
-    for (word, &stage) in stage_words.iter_mut().zip(stages.iter()) {
-        *word = stage_word(stage);
-    }
-    let pi = core::f64::consts::PI;
-    let n = nfft as f64;
-    // kiss_fft_alloc: `double phase = -2*pi*i / nfft;`
-    for (i, word) in twiddles.iter_mut().enumerate() {
-        let phase = -2.0 * pi * (i as f64) / n;
-        *word = pack(kf_cexp(phase));
-    }
-    // kiss_fftr_alloc: `double phase = -3.14159265358979323846264338327 * ((double) (i+1) /
-    // nfft + .5);` (the literal rounds to the same double as `pi`).
-    for (i, word) in supers.iter_mut().enumerate() {
-        let phase = -pi * (((i + 1) as f64) / n + 0.5);
-        *word = pack(kf_cexp(phase));
+    // One rule: each word as the program compiler computes it alone.
+    for (c, w) in out.iter_mut().enumerate() {
+        *w = rfft_table_word(fft_length, c)?;
     }
     Some(())
 }

@@ -502,14 +502,7 @@ pub fn filter_bank_square_root(
     scale_bits: i32,
     output: &mut [u32],
 ) -> Result<(), ()> {
-    if !filter_bank_square_root_check(scale_bits) || output.len() < input.len() {
-        return Err(());
-    }
-    let shift = scale_bits as u32;
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = sqrt_64(x).wrapping_shr(shift);
-    }
-    Ok(())
+    filter_bank_square_root_from(input.len(), |i| input[i], scale_bits, output)
 }
 
 /// [`filter_bank_square_root`] of `n` inputs read through `get(i)` (a tensor of 64-bit
