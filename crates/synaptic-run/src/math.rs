@@ -350,6 +350,33 @@ impl RightRequantizer {
         })
     }
 
+    /// [`Self::new`] for the accumulators of a convolution: `bias` plus `taps` products of an
+    /// offset int8 input (within ±255) and an int8 weight (within ±128), every one of which
+    /// is then within ±[`Self::BOUND`]; `None` too when some could be outside it.
+    #[inline(always)]
+    pub fn for_accumulator(multiplier: i32, shift: i32, bias: i32, taps: usize) -> Option<Self> {
+        let reach = (taps as i64)
+            .saturating_mul(255 * 128)
+            .saturating_add(i64::from(bias.unsigned_abs()));
+        if reach >= Self::BOUND {
+            return None;
+        }
+        Self::new(multiplier, shift)
+    }
+
+    /// [`Self::new`] without its checks, for a caller that made them for every entry of a
+    /// table once (a loop that then builds one an entry): the same requantizer when
+    /// [`Self::new`] gives one; otherwise a wrong one, never a panic.
+    #[inline(always)]
+    pub fn new_checked(multiplier: i32, shift: i32) -> Self {
+        let right = shift.unsigned_abs() & 31;
+        RightRequantizer {
+            multiplier,
+            half: ((1u32 << right) >> 1) as i32,
+            right,
+        }
+    }
+
     /// `MultiplyByQuantizedMultiplier(x, multiplier, shift)` of `x` within ±[`Self::BOUND`].
     #[inline(always)]
     pub fn apply(&self, x: i32) -> i32 {

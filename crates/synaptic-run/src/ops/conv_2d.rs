@@ -28,7 +28,7 @@ use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Uns
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
 };
-use crate::math::{Activation, Padding, QuantParams};
+use crate::math::{Activation, Padding, QuantParams, RightRequantizer};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];
@@ -294,6 +294,25 @@ pub(crate) fn dot<X: Int8, W: Int8>(acc: i32, xs: &[X], ws: &[W], input_offset: 
 pub(crate) fn requantize(acc: i32, multiplier: i32, shift: i32, p: &ConvParams) -> i8 {
     let v = multiply_by_quantized_multiplier(acc, multiplier, shift).wrapping_add(p.output_offset);
     v.max(p.act_min).min(p.act_max) as i8
+}
+
+/// Whether each of the `n` output channels has a [`RightRequantizer`] for its accumulators,
+/// `taps` products a channel plus its bias ([`RightRequantizer::for_accumulator`]; shared
+/// with DEPTHWISE_CONV_2D): its kernels then build one per channel without checks.
+pub(crate) fn right_requantized<B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    multipliers: &T,
+    shifts: &T,
+    bias: Option<&B>,
+    n: usize,
+    taps: usize,
+) -> bool {
+    multipliers.count() >= n
+        && shifts.count() >= n
+        && bias.is_none_or(|b| b.count() >= n)
+        && (0..n).all(|c| {
+            let b = bias.map_or(0, |b| b.at(c));
+            RightRequantizer::for_accumulator(multipliers.at(c), shifts.at(c), b, taps).is_some()
+        })
 }
 
 /// The output values of the accumulators of channels `c .. c + n` (`n` of [`LANES`]; shared
@@ -584,6 +603,9 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// Another filter without groups of at most [`MAX_WINDOW`] weights
     /// ([`Filters::gathered`]).
     gathered: bool,
+    /// Every output channel has a [`RightRequantizer`] for its accumulators
+    /// ([`RightRequantizer::for_accumulator`]): [`Filters::output`] takes the fast one.
+    right: bool,
 }
 
 /// Output channels a convolution computes together: four accumulators in registers.
@@ -598,7 +620,9 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         bias: Option<&'a B>,
     ) -> Self {
         let [_, _, _, in_d] = p.input_shape;
-        let f_d = p.filter_shape[3];
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let taps = f_h * f_w * f_d;
+        let right = right_requantized(multipliers, shifts, bias, p.output_shape[3], taps);
         Filters {
             p,
             multipliers,
@@ -608,7 +632,8 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise: f_d == in_d && p.filter_shape[1] == 1 && p.filter_shape[2] == 1,
-            gathered: f_d == in_d && p.filter_shape[1..].iter().product::<usize>() <= MAX_WINDOW,
+            gathered: f_d == in_d && taps <= MAX_WINDOW,
+            right,
         }
     }
 }
@@ -692,10 +717,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         win: &mut Self::Window,
     ) {
         if self.pointwise {
-            return self.pointwise(x, x_b, ys, xs, oc, out);
+            return match self.right {
+                true => self.pointwise::<X, true>(x, x_b, ys, xs, oc, out),
+                false => self.pointwise::<X, false>(x, x_b, ys, xs, oc, out),
+            };
         }
         if self.gathered {
-            return self.gathered(x, x_b, ys, xs, oc, out, win);
+            return match self.right {
+                true => self.gathered::<X, true>(x, x_b, ys, xs, oc, out, win),
+                false => self.gathered::<X, false>(x, x_b, ys, xs, oc, out, win),
+            };
         }
         let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
@@ -709,13 +740,29 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
 pub(crate) const BLOCK: usize = 64;
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
+    /// The output value of channel `c` whose accumulator (bias added) is `acc`,
+    /// [`requantize`]d; `RIGHT` (only when [`Filters::right`]): by the channel's
+    /// [`RightRequantizer`], the same value in a shorter sequence.
+    #[inline(always)]
+    fn output<const RIGHT: bool>(&self, acc: i32, c: usize) -> i8 {
+        let (p, m, s) = (self.p, self.multipliers.at(c), self.shifts.at(c));
+        if RIGHT {
+            let v = RightRequantizer::new_checked(m, s).apply(acc);
+            v.wrapping_add(p.output_offset)
+                .max(p.act_min)
+                .min(p.act_max) as i8
+        } else {
+            requantize(acc, m, s, p)
+        }
+    }
+
     /// A 1×1 filter without groups: the output values of filters `oc ..` (`out.len()` of
     /// them) at the pixel whose input tap is `ys` × `xs` (none: padding), two filters at a
     /// time ([`dot2`]: each input word read once for both), the block's filters one run of
     /// weights walked a pair at a time (no bounds inside). Not inlined into the chunk: the
     /// general path's registers stay its own.
     #[inline(never)]
-    fn pointwise<X: Int8>(
+    fn pointwise<X: Int8, const R: bool>(
         &self,
         x: &[X],
         x_b: usize,
@@ -735,19 +782,18 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         let d = in_d.max(1);
         let ws = &self.filter[oc * d..][..out.len() * d];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        let (m, s) = (self.multipliers, self.shifts);
         let mut c = oc;
         let mut outs = out.chunks_exact_mut(2);
         for (w, o) in ws.chunks_exact(2 * d).zip(&mut outs) {
             let (w0, w1) = w.split_at(d);
             let (a0, a1) = dot2(acc_of(c), acc_of(c + 1), xr, w0, w1, off);
-            o[0] = requantize(a0, m.at(c), s.at(c), p);
-            o[1] = requantize(a1, m.at(c + 1), s.at(c + 1), p);
+            o[0] = self.output::<R>(a0, c);
+            o[1] = self.output::<R>(a1, c + 1);
             c += 2;
         }
         if let [o] = outs.into_remainder() {
             let a = dot(acc_of(c), xr, &ws[ws.len() - d..], off);
-            *o = requantize(a, m.at(c), s.at(c), p);
+            *o = self.output::<R>(a, c);
         }
     }
 
@@ -775,31 +821,37 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         };
         let (oa, ob) = out.split_at_mut(od.min(out.len()));
         let (Some(xa), Some(xb)) = (run(a), run(b)) else {
-            self.pointwise(x, a.0, a.1, a.2, 0, oa);
-            self.pointwise(x, b.0, b.1, b.2, 0, ob);
+            for ((x_b, ys, xs), o) in [(a, oa), (b, ob)] {
+                match self.right {
+                    true => self.pointwise::<X, true>(x, x_b, ys, xs, 0, o),
+                    false => self.pointwise::<X, false>(x, x_b, ys, xs, 0, o),
+                }
+            }
             return;
         };
         let off = p.input_offset;
         win.begin_pair(in_d, true);
         win.set_pair_run(0, 0, xa, off);
         win.set_pair_run(1, 0, xb, off);
-        self.pair_outputs(win, in_d, oa, ob);
+        match self.right {
+            true => self.pair_outputs::<true>(win, in_d, oa, ob),
+            false => self.pair_outputs::<false>(win, in_d, oa, ob),
+        }
     }
 
     /// The output values `oa` and `ob` of the pair of windows in `win` (`k` weights a
     /// filter): a filter at a time over both ([`Gathered::pair_dot1`]), its bias and
     /// requantization shared.
     #[inline(always)]
-    fn pair_outputs(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
-        let (p, k) = (self.p, k.max(1));
+    fn pair_outputs<const R: bool>(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
+        let k = k.max(1);
         let ws = &self.filter[..oa.len() * k];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        let (m, s) = (self.multipliers, self.shifts);
         for (c, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
             let b0 = acc_of(c);
             let (a0, c0) = win.pair_dot1((b0, b0), w);
-            *o = requantize(a0, m.at(c), s.at(c), p);
-            *q = requantize(c0, m.at(c), s.at(c), p);
+            *o = self.output::<R>(a0, c);
+            *q = self.output::<R>(c0, c);
         }
     }
 
@@ -834,7 +886,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         }
         let od = p.output_shape[3];
         let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        self.pair_outputs(win, k, oa, ob);
+        match self.right {
+            true => self.pair_outputs::<true>(win, k, oa, ob),
+            false => self.pair_outputs::<false>(win, k, oa, ob),
+        }
     }
 
     /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
@@ -843,7 +898,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// TFLM skips), then two filters at a time over one run of weights each.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn gathered<X: Int8>(
+    fn gathered<X: Int8, const R: bool>(
         &self,
         x: &[X],
         x_b: usize,
@@ -868,20 +923,19 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         let k = k.max(1);
         let ws = &self.filter[oc * k..][..out.len() * k];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        let (m, s) = (self.multipliers, self.shifts);
         let mut c = oc;
         let mut outs = out.chunks_exact_mut(2);
         for (w, o) in ws.chunks_exact(2 * k).zip(&mut outs) {
             let (w0, w1) = w.split_at(k);
             let (a0, a1) = win.dot2(acc_of(c), acc_of(c + 1), w0, w1);
-            o[0] = requantize(a0, m.at(c), s.at(c), p);
-            o[1] = requantize(a1, m.at(c + 1), s.at(c + 1), p);
+            o[0] = self.output::<R>(a0, c);
+            o[1] = self.output::<R>(a1, c + 1);
             c += 2;
         }
         if let [o] = outs.into_remainder() {
             let w = &ws[ws.len() - k..];
             let (a, _) = win.dot2(acc_of(c), 0, w, w);
-            *o = requantize(a, m.at(c), s.at(c), p);
+            *o = self.output::<R>(a, c);
         }
     }
 

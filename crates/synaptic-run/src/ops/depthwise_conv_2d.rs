@@ -18,8 +18,9 @@ use synaptic_tflite::code;
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
-    prepare_conv, prepare_conv_f32, requantize, requantize_chunk, run_overlapped, run_plain,
-    spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK, LANES,
+    prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
+    run_overlapped, run_plain, spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK,
+    LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -248,6 +249,9 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized> {
     shifts: &'a T,
     filter: &'a [W],
     bias: Option<&'a B>,
+    /// Every output channel has a [`RightRequantizer`] for its accumulators
+    /// ([`right_requantized`]): the row kernel takes the fast one.
+    right: bool,
 }
 
 /// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
@@ -265,12 +269,14 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
         filter: &'a [W],
         bias: Option<&'a B>,
     ) -> Self {
+        let [_, f_h, f_w, out_d] = p.filter_shape;
         Channels {
             p,
             multipliers,
             shifts,
             filter,
             bias,
+            right: right_requantized(multipliers, shifts, bias, out_d, f_h * f_w),
         }
     }
 
@@ -860,18 +866,12 @@ impl<X, S: ?Sized, I: Fn(&S) -> &[X], Wr: FnMut(&mut S, usize, &[i8])> RowsIo<X>
 
 /// What the row kernel keeps of one group of four channels: each tap's weights in the
 /// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the
-/// requantizers when every channel has a [`RightRequantizer`] and a bias within
-/// ±[`FAST_BIAS`].
+/// requantizers (meaningful when [`Channels::right`]).
 struct Group {
     taps: [Tap; ROW_TAPS],
     bias: [i32; LANES],
-    fast: Option<[RightRequantizer; LANES]>,
+    fast: [RightRequantizer; LANES],
 }
-
-/// The largest bias magnitude (exclusive) the row kernel's fast requantization takes: an
-/// accumulator is at most `|bias| + 255 · 128` a tap (an offset input within ±255, a weight
-/// within ±128), below [`RightRequantizer::BOUND`].
-const FAST_BIAS: i64 = RightRequantizer::BOUND - 255 * 128 * ROW_TAPS as i64;
 
 /// The pixels per row segment of the row kernel, when it takes these parameters:
 /// multiplier 1 or a multiple of four (a group's four outputs then share one input
@@ -934,7 +934,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let mut grp = Group {
             taps: [Tap::default(); ROW_TAPS],
             bias: [0; LANES],
-            fast: None,
+            fast: [RightRequantizer::new_checked(0, -1); LANES],
         };
         for b in ordered(batches, dir) {
             for oy in ordered(out_h, dir) {
@@ -1007,27 +1007,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let [_, f_h, f_w, c] = self.p.filter_shape;
         let oc = g * LANES;
         // Tap (fy, fx) at fy · f_w + fx in the filter (`c` apart), at fx · f_h + fy here.
-        let mut ws = self.filter.get(oc..).unwrap_or(&[]).chunks(c);
+        let ws = self.filter.get(oc..).unwrap_or(&[]);
         for fy in 0..f_h {
-            for (fx, w) in (0..f_w).zip(ws.by_ref()) {
-                if let (Some(w), Some(t)) =
-                    (w.first_chunk::<LANES>(), grp.taps.get_mut(fx * f_h + fy))
-                {
+            for fx in 0..f_w {
+                let w = ws
+                    .get((fy * f_w + fx) * c..)
+                    .and_then(|w| w.first_chunk::<LANES>());
+                if let (Some(w), Some(t)) = (w, grp.taps.get_mut(fx * f_h + fy)) {
                     *t = tap(w);
                 }
             }
         }
-        let bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
-        let (m, sh) = (self.multipliers.at4(oc), self.shifts.at4(oc));
-        let q: [Option<RightRequantizer>; LANES] = core::array::from_fn(|j| {
-            RightRequantizer::new(m[j], sh[j])
-                .filter(|_| i64::from(bias[j].unsigned_abs()) < FAST_BIAS)
-        });
-        grp.bias = bias;
-        grp.fast = match q {
-            [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
-            _ => None,
-        };
+        grp.bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
+        if self.right {
+            let (m, sh) = (self.multipliers.at4(oc), self.shifts.at4(oc));
+            grp.fast = core::array::from_fn(|j| RightRequantizer::new_checked(m[j], sh[j]));
+        }
     }
 
     /// Gathers the window columns of group `g` from the one of output pixel `ox0` of row
@@ -1110,9 +1105,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     fn outputs<const FULL: bool>(&self, grp: &Group, acc: [i32; LANES], oc: usize, out: &mut [i8]) {
         let p = self.p;
         let acc: [i32; LANES] = core::array::from_fn(|j| acc[j].wrapping_add(grp.bias[j]));
-        match &grp.fast {
-            Some(q) => {
-                for ((o, a), q) in out.iter_mut().zip(acc).zip(q) {
+        match self.right {
+            true => {
+                for ((o, a), q) in out.iter_mut().zip(acc).zip(&grp.fast) {
                     let v = q.apply(a).wrapping_add(p.output_offset);
                     *o = if FULL {
                         v.clamp(-128, 127)
@@ -1121,7 +1116,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                     } as i8;
                 }
             }
-            None => {
+            false => {
                 let (m, sh) = (self.multipliers, self.shifts);
                 for (j, (o, a)) in out.iter_mut().zip(acc).enumerate() {
                     *o = requantize(a, m.at(oc + j), sh.at(oc + j), p);
