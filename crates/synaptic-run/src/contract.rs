@@ -53,9 +53,31 @@
 //! Both conditions are monotone in `d` (a smaller `d` keeps forward safe, a larger keeps backward
 //! safe), so the safe deltas are `d ≤ D_f` (run forward) or `d ≥ D_b` (run backward), besides
 //! full disjointness (`d ≤ −output bytes` or `d ≥ input bytes`). [`SafeOverlap`] holds `D_f` and
-//! `D_b`; they are computed by walking the contract's read ranges once ([`Contract::safe_overlap`],
-//! O(n)), never from a hand table. The read ranges are bounding ranges (a window's first to last
-//! byte), a superset of what is read, so the bounds are conservative.
+//! `D_b`; they are derived from the contract's read ranges ([`Contract::reads`]), never from a
+//! hand table. The read ranges are bounding ranges (a window's first to last byte), a superset
+//! of what is read, so the bounds are conservative.
+//!
+//! # Closed form
+//!
+//! A load derives the bound of every declared overlap, so the derivation must cost the
+//! model's structure, not its elements (walking person_detect's elements took 86 M
+//! instructions on a Cortex-M4). Since `s_o ≥ 0`, the pair `(j, j')` that matters for a
+//! later step `j'` is the step right before it, which gives
+//!
+//! * `D_f = min { s_i·lo(j') − s_o·j' : 1 ≤ j' < n, j' reads }`, and
+//! * `D_b = max { s_i·hi(j') − s_o·j' : 0 ≤ j' < n − 1, j' reads } + s_i − s_o`,
+//!
+//! no running minimum or maximum any more. Each term is a sum of one term per digit of `j` in
+//! a mixed radix — a window's `j = ((b·oh + oy)·ow + ox)·oc + c` reads from
+//! `lo = ((b·ih + y0(oy))·iw + x0(ox))·ic + c0(c)`, a row kernel's `j = r·out_row + k` from
+//! `r·in_row` — so the best over a product of digit ranges is the sum of each digit's best,
+//! and `1 ≤ j' < n` is a union of a few such products (the usual split of a range by its
+//! digits). A digit's best is at the ends of its range where its term is affine (batches,
+//! rows of a row kernel, element-wise kernels), else a scan of its values (a window's rows,
+//! columns and channels, clipped by the padding): O(rows + columns + channels) a window,
+//! O(1) otherwise ([`Contract::safe_overlap`]). The walk itself stays as the definition
+//! ([`Contract::safe_overlap_by_walk`]) and a property test holds the two equal on random
+//! contracts of every family, consistent or not (`tests/contract_props.rs`).
 //!
 //! Example (the issue's): person_detect's 1×1 CONV_2D from 48×48×8 to 48×48×16. Backward,
 //! step `(p, c)` for `c ≥ 1` must write above input pixel `p` (still read by `(p, c−1)`):
@@ -164,30 +186,9 @@ impl Window {
         ))
     }
 
-    fn reads(&self, j: usize) -> Option<(usize, usize)> {
-        let [_, oh, ow, oc_n] = self.output;
-        let [_, ih, iw, ic_n] = self.input;
-        let oc = j % oc_n;
-        let ox = (j / oc_n) % ow;
-        let oy = (j / (oc_n * ow)) % oh;
-        let b = j / (oc_n * ow * oh);
-        let (y0, y1) = Self::axis(
-            oy,
-            self.stride.0,
-            self.pad.0,
-            self.kernel.0,
-            self.dilation.0,
-            ih,
-        )?;
-        let (x0, x1) = Self::axis(
-            ox,
-            self.stride.1,
-            self.pad.1,
-            self.kernel.1,
-            self.dilation.1,
-            iw,
-        )?;
-        let (c0, c1) = match self.channels {
+    /// The inclusive range of input channels output channel `oc` reads.
+    fn channels(&self, oc: usize) -> (usize, usize) {
+        match self.channels {
             Channels::Group {
                 depth,
                 filters_per_group,
@@ -197,7 +198,34 @@ impl Window {
             }
             Channels::Depthwise { multiplier } => (oc / multiplier.max(1), oc / multiplier.max(1)),
             Channels::Same => (oc, oc),
-        };
+        }
+    }
+
+    /// The range of input rows (`y`: true) or columns output row or column `o` reads.
+    fn axis_of(&self, y: bool, o: usize) -> Option<(usize, usize)> {
+        let ([_, ih, iw, _], (sh, sw), (ph, pw), (kh, kw), (dh, dw)) = (
+            self.input,
+            self.stride,
+            self.pad,
+            self.kernel,
+            self.dilation,
+        );
+        match y {
+            true => Self::axis(o, sh, ph, kh, dh, ih),
+            false => Self::axis(o, sw, pw, kw, dw, iw),
+        }
+    }
+
+    fn reads(&self, j: usize) -> Option<(usize, usize)> {
+        let [_, oh, ow, oc_n] = self.output;
+        let [_, ih, iw, ic_n] = self.input;
+        let oc = j % oc_n;
+        let ox = (j / oc_n) % ow;
+        let oy = (j / (oc_n * ow)) % oh;
+        let b = j / (oc_n * ow * oh);
+        let (y0, y1) = self.axis_of(true, oy)?;
+        let (x0, x1) = self.axis_of(false, ox)?;
+        let (c0, c1) = self.channels(oc);
         let at = |y: usize, x: usize, c: usize| ((b * ih + y) * iw + x) * ic_n + c;
         Some((at(y0, x0, c0), at(y1, x1, c1)))
     }
@@ -254,7 +282,7 @@ pub struct Contract {
 }
 
 /// Largest output (in elements) whose safe overlap is derived; larger outputs get no overlap
-/// (the derivation is O(n): this bounds planning time on hostile models).
+/// (a bound from when the derivation was O(n), kept: the same contracts get an overlap).
 pub const MAX_CONTRACT_ELEMS: usize = 1 << 24;
 
 /// The safe overlap of a kernel's output with one input, as deltas `d = output offset − input
@@ -354,9 +382,40 @@ impl Contract {
         }
     }
 
-    /// Derives `D_f` and `D_b` from [`Self::reads`] (O(n) in the output elements; `None` above
-    /// [`MAX_CONTRACT_ELEMS`]).
+    /// Derives `D_f` and `D_b` from [`Self::reads`] in time proportional to the contract's
+    /// structure, not its elements (O(1) for element-wise and row kernels, O(rows + columns +
+    /// channels) for a window): what [`Self::safe_overlap_by_walk`] computes by walking every
+    /// element, the same bounds for every contract (see "Closed form" in the [module
+    /// docs](self)). `None` above [`MAX_CONTRACT_ELEMS`], as the walk, and for a window with
+    /// an empty axis but output elements (a contract no kernel makes; the walk divides by
+    /// zero there).
     pub fn safe_overlap(&self) -> Option<SafeOverlap> {
+        let n = self.out_elems;
+        if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
+            return None;
+        }
+        let digits = Digits::of(self)?;
+        let forward_max = match n {
+            0 | 1 => None,
+            _ => digits.best(Direction::Forward, 1, n),
+        };
+        let backward_min = self.backward.then(|| match n {
+            0 | 1 => None,
+            _ => digits.best(Direction::Backward, 0, n - 1),
+        });
+        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+        Some(SafeOverlap {
+            forward_max: forward_max.unwrap_or(i64::MAX),
+            backward_min: backward_min.map(|b| b.map_or(i64::MIN, |b| b + si - so)),
+            in_bytes: self.in_elems as i64 * si,
+            out_bytes: n as i64 * so,
+        })
+    }
+
+    /// [`Self::safe_overlap`] by its definition: a walk over every output element keeping
+    /// `L(j)` and `H(j)` ([module docs](self)), O(n). The reference the closed form is tested
+    /// against (`tests/contract_props.rs`); nothing on a load calls it.
+    pub fn safe_overlap_by_walk(&self) -> Option<SafeOverlap> {
         let n = self.out_elems;
         if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
             return None;
@@ -393,6 +452,212 @@ impl Contract {
             in_bytes: self.in_elems as i64 * si,
             out_bytes: n as i64 * so,
         })
+    }
+}
+
+/// The better of two bounds in `dir`'s sense (forward: the smaller `D_f` term, backward: the
+/// larger `D_b` term); `None` is "no element", the neutral one.
+fn pick(dir: Direction, x: Option<i64>, y: Option<i64>) -> Option<i64> {
+    match (x, y, dir) {
+        (Some(x), Some(y), Direction::Forward) => Some(x.min(y)),
+        (Some(x), Some(y), Direction::Backward) => Some(x.max(y)),
+        (x, None, _) => x,
+        (None, y, _) => y,
+    }
+}
+
+/// The sum of two digits' terms; `None` if either digit value reads nothing.
+fn add(x: Option<i64>, y: Option<i64>) -> Option<i64> {
+    Some(x?.saturating_add(y?))
+}
+
+/// `a · b` for the terms (sizes from the model: saturating, never a panic).
+fn mul(a: usize, b: i64) -> i64 {
+    (a as i64).saturating_mul(b)
+}
+
+/// How a digit's term varies over its values, which decides where its best lies in a range.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Affine in the digit (or no value reads): the best is at an end of the range.
+    Affine,
+    /// Affine from 1 on, anything at 0: the best is at an end or at 1.
+    AffineFrom1,
+    /// Only this value reads.
+    Single(usize),
+    /// Anything (a window's clipped rows and columns, its channel groups): every value.
+    Scan,
+}
+
+/// An output element's index `j` as digits, most significant first: `j = (d0·r1 + d1)·r2 + …`
+/// with digit 0 unbounded, such that the element's term — forward `F(j) = s_i·lo(j) − s_o·j`,
+/// backward `G(j) = s_i·hi(j) − s_o·j` — is the sum of one term per digit, each depending on
+/// that digit alone (`None`: the elements with that digit value read nothing). This holds
+/// for every [`Access`]: a window's `lo` is `((b·ih + y0(oy))·iw + x0(ox))·ic + c0(oc)`, a row
+/// kernel's `r·in_row`, and so on ([`Digits::term`]).
+struct Digits<'c> {
+    c: &'c Contract,
+    /// The radices; `radix[0]` is unused (digit 0 is unbounded).
+    radix: [usize; 4],
+    /// The place value of each digit: the product of the radices below it (saturating: a
+    /// place value past `usize::MAX` is past every index, like the true one).
+    weight: [usize; 4],
+    len: usize,
+}
+
+impl<'c> Digits<'c> {
+    /// The digits of `c`'s output index; `None` for a window with an empty axis.
+    fn of(c: &'c Contract) -> Option<Self> {
+        let (radix, len) = match c.access {
+            Access::Elementwise | Access::RowThenElement { depth: 0 } => ([0; 4], 1),
+            Access::RowThenElement { depth } => ([0, depth, 0, 0], 2),
+            Access::Rows { out_row, .. } | Access::RowsBuffered { out_row, .. } => {
+                ([0, out_row.max(1), 0, 0], 2)
+            }
+            Access::Window(w) => {
+                let [_, oh, ow, oc] = w.output;
+                if oh == 0 || ow == 0 || oc == 0 {
+                    return None;
+                }
+                ([0, oh, ow, oc], 4)
+            }
+        };
+        let mut weight = [1usize; 4];
+        for l in (0..len - 1).rev() {
+            weight[l] = weight[l + 1].saturating_mul(radix[l + 1]);
+        }
+        Some(Digits {
+            c,
+            radix,
+            weight,
+            len,
+        })
+    }
+
+    /// The term of digit `level` at value `v` in `dir` (forward `F`, backward `G`).
+    fn term(&self, dir: Direction, level: usize, v: usize) -> Option<i64> {
+        let c = self.c;
+        let (si, so) = (c.in_elem_bytes as i64, c.out_elem_bytes as i64);
+        let fwd = dir == Direction::Forward;
+        match (c.access, level) {
+            (Access::Elementwise | Access::RowThenElement { depth: 0 }, _) => Some(mul(v, si - so)),
+            (Access::RowThenElement { depth }, 0) => Some(mul(v, mul(depth, si - so))),
+            (Access::RowThenElement { depth }, _) => Some(match (fwd, v) {
+                (false, 0) => mul(depth - 1, si),
+                _ => mul(v, si - so),
+            }),
+            (Access::Rows { in_row, out_row } | Access::RowsBuffered { in_row, out_row }, 0) => {
+                // lo = r·in_row, hi = r·in_row + in_row − 1 (no read of an empty row).
+                let hi = if fwd {
+                    0
+                } else {
+                    mul(in_row - usize::from(in_row > 0), si)
+                };
+                (in_row > 0).then(|| {
+                    mul(v, mul(in_row, si))
+                        .saturating_sub(mul(v, mul(out_row.max(1), so)))
+                        .saturating_add(hi)
+                })
+            }
+            (Access::Rows { .. }, _) => Some(mul(v, -so)),
+            (Access::RowsBuffered { out_row, .. }, _) => {
+                // The row's first step in the direction of execution reads it.
+                let first = if fwd { v == 0 } else { v + 1 == out_row };
+                first.then(|| mul(v, -so))
+            }
+            (Access::Window(w), level) => {
+                let [_, ih, iw, ic] = w.input;
+                let [_, oh, ow, oc] = w.output;
+                let pick = |(lo, hi): (usize, usize)| if fwd { lo } else { hi };
+                // Input and output elements a unit of this digit spans.
+                let (at, unit_in, unit_out) = match level {
+                    0 => (v, ih.saturating_mul(iw), oh.saturating_mul(ow)),
+                    1 => (pick(w.axis_of(true, v)?), iw, ow),
+                    2 => (pick(w.axis_of(false, v)?), 1, 1),
+                    _ => (pick(w.channels(v)), 0, 0),
+                };
+                let (unit_in, unit_out) = match level {
+                    3 => (1, 1),
+                    _ => (unit_in.saturating_mul(ic), unit_out.saturating_mul(oc)),
+                };
+                Some(mul(at, mul(unit_in, si)).saturating_sub(mul(v, mul(unit_out, so))))
+            }
+        }
+    }
+
+    /// How digit `level`'s term varies in `dir`.
+    fn shape(&self, dir: Direction, level: usize) -> Shape {
+        let fwd = dir == Direction::Forward;
+        match (self.c.access, level) {
+            (_, 0) => Shape::Affine,
+            (Access::RowThenElement { .. }, _) if !fwd => Shape::AffineFrom1,
+            (Access::RowsBuffered { .. }, _) if fwd => Shape::Single(0),
+            (Access::RowsBuffered { out_row, .. }, _) => {
+                Shape::Single(out_row.checked_sub(1).unwrap_or(usize::MAX))
+            }
+            (Access::Window(_), _) => Shape::Scan,
+            _ => Shape::Affine,
+        }
+    }
+
+    /// The best term of digit `level` over its values `a..b` (`a < b`).
+    fn digit_best(&self, dir: Direction, level: usize, a: usize, b: usize) -> Option<i64> {
+        let t = |v| self.term(dir, level, v);
+        match self.shape(dir, level) {
+            Shape::Affine => pick(dir, t(a), t(b - 1)),
+            Shape::AffineFrom1 => pick(
+                dir,
+                pick(dir, t(a), t(b - 1)),
+                t(a + 1).filter(|_| a + 1 < b),
+            ),
+            Shape::Single(v) => (a <= v && v < b).then(|| t(v)).flatten(),
+            Shape::Scan => (a..b).fold(None, |m, v| pick(dir, m, t(v))),
+        }
+    }
+
+    /// The best term over the elements `a..b` (`1 ≤ b`, `a < b`): the range split into
+    /// products of digit ranges (a partial first value of the top digit, whole middle
+    /// values, a partial last one, and so on down), each product's best the sum of its
+    /// digits' bests.
+    fn best(&self, dir: Direction, a: usize, b: usize) -> Option<i64> {
+        // whole[l]: the best over every value of the digits l.. (separable: a sum).
+        let mut whole = [Some(0i64); 5];
+        for l in (1..self.len).rev() {
+            whole[l] = add(self.digit_best(dir, l, 0, self.radix[l]), whole[l + 1]);
+        }
+        self.range(dir, &whole, 0, a, b)
+    }
+
+    /// The best over the values `a..b` of the number formed by the digits `level..`.
+    fn range(
+        &self,
+        dir: Direction,
+        whole: &[Option<i64>; 5],
+        level: usize,
+        a: usize,
+        b: usize,
+    ) -> Option<i64> {
+        if level == self.len {
+            return Some(0);
+        }
+        if level > 0 && a == 0 && b == self.weight[level - 1] {
+            return whole[level];
+        }
+        let w = self.weight[level];
+        let (da, ra) = (a / w, a % w);
+        let (db, rb) = ((b - 1) / w, (b - 1) % w + 1);
+        let t = |v| self.term(dir, level, v);
+        if da == db {
+            return add(t(da), self.range(dir, whole, level + 1, ra, rb));
+        }
+        let first = add(t(da), self.range(dir, whole, level + 1, ra, w));
+        let middle = if da + 1 < db {
+            add(self.digit_best(dir, level, da + 1, db), whole[level + 1])
+        } else {
+            None
+        };
+        let last = add(t(db), self.range(dir, whole, level + 1, 0, rb));
+        pick(dir, pick(dir, first, middle), last)
     }
 }
 
