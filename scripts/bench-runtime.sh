@@ -36,6 +36,8 @@
 #   jitter <model> <max - min> runs <n> min <instructions> max <instructions>
 #                      (the first inference repeated: REPEAT=100 times, the float images 5)
 #   flash <model> <runtime-code-bytes>    (no model, program, constants or board support)
+#   load <model> <instructions>  (Interpreter creation to ready, program in flash; also on m4)
+#   stack <model> load <bytes> invoke <bytes>   (stack high-water marks, painted; also on m4)
 #                      (of the model's `deploy` image: what a product links, see below)
 # then the other figures (shared-I/O RAM and instructions, arena calls, arena sizes, QEMU wall
 # time) and a comparison table with TFLM. ram-bytes = persistent (plan descriptors; with the
@@ -261,17 +263,18 @@ echo "# arena-calls <model> <instructions of the arena's own calls of one infere
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
 echo "# load <model> <instructions of Interpreter::with_program (verifies the program)>;"
 echo "# load-ram-program <model> <instructions of Interpreter::new (compiles it into the arena)>;"
+echo "# stack <model> load <bytes> invoke <bytes> (stack high-water marks, painted: program in flash, I/O in the plan); stack-ram-program <model> load <bytes>;"
 echo "# program <model> <bytes of the program in flash>; flash <model> <bytes of runtime code in its deploy image (no model, program, constants or board)>;"
 echo "# image <model> <text bytes of the image, as arm-none-eabi-size>;"
 echo "# jitter <model> <max - min instructions> runs <n> min <instructions> max <instructions> (the same inference repeated)"
 echo "# op <model> <i> <instructions to the end of operator i>"
 for m in $models; do
   [ -f "$log/$m" ] || continue
-  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|program|flash|image|jitter|op|counter|qemu-seconds) $m " "$log/$m" || true
+  grep -E "^(shared|arena-calls|arena|state-detail|load|load-ram-program|stack|stack-ram-program|program|flash|image|jitter|op|counter|qemu-seconds) $m " "$log/$m" || true
 done
 for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
-  grep -E "^(shared|load|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+  grep -E "^(shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
 
 echo
@@ -375,6 +378,50 @@ if rows:
         j = "-" if jit is None else f"{jit:,}"
         print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {j} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} | {im:,} |")
     print(f"\ngeometric mean of ours ÷ CMSIS-NN: {g ** (1 / len(rows)):.2f}")
+# The load (Interpreter creation to ready) against TFLM's AllocateTensors on the same machines
+# (../shared/anchors/tflm-qemu/README.md: TFLM + CMSIS-NN, M3 and M4), and the stack it takes.
+alloc = {  # AllocateTensors instructions: (M3, M4)
+    "hello_world_int8": (29763, 29359),
+    "micro_speech_quantized": (41272, 41066),
+    "kws_ref_model": (814444, 814311),
+    "person_detect": (2889344, 2875722),
+    "pretrainedResnet_quant": (558632, 559383),
+}
+def figures(p, m):
+    f = {}
+    if os.path.exists(p):
+        for line in open(p):
+            w = line.split()
+            if len(w) > 2 and w[1] == m:
+                f[w[0]] = w[2:]
+    return f
+rows = []
+for m in models:
+    if m not in alloc:
+        continue
+    f3, f4 = figures(os.path.join(log, m), m), figures(os.path.join(log, "m4", m), m)
+    if "load" not in f3 and "load" not in f4:
+        continue
+    rows.append((m, f3, f4))
+if rows:
+    print()
+    print("The load (program in flash: `load`; compiled at load: `load-ram-program`) against TFLM + CMSIS-NN's AllocateTensors, and the stack (bytes, painted):")
+    print()
+    print("| model | load M3 | AllocateTensors M3 | ÷ TFLM | load M4 | AllocateTensors M4 | ÷ TFLM | load-ram-program M4 | ÷ TFLM | load ÷ inference M4 | stack load M4 | stack invoke M4 | stack load, RAM program M4 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    num = lambda f, k, i=0: int(f[k][i]) if k in f and len(f[k]) > i else None
+    fmt = lambda v: "-" if v is None else f"{v:,}"
+    ratio = lambda a, b, d=2: "-" if a is None or not b else f"{a / b:.{d}f}"
+    for m, f3, f4 in rows:
+        a3, a4 = alloc[m]
+        l3, l4, r4, n4 = num(f3, "load"), num(f4, "load"), num(f4, "load-ram-program"), num(f4, "run")
+        s = f4.get("stack", [])
+        sl = int(s[1]) if len(s) > 3 else None
+        si = int(s[3]) if len(s) > 3 else None
+        sr = f4.get("stack-ram-program", [])
+        srl = int(sr[1]) if len(sr) > 1 else None
+        print(f"| {m} | {fmt(l3)} | {a3:,} | {ratio(l3, a3)} | {fmt(l4)} | {a4:,} | {ratio(l4, a4)} | "
+              f"{fmt(r4)} | {ratio(r4, a4)} | {ratio(l4, n4, 3)} | {fmt(sl)} | {fmt(si)} | {fmt(srl)} |")
 EOF
 cat "$table"
 if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
@@ -392,11 +439,11 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
     echo '```text'
     for m in $models; do
       [ -f "$log/$m" ] || continue
-      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|program|flash|image|jitter) $m " "$log/$m" | sed 's/$/ m3/' || true
+      grep -E "^(run|state|ram-program|plain|shared|arena|load|load-ram-program|stack|stack-ram-program|program|flash|image|jitter) $m " "$log/$m" | sed 's/$/ m3/' || true
     done
     for m in $m4_models; do
       [ -f "$log/m4/$m" ] || continue
-      grep -E "^(run|ram-program|plain|shared|load|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+      grep -E "^(run|ram-program|plain|shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
     done
     echo '```'
   } >"$out"

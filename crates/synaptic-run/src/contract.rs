@@ -404,9 +404,17 @@ impl Contract {
             _ => digits.best(Direction::Backward, 0, n - 1),
         });
         let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+        // G's constant: `s_i − s_o`, and a row's last element past its first.
+        let k = match self.access {
+            Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. } => {
+                mul(in_row.saturating_sub(1), si)
+            }
+            _ => 0,
+        };
         Some(SafeOverlap {
             forward_max: forward_max.unwrap_or(i64::MAX),
-            backward_min: backward_min.map(|b| b.map_or(i64::MIN, |b| b + si - so)),
+            backward_min: backward_min
+                .map(|b| b.map_or(i64::MIN, |b| b.saturating_add(k + si - so))),
             in_bytes: self.in_elems as i64 * si,
             out_bytes: n as i64 * so,
         })
@@ -502,24 +510,43 @@ struct Digits<'c> {
     /// The place value of each digit: the product of the radices below it (saturating: a
     /// place value past `usize::MAX` is past every index, like the true one).
     weight: [usize; 4],
+    /// Per digit, the input bytes and the output bytes one unit of it spans: a digit's term is
+    /// `unit_in · at − unit_out · v` for the input position `at` its value `v` reads
+    /// ([`Digits::at`]).
+    unit_in: [i64; 4],
+    unit_out: [i64; 4],
     len: usize,
 }
 
 impl<'c> Digits<'c> {
     /// The digits of `c`'s output index; `None` for a window with an empty axis.
     fn of(c: &'c Contract) -> Option<Self> {
-        let (radix, len) = match c.access {
-            Access::Elementwise | Access::RowThenElement { depth: 0 } => ([0; 4], 1),
-            Access::RowThenElement { depth } => ([0, depth, 0, 0], 2),
-            Access::Rows { out_row, .. } | Access::RowsBuffered { out_row, .. } => {
-                ([0, out_row.max(1), 0, 0], 2)
+        let (si, so) = (c.in_elem_bytes as i64, c.out_elem_bytes as i64);
+        let units = |i: [usize; 4], o: [usize; 4]| (i.map(|u| mul(u, si)), o.map(|u| mul(u, so)));
+        let (radix, len, (unit_in, unit_out)) = match c.access {
+            Access::Elementwise | Access::RowThenElement { depth: 0 } => {
+                ([0; 4], 1, units([1; 4], [1; 4]))
+            }
+            Access::RowThenElement { depth: d } => {
+                ([0, d, 0, 0], 2, units([d, 1, 0, 0], [d, 1, 0, 0]))
+            }
+            Access::Rows { in_row, out_row } | Access::RowsBuffered { in_row, out_row } => {
+                let r = out_row.max(1);
+                ([0, r, 0, 0], 2, units([in_row, 0, 0, 0], [r, 1, 0, 0]))
             }
             Access::Window(w) => {
+                let [_, ih, iw, ic] = w.input;
                 let [_, oh, ow, oc] = w.output;
                 if oh == 0 || ow == 0 || oc == 0 {
                     return None;
                 }
-                ([0, oh, ow, oc], 4)
+                let m = usize::saturating_mul;
+                let i = [m(m(ih, iw), ic), m(iw, ic), ic, 1];
+                (
+                    [0, oh, ow, oc],
+                    4,
+                    units(i, [m(m(oh, ow), oc), m(ow, oc), oc, 1]),
+                )
             }
         };
         let mut weight = [1usize; 4];
@@ -530,59 +557,43 @@ impl<'c> Digits<'c> {
             c,
             radix,
             weight,
+            unit_in,
+            unit_out,
             len,
         })
     }
 
-    /// The term of digit `level` at value `v` in `dir` (forward `F`, backward `G`).
-    fn term(&self, dir: Direction, level: usize, v: usize) -> Option<i64> {
-        let c = self.c;
-        let (si, so) = (c.in_elem_bytes as i64, c.out_elem_bytes as i64);
+    /// The input position (in units of digit `level`) that the elements with value `v` of it
+    /// read from: their `lo` forward, their `hi` backward (a row kernel's `hi` is its `lo`
+    /// plus `in_row − 1`, added by [`Contract::safe_overlap`]); `None`: they read nothing.
+    fn at(&self, dir: Direction, level: usize, v: usize) -> Option<usize> {
         let fwd = dir == Direction::Forward;
-        match (c.access, level) {
-            (Access::Elementwise | Access::RowThenElement { depth: 0 }, _) => Some(mul(v, si - so)),
-            (Access::RowThenElement { depth }, 0) => Some(mul(v, mul(depth, si - so))),
-            (Access::RowThenElement { depth }, _) => Some(match (fwd, v) {
-                (false, 0) => mul(depth - 1, si),
-                _ => mul(v, si - so),
-            }),
-            (Access::Rows { in_row, out_row } | Access::RowsBuffered { in_row, out_row }, 0) => {
-                // lo = r·in_row, hi = r·in_row + in_row − 1 (no read of an empty row).
-                let hi = if fwd {
-                    0
-                } else {
-                    mul(in_row - usize::from(in_row > 0), si)
-                };
-                (in_row > 0).then(|| {
-                    mul(v, mul(in_row, si))
-                        .saturating_sub(mul(v, mul(out_row.max(1), so)))
-                        .saturating_add(hi)
-                })
+        match (self.c.access, level) {
+            (Access::RowThenElement { depth }, 1) if !fwd && v == 0 => Some(depth - 1),
+            (Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. }, 0) => {
+                (in_row > 0).then_some(v)
             }
-            (Access::Rows { .. }, _) => Some(mul(v, -so)),
+            // The row's first step in the direction of execution reads it.
             (Access::RowsBuffered { out_row, .. }, _) => {
-                // The row's first step in the direction of execution reads it.
-                let first = if fwd { v == 0 } else { v + 1 == out_row };
-                first.then(|| mul(v, -so))
+                (if fwd { v == 0 } else { v + 1 == out_row }).then_some(0)
             }
-            (Access::Window(w), level) => {
-                let [_, ih, iw, ic] = w.input;
-                let [_, oh, ow, oc] = w.output;
-                let pick = |(lo, hi): (usize, usize)| if fwd { lo } else { hi };
-                // Input and output elements a unit of this digit spans.
-                let (at, unit_in, unit_out) = match level {
-                    0 => (v, ih.saturating_mul(iw), oh.saturating_mul(ow)),
-                    1 => (pick(w.axis_of(true, v)?), iw, ow),
-                    2 => (pick(w.axis_of(false, v)?), 1, 1),
-                    _ => (pick(w.channels(v)), 0, 0),
-                };
-                let (unit_in, unit_out) = match level {
-                    3 => (1, 1),
-                    _ => (unit_in.saturating_mul(ic), unit_out.saturating_mul(oc)),
-                };
-                Some(mul(at, mul(unit_in, si)).saturating_sub(mul(v, mul(unit_out, so))))
+            (Access::Window(w), 1 | 2) => {
+                let (lo, hi) = w.axis_of(level == 1, v)?;
+                Some(if fwd { lo } else { hi })
             }
+            (Access::Window(w), 3) => {
+                let (lo, hi) = w.channels(v);
+                Some(if fwd { lo } else { hi })
+            }
+            _ => Some(v),
         }
+    }
+
+    /// The term of digit `level` at value `v` in `dir` (forward `F`, backward `G`).
+    #[inline(never)]
+    fn term(&self, dir: Direction, level: usize, v: usize) -> Option<i64> {
+        let at = self.at(dir, level, v)?;
+        Some(mul(at, self.unit_in[level]).saturating_sub(mul(v, self.unit_out[level])))
     }
 
     /// How digit `level`'s term varies in `dir`.

@@ -39,6 +39,7 @@ use synaptic_run::ops::OpSet;
 use synaptic_run::{Interpreter, IoPlacement, RunPlan};
 
 pub mod counter;
+pub mod stack;
 
 // The panic handler: the bench images print the panic's message (semihosting) and exit 1.
 #[cfg(not(feature = "deploy"))]
@@ -265,14 +266,18 @@ fn infer<O: OpSet>(
             .unwrap_or_else(|e| fail("shared region", &e));
     }
     let (loader, mut runner) = arena.split();
+    let top = stack::paint();
     let (load, net) = c.measure(|| match program {
         Some(p) => Interpreter::with_program_ops::<O>(spec.model, p, loader, plan, placement),
         None => Interpreter::new_ops::<O>(spec.model, loader, plan, placement),
     });
+    let stack_load = stack::used(top);
     let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let mut out = [0u8; MAX_OUTPUT];
     let out = &mut out[..net.output_bytes()];
+    let top = stack::paint();
     let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
+    let stack_invoke = stack::used(top);
     r.unwrap_or_else(|e| fail("inference", &e));
     let first = *out == *spec.expected;
     // A streaming model: consecutive invocations after a state reset, the state carried,
@@ -306,9 +311,16 @@ fn infer<O: OpSet>(
     }
     if placement == IoPlacement::Plan && op_data == OpData::Ram {
         hprintln!("load-ram-program {} {}", spec.name, load);
+        hprintln!("stack-ram-program {} load {}", spec.name, stack_load);
     }
     if placement == IoPlacement::Plan && op_data == OpData::Flash {
         hprintln!("load {} {}", spec.name, load);
+        hprintln!(
+            "stack {} load {} invoke {}",
+            spec.name,
+            stack_load,
+            stack_invoke
+        );
         // Per operator (a third inference, observed): instructions from the previous
         // operator's end (or the start) to this one's end, timer reads included.
         let mut last = counter::start();

@@ -717,16 +717,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         win: &mut Self::Window,
     ) {
         if self.pointwise {
-            return match self.right {
-                true => self.pointwise::<X, true>(x, x_b, ys, xs, oc, out),
-                false => self.pointwise::<X, false>(x, x_b, ys, xs, oc, out),
-            };
+            return self.pointwise(x, x_b, ys, xs, oc, out);
         }
         if self.gathered {
-            return match self.right {
-                true => self.gathered::<X, true>(x, x_b, ys, xs, oc, out, win),
-                false => self.gathered::<X, false>(x, x_b, ys, xs, oc, out, win),
-            };
+            return self.gathered(x, x_b, ys, xs, oc, out, win);
         }
         let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
@@ -741,12 +735,13 @@ pub(crate) const BLOCK: usize = 64;
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// The output value of channel `c` whose accumulator (bias added) is `acc`,
-    /// [`requantize`]d; `RIGHT` (only when [`Filters::right`]): by the channel's
-    /// [`RightRequantizer`], the same value in a shorter sequence.
+    /// [`requantize`]d; when [`Filters::right`], by the channel's [`RightRequantizer`], the
+    /// same value in a shorter sequence (a branch the same way for the whole operator: one
+    /// copy of each kernel, not one for each way).
     #[inline(always)]
-    fn output<const RIGHT: bool>(&self, acc: i32, c: usize) -> i8 {
+    fn output(&self, acc: i32, c: usize) -> i8 {
         let (p, m, s) = (self.p, self.multipliers.at(c), self.shifts.at(c));
-        if RIGHT {
+        if self.right {
             let v = RightRequantizer::new_checked(m, s).apply(acc);
             v.wrapping_add(p.output_offset)
                 .max(p.act_min)
@@ -762,7 +757,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// weights walked a pair at a time (no bounds inside). Not inlined into the chunk: the
     /// general path's registers stay its own.
     #[inline(never)]
-    fn pointwise<X: Int8, const R: bool>(
+    fn pointwise<X: Int8>(
         &self,
         x: &[X],
         x_b: usize,
@@ -787,13 +782,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         for (w, o) in ws.chunks_exact(2 * d).zip(&mut outs) {
             let (w0, w1) = w.split_at(d);
             let (a0, a1) = dot2(acc_of(c), acc_of(c + 1), xr, w0, w1, off);
-            o[0] = self.output::<R>(a0, c);
-            o[1] = self.output::<R>(a1, c + 1);
+            o[0] = self.output(a0, c);
+            o[1] = self.output(a1, c + 1);
             c += 2;
         }
         if let [o] = outs.into_remainder() {
             let a = dot(acc_of(c), xr, &ws[ws.len() - d..], off);
-            *o = self.output::<R>(a, c);
+            *o = self.output(a, c);
         }
     }
 
@@ -822,10 +817,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         let (oa, ob) = out.split_at_mut(od.min(out.len()));
         let (Some(xa), Some(xb)) = (run(a), run(b)) else {
             for ((x_b, ys, xs), o) in [(a, oa), (b, ob)] {
-                match self.right {
-                    true => self.pointwise::<X, true>(x, x_b, ys, xs, 0, o),
-                    false => self.pointwise::<X, false>(x, x_b, ys, xs, 0, o),
-                }
+                self.pointwise(x, x_b, ys, xs, 0, o)
             }
             return;
         };
@@ -833,25 +825,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         win.begin_pair(in_d, true);
         win.set_pair_run(0, 0, xa, off);
         win.set_pair_run(1, 0, xb, off);
-        match self.right {
-            true => self.pair_outputs::<true>(win, in_d, oa, ob),
-            false => self.pair_outputs::<false>(win, in_d, oa, ob),
-        }
+        self.pair_outputs(win, in_d, oa, ob)
     }
 
     /// The output values `oa` and `ob` of the pair of windows in `win` (`k` weights a
     /// filter): a filter at a time over both ([`Gathered::pair_dot1`]), its bias and
     /// requantization shared.
     #[inline(always)]
-    fn pair_outputs<const R: bool>(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
+    fn pair_outputs(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
         let k = k.max(1);
         let ws = &self.filter[..oa.len() * k];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
         for (c, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
             let b0 = acc_of(c);
             let (a0, c0) = win.pair_dot1((b0, b0), w);
-            *o = self.output::<R>(a0, c);
-            *q = self.output::<R>(c0, c);
+            *o = self.output(a0, c);
+            *q = self.output(c0, c);
         }
     }
 
@@ -886,10 +875,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         }
         let od = p.output_shape[3];
         let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        match self.right {
-            true => self.pair_outputs::<true>(win, k, oa, ob),
-            false => self.pair_outputs::<false>(win, k, oa, ob),
-        }
+        self.pair_outputs(win, k, oa, ob)
     }
 
     /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
@@ -898,7 +884,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// TFLM skips), then two filters at a time over one run of weights each.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn gathered<X: Int8, const R: bool>(
+    fn gathered<X: Int8>(
         &self,
         x: &[X],
         x_b: usize,
@@ -928,14 +914,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         for (w, o) in ws.chunks_exact(2 * k).zip(&mut outs) {
             let (w0, w1) = w.split_at(k);
             let (a0, a1) = win.dot2(acc_of(c), acc_of(c + 1), w0, w1);
-            o[0] = self.output::<R>(a0, c);
-            o[1] = self.output::<R>(a1, c + 1);
+            o[0] = self.output(a0, c);
+            o[1] = self.output(a1, c + 1);
             c += 2;
         }
         if let [o] = outs.into_remainder() {
             let w = &ws[ws.len() - k..];
             let (a, _) = win.dot2(acc_of(c), 0, w, w);
-            *o = self.output::<R>(a, c);
+            *o = self.output(a, c);
         }
     }
 
