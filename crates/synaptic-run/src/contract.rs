@@ -216,6 +216,40 @@ impl Window {
         }
     }
 
+    /// The rows (`y`: true) or columns `[i, j)` whose window lies wholly inside the input,
+    /// `i` the first past the padding before: from `i` on the window starts inside the
+    /// input, so [`Self::axis_of`] is `(o·s − p, o·s − p + (k−1)·d)`, affine, up to `j`, and
+    /// past `j` it reads nothing from the first position that reads nothing on. `None` for
+    /// a stride of 0 (no such structure).
+    fn inside(&self, y: bool) -> Option<(usize, usize)> {
+        let (s, p, k, d, size) = match y {
+            true => (
+                self.stride.0,
+                self.pad.0,
+                self.kernel.0,
+                self.dilation.0,
+                self.input[1],
+            ),
+            false => (
+                self.stride.1,
+                self.pad.1,
+                self.kernel.1,
+                self.dilation.1,
+                self.input[2],
+            ),
+        };
+        if s == 0 {
+            return None;
+        }
+        let i = p.div_ceil(s);
+        // The last o with o·s − p + (k − 1)·d ≤ size − 1.
+        let reach = (k.max(1) - 1).saturating_mul(d);
+        let j = (size + p)
+            .checked_sub(1 + reach)
+            .map_or(0, |top| top / s + 1);
+        Some((i, j.max(i)))
+    }
+
     fn reads(&self, j: usize) -> Option<(usize, usize)> {
         let [_, oh, ow, oc_n] = self.output;
         let [_, ih, iw, ic_n] = self.input;
@@ -493,7 +527,12 @@ enum Shape {
     AffineFrom1,
     /// Only this value reads.
     Single(usize),
-    /// Anything (a window's clipped rows and columns, its channel groups): every value.
+    /// Affine on `[start, end)`, anything before it, nothing read from the first value past
+    /// it that reads nothing on (a window's rows or columns: the window inside the input
+    /// from `start` to `end`, clipped by the padding before, partly or wholly past the input
+    /// after): every value outside, the ends inside.
+    Inside(usize, usize),
+    /// Anything (a window's channels in several groups): every value.
     Scan,
 }
 
@@ -606,7 +645,16 @@ impl<'c> Digits<'c> {
             (Access::RowsBuffered { out_row, .. }, _) => {
                 Shape::Single(out_row.checked_sub(1).unwrap_or(usize::MAX))
             }
-            (Access::Window(_), _) => Shape::Scan,
+            (Access::Window(w), 1 | 2) => w
+                .inside(level == 1)
+                .map_or(Shape::Scan, |(i, j)| Shape::Inside(i, j)),
+            (Access::Window(w), _) => match w.channels {
+                Channels::Depthwise { multiplier: 0 | 1 } | Channels::Same => Shape::Affine,
+                Channels::Group {
+                    filters_per_group, ..
+                } if filters_per_group.max(1) >= w.output[3] => Shape::Affine,
+                _ => Shape::Scan,
+            },
             _ => Shape::Affine,
         }
     }
@@ -623,6 +671,23 @@ impl<'c> Digits<'c> {
             ),
             Shape::Single(v) => (a <= v && v < b).then(|| t(v)).flatten(),
             Shape::Scan => (a..b).fold(None, |m, v| pick(dir, m, t(v))),
+            Shape::Inside(i, j) => {
+                let before = (a..b.min(i)).fold(None, |m, v| pick(dir, m, t(v)));
+                let (ia, jb) = (a.max(i), b.min(j));
+                let inside = if ia < jb {
+                    pick(dir, t(ia), t(jb - 1))
+                } else {
+                    None
+                };
+                let mut best = pick(dir, before, inside);
+                for v in a.max(j)..b {
+                    match t(v) {
+                        Some(x) => best = pick(dir, best, Some(x)),
+                        None => break,
+                    }
+                }
+                best
+            }
         }
     }
 

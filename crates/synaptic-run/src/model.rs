@@ -128,17 +128,12 @@ pub(crate) fn tinfo<'m>(
                 scales: scales.len(),
             }));
         }
-        for i in 0..scales.len() {
-            let value = scales.get(i).unwrap_or(f32::NAN);
-            if !(value.is_finite() && value > 0.0) {
-                return Err(fault(TensorFault::Scale { value }));
-            }
+        if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(fault(TensorFault::Scale { value }));
         }
-        for i in 0..zps.len() {
-            let value = zps.get(i).unwrap_or(0);
-            if value < i64::from(min) || value > i64::from(max) {
-                return Err(fault(TensorFault::ZeroPoint { value, min, max }));
-            }
+        let (lo, hi) = (i64::from(min), i64::from(max));
+        if let Some(value) = zps.iter().find(|v| *v < lo || *v > hi) {
+            return Err(fault(TensorFault::ZeroPoint { value, min, max }));
         }
     }
     // Other types: the quantization is read by no kernel (int32 biases, floats); a zero point

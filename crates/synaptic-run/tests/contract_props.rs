@@ -120,3 +120,26 @@ fn person_detect_depthwise_equals_the_walk() {
     };
     assert_eq!(c.safe_overlap(), c.safe_overlap_by_walk());
 }
+
+/// An expanding 1×1 layer over two batches: the least forward term is the last row's (the
+/// window's rows inside the input, affine, best at their end) of the last batch.
+#[test]
+fn expanding_rows_are_best_at_their_end() {
+    let c = Contract {
+        access: Access::Window(Window {
+            input: [2, 4, 1, 1],
+            output: [2, 4, 1, 8],
+            kernel: (1, 1),
+            stride: (1, 1),
+            dilation: (1, 1),
+            pad: (0, 0),
+            channels: Channels::Same,
+        }),
+        in_elems: 8,
+        out_elems: 64,
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: true,
+    };
+    assert_eq!(c.safe_overlap(), c.safe_overlap_by_walk());
+}

@@ -511,6 +511,13 @@ impl Floats<'_> {
     pub fn get(&self, i: usize) -> Option<f32> {
         self.0.f32(i)
     }
+    /// Every element in order (one bounds check for the whole vector, not one an element).
+    pub fn iter(&self) -> impl Iterator<Item = f32> + '_ {
+        self.0
+            .bytes()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
 }
 
 /// A vector of `long` (zero points).
@@ -529,6 +536,13 @@ impl Longs<'_> {
     /// Element `i`, or `None` past the end.
     pub fn get(&self, i: usize) -> Option<i64> {
         self.0.i64(i)
+    }
+    /// Every element in order (one bounds check for the whole vector, not one an element).
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        self.0
+            .bytes()
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
     }
 }
 

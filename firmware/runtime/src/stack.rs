@@ -14,7 +14,7 @@ use core::hint::black_box;
 
 /// The pattern.
 const PAINT: u32 = 0x5AA5_C33C;
-/// Bytes left unpainted below the caller's frame (the painting loop's own frame).
+/// Bytes left unpainted below the stack pointer (the frames of [`paint`] and [`used`]).
 const GUARD: usize = 256;
 /// The most bytes painted and measured.
 pub const DEPTH: usize = 32 * 1024;
@@ -24,11 +24,15 @@ extern "C" {
     static mut __sheap: u32;
 }
 
-/// An address in the caller's frame (the stack pointer, near enough: a local's address).
-#[inline(always)]
+/// The stack pointer, in a function of its own: every byte of its caller's frame lies above it.
+#[inline(never)]
 fn here() -> usize {
-    let marker = 0u32;
-    black_box(&marker) as *const u32 as usize
+    let sp: usize;
+    // SAFETY: reads the stack pointer into a register; no memory is touched.
+    unsafe {
+        core::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags))
+    };
+    black_box(sp)
 }
 
 /// The painted region `[lo, hi)` below `top`.
@@ -40,14 +44,15 @@ fn region(top: usize) -> (usize, usize) {
     (lo, hi.max(lo))
 }
 
-/// Paints the free stack below the caller's frame; returns the frame's address for [`used`].
-#[inline(always)]
+/// Paints the free stack below the caller's frame; returns the stack pointer below that frame
+/// for [`used`].
+#[inline(never)]
 pub fn paint() -> usize {
     let top = here();
     let (lo, hi) = region(top);
     let mut a = lo;
     while a < hi {
-        // SAFETY: `[lo, hi)` is RAM between the statics and GUARD bytes below the live frame:
+        // SAFETY: `[lo, hi)` is RAM between the statics and GUARD bytes below the stack pointer:
         // no object lives there (no heap), so writing it clobbers nothing; volatile so that
         // the writes happen.
         unsafe { (a as *mut u32).write_volatile(PAINT) };
@@ -57,6 +62,7 @@ pub fn paint() -> usize {
 }
 
 /// The bytes of stack used below `top` (from [`paint`]) since it was painted.
+#[inline(never)]
 pub fn used(top: usize) -> usize {
     let (lo, hi) = region(top);
     let mut a = lo;
