@@ -5,8 +5,8 @@
 #   scripts/bench-runtime.sh                 # the five int8 models and the three float ones
 #   MODELS="hello_world_int8 micro_speech_quantized" scripts/bench-runtime.sh
 #
-# Builds firmware/runtime for lm3s6965evb (hello_world_int8, micro_speech_quantized,
-# kws_ref_model; hello_world_float) and mps2-an385 (person_detect, pretrainedResnet_quant;
+# Builds firmware/runtime for lm3s6965evb (hello_world_int8, micro_speech_quantized;
+# hello_world_float) and mps2-an385 (kws_ref_model, person_detect, pretrainedResnet_quant;
 # ad01_fp32, pretrainedResnet), the float images apart with the float32 kernels (Cortex-M3
 # soft-float); each image embeds its
 # model from ../shared/models (SYNAPTIC_MODELS=<dir> to change), a plan computed on the host at
@@ -62,7 +62,7 @@ export SYNAPTIC_SEED=$seed
 
 board_of() {
   case "$1" in
-    person_detect | pretrainedResnet_quant | ad01_fp32 | pretrainedResnet | micro_speech_lstm | \
+    kws_ref_model | person_detect | pretrainedResnet_quant | ad01_fp32 | pretrainedResnet | micro_speech_lstm | \
       dtln_noise_suppression) echo mps2-an385 ;;
     *) echo lm3s6965 ;;
   esac

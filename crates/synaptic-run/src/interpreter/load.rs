@@ -67,16 +67,16 @@ fn too_small<O: OpSet>(
     if !arena {
         return e;
     }
+    let Ok(g) = Graph::open(model) else {
+        return e;
+    };
     let program = if in_ram {
-        match crate::program::compiled_len_in::<O>(model, placement) {
+        match crate::program::compiled_len_in::<O>(model, &g, placement) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
             Err(_) => return e,
         }
     } else {
         0
-    };
-    let Ok(g) = Graph::open(model) else {
-        return e;
     };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
     let scratch = crate::ops::model_scratch::<O>(&g)
@@ -119,7 +119,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     let mut memory = Memory::default();
     let store = match given {
         Some(words) => {
-            crate::program::verify_in::<O>(model, placement, words)?;
+            crate::program::verify_in::<O>(model, &g, placement, words)?;
             memory.program_flash = 4 * words.len();
             memory.program_bytes = 4 * words.len();
             Store::Flash(words)
@@ -133,7 +133,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
                     .map_err(|_| LoadError::Unsupported {
                         what: "program tensor",
                     })?;
-                let n = crate::program::compile_in::<O>(model, placement, out)?;
+                let n = crate::program::compile_in::<O>(model, &g, placement, out)?;
                 u32::try_from(n).map_err(|_| LoadError::Unsupported {
                     what: "a program of more than 2^32 words",
                 })

@@ -153,12 +153,13 @@ impl Emit<'_> {
 /// program::verify(model, IoPlacement::Shared, &words).unwrap();
 /// ```
 pub fn compile(model: &[u8], placement: IoPlacement, out: &mut [u32]) -> Result<usize, LoadError> {
-    compile_in::<AllOps>(model, placement, out)
+    compile_in::<AllOps>(model, &Graph::open(model)?, placement, out)
 }
 
 /// [`compile`] with only the kernels of `O` (the others refused: [`Unsupported::NotLinked`]).
 pub(crate) fn compile_in<O: OpSet>(
     model: &[u8],
+    g: &Graph<'_>,
     placement: IoPlacement,
     out: &mut [u32],
 ) -> Result<usize, LoadError> {
@@ -170,7 +171,7 @@ pub(crate) fn compile_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, placement, &mut e)?;
+    run::<O>(model, g, placement, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
     }
@@ -202,12 +203,13 @@ pub fn kinds(program: &[u32]) -> Option<u64> {
 
 /// The words [`compile`] needs for `model` with graph I/O placed as `placement`.
 pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {
-    compiled_len_in::<AllOps>(model, placement)
+    compiled_len_in::<AllOps>(model, &Graph::open(model)?, placement)
 }
 
 /// [`compiled_len`] with only the kernels of `O`.
 pub(crate) fn compiled_len_in<O: OpSet>(
     model: &[u8],
+    g: &Graph<'_>,
     placement: IoPlacement,
 ) -> Result<usize, LoadError> {
     let mut e = Emit {
@@ -217,7 +219,7 @@ pub(crate) fn compiled_len_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, placement, &mut e)?;
+    run::<O>(model, g, placement, &mut e)?;
     Ok(e.pos)
 }
 
@@ -225,13 +227,14 @@ pub(crate) fn compiled_len_in<O: OpSet>(
 /// [`LoadError::Program`] names the first difference (the header field, or the operator and
 /// whether its kind and locations, parameters, multipliers or shifts differ).
 pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(), LoadError> {
-    verify_in::<AllOps>(model, placement, program)
+    verify_in::<AllOps>(model, &Graph::open(model)?, placement, program)
 }
 
 /// [`verify`] with only the kernels of `O`: a program that needs another kernel is refused
 /// ([`Unsupported::NotLinked`], naming the operator).
 pub(crate) fn verify_in<O: OpSet>(
     model: &[u8],
+    g: &Graph<'_>,
     placement: IoPlacement,
     program: &[u32],
 ) -> Result<(), LoadError> {
@@ -278,7 +281,7 @@ pub(crate) fn verify_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, placement, &mut e)
+    run::<O>(model, g, placement, &mut e)
 }
 
 /// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
@@ -355,8 +358,12 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
 }
 
 /// The compiler: every word of the program, in order, into `e`.
-fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Result<(), LoadError> {
-    let g = Graph::open(model)?;
+fn run<O: OpSet>(
+    model: &[u8],
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+) -> Result<(), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
     // Every operator implemented, before anything about tensors: an unsupported model is
     // refused naming its first unsupported operator.
@@ -459,7 +466,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         let l = if !info.data.is_empty() {
             Loc::Absent
         } else {
-            loc_of(model, &g, placement, e, n_slots, t, &info)?
+            loc_of(model, g, placement, e, n_slots, t, &info)?
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
@@ -504,7 +511,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         )?;
         e.push_usize(v.output)?;
         let out_info = tinfo(&g.model, &g.sg, v.output)?;
-        let out_loc = loc_of(model, &g, placement, e, n_slots, v.output, &out_info)?;
+        let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
         if matches!(out_loc, Loc::State(_)) {
             return Err(LoadError::Unsupported {
                 what: "an operator output that is a variable tensor",
@@ -519,7 +526,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
                 Ok(_) if !prep.reads(k) => Loc::Absent,
                 Ok(t) => loc_of(
                     model,
-                    &g,
+                    g,
                     placement,
                     e,
                     n_slots,
@@ -546,7 +553,7 @@ fn run<O: OpSet>(model: &[u8], placement: IoPlacement, e: &mut Emit<'_>) -> Resu
         for &t in &v.outputs[1..v.n_out] {
             let l = loc_of(
                 model,
-                &g,
+                g,
                 placement,
                 e,
                 n_slots,
