@@ -64,6 +64,27 @@ pub(crate) fn tinfo<'m>(
     sg: &SubGraph<'m>,
     t: usize,
 ) -> Result<TInfo<'m>, LoadError> {
+    tensor_info(model, sg, t, true)
+}
+
+/// [`tinfo`] of a tensor that [`tinfo`] already accepted in this pass over the model (the
+/// compiler's first pass takes every operator's tensors): every check but the walk over its
+/// per-channel scales and zero points, which gave the same verdict then (a filter of 256
+/// channels was walked at each of the ten or so reads of it).
+pub(crate) fn tinfo_again<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+) -> Result<TInfo<'m>, LoadError> {
+    tensor_info(model, sg, t, false)
+}
+
+fn tensor_info<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+    walk: bool,
+) -> Result<TInfo<'m>, LoadError> {
     let fault = |fault| LoadError::Tensor {
         op: None,
         name: "",
@@ -128,11 +149,19 @@ pub(crate) fn tinfo<'m>(
                 scales: scales.len(),
             }));
         }
-        if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
+        if let Some(value) = scales
+            .iter()
+            .take(if walk { usize::MAX } else { 0 })
+            .find(|v| !(v.is_finite() && *v > 0.0))
+        {
             return Err(fault(TensorFault::Scale { value }));
         }
         let (lo, hi) = (i64::from(min), i64::from(max));
-        if let Some(value) = zps.iter().find(|v| *v < lo || *v > hi) {
+        if let Some(value) = zps
+            .iter()
+            .take(if walk { usize::MAX } else { 0 })
+            .find(|v| *v < lo || *v > hi)
+        {
             return Err(fault(TensorFault::ZeroPoint { value, min, max }));
         }
     }

@@ -230,6 +230,7 @@ fn prepared_op<'m, O: OpSet>(
         v: &v,
         index: op,
         kinds: O::KINDS,
+        accepted: false,
     })
     .ok()?;
     Some((v, prepared))

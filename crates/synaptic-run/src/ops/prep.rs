@@ -12,7 +12,7 @@ use crate::error::{
 };
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
-use crate::model::{tinfo, OpView, TInfo};
+use crate::model::{tinfo, tinfo_again, OpView, TInfo};
 
 /// Most parameter words of any kernel.
 pub(crate) const MAX_PARAM_WORDS: usize = 64;
@@ -25,6 +25,9 @@ pub(crate) struct Prep<'a, 'm> {
     pub(crate) index: usize,
     /// The kernels the interpreter links ([`super::OpSet::KINDS`]).
     pub(crate) kinds: u64,
+    /// Every tensor of the operator already accepted by [`crate::model::tinfo`] in this pass
+    /// (the compiler's): its reads here use [`crate::model::tinfo_again`].
+    pub(crate) accepted: bool,
 }
 
 /// An operator prepared: its kernel's kind code and parameter words, its requantization table
@@ -163,7 +166,11 @@ impl<'a, 'm> Prep<'a, 'm> {
     /// activation has no dimension of 0 (its kernel would loop over the other dimensions for
     /// nothing; a constant's size is bounded by its data).
     fn operand(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
-        let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
+        let info = match self.accepted {
+            true => tinfo_again(self.model, self.sg, t),
+            false => tinfo(self.model, self.sg, t),
+        }
+        .map_err(|e| e.at_op(self.index, self.v.name))?;
         if info.empty && info.data.is_empty() {
             return Err(self.fault(&info, TensorFault::EmptyDimension));
         }

@@ -14,7 +14,9 @@ use crate::format::{
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::limits::MAX_OP_ACTIVATIONS;
-use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
+use crate::model::{
+    core_request, op_code, op_view, tinfo, tinfo_again, Graph, TInfo, TensorWindow,
+};
 use crate::ops::{self, AllOps, OpSet, Prep};
 
 /// A cheap fingerprint of the model bytes: their length mixed with at most [`FINGERPRINT_WORDS`]
@@ -430,7 +432,7 @@ fn run<O: OpSet>(
         if !(io_k.is_some() || used.has(t)) {
             continue;
         }
-        let info = tinfo(&g.model, &g.sg, t)?;
+        let info = tinfo_again(&g.model, &g.sg, t)?;
         if !info.data.is_empty() {
             continue;
         }
@@ -462,7 +464,7 @@ fn run<O: OpSet>(
     e.what = "I/O table";
     for k in 0..n_io {
         let t = g.io_tensor[k];
-        let info = tinfo(&g.model, &g.sg, t)?;
+        let info = tinfo_again(&g.model, &g.sg, t)?;
         let l = if !info.data.is_empty() {
             Loc::Absent
         } else {
@@ -484,6 +486,7 @@ fn run<O: OpSet>(
             v: &v,
             index: i,
             kinds: O::KINDS,
+            accepted: true,
         })?;
         let (table, constants) = (&prep.table, &prep.constants);
         let kerr = |error: KernelError| LoadError::Operator {
@@ -510,7 +513,7 @@ fn run<O: OpSet>(
             OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
         )?;
         e.push_usize(v.output)?;
-        let out_info = tinfo(&g.model, &g.sg, v.output)?;
+        let out_info = tinfo_again(&g.model, &g.sg, v.output)?;
         let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
         if matches!(out_loc, Loc::State(_)) {
             return Err(LoadError::Unsupported {
@@ -531,7 +534,7 @@ fn run<O: OpSet>(
                     e,
                     n_slots,
                     t,
-                    &tinfo(&g.model, &g.sg, t)?,
+                    &tinfo_again(&g.model, &g.sg, t)?,
                 )?,
                 Err(_) => Loc::Absent,
             };
@@ -558,7 +561,7 @@ fn run<O: OpSet>(
                 e,
                 n_slots,
                 t,
-                &tinfo(&g.model, &g.sg, t)?,
+                &tinfo_again(&g.model, &g.sg, t)?,
             )?;
             match l {
                 Loc::Slot(_) => {}
