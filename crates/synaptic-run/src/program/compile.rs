@@ -367,8 +367,65 @@ fn run<O: OpSet>(
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
-    // Every operator implemented, before anything about tensors: an unsupported model is
-    // refused naming its first unsupported operator.
+    check_model(g)?;
+
+    // Header.
+    e.push(MAGIC)?;
+    e.push(VERSION)?;
+    let words_at = e.later();
+    e.push_usize(model.len())?;
+    e.push(fingerprint(model))?;
+    e.push(placement_code(placement))?;
+    e.push_usize(g.n_ops)?;
+    let slots_at = e.later();
+    e.push_usize(g.n_inputs)?;
+    e.push_usize(g.n_outputs)?;
+    e.push_usize(g.io_bytes(0, g.n_inputs)?)?;
+    e.push_usize(g.io_bytes(g.n_inputs, n_io)?)?;
+    let ops_at = e.later();
+    debug_assert_eq!(e.pos, HEADER_WORDS);
+
+    let n_slots = slot_table(g, placement, e)?;
+    e.patch(slots_at, n_slots)?;
+
+    // I/O table.
+    e.what = "I/O table";
+    for k in 0..n_io {
+        let t = g.io_tensor[k];
+        let info = tinfo_again(&g.model, &g.sg, t)?;
+        let l = if !info.data.is_empty() {
+            Loc::Absent
+        } else {
+            loc_of(model, g, placement, e, n_slots, t, &info)?
+        };
+        e.push_usize(t)?;
+        push_loc(e, l)?;
+        e.push_usize(info.bytes)?;
+    }
+    debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
+    e.patch(ops_at, e.pos)?;
+
+    // Operator records.
+    for i in 0..g.n_ops {
+        op_record::<O>(model, g, placement, e, n_slots, i)?;
+    }
+    e.op = usize::MAX;
+    e.name = "";
+    if let Mode::Check(given) = &e.mode {
+        if given.len() != e.pos {
+            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+        }
+    }
+    e.patch(words_at, e.pos)
+}
+
+/// What the compiler checks before writing a word: every operator implemented (an
+/// unsupported model is refused naming its first unsupported operator), then every
+/// operator's tensors (a fault names the first operator that uses the tensor), and the data
+/// flow: no inference may read a byte it did not write. Each phase of [`run`] is a function
+/// of its own, never inlined: a load's stack is the deepest phase's, not all of them at once.
+#[inline(never)]
+fn check_model(g: &Graph<'_>) -> Result<(), LoadError> {
     for i in 0..g.n_ops {
         let (code, name) = op_code(&g.model, &g.sg, i)?;
         if code == synaptic_tflite::code::CUSTOM {
@@ -401,25 +458,13 @@ fn run<O: OpSet>(
         }
     }
     g.check_dataflow()?;
+    Ok(())
+}
 
-    // Header.
-    e.push(MAGIC)?;
-    e.push(VERSION)?;
-    let words_at = e.later();
-    e.push_usize(model.len())?;
-    e.push(fingerprint(model))?;
-    e.push(placement_code(placement))?;
-    e.push_usize(g.n_ops)?;
-    let slots_at = e.later();
-    e.push_usize(g.n_inputs)?;
-    e.push_usize(g.n_outputs)?;
-    e.push_usize(g.io_bytes(0, g.n_inputs)?)?;
-    e.push_usize(g.io_bytes(g.n_inputs, n_io)?)?;
-    let ops_at = e.later();
-    debug_assert_eq!(e.pos, HEADER_WORDS);
-
-    // Slot table: the planned activations in ascending tensor order (synaptic-plan's slot
-    // numbering, `Analysis::ephemeral_tensors`).
+/// The slot table: the planned activations in ascending tensor order (synaptic-plan's slot
+/// numbering, `Analysis::ephemeral_tensors`); returns their number.
+#[inline(never)]
+fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result<usize, LoadError> {
     e.what = "slot table";
     let mut n_slots = 0usize;
     let mut used = TensorWindow::new(0);
@@ -458,103 +503,68 @@ fn run<O: OpSet>(
         e.push(ndim as u32 | (dtype as u32) << 8)?;
         n_slots += 1;
     }
-    e.patch(slots_at, n_slots)?;
+    Ok(n_slots)
+}
 
-    // I/O table.
-    e.what = "I/O table";
-    for k in 0..n_io {
-        let t = g.io_tensor[k];
-        let info = tinfo_again(&g.model, &g.sg, t)?;
-        let l = if !info.data.is_empty() {
-            Loc::Absent
-        } else {
-            loc_of(model, g, placement, e, n_slots, t, &info)?
-        };
-        e.push_usize(t)?;
-        push_loc(e, l)?;
-        e.push_usize(info.bytes)?;
+/// The record of operator `i`.
+#[inline(never)]
+fn op_record<O: OpSet>(
+    model: &[u8],
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+    n_slots: usize,
+    i: usize,
+) -> Result<(), LoadError> {
+    let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
+    let prep = ops::prepare::<O>(&Prep {
+        model: &g.model,
+        sg: &g.sg,
+        v: &v,
+        index: i,
+        kinds: O::KINDS,
+        accepted: true,
+    })?;
+    let (table, constants) = (&prep.table, &prep.constants);
+    let kerr = |error: KernelError| LoadError::Operator {
+        op: i,
+        name: v.name,
+        error,
+    };
+    e.op = i;
+    e.name = v.name;
+    e.what = "operator kind, inputs or output";
+    let kind = prep.kind;
+    let pw = prep.words().len();
+    let n = table.len();
+    let code =
+        u32::try_from(v.code)
+            .ok()
+            .filter(|&c| c < 1 << 12)
+            .ok_or(LoadError::Unsupported {
+                what: "an operator code over 12 bits",
+            })?;
+    let n_extra = v.n_out - 1;
+    e.push(kind | (v.n_in as u32) << 8 | code << 16 | (n_extra as u32) << 28)?;
+    e.push_usize(
+        OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
+    )?;
+    e.push_usize(v.output)?;
+    let out_info = tinfo_again(&g.model, &g.sg, v.output)?;
+    let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
+    if matches!(out_loc, Loc::State(_)) {
+        return Err(LoadError::Unsupported {
+            what: "an operator output that is a variable tensor",
+        });
     }
-    debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
-    e.patch(ops_at, e.pos)?;
-
-    // Operator records.
-    for i in 0..g.n_ops {
-        let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
-        let prep = ops::prepare::<O>(&Prep {
-            model: &g.model,
-            sg: &g.sg,
-            v: &v,
-            index: i,
-            kinds: O::KINDS,
-            accepted: true,
-        })?;
-        let (table, constants) = (&prep.table, &prep.constants);
-        let kerr = |error: KernelError| LoadError::Operator {
-            op: i,
-            name: v.name,
-            error,
-        };
-        e.op = i;
-        e.name = v.name;
-        e.what = "operator kind, inputs or output";
-        let kind = prep.kind;
-        let pw = prep.words().len();
-        let n = table.len();
-        let code =
-            u32::try_from(v.code)
-                .ok()
-                .filter(|&c| c < 1 << 12)
-                .ok_or(LoadError::Unsupported {
-                    what: "an operator code over 12 bits",
-                })?;
-        let n_extra = v.n_out - 1;
-        e.push(kind | (v.n_in as u32) << 8 | code << 16 | (n_extra as u32) << 28)?;
-        e.push_usize(
-            OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
-        )?;
-        e.push_usize(v.output)?;
-        let out_info = tinfo_again(&g.model, &g.sg, v.output)?;
-        let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
-        if matches!(out_loc, Loc::State(_)) {
-            return Err(LoadError::Unsupported {
-                what: "an operator output that is a variable tensor",
-            });
-        }
-        push_loc(e, out_loc)?;
-        e.push_usize(n)?;
-        let mut activations = 0;
-        for k in 0..v.n_in {
-            let l = match usize::try_from(v.inputs[k]) {
-                // An input the kernel never reads has no location: nothing views it.
-                Ok(_) if !prep.reads(k) => Loc::Absent,
-                Ok(t) => loc_of(
-                    model,
-                    g,
-                    placement,
-                    e,
-                    n_slots,
-                    t,
-                    &tinfo_again(&g.model, &g.sg, t)?,
-                )?,
-                Err(_) => Loc::Absent,
-            };
-            // The interpreter views at most this many activations per operator.
-            if matches!(l, Loc::Slot(_) | Loc::Shared(_)) {
-                activations += 1;
-                if activations > MAX_OP_ACTIVATIONS {
-                    return Err(kerr(KernelError::unsupported(
-                        v.name,
-                        Unsupported::TooManyInputs,
-                    )));
-                }
-            }
-            push_loc(e, l)?;
-        }
-        // The further outputs: planned, or the kernel's own state; never graph I/O in the
-        // SHARED region (the interpreter splits that region around one output only).
-        let own_state = ops::state_output_in(&g.model, &g.sg, i);
-        for &t in &v.outputs[1..v.n_out] {
-            let l = loc_of(
+    push_loc(e, out_loc)?;
+    e.push_usize(n)?;
+    let mut activations = 0;
+    for k in 0..v.n_in {
+        let l = match usize::try_from(v.inputs[k]) {
+            // An input the kernel never reads has no location: nothing views it.
+            Ok(_) if !prep.reads(k) => Loc::Absent,
+            Ok(t) => loc_of(
                 model,
                 g,
                 placement,
@@ -562,45 +572,64 @@ fn run<O: OpSet>(
                 n_slots,
                 t,
                 &tinfo_again(&g.model, &g.sg, t)?,
-            )?;
-            match l {
-                Loc::Slot(_) => {}
-                Loc::State(_) if own_state == Some(t) => {}
-                _ => {
-                    return Err(LoadError::Unsupported {
-                        what: "a second output that is graph I/O in the SHARED region, a \
-                               constant or a variable tensor",
-                    })
-                }
+            )?,
+            Err(_) => Loc::Absent,
+        };
+        // The interpreter views at most this many activations per operator.
+        if matches!(l, Loc::Slot(_) | Loc::Shared(_)) {
+            activations += 1;
+            if activations > MAX_OP_ACTIVATIONS {
+                return Err(kerr(KernelError::unsupported(
+                    v.name,
+                    Unsupported::TooManyInputs,
+                )));
             }
-            e.push_usize(t)?;
-            push_loc(e, l)?;
         }
-        e.what = "operator parameters";
-        for &w in prep.words() {
-            e.push(w)?;
-        }
-        let base = e.pos;
-        for c in 0..n {
-            let (m, s) = table.entry(c).map_err(kerr)?;
-            e.set(base + c, m as u32, "requantization multipliers")?;
-            e.set(base + n + c, s as u32, "requantization shifts")?;
-        }
-        e.pos = base + 2 * n;
-        e.what = "folded biases";
-        for c in 0..constants.len() {
-            let k = constants
-                .entry(c)
-                .ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
-            e.push(k as u32)?;
-        }
+        push_loc(e, l)?;
     }
-    e.op = usize::MAX;
-    e.name = "";
-    if let Mode::Check(given) = &e.mode {
-        if given.len() != e.pos {
-            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+    // The further outputs: planned, or the kernel's own state; never graph I/O in the
+    // SHARED region (the interpreter splits that region around one output only).
+    let own_state = ops::state_output_in(&g.model, &g.sg, i);
+    for &t in &v.outputs[1..v.n_out] {
+        let l = loc_of(
+            model,
+            g,
+            placement,
+            e,
+            n_slots,
+            t,
+            &tinfo_again(&g.model, &g.sg, t)?,
+        )?;
+        match l {
+            Loc::Slot(_) => {}
+            Loc::State(_) if own_state == Some(t) => {}
+            _ => {
+                return Err(LoadError::Unsupported {
+                    what: "a second output that is graph I/O in the SHARED region, a \
+                           constant or a variable tensor",
+                })
+            }
         }
+        e.push_usize(t)?;
+        push_loc(e, l)?;
     }
-    e.patch(words_at, e.pos)
+    e.what = "operator parameters";
+    for &w in prep.words() {
+        e.push(w)?;
+    }
+    let base = e.pos;
+    for c in 0..n {
+        let (m, s) = table.entry(c).map_err(kerr)?;
+        e.set(base + c, m as u32, "requantization multipliers")?;
+        e.set(base + n + c, s as u32, "requantization shifts")?;
+    }
+    e.pos = base + 2 * n;
+    e.what = "folded biases";
+    for c in 0..constants.len() {
+        let k = constants
+            .entry(c)
+            .ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
+        e.push(k as u32)?;
+    }
+    Ok(())
 }
