@@ -725,7 +725,7 @@ mod tests {
             (q_fixed as i32, shift)
         }
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut check = |bits: u64| {
+        let check = |bits: u64| {
             let r = f64::from_bits(bits);
             if r.is_finite() {
                 assert_eq!(quantize_multiplier(r), float(r), "{r:e} ({bits:#x})");
