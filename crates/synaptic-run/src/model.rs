@@ -149,20 +149,14 @@ fn tensor_info<'m>(
                 scales: scales.len(),
             }));
         }
-        if let Some(value) = scales
-            .iter()
-            .take(if walk { usize::MAX } else { 0 })
-            .find(|v| !(v.is_finite() && *v > 0.0))
-        {
-            return Err(fault(TensorFault::Scale { value }));
-        }
-        let (lo, hi) = (i64::from(min), i64::from(max));
-        if let Some(value) = zps
-            .iter()
-            .take(if walk { usize::MAX } else { 0 })
-            .find(|v| *v < lo || *v > hi)
-        {
-            return Err(fault(TensorFault::ZeroPoint { value, min, max }));
+        if walk {
+            if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
+                return Err(fault(TensorFault::Scale { value }));
+            }
+            let (lo, hi) = (i64::from(min), i64::from(max));
+            if let Some(value) = zps.iter().find(|v| *v < lo || *v > hi) {
+                return Err(fault(TensorFault::ZeroPoint { value, min, max }));
+            }
         }
     }
     // Other types: the quantization is read by no kernel (int32 biases, floats); a zero point

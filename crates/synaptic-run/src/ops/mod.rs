@@ -231,6 +231,7 @@ fn prepared_op<'m, O: OpSet>(
         index: op,
         kinds: O::KINDS,
         accepted: false,
+        seen: Default::default(),
     })
     .ok()?;
     Some((v, prepared))

@@ -2,6 +2,8 @@
 //! TFLM's `Prepare` functions share) and what it returns ([`Prepared`]: the kernel chosen, its
 //! parameters as program words, its tables).
 
+use core::cell::Cell;
+
 use synaptic_tflite::{Floats, Model, Operator, SubGraph, TensorType};
 
 use super::tables::{Constants, Table};
@@ -12,6 +14,7 @@ use crate::error::{
 };
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
+
 use crate::model::{tinfo, tinfo_again, OpView, TInfo};
 
 /// Most parameter words of any kernel.
@@ -28,7 +31,13 @@ pub(crate) struct Prep<'a, 'm> {
     /// Every tensor of the operator already accepted by [`crate::model::tinfo`] in this pass
     /// (the compiler's): its reads here use [`crate::model::tinfo_again`].
     pub(crate) accepted: bool,
+    /// The operator's tensors read so far (a kernel's prepare reads its filter, say, for its
+    /// type, its scales and its data): each is read from the model once.
+    pub(crate) seen: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
 }
+
+/// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
+pub(crate) const PREP_SEEN: usize = 4;
 
 /// An operator prepared: its kernel's kind code and parameter words, its requantization table
 /// and accumulator constants (derived one entry at a time when the record is written), and
@@ -166,14 +175,33 @@ impl<'a, 'm> Prep<'a, 'm> {
     /// activation has no dimension of 0 (its kernel would loop over the other dimensions for
     /// nothing; a constant's size is bounded by its data).
     fn operand(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
+        let info = self.info(t)?;
+        if info.empty && info.data.is_empty() {
+            return Err(self.fault(&info, TensorFault::EmptyDimension));
+        }
+        Ok(info)
+    }
+
+    /// Tensor `t` as [`tinfo`] (or [`tinfo_again`], when [`Prep::accepted`]) reads it, the
+    /// error naming the operator; read from the model once while it stays in
+    /// [`Prep::seen`] (the oldest is forgotten first).
+    pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
+        if let Some(i) = self
+            .seen
+            .iter()
+            .find_map(|c| c.get().filter(|i| i.index == t))
+        {
+            return Ok(i);
+        }
         let info = match self.accepted {
             true => tinfo_again(self.model, self.sg, t),
             false => tinfo(self.model, self.sg, t),
         }
         .map_err(|e| e.at_op(self.index, self.v.name))?;
-        if info.empty && info.data.is_empty() {
-            return Err(self.fault(&info, TensorFault::EmptyDimension));
+        for k in (1..PREP_SEEN).rev() {
+            self.seen[k].set(self.seen[k - 1].get());
         }
+        self.seen[0].set(Some(info));
         Ok(info)
     }
 

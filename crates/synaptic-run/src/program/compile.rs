@@ -517,14 +517,16 @@ fn op_record<O: OpSet>(
     i: usize,
 ) -> Result<(), LoadError> {
     let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
-    let prep = ops::prepare::<O>(&Prep {
+    let cx = Prep {
         model: &g.model,
         sg: &g.sg,
         v: &v,
         index: i,
         kinds: O::KINDS,
         accepted: true,
-    })?;
+        seen: Default::default(),
+    };
+    let prep = ops::prepare::<O>(&cx)?;
     let (table, constants) = (&prep.table, &prep.constants);
     let kerr = |error: KernelError| LoadError::Operator {
         op: i,
@@ -550,7 +552,7 @@ fn op_record<O: OpSet>(
         OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
     )?;
     e.push_usize(v.output)?;
-    let out_info = tinfo_again(&g.model, &g.sg, v.output)?;
+    let out_info = cx.info(v.output)?;
     let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
     if matches!(out_loc, Loc::State(_)) {
         return Err(LoadError::Unsupported {
@@ -564,15 +566,7 @@ fn op_record<O: OpSet>(
         let l = match usize::try_from(v.inputs[k]) {
             // An input the kernel never reads has no location: nothing views it.
             Ok(_) if !prep.reads(k) => Loc::Absent,
-            Ok(t) => loc_of(
-                model,
-                g,
-                placement,
-                e,
-                n_slots,
-                t,
-                &tinfo_again(&g.model, &g.sg, t)?,
-            )?,
+            Ok(t) => loc_of(model, g, placement, e, n_slots, t, &cx.info(t)?)?,
             Err(_) => Loc::Absent,
         };
         // The interpreter views at most this many activations per operator.
@@ -591,15 +585,7 @@ fn op_record<O: OpSet>(
     // SHARED region (the interpreter splits that region around one output only).
     let own_state = ops::state_output_in(&g.model, &g.sg, i);
     for &t in &v.outputs[1..v.n_out] {
-        let l = loc_of(
-            model,
-            g,
-            placement,
-            e,
-            n_slots,
-            t,
-            &tinfo_again(&g.model, &g.sg, t)?,
-        )?;
+        let l = loc_of(model, g, placement, e, n_slots, t, &cx.info(t)?)?;
         match l {
             Loc::Slot(_) => {}
             Loc::State(_) if own_state == Some(t) => {}
