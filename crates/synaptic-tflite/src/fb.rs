@@ -16,13 +16,9 @@ fn bad(what: &'static str, pos: usize) -> Error {
 }
 
 fn read<const N: usize>(buf: &[u8], pos: usize, what: &'static str) -> Result<[u8; N], Error> {
-    let end = pos.checked_add(N).ok_or(bad(what, pos))?;
-    match buf.get(pos..end) {
-        Some(b) => {
-            let mut a = [0u8; N];
-            a.copy_from_slice(b);
-            Ok(a)
-        }
+    // A fixed-size copy (loads, no `memcpy` call): every field read of the reader passes here.
+    match buf.get(pos..).and_then(<[u8]>::first_chunk::<N>) {
+        Some(b) => Ok(*b),
         None => Err(bad(what, pos)),
     }
 }

@@ -34,10 +34,14 @@ pub fn fingerprint(model: &[u8]) -> u32 {
     let mut h = mix(0x811C_9DC5, model.len() as u32);
     let words = model.len() / 4;
     let step = words.div_ceil(FINGERPRINT_WORDS).max(1);
-    let mut i = 0;
-    while let Some(c) = model.get(4 * i..4 * i + 4) {
+    // Words 0, step, 2·step, …: the first word of each run of `step` (one slice walk, no
+    // bounds check a word), and of the last, shorter run.
+    let mut runs = model[..4 * words].chunks_exact(4 * step);
+    for c in runs.by_ref() {
         h = mix(h, word(c));
-        i += step;
+    }
+    if runs.remainder().len() >= 4 {
+        h = mix(h, word(runs.remainder()));
     }
     if let Some(last) = words
         .checked_sub(1)
