@@ -518,24 +518,6 @@ fn mul(a: usize, b: i64) -> i64 {
     (a as i64).saturating_mul(b)
 }
 
-/// How a digit's term varies over its values, which decides where its best lies in a range.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// Affine in the digit (or no value reads): the best is at an end of the range.
-    Affine,
-    /// Affine from 1 on, anything at 0: the best is at an end or at 1.
-    AffineFrom1,
-    /// Only this value reads.
-    Single(usize),
-    /// Affine on `[start, end)`, anything before it, nothing read from the first value past
-    /// it that reads nothing on (a window's rows or columns: the window inside the input
-    /// from `start` to `end`, clipped by the padding before, partly or wholly past the input
-    /// after): every value outside, the ends inside.
-    Inside(usize, usize),
-    /// Anything (a window's channels in several groups): every value.
-    Scan,
-}
-
 /// An output element's index `j` as digits, most significant first: `j = (d0·r1 + d1)·r2 + …`
 /// with digit 0 unbounded, such that the element's term — forward `F(j) = s_i·lo(j) − s_o·j`,
 /// backward `G(j) = s_i·hi(j) − s_o·j` — is the sum of one term per digit, each depending on
@@ -635,60 +617,60 @@ impl<'c> Digits<'c> {
         Some(mul(at, self.unit_in[level]).saturating_sub(mul(v, self.unit_out[level])))
     }
 
-    /// How digit `level`'s term varies in `dir`.
-    fn shape(&self, dir: Direction, level: usize) -> Shape {
+    /// How digit `level`'s term varies in `dir`, as `[lo, hi, i, j]`: values outside
+    /// `[lo, hi)` read nothing; on `[i, j)` the term is affine (its best at an end of a
+    /// range); before `i` it is anything; past `j`, once a value reads nothing, no later one
+    /// reads (a window's rows and columns partly or wholly past the input).
+    fn shape(&self, dir: Direction, level: usize) -> [usize; 4] {
         let fwd = dir == Direction::Forward;
+        const ALL: usize = usize::MAX;
         match (self.c.access, level) {
-            (_, 0) => Shape::Affine,
-            (Access::RowThenElement { .. }, _) if !fwd => Shape::AffineFrom1,
-            (Access::RowsBuffered { .. }, _) if fwd => Shape::Single(0),
+            (_, 0) => [0, ALL, 0, ALL],
+            // k = 0 reads the whole row backward, then k from 1 on element by element.
+            (Access::RowThenElement { .. }, _) if !fwd => [0, ALL, 1, ALL],
+            // Only the row's first step in the direction of execution reads.
             (Access::RowsBuffered { out_row, .. }, _) => {
-                Shape::Single(out_row.checked_sub(1).unwrap_or(usize::MAX))
+                let v = if fwd { 0 } else { out_row.wrapping_sub(1) };
+                [v, v.saturating_add(1), 0, ALL]
             }
-            (Access::Window(w), 1 | 2) => w
-                .inside(level == 1)
-                .map_or(Shape::Scan, |(i, j)| Shape::Inside(i, j)),
+            (Access::Window(w), 1 | 2) => match w.inside(level == 1) {
+                Some((i, j)) => [0, ALL, i, j],
+                None => [0, ALL, ALL, ALL],
+            },
             (Access::Window(w), _) => match w.channels {
-                Channels::Depthwise { multiplier: 0 | 1 } | Channels::Same => Shape::Affine,
+                Channels::Depthwise { multiplier: 0 | 1 } | Channels::Same => [0, ALL, 0, ALL],
                 Channels::Group {
                     filters_per_group, ..
-                } if filters_per_group.max(1) >= w.output[3] => Shape::Affine,
-                _ => Shape::Scan,
+                } if filters_per_group.max(1) >= w.output[3] => [0, ALL, 0, ALL],
+                // Several groups: every channel.
+                _ => [0, ALL, ALL, ALL],
             },
-            _ => Shape::Affine,
+            _ => [0, ALL, 0, ALL],
         }
     }
 
-    /// The best term of digit `level` over its values `a..b` (`a < b`).
+    /// The best term of digit `level` over its values `a..b` ([`Digits::shape`]: every value
+    /// before the affine part, its ends, every value after it up to the first that reads
+    /// nothing).
     fn digit_best(&self, dir: Direction, level: usize, a: usize, b: usize) -> Option<i64> {
+        let [lo, hi, i, j] = self.shape(dir, level);
+        let (a, b) = (a.max(lo), b.min(hi));
         let t = |v| self.term(dir, level, v);
-        match self.shape(dir, level) {
-            Shape::Affine => pick(dir, t(a), t(b - 1)),
-            Shape::AffineFrom1 => pick(
-                dir,
-                pick(dir, t(a), t(b - 1)),
-                t(a + 1).filter(|_| a + 1 < b),
-            ),
-            Shape::Single(v) => (a <= v && v < b).then(|| t(v)).flatten(),
-            Shape::Scan => (a..b).fold(None, |m, v| pick(dir, m, t(v))),
-            Shape::Inside(i, j) => {
-                let before = (a..b.min(i)).fold(None, |m, v| pick(dir, m, t(v)));
-                let (ia, jb) = (a.max(i), b.min(j));
-                let inside = if ia < jb {
-                    pick(dir, t(ia), t(jb - 1))
-                } else {
-                    None
-                };
-                let mut best = pick(dir, before, inside);
-                for v in a.max(j)..b {
-                    match t(v) {
-                        Some(x) => best = pick(dir, best, Some(x)),
-                        None => break,
-                    }
-                }
-                best
+        let mut best = None;
+        for v in a..b.min(i) {
+            best = pick(dir, best, t(v));
+        }
+        let (ia, jb) = (a.max(i), b.min(j));
+        if ia < jb {
+            best = pick(dir, best, pick(dir, t(ia), t(jb - 1)));
+        }
+        for v in a.max(j)..b {
+            match t(v) {
+                Some(x) => best = pick(dir, best, Some(x)),
+                None => break,
             }
         }
+        best
     }
 
     /// The best term over the elements `a..b` (`1 ≤ b`, `a < b`): the range split into

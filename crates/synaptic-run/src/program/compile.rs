@@ -313,7 +313,8 @@ fn slot_of(e: &Emit<'_>, n_slots: usize, t: usize) -> Option<usize> {
 }
 
 /// Where tensor `t` lives for an operator: a model constant, a graph I/O tensor in the SHARED
-/// region, or its plan slot.
+/// region, or its plan slot. Not inlined: the I/O table and every record call it.
+#[inline(never)]
 fn loc_of(
     model: &[u8],
     g: &Graph<'_>,
