@@ -55,6 +55,7 @@ def main():
     ap.add_argument("trace")
     ap.add_argument("--window", type=int)
     ap.add_argument("--lines", type=int, default=0)
+    ap.add_argument("--depth", type=int, default=2, help="inlined frames per source line")
     a = ap.parse_args()
     pcs, names = read_trace(a.trace)
     ws = windows(names)
@@ -88,9 +89,9 @@ def main():
                 i += 2
         per = collections.Counter()
         for x, c in hits.items():
-            frames = chains.get(x, [])[:2]
+            frames = chains.get(x, [])[:a.depth]
             per[" <- ".join(f"{fn.split('::')[-1][:30]}@{loc}" for fn, loc in frames)] += c
-        print(f"\nsource lines (innermost two frames), top {a.lines}")
+        print(f"\nsource lines (innermost {a.depth} frames), top {a.lines}")
         for key, c in per.most_common(a.lines):
             print(f"{c:10} {key}")
 
