@@ -145,27 +145,63 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
             Store::Ram(t)
         }
     };
-    let words = match &store {
+    // The plan against the program, then everything else, each in a frame of its own: the
+    // verification's deep calls above run without the interpreter's arrays on the stack.
+    memory.scratch = check_plan::<O>(&store, &plan, overlaps)?;
+    // The pool holds that block (taken from the top of the tensor space if it is smaller:
+    // an exact arena is given no pool).
+    loader.reserve_scratch(memory.scratch)?;
+    build::<O>(
+        model, &g, loader, store, run_plan, placement, memory, before,
+    )
+}
+
+/// The program of `store`, readable (its header checked).
+fn program_of<'s>(store: &'s Store<'_, '_>) -> Result<Program<'s>, LoadError> {
+    let words = match store {
         Store::Flash(w) => *w,
         Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
     };
-    let prog = Program::new(words).ok_or(LoadError::Program {
+    Program::new(words).ok_or(LoadError::Program {
         what: "header",
         op: usize::MAX,
         name: "",
         word: 0,
-    })?;
+    })
+}
 
-    // The plan against the model: one slot per planned activation, each big enough and
-    // live over its tensor's lifetime.
-    let n_slots = prog.slots();
-    // The scratch pool the kernels take: the most one operator needs at a time.
-    memory.scratch = check_slots::<O>(&prog, &plan)?;
-    check_overlaps::<O>(&prog, &plan, overlaps)?;
-    // The pool holds that block (taken from the top of the tensor space if it is smaller:
-    // an exact arena is given no pool).
-    loader.reserve_scratch(memory.scratch)?;
+/// The plan against the model's program: one slot per planned activation, each big enough
+/// and live over its tensor's lifetime ([`check_slots`]), every declared overlap within its
+/// kernel's contract ([`check_overlaps`]); returns the scratch pool the kernels take (the
+/// most one operator needs at a time).
+#[inline(never)]
+fn check_plan<O: OpSet>(
+    store: &Store<'_, '_>,
+    plan: &Plan<'_>,
+    overlaps: &[OverlapPair],
+) -> Result<usize, LoadError> {
+    let prog = program_of(store)?;
+    let scratch = check_slots::<O>(&prog, plan)?;
+    check_overlaps::<O>(&prog, plan, overlaps)?;
+    Ok(scratch)
+}
 
+/// The interpreter of a checked program and plan: its variable tensors, its graph I/O in the
+/// SHARED region, the plan loaded and every activation placed once.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn build<'m, 'a, 'p, O: OpSet>(
+    model: &'m [u8],
+    g: &Graph<'m>,
+    loader: Loader<'a>,
+    store: Store<'m, 'a>,
+    run_plan: RunPlan<'p>,
+    placement: IoPlacement,
+    mut memory: Memory,
+    before: &synaptic_mem::Stats,
+) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
+    let RunPlan { plan, overlaps } = run_plan;
+    let n_slots = program_of(&store)?.slots();
     // The variable tensors (state across invocations): one PERSISTENT tensor each, in tensor
     // order, set to its reset value (TFLM's `ResetVariableTensors`: an int8 tensor's zero
     // point, 0 otherwise).
@@ -219,6 +255,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
         .load_overlapped_plan(plan, overlaps)
         .map_err(LoadError::PlanLoad)?;
     // Every activation placed once, here: an inference finds them in place.
+    let prog = program_of(&store)?;
     for s in 0..n_slots {
         if let Some((shape, n, dtype)) = prog.slot(s) {
             loader.preplace(&plan_handle, s, &shape[..n], dtype)?;
