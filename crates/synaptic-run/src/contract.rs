@@ -203,26 +203,14 @@ impl Window {
 
     /// The range of input rows (`y`: true) or columns output row or column `o` reads.
     fn axis_of(&self, y: bool, o: usize) -> Option<(usize, usize)> {
-        let ([_, ih, iw, _], (sh, sw), (ph, pw), (kh, kw), (dh, dw)) = (
-            self.input,
-            self.stride,
-            self.pad,
-            self.kernel,
-            self.dilation,
-        );
-        match y {
-            true => Self::axis(o, sh, ph, kh, dh, ih),
-            false => Self::axis(o, sw, pw, kw, dw, iw),
-        }
+        let (s, p, k, d, size) = self.along(y);
+        Self::axis(o, s, p, k, d, size)
     }
 
-    /// The rows (`y`: true) or columns `[i, j)` whose window lies wholly inside the input,
-    /// `i` the first past the padding before: from `i` on the window starts inside the
-    /// input, so [`Self::axis_of`] is `(o·s − p, o·s − p + (k−1)·d)`, affine, up to `j`, and
-    /// past `j` it reads nothing from the first position that reads nothing on. `None` for
-    /// a stride of 0 (no such structure).
-    fn inside(&self, y: bool) -> Option<(usize, usize)> {
-        let (s, p, k, d, size) = match y {
+    /// Stride, padding before, taps, dilation and input size along the rows (`y`: true) or
+    /// the columns.
+    fn along(&self, y: bool) -> (usize, usize, usize, usize, usize) {
+        match y {
             true => (
                 self.stride.0,
                 self.pad.0,
@@ -237,7 +225,16 @@ impl Window {
                 self.dilation.1,
                 self.input[2],
             ),
-        };
+        }
+    }
+
+    /// The rows (`y`: true) or columns `[i, j)` whose window lies wholly inside the input,
+    /// `i` the first past the padding before: from `i` on the window starts inside the
+    /// input, so [`Self::axis_of`] is `(o·s − p, o·s − p + (k−1)·d)`, affine, up to `j`, and
+    /// past `j` it reads nothing from the first position that reads nothing on. `None` for
+    /// a stride of 0 (no such structure).
+    fn inside(&self, y: bool) -> Option<(usize, usize)> {
+        let (s, p, k, d, size) = self.along(y);
         if s == 0 {
             return None;
         }

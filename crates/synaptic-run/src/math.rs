@@ -177,17 +177,7 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
         return (0, 0);
     }
     let (q, mut shift) = frexp(real);
-    let bits = q.to_bits();
-    let mut q_fixed = if q > 0.0 && (bits >> 52) & 0x7ff == 1022 {
-        // A finite positive q = M·2^-53 in [0.5, 1) (M its 53-bit mantissa): q·2^31 rounded
-        // half away from zero is (M + 2^21) >> 22, exactly what the float sequence below
-        // gives (q·2^31 is exact, its rounding exact), without a float operation (soft
-        // double on a Cortex-M4: the most of a load's per-channel work).
-        let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
-        ((m + (1 << 21)) >> 22) as i64
-    } else {
-        round_f64(q * (1u64 << 31) as f64) as i64
-    };
+    let mut q_fixed = q31(q);
     if q_fixed == 1i64 << 31 {
         q_fixed /= 2;
         shift += 1;
@@ -197,6 +187,21 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
         q_fixed = 0;
     }
     (q_fixed as i32, shift)
+}
+
+/// `TfLiteRound(q * (1 << 31))` of a `frexp` fraction `q`, as an integer. A finite positive
+/// `q = M·2^-53` in `[0.5, 1)` (`M` its 53-bit mantissa) gives `(M + 2^21) >> 22`: `q·2^31` and
+/// its rounding half away from zero are exact, so this is the float sequence's value without a
+/// float operation (soft double on a Cortex-M4: most of a load's per-channel work). Any other
+/// `q` takes the float sequence.
+fn q31(q: f64) -> i64 {
+    let bits = q.to_bits();
+    if q > 0.0 && (bits >> 52) & 0x7ff == 1022 {
+        let m = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+        ((m + (1 << 21)) >> 22) as i64
+    } else {
+        round_f64(q * (1u64 << 31) as f64) as i64
+    }
 }
 
 /// [`quantize_multiplier`] for a multiplier the kernels apply with
@@ -352,12 +357,7 @@ impl RightRequantizer {
         if !(-31..=-1).contains(&shift) || multiplier == i32::MIN {
             return None;
         }
-        let right = shift.unsigned_abs();
-        Some(RightRequantizer {
-            multiplier,
-            half: 1 << (right - 1),
-            right,
-        })
+        Some(Self::new_checked(multiplier, shift))
     }
 
     /// [`Self::new`] for the accumulators of a convolution: `bias` plus `taps` products of an
@@ -703,32 +703,18 @@ mod tests {
         assert_eq!(quantize_multiplier(1e-12), (0, 0));
     }
 
-    /// The integer rounding of [`quantize_multiplier`] against TFLM's float sequence
+    /// The integer rounding of [`quantize_multiplier`] ([`q31`]) against TFLM's float sequence
     /// (`frexp`, `q * (1 << 31)`, `TfLiteRound`) on every mantissa edge and 2^20 pseudo-random
     /// doubles of every sign and exponent.
     #[test]
     fn quantize_multiplier_equals_the_float_sequence() {
-        fn float(real: f64) -> (i32, i32) {
-            if real == 0.0 {
-                return (0, 0);
-            }
-            let (q, mut shift) = frexp(real);
-            let mut q_fixed = round_f64(q * (1u64 << 31) as f64) as i64;
-            if q_fixed == 1i64 << 31 {
-                q_fixed /= 2;
-                shift += 1;
-            }
-            if shift < -31 {
-                shift = 0;
-                q_fixed = 0;
-            }
-            (q_fixed as i32, shift)
-        }
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let check = |bits: u64| {
             let r = f64::from_bits(bits);
             if r.is_finite() {
-                assert_eq!(quantize_multiplier(r), float(r), "{r:e} ({bits:#x})");
+                let (q, _) = frexp(r);
+                let float = round_f64(q * (1u64 << 31) as f64) as i64;
+                assert_eq!(q31(q), float, "{r:e} ({bits:#x})");
             }
         };
         for m in [

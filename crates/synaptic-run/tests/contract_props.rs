@@ -97,27 +97,32 @@ proptest! {
     }
 }
 
+/// The int8 contract of `w` as a kernel makes it: its shapes' element counts, both directions.
+fn int8_window(w: Window) -> Contract {
+    Contract {
+        access: Access::Window(w),
+        in_elems: w.input.iter().product(),
+        out_elems: w.output.iter().product(),
+        in_elem_bytes: 1,
+        out_elem_bytes: 1,
+        backward: true,
+    }
+}
+
 /// Every contract of the shared models' overlapped pairs is covered by the random ones'
 /// families; one large case as the kernels make it (person_detect's first depthwise layer,
 /// 96×96×8 → 48×48×8, stride 2): equal too, and far from the walk's element count in cost.
 #[test]
 fn person_detect_depthwise_equals_the_walk() {
-    let c = Contract {
-        access: Access::Window(Window {
-            input: [1, 96, 96, 8],
-            output: [1, 48, 48, 8],
-            kernel: (3, 3),
-            stride: (2, 2),
-            dilation: (1, 1),
-            pad: (0, 0),
-            channels: Channels::Depthwise { multiplier: 1 },
-        }),
-        in_elems: 96 * 96 * 8,
-        out_elems: 48 * 48 * 8,
-        in_elem_bytes: 1,
-        out_elem_bytes: 1,
-        backward: true,
-    };
+    let c = int8_window(Window {
+        input: [1, 96, 96, 8],
+        output: [1, 48, 48, 8],
+        kernel: (3, 3),
+        stride: (2, 2),
+        dilation: (1, 1),
+        pad: (0, 0),
+        channels: Channels::Depthwise { multiplier: 1 },
+    });
     assert_eq!(c.safe_overlap(), c.safe_overlap_by_walk());
 }
 
@@ -125,21 +130,14 @@ fn person_detect_depthwise_equals_the_walk() {
 /// window's rows inside the input, affine, best at their end) of the last batch.
 #[test]
 fn expanding_rows_are_best_at_their_end() {
-    let c = Contract {
-        access: Access::Window(Window {
-            input: [2, 4, 1, 1],
-            output: [2, 4, 1, 8],
-            kernel: (1, 1),
-            stride: (1, 1),
-            dilation: (1, 1),
-            pad: (0, 0),
-            channels: Channels::Same,
-        }),
-        in_elems: 8,
-        out_elems: 64,
-        in_elem_bytes: 1,
-        out_elem_bytes: 1,
-        backward: true,
-    };
+    let c = int8_window(Window {
+        input: [2, 4, 1, 1],
+        output: [2, 4, 1, 8],
+        kernel: (1, 1),
+        stride: (1, 1),
+        dilation: (1, 1),
+        pad: (0, 0),
+        channels: Channels::Same,
+    });
     assert_eq!(c.safe_overlap(), c.safe_overlap_by_walk());
 }
