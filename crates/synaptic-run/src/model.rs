@@ -68,7 +68,7 @@ pub(crate) fn tinfo<'m>(
 }
 
 /// [`tinfo`] of a tensor that [`tinfo`] already accepted in this pass over the model (the
-/// compiler's first pass takes every operator's tensors): every check but the walk over its
+/// compiler's slot table takes every operator's tensors): every check but the walk over its
 /// per-channel scales and zero points, which gave the same verdict then (a filter of 256
 /// channels was walked at each of the ten or so reads of it).
 pub(crate) fn tinfo_again<'m>(
@@ -371,7 +371,8 @@ impl<'m> Graph<'m> {
     /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
     /// operators or graph I/O, or I/O indices out of range.
     pub(crate) fn open(model: &'m [u8]) -> Result<Self, LoadError> {
-        let m = Model::new(model)?;
+        // Each part read where it is used, checked there (no walk over the whole model first).
+        let m = Model::open(model)?;
         if m.subgraphs_len()? == 0 {
             return Err(LoadError::Unsupported {
                 what: "no subgraph",

@@ -280,7 +280,7 @@ pub fn for_each_field(model: &Model<'_>, mut f: impl FnMut(Field)) -> Result<(),
     }
     let sg = model.subgraph(0)?;
     vector(
-        &sg.0,
+        &sg.table,
         1,
         Kind::Int,
         "subgraph.inputs",
@@ -289,7 +289,7 @@ pub fn for_each_field(model: &Model<'_>, mut f: impl FnMut(Field)) -> Result<(),
         f,
     )?;
     vector(
-        &sg.0,
+        &sg.table,
         2,
         Kind::Int,
         "subgraph.outputs",

@@ -130,6 +130,10 @@ impl TensorType {
 pub struct Model<'m> {
     buf: &'m [u8],
     root: Table<'m>,
+    // The root's vectors, found once (each accessor of an element would find them again).
+    operator_codes: Vector<'m>,
+    subgraphs: Vector<'m>,
+    buffers: Vector<'m>,
 }
 
 impl<'m> Model<'m> {
@@ -142,6 +146,24 @@ impl<'m> Model<'m> {
     /// assert!(matches!(Model::new(&[0u8; 64]), Err(Error::NotTflite { .. })));
     /// ```
     pub fn new(buf: &'m [u8]) -> Result<Self, Error> {
+        let m = Model::open(buf)?;
+        m.verify()?;
+        Ok(m)
+    }
+
+    /// Opens a model without [`Model::new`]'s walk over all of it: checks the `TFL3`
+    /// identifier, the root table and its vectors of operator codes, subgraphs and buffers.
+    /// Every accessor still checks what it reads, so a malformed part is an error when it is
+    /// read (never a panic, never a read outside `buf`); a part never read is never checked.
+    /// For a reader that visits what it needs once (a device loading a model at boot).
+    ///
+    /// ```
+    /// use synaptic_tflite::Model;
+    /// let bytes = synaptic_tflite::tests_support::tiny_model();
+    /// let m = Model::open(bytes).unwrap();
+    /// assert_eq!(m.subgraph(0).unwrap().operators_len().unwrap(), 1);
+    /// ```
+    pub fn open(buf: &'m [u8]) -> Result<Self, Error> {
         if buf.len() < 8 {
             return Err(Error::Truncated { len: buf.len() });
         }
@@ -150,11 +172,14 @@ impl<'m> Model<'m> {
             found.copy_from_slice(&buf[4..8]);
             return Err(Error::NotTflite { found });
         }
+        let root = Table::root(buf)?;
         let m = Model {
             buf,
-            root: Table::root(buf)?,
+            root,
+            operator_codes: root.vector(1, 4)?,
+            subgraphs: root.vector(2, 4)?,
+            buffers: root.vector(4, 4)?,
         };
-        m.verify()?;
         Ok(m)
     }
 
@@ -232,12 +257,12 @@ impl<'m> Model<'m> {
 
     /// Number of operator codes.
     pub fn operator_codes_len(&self) -> Result<usize, Error> {
-        Ok(self.root.vector(1, 4)?.len())
+        Ok(self.operator_codes.len())
     }
 
     /// Operator code `i`.
     pub fn operator_code(&self, i: usize) -> Result<OperatorCode<'m>, Error> {
-        let v = self.root.vector(1, 4)?;
+        let v = self.operator_codes;
         if i >= v.len() {
             return Err(invalid("operator code index out of range", i));
         }
@@ -253,26 +278,31 @@ impl<'m> Model<'m> {
 
     /// Number of subgraphs.
     pub fn subgraphs_len(&self) -> Result<usize, Error> {
-        Ok(self.root.vector(2, 4)?.len())
+        Ok(self.subgraphs.len())
     }
 
     /// Subgraph `i` (0 is the main one).
     pub fn subgraph(&self, i: usize) -> Result<SubGraph<'m>, Error> {
-        let v = self.root.vector(2, 4)?;
+        let v = self.subgraphs;
         if i >= v.len() {
             return Err(invalid("subgraph index out of range", i));
         }
-        Ok(SubGraph(v.table(i)?))
+        let table = v.table(i)?;
+        Ok(SubGraph {
+            table,
+            tensors: table.vector(0, 4)?,
+            operators: table.vector(3, 4)?,
+        })
     }
 
     /// Number of buffers.
     pub fn buffers_len(&self) -> Result<usize, Error> {
-        Ok(self.root.vector(4, 4)?.len())
+        Ok(self.buffers.len())
     }
 
     /// Buffer `i`.
     pub fn buffer(&self, i: usize) -> Result<Buffer<'m>, Error> {
-        let v = self.root.vector(4, 4)?;
+        let v = self.buffers;
         if i >= v.len() {
             return Err(invalid("buffer index out of range", i));
         }
@@ -412,16 +442,21 @@ impl<'m> Ints<'m> {
 
 /// A subgraph: tensors, operators in execution order, graph inputs and outputs.
 #[derive(Clone, Copy, Debug)]
-pub struct SubGraph<'m>(pub(crate) Table<'m>);
+pub struct SubGraph<'m> {
+    pub(crate) table: Table<'m>,
+    // Its vectors of tensors and operators, found once.
+    tensors: Vector<'m>,
+    operators: Vector<'m>,
+}
 
 impl<'m> SubGraph<'m> {
     /// Number of tensors.
     pub fn tensors_len(&self) -> Result<usize, Error> {
-        Ok(self.0.vector(0, 4)?.len())
+        Ok(self.tensors.len())
     }
     /// Tensor `i`.
     pub fn tensor(&self, i: usize) -> Result<Tensor<'m>, Error> {
-        let v = self.0.vector(0, 4)?;
+        let v = self.tensors;
         if i >= v.len() {
             return Err(invalid("tensor index out of range", i));
         }
@@ -429,19 +464,19 @@ impl<'m> SubGraph<'m> {
     }
     /// Graph input tensor indices.
     pub fn inputs(&self) -> Result<Ints<'m>, Error> {
-        Ok(Ints(self.0.vector(1, 4)?))
+        Ok(Ints(self.table.vector(1, 4)?))
     }
     /// Graph output tensor indices.
     pub fn outputs(&self) -> Result<Ints<'m>, Error> {
-        Ok(Ints(self.0.vector(2, 4)?))
+        Ok(Ints(self.table.vector(2, 4)?))
     }
     /// Number of operators.
     pub fn operators_len(&self) -> Result<usize, Error> {
-        Ok(self.0.vector(3, 4)?.len())
+        Ok(self.operators.len())
     }
     /// Operator `i` (execution order).
     pub fn operator(&self, i: usize) -> Result<Operator<'m>, Error> {
-        let v = self.0.vector(3, 4)?;
+        let v = self.operators;
         if i >= v.len() {
             return Err(invalid("operator index out of range", i));
         }
@@ -449,7 +484,7 @@ impl<'m> SubGraph<'m> {
     }
     /// The name (raw bytes), if any.
     pub fn name(&self) -> Result<Option<&'m [u8]>, Error> {
-        self.0.string(4)
+        self.table.string(4)
     }
 }
 

@@ -49,9 +49,9 @@ pub struct Geometry {
 
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
-/// The format version this runtime reads and writes (4: the model's fingerprint reads at most
-/// [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) of its words).
-pub const VERSION: u32 = 4;
+/// The format version this runtime reads and writes (5: the model's fingerprint reads at most
+/// [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) = 64 of its words; 4 read 1024).
+pub const VERSION: u32 = 5;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 13;
 /// Words per entry of the I/O table.
