@@ -41,7 +41,7 @@ pub(crate) mod tables;
 
 pub use in_place::InPlace;
 pub(crate) use operands::{InPlaceOperands, Operands};
-pub(crate) use prep::{Prep, Prepared};
+pub(crate) use prep::{Prep, Prepared, Seen};
 
 /// The kind code of a kernel: which kernel a program record runs (given by the list).
 pub(crate) trait Kind {
@@ -230,8 +230,7 @@ fn prepared_op<'m, O: OpSet>(
         v: &v,
         index: op,
         kinds: O::KINDS,
-        accepted: false,
-        seen: Default::default(),
+        seen: &Default::default(),
     })
     .ok()?;
     Some((v, prepared))

@@ -15,7 +15,7 @@ use crate::error::{
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
 
-use crate::model::{tinfo, tinfo_again, OpView, TInfo};
+use crate::model::{tinfo, OpView, TInfo};
 
 /// Most parameter words of any kernel.
 pub(crate) const MAX_PARAM_WORDS: usize = 64;
@@ -28,16 +28,18 @@ pub(crate) struct Prep<'a, 'm> {
     pub(crate) index: usize,
     /// The kernels the interpreter links ([`super::OpSet::KINDS`]).
     pub(crate) kinds: u64,
-    /// Every tensor of the operator already accepted by [`crate::model::tinfo`] in this pass
-    /// (the compiler's): its reads here use [`crate::model::tinfo_again`].
-    pub(crate) accepted: bool,
-    /// The operator's tensors read so far (a kernel's prepare reads its filter, say, for its
-    /// type, its scales and its data): each is read from the model once.
-    pub(crate) seen: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
+    /// The tensors read last (a kernel's prepare reads its filter, say, for its type, its
+    /// scales and its data): each is read from the model once while it stays here. The
+    /// compiler keeps one across its operator records, so an operator finds the output of
+    /// the one before (its input, read first) still here.
+    pub(crate) seen: &'a Seen<'m>,
 }
 
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
 pub(crate) const PREP_SEEN: usize = 4;
+
+/// The tensors a [`Prep`] read last, most recent first.
+pub(crate) type Seen<'m> = [Cell<Option<TInfo<'m>>>; PREP_SEEN];
 
 /// An operator prepared: its kernel's kind code and parameter words, its requantization table
 /// and accumulator constants (derived one entry at a time when the record is written), and
@@ -182,9 +184,8 @@ impl<'a, 'm> Prep<'a, 'm> {
         Ok(info)
     }
 
-    /// Tensor `t` as [`tinfo`] (or [`tinfo_again`], when [`Prep::accepted`]) reads it, the
-    /// error naming the operator; read from the model once while it stays in
-    /// [`Prep::seen`] (the oldest is forgotten first).
+    /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
+    /// once while it stays in [`Prep::seen`] (the oldest is forgotten first).
     pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
         if let Some(i) = self
             .seen
@@ -193,11 +194,7 @@ impl<'a, 'm> Prep<'a, 'm> {
         {
             return Ok(i);
         }
-        let info = match self.accepted {
-            true => tinfo_again(self.model, self.sg, t),
-            false => tinfo(self.model, self.sg, t),
-        }
-        .map_err(|e| e.at_op(self.index, self.v.name))?;
+        let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
         for k in (1..PREP_SEEN).rev() {
             self.seen[k].set(self.seen[k - 1].get());
         }

@@ -17,7 +17,7 @@ use crate::limits::MAX_OP_ACTIVATIONS;
 use crate::model::{
     core_request, op_code, op_view, tinfo, tinfo_again, Graph, TInfo, TensorWindow,
 };
-use crate::ops::{self, AllOps, OpSet, Prep};
+use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
 /// A cheap fingerprint of the model bytes: their length mixed with at most [`FINGERPRINT_WORDS`]
 /// of their 32-bit words, evenly spaced (all of them in a model of at most that many), the
@@ -427,9 +427,10 @@ fn run_checked<O: OpSet>(
     debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
     e.patch(ops_at, e.pos)?;
 
-    // Operator records.
+    // Operator records (the tensors read last kept across them).
+    let seen = Seen::default();
     for i in 0..g.n_ops {
-        op_record::<O>(model, g, placement, e, n_slots, i)?;
+        op_record::<O>(model, g, placement, e, n_slots, i, &seen)?;
     }
     e.op = usize::MAX;
     e.name = "";
@@ -472,9 +473,10 @@ fn check_ops(g: &Graph<'_>) -> Result<(), LoadError> {
 
 /// The first fault of an operator's tensor ([`tinfo`]), in operator order then the operator's
 /// inputs then outputs, naming that operator: the error of a model whose operators are all
-/// implemented, before any other. Only on a failure path: the slot table reads every tensor
-/// an operator uses with the same check ([`tinfo`]), so a model with such a fault always
-/// fails there or earlier, and this finds which fault to report.
+/// implemented, before any other. Only on a failure path: the operator records read every
+/// tensor their operator names with the same check ([`tinfo`], through [`Prep::info`]), so a
+/// model with such a fault always fails there or earlier, and this finds which fault to
+/// report.
 #[cold]
 #[inline(never)]
 fn first_tensor_fault(g: &Graph<'_>) -> Result<(), LoadError> {
@@ -506,12 +508,13 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
         if !(io_k.is_some() || used.has(t)) {
             continue;
         }
-        // Every tensor an operator uses, fully checked once (its scales and zero points
-        // walked): the operator records read them again without the walk.
-        let info = tinfo(&g.model, &g.sg, t)?;
-        if !info.data.is_empty() {
+        // A constant is no slot (its operator's record checks it): found by its buffer
+        // alone, without reading the rest of the tensor.
+        let tt = g.sg.tensor(t)?;
+        if tt.buffer()? != 0 && !g.model.tensor_data(&tt)?.is_empty() {
             continue;
         }
+        let info = tinfo(&g.model, &g.sg, t)?;
         // A variable tensor is state (its own persistent tensor), not a plan slot.
         if g.state_index(t).is_some() {
             if io_k.is_some() {
@@ -539,13 +542,14 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
 
 /// The record of operator `i`.
 #[inline(never)]
-fn op_record<O: OpSet>(
+fn op_record<'m, O: OpSet>(
     model: &[u8],
-    g: &Graph<'_>,
+    g: &Graph<'m>,
     placement: IoPlacement,
     e: &mut Emit<'_>,
     n_slots: usize,
     i: usize,
+    seen: &Seen<'m>,
 ) -> Result<(), LoadError> {
     let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
     let cx = Prep {
@@ -554,8 +558,7 @@ fn op_record<O: OpSet>(
         v: &v,
         index: i,
         kinds: O::KINDS,
-        accepted: true,
-        seen: Default::default(),
+        seen,
     };
     let prep = ops::prepare::<O>(&cx)?;
     let (table, constants) = (&prep.table, &prep.constants);
@@ -595,8 +598,12 @@ fn op_record<O: OpSet>(
     let mut activations = 0;
     for k in 0..v.n_in {
         let l = match usize::try_from(v.inputs[k]) {
-            // An input the kernel never reads has no location: nothing views it.
-            Ok(_) if !prep.reads(k) => Loc::Absent,
+            // An input the kernel never reads has no location: nothing views it (it is
+            // checked all the same, as every tensor an operator names).
+            Ok(t) if !prep.reads(k) => {
+                cx.info(t)?;
+                Loc::Absent
+            }
             Ok(t) => loc_of(model, g, placement, e, n_slots, t, &cx.info(t)?)?,
             Err(_) => Loc::Absent,
         };
