@@ -319,7 +319,7 @@ impl FullyConnectedParams {
         }
         let at = oc.checked_mul(self.accum_depth)?;
         let row = filter.get(at..at.checked_add(self.accum_depth)?)?;
-        let sum = row.iter().fold(0i32, |a, w| a.wrapping_add(w.value()));
+        let sum = super::common::int8_sum(row);
         let b = match bias {
             Some(b) if oc < b.count() => b.at(oc),
             Some(_) => return None,

@@ -185,14 +185,23 @@ impl<'a, 'm> Prep<'a, 'm> {
     }
 
     /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
-    /// once while it stays in [`Prep::seen`] (the oldest is forgotten first).
+    /// once while it stays in [`Prep::seen`] (the least recently read is forgotten first).
     pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
-        if let Some(i) = self
+        if let Some(j) = self
             .seen
             .iter()
-            .find_map(|c| c.get().filter(|i| i.index == t))
+            .position(|c| c.get().is_some_and(|i| i.index == t))
         {
-            return Ok(i);
+            // The most recent first: an operator's input, read first, stays through its
+            // other reads to the record's.
+            let hit = self.seen[j].get();
+            for k in (1..=j).rev() {
+                self.seen[k].set(self.seen[k - 1].get());
+            }
+            self.seen[0].set(hit);
+            if let Some(i) = hit {
+                return Ok(i);
+            }
         }
         let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
         for k in (1..PREP_SEEN).rev() {
