@@ -465,12 +465,105 @@ pub fn per_channel_multipliers(
         } else {
             filter_scales[i]
         };
-        let effective = f64::from(input_scale) * f64::from(scale) / f64::from(output_scale);
-        let (m, s) = requantization_multiplier(op, effective)?;
-        multipliers[i] = m;
-        shifts[i] = s;
+        (multipliers[i], shifts[i]) = channel_multiplier(op, input_scale, scale, output_scale)?;
     }
     Ok(())
+}
+
+/// One channel of [`per_channel_multipliers`]: the multiplier and shift of
+/// `double(input_scale) * double(filter_scale) / double(output_scale)` (a program compiler
+/// derives one entry at a time).
+#[inline]
+pub fn channel_multiplier(
+    op: &'static str,
+    input_scale: f32,
+    filter_scale: f32,
+    output_scale: f32,
+) -> Result<(i32, i32), KernelError> {
+    match product_ratio_multiplier(input_scale, filter_scale, output_scale) {
+        Some((m, s)) if s <= 31 => Ok((m, s)),
+        Some(_) => Err(KernelError::unsupported(op, Unsupported::Multiplier)),
+        None => {
+            let effective =
+                f64::from(input_scale) * f64::from(filter_scale) / f64::from(output_scale);
+            requantization_multiplier(op, effective)
+        }
+    }
+}
+
+/// `quantize_multiplier(double(a) * double(b) / double(c))` of three normal positive floats,
+/// in integers: `None` for any other input (the float sequence then). A convolution computes
+/// this once per output channel at load, and on a Cortex-M without a double-precision FPU the
+/// float sequence is soft-float calls (a third of person_detect's load once).
+///
+/// Why it is the same value: the product of two 24-bit mantissas `P` is exact in a double, so
+/// the double is `P / mc` (times a power of two) rounded to 53 bits, to nearest, ties to even.
+/// Here `Q = ⌊P · 2^32 / mc⌋` (55 to 57 bits, by eight hardware 32-bit divisions) and its
+/// remainder give those 53 bits and what lies below them: the same rounding, done exactly;
+/// [`quantize_multiplier`]'s Q31 rounding of that mantissa and `frexp`'s exponent follow. The
+/// quotient is normal for any normal floats (between 2^-380 and 2^382), so no double on the
+/// way is subnormal or infinite. A property test holds it equal to the float sequence, and
+/// the double itself bit for bit, on random and edge triples.
+pub fn product_ratio_multiplier(a: f32, b: f32, c: f32) -> Option<(i32, i32)> {
+    let (m, mut shift) = product_ratio(a, b, c)?;
+    // `q31` of `m / 2^53`, then `quantize_multiplier`'s edges.
+    let mut q_fixed = ((m + (1 << 21)) >> 22) as i64;
+    if q_fixed == 1i64 << 31 {
+        q_fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        return Some((0, 0));
+    }
+    Some((q_fixed as i32, shift))
+}
+
+/// `double(a) * double(b) / double(c)` as `frexp` splits it, `(m, e)` with the value
+/// `m / 2^53 · 2^e` (`m` its 53-bit mantissa), for normal positive floats (`None` otherwise).
+fn product_ratio(a: f32, b: f32, c: f32) -> Option<(u64, i32)> {
+    // Mantissa (with its leading one) and exponent of the value `m · 2^e`, normal positive.
+    let parts = |x: f32| {
+        let bits = x.to_bits();
+        let biased = (bits >> 23) as i32;
+        (1..255)
+            .contains(&biased)
+            .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
+    };
+    let ((ma, ea), (mb, eb), (mc, ec)) = (parts(a)?, parts(b)?, parts(c)?);
+    let p = u64::from(ma) * u64::from(mb); // [2^46, 2^48)
+                                           // Long division of `p · 2^32` by `mc` (< 2^24): a remainder below 2^24 and one more byte
+                                           // make a dividend below 2^32, one `udiv` each.
+    let mut r = (p >> 24) as u32;
+    let mut q = u64::from(r / mc);
+    r %= mc;
+    for k in (0..7).rev() {
+        let byte = if k >= 4 {
+            (p >> (8 * (k - 4))) as u32 & 0xFF
+        } else {
+            0
+        };
+        let t = (r << 8) | byte;
+        q = (q << 8) | u64::from(t / mc);
+        r = t % mc;
+    }
+    // `q` in [2^54, 2^57): keep its top 53 bits, rounded to nearest by the `low` bits below
+    // them and the remainder. No tie can occur: an exact quotient has at most 48 significant
+    // bits (it is `p` times a power of two over an odd factor of `p`), and an inexact one
+    // has an odd factor in its denominator, so it is never halfway between two doubles.
+    let k = 64 - q.leading_zeros() as i32 - 53;
+    let mut m = q >> k;
+    let low = q & ((1u64 << k) - 1);
+    let half = 1u64 << (k - 1);
+    if low > half || (low == half && r != 0) {
+        m += 1;
+    }
+    // The double is `m · 2^(k - 32 + ea + eb - ec)`, `frexp`'s exponent 53 more.
+    let mut e = k - 32 + ea + eb - ec + 53;
+    if m == 1u64 << 53 {
+        m = 1u64 << 52;
+        e += 1;
+    }
+    Some((m, e))
 }
 
 /// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`; refused
@@ -657,6 +750,80 @@ pub fn compute_padding(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn product_ratio_multiplier_is_the_double_sequence() {
+        use super::{product_ratio_multiplier, quantize_multiplier};
+        let double = |a: f32, b: f32, c: f32| {
+            quantize_multiplier(f64::from(a) * f64::from(b) / f64::from(c))
+        };
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Random normal floats over the whole exponent range, then scales as models have
+        // them (exponents near 2^-8), then edge mantissas (all ones, one, halfway patterns).
+        let normal = |bits: u32| {
+            let f = f32::from_bits(bits & 0x7FFF_FFFF);
+            f.is_normal().then_some(f)
+        };
+        let near = |w: u32| f32::from_bits((w & 0x007F_FFFF) | ((110 + (w >> 28)) << 23));
+        let edges = [0x007F_FFFFu32, 0, 1, 0x0040_0000, 0x003F_FFFF, 0x0055_5555];
+        let edge = |w: u64| {
+            let m = edges[(w % edges.len() as u64) as usize];
+            f32::from_bits(m | ((100 + ((w >> 8) % 50) as u32) << 23))
+        };
+        let mut checked = 0;
+        for i in 0..400_000u32 {
+            let r = next();
+            let (a, b, c) = match i % 3 {
+                0 => (
+                    normal(r as u32),
+                    normal((r >> 32) as u32),
+                    normal(next() as u32),
+                ),
+                1 => (
+                    Some(near(r as u32)),
+                    Some(near((r >> 32) as u32)),
+                    Some(near(next() as u32)),
+                ),
+                _ => (Some(edge(r)), Some(edge(r >> 16)), Some(edge(r >> 32))),
+            };
+            let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+                continue;
+            };
+            assert_eq!(
+                product_ratio_multiplier(a, b, c),
+                Some(double(a, b, c)),
+                "{a:e} {b:e} {c:e}"
+            );
+            // The double itself, bit for bit (its rounding decides the multiplier only near
+            // a Q31 rounding edge: this is what holds it everywhere).
+            let d = f64::from(a) * f64::from(b) / f64::from(c);
+            let (m, e) = super::product_ratio(a, b, c).unwrap();
+            assert_eq!(
+                super::frexp(d),
+                (m as f64 / (1u64 << 53) as f64, e),
+                "{a:e} {b:e} {c:e}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 300_000);
+        // Not normal: the float sequence's business.
+        let min = f32::MIN_POSITIVE / 2.0;
+        for (a, b, c) in [
+            (0.0, 1.0, 1.0),
+            (1.0, min, 1.0),
+            (1.0, 1.0, f32::INFINITY),
+            (f32::NAN, 1.0, 1.0),
+            (-1.0, 1.0, 1.0),
+        ] {
+            assert_eq!(product_ratio_multiplier(a, b, c), None);
+        }
+    }
+
     use super::*;
 
     #[test]

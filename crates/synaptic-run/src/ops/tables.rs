@@ -5,7 +5,7 @@
 use super::common::LeI32;
 use super::fully_connected::FullyConnectedParams;
 use crate::error::{KernelError, Unsupported};
-use crate::math::per_channel_multipliers;
+use crate::math::channel_multiplier;
 use synaptic_tflite::Floats;
 
 /// An operator's requantization table, derived one entry at a time ([`Table::entry`]) so that
@@ -44,9 +44,8 @@ impl Table<'_> {
 
     /// Multiplier and shift of entry `c` (`c < len()`).
     pub(crate) fn entry(&self, c: usize) -> Result<(i32, i32), KernelError> {
-        let (mut m, mut s) = ([0i32], [0i32]);
         match self {
-            Table::None => return Err(KernelError::unsupported("", Unsupported::ProgramMismatch)),
+            Table::None => Err(KernelError::unsupported("", Unsupported::ProgramMismatch)),
             Table::PerChannel {
                 name,
                 input,
@@ -60,16 +59,19 @@ impl Table<'_> {
                     filter.get(c)
                 };
                 let sc = sc.ok_or(KernelError::unsupported(name, Unsupported::FilterScales))?;
-                per_channel_multipliers(name, *input, &[sc], *output, &mut m, &mut s)?;
+                channel_multiplier(name, *input, sc, *output)
             }
             Table::FullyConnected {
                 params,
                 input,
                 filter,
                 output,
-            } => params.multipliers(*input, &[*filter], *output, &mut m, &mut s)?,
+            } => {
+                let (mut m, mut s) = ([0i32], [0i32]);
+                params.multipliers(*input, &[*filter], *output, &mut m, &mut s)?;
+                Ok((m[0], s[0]))
+            }
         }
-        Ok((m[0], s[0]))
     }
 }
 
