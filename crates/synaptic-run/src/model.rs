@@ -64,27 +64,10 @@ pub(crate) fn tinfo<'m>(
     sg: &SubGraph<'m>,
     t: usize,
 ) -> Result<TInfo<'m>, LoadError> {
-    tensor_info(model, sg, t, true)
+    tensor_info(model, sg, t)
 }
 
-/// [`tinfo`] of a tensor that [`tinfo`] already accepted in this pass over the model (the
-/// compiler's slot table takes every operator's tensors): every check but the walk over its
-/// per-channel scales and zero points, which gave the same verdict then (a filter of 256
-/// channels was walked at each of the ten or so reads of it).
-pub(crate) fn tinfo_again<'m>(
-    model: &Model<'m>,
-    sg: &SubGraph<'m>,
-    t: usize,
-) -> Result<TInfo<'m>, LoadError> {
-    tensor_info(model, sg, t, false)
-}
-
-fn tensor_info<'m>(
-    model: &Model<'m>,
-    sg: &SubGraph<'m>,
-    t: usize,
-    walk: bool,
-) -> Result<TInfo<'m>, LoadError> {
+fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TInfo<'m>, LoadError> {
     let fault = |fault| LoadError::Tensor {
         op: None,
         name: "",
@@ -149,14 +132,12 @@ fn tensor_info<'m>(
                 scales: scales.len(),
             }));
         }
-        if walk {
-            if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
-                return Err(fault(TensorFault::Scale { value }));
-            }
-            let (lo, hi) = (i64::from(min), i64::from(max));
-            if let Some(value) = zps.iter().find(|v| *v < lo || *v > hi) {
-                return Err(fault(TensorFault::ZeroPoint { value, min, max }));
-            }
+        if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(fault(TensorFault::Scale { value }));
+        }
+        let (lo, hi) = (i64::from(min), i64::from(max));
+        if let Some(value) = zps.iter().find(|v| *v < lo || *v > hi) {
+            return Err(fault(TensorFault::ZeroPoint { value, min, max }));
         }
     }
     // Other types: the quantization is read by no kernel (int32 biases, floats); a zero point
@@ -365,6 +346,9 @@ pub(crate) struct Graph<'m> {
     /// `states[k]`.
     pub(crate) states: [usize; MAX_STATE],
     pub(crate) n_states: usize,
+    /// The operator whose kernel keeps state `k` in its own output ([`crate::ops::state_output`]),
+    /// `u16::MAX` for a variable tensor.
+    pub(crate) state_owner: [u16; MAX_STATE],
 }
 
 impl<'m> Graph<'m> {
@@ -411,6 +395,7 @@ impl<'m> Graph<'m> {
         }
         // The variable tensors, in tensor order (one pass; the loader allocates each).
         let mut states = [0usize; MAX_STATE];
+        let mut state_owner = [u16::MAX; MAX_STATE];
         let mut n_states = 0;
         for t in 0..n_tensors {
             if sg.tensor(t)?.is_variable()? {
@@ -443,9 +428,12 @@ impl<'m> Graph<'m> {
             let mut at = n_states;
             while at > 0 && states[at - 1] > t {
                 states[at] = states[at - 1];
+                state_owner[at] = state_owner[at - 1];
                 at -= 1;
             }
             states[at] = t;
+            // Below 65535 operators (checked above).
+            state_owner[at] = i as u16;
             n_states += 1;
         }
         Ok(Graph {
@@ -458,7 +446,17 @@ impl<'m> Graph<'m> {
             n_outputs: outs.len(),
             states,
             n_states,
+            state_owner,
         })
+    }
+
+    /// The output of operator `op` that holds its kernel's own state, if it has one
+    /// ([`crate::ops::state_output_in`], found once by [`Graph::open`]).
+    pub(crate) fn own_state(&self, op: usize) -> Option<usize> {
+        let k = self.state_owner[..self.n_states]
+            .iter()
+            .position(|&o| usize::from(o) == op)?;
+        Some(self.states[k])
     }
 
     /// Position of tensor `t` among the variable tensors ([`Graph::states`]).
@@ -535,7 +533,7 @@ impl<'m> Graph<'m> {
                         return Err(graph(Some(i), t, GraphFault::ReadBeforeWrite));
                     }
                 }
-                let own = crate::ops::state_output_in(&self.model, &self.sg, i);
+                let own = self.own_state(i);
                 for t in op.outputs()?.iter() {
                     let Ok(t) = usize::try_from(t) else { continue };
                     // A kernel's own state output holds its state from the load on.
@@ -567,10 +565,23 @@ impl<'m> Graph<'m> {
     /// Bytes of graph I/O tensors `from..to` (inputs then outputs), concatenated: at most
     /// [`MAX_TENSOR_SIZE`] in all.
     pub(crate) fn io_bytes(&self, from: usize, to: usize) -> Result<usize, LoadError> {
+        Ok(self.io_infos(from, to, |_, _| ())?)
+    }
+
+    /// [`Graph::io_bytes`], giving `each(k, info)` the [`tinfo`] of I/O tensor `k` on the way
+    /// (one read of each).
+    pub(crate) fn io_infos(
+        &self,
+        from: usize,
+        to: usize,
+        mut each: impl FnMut(usize, &TInfo<'m>),
+    ) -> Result<usize, LoadError> {
         let mut sum = 0usize;
-        for &t in self.io_tensor.get(from..to).unwrap_or(&[]) {
+        for k in from..to.min(self.n_inputs + self.n_outputs) {
+            let t = self.io_tensor[k];
+            let info = tinfo(&self.model, &self.sg, t)?;
             sum = sum
-                .checked_add(tinfo(&self.model, &self.sg, t)?.bytes)
+                .checked_add(info.bytes)
                 .filter(|&b| b <= MAX_TENSOR_SIZE)
                 .ok_or(LoadError::Tensor {
                     op: None,
@@ -578,6 +589,7 @@ impl<'m> Graph<'m> {
                     tensor: t,
                     fault: TensorFault::TooLarge,
                 })?;
+            each(k, &info);
         }
         Ok(sum)
     }

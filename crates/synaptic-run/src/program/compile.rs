@@ -13,10 +13,8 @@ use crate::format::{
     h, placement_code, IoPlacement, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
-use crate::limits::MAX_OP_ACTIVATIONS;
-use crate::model::{
-    core_request, op_code, op_view, tinfo, tinfo_again, Graph, TInfo, TensorWindow,
-};
+use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
+use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
 /// A cheap fingerprint of the model bytes: their length mixed with at most [`FINGERPRINT_WORDS`]
@@ -322,20 +320,21 @@ fn loc_of(
     e: &Emit<'_>,
     n_slots: usize,
     t: usize,
-    info: &TInfo<'_>,
+    data: &[u8],
+    bytes: usize,
 ) -> Result<Loc, LoadError> {
     // State first: TFLM allocates and resets a variable tensor whatever buffer it names.
     if let Some(k) = g.state_index(t) {
         return Ok(Loc::State(k));
     }
-    if !info.data.is_empty() {
-        let offset = (info.data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
-        return match model.get(offset..offset.wrapping_add(info.data.len())) {
+    if !data.is_empty() {
+        let offset = (data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
+        return match model.get(offset..offset.wrapping_add(data.len())) {
             // The tensor's bytes of its buffer, as TFLM reads them (a longer buffer's tail is
             // not the tensor's; a shorter one was refused by the operator's prepare).
-            Some(s) if core::ptr::eq(s, info.data) => Ok(Loc::Model {
+            Some(s) if core::ptr::eq(s, data) => Ok(Loc::Model {
                 offset,
-                len: info.data.len().min(info.bytes),
+                len: data.len().min(bytes),
             }),
             _ => Err(LoadError::Unsupported {
                 what: "constant data outside the model bytes",
@@ -371,17 +370,18 @@ fn run<O: OpSet>(
     placement: IoPlacement,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
-    check_ops(g)?;
     let r = run_checked::<O>(model, g, placement, e);
     if r.is_err() {
-        // The first tensor fault, in operator order, comes before any other error (see
-        // [`first_tensor_fault`]).
+        // The first operator not implemented, then the first tensor fault in operator order,
+        // come before any other error ([`check_ops`], [`first_tensor_fault`]).
+        check_ops(g)?;
         first_tensor_fault(g)?;
     }
     r
 }
 
-/// [`run`] after its operators were found implemented.
+/// [`run`] but for the order of its errors: an operator not implemented is refused by its
+/// record (its kernel's `prepare`), after any earlier fault.
 fn run_checked<O: OpSet>(
     model: &[u8],
     g: &Graph<'_>,
@@ -402,8 +402,12 @@ fn run_checked<O: OpSet>(
     let slots_at = e.later();
     e.push_usize(g.n_inputs)?;
     e.push_usize(g.n_outputs)?;
-    e.push_usize(g.io_bytes(0, g.n_inputs)?)?;
-    e.push_usize(g.io_bytes(g.n_inputs, n_io)?)?;
+    // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
+    // data flow check; absent from the table all the same) for the table below.
+    let mut io = [(0usize, false); MAX_IO];
+    let mut keep = |k: usize, i: &TInfo<'_>| io[k] = (i.bytes, !i.data.is_empty());
+    e.push_usize(g.io_infos(0, g.n_inputs, &mut keep)?)?;
+    e.push_usize(g.io_infos(g.n_inputs, n_io, &mut keep)?)?;
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
@@ -414,15 +418,15 @@ fn run_checked<O: OpSet>(
     e.what = "I/O table";
     for k in 0..n_io {
         let t = g.io_tensor[k];
-        let info = tinfo_again(&g.model, &g.sg, t)?;
-        let l = if !info.data.is_empty() {
+        let (bytes, constant) = io[k];
+        let l = if constant {
             Loc::Absent
         } else {
-            loc_of(model, g, placement, e, n_slots, t, &info)?
+            loc_of(model, g, placement, e, n_slots, t, &[], bytes)?
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
-        e.push_usize(info.bytes)?;
+        e.push_usize(bytes)?;
     }
     debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
     e.patch(ops_at, e.pos)?;
@@ -442,10 +446,12 @@ fn run_checked<O: OpSet>(
     e.patch(words_at, e.pos)
 }
 
-/// What the compiler checks before writing a word: every operator implemented (an
-/// unsupported model is refused naming its first unsupported operator). Each phase of [`run`]
-/// is a function of its own, never inlined: a load's stack is the deepest phase's, not all of
-/// them at once.
+/// The error of a model with an operator not implemented (a custom one, or one with no
+/// kernel), naming its first such operator, before any other error; or of an operator whose
+/// tensor indices are malformed ([`op_view`]). Only on a failure path: every operator record
+/// reads its operator with the same checks (its `prepare` refuses an operator not
+/// implemented), so such a model always fails, and this finds which error to report.
+#[cold]
 #[inline(never)]
 fn check_ops(g: &Graph<'_>) -> Result<(), LoadError> {
     for i in 0..g.n_ops {
@@ -587,7 +593,16 @@ fn op_record<'m, O: OpSet>(
     )?;
     e.push_usize(v.output)?;
     let out_info = cx.info(v.output)?;
-    let out_loc = loc_of(model, g, placement, e, n_slots, v.output, &out_info)?;
+    let out_loc = loc_of(
+        model,
+        g,
+        placement,
+        e,
+        n_slots,
+        v.output,
+        out_info.data,
+        out_info.bytes,
+    )?;
     if matches!(out_loc, Loc::State(_)) {
         return Err(LoadError::Unsupported {
             what: "an operator output that is a variable tensor",
@@ -604,7 +619,10 @@ fn op_record<'m, O: OpSet>(
                 cx.info(t)?;
                 Loc::Absent
             }
-            Ok(t) => loc_of(model, g, placement, e, n_slots, t, &cx.info(t)?)?,
+            Ok(t) => {
+                let i = cx.info(t)?;
+                loc_of(model, g, placement, e, n_slots, t, i.data, i.bytes)?
+            }
             Err(_) => Loc::Absent,
         };
         // The interpreter views at most this many activations per operator.
@@ -621,9 +639,10 @@ fn op_record<'m, O: OpSet>(
     }
     // The further outputs: planned, or the kernel's own state; never graph I/O in the
     // SHARED region (the interpreter splits that region around one output only).
-    let own_state = ops::state_output_in(&g.model, &g.sg, i);
+    let own_state = g.own_state(i);
     for &t in &v.outputs[1..v.n_out] {
-        let l = loc_of(model, g, placement, e, n_slots, t, &cx.info(t)?)?;
+        let i = cx.info(t)?;
+        let l = loc_of(model, g, placement, e, n_slots, t, i.data, i.bytes)?;
         match l {
             Loc::Slot(_) => {}
             Loc::State(_) if own_state == Some(t) => {}
