@@ -314,7 +314,6 @@ fn slot_of(e: &Emit<'_>, n_slots: usize, t: usize) -> Option<usize> {
 /// region, or its plan slot. Not inlined: the I/O table and every record call it.
 #[inline(never)]
 fn loc_of(
-    model: &[u8],
     g: &Graph<'_>,
     placement: IoPlacement,
     e: &Emit<'_>,
@@ -328,6 +327,7 @@ fn loc_of(
         return Ok(Loc::State(k));
     }
     if !data.is_empty() {
+        let model = g.model.bytes();
         let offset = (data.as_ptr() as usize).wrapping_sub(model.as_ptr() as usize);
         return match model.get(offset..offset.wrapping_add(data.len())) {
             // The tensor's bytes of its buffer, as TFLM reads them (a longer buffer's tail is
@@ -416,13 +416,12 @@ fn run_checked<O: OpSet>(
 
     // I/O table.
     e.what = "I/O table";
-    for k in 0..n_io {
+    for (k, &(bytes, constant)) in io.iter().enumerate().take(n_io) {
         let t = g.io_tensor[k];
-        let (bytes, constant) = io[k];
         let l = if constant {
             Loc::Absent
         } else {
-            loc_of(model, g, placement, e, n_slots, t, &[], bytes)?
+            loc_of(g, placement, e, n_slots, t, &[], bytes)?
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
@@ -434,7 +433,7 @@ fn run_checked<O: OpSet>(
     // Operator records (the tensors read last kept across them).
     let seen = Seen::default();
     for i in 0..g.n_ops {
-        op_record::<O>(model, g, placement, e, n_slots, i, &seen)?;
+        op_record::<O>(g, placement, e, n_slots, i, &seen)?;
     }
     e.op = usize::MAX;
     e.name = "";
@@ -549,7 +548,6 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
 /// The record of operator `i`.
 #[inline(never)]
 fn op_record<'m, O: OpSet>(
-    model: &[u8],
     g: &Graph<'m>,
     placement: IoPlacement,
     e: &mut Emit<'_>,
@@ -594,7 +592,6 @@ fn op_record<'m, O: OpSet>(
     e.push_usize(v.output)?;
     let out_info = cx.info(v.output)?;
     let out_loc = loc_of(
-        model,
         g,
         placement,
         e,
@@ -621,7 +618,7 @@ fn op_record<'m, O: OpSet>(
             }
             Ok(t) => {
                 let i = cx.info(t)?;
-                loc_of(model, g, placement, e, n_slots, t, i.data, i.bytes)?
+                loc_of(g, placement, e, n_slots, t, i.data, i.bytes)?
             }
             Err(_) => Loc::Absent,
         };
@@ -642,7 +639,7 @@ fn op_record<'m, O: OpSet>(
     let own_state = g.own_state(i);
     for &t in &v.outputs[1..v.n_out] {
         let i = cx.info(t)?;
-        let l = loc_of(model, g, placement, e, n_slots, t, i.data, i.bytes)?;
+        let l = loc_of(g, placement, e, n_slots, t, i.data, i.bytes)?;
         match l {
             Loc::Slot(_) => {}
             Loc::State(_) if own_state == Some(t) => {}
