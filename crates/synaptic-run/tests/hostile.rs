@@ -458,3 +458,31 @@ fn a_hybrid_model_is_refused_as_tflm_refuses_it() {
     }
     assert!(e.to_string().contains("hybrid"), "{e}");
 }
+
+/// A kernel's own state read by a kernel that reads no state: audio_preprocessor_int8's
+/// SignalFilterBankLog (operator 13) reading the spectral subtraction's noise estimate
+/// (tensor 32, its own state) instead of SignalPCAN's output. Before: loaded, and every
+/// invoke failed (the kernel had no view of a state input); found by the `run_model` and
+/// `run_c_api` fuzzers.
+#[test]
+fn a_state_read_where_the_kernel_reads_no_state_is_refused() {
+    let m = edited(
+        &shared_model("audio_preprocessor_int8"),
+        "operator.inputs",
+        13,
+        0,
+        32,
+    );
+    assert_eq!(
+        refusal(&m),
+        LoadError::Unsupported {
+            what: "a variable tensor or a kernel's state as an input its kernel does not read \
+                   as state"
+        }
+    );
+    // Where the kernel reads it as state (SignalPCAN's noise estimate), it loads and runs:
+    // the model as it is.
+    assert!(
+        program::compiled_len(&shared_model("audio_preprocessor_int8"), IoPlacement::Plan).is_ok()
+    );
+}

@@ -20,7 +20,9 @@
 //!    structural errors afterwards. (Accessors still return `Result`: a reader that cannot
 //!    fail by construction is worth the few compares.) Semantic checks — a tensor index past
 //!    the subgraph, an unknown type — are the user's, and the accessors report them as errors
-//!    ([`Error::Invalid`]).
+//!    ([`Error::Invalid`]). A reader that visits what it needs once (a device loading a
+//!    model at boot) opens with [`Model::open`] instead and relies on the first layer alone:
+//!    a malformed part is an error where it is read, and a part never read is never checked.
 //!
 //! Field numbers are TFLite's `schema.fbs`; [`builtin_name`] has the operator names.
 //!

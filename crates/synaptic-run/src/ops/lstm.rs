@@ -897,6 +897,8 @@ impl Kernel for Lstm {
     type Params = LstmParams;
     const SCRATCH: bool = true;
     const STATE: bool = true;
+    // Its hidden and cell state.
+    const STATE_INPUTS: u32 = 1 << at::HIDDEN | 1 << at::CELL;
 
     fn run(p: &LstmParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let d = LstmI8Data {
@@ -928,6 +930,8 @@ impl Kernel for LstmF32 {
     type Params = LstmF32Params;
     const SCRATCH: bool = true;
     const STATE: bool = true;
+    // Its hidden and cell state.
+    const STATE_INPUTS: u32 = 1 << at::HIDDEN | 1 << at::CELL;
 
     fn run(p: &LstmF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let d = LstmF32Data {

@@ -125,6 +125,11 @@ pub(crate) trait Kernel {
     /// `Operands::states`).
     const STATE: bool = false;
 
+    /// The inputs (bit `k`: input `k`) the kernel reads as state (`Operands::states`) when
+    /// they are variable tensors or another kernel's own state; any other input that is
+    /// such a tensor is refused at load (the kernel would find no view of it).
+    const STATE_INPUTS: u32 = 0;
+
     /// Whether the kernel takes scratch ([`Kernel::scratch_bytes`]); false: the interpreter
     /// opens no block for it and decodes nothing to ask.
     const SCRATCH: bool = false;
@@ -454,6 +459,14 @@ macro_rules! operators {
             match kind {
                 $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
                 _ => true,
+            }
+        }
+
+        /// [`Kernel::STATE_INPUTS`] of kernel `kind`.
+        pub(crate) fn state_inputs(kind: u32) -> u32 {
+            match kind {
+                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::STATE_INPUTS, )+ )+
+                _ => 0,
             }
         }
 

@@ -73,6 +73,8 @@ impl Kernel for Pcan {
     type Params = PcanParams;
     // The noise estimate is usually the spectral subtraction's state.
     const STATE: bool = true;
+    // The noise estimate.
+    const STATE_INPUTS: u32 = 1 << 1;
     const SCRATCH: bool = true;
 
     fn scratch_bytes(p: &PcanParams) -> usize {

@@ -349,6 +349,8 @@ impl Kernel for Svdf {
     type Params = SvdfParams;
     const SCRATCH: bool = true;
     const STATE: bool = true;
+    // Its activation state.
+    const STATE_INPUTS: u32 = 1 << 4;
 
     #[inline]
     fn run(p: &SvdfParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
@@ -365,6 +367,8 @@ impl Kernel for SvdfI8 {
     type Params = SvdfParams;
     const SCRATCH: bool = true;
     const STATE: bool = true;
+    // Its activation state.
+    const STATE_INPUTS: u32 = 1 << 4;
 
     #[inline]
     fn run(p: &SvdfParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
