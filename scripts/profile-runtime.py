@@ -6,18 +6,22 @@ into the windows the image measures (`counter::start` .. `counter::stop`), and p
 chosen window, the instructions per function and, with `--lines`, per source line (the
 innermost inlined frames, from the ELF's debug information via `arm-none-eabi-addr2line -i`).
 
-    profile-runtime.py ELF TRACE [--window K] [--lines N]
+    profile-runtime.py ELF TRACE [--window K] [--lines N] [--functions N] [--stream PID]
 
 Without `--window` it lists every window and profiles the first inference (the window after
 the first `Interpreter::load`).
 """
 import argparse
 import collections
+import os
 import re
+import signal
 import subprocess
 
 LINE = re.compile(r"Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/[0-9a-f]+\] (.*)")
 DEMANGLE_HASH = re.compile(r"17h[0-9a-f]{16}E$")
+# Every load runs `synaptic_run::interpreter::load::load`.
+LOAD = "interpreter4load4load"
 
 
 def read_trace(path):
@@ -49,6 +53,48 @@ def short(name):
     return DEMANGLE_HASH.sub("", name)
 
 
+def read_window(path, want, pid):
+    """The pcs and names of window `want` (`None`: the first after a load) of a trace that is
+    still being written (a FIFO), listing the windows before it; then stops QEMU (`pid`)."""
+    pcs, names = [], []
+    k, inside, prev, loads, last_had_load, first_run = -1, False, None, False, False, None
+    with open(path) as f:
+        for line in f:
+            m = LINE.match(line)
+            if not m:
+                continue
+            name = m.group(2).strip()
+            if name != prev:
+                if "counter5start" in name:
+                    k += 1
+                    last_had_load, loads = loads, False
+                    if first_run is None and k > 0 and last_had_load:
+                        first_run = k
+                    inside = k == (want if want is not None else first_run)
+                elif "counter4stop" in name and k >= 0:
+                    if inside:
+                        break
+                    print(f"window {k}: passed")
+                prev = name
+            if LOAD in name:
+                loads = True
+            if inside:
+                pcs.append(int(m.group(1), 16))
+                names.append(name)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # it ended first
+    return k, pcs, names
+
+
+def entries(elf):
+    """Function start addresses of `elf` (for call counts: executions of an entry)."""
+    out = subprocess.run(["arm-none-eabi-nm", elf], capture_output=True, text=True).stdout
+    return {int(p[0], 16) & ~1 for p in (l.split() for l in out.splitlines())
+            if len(p) == 3 and p[1] in "tTwW"}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("elf")
@@ -56,22 +102,31 @@ def main():
     ap.add_argument("--window", type=int)
     ap.add_argument("--lines", type=int, default=0)
     ap.add_argument("--depth", type=int, default=2, help="inlined frames per source line")
+    ap.add_argument("--stream", type=int, metavar="PID",
+                    help="the trace is a FIFO QEMU (PID) writes: read up to the window, stop it")
+    ap.add_argument("--functions", type=int, default=25)
     a = ap.parse_args()
-    pcs, names = read_trace(a.trace)
-    ws = windows(names)
-    first_run = None
-    for k, (s, e) in enumerate(ws):
-        top = collections.Counter(names[s:e]).most_common(1)[0][0]
-        print(f"window {k}: {e - s} instructions, mostly {short(top)[:90]}")
-        if first_run is None and k > 0 and any("Interpreter4load" in n for n in names[ws[k - 1][0]:ws[k - 1][1]]):
-            first_run = k
-    k = a.window if a.window is not None else first_run
-    if k is None:
-        return
-    s, e = ws[k]
-    print(f"\nprofile of window {k} ({e - s} instructions)")
-    for n, c in collections.Counter(names[s:e]).most_common(25):
-        print(f"{c:10} {short(n)[:110]}")
+    if a.stream is not None:
+        k, pcs, names = read_window(a.trace, a.window, a.stream)
+        s, e = 0, len(names)
+    else:
+        pcs, names = read_trace(a.trace)
+        ws = windows(names)
+        first_run = None
+        for k, (s, e) in enumerate(ws):
+            top = collections.Counter(names[s:e]).most_common(1)[0][0]
+            print(f"window {k}: {e - s} instructions, mostly {short(top)[:90]}")
+            if first_run is None and k > 0 and any(LOAD in n for n in names[ws[k - 1][0]:ws[k - 1][1]]):
+                first_run = k
+        k = a.window if a.window is not None else first_run
+        if k is None:
+            return
+        s, e = ws[k]
+    starts = entries(a.elf)
+    calls = collections.Counter(n for x, n in zip(pcs[s:e], names[s:e]) if x in starts)
+    print(f"\nprofile of window {k} ({e - s} instructions): instructions, calls, function")
+    for n, c in collections.Counter(names[s:e]).most_common(a.functions):
+        print(f"{c:10} {calls[n]:7} {short(n)[:110]}")
     if a.lines:
         hits = collections.Counter(pcs[s:e])
         addrs = sorted(hits)
