@@ -624,10 +624,11 @@ fn op_record<'m, O: OpSet>(
         };
         // State (a variable tensor, a kernel's own state) only where the kernel reads state:
         // it has no view of it elsewhere.
-        let as_state = 1u32
-            .checked_shl(k as u32)
-            .is_some_and(|b| ops::state_inputs(prep.kind) & b != 0);
-        if matches!(l, Loc::State(_)) && !as_state {
+        let as_state = || {
+            1u32.checked_shl(k as u32)
+                .is_some_and(|b| ops::state_inputs(prep.kind) & b != 0)
+        };
+        if matches!(l, Loc::State(_)) && !as_state() {
             return Err(LoadError::Unsupported {
                 what: "a variable tensor or a kernel's state as an input its kernel does not \
                        read as state",
