@@ -95,6 +95,69 @@ def entries(elf):
             if len(p) == 3 and p[1] in "tTwW"}
 
 
+def frame_sizes(elf):
+    """Bytes each function's prologue takes from the stack (pushes, vpush, `sub sp`), by
+    mangled name."""
+    out = subprocess.run(["arm-none-eabi-objdump", "-d", "--no-show-raw-insn", elf],
+                         capture_output=True, text=True).stdout
+    sizes, fn, seen = {}, None, 0
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            fn, seen = m.group(1), 0
+            sizes[fn] = 0
+            continue
+        if fn is None or seen > 8:
+            continue
+        seen += 1
+        m = re.search(r"\bv?push(?:\.w)?\s+\{([^}]*)\}", line)
+        if m:
+            regs = m.group(1).replace(" ", "").split(",")
+            n = 0
+            for r in regs:
+                lo, _, hi = r.partition("-")
+                n += (int(hi[1:]) - int(lo[1:]) + 1) if hi else 1
+            sizes[fn] += n * (8 if regs[0].startswith("d") else 4)
+            continue
+        m = re.search(r"\bsub(?:\.w|w)?\s+sp,\s*(?:sp,\s*)?#(\d+)", line)
+        if m:
+            sizes[fn] += int(m.group(1))
+    return sizes
+
+
+def deepest(pcs, names, starts, frames):
+    """The chain of calls (shadow stack as `inclusive`) whose frames add up to the most."""
+    stack, best, best_sum, cur = [], [], -1, 0
+    for x, n in zip(pcs, names):
+        if not stack or n != stack[-1]:
+            if x in starts or n not in stack:
+                stack.append(n)
+                cur += frames.get(n, 0)
+                if cur > best_sum:
+                    best_sum, best = cur, list(stack)
+            else:
+                while stack[-1] != n:
+                    cur -= frames.get(stack.pop(), 0)
+    return [(n, frames.get(n, 0)) for n in best]
+
+
+def inclusive(pcs, names, starts):
+    """Instructions per function including its callees, from a shadow call stack: entering a
+    function at its first instruction is a call (a tail call too); arriving in a function
+    already on the stack is a return to it."""
+    stack, total = [], collections.Counter()
+    for x, n in zip(pcs, names):
+        if not stack or n != stack[-1]:
+            if x in starts or n not in stack:
+                stack.append(n)
+            else:
+                while stack[-1] != n:
+                    stack.pop()
+        for f in set(stack):
+            total[f] += 1
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("elf")
@@ -105,6 +168,10 @@ def main():
     ap.add_argument("--stream", type=int, metavar="PID",
                     help="the trace is a FIFO QEMU (PID) writes: read up to the window, stop it")
     ap.add_argument("--functions", type=int, default=25)
+    ap.add_argument("--stack", action="store_true",
+                    help="also the deepest chain of calls by stack frame bytes (from the ELF)")
+    ap.add_argument("--inclusive", type=int, default=0, metavar="N",
+                    help="also the N functions with the most instructions including callees")
     a = ap.parse_args()
     if a.stream is not None:
         k, pcs, names = read_window(a.trace, a.window, a.stream)
@@ -127,6 +194,16 @@ def main():
     print(f"\nprofile of window {k} ({e - s} instructions): instructions, calls, function")
     for n, c in collections.Counter(names[s:e]).most_common(a.functions):
         print(f"{c:10} {calls[n]:7} {short(n)[:110]}")
+    if a.inclusive:
+        print(f"\ninclusive (a function and what it calls), top {a.inclusive}")
+        for n, c in inclusive(pcs[s:e], names[s:e], starts).most_common(a.inclusive):
+            print(f"{c:10} {short(n)[:110]}")
+    if a.stack:
+        frames = frame_sizes(a.elf)
+        chain = deepest(pcs[s:e], names[s:e], starts, frames)
+        print(f"\ndeepest chain: {sum(b for _, b in chain)} bytes of frames (calls, innermost last)")
+        for n, b in chain:
+            print(f"{b:10} {short(n)[:110]}")
     if a.lines:
         hits = collections.Counter(pcs[s:e])
         addrs = sorted(hits)

@@ -42,6 +42,60 @@ impl TInfo<'_> {
     }
 }
 
+/// Tensor `t` (its table `tt`), its type and shape only: what [`tinfo`] reads first, checked
+/// the same way (rank, dynamic dimensions, size), without its data or its quantization
+/// (`data` empty, `quantized` false). For a tensor that is also read whole where it is used
+/// (an operator's operand: its record reads it by [`tinfo`]), so no check is skipped.
+pub(crate) fn tensor_shape<'m>(
+    tt: synaptic_tflite::Tensor<'m>,
+    t: usize,
+) -> Result<TInfo<'m>, LoadError> {
+    let fault = |fault| LoadError::Tensor {
+        op: None,
+        name: "",
+        tensor: t,
+        fault,
+    };
+    let ty = tt.tensor_type()?;
+    let shape = tt.shape()?;
+    if shape.len() > MAX_DIMS {
+        return Err(fault(TensorFault::Rank));
+    }
+    let mut dims = [1usize; MAX_DIMS];
+    for (i, d) in shape.iter().enumerate() {
+        dims[i] = usize::try_from(d).map_err(|_| fault(TensorFault::DynamicDimension))?;
+    }
+    let dims_used = &dims[..shape.len()];
+    extent(dims_used).ok_or(fault(TensorFault::TooLarge))?;
+    let elems: usize = dims_used.iter().product();
+    let empty = dims_used.contains(&0);
+    let bytes = match ty {
+        TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => Some(elems),
+        TensorType::Int16 | TensorType::Float16 | TensorType::BFloat16 | TensorType::UInt16 => {
+            elems.checked_mul(2)
+        }
+        TensorType::Int32 | TensorType::Float32 | TensorType::UInt32 => elems.checked_mul(4),
+        TensorType::Int64 | TensorType::Float64 | TensorType::UInt64 => elems.checked_mul(8),
+        TensorType::Int4 => Some(elems.div_ceil(2)),
+        _ => Some(0),
+    }
+    .filter(|&b| b <= MAX_TENSOR_SIZE)
+    .ok_or(fault(TensorFault::TooLarge))?;
+    Ok(TInfo {
+        index: t,
+        ty,
+        dims,
+        rank: shape.len(),
+        q: QuantParams::new(0.0, 0),
+        quantized: false,
+        scale_count: 0,
+        quantized_dimension: 0,
+        empty,
+        data: &[],
+        bytes,
+    })
+}
+
 /// The range of a zero point of an integer type the kernels compute with (`None`: a type
 /// whose quantization no kernel reads).
 fn zero_point_range(ty: TensorType) -> Option<(i32, i32)> {
@@ -68,51 +122,16 @@ pub(crate) fn tinfo<'m>(
 }
 
 fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TInfo<'m>, LoadError> {
+    let tt = sg.tensor(t)?;
+    let mut info = tensor_shape(tt, t)?;
+    info.data = model.tensor_data(&tt)?;
     let fault = |fault| LoadError::Tensor {
         op: None,
         name: "",
         tensor: t,
         fault,
     };
-    let tt = sg.tensor(t)?;
-    let ty = tt.tensor_type()?;
-    let shape = tt.shape()?;
-    if shape.len() > MAX_DIMS {
-        return Err(fault(TensorFault::Rank));
-    }
-    let mut dims = [1usize; MAX_DIMS];
-    for (i, d) in shape.iter().enumerate() {
-        dims[i] = usize::try_from(d).map_err(|_| fault(TensorFault::DynamicDimension))?;
-    }
-    let dims_used = &dims[..shape.len()];
-    extent(dims_used).ok_or(fault(TensorFault::TooLarge))?;
-    let elems: usize = dims_used.iter().product();
-    let empty = dims_used.contains(&0);
-    let bytes = match ty {
-        TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => Some(elems),
-        TensorType::Int16 | TensorType::Float16 | TensorType::BFloat16 | TensorType::UInt16 => {
-            elems.checked_mul(2)
-        }
-        TensorType::Int32 | TensorType::Float32 | TensorType::UInt32 => elems.checked_mul(4),
-        TensorType::Int64 | TensorType::Float64 | TensorType::UInt64 => elems.checked_mul(8),
-        TensorType::Int4 => Some(elems.div_ceil(2)),
-        _ => Some(0),
-    }
-    .filter(|&b| b <= MAX_TENSOR_SIZE)
-    .ok_or(fault(TensorFault::TooLarge))?;
-    let mut info = TInfo {
-        index: t,
-        ty,
-        dims,
-        rank: shape.len(),
-        q: QuantParams::new(0.0, 0),
-        quantized: false,
-        scale_count: 0,
-        quantized_dimension: 0,
-        empty,
-        data: model.tensor_data(&tt)?,
-        bytes,
-    };
+    let ty = info.ty;
     let Some(q) = tt.quantization()? else {
         return Ok(info);
     };

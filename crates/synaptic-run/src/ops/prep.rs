@@ -38,8 +38,52 @@ pub(crate) struct Prep<'a, 'm> {
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
 pub(crate) const PREP_SEEN: usize = 4;
 
-/// The tensors a [`Prep`] read last, most recent first.
-pub(crate) type Seen<'m> = [Cell<Option<TInfo<'m>>>; PREP_SEEN];
+/// The tensors a [`Prep`] read last, the least recently used forgotten first (the entries
+/// stay where they are, [`TInfo`]s of 64 bytes or more; their order of use is a list of
+/// indices).
+pub(crate) struct Seen<'m> {
+    infos: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
+    /// Entry positions, most recently used first.
+    order: Cell<[u8; PREP_SEEN]>,
+}
+
+impl Default for Seen<'_> {
+    fn default() -> Self {
+        Seen {
+            infos: Default::default(),
+            order: Cell::new(core::array::from_fn(|k| k as u8)),
+        }
+    }
+}
+
+impl<'m> Seen<'m> {
+    /// Makes entry `e` the most recently used.
+    fn touch(&self, e: u8) {
+        let mut o = self.order.get();
+        let at = o.iter().position(|&x| x == e).unwrap_or(PREP_SEEN - 1);
+        o.copy_within(..at, 1);
+        o[0] = e;
+        self.order.set(o);
+    }
+
+    /// Tensor `t`, if it is here.
+    fn get(&self, t: usize) -> Option<TInfo<'m>> {
+        let (e, info) = self
+            .infos
+            .iter()
+            .enumerate()
+            .find_map(|(e, c)| c.get().filter(|i| i.index == t).map(|i| (e, i)))?;
+        self.touch(e as u8);
+        Some(info)
+    }
+
+    /// Keeps `info`, in place of the least recently used entry.
+    pub(crate) fn put(&self, info: TInfo<'m>) {
+        let e = self.order.get()[PREP_SEEN - 1];
+        self.infos[usize::from(e)].set(Some(info));
+        self.touch(e);
+    }
+}
 
 /// An operator prepared: its kernel's kind code and parameter words, its requantization table
 /// and accumulator constants (derived one entry at a time when the record is written), and
@@ -185,29 +229,13 @@ impl<'a, 'm> Prep<'a, 'm> {
     }
 
     /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
-    /// once while it stays in [`Prep::seen`] (the least recently read is forgotten first).
+    /// once while it stays in [`Prep::seen`] (the oldest read is forgotten first).
     pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
-        if let Some(j) = self
-            .seen
-            .iter()
-            .position(|c| c.get().is_some_and(|i| i.index == t))
-        {
-            // The most recent first: an operator's input, read first, stays through its
-            // other reads to the record's.
-            let hit = self.seen[j].get();
-            for k in (1..=j).rev() {
-                self.seen[k].set(self.seen[k - 1].get());
-            }
-            self.seen[0].set(hit);
-            if let Some(i) = hit {
-                return Ok(i);
-            }
+        if let Some(i) = self.seen.get(t) {
+            return Ok(i);
         }
         let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
-        for k in (1..PREP_SEEN).rev() {
-            self.seen[k].set(self.seen[k - 1].get());
-        }
-        self.seen[0].set(Some(info));
+        self.seen.put(info);
         Ok(info)
     }
 

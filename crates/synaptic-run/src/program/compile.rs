@@ -14,7 +14,9 @@ use crate::format::{
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
-use crate::model::{core_request, op_code, op_view, tinfo, Graph, TInfo, TensorWindow};
+use crate::model::{
+    core_request, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow,
+};
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
 /// A cheap fingerprint of the model bytes: their length mixed with at most [`FINGERPRINT_WORDS`]
@@ -382,9 +384,9 @@ fn run<O: OpSet>(
 
 /// [`run`] but for the order of its errors: an operator not implemented is refused by its
 /// record (its kernel's `prepare`), after any earlier fault.
-fn run_checked<O: OpSet>(
+fn run_checked<'m, O: OpSet>(
     model: &[u8],
-    g: &Graph<'_>,
+    g: &Graph<'m>,
     placement: IoPlacement,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
@@ -404,8 +406,14 @@ fn run_checked<O: OpSet>(
     e.push_usize(g.n_outputs)?;
     // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
     // data flow check; absent from the table all the same) for the table below.
+    // The I/O tensors read stay for the records (the first operator's input, the last one's
+    // output).
+    let seen = Seen::default();
     let mut io = [(0usize, false); MAX_IO];
-    let mut keep = |k: usize, i: &TInfo<'_>| io[k] = (i.bytes, !i.data.is_empty());
+    let mut keep = |k: usize, i: &TInfo<'m>| {
+        io[k] = (i.bytes, !i.data.is_empty());
+        seen.put(*i);
+    };
     e.push_usize(g.io_infos(0, g.n_inputs, &mut keep)?)?;
     e.push_usize(g.io_infos(g.n_inputs, n_io, &mut keep)?)?;
     let ops_at = e.later();
@@ -431,7 +439,6 @@ fn run_checked<O: OpSet>(
     e.patch(ops_at, e.pos)?;
 
     // Operator records (the tensors read last kept across them).
-    let seen = Seen::default();
     for i in 0..g.n_ops {
         op_record::<O>(g, placement, e, n_slots, i, &seen)?;
     }
@@ -519,7 +526,9 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
         if tt.buffer()? != 0 && !g.model.tensor_data(&tt)?.is_empty() {
             continue;
         }
-        let info = tinfo(&g.model, &g.sg, t)?;
+        // Its type and shape (the slot's words): an operand of an operator, it is read
+        // whole by that operator's record; a graph I/O tensor by the header's sizes.
+        let info = tensor_shape(tt, t)?;
         // A variable tensor is state (its own persistent tensor), not a plan slot.
         if g.state_index(t).is_some() {
             if io_k.is_some() {
