@@ -522,7 +522,9 @@ impl<'m> Graph<'m> {
     /// (by an operator, or is a graph input) and no graph input or output is a constant. So
     /// no inference reads a byte that it did not write or copy in: its outputs depend on its
     /// inputs alone, never on what the arena held before. O(operator inputs + outputs) per
-    /// [`TensorWindow`] of tensors.
+    /// [`TensorWindow`] of tensors. Not inlined: its window is on the stack only while it runs
+    /// (not under every operator record of its caller).
+    #[inline(never)]
     pub(crate) fn check_dataflow(&self) -> Result<(), LoadError> {
         let graph =
             |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };

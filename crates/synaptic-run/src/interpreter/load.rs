@@ -115,11 +115,16 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     before: &synaptic_mem::Stats,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
-    let g = Graph::open(model)?;
+    // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
+    let opened = Graph::open(model);
+    let g = match &opened {
+        Ok(g) => g,
+        Err(e) => return Err(*e),
+    };
     let mut memory = Memory::default();
     let store = match given {
         Some(words) => {
-            crate::program::verify_in::<O>(model, &g, placement, words)?;
+            crate::program::verify_in::<O>(model, g, placement, words)?;
             memory.program_flash = 4 * words.len();
             memory.program_bytes = 4 * words.len();
             Store::Flash(words)
@@ -133,7 +138,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
                     .map_err(|_| LoadError::Unsupported {
                         what: "program tensor",
                     })?;
-                let n = crate::program::compile_in::<O>(model, &g, placement, out)?;
+                let n = crate::program::compile_in::<O>(model, g, placement, out)?;
                 u32::try_from(n).map_err(|_| LoadError::Unsupported {
                     what: "a program of more than 2^32 words",
                 })
@@ -151,9 +156,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     // The pool holds that block (taken from the top of the tensor space if it is smaller:
     // an exact arena is given no pool).
     loader.reserve_scratch(memory.scratch)?;
-    build::<O>(
-        model, &g, loader, store, run_plan, placement, memory, before,
-    )
+    build::<O>(model, g, loader, store, run_plan, placement, memory, before)
 }
 
 /// The program of `store`, readable (its header checked).

@@ -608,6 +608,19 @@ mod tests {
     use crate::format::{h, IoPlacement, Program};
     use crate::program::{compile, compiled_len};
 
+    /// Every kernel's parameters fit a [`Prepared`]'s words (refused at load otherwise).
+    #[test]
+    fn every_kernel_params_fit_prepared() {
+        for k in kinds() {
+            let n = param_words(k).unwrap();
+            assert!(
+                n <= prep::MAX_PARAM_WORDS,
+                "{} takes {n} words",
+                kernel_name(k)
+            );
+        }
+    }
+
     /// Every operator record of every committed single-operator model and shared model: its
     /// parameters decode and encode back to the same words, one word short is refused, and
     /// every kind of the list (so every `*Params` struct) is among them.

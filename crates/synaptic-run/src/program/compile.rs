@@ -573,7 +573,12 @@ fn op_record<'m, O: OpSet>(
         kinds: O::KINDS,
         seen,
     };
-    let prep = ops::prepare::<O>(&cx)?;
+    // Read where it was returned (a `Prepared` is some 300 bytes: not moved out).
+    let prepared = ops::prepare::<O>(&cx);
+    let prep = match &prepared {
+        Ok(p) => p,
+        Err(_) => return prepared.map(|_| ()),
+    };
     let (table, constants) = (&prep.table, &prep.constants);
     let kerr = |error: KernelError| LoadError::Operator {
         op: i,
