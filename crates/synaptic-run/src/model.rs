@@ -123,8 +123,22 @@ pub(crate) fn tinfo<'m>(
 
 fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TInfo<'m>, LoadError> {
     let tt = sg.tensor(t)?;
-    let mut info = tensor_shape(tt, t)?;
+    // Completed where it was returned (a `TInfo` is 64 bytes: not moved out and back).
+    let mut r = tensor_shape(tt, t);
+    if let Ok(info) = &mut r {
+        data_and_quantization(model, tt, info)?;
+    }
+    r
+}
+
+/// The rest of [`tinfo`] after [`tensor_shape`]: the tensor's data and its quantization.
+fn data_and_quantization<'m>(
+    model: &Model<'m>,
+    tt: synaptic_tflite::Tensor<'m>,
+    info: &mut TInfo<'m>,
+) -> Result<(), LoadError> {
     info.data = model.tensor_data(&tt)?;
+    let t = info.index;
     let fault = |fault| LoadError::Tensor {
         op: None,
         name: "",
@@ -133,12 +147,12 @@ fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TIn
     };
     let ty = info.ty;
     let Some(q) = tt.quantization()? else {
-        return Ok(info);
+        return Ok(());
     };
     let (scales, zps) = (q.scales()?, q.zero_points()?);
     if scales.is_empty() || zps.is_empty() {
         // TFLM reads no quantization then (its kernels that need one refuse the tensor).
-        return Ok(info);
+        return Ok(());
     }
     info.quantized = true;
     info.scale_count = scales.len();
@@ -165,7 +179,7 @@ fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TIn
         scales.get(0).unwrap_or(0.0),
         i32::try_from(zp0).unwrap_or(0),
     );
-    Ok(info)
+    Ok(())
 }
 
 /// A set of tensor indices `base .. base + WINDOW_TENSORS`, as bits on the stack: the loader's

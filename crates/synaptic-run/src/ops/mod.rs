@@ -409,7 +409,7 @@ macro_rules! operators {
             let code = cx.code();
             $( if $module::BUILTINS.contains(&code) {
                 if false $( || (<$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind)) )+ {
-                    return $module::prepare(cx);
+                    return prepare_with(cx, $module::prepare);
                 }
                 if false $( || linked(O::KINDS, $kind) )+ {
                     return Err(cx.unsupported(Unsupported::NotBuilt));
@@ -417,6 +417,17 @@ macro_rules! operators {
                 return Err(cx.unsupported(Unsupported::NotLinked));
             } )+
             Err(cx.unsupported(Unsupported::NotImplemented))
+        }
+
+        /// `prepare(cx)`, through a function pointer: each module's `prepare` in a frame of
+        /// its own, not inlined into [`prepare`] (whose frame would be the largest of them,
+        /// under every one).
+        #[inline(never)]
+        fn prepare_with<'m>(
+            cx: &Prep<'_, 'm>,
+            prepare: fn(&Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError>,
+        ) -> Result<Prepared<'m>, LoadError> {
+            prepare(cx)
         }
 
         /// Parameter words of kernel `kind` (`None`: no such kind).

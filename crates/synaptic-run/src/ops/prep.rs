@@ -222,11 +222,14 @@ impl<'a, 'm> Prep<'a, 'm> {
     /// activation has no dimension of 0 (its kernel would loop over the other dimensions for
     /// nothing; a constant's size is bounded by its data).
     fn operand(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
-        let info = self.info(t)?;
-        if info.empty && info.data.is_empty() {
-            return Err(self.fault(&info, TensorFault::EmptyDimension));
+        // Checked where it was returned (a `TInfo` is 64 bytes: not moved out and back).
+        let r = self.info(t);
+        if let Ok(info) = &r {
+            if info.empty && info.data.is_empty() {
+                return Err(self.fault(info, TensorFault::EmptyDimension));
+            }
         }
-        Ok(info)
+        r
     }
 
     /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
@@ -235,9 +238,11 @@ impl<'a, 'm> Prep<'a, 'm> {
         if let Some(i) = self.seen.get(t) {
             return Ok(i);
         }
-        let info = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name))?;
-        self.seen.put(info);
-        Ok(info)
+        let r = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name));
+        if let Ok(info) = &r {
+            self.seen.put(*info);
+        }
+        r
     }
 
     /// Input `k`, required.
@@ -255,11 +260,11 @@ impl<'a, 'm> Prep<'a, 'm> {
 
     /// The output (never a constant).
     pub(crate) fn output(&self) -> Result<TInfo<'m>, LoadError> {
-        let out = self.operand(self.v.output)?;
-        if !out.data.is_empty() {
+        let r = self.operand(self.v.output);
+        if r.as_ref().is_ok_and(|out| !out.data.is_empty()) {
             return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
         }
-        Ok(out)
+        r
     }
 
     /// Output `k` (`output_at(0)` is [`Prep::output`]), never a constant.

@@ -579,6 +579,21 @@ fn op_record<'m, O: OpSet>(
         Ok(p) => p,
         Err(_) => return prepared.map(|_| ()),
     };
+    record_words(g, placement, e, n_slots, &cx, prep)
+}
+
+/// The words of operator record `cx` once prepared (`prep`). Not inlined: its locals are not
+/// on the stack under the kernel's `prepare`.
+#[inline(never)]
+fn record_words<'m>(
+    g: &Graph<'m>,
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+    n_slots: usize,
+    cx: &Prep<'_, 'm>,
+    prep: &ops::Prepared<'m>,
+) -> Result<(), LoadError> {
+    let (v, i) = (cx.v, cx.index);
     let (table, constants) = (&prep.table, &prep.constants);
     let kerr = |error: KernelError| LoadError::Operator {
         op: i,
