@@ -33,8 +33,21 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
         run_plan.plan.slots.len(),
         run_plan.plan.region_size as usize,
     );
-    load_parts(model, given, loader, run_plan, placement, &before)
-        .map_err(|e| too_small::<O>(e, &before, model, given.is_none(), placement, slots, region))
+    // Returned as it is on success (an `Interpreter` is some 200 bytes: not moved through a
+    // `map_err`).
+    let r = load_parts(model, given, loader, run_plan, placement, &before);
+    if let Err(e) = &r {
+        return Err(too_small::<O>(
+            *e,
+            &before,
+            model,
+            given.is_none(),
+            placement,
+            slots,
+            region,
+        ));
+    }
+    r
 }
 
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give

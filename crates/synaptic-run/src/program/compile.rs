@@ -564,11 +564,16 @@ fn op_record<'m, O: OpSet>(
     i: usize,
     seen: &Seen<'m>,
 ) -> Result<(), LoadError> {
-    let v = op_view(&g.model, &g.sg, i, g.n_tensors)?;
+    // Read where it was returned (an `OpView` is some 150 bytes: not moved out).
+    let viewed = op_view(&g.model, &g.sg, i, g.n_tensors);
+    let v = match &viewed {
+        Ok(v) => v,
+        Err(e) => return Err(*e),
+    };
     let cx = Prep {
         model: &g.model,
         sg: &g.sg,
-        v: &v,
+        v,
         index: i,
         kinds: O::KINDS,
         seen,
