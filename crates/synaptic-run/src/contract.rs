@@ -165,18 +165,21 @@ impl Window {
     ) -> Option<(usize, usize)> {
         let start = (o * stride) as i64 - pad as i64;
         let dil = dil as i64;
+        // (A dilation of 1, the common one, divides by nothing: 64-bit divisions are calls
+        // on a 32-bit core.)
+        let over = |x: i64| if dil == 1 { x } else { x / dil };
         // First tap inside the input: the smallest f with start + f·dil ≥ 0.
         let f_first = if start >= 0 {
             0
         } else {
-            (-start + dil - 1) / dil
+            over(-start + dil - 1)
         };
         // Last tap inside: the largest f < k with start + f·dil ≤ size − 1.
         let last_in = size as i64 - 1 - start;
         if last_in < 0 {
             return None;
         }
-        let f_last = (last_in / dil).min(k as i64 - 1);
+        let f_last = over(last_in).min(k as i64 - 1);
         if f_first > f_last {
             return None;
         }
@@ -510,9 +513,14 @@ fn add(x: Option<i64>, y: Option<i64>) -> Option<i64> {
     Some(x?.saturating_add(y?))
 }
 
-/// `a · b` for the terms (sizes from the model: saturating, never a panic).
+/// `a · b` for the terms (sizes from the model: saturating, never a panic). A 32-bit `a` and
+/// `b`, the case of every contract that loads, cannot overflow: one widening multiply
+/// (a saturating 64-bit one is a call on a 32-bit core).
 fn mul(a: usize, b: i64) -> i64 {
-    (a as i64).saturating_mul(b)
+    match (u32::try_from(a), i32::try_from(b)) {
+        (Ok(a), Ok(b)) => i64::from(a) * i64::from(b),
+        _ => (a as i64).saturating_mul(b),
+    }
 }
 
 /// An output element's index `j` as digits, most significant first: `j = (d0·r1 + d1)·r2 + …`
