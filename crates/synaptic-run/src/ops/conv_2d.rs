@@ -1681,8 +1681,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if is_float(cx) {
         return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false)?);
     }
-    let (p, table) = prepare_conv(cx, false)?;
-    Ok(Prepared::of::<Conv2d>(cx, p)?.with_table(table))
+    // Read where it was returned (not moved out).
+    match &prepare_conv(cx, false) {
+        Ok((p, table)) => Prepared::with::<Conv2d>(cx, *p, *table, super::tables::Constants::None),
+        Err(e) => Err(*e),
+    }
 }
 
 /// The CONV_2D kernel, int8.

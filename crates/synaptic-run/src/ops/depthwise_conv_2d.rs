@@ -335,8 +335,13 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if is_float(cx) {
         return Prepared::of::<DepthwiseConv2dF32>(cx, prepare_conv_f32(cx, true)?);
     }
-    let (p, table) = prepare_conv(cx, true)?;
-    Ok(Prepared::of::<DepthwiseConv2d>(cx, p)?.with_table(table))
+    // Read where it was returned (not moved out).
+    match &prepare_conv(cx, true) {
+        Ok((p, table)) => {
+            Prepared::with::<DepthwiseConv2d>(cx, *p, *table, super::tables::Constants::None)
+        }
+        Err(e) => Err(*e),
+    }
 }
 
 /// The DEPTHWISE_CONV_2D kernel, int8.

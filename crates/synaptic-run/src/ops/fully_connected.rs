@@ -776,9 +776,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     } else {
         Constants::None
     };
-    Ok(Prepared::of::<FullyConnected>(cx, p)?
-        .with_table(table)
-        .with_constants(constants))
+    Prepared::with::<FullyConnected>(cx, p, table, constants)
 }
 
 /// The FULLY_CONNECTED kernel, int8.

@@ -101,7 +101,19 @@ pub(crate) struct Prepared<'m> {
 
 impl<'m> Prepared<'m> {
     /// Kernel `K` with parameters `p` (no table, no constants).
+    #[inline(always)]
     pub(crate) fn of<K: Kernel + Kind>(cx: &Prep<'_, '_>, p: K::Params) -> Result<Self, LoadError> {
+        Self::with::<K>(cx, p, Table::None, Constants::None)
+    }
+
+    /// Kernel `K` with parameters `p`, a requantization table and accumulator constants.
+    /// Built where it is returned (some 270 bytes: nothing copied into it afterwards).
+    pub(crate) fn with<K: Kernel + Kind>(
+        cx: &Prep<'_, '_>,
+        p: K::Params,
+        table: Table<'m>,
+        constants: Constants<'m>,
+    ) -> Result<Self, LoadError> {
         if !K::BUILT {
             return Err(cx.unsupported(Unsupported::NotBuilt));
         }
@@ -113,39 +125,27 @@ impl<'m> Prepared<'m> {
             return Err(cx.unsupported(Unsupported::OutputCount));
         }
         let n = <K::Params as Words>::N;
-        let mut words = [0u32; MAX_PARAM_WORDS];
-        let slot = words
-            .get_mut(..n)
-            .ok_or(cx.unsupported(Unsupported::ParamsTooLarge))?;
-        if !p.put(slot) {
-            return Err(cx.unsupported(Unsupported::ParamsTooLarge));
-        }
-        Ok(Prepared {
+        let mut r = Ok(Prepared {
             kind: K::KIND,
-            words,
+            words: [0u32; MAX_PARAM_WORDS],
             n_words: n,
-            table: Table::None,
-            constants: Constants::None,
+            table,
+            constants,
             unread: 0,
-        })
-    }
-
-    /// With a requantization table.
-    pub(crate) fn with_table(self, table: Table<'m>) -> Self {
-        Prepared { table, ..self }
-    }
-
-    /// With accumulator constants.
-    pub(crate) fn with_constants(self, constants: Constants<'m>) -> Self {
-        Prepared { constants, ..self }
+        });
+        if let Ok(out) = &mut r {
+            let put = out.words.get_mut(..n).is_some_and(|slot| p.put(slot));
+            if !put {
+                return Err(cx.unsupported(Unsupported::ParamsTooLarge));
+            }
+        }
+        r
     }
 
     /// With input `k` never read by the kernel.
-    pub(crate) fn unread(self, k: usize) -> Self {
-        Prepared {
-            unread: self.unread | 1u32.checked_shl(k as u32).unwrap_or(0),
-            ..self
-        }
+    pub(crate) fn unread(mut self, k: usize) -> Self {
+        self.unread |= 1u32.checked_shl(k as u32).unwrap_or(0);
+        self
     }
 
     /// The parameter words.

@@ -64,7 +64,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         word: kissfft::rfft_table_word,
         arg: fft_length,
     };
-    Ok(Prepared::of::<Rfft>(cx, p)?.with_constants(tables))
+    Prepared::with::<Rfft>(cx, p, super::tables::Table::None, tables)
 }
 
 /// The SignalRfft kernel, int16.
