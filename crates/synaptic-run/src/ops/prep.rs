@@ -40,31 +40,38 @@ pub(crate) struct Prep<'a, 'm> {
 pub(crate) const PREP_SEEN: usize = 4;
 
 /// The tensors a [`Prep`] read last, the least recently used forgotten first (the entries
-/// stay where they are, [`TInfo`]s of 64 bytes or more; their order of use is a list of
-/// indices).
+/// stay where they are, [`TInfo`]s of 64 bytes or more; their order of use is a word of entry
+/// positions, one a byte).
 pub(crate) struct Seen<'m> {
     infos: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
-    /// Entry positions, most recently used first.
-    order: Cell<[u8; PREP_SEEN]>,
+    /// Byte `k`: the position of the `k`-th most recently used entry.
+    order: Cell<u32>,
 }
+
+/// The entries of a [`Seen`] in use order: a byte each in a word.
+const _: () = assert!(PREP_SEEN == 4);
 
 impl Default for Seen<'_> {
     fn default() -> Self {
         Seen {
             infos: Default::default(),
-            order: Cell::new(core::array::from_fn(|k| k as u8)),
+            order: Cell::new(u32::from_le_bytes([0, 1, 2, 3])),
         }
     }
 }
 
 impl<'m> Seen<'m> {
-    /// Makes entry `e` the most recently used.
+    /// Makes entry `e` the most recently used: the bytes before its own move up one (shifts
+    /// and masks: no `memmove` linked for four bytes).
     fn touch(&self, e: u8) {
-        let mut o = self.order.get();
-        let at = o.iter().position(|&x| x == e).unwrap_or(PREP_SEEN - 1);
-        o.copy_within(..at, 1);
-        o[0] = e;
-        self.order.set(o);
+        let o = self.order.get();
+        let at = (0..PREP_SEEN)
+            .find(|&k| (o >> (8 * k)) as u8 == e)
+            .unwrap_or(PREP_SEEN - 1);
+        let below = (1u32 << (8 * at)).wrapping_sub(1);
+        let through = below | 0xFF << (8 * at);
+        self.order
+            .set((o & !through) | (o & below) << 8 | u32::from(e));
     }
 
     /// Tensor `t`, if it is here.
@@ -80,7 +87,7 @@ impl<'m> Seen<'m> {
 
     /// Keeps `info`, in place of the least recently used entry.
     pub(crate) fn put(&self, info: TInfo<'m>) {
-        let e = self.order.get()[PREP_SEEN - 1];
+        let e = (self.order.get() >> (8 * (PREP_SEEN - 1))) as u8;
         self.infos[usize::from(e)].set(Some(info));
         self.touch(e);
     }
@@ -454,5 +461,27 @@ pub(crate) fn element_bytes(t: TensorType) -> usize {
         TensorType::Float32 | TensorType::Int32 => 4,
         TensorType::Int16 => 2,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod seen_tests {
+    use super::*;
+
+    /// The use order after each touch: the touched entry first, the others in their order.
+    #[test]
+    fn touch_moves_one_entry_to_the_front() {
+        let s = Seen::default();
+        let order = |s: &Seen<'_>| s.order.get().to_le_bytes();
+        s.touch(2);
+        assert_eq!(order(&s), [2, 0, 1, 3]);
+        s.touch(3);
+        assert_eq!(order(&s), [3, 2, 0, 1]);
+        s.touch(3);
+        assert_eq!(order(&s), [3, 2, 0, 1]);
+        s.touch(1);
+        assert_eq!(order(&s), [1, 3, 2, 0]);
+        s.touch(2);
+        assert_eq!(order(&s), [2, 1, 3, 0]);
     }
 }
