@@ -2,19 +2,30 @@
 //! mapping of [`synaptic_mem_ffi::errno`], the one rule for both C APIs) and a one-line message,
 //! and how the runtime's errors map to them.
 
+use core::cell::Cell;
 use core::ffi::c_int;
 use core::fmt::{self, Write};
 
+use critical_section::Mutex;
 use synaptic_mem::PlanLoadError;
 use synaptic_mem_ffi::errno::{self, EINVAL, ENOMEM, ENOTSUP};
 use synaptic_run::{KernelError, LoadError, RunError};
 
 use crate::types::SYN_RUN_MESSAGE_MAX;
 
-/// A failure: its negative errno and its message, formatted into a fixed buffer (no heap).
-#[derive(Clone, Copy)]
+/// A failure: its negative errno. Its message was formatted once, when it was made
+/// ([`Failure::new`]), straight into the last-error record ([`last`]): a failure is a word on
+/// the stack of every call it passes through, not a message buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Failure {
     /// The negative errno.
+    pub errno: c_int,
+}
+
+/// The last error of any `syn_run_*` call: its errno and message.
+#[derive(Clone, Copy)]
+pub struct Message {
+    /// The negative errno (0: no failure yet).
     pub errno: c_int,
     /// Message bytes (UTF-8, truncated at a character boundary).
     pub msg: [u8; SYN_RUN_MESSAGE_MAX],
@@ -22,24 +33,39 @@ pub struct Failure {
     pub len: usize,
 }
 
+/// The last failure of any `syn_run_*` call (global, not per thread or model).
+static LAST: Mutex<Cell<Message>> = Mutex::new(Cell::new(Message::NONE));
+
+/// The last error recorded ([`Message::NONE`] if none yet).
+pub fn last() -> Message {
+    critical_section::with(|cs| LAST.borrow(cs).get())
+}
+
 impl Failure {
+    /// A failure with `errno` and the message `args` (truncated to [`SYN_RUN_MESSAGE_MAX`]),
+    /// recorded as the last error now. Make one only to return it: a call that fails returns
+    /// the failure it made (no failure is made and then dropped).
+    #[cold]
+    #[inline(never)]
+    pub fn new(errno: c_int, args: fmt::Arguments<'_>) -> Failure {
+        let mut m = Message {
+            errno,
+            ..Message::NONE
+        };
+        // A full buffer only truncates: the writer never fails.
+        let _ = m.write_fmt(args);
+        critical_section::with(|cs| LAST.borrow(cs).set(m));
+        Failure { errno }
+    }
+}
+
+impl Message {
     /// No failure yet.
-    pub const NONE: Failure = Failure {
+    pub const NONE: Message = Message {
         errno: 0,
         msg: [0; SYN_RUN_MESSAGE_MAX],
         len: 0,
     };
-
-    /// A failure with `errno` and the message `args` (truncated to [`SYN_RUN_MESSAGE_MAX`]).
-    pub fn new(errno: c_int, args: fmt::Arguments<'_>) -> Failure {
-        let mut f = Failure {
-            errno,
-            ..Failure::NONE
-        };
-        // A full buffer only truncates: the writer never fails.
-        let _ = f.write_fmt(args);
-        f
-    }
 
     /// The message text.
     pub fn message(&self) -> &[u8] {
@@ -47,7 +73,7 @@ impl Failure {
     }
 }
 
-impl Write for Failure {
+impl Write for Message {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let room = SYN_RUN_MESSAGE_MAX - self.len;
         let mut n = s.len().min(room);

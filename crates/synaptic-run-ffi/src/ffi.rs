@@ -15,12 +15,10 @@
 //! interrupt handler, fails with -EBUSY instead of racing. The inference itself runs outside
 //! any critical section.
 
-use core::cell::Cell;
 use core::ffi::{c_char, c_int, c_void};
 use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, addr_of_mut};
 
-use critical_section::Mutex;
 use synaptic_mem::plan::{OverlapPair, PlanSlot};
 use synaptic_mem::{Arena, Plan, Runner};
 use synaptic_mem_ffi::errno::{EBUSY, EINVAL, ENODEV};
@@ -113,17 +111,12 @@ const _: () = {
     assert!(size_of::<SynRunModel>() - size_of::<Storage>() <= 64);
 };
 
-/// The last failure of any `syn_run_*` call.
-static LAST: Mutex<Cell<Failure>> = Mutex::new(Cell::new(Failure::NONE));
-
-/// Records `r`'s failure; returns 0 or its negative errno.
+/// 0, or `r`'s negative errno (its message was recorded when the failure was made).
 fn finish(r: Result<(), Failure>) -> c_int {
     match r {
         Ok(()) => 0,
-        Err(f) => {
-            critical_section::with(|cs| LAST.borrow(cs).set(f));
-            f.errno
-        }
+        // Its message is recorded already (`Failure::new`).
+        Err(f) => f.errno,
     }
 }
 
@@ -877,7 +870,7 @@ pub unsafe extern "C" fn syn_run_io_info(
 /// leave it. Global, not per thread or model: read it right after the failing call.
 #[no_mangle]
 pub extern "C" fn syn_run_last_error() -> c_int {
-    critical_section::with(|cs| LAST.borrow(cs).get().errno)
+    error::last().errno
 }
 
 /// The one-line message of the most recent failed syn_run_* call ("" if none yet), e.g. `load:
@@ -889,8 +882,8 @@ pub extern "C" fn syn_run_last_error() -> c_int {
 /// `buf` must be NULL or writable for `size` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn syn_run_last_error_message(buf: *mut c_char, size: usize) -> usize {
-    let f = critical_section::with(|cs| LAST.borrow(cs).get());
-    let msg = f.message();
+    let last = error::last();
+    let msg = last.message();
     if !buf.is_null() && size > 0 {
         let n = msg.len().min(size - 1);
         // SAFETY: `buf` is writable for `size` > n bytes by the caller's contract; `msg` is ours.

@@ -80,11 +80,13 @@ fn too_small<O: OpSet>(
     if !arena {
         return e;
     }
-    let Ok(g) = Graph::open(model) else {
+    // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
+    let opened = Graph::open(model);
+    let Ok(g) = &opened else {
         return e;
     };
     let program = if in_ram {
-        match crate::program::compiled_len_in::<O>(model, &g, placement) {
+        match crate::program::compiled_len_in::<O>(model, g, placement) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
             Err(_) => return e,
         }
@@ -92,7 +94,7 @@ fn too_small<O: OpSet>(
         0
     };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
-    let scratch = crate::ops::model_scratch::<O>(&g)
+    let scratch = crate::ops::model_scratch::<O>(g)
         .div_ceil(16)
         .saturating_mul(16)
         .saturating_sub(before.scratch_size);

@@ -160,16 +160,28 @@ pub fn contract_of(
     input: usize,
 ) -> Option<Contract> {
     let sg = model.subgraph(0).ok()?;
-    let (v, prepared) = prepared_op::<AllOps>(model, &sg, op)?;
+    with_prepared::<AllOps, _>(model, &sg, op, |v, prepared| {
+        contract_in(model, &sg, v, prepared, input)
+    })?
+}
+
+/// [`contract_of`] for the operator `v`, prepared as `prepared`.
+fn contract_in(
+    model: &synaptic_tflite::Model<'_>,
+    sg: &synaptic_tflite::SubGraph<'_>,
+    v: &crate::model::OpView<'_>,
+    prepared: &Prepared<'_>,
+    input: usize,
+) -> Option<Contract> {
     let t = usize::try_from(*v.inputs.get(input)?).ok()?;
     // An operator with two outputs runs only plainly (the overlapped path has one output).
-    if v.n_out > 1 || input >= v.n_in || !crate::model::tinfo(model, &sg, t).ok()?.data.is_empty() {
+    if v.n_out > 1 || input >= v.n_in || !crate::model::tinfo(model, sg, t).ok()?.data.is_empty() {
         return None;
     }
     if !prepared.reads(input) {
         return None;
     }
-    let out = crate::model::tinfo(model, &sg, v.output).ok()?;
+    let out = crate::model::tinfo(model, sg, v.output).ok()?;
     let elems = out.shape().iter().product();
     contract::<AllOps>(
         prepared.kind,
@@ -204,7 +216,7 @@ fn scratch_in<O: OpSet>(
     sg: &synaptic_tflite::SubGraph<'_>,
     op: usize,
 ) -> usize {
-    prepared_op::<O>(model, sg, op).map_or(0, |(_, p)| scratch_bytes::<O>(p.kind, p.words()))
+    with_prepared::<O, _>(model, sg, op, |_, p| scratch_bytes::<O>(p.kind, p.words())).unwrap_or(0)
 }
 
 /// The scratch pool graph `g` needs with the kernels of `O`: the largest block one of its
@@ -216,29 +228,31 @@ pub(crate) fn model_scratch<O: OpSet>(g: &crate::model::Graph<'_>) -> usize {
         .unwrap_or(0)
 }
 
-/// Operator `op` of subgraph `sg` prepared as the runtime prepares it (the kernels of `O`),
-/// with its view; `None` if it does not load.
-fn prepared_op<'m, O: OpSet>(
+/// `f` of operator `op` of subgraph `sg` prepared as the runtime prepares it (the kernels of
+/// `O`) and of its view, both read where they were returned (some 400 bytes: not moved into
+/// a tuple); `None` if it does not load.
+fn with_prepared<'m, O: OpSet, R>(
     model: &synaptic_tflite::Model<'m>,
     sg: &synaptic_tflite::SubGraph<'m>,
     op: usize,
-) -> Option<(crate::model::OpView<'m>, Prepared<'m>)> {
+    f: impl FnOnce(&crate::model::OpView<'m>, &Prepared<'m>) -> R,
+) -> Option<R> {
     let n_tensors = sg.tensors_len().ok()?;
     let (code, _) = crate::model::op_code(model, sg, op).ok()?;
     if !supported(code) {
         return None;
     }
-    let v = crate::model::op_view(model, sg, op, n_tensors).ok()?;
+    let viewed = crate::model::op_view(model, sg, op, n_tensors);
+    let v = viewed.as_ref().ok()?;
     let prepared = prepare::<O>(&Prep {
         model,
         sg,
-        v: &v,
+        v,
         index: op,
         kinds: O::KINDS,
         seen: &Default::default(),
-    })
-    .ok()?;
-    Some((v, prepared))
+    });
+    Some(f(v, prepared.as_ref().ok()?))
 }
 
 /// The custom operators the runtime implements, matched by their custom code (TFLM's
