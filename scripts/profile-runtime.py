@@ -7,6 +7,11 @@ chosen window, the instructions per function and, with `--lines`, per source lin
 innermost inlined frames, from the ELF's debug information via `arm-none-eabi-addr2line -i`).
 
     profile-runtime.py ELF TRACE [--window K] [--lines N] [--functions N] [--stream PID]
+                       [--inclusive N] [--stack]
+
+`--inclusive N` adds the N functions with the most instructions counting their callees, and
+`--stack` the window's deepest chain of calls by stack frame bytes (each function's prologue in
+the ELF: pushes, vpush, `sub sp`), both from a shadow call stack over the trace.
 
 Without `--window` it lists every window and profiles the first inference (the window after
 the first `Interpreter::load`).

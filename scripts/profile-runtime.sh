@@ -17,6 +17,8 @@
 # (person_detect's: ~10 s); the per-function counts then also give calls (entries).
 #
 #   CPU=m4 scripts/profile-runtime.sh person_detect --window 3   # the load, program in flash
+#   CPU=m4 scripts/profile-runtime.sh person_detect --window 3 --inclusive 30  # with callees
+#   CPU=m4 scripts/profile-runtime.sh person_detect --window 3 --stack  # deepest frame chain
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
