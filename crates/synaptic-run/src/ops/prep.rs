@@ -48,7 +48,7 @@ pub(crate) struct Seen<'m> {
     order: Cell<u32>,
 }
 
-/// The entries of a [`Seen`] in use order: a byte each in a word.
+// A `Seen`'s use order is one byte an entry in a `u32`.
 const _: () = assert!(PREP_SEEN == 4);
 
 impl Default for Seen<'_> {
@@ -240,7 +240,7 @@ impl<'a, 'm> Prep<'a, 'm> {
     }
 
     /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
-    /// once while it stays in [`Prep::seen`] (the oldest read is forgotten first).
+    /// once while it stays in [`Prep::seen`] (the least recently used is forgotten first).
     pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
         if let Some(i) = self.seen.get(t) {
             return Ok(i);

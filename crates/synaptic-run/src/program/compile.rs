@@ -405,9 +405,8 @@ fn run_checked<'m, O: OpSet>(
     e.push_usize(g.n_inputs)?;
     e.push_usize(g.n_outputs)?;
     // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
-    // data flow check; absent from the table all the same) for the table below.
-    // The I/O tensors read stay for the records (the first operator's input, the last one's
-    // output).
+    // data flow check; absent from the table all the same) for the table below; the tensors
+    // read stay for the records (the first operator's input, the last one's output).
     let seen = Seen::default();
     let mut io = [(0usize, false); MAX_IO];
     let mut keep = |k: usize, i: &TInfo<'m>| {
@@ -582,7 +581,7 @@ fn op_record<'m, O: OpSet>(
     let prepared = ops::prepare::<O>(&cx);
     let prep = match &prepared {
         Ok(p) => p,
-        Err(_) => return prepared.map(|_| ()),
+        Err(e) => return Err(*e),
     };
     record_words(g, placement, e, n_slots, &cx, prep)
 }
