@@ -431,11 +431,11 @@ impl Contract {
         let digits = Digits::of(self)?;
         let forward_max = match n {
             0 | 1 => None,
-            _ => digits.best(Direction::Forward, 1, n),
+            _ => digits.best_but_one(Direction::Forward, n),
         };
         let backward_min = self.backward.then(|| match n {
             0 | 1 => None,
-            _ => digits.best(Direction::Backward, 0, n - 1),
+            _ => digits.best_but_one(Direction::Backward, n),
         });
         let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
         // G's constant: `s_i − s_o`, and a row's last element past its first.
@@ -673,6 +673,51 @@ impl<'c> Digits<'c> {
             match t(v) {
                 Some(x) => best = pick(dir, best, Some(x)),
                 None => break,
+            }
+        }
+        best
+    }
+
+    /// The best term over the elements `0..n` (`n ≥ 2`) but the first in `dir` (forward:
+    /// `1..n`, backward: `0..n−1`): the elements split by their most significant digit that
+    /// differs from the left-out element's (all 0 forward, all at their last value backward):
+    /// one product of digit ranges a level, so one scan of each digit's other values and one
+    /// term of its left-out value, O(levels) scans in all. [`Digits::best`] when `n` is not a
+    /// whole number of top-digit values (a partial last batch or row).
+    fn best_but_one(&self, dir: Direction, n: usize) -> Option<i64> {
+        let w0 = self.weight[0];
+        if w0 == 0 || n % w0 != 0 {
+            return match dir {
+                Direction::Forward => self.best(dir, 1, n),
+                Direction::Backward => self.best(dir, 0, n - 1),
+            };
+        }
+        let mut radix = self.radix;
+        radix[0] = n / w0;
+        let fwd = dir == Direction::Forward;
+        // Per level: the left-out value's term, and the best over the digit's other values.
+        let mut edge = [None; 4];
+        let mut others = [None; 4];
+        // whole[l]: the best over every value of the digits l.. (a sum: separable).
+        let mut whole = [Some(0i64); 5];
+        for l in (0..self.len).rev() {
+            // Radices are at least 1 (`Digits::of`; the top one: n ≥ w0 here).
+            let r = radix[l];
+            let (e, a, b) = if fwd { (0, 1, r) } else { (r - 1, 0, r - 1) };
+            edge[l] = self.term(dir, l, e);
+            others[l] = self.digit_best(dir, l, a, b);
+            whole[l] = add(pick(dir, edge[l], others[l]), whole[l + 1]);
+        }
+        // Level l's product: the left-out values above it, another value of it, anything
+        // below it.
+        let mut best = None;
+        let mut above = Some(0i64);
+        for l in 0..self.len {
+            best = pick(dir, best, add(add(above, others[l]), whole[l + 1]));
+            above = add(above, edge[l]);
+            if above.is_none() {
+                // Every element below reads nothing (a digit value above reads nothing).
+                break;
             }
         }
         best

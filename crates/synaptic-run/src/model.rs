@@ -7,9 +7,7 @@ use synaptic_mem::DType;
 use synaptic_tflite::{Model, SubGraph, TensorType};
 
 use crate::error::{GraphFault, KernelError, LoadError, Operand, TensorFault, Unsupported};
-use crate::limits::{
-    extent, MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_OP_OUTPUTS, MAX_STATE, MAX_TENSOR_SIZE,
-};
+use crate::limits::{MAX_DIMS, MAX_IO, MAX_OP_INPUTS, MAX_OP_OUTPUTS, MAX_STATE, MAX_TENSOR_SIZE};
 use crate::math::QuantParams;
 
 /// What the interpreter knows of one tensor, read from the model and checked ([`tinfo`]).
@@ -61,14 +59,24 @@ pub(crate) fn tensor_shape<'m>(
     if shape.len() > MAX_DIMS {
         return Err(fault(TensorFault::Rank));
     }
+    // One pass over the dimensions' bytes (in bounds: checked when the vector was read): a
+    // negative one refused first, then an extent past the limit ([`crate::limits::extent`]).
     let mut dims = [1usize; MAX_DIMS];
-    for (i, d) in shape.iter().enumerate() {
-        dims[i] = usize::try_from(d).map_err(|_| fault(TensorFault::DynamicDimension))?;
+    let (mut ext, mut elems, mut over) = (1usize, 1usize, false);
+    for (d, b) in dims.iter_mut().zip(shape.bytes().chunks_exact(4)) {
+        let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        *d = usize::try_from(v).map_err(|_| fault(TensorFault::DynamicDimension))?;
+        match ext.checked_mul((*d).max(1)) {
+            Some(e) if e <= MAX_TENSOR_SIZE => ext = e,
+            _ => over = true,
+        }
+        elems = elems.wrapping_mul(*d);
     }
-    let dims_used = &dims[..shape.len()];
-    extent(dims_used).ok_or(fault(TensorFault::TooLarge))?;
-    let elems: usize = dims_used.iter().product();
-    let empty = dims_used.contains(&0);
+    if over {
+        return Err(fault(TensorFault::TooLarge));
+    }
+    // (At most `ext`: no wrap above.)
+    let empty = elems == 0;
     let bytes = match ty {
         TensorType::Int8 | TensorType::UInt8 | TensorType::Bool => Some(elems),
         TensorType::Int16 | TensorType::Float16 | TensorType::BFloat16 | TensorType::UInt16 => {
@@ -372,16 +380,55 @@ pub(crate) struct Graph<'m> {
     pub(crate) n_ops: usize,
     pub(crate) n_tensors: usize,
     /// Tensor index of each graph input, then output.
-    pub(crate) io_tensor: [usize; MAX_IO],
+    pub(crate) io_tensor: [u16; MAX_IO],
     pub(crate) n_inputs: usize,
     pub(crate) n_outputs: usize,
     /// The variable tensors (state across invocations), in tensor order: state `k` is
     /// `states[k]`.
-    pub(crate) states: [usize; MAX_STATE],
+    pub(crate) states: [u16; MAX_STATE],
     pub(crate) n_states: usize,
     /// The operator whose kernel keeps state `k` in its own output ([`crate::ops::state_output`]),
     /// `u16::MAX` for a variable tensor.
     pub(crate) state_owner: [u16; MAX_STATE],
+    /// Whether each of the first [`KNOWN_TENSORS`] tensors holds constant data, as
+    /// [`Graph::open`] found it on its one pass over the tensors ([`Graph::is_constant`]).
+    constants: ConstantBits,
+}
+
+/// Tensors whose constancy [`Graph::open`] records (two bits each: 32 bytes of the graph);
+/// a tensor past them is read again where it is asked about.
+pub(crate) const KNOWN_TENSORS: usize = 128;
+
+/// Bit `t` of `known`: tensor `t` was read without a fault, and bit `t` of `constant` says
+/// whether it holds data. A tensor whose read failed stays unknown, so that the fault is
+/// reported where it was before (by the read that needs it), not by the open.
+#[derive(Clone, Copy, Default)]
+struct ConstantBits {
+    known: [u32; KNOWN_TENSORS / 32],
+    constant: [u32; KNOWN_TENSORS / 32],
+}
+
+impl ConstantBits {
+    fn get(&self, t: usize) -> Option<bool> {
+        let (w, b) = (t / 32, 1u32 << (t % 32));
+        let known = self.known.get(w)? & b != 0;
+        known.then(|| self.constant[w] & b != 0)
+    }
+
+    fn set(&mut self, t: usize, constant: bool) {
+        let (w, b) = (t / 32, 1u32 << (t % 32));
+        if let (Some(k), Some(c)) = (self.known.get_mut(w), self.constant.get_mut(w)) {
+            *k |= b;
+            if constant {
+                *c |= b;
+            }
+        }
+    }
+}
+
+/// Whether tensor `tt` holds constant data: a non-zero buffer index whose buffer has bytes.
+fn holds_data(model: &Model<'_>, tt: &synaptic_tflite::Tensor<'_>) -> Result<bool, LoadError> {
+    Ok(tt.buffer()? != 0 && !model.tensor_data(tt)?.is_empty())
 }
 
 impl<'m> Graph<'m> {
@@ -417,34 +464,52 @@ impl<'m> Graph<'m> {
                 what: "more than 8 graph inputs and outputs",
             });
         }
-        let mut io_tensor = [0usize; MAX_IO];
+        let mut io_tensor = [0u16; MAX_IO];
         for (k, t) in ins.iter().chain(outs.iter()).enumerate() {
             if t < 0 || t as usize >= n_tensors {
                 return Err(LoadError::Unsupported {
                     what: "a graph input or output index out of range",
                 });
             }
-            io_tensor[k] = t as usize;
+            // Below 32768 tensors (checked above).
+            io_tensor[k] = t as u16;
         }
         // The variable tensors, in tensor order (one pass; the loader allocates each).
-        let mut states = [0usize; MAX_STATE];
+        let mut states = [0u16; MAX_STATE];
         let mut state_owner = [u16::MAX; MAX_STATE];
         let mut n_states = 0;
+        let mut constants = ConstantBits::default();
         for t in 0..n_tensors {
-            if sg.tensor(t)?.is_variable()? {
+            let tt = sg.tensor(t)?;
+            if t < KNOWN_TENSORS {
+                if let Ok(c) = holds_data(&m, &tt) {
+                    constants.set(t, c);
+                }
+            }
+            if tt.is_variable()? {
                 if n_states == MAX_STATE {
                     return Err(LoadError::Unsupported {
                         what: "more than 8 variable tensors",
                     });
                 }
-                states[n_states] = t;
+                // Below 32768 tensors (checked above).
+                states[n_states] = t as u16;
                 n_states += 1;
             }
         }
         // The outputs that hold a kernel's own state (`ops::state_output`: the spectral
         // subtraction's noise estimate) are state too, each of one operator, no variable.
-        for i in 0..n_ops {
-            let Some(t) = crate::ops::state_output_in(&m, &sg, i) else {
+        // (Only if an operator code of the model is such a kernel's: most models have none, and
+        // their operators are not read for it. A code that does not read is looked for among
+        // the operators all the same, as each operator reads it.)
+        let kernel_state = (0..m.operator_codes_len()?).any(|c| {
+            m.operator_code(c).map_or(true, |c| {
+                crate::ops::state_output(crate::ops::identify(c.builtin, c.custom).0).is_some()
+            })
+        });
+        for i in (0..n_ops).filter(|_| kernel_state) {
+            // Below 32768 tensors (an index of one, checked above).
+            let Some(t) = crate::ops::state_output_in(&m, &sg, i).map(|t| t as u16) else {
                 continue;
             };
             if states[..n_states].contains(&t) {
@@ -480,6 +545,7 @@ impl<'m> Graph<'m> {
             states,
             n_states,
             state_owner,
+            constants,
         })
     }
 
@@ -489,19 +555,21 @@ impl<'m> Graph<'m> {
         let k = self.state_owner[..self.n_states]
             .iter()
             .position(|&o| usize::from(o) == op)?;
-        Some(self.states[k])
+        Some(usize::from(self.states[k]))
     }
 
     /// Position of tensor `t` among the variable tensors ([`Graph::states`]).
     pub(crate) fn state_index(&self, t: usize) -> Option<usize> {
-        self.states[..self.n_states].iter().position(|&x| x == t)
+        self.states[..self.n_states]
+            .iter()
+            .position(|&x| usize::from(x) == t)
     }
 
     /// Position of tensor `t` among the graph inputs then outputs (its first).
     pub(crate) fn io_index(&self, t: usize) -> Option<usize> {
         self.io_tensor[..self.n_inputs + self.n_outputs]
             .iter()
-            .position(|&x| x == t)
+            .position(|&x| usize::from(x) == t)
     }
 
     /// Makes `used` the tensors of window `base` that an operator reads or writes (in place:
@@ -523,9 +591,14 @@ impl<'m> Graph<'m> {
         Ok(())
     }
 
-    /// Whether tensor `t` holds constant data (a buffer).
-    fn is_constant(&self, t: usize) -> Result<bool, LoadError> {
-        Ok(!self.model.tensor_data(&self.sg.tensor(t)?)?.is_empty())
+    /// Whether tensor `t` holds constant data (a buffer): as [`Graph::open`] found it, or
+    /// read again (a tensor past [`KNOWN_TENSORS`], or one whose read failed: the same fault
+    /// again, here).
+    pub(crate) fn is_constant(&self, t: usize) -> Result<bool, LoadError> {
+        match self.constants.get(t) {
+            Some(c) => Ok(c),
+            None => holds_data(&self.model, &self.sg.tensor(t)?),
+        }
     }
 
     /// The one data-flow rule of a graph the runtime runs (every operator's indices already
@@ -547,12 +620,15 @@ impl<'m> Graph<'m> {
             let mut written = TensorWindow::new(base);
             // A variable tensor holds its state from the load on (and no operator output
             // may be one: that is a second write).
-            for &t in &self.states[..self.n_states] {
+            for t in self.states[..self.n_states].iter().map(|&t| usize::from(t)) {
                 if written.covers(t) {
                     written.insert(t);
                 }
             }
-            for &t in &self.io_tensor[..self.n_inputs] {
+            for t in self.io_tensor[..self.n_inputs]
+                .iter()
+                .map(|&t| usize::from(t))
+            {
                 if written.covers(t) {
                     if self.is_constant(t)? {
                         return Err(graph(None, t, GraphFault::ConstantIo));
@@ -582,7 +658,7 @@ impl<'m> Graph<'m> {
                 }
             }
             let outputs = &self.io_tensor[self.n_inputs..self.n_inputs + self.n_outputs];
-            for &t in outputs {
+            for t in outputs.iter().map(|&t| usize::from(t)) {
                 if written.covers(t) {
                     if self.is_constant(t)? {
                         return Err(graph(None, t, GraphFault::ConstantIo));
@@ -613,7 +689,7 @@ impl<'m> Graph<'m> {
     ) -> Result<usize, LoadError> {
         let mut sum = 0usize;
         for k in from..to.min(self.n_inputs + self.n_outputs) {
-            let t = self.io_tensor[k];
+            let t = usize::from(self.io_tensor[k]);
             let info = tinfo(&self.model, &self.sg, t)?;
             sum = sum
                 .checked_add(info.bytes)

@@ -31,7 +31,7 @@ pub fn seeded_input(model: &[u8], seed: u64, out: &mut [u8]) -> Result<(), LoadE
     let mut state = seed;
     let mut at = 0;
     for &t in &g.io_tensor[..g.n_inputs] {
-        let info = tinfo(&g.model, &g.sg, t)?;
+        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
         let bytes = &mut out[at..at + info.bytes];
         at += info.bytes;
         if info.ty == TensorType::Float32 {

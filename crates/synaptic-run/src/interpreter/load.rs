@@ -101,7 +101,7 @@ fn too_small<O: OpSet>(
     // The variable tensors (one persistent tensor each).
     let state: usize = g.states[..g.n_states]
         .iter()
-        .filter_map(|&t| tinfo(&g.model, &g.sg, t).ok())
+        .filter_map(|&t| tinfo(&g.model, &g.sg, usize::from(t)).ok())
         .map(|i| synaptic_mem::block_span(i.bytes as u64) as usize)
         .sum();
     let need = program
@@ -233,7 +233,7 @@ fn build<'m, 'a, 'p, O: OpSet>(
         0
     };
     for (k, &t) in g.states[..n_states].iter().enumerate() {
-        let info = tinfo(&g.model, &g.sg, t)?;
+        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
         let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
             what: "a variable tensor of a type or shape the arena cannot hold",
         })?;
@@ -244,8 +244,7 @@ fn build<'m, 'a, 'p, O: OpSet>(
         let mut v = loader.persistent(&shape[..n], dtype)?;
         v.bytes_mut().fill(fill);
         state[k] = Some(v);
-        // Below 32768 tensors (`Graph::open`).
-        state_of[k] = (t as u16, fill);
+        state_of[k] = (t, fill);
         memory.descriptors += synaptic_mem::DESC_SPAN;
     }
     memory.state = loader.stats().persistent_used - st0.persistent_used;
@@ -258,7 +257,7 @@ fn build<'m, 'a, 'p, O: OpSet>(
             if g.io_tensor[..k].contains(&t) {
                 continue;
             }
-            let info = tinfo(&g.model, &g.sg, t)?;
+            let info = tinfo(&g.model, &g.sg, usize::from(t))?;
             let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
                 what: "a graph input or output of a type the arena cannot hold",
             })?;

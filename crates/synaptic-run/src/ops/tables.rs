@@ -112,19 +112,24 @@ impl<'m> Constants<'m> {
         }
     }
 
-    /// Entry `c` (`c < len()`).
-    pub(crate) fn entry(&self, c: usize) -> Option<i32> {
+    /// Each entry in order, given to `f` (`None`: an entry that cannot be derived), up to
+    /// the first error `f` returns. One loop over the entries, not a call an entry: a folded
+    /// bias of a short row costs its few bytes, not the entry's setup again.
+    pub(crate) fn each<E>(&self, mut f: impl FnMut(Option<i32>) -> Result<(), E>) -> Result<(), E> {
         match self {
-            Constants::None => None,
+            Constants::None => Ok(()),
             Constants::FullyConnected {
                 params,
                 filter,
                 bias,
             } => {
                 let bias = (!bias.is_empty()).then_some(LeI32(bias));
-                params.folded_bias(filter, bias.as_ref(), c)
+                (0..params.output_depth)
+                    .try_for_each(|c| f(params.folded_bias(filter, bias.as_ref(), c)))
             }
-            Constants::Computed { word, arg, .. } => word(*arg, c).map(|w| w as i32),
+            Constants::Computed { word, arg, len } => {
+                (0..*len).try_for_each(|c| f(word(*arg, c).map(|w| w as i32)))
+            }
         }
     }
 }

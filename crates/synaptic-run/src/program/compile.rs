@@ -110,6 +110,33 @@ impl Emit<'_> {
         Ok(())
     }
 
+    /// Words `ws` in order, as [`Emit::push`] each (the same error at the same word), in one
+    /// copy or comparison.
+    fn push_all(&mut self, ws: &[u32]) -> Result<(), LoadError> {
+        let (at, end) = (self.pos, self.pos.saturating_add(ws.len()));
+        let same = match &mut self.mode {
+            Mode::Count => true,
+            Mode::Write(out) => {
+                if let Some(to) = out.get_mut(at..end) {
+                    to.copy_from_slice(ws);
+                }
+                // (Past the end: the program is refused as too long for its buffer.)
+                true
+            }
+            Mode::Check(given) => given
+                .get(at..end)
+                .is_some_and(|g| g.iter().zip(ws).all(|(g, w)| g == w)),
+        };
+        if !same {
+            // The first difference, named as one word at a time would.
+            for (k, &w) in ws.iter().enumerate() {
+                self.set(at + k, w, self.what)?;
+            }
+        }
+        self.pos = end;
+        Ok(())
+    }
+
     fn push_usize(&mut self, v: usize) -> Result<(), LoadError> {
         let v = u32::try_from(v).map_err(|_| LoadError::Unsupported {
             what: "a value over 32 bits in the program",
@@ -424,7 +451,7 @@ fn run_checked<'m, O: OpSet>(
     // I/O table.
     e.what = "I/O table";
     for (k, &(bytes, constant)) in io.iter().enumerate().take(n_io) {
-        let t = g.io_tensor[k];
+        let t = usize::from(g.io_tensor[k]);
         let l = if constant {
             Loc::Absent
         } else {
@@ -520,11 +547,11 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
             continue;
         }
         // A constant is no slot (its operator's record checks it): found by its buffer
-        // alone, without reading the rest of the tensor.
-        let tt = g.sg.tensor(t)?;
-        if tt.buffer()? != 0 && !g.model.tensor_data(&tt)?.is_empty() {
+        // alone (as the graph's open found it), without reading the rest of the tensor.
+        if g.is_constant(t)? {
             continue;
         }
+        let tt = g.sg.tensor(t)?;
         // Its type and shape (the slot's words): an operand of an operator, it is read
         // whole by that operator's record; a graph I/O tensor by the header's sizes.
         let info = tensor_shape(tt, t)?;
@@ -699,9 +726,7 @@ fn record_words<'m>(
         push_loc(e, l)?;
     }
     e.what = "operator parameters";
-    for &w in prep.words() {
-        e.push(w)?;
-    }
+    e.push_all(prep.words())?;
     let base = e.pos;
     for c in 0..n {
         let (m, s) = table.entry(c).map_err(kerr)?;
@@ -710,11 +735,8 @@ fn record_words<'m>(
     }
     e.pos = base + 2 * n;
     e.what = "folded biases";
-    for c in 0..constants.len() {
-        let k = constants
-            .entry(c)
-            .ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
-        e.push(k as u32)?;
-    }
-    Ok(())
+    constants.each(|k| {
+        let k = k.ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
+        e.push(k as u32)
+    })
 }
