@@ -44,6 +44,9 @@ pub(crate) const PREP_SEEN: usize = 4;
 /// positions, one a byte).
 pub(crate) struct Seen<'m> {
     infos: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
+    /// The tensor index of each entry (`usize::MAX`: empty), looked through without copying
+    /// the entries.
+    index: [Cell<usize>; PREP_SEEN],
     /// Byte `k`: the position of the `k`-th most recently used entry.
     order: Cell<u32>,
 }
@@ -55,6 +58,7 @@ impl Default for Seen<'_> {
     fn default() -> Self {
         Seen {
             infos: Default::default(),
+            index: [const { Cell::new(usize::MAX) }; PREP_SEEN],
             order: Cell::new(u32::from_le_bytes([0, 1, 2, 3])),
         }
     }
@@ -76,11 +80,8 @@ impl<'m> Seen<'m> {
 
     /// Tensor `t`, if it is here.
     fn get(&self, t: usize) -> Option<TInfo<'m>> {
-        let (e, info) = self
-            .infos
-            .iter()
-            .enumerate()
-            .find_map(|(e, c)| c.get().filter(|i| i.index == t).map(|i| (e, i)))?;
+        let e = self.index.iter().position(|i| i.get() == t)?;
+        let info = self.infos[e].get()?;
         self.touch(e as u8);
         Some(info)
     }
@@ -88,6 +89,7 @@ impl<'m> Seen<'m> {
     /// Keeps `info`, in place of the least recently used entry.
     pub(crate) fn put(&self, info: TInfo<'m>) {
         let e = (self.order.get() >> (8 * (PREP_SEEN - 1))) as u8;
+        self.index[usize::from(e)].set(info.index);
         self.infos[usize::from(e)].set(Some(info));
         self.touch(e);
     }
