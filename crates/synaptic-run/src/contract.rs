@@ -163,6 +163,39 @@ impl Window {
         dil: usize,
         size: usize,
     ) -> Option<(usize, usize)> {
+        // In 32-bit steps when every operand is below 2^15 (every model's: the products and
+        // sums below then stay within 2^31), the same values as the 64-bit steps after.
+        const SMALL: usize = 1 << 15;
+        if o < SMALL && stride < SMALL && pad < SMALL && k < SMALL && dil < SMALL && size < SMALL {
+            let [o, s, p, k, d, n] = [o, stride, pad, k, dil, size].map(|v| v as i32);
+            let start = o * s - p;
+            let over = |x: i32| if d == 1 { x } else { x / d };
+            let f_first = if start >= 0 { 0 } else { over(-start + d - 1) };
+            let last_in = n - 1 - start;
+            if last_in < 0 {
+                return None;
+            }
+            let f_last = over(last_in).min(k - 1);
+            if f_first > f_last {
+                return None;
+            }
+            return Some((
+                (start + f_first * d) as usize,
+                (start + f_last * d) as usize,
+            ));
+        }
+        Self::axis_wide(o, stride, pad, k, dil, size)
+    }
+
+    /// [`Self::axis`] in 64-bit steps (any operands).
+    fn axis_wide(
+        o: usize,
+        stride: usize,
+        pad: usize,
+        k: usize,
+        dil: usize,
+        size: usize,
+    ) -> Option<(usize, usize)> {
         let start = (o * stride) as i64 - pad as i64;
         let dil = dil as i64;
         // (A dilation of 1, the common one, divides by nothing: 64-bit divisions are calls
@@ -793,6 +826,39 @@ mod tests {
             in_elem_bytes: 1,
             out_elem_bytes: 1,
             backward: true,
+        }
+    }
+
+    #[test]
+    fn axis_in_32_bits_equals_64() {
+        for o in 0..24 {
+            for s in 1..5 {
+                for p in 0..7 {
+                    for k in 0..7 {
+                        for d in 1..4 {
+                            for n in 0..20 {
+                                assert_eq!(
+                                    Window::axis(o, s, p, k, d, n),
+                                    Window::axis_wide(o, s, p, k, d, n),
+                                    "{o} {s} {p} {k} {d} {n}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // At the edge of the 32-bit steps, and past it.
+        let e = (1 << 15) - 1;
+        for (o, s, p, k, d, n) in [
+            (e, e, e, e, e, e),
+            (e, 1, 0, e, 1, e),
+            (e + 1, 1, 0, 3, 1, e),
+        ] {
+            assert_eq!(
+                Window::axis(o, s, p, k, d, n),
+                Window::axis_wide(o, s, p, k, d, n)
+            );
         }
     }
 

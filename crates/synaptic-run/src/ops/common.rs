@@ -117,12 +117,12 @@ pub(crate) fn int8_sum<X: Int8>(row: &[X]) -> i32 {
     bytes.iter().fold(sum, |a, v| a.wrapping_add(v.value()))
 }
 
-/// [`int8_sum`] of a block of whole words, at most [`SUM_BLOCK`] of them; four words an
-/// iteration (unrolled).
+/// [`int8_sum`] of a block of whole words, at most [`SUM_BLOCK`] of them; eight words an
+/// iteration (unrolled: the loop's own three instructions over 32 bytes).
 #[inline(always)]
 fn block_sum<X: Int8>(b: &[X]) -> i32 {
     let mut lanes = Lanes::default();
-    let mut quads = b.chunks_exact(16);
+    let mut quads = b.chunks_exact(32);
     for q in quads.by_ref() {
         for w in q.chunks_exact(4) {
             if let Ok(v) = <&[X; 4]>::try_from(w) {
