@@ -46,9 +46,11 @@ fn follow(buf: &[u8], pos: usize) -> Result<usize, Error> {
 pub struct Table<'m> {
     buf: &'m [u8],
     pos: usize,
-    vtable: usize,
-    vtable_len: usize,
-    inline_len: usize,
+    /// The vtable's bytes (checked to lie in the buffer when the table is made, so a field's
+    /// entry is one bounds check).
+    vtable: &'m [u8],
+    /// The table's inline bytes (likewise: a field's value is one bounds check).
+    inline: &'m [u8],
 }
 
 impl<'m> Table<'m> {
@@ -68,13 +70,16 @@ impl<'m> Table<'m> {
         if inline_len < 4 || pos + inline_len > buf.len() {
             return Err(bad("table runs past the end", pos));
         }
-        Ok(Table {
-            buf,
-            pos,
-            vtable: vt,
-            vtable_len,
-            inline_len,
-        })
+        match (buf.get(vt..vt + vtable_len), buf.get(pos..pos + inline_len)) {
+            (Some(vtable), Some(inline)) => Ok(Table {
+                buf,
+                pos,
+                vtable,
+                inline,
+            }),
+            // (Both checked above.)
+            _ => Err(bad("table runs past the end", pos)),
+        }
     }
 
     /// The root table of `buf` (the offset in its first four bytes).
@@ -97,7 +102,7 @@ impl<'m> Table<'m> {
     /// assert!(!root.has_field(1000).unwrap());
     /// ```
     pub fn has_field(&self, n: u16) -> Result<bool, Error> {
-        Ok(self.raw_field(n)?.is_some())
+        Ok(self.raw_field(n).is_some())
     }
 
     /// Byte position of the object that offset field `n` (a table, vector or string) points
@@ -105,52 +110,68 @@ impl<'m> Table<'m> {
     /// well formed. For rewriting a model around its original bytes (references to it
     /// are relative, so they can be re-made from a new prefix).
     pub fn offset_target(&self, n: u16) -> Result<Option<usize>, Error> {
-        match self.field(n, 4)? {
-            Some(p) => follow(self.buf, p).map(Some),
-            None => Ok(None),
-        }
+        self.target(n)
     }
 
     /// Number of field slots of the table's vtable: fields `0..field_slots()` may be
     /// present, higher ones are absent (a writer newer than the schema may have more).
     pub fn field_slots(&self) -> usize {
-        (self.vtable_len - 4) / 2
+        (self.vtable.len() - 4) / 2
     }
 
-    /// The vtable entry of field `n`: its offset in the table, `None` if absent.
-    fn raw_field(&self, n: u16) -> Result<Option<usize>, Error> {
+    /// The vtable entry of field `n`: its offset in the table, `None` if absent (a field the
+    /// vtable is too short to hold included).
+    fn raw_field(&self, n: u16) -> Option<usize> {
         let slot = 4 + 2 * n as usize;
-        if slot + 2 > self.vtable_len {
-            return Ok(None);
-        }
-        let off = u16_at(self.buf, self.vtable + slot, "vtable out of bounds")? as usize;
-        Ok((off != 0).then_some(off))
+        let e = self.vtable.get(slot..)?.first_chunk::<2>()?;
+        let off = u16::from_le_bytes(*e) as usize;
+        (off != 0).then_some(off)
     }
 
-    /// Position of schema field `n`'s value of `size` bytes, if the field is present; a value
-    /// that does not lie inside the table is an error.
-    fn field(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
-        let Some(off) = self.raw_field(n)? else {
+    /// Schema field `n`'s value of `N` bytes and its position, if the field is present; a
+    /// value that does not lie inside the table is an error.
+    fn field<const N: usize>(&self, n: u16) -> Result<Option<(usize, [u8; N])>, Error> {
+        let Some(off) = self.raw_field(n) else {
             return Ok(None);
         };
-        if off < 4 || off + size > self.inline_len {
-            return Err(bad("field outside its table", self.pos));
+        match self.inline.get(off..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(v) if off >= 4 => Ok(Some((self.pos + off, *v))),
+            _ => Err(bad("field outside its table", self.pos)),
         }
-        Ok(Some(self.pos + off))
+    }
+
+    /// The target of offset field `n` (relative to the field), checked to lie in the buffer.
+    fn target(&self, n: u16) -> Result<Option<usize>, Error> {
+        let Some((p, off)) = self.field::<4>(n)? else {
+            return Ok(None);
+        };
+        let target = p
+            .checked_add(u32::from_le_bytes(off) as usize)
+            .ok_or(bad("offset overflows", p))?;
+        if target >= self.buf.len() {
+            return Err(bad("offset points past the end", p));
+        }
+        Ok(Some(target))
     }
 
     /// Byte position of scalar field `n` of `size` bytes, if present (checked to lie inside
     /// the table): where an in-place edit of the field writes ([`crate::fields`]).
     pub fn field_position(&self, n: u16, size: usize) -> Result<Option<usize>, Error> {
-        self.field(n, size)
+        let Some(off) = self.raw_field(n) else {
+            return Ok(None);
+        };
+        if off < 4 || off + size > self.inline.len() {
+            return Err(bad("field outside its table", self.pos));
+        }
+        Ok(Some(self.pos + off))
     }
 
     /// The vector that field `n` points to, as `(position of its length word, length)`, if
     /// present (elements of `elem` bytes, checked to lie in the buffer).
     pub fn vector_position(&self, n: u16, elem: usize) -> Result<Option<(usize, usize)>, Error> {
-        match self.field(n, 4)? {
-            Some(p) => {
-                let v = Vector::at(self.buf, follow(self.buf, p)?, elem)?;
+        match self.target(n)? {
+            Some(t) => {
+                let v = Vector::at(self.buf, t, elem)?;
                 Ok(Some((v.pos, v.len)))
             }
             None => Ok(None),
@@ -158,10 +179,7 @@ impl<'m> Table<'m> {
     }
 
     fn scalar<const N: usize>(&self, n: u16) -> Result<Option<[u8; N]>, Error> {
-        match self.field(n, N)? {
-            Some(p) => read::<N>(self.buf, p, "field out of bounds").map(Some),
-            None => Ok(None),
-        }
+        Ok(self.field::<N>(n)?.map(|(_, v)| v))
     }
 
     /// Field `n` as `u8` (`ubyte`, `bool` and enums of byte width), or `default` if absent.
@@ -203,24 +221,24 @@ impl<'m> Table<'m> {
 
     /// Sub-table field `n`, if present.
     pub fn table(&self, n: u16) -> Result<Option<Table<'m>>, Error> {
-        match self.field(n, 4)? {
-            Some(p) => Table::at(self.buf, follow(self.buf, p)?).map(Some),
+        match self.target(n)? {
+            Some(t) => Table::at(self.buf, t).map(Some),
             None => Ok(None),
         }
     }
 
     /// Vector field `n` of elements of `elem` bytes (absent reads as empty).
     pub fn vector(&self, n: u16, elem: usize) -> Result<Vector<'m>, Error> {
-        match self.field(n, 4)? {
-            Some(p) => Vector::at(self.buf, follow(self.buf, p)?, elem),
+        match self.target(n)? {
+            Some(t) => Vector::at(self.buf, t, elem),
             None => Ok(Vector::empty(self.buf, elem)),
         }
     }
 
     /// String field `n` as raw bytes (no terminator, not checked as UTF-8), if present.
     pub fn string(&self, n: u16) -> Result<Option<&'m [u8]>, Error> {
-        match self.field(n, 4)? {
-            Some(p) => Ok(Some(Vector::at(self.buf, follow(self.buf, p)?, 1)?.bytes())),
+        match self.target(n)? {
+            Some(t) => Ok(Some(Vector::at(self.buf, t, 1)?.bytes())),
             None => Ok(None),
         }
     }
