@@ -126,15 +126,31 @@ pub(crate) fn tinfo<'m>(
     sg: &SubGraph<'m>,
     t: usize,
 ) -> Result<TInfo<'m>, LoadError> {
-    tensor_info(model, sg, t)
+    tensor_info(model, sg, t, None)
 }
 
-fn tensor_info<'m>(model: &Model<'m>, sg: &SubGraph<'m>, t: usize) -> Result<TInfo<'m>, LoadError> {
+/// [`tinfo`] of a tensor whose constancy is `known` ([`Graph::is_constant`]: `Some(false)`,
+/// its buffer was read without a fault and holds nothing, so it is not read again).
+pub(crate) fn tinfo_known<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+    known: Option<bool>,
+) -> Result<TInfo<'m>, LoadError> {
+    tensor_info(model, sg, t, known)
+}
+
+fn tensor_info<'m>(
+    model: &Model<'m>,
+    sg: &SubGraph<'m>,
+    t: usize,
+    known: Option<bool>,
+) -> Result<TInfo<'m>, LoadError> {
     let tt = sg.tensor(t)?;
     // Completed where it was returned (a `TInfo` is 64 bytes: not moved out and back).
     let mut r = tensor_shape(tt, t);
     if let Ok(info) = &mut r {
-        data_and_quantization(model, tt, info)?;
+        data_and_quantization(model, tt, info, known)?;
     }
     r
 }
@@ -144,8 +160,11 @@ fn data_and_quantization<'m>(
     model: &Model<'m>,
     tt: synaptic_tflite::Tensor<'m>,
     info: &mut TInfo<'m>,
+    known: Option<bool>,
 ) -> Result<(), LoadError> {
-    info.data = model.tensor_data(&tt)?;
+    if known != Some(false) {
+        info.data = model.tensor_data(&tt)?;
+    }
     let t = info.index;
     let fault = |fault| LoadError::Tensor {
         op: None,
@@ -392,7 +411,7 @@ pub(crate) struct Graph<'m> {
     pub(crate) state_owner: [u16; MAX_STATE],
     /// Whether each of the first [`KNOWN_TENSORS`] tensors holds constant data, as
     /// [`Graph::open`] found it on its one pass over the tensors ([`Graph::is_constant`]).
-    constants: ConstantBits,
+    pub(crate) constants: ConstantBits,
 }
 
 /// Tensors whose constancy [`Graph::open`] records (two bits each: 32 bytes of the graph);
@@ -403,13 +422,14 @@ pub(crate) const KNOWN_TENSORS: usize = 128;
 /// whether it holds data. A tensor whose read failed stays unknown, so that the fault is
 /// reported where it was before (by the read that needs it), not by the open.
 #[derive(Clone, Copy, Default)]
-struct ConstantBits {
+pub(crate) struct ConstantBits {
     known: [u32; KNOWN_TENSORS / 32],
     constant: [u32; KNOWN_TENSORS / 32],
 }
 
 impl ConstantBits {
-    fn get(&self, t: usize) -> Option<bool> {
+    /// Whether tensor `t` holds data, if known.
+    pub(crate) fn get(&self, t: usize) -> Option<bool> {
         let (w, b) = (t / 32, 1u32 << (t % 32));
         let known = self.known.get(w)? & b != 0;
         known.then(|| self.constant[w] & b != 0)
@@ -690,7 +710,7 @@ impl<'m> Graph<'m> {
         let mut sum = 0usize;
         for k in from..to.min(self.n_inputs + self.n_outputs) {
             let t = usize::from(self.io_tensor[k]);
-            let info = tinfo(&self.model, &self.sg, t)?;
+            let info = tinfo_known(&self.model, &self.sg, t, self.constants.get(t))?;
             sum = sum
                 .checked_add(info.bytes)
                 .filter(|&b| b <= MAX_TENSOR_SIZE)

@@ -251,6 +251,7 @@ fn with_prepared<'m, O: OpSet, R>(
         index: op,
         kinds: O::KINDS,
         seen: &Default::default(),
+        constants: None,
     });
     Some(f(v, prepared.as_ref().ok()?))
 }

@@ -15,7 +15,7 @@ use crate::error::{
 use crate::format::codec::Words;
 use crate::math::{Activation, Padding};
 
-use crate::model::{tinfo, OpView, TInfo};
+use crate::model::{tinfo_known, ConstantBits, OpView, TInfo};
 
 /// Most parameter words of any kernel (ADD's int8 form takes 34; a test holds every kernel
 /// to it). A [`Prepared`] carries this many on the stack of a load.
@@ -34,6 +34,9 @@ pub(crate) struct Prep<'a, 'm> {
     /// compiler keeps one across its operator records, so an operator finds the output of
     /// the one before (its input, read first) still here.
     pub(crate) seen: &'a Seen<'m>,
+    /// Which tensors hold constant data, as the graph's open found them (none known: every
+    /// tensor's buffer read).
+    pub(crate) constants: Option<&'a ConstantBits>,
 }
 
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
@@ -247,7 +250,9 @@ impl<'a, 'm> Prep<'a, 'm> {
         if let Some(i) = self.seen.get(t) {
             return Ok(i);
         }
-        let r = tinfo(self.model, self.sg, t).map_err(|e| e.at_op(self.index, self.v.name));
+        let known = self.constants.and_then(|c| c.get(t));
+        let r = tinfo_known(self.model, self.sg, t, known)
+            .map_err(|e| e.at_op(self.index, self.v.name));
         if let Ok(info) = &r {
             self.seen.put(*info);
         }

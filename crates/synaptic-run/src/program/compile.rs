@@ -603,6 +603,7 @@ fn op_record<'m, O: OpSet>(
         index: i,
         kinds: O::KINDS,
         seen,
+        constants: Some(&g.constants),
     };
     // Read where it was returned (a `Prepared` is some 300 bytes: not moved out).
     let prepared = ops::prepare::<O>(&cx);
