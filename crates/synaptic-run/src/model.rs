@@ -126,21 +126,12 @@ pub(crate) fn tinfo<'m>(
     sg: &SubGraph<'m>,
     t: usize,
 ) -> Result<TInfo<'m>, LoadError> {
-    tensor_info(model, sg, t, None)
+    tinfo_known(model, sg, t, None)
 }
 
 /// [`tinfo`] of a tensor whose constancy is `known` ([`Graph::is_constant`]: `Some(false)`,
 /// its buffer was read without a fault and holds nothing, so it is not read again).
 pub(crate) fn tinfo_known<'m>(
-    model: &Model<'m>,
-    sg: &SubGraph<'m>,
-    t: usize,
-    known: Option<bool>,
-) -> Result<TInfo<'m>, LoadError> {
-    tensor_info(model, sg, t, known)
-}
-
-fn tensor_info<'m>(
     model: &Model<'m>,
     sg: &SubGraph<'m>,
     t: usize,
@@ -446,9 +437,9 @@ impl ConstantBits {
     }
 }
 
-/// Whether tensor `tt` holds constant data: a non-zero buffer index whose buffer has bytes.
+/// Whether tensor `tt` holds constant data: a buffer with bytes (buffer 0 has none).
 fn holds_data(model: &Model<'_>, tt: &synaptic_tflite::Tensor<'_>) -> Result<bool, LoadError> {
-    Ok(tt.buffer()? != 0 && !model.tensor_data(tt)?.is_empty())
+    Ok(!model.tensor_data(tt)?.is_empty())
 }
 
 impl<'m> Graph<'m> {
@@ -527,7 +518,8 @@ impl<'m> Graph<'m> {
                 crate::ops::state_output(crate::ops::identify(c.builtin, c.custom).0).is_some()
             })
         });
-        for i in (0..n_ops).filter(|_| kernel_state) {
+        let kernel_ops = if kernel_state { n_ops } else { 0 };
+        for i in 0..kernel_ops {
             // Below 32768 tensors (an index of one, checked above).
             let Some(t) = crate::ops::state_output_in(&m, &sg, i).map(|t| t as u16) else {
                 continue;

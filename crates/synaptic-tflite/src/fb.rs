@@ -33,8 +33,14 @@ fn u32_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u32, Error> {
 
 /// Follows the unsigned 32-bit offset stored at `pos` (relative to `pos`).
 fn follow(buf: &[u8], pos: usize) -> Result<usize, Error> {
-    let off = u32_at(buf, pos, "offset out of bounds")? as usize;
-    let target = pos.checked_add(off).ok_or(bad("offset overflows", pos))?;
+    jump(buf, pos, u32_at(buf, pos, "offset out of bounds")?)
+}
+
+/// The target of offset `off` read at `pos` (relative to `pos`), checked to lie in `buf`.
+fn jump(buf: &[u8], pos: usize, off: u32) -> Result<usize, Error> {
+    let target = pos
+        .checked_add(off as usize)
+        .ok_or(bad("offset overflows", pos))?;
     if target >= buf.len() {
         return Err(bad("offset points past the end", pos));
     }
@@ -142,16 +148,10 @@ impl<'m> Table<'m> {
 
     /// The target of offset field `n` (relative to the field), checked to lie in the buffer.
     fn target(&self, n: u16) -> Result<Option<usize>, Error> {
-        let Some((p, off)) = self.field::<4>(n)? else {
-            return Ok(None);
-        };
-        let target = p
-            .checked_add(u32::from_le_bytes(off) as usize)
-            .ok_or(bad("offset overflows", p))?;
-        if target >= self.buf.len() {
-            return Err(bad("offset points past the end", p));
+        match self.field::<4>(n)? {
+            Some((p, off)) => jump(self.buf, p, u32::from_le_bytes(off)).map(Some),
+            None => Ok(None),
         }
-        Ok(Some(target))
     }
 
     /// Byte position of scalar field `n` of `size` bytes, if present (checked to lie inside
