@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use synaptic_mem::plan::OverlapPair;
 use synaptic_mem::{Arena, ArenaBuffer};
 use synaptic_plan::{Analysis, IoPlacement, Model, SizingOptions};
-use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Memory, RunPlan};
+use synaptic_run::{program, Interpreter, IoPlacement as RunIo, Isa, Memory, RunPlan};
 use synaptic_tflite::TensorType;
 
 /// The scratch pool of the host runs: the core's largest (the interpreter opens each kernel's
@@ -209,9 +209,11 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         IoPlacement::Shared => RunIo::Shared,
         _ => RunIo::Plan,
     };
-    let n = program::compiled_len(bytes, run_io).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // The program for the firmware's kernels (the target's ISA, not the host's).
+    let isa = Isa::of_target(&std::env::var("TARGET").unwrap_or_default());
+    let n = program::compiled_len_for(bytes, run_io, isa).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut words = vec![0u32; n];
-    program::compile(bytes, run_io, &mut words).unwrap_or_else(|e| panic!("{path}: {e}"));
+    program::compile_for(bytes, run_io, isa, &mut words).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut buf = Box::new(ArenaBuffer::<{ synaptic_mem::MAX_ARENA_SIZE }>::new());
     let mut shared = vec![0u8; 1 << 20];
     // The RAM-program variant: its figures and its output.
@@ -225,7 +227,14 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         let mut output = vec![0u8; net.output_bytes()];
         net.invoke(&mut runner, &input, &mut output)
             .unwrap_or_else(|e| panic!("{path}: host inference failed: {e}"));
-        (net.memory(), output)
+        // The device compiles its RAM program for its own ISA: the host's figure with the
+        // device program's words in place of the host's.
+        let mut m = net.memory();
+        let tables = synaptic_mem::block_span(4 * n as u64) as usize;
+        m.persistent = m.persistent - m.tables + tables;
+        m.program_bytes = 4 * n;
+        m.tables = tables;
+        (m, output)
     };
     let mut arena = Arena::exact(buf.as_mut_slice(), POOL).expect("arena");
     arena.set_shared_region(&mut shared).expect("shared region");

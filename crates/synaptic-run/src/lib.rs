@@ -127,6 +127,6 @@ pub use error::{
     CustomCode, GraphFault, KernelError, LoadError, Operand, RunError, ShapeFault, TensorFault,
     TensorTypes, Unsupported,
 };
-pub use format::IoPlacement;
+pub use format::{IoPlacement, Isa};
 pub use interpreter::{Interpreter, Memory, RunPlan};
 pub use math::{Activation, Padding, QuantParams};

@@ -417,3 +417,97 @@ fn an_op_set_links_the_models_kernels_and_refuses_a_model_needing_another() {
         assert!(e.to_string().contains("operator set"), "{e}");
     }
 }
+
+/// One run: the graph output and every operator output (by tensor index).
+type Outputs = (Vec<u8>, Vec<Option<Vec<u8>>>);
+
+/// Runs `inputs` through `bytes` loaded with `program` on a large arena: each run's graph
+/// output and every operator output.
+fn run_words(
+    bytes: &[u8],
+    program: &[u32],
+    io: IoPlacement,
+    inputs: &[Vec<u8>],
+) -> Vec<Outputs> {
+    let a = analysis(bytes, io);
+    let mut buf = Box::new(ArenaBuffer::<524_288>::new());
+    let mut shared = Box::new(ArenaBuffer::<65536>::new());
+    let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+    arena.set_shared_region(shared.as_mut_slice()).unwrap();
+    let (loader, mut runner) = arena.split();
+    let mut net =
+        Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io)
+            .unwrap_or_else(|e| panic!("load: {e}"));
+    let n_tensors = Model::parse(bytes).tensors.len();
+    inputs
+        .iter()
+        .map(|input| {
+            let mut tensors = vec![None; n_tensors];
+            let mut output = vec![0u8; net.output_bytes()];
+            net.invoke_observed(
+                &mut runner,
+                Some(input),
+                Some(&mut output),
+                &mut |_, t, b| tensors[t] = Some(b.to_vec()),
+            )
+            .unwrap_or_else(|e| panic!("invoke: {e}"));
+            (output, tensors)
+        })
+        .collect()
+}
+
+#[test]
+fn a_program_for_either_isa_verifies_and_gives_the_same_results_on_any_target() {
+    use program::Isa;
+    let mut unfolded = 0;
+    for name in MODELS {
+        let bytes = model_bytes(name);
+        let model = Model::parse(&bytes);
+        let runs: Vec<Vec<u8>> = (0..2)
+            .map(|s| random_inputs(&model, &mut Rng::new(0x15A_0000 + s)))
+            .collect();
+        for io in [IoPlacement::Plan, IoPlacement::Shared] {
+            let words = |isa| {
+                let mut w = vec![0u32; program::compiled_len_for(&bytes, io, isa).unwrap()];
+                assert_eq!(
+                    program::compile_for(&bytes, io, isa, &mut w).unwrap(),
+                    w.len()
+                );
+                w
+            };
+            let (portable, dsp) = (words(Isa::Portable), words(Isa::Dsp));
+            // The header names the ISA; the DSP program folds no more than the portable one.
+            assert_eq!(portable[5] >> 8, 0);
+            assert_eq!(dsp[5] >> 8, 1);
+            assert!(dsp.len() <= portable.len(), "{name}");
+            unfolded += portable.len() - dsp.len();
+            for w in [&portable, &dsp] {
+                program::verify(&bytes, io, w).unwrap();
+            }
+            // This build's own programs are its ISA's.
+            assert_eq!(compiled(&bytes, io), words(Isa::NATIVE));
+            assert_eq!(
+                run_words(&bytes, &portable, io, &runs),
+                run_words(&bytes, &dsp, io, &runs),
+                "{name} {io:?}: the two programs' operator outputs differ"
+            );
+            // A program naming an ISA this runtime does not know is refused.
+            let mut p = dsp.clone();
+            p[5] = p[5] & 0xFF | 2 << 8;
+            assert_eq!(
+                program_error(load_with(&bytes, &p, io).unwrap_err()).0,
+                "compiled for an instruction set this runtime does not know"
+            );
+        }
+    }
+    // micro_speech's 4 × 4,000 filter is not folded for the DSP extension (both placements).
+    assert!(unfolded >= 8, "{unfolded}");
+}
+
+#[test]
+fn the_native_isa_is_the_build_scripts() {
+    assert_eq!(
+        program::Isa::NATIVE,
+        program::Isa::of_target(env!("SYNAPTIC_TARGET"))
+    );
+}

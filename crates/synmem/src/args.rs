@@ -49,6 +49,28 @@ pub(crate) struct SizingArgs {
     /// into the arena: its bytes count in the RAM figure).
     #[arg(long, value_enum)]
     pub(crate) op_data: Option<OpDataArg>,
+    /// The kernels the device runs, which decide what the program carries: portable (Cortex-M0,
+    /// M3, M33/M55 builds without the DSP extension; the default) or dsp (Cortex-M4, M7:
+    /// the runtime built for thumbv7em). A program for either loads on any device with the
+    /// same outputs; one for its own kernels loads fastest and, with --op-data ram, is the
+    /// RAM figure the device takes.
+    #[arg(long, value_enum, default_value_t = IsaArg::Portable)]
+    pub(crate) isa: IsaArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum IsaArg {
+    Portable,
+    Dsp,
+}
+
+impl From<IsaArg> for synaptic_run::Isa {
+    fn from(a: IsaArg) -> Self {
+        match a {
+            IsaArg::Portable => synaptic_run::Isa::Portable,
+            IsaArg::Dsp => synaptic_run::Isa::Dsp,
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

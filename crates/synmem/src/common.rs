@@ -117,7 +117,7 @@ pub(crate) fn analyse_with_program(
         IoPlacement::Shared => synaptic_run::IoPlacement::Shared,
         IoPlacement::Ephemeral => synaptic_run::IoPlacement::Plan,
     };
-    let program = compile_program(path, &bytes, run_io);
+    let program = compile_program(path, &bytes, run_io, sizing.isa.into());
     let said = match &program {
         Ok(w) => Ok(w.len()),
         Err(e) => Err(e
@@ -161,15 +161,17 @@ pub(crate) fn print_json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
 }
 
 /// synaptic-run's compiled program of the model `bytes` (read from `path`) for the I/O
-/// placement `io`: what `emit` writes beside the plan and `run --op-data flash` loads.
+/// placement `io` and the device's kernels `isa`: what `emit` writes beside the plan and
+/// `run --op-data flash` loads.
 pub(crate) fn compile_program(
     path: &Path,
     bytes: &[u8],
     io: synaptic_run::IoPlacement,
+    isa: synaptic_run::Isa,
 ) -> Result<Vec<u32>, Failure> {
     use synaptic_run::program;
     let err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
-    let mut w = vec![0u32; program::compiled_len(bytes, io).map_err(err)?];
-    program::compile(bytes, io, &mut w).map_err(err)?;
+    let mut w = vec![0u32; program::compiled_len_for(bytes, io, isa).map_err(err)?];
+    program::compile_for(bytes, io, isa, &mut w).map_err(err)?;
     Ok(w)
 }

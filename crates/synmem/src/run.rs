@@ -121,7 +121,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
     // The program compiled here: loaded from outside the arena with --op-data flash (as
     // `synmem emit` writes it for firmware); with ram only its size, for the RAM figure.
-    let compiled = compile_program(path, &bytes, run_io)?;
+    let compiled = compile_program(path, &bytes, run_io, synaptic_run::Isa::NATIVE)?;
     let a = Analysis::new(
         model,
         &SizingOptions {

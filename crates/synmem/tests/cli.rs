@@ -1590,3 +1590,37 @@ fn run_invocations_carry_the_state_of_a_streaming_model() {
         assert!(err.contains("2 invocations of"), "{err}");
     }
 }
+
+#[test]
+fn isa_dsp_emits_the_program_a_cortex_m4_loads_fastest_and_sizes_its_ram_program() {
+    let Some(dir) = models() else { return };
+    let p = dir.join("micro_speech_quantized.tflite");
+    let model = p.to_str().unwrap();
+    let mut programs = Vec::new();
+    for isa in ["portable", "dsp"] {
+        let h = tmp(&format!("ms_isa_{isa}.h"));
+        synmem()
+            .args(["emit", model, "--lang", "c", "--isa", isa, "-o"])
+            .arg(&h)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&h).unwrap();
+        let words: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("#define MICRO_SPEECH_QUANTIZED_PROGRAM_WORDS "))
+            .and_then(|v| v.trim_end_matches('u').parse().ok())
+            .expect("a program in the header");
+        let ram = json(&["plan", model, "--op-data", "ram", "--isa", isa, "--json"]);
+        programs.push((words, ram["ram"]["program_bytes"].as_u64().unwrap()));
+    }
+    // The DSP program leaves the 4 × 4,000 filter's folded constants out (4 words), and the
+    // RAM program's figure follows it.
+    let [(pw, pb), (dw, db)] = programs[..] else {
+        unreachable!()
+    };
+    assert_eq!(pw, dw + 4, "{programs:?}");
+    assert_eq!(pb, db + 16, "{programs:?}");
+    // The default is the portable program.
+    let ram = json(&["plan", model, "--op-data", "ram", "--json"]);
+    assert_eq!(ram["ram"]["program_bytes"].as_u64(), Some(pb));
+}

@@ -12,7 +12,7 @@
 //!
 //! | words | content |
 //! |---|---|
-//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
+//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
 //! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; see [`crate::ops`]) |
@@ -25,6 +25,63 @@
 pub(crate) mod codec;
 
 use synaptic_mem::DType;
+
+/// The instructions a program's kernels multiply with, which decide what the program carries:
+/// a FULLY_CONNECTED's folded constants (`bias + input_offset · Σ filter row`) pay where a row's
+/// dot product adds the input offset to every input on its own, not where two rows share
+/// the input and the DSP extension adds the offset in the same instruction that widens it
+/// (`SXTAB16`). Both forms give the same outputs on every target (the kernel runs whichever
+/// the program holds); the ISA only decides which the compiler writes, so the load does not
+/// sum a filter the inference never needed summed.
+///
+/// A program records its ISA ([`crate::program::verify`] checks the program against the model
+/// with the ISA it names), so a program compiled for either loads on any target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    /// Scalar multiply-accumulates (Cortex-M0/M0+/M3, Armv8-M Baseline and Mainline
+    /// without the DSP extension, hosts).
+    Portable,
+    /// The DSP extension's SIMD multiply-accumulates (Armv7E-M: Cortex-M4, M7).
+    Dsp,
+}
+
+impl Isa {
+    /// The ISA of this build of the runtime (`Dsp` on `thumbv7em-*`): what
+    /// [`crate::program::compile`] and a program compiled at load use.
+    pub const NATIVE: Isa = if cfg!(synaptic_dsp) {
+        Isa::Dsp
+    } else {
+        Isa::Portable
+    };
+
+    /// The ISA of a Rust target triple (`thumbv7em-none-eabihf`: `Dsp`), as this crate's
+    /// build script decides it for its own target: for a build script compiling a program
+    /// for the firmware it builds.
+    pub fn of_target(triple: &str) -> Isa {
+        if triple.starts_with("thumbv7em-") {
+            Isa::Dsp
+        } else {
+            Isa::Portable
+        }
+    }
+
+    /// The header's code (bits 8.. of its placement word).
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Isa::Portable => 0,
+            Isa::Dsp => 1,
+        }
+    }
+
+    /// The ISA of header code `c`, if it is one.
+    pub(crate) fn from_code(c: u32) -> Option<Isa> {
+        match c {
+            0 => Some(Isa::Portable),
+            1 => Some(Isa::Dsp),
+            _ => None,
+        }
+    }
+}
 
 /// Where the graph's input and output tensors live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,9 +106,10 @@ pub struct Geometry {
 
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
-/// The format version this runtime reads and writes (5: the model's fingerprint reads at most
+/// The format version this runtime reads and writes (6: the header names the [`Isa`] the
+/// program was compiled for; 5: the model's fingerprint reads at most
 /// [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) = 64 of its words; 4 read 1024).
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 13;
 /// Words per entry of the I/O table.

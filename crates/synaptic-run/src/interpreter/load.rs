@@ -86,7 +86,7 @@ fn too_small<O: OpSet>(
         return e;
     };
     let program = if in_ram {
-        match crate::program::compiled_len_in::<O>(model, g, placement) {
+        match crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
             Err(_) => return e,
         }
@@ -153,7 +153,8 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
                     .map_err(|_| LoadError::Unsupported {
                         what: "program tensor",
                     })?;
-                let n = crate::program::compile_in::<O>(model, g, placement, out)?;
+                let n =
+                    crate::program::compile_in::<O>(model, g, placement, crate::Isa::NATIVE, out)?;
                 u32::try_from(n).map_err(|_| LoadError::Unsupported {
                     what: "a program of more than 2^32 words",
                 })

@@ -304,6 +304,25 @@ impl FullyConnectedParams {
         self.per_channel || self.filter_offset == 0
     }
 
+    /// Whether a program for `isa` carries this operator's folded constants: where it is
+    /// [`Self::foldable`] and folding pays. On the portable path every row's dot product adds
+    /// the input offset to each input (folded: one multiply-accumulate and no add). On the
+    /// DSP extension rows run in pairs that widen each input word with the offset added
+    /// (`SXTAB16`, the same instruction either way): folding saves the rows that run alone
+    /// (rows shorter than a word, the odd last row of an odd output depth) an add per
+    /// weight, and the others only the bias read (some five instructions per output channel
+    /// per inference) for a load that sums every weight — folded there only for rows of at
+    /// most [`FC_ROW_BUFFER`] weights, whose sum costs the load no more than a few
+    /// inferences save (micro_speech's 4 × 4,000 filter: 14,700 instructions of load, 54 an
+    /// inference).
+    pub fn folds(&self, isa: crate::Isa) -> bool {
+        self.foldable()
+            && match isa {
+                crate::Isa::Portable => true,
+                crate::Isa::Dsp => self.accum_depth <= FC_ROW_BUFFER || self.output_depth % 2 == 1,
+            }
+    }
+
     /// Output channel `oc`'s folded constant `bias[oc] + input_offset · Σ_i filter[oc][i]`
     /// (wrapping, as the kernel's `int32` accumulator: the same sum modulo 2^32, so the
     /// same outputs), or `None` if the operator is not [`Self::foldable`] or the filter or
@@ -767,7 +786,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             output: out.q.scale,
         }
     };
-    let constants = if p.foldable() {
+    let constants = if p.folds(cx.isa) {
         Constants::FullyConnected {
             params: p,
             filter: cx.data(1)?,

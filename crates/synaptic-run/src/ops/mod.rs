@@ -252,6 +252,7 @@ fn with_prepared<'m, O: OpSet, R>(
         kinds: O::KINDS,
         seen: &Default::default(),
         constants: None,
+        isa: crate::Isa::NATIVE,
     });
     Some(f(v, prepared.as_ref().ok()?))
 }

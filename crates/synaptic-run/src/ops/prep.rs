@@ -13,6 +13,7 @@ use crate::error::{
     KernelError, LoadError, Operand, ShapeFault, TensorFault, TensorTypes, Unsupported,
 };
 use crate::format::codec::Words;
+use crate::format::Isa;
 use crate::math::{Activation, Padding};
 
 use crate::model::{tinfo_known, ConstantBits, OpView, TInfo};
@@ -37,6 +38,8 @@ pub(crate) struct Prep<'a, 'm> {
     /// Which tensors hold constant data, as the graph's open found them (none known: every
     /// tensor's buffer read).
     pub(crate) constants: Option<&'a ConstantBits>,
+    /// The kernels the program is compiled for (what it carries for them: [`Isa`]).
+    pub(crate) isa: Isa,
 }
 
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.

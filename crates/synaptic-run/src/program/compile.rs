@@ -10,7 +10,7 @@
 
 use crate::error::{CustomCode, KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
-    h, placement_code, IoPlacement, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
+    h, placement_code, IoPlacement, Isa, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
@@ -185,15 +185,39 @@ impl Emit<'_> {
 /// assert_eq!(program::compile(model, IoPlacement::Shared, &mut words).unwrap(), n);
 /// program::verify(model, IoPlacement::Shared, &words).unwrap();
 /// ```
+///
+/// For this build's kernels ([`Isa::NATIVE`]); [`compile_for`] compiles for another target's.
 pub fn compile(model: &[u8], placement: IoPlacement, out: &mut [u32]) -> Result<usize, LoadError> {
-    compile_in::<AllOps>(model, &Graph::open(model)?, placement, out)
+    compile_for(model, placement, Isa::NATIVE, out)
 }
 
-/// [`compile`] with only the kernels of `O` (the others refused: [`Unsupported::NotLinked`]).
+/// [`compile`] for the kernels of `isa` (a host compiling the program a Cortex-M4 will load:
+/// [`Isa::Dsp`]). A program for either ISA loads on any target with the same outputs; one for
+/// the target's own loads fastest and, compiled at load, takes the least RAM.
+///
+/// ```
+/// use synaptic_run::{program, IoPlacement, Isa};
+/// let model = synaptic_tflite::tests_support::tiny_model();
+/// let n = program::compiled_len_for(model, IoPlacement::Plan, Isa::Dsp).unwrap();
+/// let mut words = vec![0u32; n];
+/// program::compile_for(model, IoPlacement::Plan, Isa::Dsp, &mut words).unwrap();
+/// program::verify(model, IoPlacement::Plan, &words).unwrap();
+/// ```
+pub fn compile_for(
+    model: &[u8],
+    placement: IoPlacement,
+    isa: Isa,
+    out: &mut [u32],
+) -> Result<usize, LoadError> {
+    compile_in::<AllOps>(model, &Graph::open(model)?, placement, isa, out)
+}
+
+/// [`compile_for`] with only the kernels of `O` (the others refused: [`Unsupported::NotLinked`]).
 pub(crate) fn compile_in<O: OpSet>(
     model: &[u8],
     g: &Graph<'_>,
     placement: IoPlacement,
+    isa: Isa,
     out: &mut [u32],
 ) -> Result<usize, LoadError> {
     let got = out.len();
@@ -204,7 +228,7 @@ pub(crate) fn compile_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, &mut e)?;
+    run::<O>(model, g, placement, isa, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
     }
@@ -235,15 +259,26 @@ pub fn kinds(program: &[u32]) -> Option<u64> {
 }
 
 /// The words [`compile`] needs for `model` with graph I/O placed as `placement`.
+/// (for this build's kernels, [`Isa::NATIVE`], as [`compile`]).
 pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {
-    compiled_len_in::<AllOps>(model, &Graph::open(model)?, placement)
+    compiled_len_for(model, placement, Isa::NATIVE)
 }
 
-/// [`compiled_len`] with only the kernels of `O`.
+/// The words [`compile_for`] needs for `model`, `placement` and `isa`.
+pub fn compiled_len_for(
+    model: &[u8],
+    placement: IoPlacement,
+    isa: Isa,
+) -> Result<usize, LoadError> {
+    compiled_len_in::<AllOps>(model, &Graph::open(model)?, placement, isa)
+}
+
+/// [`compiled_len_for`] with only the kernels of `O`.
 pub(crate) fn compiled_len_in<O: OpSet>(
     model: &[u8],
     g: &Graph<'_>,
     placement: IoPlacement,
+    isa: Isa,
 ) -> Result<usize, LoadError> {
     let mut e = Emit {
         mode: Mode::Count,
@@ -252,11 +287,12 @@ pub(crate) fn compiled_len_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, &mut e)?;
+    run::<O>(model, g, placement, isa, &mut e)?;
     Ok(e.pos)
 }
 
-/// Checks that `program` is exactly what [`compile`] makes of `model` and `placement`:
+/// Checks that `program` is exactly what [`compile_for`] makes of `model`, `placement` and the
+/// ISA the program names (either loads on any target):
 /// [`LoadError::Program`] names the first difference (the header field, or the operator and
 /// whether its kind and locations, parameters, multipliers or shifts differ).
 pub fn verify(model: &[u8], placement: IoPlacement, program: &[u32]) -> Result<(), LoadError> {
@@ -304,9 +340,15 @@ pub(crate) fn verify_in<O: OpSet>(
             h::FINGERPRINT,
         ));
     }
-    if hd[h::PLACEMENT] != placement_code(placement) {
+    if hd[h::PLACEMENT] & 0xFF != placement_code(placement) {
         return Err(bad("compiled for the other I/O placement", h::PLACEMENT));
     }
+    let Some(isa) = Isa::from_code(hd[h::PLACEMENT] >> 8) else {
+        return Err(bad(
+            "compiled for an instruction set this runtime does not know",
+            h::PLACEMENT,
+        ));
+    };
     let mut e = Emit {
         mode: Mode::Check(program),
         pos: 0,
@@ -314,7 +356,7 @@ pub(crate) fn verify_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, &mut e)
+    run::<O>(model, g, placement, isa, &mut e)
 }
 
 /// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
@@ -397,9 +439,10 @@ fn run<O: OpSet>(
     model: &[u8],
     g: &Graph<'_>,
     placement: IoPlacement,
+    isa: Isa,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
-    let r = run_checked::<O>(model, g, placement, e);
+    let r = run_checked::<O>(model, g, placement, isa, e);
     if r.is_err() {
         // The first operator not implemented, then the first tensor fault in operator order,
         // come before any other error ([`check_ops`], [`first_tensor_fault`]).
@@ -415,6 +458,7 @@ fn run_checked<'m, O: OpSet>(
     model: &[u8],
     g: &Graph<'m>,
     placement: IoPlacement,
+    isa: Isa,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
@@ -426,7 +470,7 @@ fn run_checked<'m, O: OpSet>(
     let words_at = e.later();
     e.push_usize(model.len())?;
     e.push(fingerprint(model))?;
-    e.push(placement_code(placement))?;
+    e.push(placement_code(placement) | isa.code() << 8)?;
     e.push_usize(g.n_ops)?;
     let slots_at = e.later();
     e.push_usize(g.n_inputs)?;
@@ -466,7 +510,7 @@ fn run_checked<'m, O: OpSet>(
 
     // Operator records (the tensors read last kept across them).
     for i in 0..g.n_ops {
-        op_record::<O>(g, placement, e, n_slots, i, &seen)?;
+        op_record::<O>(g, placement, isa, e, n_slots, i, &seen)?;
     }
     e.op = usize::MAX;
     e.name = "";
@@ -585,6 +629,7 @@ fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result
 fn op_record<'m, O: OpSet>(
     g: &Graph<'m>,
     placement: IoPlacement,
+    isa: Isa,
     e: &mut Emit<'_>,
     n_slots: usize,
     i: usize,
@@ -604,6 +649,7 @@ fn op_record<'m, O: OpSet>(
         kinds: O::KINDS,
         seen,
         constants: Some(&g.constants),
+        isa,
     };
     // Read where it was returned (a `Prepared` is some 300 bytes: not moved out).
     let prepared = ops::prepare::<O>(&cx);

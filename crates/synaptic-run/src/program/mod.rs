@@ -28,7 +28,10 @@
 
 mod compile;
 
-pub use crate::format::{HEADER_WORDS, IO_WORDS, MAGIC, SLOT_WORDS, VERSION};
+pub use crate::format::{Isa, HEADER_WORDS, IO_WORDS, MAGIC, SLOT_WORDS, VERSION};
 pub use crate::model::core_request_of;
-pub use compile::{compile, compiled_len, fingerprint, kinds, verify, FINGERPRINT_WORDS};
+pub use compile::{
+    compile, compile_for, compiled_len, compiled_len_for, fingerprint, kinds, verify,
+    FINGERPRINT_WORDS,
+};
 pub(crate) use compile::{compile_in, compiled_len_in, verify_in};
