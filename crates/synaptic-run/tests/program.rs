@@ -418,9 +418,6 @@ fn an_op_set_links_the_models_kernels_and_refuses_a_model_needing_another() {
     }
 }
 
-/// One run: the graph output and every operator output (by tensor index).
-type Outputs = (Vec<u8>, Vec<Option<Vec<u8>>>);
-
 /// Runs `inputs` through `bytes` loaded with `program` on a large arena: each run's graph
 /// output and every operator output.
 fn run_words(
@@ -428,7 +425,7 @@ fn run_words(
     program: &[u32],
     io: IoPlacement,
     inputs: &[Vec<u8>],
-) -> Vec<Outputs> {
+) -> Vec<common::arena::RunResult> {
     let a = analysis(bytes, io);
     let mut buf = Box::new(ArenaBuffer::<524_288>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
@@ -438,21 +435,9 @@ fn run_words(
     let mut net =
         Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io)
             .unwrap_or_else(|e| panic!("load: {e}"));
-    let n_tensors = Model::parse(bytes).tensors.len();
     inputs
         .iter()
-        .map(|input| {
-            let mut tensors = vec![None; n_tensors];
-            let mut output = vec![0u8; net.output_bytes()];
-            net.invoke_observed(
-                &mut runner,
-                Some(input),
-                Some(&mut output),
-                &mut |_, t, b| tensors[t] = Some(b.to_vec()),
-            )
-            .unwrap_or_else(|e| panic!("invoke: {e}"));
-            (output, tensors)
-        })
+        .map(|input| common::arena::observe(bytes, &mut net, &mut runner, input))
         .collect()
 }
 

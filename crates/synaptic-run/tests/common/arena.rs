@@ -43,6 +43,7 @@ pub fn load<'m, 'a, 'p>(
 const MAX_ARENA: usize = 524_288;
 
 /// One inference's results: every operator output (by tensor index) and the graph outputs.
+#[derive(Debug, PartialEq)]
 pub struct RunResult {
     pub tensors: Vec<Option<Vec<u8>>>,
     pub output: Vec<u8>,
@@ -142,25 +143,10 @@ pub fn run_on_arena_with(
     let mut net = load(bytes, &words, loader, run_plan(&a), io, op_data)
         .unwrap_or_else(|e| panic!("load on the exactly sized arena: {e}"));
     assert_eq!(net.memory(), want, "figures differ between arenas");
-    let n_tensors = super::tflite::Model::parse(bytes).tensors.len();
-    let mut results = Vec::new();
-    for input in runs {
-        let mut tensors: Vec<Option<Vec<u8>>> = vec![None; n_tensors];
-        let mut output = vec![0u8; net.output_bytes()];
-        net.invoke_observed(
-            &mut runner,
-            Some(input),
-            Some(&mut output),
-            &mut |_, t, b| tensors[t] = Some(b.to_vec()),
-        )
-        .unwrap_or_else(|e| panic!("invoke: {e}"));
-        // The state after the inference (the variable tensors, which no operator outputs).
-        for k in 0..net.states() {
-            let (t, b) = net.state(k).expect("a state of the model");
-            tensors[t] = Some(b.to_vec());
-        }
-        results.push(RunResult { tensors, output });
-    }
+    let results = runs
+        .iter()
+        .map(|input| observe(bytes, &mut net, &mut runner, input))
+        .collect();
     let stats = runner.stats();
     assert!(
         stats.arena_peak <= size - want.scratch,
@@ -168,4 +154,27 @@ pub fn run_on_arena_with(
     );
     assert_eq!(stats.scratch_peak, want.scratch);
     (results, want)
+}
+
+/// One inference of `input` on `net` (the model `bytes`), every operator output read out of
+/// the arena at the operator that produces it, and the state after it.
+pub fn observe<'a>(
+    bytes: &[u8],
+    net: &mut Interpreter<'_, 'a, '_>,
+    runner: &mut synaptic_mem::Runner<'a>,
+    input: &[u8],
+) -> RunResult {
+    let n_tensors = super::tflite::Model::parse(bytes).tensors.len();
+    let mut tensors: Vec<Option<Vec<u8>>> = vec![None; n_tensors];
+    let mut output = vec![0u8; net.output_bytes()];
+    net.invoke_observed(runner, Some(input), Some(&mut output), &mut |_, t, b| {
+        tensors[t] = Some(b.to_vec())
+    })
+    .unwrap_or_else(|e| panic!("invoke: {e}"));
+    // The state after the inference (the variable tensors, which no operator outputs).
+    for k in 0..net.states() {
+        let (t, b) = net.state(k).expect("a state of the model");
+        tensors[t] = Some(b.to_vec());
+    }
+    RunResult { tensors, output }
 }
