@@ -694,6 +694,9 @@ impl<'c> Digits<'c> {
         let [lo, hi, i, j] = self.shape(dir, level);
         let (a, b) = (a.max(lo), b.min(hi));
         let t = |v| self.term(dir, level, v);
+        if let Some(m) = self.blocks(level) {
+            return self.block_best(dir, level, a, b, m);
+        }
         let mut best = None;
         for v in a..b.min(i) {
             best = pick(dir, best, t(v));
@@ -709,6 +712,51 @@ impl<'c> Digits<'c> {
             }
         }
         best
+    }
+
+    /// The block size `m` of a window's channel digit whose input channel is a step function
+    /// of the output channel: `oc / m` (a depthwise multiplier `m` > 1) or group `oc / m`'s
+    /// channels (`m` filters a group, several groups). Its term is then
+    /// `unit_in · (c0 + c1 · ⌊v / m⌋) − unit_out · v` ([`Digits::block_best`]).
+    fn blocks(&self, level: usize) -> Option<usize> {
+        let Access::Window(w) = self.c.access else {
+            return None;
+        };
+        if level != 3 {
+            return None;
+        }
+        match w.channels {
+            Channels::Depthwise { multiplier } if multiplier > 1 => Some(multiplier),
+            Channels::Group {
+                filters_per_group, ..
+            } if filters_per_group.max(1) < w.output[3] => Some(filters_per_group.max(1)),
+            _ => None,
+        }
+    }
+
+    /// [`Digits::digit_best`] of a blocked digit ([`Digits::blocks`], block size `m`) over
+    /// `a..b`, from at most three values instead of every one. Within a block the term falls
+    /// as `v` grows (`unit_out ≥ 0`), so a piece of a block is best at its last value forward
+    /// (the least term) and at its first backward (the greatest); the pieces' ends are the
+    /// range's own end, or the blocks' last (first) values, whose terms are affine in the
+    /// block number — best at the first or the last such block.
+    fn block_best(&self, dir: Direction, level: usize, a: usize, b: usize, m: usize) -> Option<i64> {
+        if a >= b {
+            return None;
+        }
+        let t = |v| self.term(dir, level, v);
+        let (ka, kb) = (a / m, (b - 1) / m);
+        let (x, y, z) = match dir {
+            // Block ends: the first block's (or the range's end), the last whole block's.
+            Direction::Forward => (
+                (ka * m + m - 1).min(b - 1),
+                (kb * m).checked_sub(1).filter(|&e| e >= a).unwrap_or(b - 1),
+                b - 1,
+            ),
+            // Block starts: the range's start, the second block's, the last block's.
+            Direction::Backward => (a, ((ka + 1) * m).min(b - 1), (kb * m).max(a)),
+        };
+        pick(dir, pick(dir, t(x), t(y)), t(z))
     }
 
     /// The best term over the elements `0..n` (`n ≥ 2`) but the first in `dir` (forward:
