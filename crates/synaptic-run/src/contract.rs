@@ -627,13 +627,14 @@ impl<'c> Digits<'c> {
     /// plus `in_row − 1`, added by [`Contract::safe_overlap`]); `None`: they read nothing.
     fn at(&self, dir: Direction, level: usize, v: usize) -> Option<usize> {
         let fwd = dir == Direction::Forward;
-        match (self.c.access, level) {
-            (Access::RowThenElement { depth }, 1) if !fwd && v == 0 => Some(depth - 1),
-            (Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. }, 0) => {
+        // By reference: a window is some 80 bytes, not copied a term.
+        match (&self.c.access, level) {
+            (&Access::RowThenElement { depth }, 1) if !fwd && v == 0 => Some(depth - 1),
+            (&(Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. }), 0) => {
                 (in_row > 0).then_some(v)
             }
             // The row's first step in the direction of execution reads it.
-            (Access::RowsBuffered { out_row, .. }, _) => {
+            (&Access::RowsBuffered { out_row, .. }, _) => {
                 (if fwd { v == 0 } else { v + 1 == out_row }).then_some(0)
             }
             (Access::Window(w), 1 | 2) => {
@@ -662,12 +663,12 @@ impl<'c> Digits<'c> {
     fn shape(&self, dir: Direction, level: usize) -> [usize; 4] {
         let fwd = dir == Direction::Forward;
         const ALL: usize = usize::MAX;
-        match (self.c.access, level) {
+        match (&self.c.access, level) {
             (_, 0) => [0, ALL, 0, ALL],
             // k = 0 reads the whole row backward, then k from 1 on element by element.
             (Access::RowThenElement { .. }, _) if !fwd => [0, ALL, 1, ALL],
             // Only the row's first step in the direction of execution reads.
-            (Access::RowsBuffered { out_row, .. }, _) => {
+            (&Access::RowsBuffered { out_row, .. }, _) => {
                 let v = if fwd { 0 } else { out_row.wrapping_sub(1) };
                 [v, v.saturating_add(1), 0, ALL]
             }
@@ -719,7 +720,7 @@ impl<'c> Digits<'c> {
     /// channels (`m` filters a group, several groups). Its term is then
     /// `unit_in · (c0 + c1 · ⌊v / m⌋) − unit_out · v` ([`Digits::block_best`]).
     fn blocks(&self, level: usize) -> Option<usize> {
-        let Access::Window(w) = self.c.access else {
+        let Access::Window(w) = &self.c.access else {
             return None;
         };
         if level != 3 {
@@ -740,7 +741,14 @@ impl<'c> Digits<'c> {
     /// (the least term) and at its first backward (the greatest); the pieces' ends are the
     /// range's own end, or the blocks' last (first) values, whose terms are affine in the
     /// block number — best at the first or the last such block.
-    fn block_best(&self, dir: Direction, level: usize, a: usize, b: usize, m: usize) -> Option<i64> {
+    fn block_best(
+        &self,
+        dir: Direction,
+        level: usize,
+        a: usize,
+        b: usize,
+        m: usize,
+    ) -> Option<i64> {
         if a >= b {
             return None;
         }

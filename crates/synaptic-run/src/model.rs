@@ -183,7 +183,7 @@ fn data_and_quantization<'m>(
                 scales: scales.len(),
             }));
         }
-        if let Some(value) = scales.iter().find(|v| !(v.is_finite() && *v > 0.0)) {
+        if let Some(value) = scales.iter().find(|&v| !positive_finite(v)) {
             return Err(fault(TensorFault::Scale { value }));
         }
         let (lo, hi) = (i64::from(min), i64::from(max));
@@ -198,6 +198,12 @@ fn data_and_quantization<'m>(
         i32::try_from(zp0).unwrap_or(0),
     );
     Ok(())
+}
+
+/// `v.is_finite() && v > 0.0`, from its bits: `+0.0 < v < +∞` is bits `1 ..= 0x7F7F_FFFF` (one
+/// compare a scale at load, no float compare).
+fn positive_finite(v: f32) -> bool {
+    v.to_bits().wrapping_sub(1) < 0x7F7F_FFFF
 }
 
 /// A set of tensor indices `base .. base + WINDOW_TENSORS`, as bits on the stack: the loader's
@@ -715,5 +721,46 @@ impl<'m> Graph<'m> {
             each(k, &info);
         }
         Ok(sum)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positive_finite;
+
+    #[test]
+    fn positive_finite_is_the_float_test() {
+        let special = [
+            0.0f32,
+            -0.0,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            -f32::from_bits(1),
+            f32::MAX,
+            -f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(0xFFFF_FFFF),
+            1.0,
+            -1.0,
+        ];
+        let mut x = 0x2545_F491u32;
+        let random = (0..100_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f32::from_bits(x)
+        });
+        for v in special.into_iter().chain(random) {
+            assert_eq!(
+                positive_finite(v),
+                v.is_finite() && v > 0.0,
+                "{:#x}",
+                v.to_bits()
+            );
+        }
     }
 }

@@ -23,10 +23,6 @@ fn read<const N: usize>(buf: &[u8], pos: usize, what: &'static str) -> Result<[u
     }
 }
 
-fn u16_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u16, Error> {
-    read::<2>(buf, pos, what).map(u16::from_le_bytes)
-}
-
 fn u32_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u32, Error> {
     read::<4>(buf, pos, what).map(u32::from_le_bytes)
 }
@@ -62,28 +58,35 @@ pub struct Table<'m> {
 impl<'m> Table<'m> {
     /// The table at `pos`: checks that its vtable lies in the buffer and is well formed.
     pub(crate) fn at(buf: &'m [u8], pos: usize) -> Result<Self, Error> {
-        let soff = read::<4>(buf, pos, "table out of bounds").map(i32::from_le_bytes)? as i64;
-        let vt = pos as i64 - soff;
-        if vt < 0 || vt as u64 >= buf.len() as u64 {
-            return Err(bad("vtable out of bounds", pos));
-        }
-        let vt = vt as usize;
-        let vtable_len = u16_at(buf, vt, "vtable out of bounds")? as usize;
-        let inline_len = u16_at(buf, vt + 2, "vtable out of bounds")? as usize;
-        if vtable_len < 4 || vtable_len % 2 != 0 || vt + vtable_len > buf.len() {
-            return Err(bad("malformed vtable", vt));
-        }
-        if inline_len < 4 || pos + inline_len > buf.len() {
-            return Err(bad("table runs past the end", pos));
-        }
-        match (buf.get(vt..vt + vtable_len), buf.get(pos..pos + inline_len)) {
-            (Some(vtable), Some(inline)) => Ok(Table {
+        let soff = read::<4>(buf, pos, "table out of bounds").map(i32::from_le_bytes)?;
+        // `pos − soff`: `pos` is below `buf.len() ≤ isize::MAX`, so a negative difference
+        // wraps past every index and a positive one does not wrap (`|soff| < 2^31`).
+        let vt = pos.wrapping_sub(soff as isize as usize);
+        // The vtable's two lengths, then its entries and the table's inline bytes, each one
+        // slice check (the same errors at the same places as the checks one at a time).
+        let Some(head) = buf.get(vt..).and_then(<[u8]>::first_chunk::<4>) else {
+            return Err(if vt >= buf.len() {
+                bad("vtable out of bounds", pos)
+            } else {
+                bad(
+                    "vtable out of bounds",
+                    if vt + 2 > buf.len() { vt } else { vt + 2 },
+                )
+            });
+        };
+        let vtable_len = u16::from_le_bytes([head[0], head[1]]) as usize;
+        let inline_len = u16::from_le_bytes([head[2], head[3]]) as usize;
+        let vtable = match buf.get(vt..vt + vtable_len) {
+            Some(v) if vtable_len >= 4 && vtable_len % 2 == 0 => v,
+            _ => return Err(bad("malformed vtable", vt)),
+        };
+        match buf.get(pos..pos + inline_len) {
+            Some(inline) if inline_len >= 4 => Ok(Table {
                 buf,
                 pos,
                 vtable,
                 inline,
             }),
-            // (Both checked above.)
             _ => Err(bad("table runs past the end", pos)),
         }
     }
@@ -344,5 +347,71 @@ impl<'m> Vector<'m> {
             return Err(bad("table index out of range", self.pos));
         }
         Table::at(self.buf, follow(self.buf, self.start + 4 * i)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::{bad, read, Error, Table};
+    use std::vec::Vec;
+
+    fn u16_at(buf: &[u8], pos: usize, what: &'static str) -> Result<u16, Error> {
+        read::<2>(buf, pos, what).map(u16::from_le_bytes)
+    }
+
+    /// [`Table::at`]'s checks one at a time, as they were first written: the reference its
+    /// one-slice-a-check form must equal, error for error.
+    fn at_reference(buf: &[u8], pos: usize) -> Result<(usize, usize, usize), Error> {
+        let soff =
+            super::read::<4>(buf, pos, "table out of bounds").map(i32::from_le_bytes)? as i64;
+        let vt = pos as i64 - soff;
+        if vt < 0 || vt as u64 >= buf.len() as u64 {
+            return Err(bad("vtable out of bounds", pos));
+        }
+        let vt = vt as usize;
+        let vtable_len = u16_at(buf, vt, "vtable out of bounds")? as usize;
+        let inline_len = u16_at(buf, vt + 2, "vtable out of bounds")? as usize;
+        if vtable_len < 4 || vtable_len % 2 != 0 || vt + vtable_len > buf.len() {
+            return Err(bad("malformed vtable", vt));
+        }
+        if inline_len < 4 || pos + inline_len > buf.len() {
+            return Err(bad("table runs past the end", pos));
+        }
+        Ok((vt, vtable_len, inline_len))
+    }
+
+    #[test]
+    fn table_at_equals_the_checks_one_at_a_time() {
+        let mut x = 0x1234_5678u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for _ in 0..200_000 {
+            let len = (next() % 48) as usize;
+            let mut buf: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let pos = (next() % 52) as usize;
+            // Mostly small offsets and lengths, so that every branch is reached.
+            if pos + 4 <= len {
+                let soff = (next() % 40) as i32 - 20;
+                buf[pos..pos + 4].copy_from_slice(&soff.to_le_bytes());
+                let vt = pos as i64 - soff as i64;
+                if vt >= 0 && (vt as usize) + 4 <= len && next() % 2 == 0 {
+                    let vt = vt as usize;
+                    buf[vt..vt + 2].copy_from_slice(&((next() % 16) as u16).to_le_bytes());
+                    buf[vt + 2..vt + 4].copy_from_slice(&((next() % 16) as u16).to_le_bytes());
+                }
+            }
+            let got = Table::at(&buf, pos).map(|t| (t.vtable.len(), t.inline.len()));
+            let want = at_reference(&buf, pos).map(|(_, v, i)| (v, i));
+            assert_eq!(
+                std::format!("{got:?}"),
+                std::format!("{want:?}"),
+                "{buf:?} at {pos}"
+            );
+        }
     }
 }
