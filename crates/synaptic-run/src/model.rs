@@ -629,10 +629,16 @@ impl<'m> Graph<'m> {
     /// inputs alone, never on what the arena held before. O(operator inputs + outputs) per
     /// [`TensorWindow`] of tensors. Not inlined: its window is on the stack only while it runs
     /// (not under every operator record of its caller).
+    ///
+    /// Returns the tensors below [`KNOWN_TENSORS`] that are written (variable tensors, graph
+    /// inputs, operator outputs but a kernel's own state): with the graph I/O and less the
+    /// constants and variable tensors, the planned activations (what an operator reads is
+    /// written before or constant or state, so these are every tensor an operator uses).
     #[inline(never)]
-    pub(crate) fn check_dataflow(&self) -> Result<(), LoadError> {
+    pub(crate) fn check_dataflow(&self) -> Result<[u32; KNOWN_TENSORS / 32], LoadError> {
         let graph =
             |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };
+        let mut first = [0u32; KNOWN_TENSORS / 32];
         let mut base = 0;
         while base < self.n_tensors {
             let mut written = TensorWindow::new(base);
@@ -686,9 +692,12 @@ impl<'m> Graph<'m> {
                     }
                 }
             }
+            if base == 0 {
+                first.copy_from_slice(&written.bits[..KNOWN_TENSORS / 32]);
+            }
             base += WINDOW_TENSORS;
         }
-        Ok(())
+        Ok(first)
     }
 
     /// Bytes of graph I/O tensors `from..to` (inputs then outputs), concatenated: at most

@@ -16,6 +16,7 @@ use crate::format::{
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
     core_request, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow,
+    KNOWN_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
@@ -462,7 +463,7 @@ fn run_checked<'m, O: OpSet>(
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
-    g.check_dataflow()?;
+    let written = g.check_dataflow()?;
 
     // Header.
     e.push(MAGIC)?;
@@ -489,7 +490,7 @@ fn run_checked<'m, O: OpSet>(
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
-    let n_slots = slot_table(g, placement, e)?;
+    let n_slots = slot_table(g, placement, &written, e)?;
     e.patch(slots_at, n_slots)?;
 
     // I/O table.
@@ -575,19 +576,35 @@ fn first_tensor_fault(g: &Graph<'_>) -> Result<(), LoadError> {
 }
 
 /// The slot table: the planned activations in ascending tensor order (synaptic-plan's slot
-/// numbering, `Analysis::ephemeral_tensors`); returns their number.
+/// numbering, `Analysis::ephemeral_tensors`); returns their number. The tensors an operator
+/// uses: in a graph of at most [`KNOWN_TENSORS`] tensors, those the data-flow check found
+/// written (`written`: every other one an operator uses is a constant), else a pass over the
+/// operators a window of tensors at a time.
 #[inline(never)]
-fn slot_table(g: &Graph<'_>, placement: IoPlacement, e: &mut Emit<'_>) -> Result<usize, LoadError> {
+fn slot_table(
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    written: &[u32; KNOWN_TENSORS / 32],
+    e: &mut Emit<'_>,
+) -> Result<usize, LoadError> {
     e.what = "slot table";
     let mut n_slots = 0usize;
+    let small = g.n_tensors <= KNOWN_TENSORS;
     let mut used = TensorWindow::new(0);
-    g.used_window(&mut used, 0)?;
+    if !small {
+        g.used_window(&mut used, 0)?;
+    }
     for t in 0..g.n_tensors {
-        if !used.covers(t) {
-            g.used_window(&mut used, t)?;
-        }
         let io_k = g.io_index(t);
-        if !(io_k.is_some() || used.has(t)) {
+        let uses = if small {
+            written[t / 32] & 1 << (t % 32) != 0
+        } else {
+            if !used.covers(t) {
+                g.used_window(&mut used, t)?;
+            }
+            used.has(t)
+        };
+        if !(io_k.is_some() || uses) {
             continue;
         }
         // A constant is no slot (its operator's record checks it): found by its buffer
