@@ -15,8 +15,7 @@ use crate::format::{
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
-    core_request, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow,
-    KNOWN_TENSORS,
+    core_request, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow, KNOWN_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
@@ -589,20 +588,20 @@ fn slot_table(
 ) -> Result<usize, LoadError> {
     e.what = "slot table";
     let mut n_slots = 0usize;
-    let small = g.n_tensors <= KNOWN_TENSORS;
-    let mut used = TensorWindow::new(0);
-    if !small {
-        g.used_window(&mut used, 0)?;
-    }
+    // (The window only for a larger graph: 512 bytes not cleared for nothing.)
+    let mut used = None;
+    let small = g.n_tensors <= KNOWN_TENSORS && !windows_only();
     for t in 0..g.n_tensors {
         let io_k = g.io_index(t);
-        let uses = if small {
-            written[t / 32] & 1 << (t % 32) != 0
-        } else {
-            if !used.covers(t) {
-                g.used_window(&mut used, t)?;
+        let uses = match written.get(t / 32) {
+            Some(w) if small => w & 1 << (t % 32) != 0,
+            _ => {
+                let u = used.get_or_insert_with(|| TensorWindow::new(0));
+                if !u.covers(t) || t == 0 {
+                    g.used_window(u, t)?;
+                }
+                u.has(t)
             }
-            used.has(t)
         };
         if !(io_k.is_some() || uses) {
             continue;
@@ -639,6 +638,19 @@ fn slot_table(
         n_slots += 1;
     }
     Ok(n_slots)
+}
+
+/// Tests: the slot table's used tensors from the operators a window at a time in every
+/// graph (the path of a graph over [`KNOWN_TENSORS`] tensors, which no shared model has), to
+/// hold it equal to the written set's.
+#[cfg(test)]
+static WINDOWS_ONLY: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+fn windows_only() -> bool {
+    #[cfg(test)]
+    return WINDOWS_ONLY.load(core::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    false
 }
 
 /// The record of operator `i`.
@@ -803,4 +815,42 @@ fn record_words<'m>(
         let k = k.ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
         e.push(k as u32)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::{compile, compiled_len, IoPlacement, WINDOWS_ONLY};
+    use core::sync::atomic::Ordering;
+
+    /// A program's slot table (and so every word) is the same whether the used tensors come
+    /// from the data-flow check's written set or from the window pass over the operators.
+    #[test]
+    fn the_slot_tables_two_paths_agree() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        let mut compared = 0;
+        for f in entries.flatten() {
+            if f.path().extension().is_none_or(|e| e != "tflite") {
+                continue;
+            }
+            let bytes = std::fs::read(f.path()).unwrap();
+            for io in [IoPlacement::Plan, IoPlacement::Shared] {
+                let words = |windows| {
+                    WINDOWS_ONLY.store(windows, Ordering::Relaxed);
+                    let n = compiled_len(&bytes, io).ok()?;
+                    let mut w = std::vec![0u32; n];
+                    compile(&bytes, io, &mut w).ok()?;
+                    Some(w)
+                };
+                let (a, b) = (words(false), words(true));
+                WINDOWS_ONLY.store(false, Ordering::Relaxed);
+                assert_eq!(a, b, "{:?} {io:?}", f.path());
+                compared += usize::from(a.is_some());
+            }
+        }
+        assert!(compared >= 20, "{compared} programs compared");
+    }
 }
