@@ -258,8 +258,8 @@ pub fn kinds(program: &[u32]) -> Option<u64> {
     Some(kinds)
 }
 
-/// The words [`compile`] needs for `model` with graph I/O placed as `placement`.
-/// (for this build's kernels, [`Isa::NATIVE`], as [`compile`]).
+/// The words [`compile`] needs for `model` with graph I/O placed as `placement` (for this
+/// build's kernels, [`Isa::NATIVE`]).
 pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {
     compiled_len_for(model, placement, Isa::NATIVE)
 }
