@@ -420,7 +420,8 @@ impl Interpreter {
         let src: Source = options::source(model)?;
         // As `synmem run`: the program first (the runtime's verdict on the model), then the
         // plan for this placement and overlap, with the program's bytes in RAM for "ram".
-        let program = options::compile(&src.bytes, options::run_io(io))
+        // The program this host's runtime runs (the interpreter runs here).
+        let program = options::compile(&src.bytes, options::run_io(io), synaptic_run::Isa::NATIVE)
             .map_err(|e| options::load_error(py, &src, e))?;
         let m = options::model(py, &src, None)?;
         let a = Analysis::new(

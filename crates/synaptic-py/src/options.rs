@@ -103,6 +103,8 @@ pub(crate) struct Options {
     pub(crate) scratch_table: Option<Vec<u64>>,
     pub(crate) no_overlap: bool,
     pub(crate) op_data: Option<OpData>,
+    /// The device's kernels (`isa="portable"|"dsp"`, the CLI's `--isa`; default portable).
+    pub(crate) isa: Option<synaptic_run::Isa>,
     pub(crate) name: Option<String>,
 }
 
@@ -194,6 +196,16 @@ impl Options {
                 }
                 "io" => o.io = choice(&v, "io", IO)?,
                 "op_data" => o.op_data = Some(choice(&v, "op_data", OP_DATA)?),
+                "isa" => {
+                    o.isa = Some(choice(
+                        &v,
+                        "isa",
+                        &[
+                            ("portable", synaptic_run::Isa::Portable),
+                            ("dsp", synaptic_run::Isa::Dsp),
+                        ],
+                    )?)
+                }
                 "overlap" => o.no_overlap = !flag(&v, "overlap")?,
                 "scratch_table" => {
                     let t: Vec<u64> = v.extract().map_err(|_| {
@@ -207,7 +219,7 @@ impl Options {
                 _ => {
                     return Err(PyTypeError::new_err(format!(
                         "unexpected option {key:?} (options: arena, scratch, weights, strategy, \
-                         io, op_data, overlap, scratch_table, name)"
+                         io, op_data, isa, overlap, scratch_table, name)"
                     )))
                 }
             }
@@ -241,14 +253,16 @@ pub(crate) fn run_io(io: IoPlacement) -> synaptic_run::IoPlacement {
     }
 }
 
-/// synaptic-run's compiled program of `bytes` for `io`, or its load error.
+/// synaptic-run's compiled program of `bytes` for `io` and the device's kernels `isa`, or its
+/// load error.
 pub(crate) fn compile(
     bytes: &[u8],
     io: synaptic_run::IoPlacement,
+    isa: synaptic_run::Isa,
 ) -> Result<Vec<u32>, synaptic_run::LoadError> {
     use synaptic_run::program;
-    let mut w = vec![0u32; program::compiled_len(bytes, io)?];
-    program::compile(bytes, io, &mut w)?;
+    let mut w = vec![0u32; program::compiled_len_for(bytes, io, isa)?];
+    program::compile_for(bytes, io, isa, &mut w)?;
     Ok(w)
 }
 
@@ -280,7 +294,8 @@ pub(crate) fn analyse(
     o: &Options,
 ) -> PyResult<(Analysis, Result<Vec<u32>, synaptic_run::LoadError>)> {
     let m = model(py, src, o.name.as_deref())?;
-    let program = compile(&src.bytes, run_io(o.io));
+    let isa = o.isa.unwrap_or(synaptic_run::Isa::Portable);
+    let program = compile(&src.bytes, run_io(o.io), isa);
     // synmem strips its "<path>: " prefix: the reason alone, the runtime's Display text.
     let said = match &program {
         Ok(w) => Ok(w.len()),

@@ -115,7 +115,8 @@ impl Plan {
 /// plan(model, **options) -> Plan
 ///
 /// Sizes `model` (a path, bytes or bytearray) as `synmem plan MODEL --json` does, with the
-/// CLI's options: `io="shared"|"ephemeral"|"plan"`, `op_data="flash"|"ram"`, `overlap=True`,
+/// CLI's options: `io="shared"|"ephemeral"|"plan"`, `op_data="flash"|"ram"`,
+/// `isa="portable"|"dsp"` (the device's kernels: what the program carries), `overlap=True`,
 /// `strategy="best"|"greedy"|"bump"`, `arena=`, `scratch=`, `weights="sram"|"flash"`,
 /// `scratch_table=[bytes per operator]`, and `name=` (the model's name; default: the file
 /// stem, as the CLI). Raises `PlanError` for a model the planner refuses; a model synaptic-run

@@ -11,6 +11,8 @@ CASES = [
     ("hello_world_int8", {"lang": "c"}, ["--lang", "c"]),
     ("hello_world_int8", {"lang": "c", "with_model": True}, ["--lang", "c", "--with-model"]),
     ("hello_world_int8", {"lang": "rust", "op_data": "ram"}, ["--lang", "rust", "--op-data", "ram"]),
+    ("micro_speech_quantized", {"lang": "c", "isa": "dsp"}, ["--lang", "c", "--isa", "dsp"]),
+    ("micro_speech_quantized", {"lang": "rust", "isa": "portable"}, ["--lang", "rust", "--isa", "portable"]),
     ("person_detect", {"lang": "rust"}, ["--lang", "rust"]),
     ("person_detect", {"lang": "c", "io": "plan", "overlap": False}, ["--lang", "c", "--io", "plan", "--no-overlap"]),
     ("person_detect", {"lang": "tflite"}, ["--lang", "tflite"]),
