@@ -25,15 +25,30 @@ fn model_bytes(name: &str) -> Vec<u8> {
     std::fs::read(shared().join("models").join(format!("{name}.tflite"))).unwrap()
 }
 
-/// Loads `bytes` with `program` on a large arena and returns the load's result.
-fn load_with(bytes: &[u8], program: &[u32], io: IoPlacement) -> Result<(), LoadError> {
+/// Loads `bytes` with `program` on a large arena and gives `f` the load's result and the
+/// arena's runner.
+fn with_loaded<R>(
+    bytes: &[u8],
+    program: &[u32],
+    io: IoPlacement,
+    f: impl for<'a> FnOnce(
+        Result<Interpreter<'_, 'a, '_>, LoadError>,
+        &mut synaptic_mem::Runner<'a>,
+    ) -> R,
+) -> R {
     let a = analysis(bytes, io);
     let mut buf = Box::new(ArenaBuffer::<524_288>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
     arena.set_shared_region(shared.as_mut_slice()).unwrap();
-    let (loader, _runner) = arena.split();
-    Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io).map(drop)
+    let (loader, mut runner) = arena.split();
+    let net = Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io);
+    f(net, &mut runner)
+}
+
+/// Loads `bytes` with `program` on a large arena and returns the load's result.
+fn load_with(bytes: &[u8], program: &[u32], io: IoPlacement) -> Result<(), LoadError> {
+    with_loaded(bytes, program, io, |net, _| net.map(drop))
 }
 
 fn program_error(e: LoadError) -> (&'static str, usize, &'static str, usize) {
@@ -426,19 +441,13 @@ fn run_words(
     io: IoPlacement,
     inputs: &[Vec<u8>],
 ) -> Vec<common::arena::RunResult> {
-    let a = analysis(bytes, io);
-    let mut buf = Box::new(ArenaBuffer::<524_288>::new());
-    let mut shared = Box::new(ArenaBuffer::<65536>::new());
-    let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
-    arena.set_shared_region(shared.as_mut_slice()).unwrap();
-    let (loader, mut runner) = arena.split();
-    let mut net =
-        Interpreter::with_program(bytes, program, loader, common::arena::run_plan(&a), io)
-            .unwrap_or_else(|e| panic!("load: {e}"));
-    inputs
-        .iter()
-        .map(|input| common::arena::observe(bytes, &mut net, &mut runner, input))
-        .collect()
+    with_loaded(bytes, program, io, |net, runner| {
+        let mut net = net.unwrap_or_else(|e| panic!("load: {e}"));
+        inputs
+            .iter()
+            .map(|input| common::arena::observe(bytes, &mut net, runner, input))
+            .collect()
+    })
 }
 
 #[test]
