@@ -27,7 +27,8 @@ pub const MIN_EXACT_ARENA_SIZE: usize = 48;
 
 /// The arena that holds exactly `persistent` + `planned` + `scratch` bytes (the core's block
 /// accounting: descriptors included, data rounded up to 16), for `Arena::exact` with a pool of
-/// `scratch` bytes: their sum, at least [`MIN_EXACT_ARENA_SIZE`]. The one rule for an exactly
+/// `scratch` bytes: their sum, with at least [`MIN_EXACT_ARENA_SIZE`] below the pool (the
+/// tensor space every arena keeps, [`ConfigError::NoTensorSpace`]). The one rule for an exactly
 /// sized arena: synaptic-run's `Memory::arena_bytes` and synaptic-plan's RAM figure (what
 /// `synmem emit` writes as `ARENA_BYTES`) both call it. Saturates instead of wrapping.
 ///
@@ -35,14 +36,16 @@ pub const MIN_EXACT_ARENA_SIZE: usize = 48;
 /// use synaptic_mem::config::exact_arena_size;
 /// assert_eq!(exact_arena_size(960, 36_880, 0), 37_840);
 /// assert_eq!(exact_arena_size(0, 0, 0), 48);
+/// assert_eq!(exact_arena_size(0, 0, 32), 48 + 32);
 /// ```
 pub const fn exact_arena_size(persistent: usize, planned: usize, scratch: usize) -> usize {
-    let n = persistent.saturating_add(planned).saturating_add(scratch);
-    if n < MIN_EXACT_ARENA_SIZE {
+    let below = persistent.saturating_add(planned);
+    let below = if below < MIN_EXACT_ARENA_SIZE {
         MIN_EXACT_ARENA_SIZE
     } else {
-        n
-    }
+        below
+    };
+    below.saturating_add(scratch)
 }
 
 /// Rounds `n` up to the next multiple of [`ALIGN`]. `n` must be at most `usize::MAX - 15`.

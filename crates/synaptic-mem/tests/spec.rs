@@ -670,6 +670,15 @@ fn exact_arenas_have_no_kconfig_floors() {
         Arena::exact(&mut buf.as_mut_slice()[..32], 0).err(),
         Some(ConfigError::NoTensorSpace { .. })
     ));
+    // The size rule for an exact arena gives one the core accepts, whatever its parts (a
+    // small scratch pool over nothing else too: the tensor space below it is kept).
+    for below in (0..=96).step_by(16) {
+        for scratch in (0..=96).step_by(16) {
+            let size = synaptic_mem::config::exact_arena_size(below, 0, scratch);
+            let arena = Arena::exact(&mut buf.as_mut_slice()[..size], scratch);
+            assert!(arena.is_ok(), "{below} B + a {scratch} B pool in {size} B");
+        }
+    }
     // A base 1 byte past alignment with fewer bytes than the padding: an error, not a wrap.
     assert!(Arena::exact(&mut buf.as_mut_slice()[1..9], 0).is_err());
     assert!(Arena::exact(&mut buf.as_mut_slice()[1..1], 0).is_err());

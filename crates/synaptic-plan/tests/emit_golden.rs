@@ -54,8 +54,10 @@ fn emitted_rust_plan_compiles_and_validates() {
     assert_eq!(golden::ALLOCATOR_ARENA_BYTES, parts);
     // The runtime's arena: the plan's descriptors, its region and the kernels' scratch pool
     // (program in flash, I/O shared): the depthwise row kernel's row of 5 pixels × 64
-    // channels and its 21 gathered words.
+    // channels and its 21 gathered words; a 1×1 CONV_2D's over 64 channels (a chunk's 64
+    // values, two windows of 64 inputs: 16 B per four) is smaller.
     assert_eq!(golden::SCRATCH_BYTES, 320 + 96);
+    const { assert!(64 + 256 < golden::SCRATCH_BYTES) };
     let runtime = synaptic_mem::DESC_SPAN * golden::SLOTS.len()
         + golden::REGION_SIZE as usize
         + golden::SCRATCH_BYTES;

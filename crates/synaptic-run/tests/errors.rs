@@ -190,6 +190,7 @@ fn kernels_check_slice_lengths() {
         &[1i8, 1],
         None::<&[i32]>,
         &mut out,
+        &mut synaptic_mem::Scratch::empty(),
     )
     .unwrap_err();
     assert_eq!(
@@ -209,6 +210,7 @@ fn kernels_check_slice_lengths() {
         &[1i8, 1],
         None::<&[i32]>,
         &mut [0i8; 18],
+        &mut synaptic_mem::Scratch::empty(),
     )
     .unwrap_err();
     assert!(matches!(

@@ -4,7 +4,7 @@
 //! 16 bytes above the input), smaller.
 
 use synaptic_mem::plan::{OverlapDirection, OverlapPair};
-use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot, Scratch};
 use synaptic_run::contract::Direction;
 use synaptic_run::ops::conv_2d::{self, ConvOptions, ConvParams};
 use synaptic_run::ops::InPlace;
@@ -60,6 +60,7 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
         &filter,
         None,
         &mut expected,
+        &mut Scratch::new(&mut vec![0u8; conv_2d::conv2d_scratch_bytes(&p) + 16]),
     )
     .unwrap();
 
@@ -86,14 +87,29 @@ fn pointwise_conv_runs_backward_in_its_planned_span() {
                 .for_each(|(b, &v)| *b = v as u8);
             let (span, []) = pi.overlapped(0, []).unwrap().unwrap();
             let at = InPlace::new(span.input, span.output, Direction::from(span.direction));
+            let mut block = vec![0u8; conv_2d::conv2d_scratch_bytes(&p) + 16];
             conv_2d::conv2d_in_place::<i8, [i32], [i32]>(
-                &p, &mult, &shift, &filter, None, span.bytes, at,
+                &p,
+                &mult,
+                &shift,
+                &filter,
+                None,
+                span.bytes,
+                at,
+                &mut Scratch::new(&mut block),
             )
             .unwrap();
             // Forward at this delta is refused by the contract.
             let fwd = InPlace::new(span.input, span.output, Direction::Forward);
             assert!(conv_2d::conv2d_in_place::<i8, [i32], [i32]>(
-                &p, &mult, &shift, &filter, None, span.bytes, fwd
+                &p,
+                &mult,
+                &shift,
+                &filter,
+                None,
+                span.bytes,
+                fwd,
+                &mut Scratch::new(&mut block),
             )
             .is_err());
             let [y] = pi.at(1, [1]).unwrap();

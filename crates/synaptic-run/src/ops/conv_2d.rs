@@ -352,7 +352,9 @@ pub(crate) fn requantize_chunk<B: Int32s + ?Sized, T: Int32s + ?Sized>(
 /// CONV_2D, int8 (`ConvPerChannel`): `multipliers`/`shifts` hold one entry per output channel.
 /// Input and output as `i8` or as their bytes (what the interpreter passes: one copy of the
 /// kernel for its plain and overlapped runs). The output channels of a pixel are computed
-/// `LANES` at a time (`Filters`), each input value read once for all of them.
+/// `LANES` at a time (`Filters`), each input value read once for all of them. `scratch`
+/// holds at least [`conv2d_scratch_bytes`] bytes.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -362,6 +364,7 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
     filter: &[W],
     bias: Option<&B>,
     output: &mut [O],
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     p.check(
         "CONV_2D",
@@ -376,7 +379,7 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
         &Filters::new(p, multipliers, shifts, filter, bias),
         input,
         output,
-        &mut Scratch::empty(),
+        scratch,
     )
 }
 
@@ -386,10 +389,14 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
 pub(crate) trait Lanes {
     /// One chunk of a pixel's output channels.
     type Chunk: Copy;
-    /// What a chunk gathers of its window (kept across pixels, made once a call).
-    type Window;
-    /// An empty window.
-    fn window(&self) -> Self::Window;
+    /// The operator's name (errors).
+    const OP: &'static str;
+    /// What a chunk gathers of its window (kept across pixels, taken once a call from the
+    /// operator's scratch block).
+    type Window<'s>;
+    /// The pixel loop's temporaries from `scratch` (as the kernel's buffer-size function
+    /// sized them), zeroed; `None` if the block cannot hold them.
+    fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Self::Window<'s>>>;
     /// The parameters.
     fn params(&self) -> &ConvParams;
     /// Calls `f(chunk, first channel, channels)` on the chunks of one pixel, together each
@@ -407,7 +414,7 @@ pub(crate) trait Lanes {
         xs: &Taps,
         c: Self::Chunk,
         out: &mut [i8],
-        win: &mut Self::Window,
+        win: &mut Self::Window<'_>,
     );
     /// Runs the whole operator another way when the kernel has one for its parameters (the
     /// depthwise row kernel), with [`each_pixel`]'s `input` and `write` and its rule: every
@@ -424,57 +431,76 @@ pub(crate) trait Lanes {
     ) -> Result<bool, KernelError> {
         Ok(false)
     }
-    /// Whether the pixel loop hands [`Lanes::pixel2`] two pixels at a time (at most
-    /// [`PAIR_OUT`] output channels).
+    /// Whether the pixel loop takes two pixels at a time: all that both read gathered at
+    /// once ([`Lanes::gather2`]), then their outputs a block of channels at a time
+    /// ([`Lanes::outputs2`]).
     #[inline(always)]
     fn pairs(&self) -> bool {
         false
     }
-    /// Every output value of two pixels, `a` then `b` (`out`: `out_d` values each), each
-    /// given as its batch's input offset and window; every read before any write. By
-    /// default each pixel's chunks in turn.
-    #[allow(clippy::too_many_arguments)]
-    fn pixel2<X: Int8>(
+    /// Gathers into `win` every input value two pixels' outputs read, `a` and `b`, each given
+    /// as its batch's input offset and window (only called when [`Lanes::pairs`]).
+    fn gather2<X: Int8>(
         &self,
-        x: &[X],
-        a: (usize, &Taps, &Taps),
-        b: (usize, &Taps, &Taps),
-        out: &mut [i8],
-        win: &mut Self::Window,
+        _x: &[X],
+        _a: (usize, &Taps, &Taps),
+        _b: (usize, &Taps, &Taps),
+        _win: &mut Self::Window<'_>,
     ) {
-        let od = self.params().output_shape[3];
-        let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        for ((x_b, ys, xs), o) in [(a, oa), (b, ob)] {
-            self.pixel(Direction::Forward, |c, oc, n| {
-                if let Some(v) = o.get_mut(oc..oc + n) {
-                    self.chunk(x, x_b, ys, xs, c, v, win);
-                }
-            });
-        }
     }
+    /// The output values of channels `oc ..` (`oa.len()` = `ob.len()` of them, at most
+    /// half a [`BLOCK`]) of the two pixels [`Lanes::gather2`] gathered into `win` (only called when
+    /// [`Lanes::pairs`]).
+    fn outputs2(&self, _win: &Self::Window<'_>, _oc: usize, _oa: &mut [i8], _ob: &mut [i8]) {}
 }
 
-/// The most output channels a pixel loop computes two pixels at a time ([`Lanes::pairs`]):
-/// both pixels' values on the stack ([`Temps`]).
-pub(crate) const PAIR_OUT: usize = 256;
-
-/// What a convolution's pixel loop keeps across pixels (on the stack, made once a call): a
-/// chunk's output values, a pair of pixels' (with [`Lanes::pairs`]) and a gathered window.
-pub(crate) struct Temps<Wn> {
-    values: [i8; BLOCK],
-    pair: [i8; 2 * PAIR_OUT],
+/// What a convolution's pixel loop keeps across pixels, taken once a call from the
+/// operator's scratch block ([`Lanes::temps`]; none on the stack): a chunk's output values
+/// ([`Temps::values`]: with [`Lanes::pairs`], half of them for each of two pixels) and what
+/// its chunks gather of their windows.
+pub(crate) struct Temps<'s, Wn> {
+    values: &'s mut [i8],
     window: Wn,
 }
 
-impl<Wn> Temps<Wn> {
+impl<'s, Wn> Temps<'s, Wn> {
+    /// The values for `p` (zeroed), then the window from `window`; `None` if `scratch` cannot
+    /// hold them.
     #[inline(always)]
-    fn new(window: Wn) -> Self {
-        Temps {
-            values: [0; BLOCK],
-            pair: [0; 2 * PAIR_OUT],
-            window,
+    pub(crate) fn take(
+        scratch: &mut Scratch<'s>,
+        p: &ConvParams,
+        window: impl FnOnce(&mut Scratch<'s>) -> Option<Wn>,
+    ) -> Option<Self> {
+        let values = zeroed(scratch.take::<i8>(Self::values(p))?);
+        Some(Temps {
+            values,
+            window: window(scratch)?,
+        })
+    }
+
+    /// The output values of a chunk (at most [`BLOCK`], and at most a pixel's channels) or
+    /// of two pixels' chunks (half each): `min(BLOCK, 2 · out_d)`.
+    const fn values(p: &ConvParams) -> usize {
+        let od = p.output_shape[3].saturating_mul(2);
+        if od < BLOCK {
+            od
+        } else {
+            BLOCK
         }
     }
+
+    /// The scratch bytes of [`Temps::take`]'s values for `p` (the window's are its own).
+    pub(crate) const fn bytes(p: &ConvParams) -> usize {
+        Scratch::span::<i8>(Self::values(p))
+    }
+}
+
+/// `v`, every element 0 (scratch holds an earlier operator's bytes: none is ever read).
+#[inline(always)]
+pub(crate) fn zeroed<T: Default + Copy>(v: &mut [T]) -> &mut [T] {
+    v.fill(T::default());
+    v
 }
 
 /// The pixel loop of both drivers: every output pixel in `dir` order, its chunks (or, with
@@ -497,8 +523,10 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
     let od = p.output_shape[3];
-    let mut t = Temps::new(k.window());
-    let pairs = k.pairs() && od <= PAIR_OUT;
+    let Some(mut t) = k.temps(scratch) else {
+        return Err(KernelError::unsupported(K::OP, Unsupported::Scratch));
+    };
+    let pairs = k.pairs();
     let mut pending: Option<(usize, Taps, Taps, usize)> = None;
     // The window's rows, made once per output row.
     let mut row: (usize, Taps) = (0, p.taps_y(0));
@@ -511,12 +539,18 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
             match pending.take() {
                 None => pending = Some((b * pixel, ys, xs, first)),
                 Some((xa, ysa, xsa, fa)) => {
-                    let out = &mut t.pair[..2 * od];
+                    // Every read of both pixels, then their writes.
                     let b_in = (b * pixel, &ys, &xs);
-                    k.pixel2(input(s), (xa, &ysa, &xsa), b_in, out, &mut t.window);
-                    let (oa, ob) = out.split_at(od);
-                    write(s, fa, oa);
-                    write(s, first, ob);
+                    k.gather2(input(s), (xa, &ysa, &xsa), b_in, &mut t.window);
+                    let half = t.values.len() / 2;
+                    let (va, vb) = t.values.split_at_mut(half);
+                    for oc in (0..od).step_by(half.max(1)) {
+                        let n = (od - oc).min(half);
+                        let (va, vb) = (&mut va[..n], &mut vb[..n]);
+                        k.outputs2(&t.window, oc, va, vb);
+                        write(s, fa + oc, va);
+                        write(s, first + oc, vb);
+                    }
                 }
             }
             return Ok(());
@@ -623,6 +657,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         let [_, f_h, f_w, f_d] = p.filter_shape;
         let taps = f_h * f_w * f_d;
         let right = right_requantized(multipliers, shifts, bias, p.output_shape[3], taps);
+        let (pointwise, gathered) = filter_kind(p);
         Filters {
             p,
             multipliers,
@@ -631,21 +666,80 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             bias,
             per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
             rows: f_d == in_d && p.dilation_w == 1,
-            pointwise: f_d == in_d && p.filter_shape[1] == 1 && p.filter_shape[2] == 1,
-            gathered: f_d == in_d && taps <= MAX_WINDOW,
+            pointwise,
+            gathered,
             right,
         }
     }
 }
 
+/// Whether `p`'s filter is 1×1 without groups ([`Filters::pointwise`]) and whether it is one
+/// without groups of at most [`MAX_WINDOW`] weights ([`Filters::gathered`]).
+fn filter_kind(p: &ConvParams) -> (bool, bool) {
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let ungrouped = f_d == p.input_shape[3];
+    (
+        ungrouped && f_h == 1 && f_w == 1,
+        ungrouped && f_h * f_w * f_d <= MAX_WINDOW,
+    )
+}
+
+/// Whether the pixel loop may take `p`'s pixels two at a time on some ISA ([`Lanes::pairs`]:
+/// on the DSP extension).
+fn pairable(p: &ConvParams) -> bool {
+    let (pointwise, gathered) = filter_kind(p);
+    (pointwise && p.input_shape[3] <= MAX_WINDOW) || gathered
+}
+
+/// The values of each window CONV_2D's pixel loop gathers for `p` ([`Gathered`]; 0: none):
+/// a filter's weights when they are at most [`MAX_WINDOW`], else a 1×1 filter's input
+/// channels when two pixels may be taken at a time.
+fn gathered_values(p: &ConvParams) -> usize {
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    match filter_kind(p) {
+        (_, true) => f_h * f_w * f_d,
+        (true, false) if pairable(p) => p.input_shape[3],
+        _ => 0,
+    }
+}
+
+/// The scratch bytes [`conv2d`] and [`conv2d_in_place`] take for `p` (CMSIS-NN's
+/// `arm_convolve_s8_get_buffer_size`): a chunk's output values and, with a filter of at most
+/// [`MAX_WINDOW`] weights, the gathered windows of two pixels (the most any ISA's kernel
+/// takes: a program's pool fits every target).
+///
+/// ```
+/// use synaptic_run::math::{Activation, Padding, QuantParams};
+/// use synaptic_run::ops::conv_2d::{conv2d_scratch_bytes, ConvOptions, ConvParams};
+/// let opts = ConvOptions {
+///     padding: Padding::Same,
+///     stride_h: 1,
+///     stride_w: 1,
+///     dilation_h: 1,
+///     dilation_w: 1,
+///     activation: Activation::None,
+/// };
+/// let q = QuantParams::new(0.5, 0);
+/// let p = ConvParams::conv2d(&opts, &[1, 8, 8, 3], &[16, 3, 3, 3], &[1, 8, 8, 16], q, q)
+///     .unwrap();
+/// // Two pixels' 16 output values, two windows of 27 input values (16 B per four).
+/// assert_eq!(conv2d_scratch_bytes(&p), 32 + 112);
+/// ```
+pub fn conv2d_scratch_bytes(p: &ConvParams) -> usize {
+    Temps::<()>::bytes(p) + Gathered::bytes(gathered_values(p))
+}
+
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B, T> {
     /// Output channels `oc .. oc + n` of one group.
     type Chunk = (usize, usize);
-    type Window = Gathered;
+    const OP: &'static str = "CONV_2D";
+    type Window<'s> = Gathered<'s>;
 
     #[inline(always)]
-    fn window(&self) -> Gathered {
-        Gathered::new()
+    fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Gathered<'s>>> {
+        Temps::take(scratch, self.p, |s| {
+            Gathered::take(s, gathered_values(self.p))
+        })
     }
 
     fn params(&self) -> &ConvParams {
@@ -677,28 +771,45 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
 
     /// On the DSP extension, a 1×1 filter without groups over at most [`MAX_WINDOW`] input
     /// channels, or another filter without groups of at most [`MAX_WINDOW`] weights: two
-    /// pixels at a time ([`Filters::pointwise2`], [`Filters::gathered2`]).
+    /// pixels at a time ([`Filters::pointwise2`], [`Filters::gathered2`], then
+    /// [`Lanes::outputs2`]).
     #[inline(always)]
     fn pairs(&self) -> bool {
         // The portable path is as fast a pixel at a time (M3: kws_ref_model 2 % slower in
         // pairs); the DSP one splits each word of weights once for both pixels. The unit
         // tests run pairs on the portable path too (the loop's order, against the contract).
-        (cfg!(synaptic_dsp) || cfg!(test))
-            && ((self.pointwise && self.p.input_shape[3] <= MAX_WINDOW) || self.gathered)
+        (cfg!(synaptic_dsp) || cfg!(test)) && pairable(self.p)
     }
 
-    fn pixel2<X: Int8>(
+    fn gather2<X: Int8>(
         &self,
         x: &[X],
         a: (usize, &Taps, &Taps),
         b: (usize, &Taps, &Taps),
-        out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Gathered<'_>,
     ) {
         if self.pointwise {
-            self.pointwise2(x, a, b, out, win)
+            self.pointwise2(x, a, b, win)
         } else {
-            self.gathered2(x, a, b, out, win)
+            self.gathered2(x, a, b, win)
+        }
+    }
+
+    /// A filter at a time over both windows ([`Gathered::pair_dot1`]: each word of weights
+    /// read once, and split once on the DSP extension, for both pixels), its bias and
+    /// requantization shared. Not inlined: its registers its own.
+    #[inline(never)]
+    fn outputs2(&self, win: &Gathered<'_>, oc: usize, oa: &mut [i8], ob: &mut [i8]) {
+        let [_, f_h, f_w, f_d] = self.p.filter_shape;
+        let k = (f_h * f_w * f_d).max(1);
+        let ws = &self.filter[oc * k..][..oa.len() * k];
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        for (j, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
+            let c = oc + j;
+            let b0 = acc_of(c);
+            let (a0, c0) = win.pair_dot1((b0, b0), w);
+            *o = self.output(a0, c);
+            *q = self.output(c0, c);
         }
     }
 
@@ -714,7 +825,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         xs: &Taps,
         (oc, n): (usize, usize),
         out: &mut [i8],
-        win: &mut Self::Window,
+        win: &mut Self::Window<'_>,
     ) {
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
@@ -792,71 +903,42 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         }
     }
 
-    /// A 1×1 filter without groups at two pixels: every output value of `a` then `b` (`out`:
-    /// `out_d` each), a filter at a time over both pixels' inputs, gathered once
-    /// ([`Gathered::set_pair_run`], [`Gathered::pair_dot1`]: each word of weights read once,
-    /// and split once on the DSP extension, for both pixels); a pixel in the padding (no
-    /// input) makes both one pixel at a time ([`Filters::pointwise`]). Not inlined: its
-    /// registers its own.
+    /// A 1×1 filter without groups at two pixels: both pixels' inputs, offset, gathered into
+    /// `win` (0 for a pixel in the padding, which has no input: its accumulators keep the
+    /// bias, as [`Filters::pointwise`]'s). Not inlined: its registers its own.
     #[inline(never)]
     fn pointwise2<X: Int8>(
         &self,
         x: &[X],
         a: (usize, &Taps, &Taps),
         b: (usize, &Taps, &Taps),
-        out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Gathered<'_>,
     ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
-        let od = p.output_shape[3];
         let run = |(x_b, ys, xs): (usize, &Taps, &Taps)| {
             (!ys.taps.is_empty() && !xs.taps.is_empty())
                 .then(|| &x[x_b + (ys.first * in_w + xs.first) * in_d..][..in_d])
         };
-        let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        let (Some(xa), Some(xb)) = (run(a), run(b)) else {
-            for ((x_b, ys, xs), o) in [(a, oa), (b, ob)] {
-                self.pointwise(x, x_b, ys, xs, 0, o)
+        let (xa, xb) = (run(a), run(b));
+        win.begin_pair(in_d, xa.is_some() && xb.is_some());
+        for (q, xq) in [xa, xb].into_iter().enumerate() {
+            if let Some(xq) = xq {
+                win.set_pair_run(q, 0, xq, p.input_offset);
             }
-            return;
-        };
-        let off = p.input_offset;
-        win.begin_pair(in_d, true);
-        win.set_pair_run(0, 0, xa, off);
-        win.set_pair_run(1, 0, xb, off);
-        self.pair_outputs(win, in_d, oa, ob)
-    }
-
-    /// The output values `oa` and `ob` of the pair of windows in `win` (`k` weights a
-    /// filter): a filter at a time over both ([`Gathered::pair_dot1`]), its bias and
-    /// requantization shared.
-    #[inline(always)]
-    fn pair_outputs(&self, win: &Gathered, k: usize, oa: &mut [i8], ob: &mut [i8]) {
-        let k = k.max(1);
-        let ws = &self.filter[..oa.len() * k];
-        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        for (c, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
-            let b0 = acc_of(c);
-            let (a0, c0) = win.pair_dot1((b0, b0), w);
-            *o = self.output(a0, c);
-            *q = self.output(c0, c);
         }
     }
 
-    /// A filter without groups of at most [`MAX_WINDOW`] weights at two pixels: every output
-    /// value of `a` then `b` (`out`: `out_d` each). Both windows' input values, offset,
-    /// gathered once into `win` (0 at the taps outside the input, which TFLM skips), then a
-    /// filter at a time over both ([`Gathered::pair_dot1`]). Not inlined: its registers its
-    /// own.
+    /// A filter without groups of at most [`MAX_WINDOW`] weights at two pixels: both
+    /// windows' input values, offset, gathered into `win` (0 at the taps outside the input,
+    /// which TFLM skips). Not inlined: its registers its own.
     #[inline(never)]
     fn gathered2<X: Int8>(
         &self,
         x: &[X],
         a: (usize, &Taps, &Taps),
         b: (usize, &Taps, &Taps),
-        out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Gathered<'_>,
     ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
@@ -873,9 +955,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
                 }
             }
         }
-        let od = p.output_shape[3];
-        let (oa, ob) = out.split_at_mut(od.min(out.len()));
-        self.pair_outputs(win, k, oa, ob)
     }
 
     /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
@@ -892,7 +971,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         xs: &Taps,
         oc: usize,
         out: &mut [i8],
-        win: &mut Gathered,
+        win: &mut Gathered<'_>,
     ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
@@ -996,35 +1075,44 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
 }
 
 /// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]), and the
-/// most values of each of two windows it gathers together ([`Gathered::begin_pair`]): one
-/// window takes 640 B of stack, a pair 1,280 B (16 bits a value), made once per call.
+/// most values of each of two windows it gathers together ([`Gathered::begin_pair`]); the
+/// windows are the operator's scratch ([`Gathered::bytes`]: 4 B a value, both windows).
 pub(crate) const MAX_WINDOW: usize = 320;
 
 /// A filter window's input values, offset (`x + input_offset`, within ±255), in the filter's
 /// order, 16 bits each (portable): one window at `v[..k]`, or a pair of windows, the first
-/// at `v[..k]` and the second at `v[MAX_WINDOW..][..k]`.
+/// at `v[..k]` and the second at `v[cap..][..k]`.
 #[cfg(not(synaptic_dsp))]
-pub(crate) struct Gathered {
-    v: [i16; 2 * MAX_WINDOW],
+pub(crate) struct Gathered<'s> {
+    /// Two windows of `cap` values each.
+    v: &'s mut [i16],
+    cap: usize,
     k: usize,
 }
 
+impl Gathered<'_> {
+    /// The scratch bytes of [`Gathered::take`] for windows of `k` values, either ISA's
+    /// layout (portable: `2k` values of 16 bits; DSP: `⌈k/4⌉` quads of four words): the
+    /// same 16 B per four values, so a program's scratch pool fits the kernels of any target.
+    pub(crate) const fn bytes(k: usize) -> usize {
+        Scratch::span::<u32>(k.div_ceil(4).saturating_mul(4))
+    }
+}
+
 #[cfg(not(synaptic_dsp))]
-impl Gathered {
-    /// No values.
+impl<'s> Gathered<'s> {
+    /// Windows of up to `k` values from `scratch` (zeroed), or `None`.
     #[inline(always)]
-    fn new() -> Self {
-        Gathered {
-            v: [0; 2 * MAX_WINDOW],
-            k: 0,
-        }
+    fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
+        let v = zeroed(scratch.take::<i16>(k.checked_mul(2)?)?);
+        Some(Gathered { v, cap: k, k: 0 })
     }
 
-    /// The next window: `k` (at most [`MAX_WINDOW`]) values, all 0 unless `whole` (every one
-    /// about to be set).
+    /// The next window: `k` (at most the capacity taken) values, all 0 unless `whole` (every
+    /// one about to be set).
     #[inline(always)]
     fn begin(&mut self, k: usize, whole: bool) {
-        self.k = k.min(MAX_WINDOW);
+        self.k = k.min(self.cap);
         if !whole {
             self.v[..self.k].fill(0);
         }
@@ -1047,21 +1135,21 @@ impl Gathered {
         (a0, a1)
     }
 
-    /// The next pair of windows, `k` (at most [`MAX_WINDOW`]) values each, all 0 unless
+    /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
     /// `whole` (every value of both about to be set).
     #[inline(always)]
     fn begin_pair(&mut self, k: usize, whole: bool) {
-        self.k = k.min(MAX_WINDOW);
+        self.k = k.min(self.cap);
         if !whole {
             self.v[..self.k].fill(0);
-            self.v[MAX_WINDOW..][..self.k].fill(0);
+            self.v[self.cap..][..self.k].fill(0);
         }
     }
 
     /// Values `at ..` of window `p` (0 or 1) of the pair are `xs`, offset.
     #[inline(always)]
     fn set_pair_run<X: Int8>(&mut self, p: usize, at: usize, xs: &[X], offset: i32) {
-        let w = &mut self.v[(p & 1) * MAX_WINDOW..][at..][..xs.len()];
+        let w = &mut self.v[(p & 1) * self.cap..][at..][..xs.len()];
         for (v, x) in w.iter_mut().zip(xs) {
             *v = (x.value() + offset) as i16;
         }
@@ -1071,7 +1159,7 @@ impl Gathered {
     /// `(a + Σ va·w, b + Σ vb·w)`, wrapping.
     #[inline(always)]
     fn pair_dot1<W: Int8>(&self, (mut a, mut b): (i32, i32), w: &[W]) -> (i32, i32) {
-        let (va, vb) = self.v.split_at(MAX_WINDOW);
+        let (va, vb) = self.v.split_at(self.cap);
         for ((&x, &y), w) in va[..self.k].iter().zip(&vb[..self.k]).zip(w) {
             let u = w.value();
             a = a.wrapping_add(u.wrapping_mul(i32::from(x)));
@@ -1086,27 +1174,26 @@ impl Gathered {
 /// per four values the words `(v0, v2)`, `(v1, v3)`; or a pair of windows `a` and `b`, per
 /// four values `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)`, a last part-quad padded with 0.
 #[cfg(synaptic_dsp)]
-pub(crate) struct Gathered {
-    v: [u32; MAX_WINDOW],
+pub(crate) struct Gathered<'s> {
+    /// `⌈cap/4⌉` quads of four words (a pair's, or two of one window's).
+    v: &'s mut [u32],
     k: usize,
 }
 
 #[cfg(synaptic_dsp)]
-impl Gathered {
-    /// No values.
+impl<'s> Gathered<'s> {
+    /// Windows of up to `k` values from `scratch` (zeroed), or `None`.
     #[inline(always)]
-    fn new() -> Self {
-        Gathered {
-            v: [0; MAX_WINDOW],
-            k: 0,
-        }
+    fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
+        let v = zeroed(scratch.take::<u32>(k.div_ceil(4).checked_mul(4)?)?);
+        Some(Gathered { v, k: 0 })
     }
 
-    /// The next window: `k` (at most [`MAX_WINDOW`]) values, all 0 unless `whole` (every one
-    /// about to be set).
+    /// The next window: `k` (at most the capacity taken) values, all 0 unless `whole` (every
+    /// one about to be set).
     #[inline(always)]
     fn begin(&mut self, k: usize, whole: bool) {
-        self.k = k.min(MAX_WINDOW);
+        self.k = k.min(self.v.len());
         if !whole {
             self.v[..self.k.div_ceil(4) * 2].fill(0);
         }
@@ -1183,11 +1270,11 @@ impl Gathered {
         (a0, a1)
     }
 
-    /// The next pair of windows, `k` (at most [`MAX_WINDOW`]) values each, all 0 unless
+    /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
     /// `whole` (every value of both about to be set); a last part-quad's other values 0.
     #[inline(always)]
     fn begin_pair(&mut self, k: usize, whole: bool) {
-        self.k = k.min(MAX_WINDOW);
+        self.k = k.min(self.v.len() / 4 * 4);
         let quads = if whole { self.k / 4 } else { 0 };
         self.v[quads * 4..self.k.div_ceil(4) * 4].fill(0);
     }
@@ -1345,7 +1432,7 @@ pub(crate) fn check_tables<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 /// chunks (`Filters`), each chunk's window read before any of its outputs is written, the
 /// chunks and pixels in `at.direction`. A read only ever comes earlier and a write later than
 /// in the contract's one-element-a-step order, so every placement the contract accepts stays
-/// safe.
+/// safe. `scratch` holds at least [`conv2d_scratch_bytes`] bytes.
 #[allow(clippy::too_many_arguments)]
 pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
@@ -1355,6 +1442,7 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     bias: Option<&B>,
     buf: &mut [u8],
     at: InPlace,
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
@@ -1363,7 +1451,7 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
         &Filters::new(p, multipliers, shifts, filter, bias),
         buf,
         at,
-        &mut Scratch::empty(),
+        scratch,
     )
 }
 
@@ -1702,7 +1790,8 @@ impl Kernel for Conv2d {
         io.i8(0)?;
         io.out_i8()?;
         let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
-        conv2d(p, m, s, x, w, bias.as_ref(), io.out_bytes())
+        let out = io.out.bytes_mut();
+        conv2d(p, m, s, x, w, bias.as_ref(), out, &mut io.scratch)
     }
 
     fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {
@@ -1715,8 +1804,14 @@ impl Kernel for Conv2d {
     ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let (w, bias) = (io.bytes(1), io.bias(2));
-        conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at)?;
+        conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at, &mut io.scratch)?;
         Ok(p.output_shape.iter().product())
+    }
+
+    const SCRATCH: bool = true;
+
+    fn scratch_bytes(p: &ConvParams) -> usize {
+        conv2d_scratch_bytes(p)
     }
 }
 

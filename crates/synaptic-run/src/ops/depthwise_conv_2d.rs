@@ -19,8 +19,8 @@ use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
     check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
     prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
-    run_overlapped, run_plain, spatial, ConvF32Params, ConvOptions, ConvParams, Lanes, Taps, BLOCK,
-    LANES,
+    run_overlapped, run_plain, spatial, zeroed, ConvF32Params, ConvOptions, ConvParams, Lanes,
+    Taps, Temps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
@@ -92,7 +92,8 @@ impl ConvParams {
 
 /// The scratch bytes [`depthwise_conv2d`] and [`depthwise_conv2d_in_place`] take for `p`
 /// (CMSIS-NN's `arm_depthwise_conv_s8_get_buffer_size`): the row kernel's segment of outputs
-/// and its gathered window columns when it takes these parameters, else 0.
+/// and its gathered window columns when it takes these parameters, else the pixel loop's
+/// chunk values and (with a multiplier) one input channel's window values.
 ///
 /// ```
 /// use synaptic_run::math::{Activation, Padding, QuantParams};
@@ -114,10 +115,13 @@ impl ConvParams {
 /// assert_eq!(depthwise_conv2d_scratch_bytes(&p), 384 + 608);
 /// ```
 pub fn depthwise_conv2d_scratch_bytes(p: &ConvParams) -> usize {
-    row_segment(p).map_or(0, |seg| {
-        let (outs, words) = row_buffers(p, seg);
-        Scratch::span::<i8>(outs) + Scratch::span::<u32>(words)
-    })
+    match row_segment(p) {
+        Some(seg) => {
+            let (outs, words) = row_buffers(p, seg);
+            Scratch::span::<i8>(outs) + Scratch::span::<u32>(words)
+        }
+        None => Temps::<()>::bytes(p) + Scratch::span::<i16>(multiplier_taps(p)),
+    }
 }
 
 /// The row kernel's buffers from `scratch` when it takes `p` (`None` when it does not), as
@@ -226,14 +230,24 @@ enum How {
 }
 
 /// The most taps of a window whose values a depthwise convolution with a multiplier gathers
-/// ([`Channels::multiplier`]; [`TapValues`], 256 B of stack).
+/// ([`Channels::multiplier`]; [`TapValues`], 2 B a tap of scratch).
 const MAX_TAPS: usize = 128;
+
+/// The taps whose values [`How::Multiplier`] gathers for `p` (0: `p` takes another way).
+fn multiplier_taps(p: &ConvParams) -> usize {
+    let (dm, taps) = (p.depth_multiplier, p.filter_shape[1] * p.filter_shape[2]);
+    if dm != 1 && dm <= BLOCK && taps <= MAX_TAPS {
+        taps
+    } else {
+        0
+    }
+}
 
 /// The window of one input channel, its values offset (`x + input_offset`, within ±255) in
 /// tap order, 0 at the taps outside the input (which TFLM skips): what
 /// [`Channels::multiplier`] gathers once per pixel and input channel.
-pub(crate) struct TapValues {
-    v: [i16; MAX_TAPS],
+pub(crate) struct TapValues<'s> {
+    v: &'s mut [i16],
 }
 
 /// The fewest channels a depthwise convolution with multiplier 1 computes in blocks (fewer:
@@ -385,11 +399,17 @@ impl Kernel for DepthwiseConv2d {
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, B, T> {
     type Chunk = Chunk;
-    type Window = TapValues;
+    const OP: &'static str = "DEPTHWISE_CONV_2D";
+    type Window<'s> = TapValues<'s>;
 
     #[inline(always)]
-    fn window(&self) -> TapValues {
-        TapValues { v: [0; MAX_TAPS] }
+    fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, TapValues<'s>>> {
+        let taps = multiplier_taps(self.p);
+        Temps::take(scratch, self.p, |s| {
+            Some(TapValues {
+                v: zeroed(s.take::<i16>(taps)?),
+            })
+        })
     }
 
     fn params(&self) -> &ConvParams {
@@ -434,7 +454,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
                 let how = How::Block;
                 f(Chunk { oc, ic: oc, n, how }, oc, n)
             }
-        } else if dm <= BLOCK && self.p.filter_shape[1] * self.p.filter_shape[2] <= MAX_TAPS {
+        } else if multiplier_taps(self.p) > 0 {
             for ic in ordered(self.p.input_shape[3], dir) {
                 let oc = ic * dm;
                 let how = How::Multiplier;
@@ -472,7 +492,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         xs: &Taps,
         c: Chunk,
         out: &mut [i8],
-        win: &mut TapValues,
+        win: &mut TapValues<'_>,
     ) {
         if c.how == How::Multiplier {
             return self.multiplier(x, x_b, ys, xs, c, out, win);
@@ -532,12 +552,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         xs: &Taps,
         c: Chunk,
         out: &mut [i8],
-        win: &mut TapValues,
+        win: &mut TapValues<'_>,
     ) {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
         let [_, f_h, f_w, out_d] = p.filter_shape;
-        let k = (f_h * f_w).min(MAX_TAPS);
+        let k = (f_h * f_w).min(win.v.len());
         let v = &mut win.v[..k];
         if ys.taps.len() != f_h || xs.taps.len() != f_w {
             v.fill(0);

@@ -15,8 +15,8 @@ use crate::ops::average_pool_2d::{
 };
 use crate::ops::binary;
 use crate::ops::conv_2d::{
-    conv2d, conv2d_f32, conv2d_f32_in_place, conv2d_in_place, ConvF32Params, ConvOptions,
-    ConvParams,
+    conv2d, conv2d_f32, conv2d_f32_in_place, conv2d_in_place, conv2d_scratch_bytes, ConvF32Params,
+    ConvOptions, ConvParams,
 };
 use crate::ops::depthwise_conv_2d::{
     depthwise_conv2d, depthwise_conv2d_f32, depthwise_conv2d_f32_in_place,
@@ -300,59 +300,35 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     let scratch_bytes = if depthwise {
         depthwise_conv2d_scratch_bytes(&p)
     } else {
-        0
+        conv2d_scratch_bytes(&p)
     };
     let junk = rng.i8s(scratch_bytes + 16);
     let mut scratch_buf: Vec<u8> = junk.iter().map(|&b| b as u8).collect();
-    if depthwise {
-        // Too small a block is a clear error, never a wrong output.
-        if scratch_bytes > 0 {
-            let mut short = vec![0u8; scratch_bytes / 2];
-            let e = depthwise_conv2d(
-                &p,
-                &m[..],
-                &s[..],
-                &input,
-                &filter,
-                Some(&bias[..]),
-                &mut expected,
-                &mut Scratch::new(&mut short),
-            )
-            .unwrap_err();
-            prop_assert!(
-                matches!(
-                    e,
-                    KernelError::Unsupported {
-                        reason: crate::error::Unsupported::Scratch,
-                        ..
-                    }
-                ),
-                "{:?}",
-                e
-            );
+    let plain = |out: &mut [i8], scratch: &mut Scratch<'_>| {
+        let (m, s, bias) = (&m[..], &s[..], Some(&bias[..]));
+        if depthwise {
+            depthwise_conv2d(&p, m, s, &input, &filter, bias, out, scratch)
+        } else {
+            conv2d(&p, m, s, &input, &filter, bias, out, scratch)
         }
-        depthwise_conv2d(
-            &p,
-            &m[..],
-            &s[..],
-            &input,
-            &filter,
-            Some(&bias[..]),
-            &mut expected,
-            &mut Scratch::new(&mut scratch_buf),
-        )
-    } else {
-        conv2d(
-            &p,
-            &m[..],
-            &s[..],
-            &input,
-            &filter,
-            Some(&bias[..]),
-            &mut expected,
-        )
+    };
+    // Too small a block is a clear error, never a wrong output.
+    if scratch_bytes > 0 {
+        let mut short = vec![0u8; scratch_bytes / 2];
+        let e = plain(&mut expected, &mut Scratch::new(&mut short)).unwrap_err();
+        prop_assert!(
+            matches!(
+                e,
+                KernelError::Unsupported {
+                    reason: crate::error::Unsupported::Scratch,
+                    ..
+                }
+            ),
+            "{:?}",
+            e
+        );
     }
-    .unwrap();
+    plain(&mut expected, &mut Scratch::new(&mut scratch_buf)).unwrap();
     // The plain kernel (chunked channels) against TFLM's loop, element by element.
     let reference = if depthwise {
         depthwise_reference(&p, &m, &s, &input, &filter, &bias)
@@ -361,20 +337,17 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
     };
     prop_assert_eq!(&expected, &reference);
     let run = |buf: &mut [u8], at: InPlace| {
+        let mut block: Vec<u8> = junk.iter().map(|&b| b as u8).collect();
+        let (m, s, bias, scratch) = (
+            &m[..],
+            &s[..],
+            Some(&bias[..]),
+            &mut Scratch::new(&mut block),
+        );
         if depthwise {
-            let mut block: Vec<u8> = junk.iter().map(|&b| b as u8).collect();
-            depthwise_conv2d_in_place(
-                &p,
-                &m[..],
-                &s[..],
-                &filter,
-                Some(&bias[..]),
-                buf,
-                at,
-                &mut Scratch::new(&mut block),
-            )
+            depthwise_conv2d_in_place(&p, m, s, &filter, bias, buf, at, scratch)
         } else {
-            conv2d_in_place(&p, &m[..], &s[..], &filter, Some(&bias[..]), buf, at)
+            conv2d_in_place(&p, m, s, &filter, bias, buf, at, scratch)
         }
     };
     let c = crate::ops::conv_2d::contract(&p, depthwise);
@@ -970,14 +943,37 @@ fn person_detect_peak_runs_backward_sixteen_bytes_up() {
     let filter = rng.i8s(16 * 8);
     let (m, s) = rng.tables(16);
     let mut expected = vec![0i8; h * w * 16];
-    conv2d::<i8, i8, i8, [i32], [i32]>(&p, &m[..], &s[..], &input, &filter, None, &mut expected)
-        .unwrap();
+    let mut block = vec![0u8; conv2d_scratch_bytes(&p) + 16];
+    let (m, s) = (&m[..], &s[..]);
+    conv2d::<i8, i8, i8, [i32], [i32]>(
+        &p,
+        m,
+        s,
+        &input,
+        &filter,
+        None,
+        &mut expected,
+        &mut Scratch::new(&mut block),
+    )
+    .unwrap();
     let mut buf = vec![0u8; 16 + h * w * 16];
     buf[..h * w * 8].copy_from_slice(&as_u8(&input));
     let fwd = InPlace::new(0, 16, Direction::Forward);
-    assert!(conv2d_in_place::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, fwd).is_err());
+    let mut run = |buf: &mut [u8], at| {
+        conv2d_in_place::<i8, [i32], [i32]>(
+            &p,
+            m,
+            s,
+            &filter,
+            None,
+            buf,
+            at,
+            &mut Scratch::new(&mut block),
+        )
+    };
+    assert!(run(&mut buf, fwd).is_err());
     let back = InPlace::new(0, 16, Direction::Backward);
-    conv2d_in_place::<i8, [i32], [i32]>(&p, &m, &s, &filter, None, &mut buf, back).unwrap();
+    run(&mut buf, back).unwrap();
     assert_eq!(&buf[16..], &as_u8(&expected)[..]);
     if !cfg!(miri) {
         assert_eq!(buf.len(), 36_880);
