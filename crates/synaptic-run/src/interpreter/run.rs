@@ -49,7 +49,6 @@ pub(super) fn run<'a, O: OpSet>(
         Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
     };
     let prog = Program::new(words).ok_or(RunError::Program { at: 0 })?;
-    let (n_inputs, n_outputs) = (prog.inputs(), prog.outputs());
     if let Some(i) = input {
         let expected = prog.header(program::h::INPUT_BYTES);
         if i.len() != expected {
@@ -81,39 +80,7 @@ pub(super) fn run<'a, O: OpSet>(
     let n_ops = prog.ops();
     let bad = |at: usize| RunError::Program { at };
     runner.planned(plan, |p| -> Result<(), RunError> {
-        // Place every planned activation at its offset, unless the load or an earlier
-        // inference left them there. Only this interpreter places tensors of its plan (the
-        // handle is private), always every slot in slot order with the same shape and type,
-        // so the last slot placed in this region means every slot is (a region that moved
-        // since finds none placed; a placement that failed part-way left the last one
-        // out). Every view still checks its own slot.
-        let n_slots = prog.slots();
-        if n_slots > 0 && !p.placed(n_slots - 1) {
-            for s in 0..n_slots {
-                let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
-                p.alloc(s, &shape[..n], dtype)?;
-            }
-        }
-        // Graph inputs: into the SHARED region or their slots.
-        if let Some(input) = input {
-            let mut off = 0;
-            for k in 0..n_inputs {
-                let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
-                let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
-                off += n;
-                match loc {
-                    Loc::Slot(s) => with_views(p, 0, &[s], &mut |v| {
-                        v[0].bytes_mut().copy_from_slice(src);
-                        Ok(())
-                    })??,
-                    _ => {
-                        if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
-                            t.bytes_mut().copy_from_slice(src);
-                        }
-                    }
-                }
-            }
-        }
+        place_inputs(p, &prog, input, io)?;
         let mut at = prog.header(program::h::OPS_AT);
         let shared_io = *placement == IoPlacement::Shared;
         // The next declared overlap (in operator order, checked at load).
@@ -167,30 +134,91 @@ pub(super) fn run<'a, O: OpSet>(
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
-            let mut off = 0;
-            let last = n_ops.saturating_sub(1) as u16;
-            for k in n_inputs..n_inputs + n_outputs {
-                let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
-                let dst = output
-                    .get_mut(off..off + n)
-                    .ok_or(bad(program::HEADER_WORDS))?;
-                off += n;
-                match loc {
-                    Loc::Slot(s) => with_views(p, last, &[s], &mut |v| {
-                        dst.copy_from_slice(v[0].bytes());
-                        Ok(())
-                    })??,
-                    Loc::Shared(first) => {
-                        if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
-                            dst.copy_from_slice(t.bytes());
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            take_outputs(p, &prog, output, io, n_ops)?;
         }
         Ok(())
     })?
+}
+
+/// Places every planned activation at its offset, unless the load or an earlier inference
+/// left them there, then copies the graph inputs `input` (if given) into the SHARED region
+/// (`io`) or their slots.
+#[inline(always)]
+fn place_inputs(
+    p: &mut PlannedInference<'_, '_>,
+    prog: &Program<'_>,
+    input: Option<&[u8]>,
+    io: &mut [Option<Tensor<'_>>],
+) -> Result<(), RunError> {
+    let bad = |at: usize| RunError::Program { at };
+    // Only this interpreter places tensors of its plan (the handle is private), always every
+    // slot in slot order with the same shape and type, so the last slot placed in this region
+    // means every slot is (a region that moved since finds none placed; a placement that
+    // failed part-way left the last one out). Every view still checks its own slot.
+    let n_slots = prog.slots();
+    if n_slots > 0 && !p.placed(n_slots - 1) {
+        for s in 0..n_slots {
+            let (shape, n, dtype) = prog.slot(s).ok_or(bad(program::HEADER_WORDS))?;
+            p.alloc(s, &shape[..n], dtype)?;
+        }
+    }
+    // Graph inputs: into the SHARED region or their slots.
+    if let Some(input) = input {
+        let mut off = 0;
+        for k in 0..prog.inputs() {
+            let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+            let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
+            off += n;
+            match loc {
+                Loc::Slot(s) => with_views(p, 0, &[s], &mut |v| {
+                    v[0].bytes_mut().copy_from_slice(src);
+                    Ok(())
+                })??,
+                _ => {
+                    if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
+                        t.bytes_mut().copy_from_slice(src);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copies the graph outputs out of the SHARED region (`io`) or their slots (as at the last
+/// of the `n_ops` operators) into `output`.
+#[inline(always)]
+fn take_outputs(
+    p: &mut PlannedInference<'_, '_>,
+    prog: &Program<'_>,
+    output: &mut [u8],
+    io: &[Option<Tensor<'_>>],
+    n_ops: usize,
+) -> Result<(), RunError> {
+    let bad = |at: usize| RunError::Program { at };
+    let mut off = 0;
+    let last = n_ops.saturating_sub(1) as u16;
+    let n_inputs = prog.inputs();
+    for k in n_inputs..n_inputs + prog.outputs() {
+        let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+        let dst = output
+            .get_mut(off..off + n)
+            .ok_or(bad(program::HEADER_WORDS))?;
+        off += n;
+        match loc {
+            Loc::Slot(s) => with_views(p, last, &[s], &mut |v| {
+                dst.copy_from_slice(v[0].bytes());
+                Ok(())
+            })??,
+            Loc::Shared(first) => {
+                if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
+                    dst.copy_from_slice(t.bytes());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs plain operator `i` (record `rec` at word `rec_at`, no declared overlap sharing bytes): its distinct
@@ -315,7 +343,7 @@ fn run_op_slots<O: OpSet>(
             } else {
                 (None, views)
             };
-            let (mut out2, in_views) = if extra_planned {
+            let (out2, in_views) = if extra_planned {
                 let (o, rest) = rest.split_at_mut(1);
                 (o.first_mut(), rest)
             } else {
@@ -328,36 +356,66 @@ fn run_op_slots<O: OpSet>(
                 shared,
                 model,
             };
-            let mut run = |out: &mut Tensor<'_>| -> Result<(), RunError> {
-                let mut io = Operands {
-                    name: "",
-                    ins,
-                    out,
-                    out2: out2.take().map(|t| t.bytes_mut()),
-                    scratch: scratch.take().unwrap_or_else(Scratch::empty),
-                    states: states.take().unwrap_or_default(),
-                };
-                ops::run::<O>(rec.kind, rec.params, &mut io)
-                    .map_err(|error| RunError::Kernel { op: i, error })?;
-                if let Some(observe) = observe.as_deref_mut() {
-                    observe(i, rec.output, io.out.bytes());
-                    // The second output: its view, or the kernel's own state (the first of
-                    // `states`, see `state_views`).
-                    match (rec.extra_output(0), &io.out2, &io.states[0]) {
-                        (Some((t, Loc::Slot(_))), Some(o), _) => observe(i, t, o),
-                        (Some((t, Loc::State(_))), _, Some(b)) => observe(i, t, b),
-                        _ => {}
-                    }
-                }
-                Ok(())
-            };
+            let (out2, scratch) = (out2.map(|t| t.bytes_mut()), scratch.take());
+            let (scratch, states) = (scratch.unwrap_or_else(Scratch::empty), states.take());
+            let states = states.unwrap_or_default();
+            // The output: its view, or its SHARED tensor (tensors of two lifetimes: the
+            // operands made in each arm, the kernel called from one place).
+            let obs = observe.as_deref_mut();
             match (out_view, shared_out.as_deref_mut()) {
-                (Some(o), _) => run(o),
-                (None, Some(o)) => run(o),
+                (Some(out), _) => call::<O>(
+                    rec,
+                    i,
+                    obs,
+                    &mut Operands {
+                        name: "",
+                        ins,
+                        out,
+                        out2,
+                        scratch,
+                        states,
+                    },
+                ),
+                (None, Some(out)) => call::<O>(
+                    rec,
+                    i,
+                    obs,
+                    &mut Operands {
+                        name: "",
+                        ins,
+                        out,
+                        out2,
+                        scratch,
+                        states,
+                    },
+                ),
                 (None, None) => Err(RunError::Program { at: rec_at }),
             }
         })
     })??
+}
+
+/// Runs operator `i`'s kernel (record `rec`) on its operands `io`; `observe(op, tensor,
+/// bytes)` gets its output and second output.
+#[inline(never)]
+fn call<O: OpSet>(
+    rec: &OpRecord<'_>,
+    i: usize,
+    observe: Observer<'_, '_>,
+    io: &mut Operands<'_, '_, '_>,
+) -> Result<(), RunError> {
+    ops::run::<O>(rec.kind, rec.params, io).map_err(|error| RunError::Kernel { op: i, error })?;
+    if let Some(observe) = observe {
+        observe(i, rec.output, io.out.bytes());
+        // The second output: its view, or the kernel's own state (the first of `states`,
+        // see `state_views`).
+        match (rec.extra_output(0), &io.out2, &io.states[0]) {
+            (Some((t, Loc::Slot(_))), Some(o), _) => observe(i, t, o),
+            (Some((t, Loc::State(_))), _, Some(b)) => observe(i, t, b),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The bytes of the state `rec` reads and updates: its second output's if that is its
@@ -416,6 +474,9 @@ pub(super) fn with_views(
     slots: &[usize],
     f: &mut ViewsFn<'_>,
 ) -> Result<Result<(), RunError>, AllocError> {
+    // Not inlined: only the arm taken has a frame on the stack, its own array's size (the
+    // kernel runs below it).
+    #[inline(never)]
     fn go<const N: usize>(
         p: &mut PlannedInference<'_, '_>,
         op: u16,

@@ -239,7 +239,7 @@ pub fn run_in_place<P: Elementwise, T: Int8>(
         if which == 0 { n2 } else { n1 },
         other.len(),
     )?;
-    check(op, &Contract::elementwise(n, 1, 1), buf, &at)?;
+    check(op, || Contract::elementwise(n, 1, 1), buf, &at)?;
     let f = p.values();
     if bc.same {
         // No broadcast: element `j` of both inputs, in runs of `RUN`: a run's inputs copied
@@ -389,7 +389,7 @@ impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
             theirs.count(),
         )?;
         let at = io.at;
-        check(P::NAME, &Contract::elementwise(n, 4, 4), io.buf, &at)?;
+        check(P::NAME, || Contract::elementwise(n, 4, 4), io.buf, &at)?;
         drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
             let mine = LeF32(&buf[at.input..]).at(j);
             let other = theirs.at(bc.index(1 - k, j));

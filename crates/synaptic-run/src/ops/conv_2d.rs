@@ -520,6 +520,20 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
     if k.whole(dir, scratch, s, &input, &mut write)? {
         return Ok(());
     }
+    pixels(k, dir, scratch, s, input, write)
+}
+
+/// [`each_pixel`]'s loop. Not inlined: a kernel that runs whole another way
+/// ([`Lanes::whole`]) has none of its frame under it.
+#[inline(never)]
+fn pixels<K: Lanes, X: Int8, S: ?Sized>(
+    k: &K,
+    dir: Direction,
+    scratch: &mut Scratch<'_>,
+    s: &mut S,
+    input: impl Fn(&S) -> &[X],
+    mut write: impl FnMut(&mut S, usize, &[i8]),
+) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
     let od = p.output_shape[3];
@@ -1446,7 +1460,7 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 ) -> Result<(), KernelError> {
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
-    check(OP, &contract(p, false), buf, &at)?;
+    check(OP, || contract(p, false), buf, &at)?;
     run_overlapped(
         &Filters::new(p, multipliers, shifts, filter, bias),
         buf,
@@ -1729,7 +1743,7 @@ pub fn conv2d_f32_in_place(
     const OP: &str = "CONV_2D";
     let c = &p.conv;
     check_f32_tables(OP, c, filter, bias)?;
-    check(OP, &contract_f32(c, false), buf, &at)?;
+    check(OP, || contract_f32(c, false), buf, &at)?;
     let in_d = c.input_shape[3];
     let f_d = c.filter_shape[3];
     let out_d = c.output_shape[3];

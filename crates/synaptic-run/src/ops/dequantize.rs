@@ -41,7 +41,12 @@ pub fn dequantize_i8_in_place(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    check("DEQUANTIZE", &Contract::elementwise(elems, 1, 4), buf, &at)?;
+    check(
+        "DEQUANTIZE",
+        || Contract::elementwise(elems, 1, 4),
+        buf,
+        &at,
+    )?;
     let scale = f64::from(input_q.scale);
     drive::<4>(buf, at.output, elems, at.direction, |buf, j| {
         Ok(dequantize_value(scale, input_q.zero_point, x8(buf, at.input, j)).to_ne_bytes())

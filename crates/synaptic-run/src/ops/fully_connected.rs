@@ -598,7 +598,7 @@ fn in_place<W: Int8, T: Int32s + ?Sized>(
         });
     }
     let contract = contract(p);
-    check(OP, &contract, buf, &at)?;
+    check(OP, || contract, buf, &at)?;
     let n = p.batches * p.output_depth;
     // Short rows are copied to the stack at the row's first step (the contract's
     // `RowsBuffered`); longer ones are read from the buffer at every step (`Rows`).
@@ -677,7 +677,7 @@ pub fn fully_connected_rows(
     if !matches!(contract.access, Access::RowsBuffered { .. }) {
         return Err(KernelError::unsupported(OP, Unsupported::RowBuffer));
     }
-    check(OP, &contract, buf, &at)?;
+    check(OP, || contract, buf, &at)?;
     // The row copy is zeroed first (safe Rust): a short row takes a short buffer.
     if p.accum_depth <= SHORT_ROW {
         rows_through::<SHORT_ROW>(p, buf, at, &mut row)

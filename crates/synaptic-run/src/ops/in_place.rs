@@ -67,13 +67,16 @@ impl InPlace {
     }
 }
 
-/// Checks the placement against the buffer and the contract.
+/// Checks the placement against the buffer and the contract `c` makes. Not inlined: the
+/// contract lives in this frame only, never under the kernel that runs after it.
+#[inline(never)]
 pub(crate) fn check(
     op: &'static str,
-    c: &Contract,
+    c: impl FnOnce() -> Contract,
     buf: &[u8],
     at: &InPlace,
 ) -> Result<(), KernelError> {
+    let c = &c();
     let fits =
         |start: usize, bytes: usize| start.checked_add(bytes).is_some_and(|e| e <= buf.len());
     let in_bytes = c.in_elems.saturating_mul(c.in_elem_bytes);

@@ -96,7 +96,7 @@ pub fn logistic_in_place(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    check("LOGISTIC", &Contract::elementwise(elems, 1, 1), buf, &at)?;
+    check("LOGISTIC", || Contract::elementwise(elems, 1, 1), buf, &at)?;
     drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
         Ok([logistic_value(p, x8(buf, at.input, j)) as u8])
     })
@@ -200,7 +200,7 @@ impl Kernel for LogisticF32 {
     fn run_in_place(_: &(), io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
         let n = io.out()?.elems;
         let at = io.at;
-        check("LOGISTIC", &Contract::elementwise(n, 4, 4), io.buf, &at)?;
+        check("LOGISTIC", || Contract::elementwise(n, 4, 4), io.buf, &at)?;
         drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
             let x = LeF32(&buf[at.input..]).at(j);
             Ok(logistic_f32_value(x).to_le_bytes())

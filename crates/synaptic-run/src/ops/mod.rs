@@ -360,13 +360,15 @@ fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
     <K::Params as Words>::get(words).ok_or_else(bad)
 }
 
-#[inline(always)]
+// Not inlined into the dispatch: the stack under a kernel holds its own parameters, not a
+// frame the size of the largest kernel's.
+#[inline(never)]
 fn run_kernel<K: Kernel>(words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
     io.name = K::NAME;
     K::run(&params::<K>(words)?, io)
 }
 
-#[inline(always)]
+#[inline(never)]
 fn run_kernel_in_place<K: Kernel>(
     words: &[u32],
     io: &mut InPlaceOperands<'_, '_>,
@@ -463,8 +465,8 @@ macro_rules! operators {
             }
         }
 
-        /// Runs kernel `kind` with parameters `words` on `io`. One function with every kernel
-        /// inlined (not inlined itself: its callers would each copy every kernel).
+        /// Runs kernel `kind` with parameters `words` on `io`: one jump to the kernel's
+        /// (not inlined itself: its callers would each copy the table).
         #[inline(never)]
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {

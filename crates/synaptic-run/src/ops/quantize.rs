@@ -104,7 +104,7 @@ pub fn requantize_i8_in_place(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    check("QUANTIZE", &Contract::elementwise(elems, 1, 1), buf, &at)?;
+    check("QUANTIZE", || Contract::elementwise(elems, 1, 1), buf, &at)?;
     drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
         Ok([requantize_value::<i8, i8>(p, x8(buf, at.input, j)) as u8])
     })
@@ -118,7 +118,7 @@ pub fn quantize_f32_i8_in_place(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    check("QUANTIZE", &Contract::elementwise(elems, 4, 1), buf, &at)?;
+    check("QUANTIZE", || Contract::elementwise(elems, 4, 1), buf, &at)?;
     drive::<1>(buf, at.output, elems, at.direction, |buf, j| {
         let s = at.input + 4 * j;
         let x = f32::from_ne_bytes([buf[s], buf[s + 1], buf[s + 2], buf[s + 3]]);

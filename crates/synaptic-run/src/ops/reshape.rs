@@ -27,7 +27,7 @@ pub fn copy_in_place(
     buf: &mut [u8],
     at: InPlace,
 ) -> Result<(), KernelError> {
-    check(op, &Contract::elementwise(bytes, 1, 1), buf, &at)?;
+    check(op, || Contract::elementwise(bytes, 1, 1), buf, &at)?;
     if at.delta() == 0 {
         return Ok(());
     }

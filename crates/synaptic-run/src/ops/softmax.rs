@@ -231,7 +231,7 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
             Unsupported::BackwardExecution,
         ));
     }
-    check("SOFTMAX", &contract(p), buf, &at)?;
+    check("SOFTMAX", || contract(p), buf, &at)?;
     let depth = p.depth.max(1);
     let mut row = None;
     drive::<1>(buf, at.output, p.outer * p.depth, at.direction, |buf, j| {
