@@ -818,10 +818,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         let k = (f_h * f_w * f_d).max(1);
         let ws = &self.filter[oc * k..][..oa.len() * k];
         let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        for (j, ((w, o), q)) in ws.chunks_exact(k).zip(oa).zip(ob).enumerate() {
-            let c = oc + j;
+        // Two filters at a time ([`Gathered::pair_dot2`]), then the last one alone.
+        let mut c = oc;
+        let (mut pa, mut pb) = (oa.chunks_exact_mut(2), ob.chunks_exact_mut(2));
+        for ((w, o), q) in ws.chunks_exact(2 * k).zip(&mut pa).zip(&mut pb) {
+            let (w0, w1) = w.split_at(k);
+            let (c0, c1) = (acc_of(c), acc_of(c + 1));
+            let [a0, b0, a1, b1] = win.pair_dot2([c0, c0, c1, c1], w0, w1);
+            o[0] = self.output(a0, c);
+            q[0] = self.output(b0, c);
+            o[1] = self.output(a1, c + 1);
+            q[1] = self.output(b1, c + 1);
+            c += 2;
+        }
+        if let ([o], [q]) = (pa.into_remainder(), pb.into_remainder()) {
             let b0 = acc_of(c);
-            let (a0, c0) = win.pair_dot1((b0, b0), w);
+            let (a0, c0) = win.pair_dot1((b0, b0), &ws[ws.len() - k..]);
             *o = self.output(a0, c);
             *q = self.output(c0, c);
         }
@@ -1181,6 +1193,15 @@ impl<'s> Gathered<'s> {
         }
         (a, b)
     }
+
+    /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
+    /// [`Gathered::pair_dot1`] of each, `[a0, b0, a1, b1]` from `acc` in that order.
+    #[inline(always)]
+    fn pair_dot2<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
+        let (a0, b0) = self.pair_dot1((acc[0], acc[1]), w0);
+        let (a1, b1) = self.pair_dot1((acc[2], acc[3]), w1);
+        [a0, b0, a1, b1]
+    }
 }
 
 /// A filter window's input values, offset, on the DSP extension, in the order `SMLAD` takes
@@ -1329,6 +1350,52 @@ impl<'s> Gathered<'s> {
             }
         }
         (a, b)
+    }
+
+    /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
+    /// `[a0, b0, a1, b1]` from `acc` as [`Gathered::pair_dot1`] of each, four values a step,
+    /// each quad of both windows read once for both filters (16 MACs: four words of inputs,
+    /// two of weights split by `SXTB16`, eight `SMLAD`s).
+    #[inline(always)]
+    fn pair_dot2<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
+        use super::common::word;
+        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
+        let [mut a0, mut b0, mut a1, mut b1] = acc;
+        let k = self.k.min(w0.len()).min(w1.len());
+        let n = k / 4 * 4;
+        let mut step = |x: &[u32; 4], u0: u32, u1: u32| {
+            let (u02, u13) = (sxtb16(u0), sxtb16_ror8(u0));
+            a0 = smlad(x[1], u13, smlad(x[0], u02, a0));
+            b0 = smlad(x[3], u13, smlad(x[2], u02, b0));
+            let (u02, u13) = (sxtb16(u1), sxtb16_ror8(u1));
+            a1 = smlad(x[1], u13, smlad(x[0], u02, a1));
+            b1 = smlad(x[3], u13, smlad(x[2], u02, b1));
+        };
+        let quads = self.v[..n]
+            .chunks_exact(4)
+            .zip(w0[..n].chunks_exact(4))
+            .zip(w1[..n].chunks_exact(4));
+        for ((x, q0), q1) in quads {
+            if let (Ok(x), Ok(q0), Ok(q1)) = (
+                <&[u32; 4]>::try_from(x),
+                <&[W; 4]>::try_from(q0),
+                <&[W; 4]>::try_from(q1),
+            ) {
+                step(x, word(q0), word(q1));
+            }
+        }
+        if k > n {
+            let last = |w: &[W]| {
+                w[n..k]
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |u, (j, w)| u | u32::from(w.byte()) << (8 * j))
+            };
+            if let Some(Ok(x)) = self.v.get(n..n + 4).map(<&[u32; 4]>::try_from) {
+                step(x, last(w0), last(w1));
+            }
+        }
+        [a0, b0, a1, b1]
     }
 }
 
