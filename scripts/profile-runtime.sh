@@ -12,9 +12,11 @@
 # The log grows by one line per instruction: use the small models (hello_world_int8 logs
 # ~1.3 M lines, micro_speech_quantized ~10^8).
 #
-# CPU=m4: the Cortex-M4F image (mps2-an386, as the bench's M4 table), its log streamed through
-# a FIFO and QEMU stopped after the chosen window, so any model's load can be profiled
-# (person_detect's: ~10 s); the per-function counts then also give calls (entries).
+# CPU=m4: the Cortex-M4F image (mps2-an386, as the bench's M4 table). On the MPS2 boards (the
+# M4, and the M3's large models: kws_ref_model, person_detect, pretrainedResnet_quant) the log
+# is streamed through a FIFO and QEMU stopped after the chosen window, so any model's load
+# can be profiled (person_detect's: ~10 s); the per-function counts then also give calls
+# (entries).
 #
 #   CPU=m4 scripts/profile-runtime.sh person_detect --window 3   # the load, program in flash
 #   CPU=m4 scripts/profile-runtime.sh person_detect --window 3 --inclusive 30  # with callees
@@ -29,7 +31,8 @@ target=thumbv7m-none-eabi cpu=cortex-m3
 case "${CPU:-m3}:$model" in
   m4:*) board=mps2-an386 feat=(--no-default-features --features mps2-an386) machine=mps2-an386
     target=thumbv7em-none-eabihf cpu=cortex-m4 ;;
-  *:person_detect | *:pretrainedResnet_quant) board=mps2-an385 feat=(--no-default-features --features mps2-an385) machine=mps2-an385 ;;
+  *:person_detect | *:pretrainedResnet_quant | *:kws_ref_model)
+    board=mps2-an385 feat=(--no-default-features --features mps2-an385) machine=mps2-an385 ;;
   *) board=lm3s6965 feat=() machine=lm3s6965evb ;;
 esac
 cd "$root/firmware/runtime"
@@ -37,7 +40,7 @@ cargo build --release -q "${feat[@]}" --target "$target" --target-dir "target/$b
 elf="target/$board/$target/release/$model"
 qemu=(qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic
   -semihosting-config enable=on,target=native -icount shift=10 -singlestep -d exec,nochain)
-if [ "${CPU:-m3}" = m4 ]; then
+if [ "$board" != lm3s6965 ]; then
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' EXIT
   mkfifo "$dir/log"

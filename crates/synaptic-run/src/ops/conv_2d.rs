@@ -1199,10 +1199,22 @@ impl<'s> Gathered<'s> {
     fn pair_dot2<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
         let [mut a0, mut b0, mut a1, mut b1] = acc;
         let (va, vb) = self.v.split_at(self.cap);
-        let k = self.k;
-        let values = va[..k].iter().zip(&vb[..k]);
-        for ((&x, &y), (u0, u1)) in values.zip(w0.iter().zip(w1)) {
-            let (x, y, u0, u1) = (i32::from(x), i32::from(y), u0.value(), u1.value());
+        // One index over four slices of one length (no bounds checks, no iterator per slice:
+        // M3's loop is its loads and four `MLA`s).
+        let n = self
+            .k
+            .min(va.len())
+            .min(vb.len())
+            .min(w0.len())
+            .min(w1.len());
+        let (va, vb, w0, w1) = (&va[..n], &vb[..n], &w0[..n], &w1[..n]);
+        for i in 0..n {
+            let (x, y, u0, u1) = (
+                i32::from(va[i]),
+                i32::from(vb[i]),
+                w0[i].value(),
+                w1[i].value(),
+            );
             a0 = a0.wrapping_add(u0.wrapping_mul(x));
             b0 = b0.wrapping_add(u0.wrapping_mul(y));
             a1 = a1.wrapping_add(u1.wrapping_mul(x));
