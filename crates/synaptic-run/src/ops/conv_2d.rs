@@ -576,12 +576,19 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
         });
         Ok(())
     })?;
+    // The last pixel of an odd count: a pair with itself, one of its outputs written (one
+    // kernel for every pixel of a kernel that pairs them).
     if let Some((x_b, ys, xs, first)) = pending {
-        k.pixel(dir, |c, oc, n| {
-            let v = &mut t.values[..n];
-            k.chunk(input(s), x_b, &ys, &xs, c, v, &mut t.window);
-            write(s, first + oc, v);
-        });
+        let a = (x_b, &ys, &xs);
+        k.gather2(input(s), a, a, &mut t.window);
+        let half = t.values.len() / 2;
+        let (va, vb) = t.values.split_at_mut(half);
+        for oc in (0..od).step_by(half.max(1)) {
+            let n = (od - oc).min(half);
+            let va = &mut va[..n];
+            k.outputs2(&t.window, oc, va, &mut vb[..n]);
+            write(s, first + oc, va);
+        }
     }
     Ok(())
 }
@@ -648,9 +655,6 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     rows: bool,
     /// A 1×1 filter without groups ([`Filters::pointwise`]).
     pointwise: bool,
-    /// Another filter without groups of at most [`MAX_WINDOW`] weights
-    /// ([`Filters::gathered`]).
-    gathered: bool,
     /// Every output channel has a [`RightRequantizer`] for its accumulators
     /// ([`RightRequantizer::for_accumulator`]): [`Filters::output`] takes the fast one.
     right: bool,
@@ -671,7 +675,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         let [_, f_h, f_w, f_d] = p.filter_shape;
         let taps = f_h * f_w * f_d;
         let right = right_requantized(multipliers, shifts, bias, p.output_shape[3], taps);
-        let (pointwise, gathered) = filter_kind(p);
+        let (pointwise, _) = filter_kind(p);
         Filters {
             p,
             multipliers,
@@ -681,14 +685,14 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             per_group: (p.output_shape[3] / (in_d / f_d.max(1)).max(1)).max(1),
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise,
-            gathered,
             right,
         }
     }
 }
 
 /// Whether `p`'s filter is 1×1 without groups ([`Filters::pointwise`]) and whether it is one
-/// without groups of at most [`MAX_WINDOW`] weights ([`Filters::gathered`]).
+/// without groups of at most [`MAX_WINDOW`] weights (gathered, two pixels at a time:
+/// [`Filters::gathered2`]).
 fn filter_kind(p: &ConvParams) -> (bool, bool) {
     let [_, f_h, f_w, f_d] = p.filter_shape;
     let ungrouped = f_d == p.input_shape[3];
@@ -760,13 +764,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         self.p
     }
 
-    /// A 1×1 filter without groups, or one of at most [`MAX_WINDOW`] weights: blocks of up to
-    /// [`BLOCK`] filters ([`Filters::pointwise`], [`Filters::gathered`]); otherwise [`LANES`] channels of one group at a time, then one
-    /// at a time.
+    /// A 1×1 filter without groups: blocks of up to [`BLOCK`] filters ([`Filters::pointwise`]);
+    /// otherwise [`LANES`] channels of one group at a time, then one at a time (a filter of at
+    /// most [`MAX_WINDOW`] weights never comes here: its pixels go in pairs).
     #[inline(always)]
     fn pixel(&self, dir: Direction, mut f: impl FnMut((usize, usize), usize, usize)) {
         let out_d = self.p.output_shape[3];
-        if self.pointwise || self.gathered {
+        if self.pointwise {
             for k in ordered(out_d.div_ceil(BLOCK), dir) {
                 let oc = k * BLOCK;
                 let n = (out_d - oc).min(BLOCK);
@@ -849,13 +853,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         xs: &Taps,
         (oc, n): (usize, usize),
         out: &mut [i8],
-        win: &mut Self::Window<'_>,
+        _win: &mut Self::Window<'_>,
     ) {
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
-        }
-        if self.gathered {
-            return self.gathered(x, x_b, ys, xs, oc, out, win);
         }
         let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
@@ -981,53 +982,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         }
     }
 
-    /// A filter without groups of at most [`MAX_WINDOW`] weights: the output values of filters
-    /// `oc ..` (`out.len()` of them) at the pixel whose window is `ys` × `xs`. The window's
-    /// input values, offset, gathered once ([`Gathered`]: 0 at the taps outside the input, which
-    /// TFLM skips), then two filters at a time over one run of weights each.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn gathered<X: Int8>(
-        &self,
-        x: &[X],
-        x_b: usize,
-        ys: &Taps,
-        xs: &Taps,
-        oc: usize,
-        out: &mut [i8],
-        win: &mut Gathered<'_>,
-    ) {
-        let p = self.p;
-        let [_, _, in_w, in_d] = p.input_shape;
-        let [_, f_h, f_w, f_d] = p.filter_shape;
-        let k = f_h * f_w * f_d;
-        // A window partly outside the input: its other taps 0 (a whole one is overwritten).
-        win.begin(k, ys.taps.len() == f_h && xs.taps.len() == f_w);
-        for (fy, in_y) in ys.iter() {
-            for (fx, in_x) in xs.iter() {
-                let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
-                win.set_run((fy * f_w + fx) * f_d, xt, p.input_offset);
-            }
-        }
-        let k = k.max(1);
-        let ws = &self.filter[oc * k..][..out.len() * k];
-        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
-        let mut c = oc;
-        let mut outs = out.chunks_exact_mut(2);
-        for (w, o) in ws.chunks_exact(2 * k).zip(&mut outs) {
-            let (w0, w1) = w.split_at(k);
-            let (a0, a1) = win.dot2(acc_of(c), acc_of(c + 1), w0, w1);
-            o[0] = self.output(a0, c);
-            o[1] = self.output(a1, c + 1);
-            c += 2;
-        }
-        if let [o] = outs.into_remainder() {
-            let w = &ws[ws.len() - k..];
-            let (a, _) = win.dot2(acc_of(c), 0, w, w);
-            *o = self.output(a, c);
-        }
-    }
-
     /// The output values of the `n` (1 or [`LANES`]) filters from `oc` of one group over the
     /// window's taps. Not inlined: its registers its own.
     #[inline(never)]
@@ -1098,7 +1052,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     }
 }
 
-/// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered`]), and the
+/// The most weights of a filter whose window CONV_2D gathers ([`Filters::gathered2`]), and the
 /// most values of each of two windows it gathers together ([`Gathered::begin_pair`]); the
 /// windows are the operator's scratch ([`Gathered::bytes`]: 4 B a value, both windows).
 pub(crate) const MAX_WINDOW: usize = 320;
@@ -1130,33 +1084,6 @@ impl<'s> Gathered<'s> {
     fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
         let v = zeroed(scratch.take::<i16>(k.checked_mul(2)?)?);
         Some(Gathered { v, cap: k, k: 0 })
-    }
-
-    /// The next window: `k` (at most the capacity taken) values, all 0 unless `whole` (every
-    /// one about to be set).
-    #[inline(always)]
-    fn begin(&mut self, k: usize, whole: bool) {
-        self.k = k.min(self.cap);
-        if !whole {
-            self.v[..self.k].fill(0);
-        }
-    }
-
-    /// Values `at ..` are `xs`, offset.
-    #[inline(always)]
-    fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
-        self.set_pair_run(0, at, xs, offset);
-    }
-
-    /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping.
-    #[inline(always)]
-    fn dot2<W: Int8>(&self, mut a0: i32, mut a1: i32, w0: &[W], w1: &[W]) -> (i32, i32) {
-        for ((&v, w0), w1) in self.v[..self.k].iter().zip(w0).zip(w1) {
-            let v = i32::from(v);
-            a0 = a0.wrapping_add(w0.value().wrapping_mul(v));
-            a1 = a1.wrapping_add(w1.value().wrapping_mul(v));
-        }
-        (a0, a1)
     }
 
     /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
@@ -1244,27 +1171,11 @@ impl<'s> Gathered<'s> {
         Some(Gathered { v, k: 0 })
     }
 
-    /// The next window: `k` (at most the capacity taken) values, all 0 unless `whole` (every
-    /// one about to be set).
-    #[inline(always)]
-    fn begin(&mut self, k: usize, whole: bool) {
-        self.k = k.min(self.v.len());
-        if !whole {
-            self.v[..self.k.div_ceil(4) * 2].fill(0);
-        }
-    }
-
     /// The word and bit of value `i` of window `p` when a quad takes `q` words (2: one
     /// window; 4: a pair).
     #[inline(always)]
     fn at(q: usize, p: usize, i: usize) -> (usize, u32) {
         (i / 4 * q + 2 * p + (i & 1), 16 * ((i as u32 >> 1) & 1))
-    }
-
-    /// Values `at ..` are `xs`, offset.
-    #[inline(always)]
-    fn set_run<X: Int8>(&mut self, at: usize, xs: &[X], offset: i32) {
-        self.set_words(2, 0, at, xs, offset);
     }
 
     /// Values `at ..` of window `p` of windows whose quads take `q` words are `xs`, offset:
@@ -1295,34 +1206,6 @@ impl<'s> Gathered<'s> {
                 *slot = (*slot & !(0xffff << bit)) | v << bit;
             }
         }
-    }
-
-    /// `(a0 + Σ v·w0, a1 + Σ v·w1)` over the window, wrapping: four values a step (a word of
-    /// weights each, two `SMLAD`s), the last `k mod 4` one at a time.
-    #[inline(always)]
-    fn dot2<W: Int8>(&self, mut a0: i32, mut a1: i32, w0: &[W], w1: &[W]) -> (i32, i32) {
-        use super::common::word;
-        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
-        let n = self.k / 4 * 4;
-        let quads = self.v[..n / 2]
-            .chunks_exact(2)
-            .zip(w0[..n].chunks_exact(4))
-            .zip(w1[..n].chunks_exact(4));
-        for ((v, q0), q1) in quads {
-            if let (Ok(q0), Ok(q1)) = (<&[W; 4]>::try_from(q0), <&[W; 4]>::try_from(q1)) {
-                let (v02, v13) = (v[0], v[1]);
-                let (u0, u1) = (word(q0), word(q1));
-                a0 = smlad(v13, sxtb16_ror8(u0), smlad(v02, sxtb16(u0), a0));
-                a1 = smlad(v13, sxtb16_ror8(u1), smlad(v02, sxtb16(u1), a1));
-            }
-        }
-        for i in n..self.k {
-            let (w, bit) = Self::at(2, 0, i);
-            let v = i32::from((self.v[w] >> bit) as u16 as i16);
-            a0 = a0.wrapping_add(w0[i].value().wrapping_mul(v));
-            a1 = a1.wrapping_add(w1[i].value().wrapping_mul(v));
-        }
-        (a0, a1)
     }
 
     /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
