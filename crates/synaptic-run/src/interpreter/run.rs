@@ -362,33 +362,26 @@ fn run_op_slots<O: OpSet>(
             // The output: its view, or its SHARED tensor (tensors of two lifetimes: the
             // operands made in each arm, the kernel called from one place).
             let obs = observe.as_deref_mut();
+            macro_rules! call_on {
+                ($out:expr) => {
+                    call::<O>(
+                        rec,
+                        i,
+                        obs,
+                        &mut Operands {
+                            name: "",
+                            ins,
+                            out: $out,
+                            out2,
+                            scratch,
+                            states,
+                        },
+                    )
+                };
+            }
             match (out_view, shared_out.as_deref_mut()) {
-                (Some(out), _) => call::<O>(
-                    rec,
-                    i,
-                    obs,
-                    &mut Operands {
-                        name: "",
-                        ins,
-                        out,
-                        out2,
-                        scratch,
-                        states,
-                    },
-                ),
-                (None, Some(out)) => call::<O>(
-                    rec,
-                    i,
-                    obs,
-                    &mut Operands {
-                        name: "",
-                        ins,
-                        out,
-                        out2,
-                        scratch,
-                        states,
-                    },
-                ),
+                (Some(out), _) => call_on!(out),
+                (None, Some(out)) => call_on!(out),
                 (None, None) => Err(RunError::Program { at: rec_at }),
             }
         })

@@ -536,7 +536,6 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
 ) -> Result<(), KernelError> {
     let p = k.params();
     let pixel = p.input_shape[1] * p.input_shape[2] * p.input_shape[3];
-    let od = p.output_shape[3];
     let Some(mut t) = k.temps(scratch) else {
         return Err(KernelError::unsupported(K::OP, Unsupported::Scratch));
     };
@@ -553,18 +552,8 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
             match pending.take() {
                 None => pending = Some((b * pixel, ys, xs, first)),
                 Some((xa, ysa, xsa, fa)) => {
-                    // Every read of both pixels, then their writes.
-                    let b_in = (b * pixel, &ys, &xs);
-                    k.gather2(input(s), (xa, &ysa, &xsa), b_in, &mut t.window);
-                    let half = t.values.len() / 2;
-                    let (va, vb) = t.values.split_at_mut(half);
-                    for oc in (0..od).step_by(half.max(1)) {
-                        let n = (od - oc).min(half);
-                        let (va, vb) = (&mut va[..n], &mut vb[..n]);
-                        k.outputs2(&t.window, oc, va, vb);
-                        write(s, fa + oc, va);
-                        write(s, first + oc, vb);
-                    }
+                    let ab = ((xa, &ysa, &xsa), (b * pixel, &ys, &xs));
+                    pair(k, &mut t, s, &input, &mut write, ab, (fa, Some(first)));
                 }
             }
             return Ok(());
@@ -580,17 +569,38 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
     // kernel for every pixel of a kernel that pairs them).
     if let Some((x_b, ys, xs, first)) = pending {
         let a = (x_b, &ys, &xs);
-        k.gather2(input(s), a, a, &mut t.window);
-        let half = t.values.len() / 2;
-        let (va, vb) = t.values.split_at_mut(half);
-        for oc in (0..od).step_by(half.max(1)) {
-            let n = (od - oc).min(half);
-            let va = &mut va[..n];
-            k.outputs2(&t.window, oc, va, &mut vb[..n]);
-            write(s, first + oc, va);
-        }
+        pair(k, &mut t, s, &input, &mut write, (a, a), (first, None));
     }
     Ok(())
+}
+
+/// The pixels `a` and `b` of a kernel that takes them in pairs ([`Lanes::pairs`]): every
+/// read of both ([`Lanes::gather2`]), then their outputs half a chunk's values at a time
+/// ([`Lanes::outputs2`]), written at output index `at.0` for `a` and `at.1` for `b` (`None`:
+/// `b`'s not written, a pixel paired with itself).
+#[inline(always)]
+fn pair<'s, K: Lanes, X: Int8, S: ?Sized>(
+    k: &K,
+    t: &mut Temps<'s, K::Window<'s>>,
+    s: &mut S,
+    input: &impl Fn(&S) -> &[X],
+    write: &mut impl FnMut(&mut S, usize, &[i8]),
+    (a, b): ((usize, &Taps, &Taps), (usize, &Taps, &Taps)),
+    at: (usize, Option<usize>),
+) {
+    k.gather2(input(s), a, b, &mut t.window);
+    let od = k.params().output_shape[3];
+    let half = t.values.len() / 2;
+    let (va, vb) = t.values.split_at_mut(half);
+    for oc in (0..od).step_by(half.max(1)) {
+        let n = (od - oc).min(half);
+        let (va, vb) = (&mut va[..n], &mut vb[..n]);
+        k.outputs2(&t.window, oc, va, vb);
+        write(s, at.0 + oc, va);
+        if let Some(b_at) = at.1 {
+            write(s, b_at + oc, vb);
+        }
+    }
 }
 
 /// Runs `k` from `input` into `output` (the plain kernel), pixels and chunks forward, its
