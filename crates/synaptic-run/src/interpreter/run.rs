@@ -468,8 +468,8 @@ pub(super) fn with_views(
     f: &mut ViewsFn<'_>,
 ) -> Result<Result<(), RunError>, AllocError> {
     // Not inlined: only the arm taken has a frame on the stack, its own array's size (the
-    // kernel runs below it).
-    #[inline(never)]
+    // kernel runs below it); on Armv6-M (the least flash) one function for every size.
+    #[cfg_attr(not(synaptic_v6m), inline(never))]
     fn go<const N: usize>(
         p: &mut PlannedInference<'_, '_>,
         op: u16,

@@ -68,8 +68,9 @@ impl InPlace {
 }
 
 /// Checks the placement against the buffer and the contract `c` makes. Not inlined: the
-/// contract lives in this frame only, never under the kernel that runs after it.
-#[inline(never)]
+/// contract lives in this frame only, never under the kernel that runs after it (on Armv6-M,
+/// whose parts have the least flash, inlined: no copy per caller).
+#[cfg_attr(not(synaptic_v6m), inline(never))]
 pub(crate) fn check(
     op: &'static str,
     c: impl FnOnce() -> Contract,

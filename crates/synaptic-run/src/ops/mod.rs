@@ -361,14 +361,17 @@ fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
 }
 
 // Not inlined into the dispatch: the stack under a kernel holds its own parameters, not a
-// frame the size of the largest kernel's.
-#[inline(never)]
+// frame the size of the largest kernel's (on Armv6-M, whose parts have the least flash,
+// inlined: one function, not one per kernel).
+#[cfg_attr(not(synaptic_v6m), inline(never))]
+#[cfg_attr(synaptic_v6m, inline(always))]
 fn run_kernel<K: Kernel>(words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
     io.name = K::NAME;
     K::run(&params::<K>(words)?, io)
 }
 
-#[inline(never)]
+#[cfg_attr(not(synaptic_v6m), inline(never))]
+#[cfg_attr(synaptic_v6m, inline(always))]
 fn run_kernel_in_place<K: Kernel>(
     words: &[u32],
     io: &mut InPlaceOperands<'_, '_>,
