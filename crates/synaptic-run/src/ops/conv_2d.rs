@@ -733,8 +733,8 @@ fn gathered_values(p: &ConvParams) -> usize {
 
 /// The scratch bytes [`conv2d`] and [`conv2d_in_place`] take for `p` (CMSIS-NN's
 /// `arm_convolve_s8_get_buffer_size`): a chunk's output values and, with a filter of at most
-/// [`MAX_WINDOW`] weights, the gathered windows of two pixels (the most any ISA's kernel
-/// takes: a program's pool fits every target).
+/// 320 weights, the gathered windows of two pixels (the most any ISA's kernel takes: a
+/// program's pool fits every target).
 ///
 /// ```
 /// use synaptic_run::math::{Activation, Padding, QuantParams};
