@@ -457,16 +457,31 @@ impl Contract {
     /// an empty axis but output elements (a contract no kernel makes; the walk divides by
     /// zero there).
     pub fn safe_overlap(&self) -> Option<SafeOverlap> {
+        self.bounds(true, true)
+    }
+
+    /// [`Self::safe_overlap`] with only `dir`'s bound derived (what a load checks a declared
+    /// overlap of that direction against: half the work of both where the kernel runs both
+    /// ways). The other direction's is left at what admits no overlap but disjoint bytes
+    /// (`forward_max = i64::MIN`, `backward_min = None`); `dir`'s is the bound
+    /// [`Self::safe_overlap`] gives (a property test holds them equal).
+    pub fn safe_overlap_in(&self, dir: Direction) -> Option<SafeOverlap> {
+        self.bounds(dir == Direction::Forward, dir == Direction::Backward)
+    }
+
+    /// The closed form of [`Self::safe_overlap`], for the directions asked.
+    fn bounds(&self, forward: bool, backward: bool) -> Option<SafeOverlap> {
         let n = self.out_elems;
         if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
             return None;
         }
         let digits = Digits::of(self)?;
         let forward_max = match n {
+            _ if !forward => Some(i64::MIN),
             0 | 1 => None,
             _ => digits.best_but_one(Direction::Forward, n),
         };
-        let backward_min = self.backward.then(|| match n {
+        let backward_min = (backward && self.backward).then(|| match n {
             0 | 1 => None,
             _ => digits.best_but_one(Direction::Backward, n),
         });

@@ -206,43 +206,77 @@ fn positive_finite(v: f32) -> bool {
     v.to_bits().wrapping_sub(1) < 0x7F7F_FFFF
 }
 
-/// A set of tensor indices `base .. base + WINDOW_TENSORS`, as bits on the stack: the loader's
+/// A set of tensor indices `base .. base + 32·bits.len()`, as bits on the stack: the loader's
 /// passes over the graph ([`Graph::check_dataflow`], the slot table) take the tensors a window
 /// at a time, so they need no memory proportional to the model and stay linear in its size
-/// (times the number of windows: at most 8 for the 32,767 tensors a model may have).
-pub(crate) struct TensorWindow {
+/// (times the number of windows: at most 8 for the 32,767 tensors a model may have with
+/// [`WINDOW_TENSORS`]; one for a graph of at most [`KNOWN_TENSORS`] tensors, whose window is
+/// 16 bytes, not 512 cleared for nothing).
+pub(crate) struct TensorWindow<'b> {
     base: usize,
-    bits: [u32; WINDOW_TENSORS / 32],
+    bits: &'b mut [u32],
 }
 
-/// Tensors per [`TensorWindow`] (512 bytes of stack).
+/// Tensors per [`TensorWindow`] of a large graph (512 bytes of stack).
 pub(crate) const WINDOW_TENSORS: usize = 4096;
 
-impl TensorWindow {
-    pub(crate) fn new(base: usize) -> Self {
-        TensorWindow {
-            base,
-            bits: [0; WINDOW_TENSORS / 32],
-        }
+/// Tests: the loader's passes take their tensors a [`WINDOW_TENSORS`] window at a time in
+/// every graph (the path of a graph over [`KNOWN_TENSORS`] tensors, which no shared model
+/// has), to hold its results equal to the small graphs' path.
+#[cfg(test)]
+pub(crate) static WINDOWS_ONLY: core::sync::atomic::AtomicBool =
+    core::sync::atomic::AtomicBool::new(false);
+
+/// Whether the loader takes large windows in every graph ([`WINDOWS_ONLY`]; never outside
+/// tests).
+pub(crate) fn large_windows() -> bool {
+    #[cfg(test)]
+    return WINDOWS_ONLY.load(core::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    false
+}
+
+impl<'b> TensorWindow<'b> {
+    /// The empty window of tensors from `base` over `bits` (cleared).
+    pub(crate) fn new(base: usize, bits: &'b mut [u32]) -> Self {
+        bits.fill(0);
+        TensorWindow { base, bits }
+    }
+
+    /// Empties the window and moves it to `base`.
+    pub(crate) fn reset(&mut self, base: usize) {
+        self.bits.fill(0);
+        self.base = base;
+    }
+
+    /// Tensors the window spans.
+    pub(crate) fn span(&self) -> usize {
+        32 * self.bits.len()
     }
 
     /// Whether `t` lies in the window.
     pub(crate) fn covers(&self, t: usize) -> bool {
-        t.checked_sub(self.base).is_some_and(|i| i < WINDOW_TENSORS)
+        t.checked_sub(self.base).is_some_and(|i| i < self.span())
     }
 
     /// Whether `t` is in the set (false outside the window).
     pub(crate) fn has(&self, t: usize) -> bool {
         match t.checked_sub(self.base) {
-            Some(i) if i < WINDOW_TENSORS => self.bits[i / 32] & (1 << (i % 32)) != 0,
-            _ => false,
+            Some(i) => self
+                .bits
+                .get(i / 32)
+                .is_some_and(|w| w & (1 << (i % 32)) != 0),
+            None => false,
         }
     }
 
     /// Adds `t` (nothing outside the window).
     pub(crate) fn insert(&mut self, t: usize) {
-        if let Some(i) = t.checked_sub(self.base).filter(|&i| i < WINDOW_TENSORS) {
-            self.bits[i / 32] |= 1 << (i % 32);
+        if let Some(w) = t.checked_sub(self.base).and_then(|i| {
+            let b = 1 << (i % 32);
+            self.bits.get_mut(i / 32).map(|w| (w, b))
+        }) {
+            *w.0 |= w.1;
         }
     }
 }
@@ -591,13 +625,13 @@ impl<'m> Graph<'m> {
     }
 
     /// Makes `used` the tensors of window `base` that an operator reads or writes (in place:
-    /// a window is 516 bytes, and a returned one is copied at least once on the stack).
+    /// its bits are the caller's).
     pub(crate) fn used_window(
         &self,
-        used: &mut TensorWindow,
+        used: &mut TensorWindow<'_>,
         base: usize,
     ) -> Result<(), LoadError> {
-        *used = TensorWindow::new(base);
+        used.reset(base);
         for i in 0..self.n_ops {
             let op = self.sg.operator(i)?;
             for t in op.inputs()?.iter().chain(op.outputs()?.iter()) {
@@ -639,9 +673,19 @@ impl<'m> Graph<'m> {
         let graph =
             |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };
         let mut first = [0u32; KNOWN_TENSORS / 32];
+        // One window of the tensors a small graph has (16 bytes), else windows of 512 bytes
+        // (cleared only then).
+        let mut small = [0u32; KNOWN_TENSORS / 32];
+        let mut large;
+        let bits: &mut [u32] = if self.n_tensors <= KNOWN_TENSORS && !large_windows() {
+            &mut small
+        } else {
+            large = [0u32; WINDOW_TENSORS / 32];
+            &mut large
+        };
         let mut base = 0;
         while base < self.n_tensors {
-            let mut written = TensorWindow::new(base);
+            let mut written = TensorWindow::new(base, &mut *bits);
             // A variable tensor holds its state from the load on (and no operator output
             // may be one: that is a second write).
             for t in self.states[..self.n_states].iter().map(|&t| usize::from(t)) {
@@ -695,7 +739,7 @@ impl<'m> Graph<'m> {
             if base == 0 {
                 first.copy_from_slice(&written.bits[..KNOWN_TENSORS / 32]);
             }
-            base += WINDOW_TENSORS;
+            base += written.span();
         }
         Ok(first)
     }

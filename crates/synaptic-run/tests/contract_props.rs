@@ -4,7 +4,7 @@
 //! ones as the kernels make them, and ones whose element count is not the shape's product
 //! (a partial last row or batch).
 use proptest::prelude::*;
-use synaptic_run::contract::{Access, Channels, Contract, Window};
+use synaptic_run::contract::{Access, Channels, Contract, Direction, SafeOverlap, Window};
 
 fn channels() -> impl Strategy<Value = Channels> {
     prop_oneof![
@@ -94,6 +94,20 @@ proptest! {
     #[test]
     fn closed_form_equals_the_walk(c in contract()) {
         prop_assert_eq!(c.safe_overlap(), c.safe_overlap_by_walk(), "{:?}", c);
+    }
+
+    #[test]
+    fn one_direction_is_that_bound_of_both(c in contract()) {
+        let both = c.safe_overlap();
+        let f = c.safe_overlap_in(Direction::Forward);
+        let b = c.safe_overlap_in(Direction::Backward);
+        prop_assert_eq!(f.map(|s| s.forward_max), both.map(|s| s.forward_max), "{:?}", c);
+        prop_assert_eq!(b.map(|s| s.backward_min), both.map(|s| s.backward_min), "{:?}", c);
+        prop_assert_eq!(f.map(|s| s.backward_min), both.map(|_| None), "{:?}", c);
+        prop_assert_eq!(b.map(|s| s.forward_max), both.map(|_| i64::MIN), "{:?}", c);
+        let sizes = |s: Option<SafeOverlap>| s.map(|s| (s.in_bytes, s.out_bytes));
+        prop_assert_eq!(sizes(f), sizes(both));
+        prop_assert_eq!(sizes(b), sizes(both));
     }
 }
 

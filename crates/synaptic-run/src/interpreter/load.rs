@@ -435,10 +435,11 @@ fn check_overlaps<O: OpSet>(
             "declared overlap: the operator's kernel has no overlapped entry point for that \
                  input",
         ))?;
-        let safe = contract.safe_overlap().ok_or(refuse(
+        // Only the declared direction's bound: the one both checks below read.
+        let dir = Direction::from(pair.direction);
+        let safe = contract.safe_overlap_in(dir).ok_or(refuse(
             "declared overlap of tensors too large for a contract",
         ))?;
-        let dir = Direction::from(pair.direction);
         let bound = i64::from(pair.bound);
         let claims_no_more = match pair.direction {
             OverlapDirection::Forward => bound <= safe.forward_max,

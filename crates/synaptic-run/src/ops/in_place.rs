@@ -102,7 +102,7 @@ pub(crate) fn check(
         return Ok(());
     }
     let safe = c
-        .safe_overlap()
+        .safe_overlap_in(at.direction)
         .ok_or(KernelError::unsupported(op, Unsupported::OverlapTooLarge))?;
     if !safe.safe(at.delta(), at.direction) {
         return Err(KernelError::unsupported(op, Unsupported::UnsafeOverlap));

@@ -92,6 +92,15 @@ impl<'m> Seen<'m> {
         Some(info)
     }
 
+    /// Tensor `t`'s constant data and bytes, if it is here (two fields read, not the whole
+    /// entry copied out).
+    fn data_of(&self, t: usize) -> Option<(&'m [u8], usize)> {
+        let e = self.index.iter().position(|i| i.get() == t)?;
+        let found = self.infos[e].get().map(|i| (i.data, i.bytes));
+        self.touch(e as u8);
+        found
+    }
+
     /// Keeps `info`, in place of the least recently used entry.
     pub(crate) fn put(&self, info: TInfo<'m>) {
         let e = (self.order.get() >> (8 * (PREP_SEEN - 1))) as u8;
@@ -260,6 +269,15 @@ impl<'a, 'm> Prep<'a, 'm> {
             self.seen.put(*info);
         }
         r
+    }
+
+    /// Tensor `t`'s constant data (empty: none) and bytes, as [`Prep::info`] reads them
+    /// (every check made): what an operator's record places it by.
+    pub(crate) fn data_of(&self, t: usize) -> Result<(&'m [u8], usize), LoadError> {
+        if let Some(found) = self.seen.data_of(t) {
+            return Ok(found);
+        }
+        self.info(t).map(|i| (i.data, i.bytes))
     }
 
     /// Input `k`, required.

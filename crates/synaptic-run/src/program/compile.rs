@@ -15,7 +15,8 @@ use crate::format::{
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
-    core_request, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow, KNOWN_TENSORS,
+    core_request, large_windows, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow,
+    KNOWN_TENSORS, WINDOW_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
@@ -589,14 +590,20 @@ fn slot_table(
     e.what = "slot table";
     let mut n_slots = 0usize;
     // (The window only for a larger graph: 512 bytes not cleared for nothing.)
-    let mut used = None;
-    let small = g.n_tensors <= KNOWN_TENSORS && !windows_only();
+    let small = g.n_tensors <= KNOWN_TENSORS && !large_windows();
+    let mut large;
+    let mut used = if small {
+        None
+    } else {
+        large = [0u32; WINDOW_TENSORS / 32];
+        Some(TensorWindow::new(0, &mut large))
+    };
     for t in 0..g.n_tensors {
         let io_k = g.io_index(t);
-        let uses = match written.get(t / 32) {
-            Some(w) if small => w & 1 << (t % 32) != 0,
-            _ => {
-                let u = used.get_or_insert_with(|| TensorWindow::new(0));
+        let uses = match (written.get(t / 32), &mut used) {
+            (Some(w), _) if small => w & 1 << (t % 32) != 0,
+            (_, None) => false,
+            (_, Some(u)) => {
                 if !u.covers(t) || t == 0 {
                     g.used_window(u, t)?;
                 }
@@ -638,19 +645,6 @@ fn slot_table(
         n_slots += 1;
     }
     Ok(n_slots)
-}
-
-/// Tests: the slot table's used tensors from the operators a window at a time in every
-/// graph (the path of a graph over [`KNOWN_TENSORS`] tensors, which no shared model has), to
-/// hold it equal to the written set's.
-#[cfg(test)]
-static WINDOWS_ONLY: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
-fn windows_only() -> bool {
-    #[cfg(test)]
-    return WINDOWS_ONLY.load(core::sync::atomic::Ordering::Relaxed);
-    #[cfg(not(test))]
-    false
 }
 
 /// The record of operator `i`.
@@ -726,16 +720,8 @@ fn record_words<'m>(
         OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
     )?;
     e.push_usize(v.output)?;
-    let out_info = cx.info(v.output)?;
-    let out_loc = loc_of(
-        g,
-        placement,
-        e,
-        n_slots,
-        v.output,
-        out_info.data,
-        out_info.bytes,
-    )?;
+    let (out_data, out_bytes) = cx.data_of(v.output)?;
+    let out_loc = loc_of(g, placement, e, n_slots, v.output, out_data, out_bytes)?;
     if matches!(out_loc, Loc::State(_)) {
         return Err(LoadError::Unsupported {
             what: "an operator output that is a variable tensor",
@@ -749,12 +735,12 @@ fn record_words<'m>(
             // An input the kernel never reads has no location: nothing views it (it is
             // checked all the same, as every tensor an operator names).
             Ok(t) if !prep.reads(k) => {
-                cx.info(t)?;
+                cx.data_of(t)?;
                 Loc::Absent
             }
             Ok(t) => {
-                let i = cx.info(t)?;
-                loc_of(g, placement, e, n_slots, t, i.data, i.bytes)?
+                let (data, bytes) = cx.data_of(t)?;
+                loc_of(g, placement, e, n_slots, t, data, bytes)?
             }
             Err(_) => Loc::Absent,
         };
@@ -786,8 +772,8 @@ fn record_words<'m>(
     // SHARED region (the interpreter splits that region around one output only).
     let own_state = g.own_state(i);
     for &t in &v.outputs[1..v.n_out] {
-        let i = cx.info(t)?;
-        let l = loc_of(g, placement, e, n_slots, t, i.data, i.bytes)?;
+        let (data, bytes) = cx.data_of(t)?;
+        let l = loc_of(g, placement, e, n_slots, t, data, bytes)?;
         match l {
             Loc::Slot(_) => {}
             Loc::State(_) if own_state == Some(t) => {}
@@ -820,7 +806,8 @@ fn record_words<'m>(
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::{compile, compiled_len, IoPlacement, WINDOWS_ONLY};
+    use super::{compile, compiled_len, IoPlacement};
+    use crate::model::WINDOWS_ONLY;
     use core::sync::atomic::Ordering;
 
     /// A program's slot table (and so every word) is the same whether the used tensors come
