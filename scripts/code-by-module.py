@@ -46,13 +46,16 @@ OURS = ("synaptic_run", "synaptic_tflite", "synaptic_mem", "compiler_builtins", 
 def strip_generics(name):
     """`a::b<T>::c<{closure}>` -> `a::b::c`; `<X as Y>::f` -> `X::f` (the implementing type)."""
     n = name
-    # `<A as B>::f`: the type A's path.
-    n = re.sub(r"^<([^<>]*?) as [^<>]*>::", r"\1::", n)
-    for _ in range(8):
-        m = re.sub(r"<[^<>]*>", "", n)
+    # Generic arguments (a `<` right after a name), innermost first.
+    for _ in range(12):
+        m = re.sub(r"(?<=[\w\]])<[^<>]*>", "", n)
         if m == n:
             break
         n = m
+    # `<A as B>::f`: the type A's path.
+    for _ in range(4):
+        n = re.sub(r"<([^<>]*?) as [^<>]*>::", r"\1::", n)
+    n = re.sub(r"<[^<>]*>", "", n)
     n = n.replace("{{closure}}", "").replace("{closure#", "{").lstrip("_")
     return "::".join(p for p in n.split("::") if p and not p.startswith("{"))
 

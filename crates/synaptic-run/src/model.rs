@@ -486,6 +486,14 @@ impl<'m> Graph<'m> {
     /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
     /// operators or graph I/O, or I/O indices out of range.
     pub(crate) fn open(model: &'m [u8]) -> Result<Self, LoadError> {
+        Self::open_for(model, u64::MAX)
+    }
+
+    /// [`Graph::open`] for an interpreter that links the kernels `kinds`
+    /// ([`crate::ops::OpSet::KINDS`]): the operators are looked through for a kernel's own
+    /// state output only if one of `kinds` keeps one ([`crate::ops::OWN_STATE_KINDS`]; an
+    /// operator of another kernel is refused by its record as not linked).
+    pub(crate) fn open_for(model: &'m [u8], kinds: u64) -> Result<Self, LoadError> {
         // Each part read where it is used, checked there (no walk over the whole model first).
         let m = Model::open(model)?;
         if m.subgraphs_len()? == 0 {
@@ -553,11 +561,12 @@ impl<'m> Graph<'m> {
         // (Only if an operator code of the model is such a kernel's: most models have none, and
         // their operators are not read for it. A code that does not read is looked for among
         // the operators all the same, as each operator reads it.)
-        let kernel_state = (0..m.operator_codes_len()?).any(|c| {
-            m.operator_code(c).map_or(true, |c| {
-                crate::ops::state_output(crate::ops::identify(c.builtin, c.custom).0).is_some()
-            })
-        });
+        let kernel_state = kinds & crate::ops::OWN_STATE_KINDS != 0
+            && (0..m.operator_codes_len()?).any(|c| {
+                m.operator_code(c).map_or(true, |c| {
+                    crate::ops::state_output(crate::ops::identify(c.builtin, c.custom).0).is_some()
+                })
+            });
         let kernel_ops = if kernel_state { n_ops } else { 0 };
         for i in 0..kernel_ops {
             // Below 32768 tensors (an index of one, checked above).

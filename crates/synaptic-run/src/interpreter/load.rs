@@ -81,7 +81,7 @@ fn too_small<O: OpSet>(
         return e;
     }
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
-    let opened = Graph::open(model);
+    let opened = Graph::open_for(model, O::KINDS);
     let Ok(g) = &opened else {
         return e;
     };
@@ -131,7 +131,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
-    let opened = Graph::open(model);
+    let opened = Graph::open_for(model, O::KINDS);
     let g = match &opened {
         Ok(g) => g,
         Err(e) => return Err(*e),

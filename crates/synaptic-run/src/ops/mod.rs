@@ -325,6 +325,10 @@ pub(crate) fn state_output(code: i32) -> Option<usize> {
     (code == signal_spectral_subtraction::CODE).then_some(signal_spectral_subtraction::STATE_OUTPUT)
 }
 
+/// The kernels that keep their own state in an output ([`state_output`]'s operator's).
+pub(crate) const OWN_STATE_KINDS: u64 =
+    1 << <signal_spectral_subtraction::SpectralSubtraction as Kind>::KIND;
+
 /// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
 /// if any (in range).
 pub(crate) fn state_output_in(
