@@ -80,7 +80,7 @@ pub(super) fn run<'a, O: OpSet>(
     let n_ops = prog.ops();
     let bad = |at: usize| RunError::Program { at };
     runner.planned(plan, |p| -> Result<(), RunError> {
-        place_inputs(p, &prog, input, io)?;
+        place_inputs::<O>(p, &prog, input, io)?;
         let mut at = prog.header(program::h::OPS_AT);
         let shared_io = *placement == IoPlacement::Shared;
         // The next declared overlap (in operator order, checked at load).
@@ -134,7 +134,7 @@ pub(super) fn run<'a, O: OpSet>(
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
-            take_outputs(p, &prog, output, io, n_ops)?;
+            take_outputs::<O>(p, &prog, output, io, n_ops)?;
         }
         Ok(())
     })?
@@ -144,7 +144,7 @@ pub(super) fn run<'a, O: OpSet>(
 /// left them there, then copies the graph inputs `input` (if given) into the SHARED region
 /// (`io`) or their slots.
 #[inline(always)]
-fn place_inputs(
+fn place_inputs<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
     input: Option<&[u8]>,
@@ -170,7 +170,7 @@ fn place_inputs(
             let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
             off += n;
             match loc {
-                Loc::Slot(s) => with_views(p, 0, &[s], &mut |v| {
+                Loc::Slot(s) => with_views::<O>(p, 0, &[s], &mut |v| {
                     v[0].bytes_mut().copy_from_slice(src);
                     Ok(())
                 })??,
@@ -188,7 +188,7 @@ fn place_inputs(
 /// Copies the graph outputs out of the SHARED region (`io`) or their slots (as at the last
 /// of the `n_ops` operators) into `output`.
 #[inline(always)]
-fn take_outputs(
+fn take_outputs<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
     output: &mut [u8],
@@ -206,7 +206,7 @@ fn take_outputs(
             .ok_or(bad(program::HEADER_WORDS))?;
         off += n;
         match loc {
-            Loc::Slot(s) => with_views(p, last, &[s], &mut |v| {
+            Loc::Slot(s) => with_views::<O>(p, last, &[s], &mut |v| {
                 dst.copy_from_slice(v[0].bytes());
                 Ok(())
             })??,
@@ -336,7 +336,7 @@ fn run_op_slots<O: OpSet>(
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
     p.with_scratch(scratch_bytes, |p, scratch| {
         let mut scratch = Some(scratch);
-        with_views(p, i as u16, slots, &mut |views| {
+        with_views::<O>(p, i as u16, slots, &mut |views| {
             let (out_view, rest) = if out_planned {
                 let (o, rest) = views.split_at_mut(1);
                 (o.first_mut(), rest)
@@ -460,13 +460,17 @@ pub(super) type ViewsFn<'f> = dyn FnMut(&mut [Tensor<'_>]) -> Result<(), RunErro
 /// The tensors of `slots` at operator `op`, as a slice (the core hands out a fixed-size array
 /// per call; this picks the size at run time). `f` is one function for every size (a `dyn`:
 /// its code once in the image, not once per size; never inlined, so its callers stay small).
+///
+/// Only the sizes the kernels of `O` can take are linked ([`ops::views`]: an arm past them is
+/// constant-false); a longer list (a record no prepared kernel makes) is a program error.
 #[inline(never)]
-pub(super) fn with_views(
+pub(super) fn with_views<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     op: u16,
     slots: &[usize],
     f: &mut ViewsFn<'_>,
 ) -> Result<Result<(), RunError>, AllocError> {
+    let most = const { ops::views(O::KINDS) };
     // Not inlined: only the arm taken has a frame on the stack, its own array's size (the
     // kernel runs below it); on Armv6-M (the least flash) one function for every size.
     #[cfg_attr(not(synaptic_v6m), inline(never))]
@@ -481,25 +485,26 @@ pub(super) fn with_views(
     }
     match slots.len() {
         0 => Ok(f(&mut [])),
-        1 => go::<1>(p, op, slots, f),
-        2 => go::<2>(p, op, slots, f),
-        3 => go::<3>(p, op, slots, f),
-        4 => go::<4>(p, op, slots, f),
-        5 => go::<5>(p, op, slots, f),
-        6 => go::<6>(p, op, slots, f),
-        7 => go::<7>(p, op, slots, f),
-        8 => go::<8>(p, op, slots, f),
-        9 => go::<9>(p, op, slots, f),
-        10 => go::<10>(p, op, slots, f),
-        11 => go::<11>(p, op, slots, f),
-        12 => go::<12>(p, op, slots, f),
-        13 => go::<13>(p, op, slots, f),
-        14 => go::<14>(p, op, slots, f),
-        15 => go::<15>(p, op, slots, f),
-        16 => go::<16>(p, op, slots, f),
-        17 => go::<17>(p, op, slots, f),
-        18 => go::<18>(p, op, slots, f),
-        // Never: no list is longer (`run_op`'s arrays).
+        1 if 1 <= most => go::<1>(p, op, slots, f),
+        2 if 2 <= most => go::<2>(p, op, slots, f),
+        3 if 3 <= most => go::<3>(p, op, slots, f),
+        4 if 4 <= most => go::<4>(p, op, slots, f),
+        5 if 5 <= most => go::<5>(p, op, slots, f),
+        6 if 6 <= most => go::<6>(p, op, slots, f),
+        7 if 7 <= most => go::<7>(p, op, slots, f),
+        8 if 8 <= most => go::<8>(p, op, slots, f),
+        9 if 9 <= most => go::<9>(p, op, slots, f),
+        10 if 10 <= most => go::<10>(p, op, slots, f),
+        11 if 11 <= most => go::<11>(p, op, slots, f),
+        12 if 12 <= most => go::<12>(p, op, slots, f),
+        13 if 13 <= most => go::<13>(p, op, slots, f),
+        14 if 14 <= most => go::<14>(p, op, slots, f),
+        15 if 15 <= most => go::<15>(p, op, slots, f),
+        16 if 16 <= most => go::<16>(p, op, slots, f),
+        17 if 17 <= most => go::<17>(p, op, slots, f),
+        18 if 18 <= most => go::<18>(p, op, slots, f),
+        // Never: no list is longer than its kernel's views (`run_op`'s arrays, the
+        // kernels' bounds checked at load).
         _ => Ok(Err(RunError::Program { at: 0 })),
     }
 }

@@ -151,6 +151,7 @@ pub struct AveragePool2d;
 
 impl Kernel for AveragePool2d {
     const NAME: &'static str = "AVERAGE_POOL_2D";
+    const MAX_INPUTS: usize = 1;
     type Params = PoolParams;
 
     #[inline]
@@ -177,6 +178,7 @@ pub struct AveragePool2dF32;
 
 impl Kernel for AveragePool2dF32 {
     const NAME: &'static str = "AVERAGE_POOL_2D";
+    const MAX_INPUTS: usize = 1;
     type Params = PoolF32Params;
 
     #[inline]

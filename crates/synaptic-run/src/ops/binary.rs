@@ -299,6 +299,7 @@ pub struct Binary<P>(PhantomData<P>);
 
 impl<P: Elementwise + Words> Kernel for Binary<P> {
     const NAME: &'static str = P::NAME;
+    const MAX_INPUTS: usize = 2;
     type Params = P;
     // Either operand may be the pair's input; the other is read beside it.
     const PAIR_INPUT: Option<usize> = None;
@@ -358,6 +359,7 @@ pub struct BinaryF32<P>(PhantomData<P>);
 
 impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
     const NAME: &'static str = P::NAME;
+    const MAX_INPUTS: usize = 2;
     type Params = P;
     const PAIR_INPUT: Option<usize> = None;
 
@@ -550,6 +552,7 @@ pub struct BinaryI32<P>(PhantomData<P>);
 
 impl<P: OpI32> Kernel for BinaryI32<P> {
     const NAME: &'static str = P::NAME;
+    const MAX_INPUTS: usize = 2;
     type Params = I32Params;
 
     #[inline]

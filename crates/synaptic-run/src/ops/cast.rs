@@ -187,6 +187,7 @@ pub struct Cast;
 
 impl Kernel for Cast {
     const NAME: &'static str = "CAST";
+    const MAX_INPUTS: usize = 1;
     type Params = CastParams;
 
     fn run(p: &CastParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {

@@ -1777,6 +1777,7 @@ pub struct Conv2d;
 
 impl Kernel for Conv2d {
     const NAME: &'static str = "CONV_2D";
+    const MAX_INPUTS: usize = 3;
     type Params = ConvParams;
 
     #[inline]
@@ -1834,6 +1835,7 @@ pub struct Conv2dF32;
 
 impl Kernel for Conv2dF32 {
     const NAME: &'static str = "CONV_2D";
+    const MAX_INPUTS: usize = 3;
     type Params = ConvF32Params;
 
     #[inline]

@@ -363,6 +363,7 @@ pub struct DepthwiseConv2d;
 
 impl Kernel for DepthwiseConv2d {
     const NAME: &'static str = "DEPTHWISE_CONV_2D";
+    const MAX_INPUTS: usize = 3;
     type Params = ConvParams;
 
     #[inline]
@@ -1238,6 +1239,7 @@ pub struct DepthwiseConv2dF32;
 
 impl Kernel for DepthwiseConv2dF32 {
     const NAME: &'static str = "DEPTHWISE_CONV_2D";
+    const MAX_INPUTS: usize = 3;
     type Params = ConvF32Params;
 
     #[inline]

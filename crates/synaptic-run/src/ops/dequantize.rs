@@ -76,6 +76,7 @@ pub struct Dequantize;
 
 impl Kernel for Dequantize {
     const NAME: &'static str = "DEQUANTIZE";
+    const MAX_INPUTS: usize = 1;
     type Params = QuantParams;
 
     #[inline]

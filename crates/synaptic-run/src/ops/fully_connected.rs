@@ -803,6 +803,7 @@ pub struct FullyConnected;
 
 impl Kernel for FullyConnected {
     const NAME: &'static str = "FULLY_CONNECTED";
+    const MAX_INPUTS: usize = 3;
     type Params = FullyConnectedParams;
 
     #[inline]
@@ -994,6 +995,7 @@ pub struct FullyConnectedF32;
 
 impl Kernel for FullyConnectedF32 {
     const NAME: &'static str = "FULLY_CONNECTED";
+    const MAX_INPUTS: usize = 3;
     type Params = FullyConnectedF32Params;
 
     #[inline]

@@ -128,6 +128,7 @@ pub struct Logistic;
 
 impl Kernel for Logistic {
     const NAME: &'static str = "LOGISTIC";
+    const MAX_INPUTS: usize = 1;
     type Params = LogisticParams;
 
     #[inline]
@@ -180,6 +181,7 @@ pub struct LogisticF32;
 
 impl Kernel for LogisticF32 {
     const NAME: &'static str = "LOGISTIC";
+    const MAX_INPUTS: usize = 1;
     type Params = ();
 
     #[inline]

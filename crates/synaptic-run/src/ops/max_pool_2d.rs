@@ -122,6 +122,7 @@ pub struct MaxPool2d;
 
 impl Kernel for MaxPool2d {
     const NAME: &'static str = "MAX_POOL_2D";
+    const MAX_INPUTS: usize = 1;
     type Params = PoolParams;
 
     #[inline]
@@ -148,6 +149,7 @@ pub struct MaxPool2dF32;
 
 impl Kernel for MaxPool2dF32 {
     const NAME: &'static str = "MAX_POOL_2D";
+    const MAX_INPUTS: usize = 1;
     type Params = PoolF32Params;
 
     #[inline]

@@ -186,6 +186,7 @@ pub struct Mean;
 
 impl Kernel for Mean {
     const NAME: &'static str = "MEAN";
+    const MAX_INPUTS: usize = 2;
     type Params = MeanParams;
 
     #[inline]

@@ -117,6 +117,12 @@ pub(crate) trait Kernel {
     /// (ADD, MUL: either operand).
     const PAIR_INPUT: Option<usize> = Some(0);
 
+    /// The most inputs an operator of this kernel has (its `prepare`'s bound; a record with
+    /// more is refused at load, by [`Prepared`] too): with [`Kernel::OUTPUTS`], the most
+    /// planned tensors it views at once ([`views`]), so an interpreter links no view list
+    /// longer than its kernels take.
+    const MAX_INPUTS: usize = crate::limits::MAX_OP_INPUTS;
+
     /// The operator's outputs (every one written by [`Kernel::run`]; a second one is
     /// `Operands::out2`, or `Operands::states` when it holds the kernel's own state).
     const OUTPUTS: usize = 1;
@@ -400,6 +406,24 @@ macro_rules! operators {
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
         pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
+
+        /// The most planned tensors one operator of the kernels `kinds` views at once (its
+        /// inputs and outputs, [`Kernel::MAX_INPUTS`] + [`Kernel::OUTPUTS`], at most
+        /// [`crate::limits::MAX_OP_TENSORS`]): the interpreter's view lists go no longer.
+        pub(crate) const fn views(kinds: u64) -> usize {
+            let mut n = 0;
+            $( $( if linked(kinds, $kind) {
+                let v = <$module::$kernel as Kernel>::MAX_INPUTS + <$module::$kernel as Kernel>::OUTPUTS;
+                if v > n {
+                    n = v;
+                }
+            } )+ )+
+            if n > crate::limits::MAX_OP_TENSORS {
+                crate::limits::MAX_OP_TENSORS
+            } else {
+                n
+            }
+        }
 
         /// The kernels of the operator named `name` (TFLite's builtin name, `FULLY_CONNECTED`,
         /// or a custom code of [`CUSTOM_OPS`]) as an [`OpSet::KINDS`] mask: every data type's

@@ -137,6 +137,7 @@ pub struct Pad;
 
 impl Kernel for Pad {
     const NAME: &'static str = "PAD";
+    const MAX_INPUTS: usize = 3;
     type Params = (PadParams, i8);
 
     #[inline]

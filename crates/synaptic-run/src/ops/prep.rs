@@ -148,6 +148,10 @@ impl<'m> Prepared<'m> {
         if cx.v.n_out != K::OUTPUTS {
             return Err(cx.unsupported(Unsupported::OutputCount));
         }
+        // No more inputs than the kernel's bound (its views: [`super::views`]).
+        if cx.v.n_in > K::MAX_INPUTS {
+            return Err(cx.unsupported(Unsupported::InputCount));
+        }
         let n = <K::Params as Words>::N;
         let mut r = Ok(Prepared {
             kind: K::KIND,

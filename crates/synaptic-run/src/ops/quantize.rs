@@ -178,6 +178,7 @@ pub struct FromFloat;
 
 impl Kernel for FromFloat {
     const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
     type Params = QuantParams;
 
     #[inline]
@@ -205,6 +206,7 @@ pub struct RequantizeI16;
 
 impl Kernel for RequantizeI16 {
     const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
     type Params = RequantizeParams;
 
     #[inline]
@@ -219,6 +221,7 @@ pub struct RequantizeI16I32;
 
 impl Kernel for RequantizeI16I32 {
     const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
     type Params = RequantizeParams;
 
     #[inline]
@@ -233,6 +236,7 @@ pub struct Requantize;
 
 impl Kernel for Requantize {
     const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
     type Params = RequantizeParams;
 
     #[inline]

@@ -60,6 +60,7 @@ pub struct ByteCopy;
 
 impl Kernel for ByteCopy {
     const NAME: &'static str = "RESHAPE";
+    const MAX_INPUTS: usize = 2;
     type Params = ();
 
     #[inline]

@@ -305,6 +305,7 @@ pub struct SoftmaxI16;
 
 impl Kernel for SoftmaxI16 {
     const NAME: &'static str = "SOFTMAX";
+    const MAX_INPUTS: usize = 1;
     type Params = SoftmaxParams;
 
     #[inline]
@@ -319,6 +320,7 @@ pub struct Softmax;
 
 impl Kernel for Softmax {
     const NAME: &'static str = "SOFTMAX";
+    const MAX_INPUTS: usize = 1;
     type Params = SoftmaxParams;
     const FORWARD_ONLY: bool = true;
 
@@ -418,6 +420,7 @@ pub struct SoftmaxF32;
 
 impl Kernel for SoftmaxF32 {
     const NAME: &'static str = "SOFTMAX";
+    const MAX_INPUTS: usize = 1;
     type Params = SoftmaxF32Params;
 
     #[inline]

@@ -251,6 +251,7 @@ pub struct StridedSlice;
 
 impl Kernel for StridedSlice {
     const NAME: &'static str = "STRIDED_SLICE";
+    const MAX_INPUTS: usize = 4;
     type Params = StridedSliceParams;
 
     fn run(p: &StridedSliceParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {

@@ -110,6 +110,7 @@ pub struct Transpose;
 
 impl Kernel for Transpose {
     const NAME: &'static str = "TRANSPOSE";
+    const MAX_INPUTS: usize = 2;
     type Params = TransposeParams;
 
     #[inline]
