@@ -244,6 +244,26 @@ if [ -n "$m4_models" ]; then
   done
 fi
 
+# The C kit's int8 library as a user links it (scripts/bench-kit.sh: the shipped profile
+# `release-size`, and `release-speed` beside it), on the M4 models of the TFLM table.
+kit_models=""
+for m in $m4_models; do
+  case "$m" in hello_world_int8 | micro_speech_quantized | kws_ref_model | person_detect | pretrainedResnet_quant)
+    kit_models="$kit_models $m" ;;
+  esac
+done
+if [ -n "$kit_models" ] && [ "${KIT:-1}" != 0 ]; then
+  : >"$log/kit"
+  for profile in release-size release-speed; do
+    t0=$(date +%s)
+    if ! MODELS="$kit_models" SYNAPTIC_PROFILE=$profile "$root/scripts/bench-kit.sh" >>"$log/kit"; then
+      echo "the C kit's images FAILED (profile $profile)" >&2
+      fail=1
+    fi
+    echo "kit ($profile): $(($(date +%s) - t0)) s" >&2
+  done
+fi
+
 # Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386).
 for m in $models; do
   [ -f "$log/$m" ] || continue
@@ -257,7 +277,10 @@ for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
   grep -E "^(run|ram-program|plain|jitter|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
+if [ -f "$log/kit" ]; then grep -E "^kit " "$log/kit" || true; fi
 echo
+echo "# kit <model> <instructions> m4: one syn_run_invoke_copy() of the C kit's int8 library as shipped (release-size);"
+echo "# kit-load, kit-library <flash bytes kept from the library>; kit-release-speed* the same at opt-level 3;"
 echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
 echo "# arena-calls <model> <instructions of the arena's own calls of one inference, replayed alone>;"
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
@@ -276,6 +299,7 @@ for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
   grep -E "^(shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
+if [ -f "$log/kit" ]; then grep -vE "^kit " "$log/kit" || true; fi
 
 echo
 # The comparison table, also written (full runs only, MODELS unset) to
@@ -422,6 +446,46 @@ if rows:
         srl = int(sr[1]) if len(sr) > 1 else None
         print(f"| {m} | {fmt(l3)} | {a3:,} | {ratio(l3, a3)} | {fmt(l4)} | {a4:,} | {ratio(l4, a4)} | "
               f"{fmt(r4)} | {ratio(r4, a4)} | {ratio(l4, n4, 3)} | {fmt(sl)} | {fmt(si)} | {fmt(srl)} |")
+# The C kit's library as a user links it (scripts/bench-kit.sh), against TFLM + CMSIS-NN and
+# against the Rust firmware above (the same models on the same machine).
+kit = {}
+kp = os.path.join(log, "kit")
+if os.path.exists(kp):
+    for line in open(kp):
+        w = line.split()
+        if len(w) == 4:
+            kit[(w[0], w[1])] = int(w[2])
+run4 = {}
+for m in models:
+    p = os.path.join(log, "m4", m)
+    if os.path.exists(p):
+        for line in open(p):
+            w = line.split()
+            if len(w) > 2 and w[0] in ("run", "load") and w[1] == m:
+                run4[(w[0], m)] = int(w[2])
+kms = [m for m in models if ("kit", m) in kit and m in nn]
+if kms:
+    print()
+    print("The C kit's int8 library as a user links it (`scripts/bench-kit.sh`: `scripts/release.sh`'s library, the kit's `main.c`, plain make, mps2-an386): "
+          "instructions of one `syn_run_invoke_copy()` and of `syn_run_load()`, the library's flash, at the shipped profile `release-size` (opt-level \"s\") and at `release-speed` (opt-level 3):")
+    print()
+    print("| model | kit, s | ÷ CMSIS-NN | ÷ Rust firmware | kit, 3 | ÷ CMSIS-NN | ÷ Rust firmware | load, s | load, 3 | ÷ AllocateTensors (3) | library B, s | library B, 3 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    r = lambda a, b: "-" if a is None or not b else f"{a / b:.2f}"
+    f_ = lambda v: "-" if v is None else f"{v:,}"
+    gs, g3 = [], []
+    for m in kms:
+        s_, s3 = kit.get(("kit", m)), kit.get(("kit-release-speed", m))
+        fw, ti = run4.get(("run", m)), nn[m][0]
+        gs.append(s_ / ti)
+        if s3:
+            g3.append(s3 / ti)
+        print(f"| {m} | {f_(s_)} | {r(s_, ti)} | {r(s_, fw)} | {f_(s3)} | {r(s3, ti)} | {r(s3, fw)} | "
+              f"{f_(kit.get(('kit-load', m)))} | {f_(kit.get(('kit-release-speed-load', m)))} | "
+              f"{r(kit.get(('kit-release-speed-load', m)), alloc.get(m, (0, 0))[1])} | "
+              f"{f_(kit.get(('kit-library', m)))} | {f_(kit.get(('kit-release-speed-library', m)))} |")
+    gm = lambda v: "-" if not v else f"{__import__('math').prod(v) ** (1 / len(v)):.2f}"
+    print(f"\ngeometric mean ÷ CMSIS-NN: kit at opt-level s {gm(gs)}, at opt-level 3 {gm(g3)}")
 EOF
 cat "$table"
 if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then

@@ -20,6 +20,10 @@
  *   KIT_CHECK_ARENA   also check on target that an arena 16 bytes short of <MODEL>_ARENA_BYTES
  *                     is refused with -ENOMEM and that syn_run_memory() reports exactly
  *                     <MODEL>_ARENA_BYTES (and <MODEL>_SHARED_BYTES)
+ *   KIT_COUNT         also print the instructions of syn_run_load() and of one
+ *                     syn_run_invoke_copy() (`syn-kit: instructions load N invoke M`), counted
+ *                     by the MPS2 boards' timer under QEMU -icount shift=10 (scripts/bench-kit.sh;
+ *                     MPS2 boards only, --io ephemeral)
  *
  * Sizes come from the header: <MODEL>_ARENA_BYTES is the arena syn_run_load() needs for the
  * emitted --io/--op-data configuration, <MODEL>_SHARED_BYTES the shared (graph I/O) region, 0
@@ -89,6 +93,61 @@ static uint8_t output[KIT_OUTPUT_MAX];
 #define KIT_INPUT_MAX 4096
 #endif
 static uint8_t zero_input[KIT_INPUT_MAX]; /* .bss: zeroed at start-up */
+#endif
+
+#if defined(KIT_COUNT) && SHARED_BYTES > 0
+#error "KIT_COUNT counts syn_run_invoke_copy(): emit the header with --io ephemeral"
+#endif
+
+#ifdef KIT_COUNT
+/* Instructions under QEMU's -icount shift=10, where each instruction advances the virtual
+ * clock by 1024 ns: the MPS2 boards' CMSDK timer 0, a 32-bit down-counter at the 25 MHz system
+ * clock (40 ns a tick, 25.6 ticks an instruction), so instructions = ticks * 40 / 1024 exactly,
+ * with no interrupt (it wraps after 167 M instructions). The method of the TFLM anchors and of
+ * firmware/runtime's counter (their SysTick has the same clock). */
+#define KIT_TIMER_CTRL (*(volatile uint32_t *)0x40000000u)
+#define KIT_TIMER_VALUE (*(volatile uint32_t *)0x40000004u)
+#define KIT_TIMER_RELOAD (*(volatile uint32_t *)0x40000008u)
+
+static void count_init(void)
+{
+    KIT_TIMER_CTRL = 0;
+    KIT_TIMER_RELOAD = 0xFFFFFFFFu;
+    KIT_TIMER_VALUE = 0xFFFFFFFFu;
+    KIT_TIMER_CTRL = 1; /* enable, system clock, no interrupt */
+}
+
+static uint32_t count_now(void)
+{
+    return KIT_TIMER_VALUE;
+}
+
+/* Instructions between two readings (rounded: the readings' own loads fall inside). */
+static uint32_t count_between(uint32_t from, uint32_t to)
+{
+    uint64_t ticks = (uint32_t)(from - to);
+    return (uint32_t)((ticks * 40u + 512u) >> 10);
+}
+
+/* `n` iterations of two instructions each. */
+static void count_spin(uint32_t n)
+{
+    __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+}
+
+/* Whether the timer counts instructions as above: two loops of known lengths must differ
+ * by their 20,000 instructions, give or take the few around the readings (without -icount
+ * the virtual clock follows the host's and they differ by far more). */
+static int count_calibrated(void)
+{
+    uint32_t a = count_now();
+    count_spin(20000);
+    uint32_t b = count_now();
+    count_spin(10000);
+    uint32_t c = count_now();
+    uint32_t d = count_between(a, b) - count_between(b, c);
+    return d >= 20000u - 16u && d <= 20000u + 16u;
+}
 #endif
 
 static int report(const char *what, int err)
@@ -164,7 +223,18 @@ int main(void)
 #endif
 
     const syn_run_config_t cfg = config(sizeof arena);
+#ifdef KIT_COUNT
+    count_init();
+    if (!count_calibrated()) {
+        kit_write("syn-kit: the timer does not count instructions (QEMU -icount shift=10?)\n");
+        return 104;
+    }
+    uint32_t t0 = count_now();
+#endif
     err = syn_run_load(&net, &cfg);
+#ifdef KIT_COUNT
+    uint32_t t1 = count_now();
+#endif
     if (err != 0) {
         return report("syn_run_load", err);
     }
@@ -250,10 +320,22 @@ int main(void)
         at += size;
     }
 #else
+#ifdef KIT_COUNT
+    uint32_t t2 = count_now();
+#endif
     err = syn_run_invoke_copy(&net, input, input_size, output, info.output_bytes);
+#ifdef KIT_COUNT
+    uint32_t t3 = count_now();
+#endif
     if (err != 0) {
         return report("syn_run_invoke_copy", err);
     }
+#ifdef KIT_COUNT
+    kit_write("syn-kit: instructions");
+    field("load", count_between(t0, t1));
+    field("invoke", count_between(t2, t3));
+    kit_write("\n");
+#endif
 #endif
 
     kit_write("syn-out ");
