@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The C kit's library as a user links it, measured like the runtime's own firmware (issue 39):
 # builds the release kit's int8 library for thumbv7em-none-eabihf exactly as scripts/release.sh
-# ships it (profile SYNAPTIC_PROFILE, default `release-size`), emits each model's header with
-# synmem (--lang c --with-model --io ephemeral --op-data flash), builds the kit's main.c with
+# ships it (its build for that target: `release-speed`, tuned for the Cortex-M4; another
+# profile with SYNAPTIC_PROFILE), emits each model's header with
+# synmem (--lang c --with-model --io ephemeral --op-data flash --isa dsp: the M4's program),
+# builds the kit's main.c with
 # plain make for QEMU's mps2-an386 (Cortex-M4F) with KIT_COUNT, runs it under -icount shift=10
 # and checks its output bytes against `synmem run` on the host. Prints, per model:
 #
@@ -10,12 +12,11 @@
 #   kit-load <model> <instructions of syn_run_load()> m4
 #   kit-library <model> <flash bytes the linker kept from the library> m4
 #
-# (`kit-<profile>`, `kit-<profile>-load`, `kit-<profile>-library` for a profile other than the
-# shipped `release-size`.)
+# (`kit-<profile>`, `kit-<profile>-load`, `kit-<profile>-library` with SYNAPTIC_PROFILE set.)
 #
 #   scripts/bench-kit.sh                       # the five shared models
 #   MODELS=hello_world_int8 scripts/bench-kit.sh
-#   SYNAPTIC_PROFILE=release scripts/bench-kit.sh   # the library at opt-level 3
+#   SYNAPTIC_PROFILE=release-size scripts/bench-kit.sh   # the library at opt-level "s"
 #
 # Exits non-zero if an image fails or its output differs. Work files: target/bench-kit/.
 set -euo pipefail
@@ -23,17 +24,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 SHARED_DIR=${SYNAPTIC_SHARED:-$ROOT/../shared}
 models=${MODELS:-"hello_world_int8 micro_speech_quantized kws_ref_model person_detect pretrainedResnet_quant"}
-profile=${SYNAPTIC_PROFILE:-release-size}
+profile=${SYNAPTIC_PROFILE:-shipped}
 WORK=$ROOT/target/bench-kit/$profile
 KIT=$WORK/kit
 SEED=${KIT_SEED:-7}
 mkdir -p "$WORK"
 key=kit
-[ "$profile" = release-size ] || key=kit-$profile
+[ "$profile" = shipped ] || key=kit-$profile
 log() { echo "bench-kit: $*" >&2; }
 
 log "scripts/release.sh (thumbv7em-none-eabihf, int8, profile $profile)"
-SYNAPTIC_PROFILE=$profile scripts/release.sh --out "$KIT" --targets thumbv7em-none-eabihf \
+scripts/release.sh --out "$KIT" --targets thumbv7em-none-eabihf \
     --variants int8 --no-host >"$WORK/release.log" 2>&1 || { cat "$WORK/release.log" >&2; exit 1; }
 cargo build -q --release -p synmem
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
@@ -44,7 +45,8 @@ for m in $models; do
     d=$WORK/$m
     mkdir -p "$d"
     cp "$SHARED_DIR/models/$m.tflite" "$d/"
-    "$SYNMEM" emit "$d/$m.tflite" --lang c --with-model --io ephemeral --op-data flash -o "$d/model.h" \
+    "$SYNMEM" emit "$d/$m.tflite" --lang c --with-model --io ephemeral --op-data flash --isa dsp \
+        -o "$d/model.h" \
         >"$d/emit.log" 2>&1 || { cat "$d/emit.log" >&2; fail=1; continue; }
     "$SYNMEM" run "$d/$m.tflite" --random "$SEED" --save-input "$d/in.raw" --output "$d/out.raw" \
         --io plan --op-data flash >/dev/null || { fail=1; continue; }

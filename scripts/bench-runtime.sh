@@ -244,8 +244,8 @@ if [ -n "$m4_models" ]; then
   done
 fi
 
-# The C kit's int8 library as a user links it (scripts/bench-kit.sh: the shipped profile
-# `release-size`, and `release-speed` beside it), on the M4 models of the TFLM table.
+# The C kit's int8 library as a user links it (scripts/bench-kit.sh: as shipped, and at the
+# size profile `release-size` beside it), on the M4 models of the TFLM table.
 kit_models=""
 for m in $m4_models; do
   case "$m" in hello_world_int8 | micro_speech_quantized | kws_ref_model | person_detect | pretrainedResnet_quant)
@@ -254,13 +254,13 @@ for m in $m4_models; do
 done
 if [ -n "$kit_models" ] && [ "${KIT:-1}" != 0 ]; then
   : >"$log/kit"
-  for profile in release-size release-speed; do
+  for profile in "" release-size; do
     t0=$(date +%s)
     if ! MODELS="$kit_models" SYNAPTIC_PROFILE=$profile "$root/scripts/bench-kit.sh" >>"$log/kit"; then
       echo "the C kit's images FAILED (profile $profile)" >&2
       fail=1
     fi
-    echo "kit ($profile): $(($(date +%s) - t0)) s" >&2
+    echo "kit (${profile:-as shipped}): $(($(date +%s) - t0)) s" >&2
   done
 fi
 
@@ -279,8 +279,8 @@ for m in $m4_models; do
 done
 if [ -f "$log/kit" ]; then grep -E "^kit " "$log/kit" || true; fi
 echo
-echo "# kit <model> <instructions> m4: one syn_run_invoke_copy() of the C kit's int8 library as shipped (release-size);"
-echo "# kit-load, kit-library <flash bytes kept from the library>; kit-release-speed* the same at opt-level 3;"
+echo "# kit <model> <instructions> m4: one syn_run_invoke_copy() of the C kit's int8 library as shipped (release-speed, target-cpu=cortex-m4);"
+echo "# kit-load, kit-library <flash bytes kept from the library>; kit-release-size* the same at opt-level s;"
 echo "# other figures: shared <model> <instructions> <ram-bytes, I/O in SHARED> <checksum>;"
 echo "# arena-calls <model> <instructions of the arena's own calls of one inference, replayed alone>;"
 echo "# arena <model> exact <B> accepted <B> (what the core's Kconfig floors accept) ...;"
@@ -467,25 +467,25 @@ kms = [m for m in models if ("kit", m) in kit and m in nn]
 if kms:
     print()
     print("The C kit's int8 library as a user links it (`scripts/bench-kit.sh`: `scripts/release.sh`'s library, the kit's `main.c`, plain make, mps2-an386): "
-          "instructions of one `syn_run_invoke_copy()` and of `syn_run_load()`, the library's flash, at the shipped profile `release-size` (opt-level \"s\") and at `release-speed` (opt-level 3):")
+          "instructions of one `syn_run_invoke_copy()` and of `syn_run_load()`, the library's flash, as shipped (`release-speed`: opt-level 3, `target-cpu=cortex-m4`) and at `release-size` (opt-level \"s\"):")
     print()
-    print("| model | kit, s | ÷ CMSIS-NN | ÷ Rust firmware | kit, 3 | ÷ CMSIS-NN | ÷ Rust firmware | load, s | load, 3 | ÷ AllocateTensors (3) | library B, s | library B, 3 |")
+    print("| model | kit | ÷ CMSIS-NN | ÷ Rust firmware | kit, s | ÷ CMSIS-NN | ÷ Rust firmware | load | ÷ AllocateTensors | load, s | library B | library B, s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     r = lambda a, b: "-" if a is None or not b else f"{a / b:.2f}"
     f_ = lambda v: "-" if v is None else f"{v:,}"
     gs, g3 = [], []
     for m in kms:
-        s_, s3 = kit.get(("kit", m)), kit.get(("kit-release-speed", m))
+        k_, ks = kit.get(("kit", m)), kit.get(("kit-release-size", m))
         fw, ti = run4.get(("run", m)), nn[m][0]
-        gs.append(s_ / ti)
-        if s3:
-            g3.append(s3 / ti)
-        print(f"| {m} | {f_(s_)} | {r(s_, ti)} | {r(s_, fw)} | {f_(s3)} | {r(s3, ti)} | {r(s3, fw)} | "
-              f"{f_(kit.get(('kit-load', m)))} | {f_(kit.get(('kit-release-speed-load', m)))} | "
-              f"{r(kit.get(('kit-release-speed-load', m)), alloc.get(m, (0, 0))[1])} | "
-              f"{f_(kit.get(('kit-library', m)))} | {f_(kit.get(('kit-release-speed-library', m)))} |")
+        gs.append(k_ / ti)
+        if ks:
+            g3.append(ks / ti)
+        print(f"| {m} | {f_(k_)} | {r(k_, ti)} | {r(k_, fw)} | {f_(ks)} | {r(ks, ti)} | {r(ks, fw)} | "
+              f"{f_(kit.get(('kit-load', m)))} | {r(kit.get(('kit-load', m)), alloc.get(m, (0, 0))[1])} | "
+              f"{f_(kit.get(('kit-release-size-load', m)))} | "
+              f"{f_(kit.get(('kit-library', m)))} | {f_(kit.get(('kit-release-size-library', m)))} |")
     gm = lambda v: "-" if not v else f"{__import__('math').prod(v) ** (1 / len(v)):.2f}"
-    print(f"\ngeometric mean ÷ CMSIS-NN: kit at opt-level s {gm(gs)}, at opt-level 3 {gm(g3)}")
+    print(f"\ngeometric mean ÷ CMSIS-NN: the kit as shipped {gm(gs)}, at opt-level s {gm(g3)}")
 EOF
 cat "$table"
 if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then

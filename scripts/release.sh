@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The C release kit, in one command: the syn_run C library (crates/synaptic-run-ffi, which also
-# holds the syn_mem API) and the syn_mem-only library (crates/synaptic-mem-ffi), built at the
-# size-optimised profile `release-size` (root Cargo.toml: opt-level "s", fat LTO, one codegen
-# unit, panic abort) for every Cortex-M target and the host, with the headers, a CMake package
+# holds the syn_mem API) and the syn_mem-only library (crates/synaptic-mem-ffi), built for
+# speed (root Cargo.toml's `release-speed`: opt-level 3, fat LTO, one codegen unit, panic abort;
+# thumbv6m-none-eabi for size, `release-size`: see profile_of below) for every Cortex-M target
+# and the host, with the headers, a CMake package
 # (find_package(synaptic) + target_link_libraries(app synaptic::run)), pkg-config files, the
 # host `synmem` (to emit a model's header) and the C firmware template:
 #
@@ -35,7 +36,30 @@ TARGETS="thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf thumbv8m.ma
 VARIANTS="default int8 rtos rtos-int8"
 HOST=1
 SIZES=0
-PROFILE=${SYNAPTIC_PROFILE:-release-size}
+# Each target's build, chosen by measurement (scripts/bench-kit.sh, docs/c-firmware.md#speed):
+# for speed (profile `release-speed`: opt-level 3, fat LTO), thumbv7em-none-eabihf tuned for the
+# Cortex-M4 (`-C target-cpu=cortex-m4`: 16-21 % fewer instructions than the generic v7E-M
+# code, as the Rust firmware builds), except thumbv6m-none-eabi at `release-size` (opt-level
+# "s"): the Cortex-M0 parts have the least flash (the micro:bit image holds the library with
+# every int8 operator only at "s"). SYNAPTIC_PROFILE=<profile> builds every target at one
+# profile; SYNAPTIC_TARGET_CPU=<cpu|generic> sets thumbv7em's tuning (by default the M4's at
+# release-speed only: at opt-level "s" it ran more instructions, not fewer).
+profile_of() { # TARGET
+    if [ -n "${SYNAPTIC_PROFILE:-}" ]; then
+        echo "$SYNAPTIC_PROFILE"
+    else
+        case "$1" in thumbv6m-*) echo release-size ;; *) echo release-speed ;; esac
+    fi
+}
+cpu_of() { # TARGET
+    local cpu=${SYNAPTIC_TARGET_CPU:-}
+    if [ -z "$cpu" ]; then
+        [ "$(profile_of "$1")" = release-speed ] && cpu=cortex-m4 || cpu=generic
+    fi
+    case "$1" in
+        thumbv7em-*) [ "$cpu" = generic ] || echo "$cpu" ;;
+    esac
+}
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit "${1:-0}"
@@ -80,9 +104,11 @@ manifest=$OUT/MANIFEST.tmp
     echo "synaptic C release kit $version"
     echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' (crates/ modified)')"
     echo "rustc $(rustc -V | cut -d' ' -f2-)"
-    echo "profile $PROFILE ($(sed -n "/^\[profile.$PROFILE\]/,/^\[/p" Cargo.toml | grep -v '^\[\|^#\|^$' | tr '\n' ' '))"
+    for p in release-size release-speed ${SYNAPTIC_PROFILE:-}; do
+        echo "profile $p ($(sed -n "/^\[profile.$p\]/,/^\[/p" Cargo.toml | grep -v '^\[\|^#\|^$' | tr '\n' ' '))"
+    done | sort -u
     echo
-    echo "library features sha256"
+    echo "library features profile target-cpu sha256"
 } >"$manifest"
 
 # features_of VARIANT HOST(0|1) -> the cargo features
@@ -98,25 +124,30 @@ features_of() {
 }
 # build CRATE TARGET FEATURES DEST_DIR
 build() {
-    local crate=$1 t=$2 feats=$3 dest=$4 lib
+    local crate=$1 t=$2 feats=$3 dest=$4 lib profile cpu env=()
     lib=lib$(tr - _ <<<"$crate").a
+    profile=$(profile_of "$t")
+    cpu=$(cpu_of "$t")
+    # The tuning for every crate of the target (the dependencies too: LTO keeps each
+    # function's own), by the target's RUSTFLAGS variable.
+    [ -n "$cpu" ] && env=("CARGO_TARGET_$(tr 'a-z.-' 'A-Z__' <<<"$t")_RUSTFLAGS=-C target-cpu=$cpu")
     # `cargo rustc --crate-type staticlib`: the crates' crate-type is [staticlib, rlib], and with
     # an rlib among them cargo does not apply the profile's LTO (it only embeds bitcode):
     # ~20 KB more flash on a Cortex-M3 and LLVM bitcode in every archive member.
-    local args=(rustc -q -p "$crate" --lib --crate-type staticlib --profile "$PROFILE"
+    local args=(rustc -q -p "$crate" --lib --crate-type staticlib --profile "$profile"
         --no-default-features --target "$t")
     [ -n "$feats" ] && args+=(--features "$feats")
-    log "cargo ${args[*]}"
-    nice cargo "${args[@]}"
+    log "${env[*]} cargo ${args[*]}"
+    env "${env[@]}" nice cargo "${args[@]}"
     mkdir -p "$dest"
-    cp "$target_dir/$t/$PROFILE/$lib" "$dest/$lib.tmp"
+    cp "$target_dir/$t/$profile/$lib" "$dest/$lib.tmp"
     if [[ "$t" == thumb* ]]; then
         [ -n "$STRIP_ARM" ] && "$STRIP_ARM" --strip-debug "$dest/$lib.tmp"
     else
         strip --strip-debug "$dest/$lib.tmp" 2>/dev/null || true
     fi
     mv "$dest/$lib.tmp" "$dest/$lib"
-    echo "${dest#"$OUT"/}/$lib ${feats:-(none)} $(sha256sum "$dest/$lib" | cut -c1-64)" >>"$manifest"
+    echo "${dest#"$OUT"/}/$lib ${feats:-(none)} $profile ${cpu:-generic} $(sha256sum "$dest/$lib" | cut -c1-64)" >>"$manifest"
 }
 # The critical section of a Cortex-M library: defined (bare metal) or left to the RTOS.
 check_cs() { # LIB VARIANT
