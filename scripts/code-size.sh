@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flash (and static RAM) each part of a C firmware costs, at the size profile, on every
+# The flash (and static RAM) each part of a C firmware costs, with the kit as shipped, on every
 # Cortex-M target: links the C firmware kit (examples/c-firmware) against the release kit's
 # libraries with arm-none-eabi-gcc -Os --gc-sections and reads the map files, then writes
 # docs/code-size.generated.md.
@@ -131,15 +131,14 @@ opt_rows=()
 if [ "$OPT_LEVELS" = 1 ]; then
     t=thumbv7m-none-eabi
     for o in s z 3; do
-        if [ "$o" = s ]; then
-            lib=$KIT/lib/$t
-        else
-            log "opt-level $o: scripts/release.sh in target/code-size-opt$o"
-            CARGO_TARGET_DIR=$ROOT/target/code-size-opt$o CARGO_PROFILE_RELEASE_SIZE_OPT_LEVEL=$o \
-                scripts/release.sh --out "$WORK/kit-opt$o" --targets "$t" --variants "default int8" \
-                --no-host >&2
-            lib=$WORK/kit-opt$o/lib/$t
-        fi
+        # The release-size profile at opt-level $o (the kit's own libraries: release.sh's
+        # per-target profiles, the table above).
+        log "opt-level $o: scripts/release.sh in target/code-size-opt$o"
+        SYNAPTIC_PROFILE=release-size CARGO_TARGET_DIR=$ROOT/target/code-size-opt$o \
+            CARGO_PROFILE_RELEASE_SIZE_OPT_LEVEL=$o \
+            scripts/release.sh --out "$WORK/kit-opt$o" --targets "$t" --variants "default int8" \
+            --no-host >&2
+        lib=$WORK/kit-opt$o/lib/$t
         for v in int8 f32; do
             l=$lib/libsynaptic_run_ffi.a
             [ "$v" = int8 ] && l=$lib/int8/libsynaptic_run_ffi.a
@@ -156,8 +155,9 @@ fi
     echo "Written by \`scripts/code-size.sh\` (also \`scripts/release.sh --sizes\`); do not edit. Explained"
     echo "in [c-firmware.md](c-firmware.md#code-size)."
     echo
-    echo "- library: \`release-size\` profile (root \`Cargo.toml\`: opt-level \"s\", fat LTO, one codegen"
-    echo "  unit, panic abort), \`$(rustc -V)\`; commit \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet HEAD -- crates Cargo.toml 2>/dev/null || echo ' with local changes in crates/')"
+    echo "- library: as \`scripts/release.sh\` builds it (root \`Cargo.toml\`'s \`release-speed\`: opt-level 3, fat LTO,"
+    echo "  one codegen unit, panic abort, thumbv7em tuned for the Cortex-M4; thumbv6m at \`release-size\`,"
+    echo "  opt-level \"s\": the kit's MANIFEST), \`$(rustc -V)\`; commit \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet HEAD -- crates Cargo.toml 2>/dev/null || echo ' with local changes in crates/')"
     echo "- C: \`$(arm-none-eabi-gcc --version | head -n 1)\`, \`-Os -ffunction-sections -fdata-sections\`,"
     echo "  linked with \`-nostdlib -Wl,--gc-sections\` (no newlib: the library's compiler_builtins"
     echo "  provides memcpy/memset), the kit's start-up and console, \`boards/mps2-an385.ld\`"
@@ -194,8 +194,8 @@ fi
     done
     if [ ${#opt_rows[@]} -gt 0 ]; then
         echo
-        echo "opt-level of the library (thumbv7m-none-eabi, the same hello_world_int8 image; \`s\` is the"
-        echo "profile's, \`3\` is \`release\`'s, what a plain \`cargo build --release\` gives, LTO here too):"
+        echo "opt-level of the library (thumbv7m-none-eabi, the same hello_world_int8 image, the"
+        echo "\`release-size\` profile at each opt-level: fat LTO, one codegen unit; speed in c-firmware.md):"
         echo
         echo "| opt-level | kernels | flash | library |"
         echo "|---|---|---:|---:|"
