@@ -56,7 +56,8 @@ for lvl in $levels; do
   done
 done
 cd "$root"
-python3 - "$log/lines" "$models" >"$out_md.tmp" <<'EOF'
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates firmware || echo ' + local changes')"
+python3 - "$log/lines" "$models" "$commit" >"$out_md.tmp" <<'EOF'
 import sys
 lines, models = open(sys.argv[1]).read().split("\n"), sys.argv[2].split()
 flash, run, check = {}, {}, {}
@@ -74,7 +75,7 @@ for m in models:
         if check.get((m, lvl)) != check.get((m, "3")):
             sys.exit(f"{m}: the opt-level {lvl} image's checksum differs from opt-level 3's")
 print("# Flash: where the runtime's code goes (generated)\n")
-print("Written by `scripts/code-bytes.sh`; do not edit. Cortex-M4 (`thumbv7em-none-eabihf`,")
+print(f"Written by `scripts/code-bytes.sh` at commit {sys.argv[3]}; do not edit. Cortex-M4 (`thumbv7em-none-eabihf`,")
 print("QEMU mps2-an386) firmware of `firmware/runtime`, fat LTO, one codegen unit, panic abort.")
 print("**Runtime code**: the code symbols of the model's `deploy` image (what a product links:")
 print("the model's kernels only, its program in flash, one inference, no message formatted)")
