@@ -18,9 +18,16 @@ docs/code-bytes.generated.md); it reads `arm-none-eabi-nm -S -C`.
 """
 import argparse
 import collections
+import importlib.util
+import os
 import re
-import subprocess
-import sys
+
+# The symbols scripts/runtime-code-bytes.py counts (one selection for both).
+_spec = importlib.util.spec_from_file_location(
+    "runtime_code_bytes", os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtime-code-bytes.py")
+)
+runtime_code_bytes = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(runtime_code_bytes)
 
 
 ap = argparse.ArgumentParser()
@@ -31,15 +38,6 @@ ap.add_argument("--top", type=int, default=25)
 ap.add_argument("--markdown", action="store_true")
 args = ap.parse_args()
 
-# The board support scripts/runtime-code-bytes.py leaves out (kept equal to its lists).
-BOARD = (
-    "synaptic_fw_runtime::",
-    args.model + "::",
-    "cortex_m",
-    "<cortex_m",
-    "__rustc::rust_begin_unwind",
-)
-BOARD_EXACT = {"main", "Reset", "SysTick", "DefaultHandler_", "DefaultPreInit", "HardFault_", "__pre_init"}
 OURS = ("synaptic_run", "synaptic_tflite", "synaptic_mem", "compiler_builtins", "core")
 
 
@@ -60,21 +58,11 @@ def strip_generics(name):
     return "::".join(p for p in n.split("::") if p and not p.startswith("{"))
 
 
-out = subprocess.run(
-    ["arm-none-eabi-nm", "-S", "-C", "--defined-only", args.elf], capture_output=True, text=True, check=True
-).stdout
 by_module = collections.Counter()
 by_fn = collections.Counter()
 copies = collections.Counter()
 total = 0
-for line in out.splitlines():
-    f = line.split(None, 3)
-    if len(f) < 4 or f[2] not in "tTwW":
-        continue
-    name = f[3]
-    if name in BOARD_EXACT or name.startswith(BOARD):
-        continue
-    size = int(f[1], 16)
+for size, name in runtime_code_bytes.runtime_symbols(args.elf, args.model):
     total += size
     path = strip_generics(name)
     parts = path.split("::")

@@ -84,21 +84,23 @@ impl<'m> Seen<'m> {
             .set((o & !through) | (o & below) << 8 | u32::from(e));
     }
 
+    /// Tensor `t`'s entry, made the most recently used, if it is here (an index is set only
+    /// with its entry).
+    fn hit(&self, t: usize) -> Option<&Cell<Option<TInfo<'m>>>> {
+        let e = self.index.iter().position(|i| i.get() == t)?;
+        self.touch(e as u8);
+        Some(&self.infos[e])
+    }
+
     /// Tensor `t`, if it is here.
     fn get(&self, t: usize) -> Option<TInfo<'m>> {
-        let e = self.index.iter().position(|i| i.get() == t)?;
-        let info = self.infos[e].get()?;
-        self.touch(e as u8);
-        Some(info)
+        self.hit(t)?.get()
     }
 
     /// Tensor `t`'s constant data and bytes, if it is here (two fields read, not the whole
     /// entry copied out).
     fn data_of(&self, t: usize) -> Option<(&'m [u8], usize)> {
-        let e = self.index.iter().position(|i| i.get() == t)?;
-        let found = self.infos[e].get().map(|i| (i.data, i.bytes));
-        self.touch(e as u8);
-        found
+        self.hit(t)?.get().map(|i| (i.data, i.bytes))
     }
 
     /// Keeps `info`, in place of the least recently used entry.

@@ -600,10 +600,10 @@ fn slot_table(
     };
     for t in 0..g.n_tensors {
         let io_k = g.io_index(t);
-        let uses = match (written.get(t / 32), &mut used) {
-            (Some(w), _) if small => w & 1 << (t % 32) != 0,
-            (_, None) => false,
-            (_, Some(u)) => {
+        // (No window: a small graph, all of whose tensors the written set holds.)
+        let uses = match &mut used {
+            None => written.get(t / 32).is_some_and(|w| w & 1 << (t % 32) != 0),
+            Some(u) => {
                 if !u.covers(t) || t == 0 {
                     g.used_window(u, t)?;
                 }
