@@ -232,6 +232,22 @@ enum OpData {
     FlashPlain,
 }
 
+/// An exact arena of `buf` for `spec`, with the SHARED region `shared` when the I/O is there.
+fn arena_for<'b, O: OpSet>(
+    spec: &Spec<O>,
+    buf: &'b mut [u8],
+    shared: &'b mut [u8],
+    placement: IoPlacement,
+) -> Arena<'b> {
+    let mut arena = Arena::exact(buf, spec.scratch).unwrap_or_else(|e| fail("arena", &e));
+    if placement == IoPlacement::Shared {
+        arena
+            .set_shared_region(shared)
+            .unwrap_or_else(|e| fail("shared region", &e));
+    }
+    arena
+}
+
 /// One load + inference: (instructions, output checksum, exact RAM, matches).
 fn infer<O: OpSet>(
     c: &counter::Counter,
@@ -258,26 +274,40 @@ fn infer<O: OpSet>(
         ),
         (IoPlacement::Shared, _) => (spec.arena_shared, shared_overlapped, None),
     };
-    let mut arena =
-        Arena::exact(&mut arena_buf[..size], spec.scratch).unwrap_or_else(|e| fail("arena", &e));
-    if placement == IoPlacement::Shared {
-        arena
-            .set_shared_region(shared_buf)
-            .unwrap_or_else(|e| fail("shared region", &e));
-    }
-    let (loader, mut runner) = arena.split();
-    let top = stack::paint();
-    let (load, net) = c.measure(|| match program {
-        Some(p) => Interpreter::with_program_ops::<O>(spec.model, p, loader, plan, placement),
-        None => Interpreter::new_ops::<O>(spec.model, loader, plan, placement),
-    });
-    let stack_load = stack::used(top);
-    let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let mut out = [0u8; MAX_OUTPUT];
+    // (A macro: each arena's loader has its own lifetime.)
+    macro_rules! load {
+        ($loader:expr) => {
+            match program {
+                Some(p) => {
+                    Interpreter::with_program_ops::<O>(spec.model, p, $loader, plan, placement)
+                }
+                None => Interpreter::new_ops::<O>(spec.model, $loader, plan, placement),
+            }
+        };
+    }
+    // The stack high-water marks of the load and of one inference, in a run of their own with
+    // the timer's interrupt off: what the runtime itself takes, not the counter's exception.
+    let (stack_load, stack_invoke) = counter::quiet(|| {
+        let mut arena = arena_for(spec, &mut arena_buf[..size], shared_buf, placement);
+        let (loader, mut runner) = arena.split();
+        let top = stack::paint();
+        let net = load!(loader);
+        let stack_load = stack::used(top);
+        let mut net = net.unwrap_or_else(|e| fail("load", &e));
+        let out = &mut out[..net.output_bytes()];
+        let top = stack::paint();
+        let r = net.invoke(&mut runner, spec.input, out);
+        let stack_invoke = stack::used(top);
+        r.unwrap_or_else(|e| fail("inference", &e));
+        (stack_load, stack_invoke)
+    });
+    let mut arena = arena_for(spec, &mut arena_buf[..size], shared_buf, placement);
+    let (loader, mut runner) = arena.split();
+    let (load, net) = c.measure(|| load!(loader));
+    let mut net = net.unwrap_or_else(|e| fail("load", &e));
     let out = &mut out[..net.output_bytes()];
-    let top = stack::paint();
     let (n, r) = c.measure(|| net.invoke(&mut runner, spec.input, out));
-    let stack_invoke = stack::used(top);
     r.unwrap_or_else(|e| fail("inference", &e));
     let first = *out == *spec.expected;
     // A streaming model: consecutive invocations after a state reset, the state carried,

@@ -1,9 +1,10 @@
 //! The stack high-water mark of a call, by painting: [`paint`] fills the free stack below the
 //! caller's frame with a pattern, the measured call runs, [`used`] finds the lowest word no
 //! longer holding the pattern. The figure is the bytes from the caller's frame down to that
-//! word: the call's own frames and everything it called, plus the SysTick handler's exception
-//! frame when the interrupt arrived at the deepest point (at most 32 B + the handler's few
-//! words, so the figure is an upper bound by that much).
+//! word: the call's own frames and everything it called. The firmware measures in a run of its
+//! own with SysTick's interrupt off ([`crate::counter::quiet`]): the timer's exception frame
+//! (32 B, 104 B with the FPU's context, + its handler's words) is the counter's, not the
+//! runtime's, and would land on the figure whenever the interrupt came at the deepest point.
 //!
 //! The painted region is the free RAM between the end of the statics (`__sheap`, cortex-m-rt's
 //! heap start: nothing here uses a heap) and a guard below the caller's frame, at most
