@@ -175,6 +175,8 @@ def main():
     ap.add_argument("--functions", type=int, default=25)
     ap.add_argument("--stack", action="store_true",
                     help="also the deepest chain of calls by stack frame bytes (from the ELF)")
+    ap.add_argument("--pcs", type=int, default=0, metavar="N",
+                    help="also the N most executed addresses (for the disassembly), per function")
     ap.add_argument("--inclusive", type=int, default=0, metavar="N",
                     help="also the N functions with the most instructions including callees")
     a = ap.parse_args()
@@ -209,6 +211,11 @@ def main():
         print(f"\ndeepest chain: {sum(b for _, b in chain)} bytes of frames (calls, innermost last)")
         for n, b in chain:
             print(f"{b:10} {short(n)[:110]}")
+    if a.pcs:
+        hits = collections.Counter(zip(pcs[s:e], names[s:e]))
+        print(f"\nhottest addresses, top {a.pcs}: count, address, function")
+        for (x, n), c in hits.most_common(a.pcs):
+            print(f"{c:10} {x:#010x} {short(n)[:90]}")
     if a.lines:
         hits = collections.Counter(pcs[s:e])
         addrs = sorted(hits)

@@ -79,6 +79,19 @@ pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
     r
 }
 
+/// `SMLABT rd, rn, rm, ra`: `acc` plus the product of the bottom halfword of `a` and the top
+/// halfword of `b`.
+#[inline(always)]
+pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as `smlabb`.
+    unsafe {
+        asm!("smlabt {r}, {a}, {b}, {c}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b,
+             c = in(reg) acc, options(pure, nomem, nostack));
+    }
+    r
+}
+
 /// `SMLATT rd, rn, rm, ra`: `acc` plus the product of the top halfwords of `a` and `b`.
 #[inline(always)]
 pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {

@@ -790,19 +790,20 @@ fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
     }
 }
 
-/// [`mac4_value`] on the DSP extension: `v` in both halfwords, the weights' word split into
-/// even and odd lanes (`SXTB16`), one `SMLABB`/`SMLATT` per lane.
+/// [`mac4_value`] on the DSP extension: the weights' word split into even and odd lanes
+/// (`SXTB16`), `v` (within ±32,767) in the bottom halfword against each lane's
+/// (`SMLABB`/`SMLABT`): no packing of `v`.
 #[cfg(synaptic_dsp)]
 #[inline(always)]
 fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
-    use crate::dsp::{smlabb, smlatt, sxtb16, sxtb16_ror8};
+    use crate::dsp::{smlabb, smlabt, sxtb16, sxtb16_ror8};
     let ww = super::common::word(w);
     let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
-    let v = (v as u32 & 0xffff) * 0x1_0001;
+    let v = v as u32;
     acc[0] = smlabb(v, w02, acc[0]);
     acc[1] = smlabb(v, w13, acc[1]);
-    acc[2] = smlatt(v, w02, acc[2]);
-    acc[3] = smlatt(v, w13, acc[3]);
+    acc[2] = smlabt(v, w02, acc[2]);
+    acc[3] = smlabt(v, w13, acc[3]);
 }
 
 // ---- The row kernel: a row segment at a time ----
