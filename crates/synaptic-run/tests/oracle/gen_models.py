@@ -112,13 +112,16 @@ def _out(size, k, stride, dilation, padding):
     return (size + stride - 1) // stride if padding == PAD.SAME else (size + stride - eff) // stride
 
 
-def depthwise(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act, per_channel):
+def depthwise(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act, per_channel,
+              gain=1.0):
+    """`gain` scales the filter's scales: above ~5 the requantization multiplier is at least
+    0.5 (a left shift, the kernels' general path)."""
     r = rng(seed)
     b = Builder()
     out_c = in_shape[3] * mult
     f_shape = [1, kh, kw, out_c]
     in_q = quant(0.03 + r.random() * 0.1, r.integers(-20, 20))
-    f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.015
+    f_scales = gain * ((0.002 + r.random(out_c) * 0.02) if per_channel else 0.015)
     out_q = quant(0.05 + r.random() * 0.1, r.integers(-30, 30))
     i = b.tensor("input", in_shape, T.INT8, in_q)
     f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int), dim=3),
@@ -498,6 +501,11 @@ def main():
     depthwise("dw_m2_s2_same_relun1_pc", 5, [1, 7, 8, 3], 2, 3, 3, (2, 2), (1, 1), PAD.SAME, ACT.RELU_N1_TO_1, True)
     depthwise("dw_m1_dil2_valid_relu6_pc", 6, [1, 12, 12, 4], 1, 3, 3, (1, 1), (2, 2), PAD.VALID, ACT.RELU6, True)
     depthwise("dw_m3_s1x2_same_none_pt", 7, [2, 6, 9, 2], 3, 2, 3, (1, 2), (1, 1), PAD.SAME, ACT.NONE, False)
+    # One input channel, a multiplier of 8 or 16, more than 25 taps (micro_speech's shape:
+    # its window rows read in place), one with multipliers of at least 0.5.
+    depthwise("dw_m8_in1_s2_same_relu_pc", 40, [1, 11, 10, 1], 8, 6, 5, (2, 2), (1, 1), PAD.SAME, ACT.RELU, True)
+    depthwise("dw_m16_in1_valid_none_pt", 41, [2, 8, 9, 1], 16, 5, 6, (1, 1), (1, 1), PAD.VALID, ACT.NONE, False)
+    depthwise("dw_m8_in1_same_gain_pc", 42, [1, 7, 9, 1], 8, 6, 5, (1, 1), (1, 1), PAD.SAME, ACT.NONE, True, gain=400.0)
     fully_connected("fc_pc_relu", 8, [3, 20], 7, ACT.RELU, True)
     fully_connected("fc_pt_relun1_3d", 9, [2, 1, 16], 5, ACT.RELU_N1_TO_1, False)
     fully_connected("fc_pt_relu6_nobias", 10, [1, 40], 9, ACT.RELU6, False, bias=False)
