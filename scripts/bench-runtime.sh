@@ -26,9 +26,10 @@
 #
 # Then the five int8 models again on a Cortex-M4F (QEMU mps2-an386, thumbv7em-none-eabihf,
 # target-cpu=cortex-m4; CPUS=m3 leaves it out), checked the same way and against the M3's
-# checksum, with a table against TFLM + CMSIS-NN on that machine.
+# checksum, with a table against TFLM + CMSIS-NN on that machine; and on a Cortex-M7 (QEMU
+# mps2-an500, target-cpu=cortex-m7; CPUS without m7 leaves it out), with its own table.
 #
-# Output, per model (each figure line ends with its CPU, m3 or m4):
+# Output, per model (each figure line ends with its CPU, m3, m4 or m7):
 #   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>     (program in flash)
 #   state <model> <bytes>
 #   ram-program <model> <instructions-per-inference> <ram-bytes> <output-checksum>
@@ -244,6 +245,47 @@ if [ -n "$m4_models" ]; then
   done
 fi
 
+# Cortex-M7 (mps2-an500, thumbv7em-none-eabihf, target-cpu=cortex-m7): the five int8 models
+# of the TFLM table, the same image source and checks (output against the host's and the M3's
+# checksum); CPUS without m7 leaves it out.
+m7_models=""
+if [[ " ${CPUS:-m3 m4 m7} " == *" m7 "* ]]; then
+  for m in $models; do
+    case "$m" in hello_world_int8 | micro_speech_quantized | kws_ref_model | person_detect | pretrainedResnet_quant)
+      m7_models="$m7_models $m" ;;
+    esac
+  done
+fi
+if [ -n "$m7_models" ]; then
+  t0=$(date +%s)
+  m7_bins=()
+  for m in $m7_models; do m7_bins+=(--bin "$m"); done
+  # (Joined to the config's flags for the target: the later target-cpu is the one taken.)
+  CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS="-C target-cpu=cortex-m7" \
+    cargo build --release -q --no-default-features --features mps2-an500 \
+    --target thumbv7em-none-eabihf "${m7_bins[@]}" --target-dir target/mps2-an500
+  echo "build (M7): $(($(date +%s) - t0)) s" >&2
+  mkdir -p "$log/m7"
+  for m in $m7_models; do
+    elf="target/mps2-an500/thumbv7em-none-eabihf/release/$m"
+    set +e
+    timeout 1800 ./qemu-run.sh mps2-an500 "$elf" </dev/null >"$log/m7/$m" 2>"$log/m7/$m.err"
+    rc=$?
+    set -e
+    if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/m7/$m"; then
+      cat "$log/m7/$m" "$log/m7/$m.err" >&2
+      echo "$m: FAILED on the Cortex-M7 (QEMU exit $rc)" >&2
+      fail=1
+    fi
+    m7sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/m7/$m")
+    m3sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$m" 2>/dev/null || true)
+    if [ -n "$m3sum" ] && [ "$m7sum" != "$m3sum" ]; then
+      echo "$m: the Cortex-M7's checksum $m7sum differs from the Cortex-M3's $m3sum" >&2
+      fail=1
+    fi
+  done
+fi
+
 # The C kit's int8 library as a user links it (scripts/bench-kit.sh: as shipped, and at the
 # size profile `release-size` beside it), on the M4 models of the TFLM table.
 kit_models=""
@@ -264,7 +306,7 @@ if [ -n "$kit_models" ] && [ "${KIT:-1}" != 0 ]; then
   done
 fi
 
-# Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386).
+# Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386; m7: mps2-an500).
 for m in $models; do
   [ -f "$log/$m" ] || continue
   grep -E "^run $m " "$log/$m" | sed 's/$/ m3/' || true
@@ -276,6 +318,10 @@ done
 for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
   grep -E "^(run|ram-program|plain|jitter|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+done
+for m in $m7_models; do
+  [ -f "$log/m7/$m" ] || continue
+  grep -E "^(run|jitter|load|stack) $m " "$log/m7/$m" | sed 's/$/ m7/' || true
 done
 if [ -f "$log/kit" ]; then grep -E "^kit " "$log/kit" || true; fi
 echo
@@ -402,6 +448,39 @@ if rows:
         j = "-" if jit is None else f"{jit:,}"
         print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {j} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} | {im:,} |")
     print(f"\ngeometric mean of ours ÷ CMSIS-NN: {g ** (1 / len(rows)):.2f}")
+# Cortex-M7 (mps2-an500) against TFLM with CMSIS-NN on the same machine
+# (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7, CMSIS-NN's DSP paths).
+nn7 = {  # instructions per inference
+    "hello_world_int8": 3721,
+    "micro_speech_quantized": 1489690,
+    "kws_ref_model": 7644549,
+    "person_detect": 22718148,
+    "pretrainedResnet_quant": 30027087,
+}
+rows7 = []
+for m in models:
+    p = os.path.join(log, "m7", m)
+    if not os.path.exists(p) or m not in nn7:
+        continue
+    f = {}
+    for line in open(p):
+        w = line.split()
+        if len(w) > 2 and w[1] == m:
+            f[w[0]] = w[2:]
+    if "run" in f:
+        rows7.append((m, int(f["run"][0]), f.get("load", ["0"])[0], f.get("stack", [])))
+if rows7:
+    print()
+    print("Cortex-M7 (mps2-an500, target-cpu=cortex-m7), against TFLM + CMSIS-NN on the same machine:")
+    print()
+    print("| model | instr (ours, M7) | instr (TFLM+CMSIS-NN, M7) | ours ÷ CMSIS-NN | load (ours, M7) | stack load / invoke B |")
+    print("|---|---:|---:|---:|---:|---:|")
+    g = 1.0
+    for m, n, ld, st in rows7:
+        g *= n / nn7[m]
+        stk = f"{int(st[1]):,} / {int(st[3]):,}" if len(st) >= 4 else "-"
+        print(f"| {m} | {n:,} | {nn7[m]:,} | {n / nn7[m]:.2f} | {int(ld):,} | {stk} |")
+    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M7: {g ** (1 / len(rows7)):.2f}")
 # The load (Interpreter creation to ready) against TFLM's AllocateTensors on the same machines
 # (../shared/anchors/tflm-qemu/README.md: TFLM + CMSIS-NN, M3 and M4), and the stack it takes.
 alloc = {  # AllocateTensors instructions: (M3, M4)
@@ -495,8 +574,8 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
     echo
     echo "Written by \`scripts/bench-runtime.sh\` (do not edit): commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- crates firmware || echo ' + local changes'), $(date -u +%Y-%m-%d)."
     echo "Instructions are exact (QEMU \`-icount shift=10\`, SysTick); RAM in bytes, the exact need (\`synmem plan\`'s \`ram_bytes\`);"
-    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels on the M3; TFLM + CMSIS-NN on the M4)."
-    echo "Each figure line ends with its CPU: m3 (lm3s6965evb or mps2-an385) or m4 (mps2-an386)."
+    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels on the M3; TFLM + CMSIS-NN on the M4 and the M7)."
+    echo "Each figure line ends with its CPU: m3 (lm3s6965evb or mps2-an385), m4 (mps2-an386) or m7 (mps2-an500)."
     echo
     cat "$table"
     echo
@@ -508,6 +587,10 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
     for m in $m4_models; do
       [ -f "$log/m4/$m" ] || continue
       grep -E "^(run|ram-program|plain|shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
+    done
+    for m in $m7_models; do
+      [ -f "$log/m7/$m" ] || continue
+      grep -E "^(run|ram-program|load|load-ram-program|stack|jitter) $m " "$log/m7/$m" | sed 's/$/ m7/' || true
     done
     echo '```'
   } >"$out"

@@ -74,6 +74,25 @@ for m in hello_world_int8 micro_speech_quantized kws_ref_model pretrainedResnet_
     exit 1
   }
 done
+# Cortex-M7 (target-cpu=cortex-m7) on QEMU mps2-an500: the bench's M7 board, its clock and
+# memory map, and the DSP path as the M7's scheduling compiles it.
+echo "==> firmware/runtime for mps2-an500 (Cortex-M7): build, run"
+for m in hello_world_int8 micro_speech_quantized; do
+  CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS="-C target-cpu=cortex-m7" \
+    cargo build --release -q --no-default-features --features mps2-an500 \
+    --target thumbv7em-none-eabihf --target-dir target/mps2-an500 --bin "$m"
+  out=$(timeout 120 ./qemu-run.sh mps2-an500 \
+    "target/mps2-an500/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || {
+    echo "$out"
+    echo "$m: FAILED on the Cortex-M7" >&2
+    exit 1
+  }
+  echo "$out" | grep -E "^(run|check) "
+  grep -q "^check $m ok" <<<"$out" || {
+    echo "$m: output differs from the host's on the Cortex-M7" >&2
+    exit 1
+  }
+done
 echo "==> deploy images (feature deploy: what a product links) for mps2-an386: clippy, build"
 deploy=(--release -q --no-default-features --features mps2-an386,deploy
   --target thumbv7em-none-eabihf --target-dir target/mps2-an386-deploy)
@@ -89,4 +108,4 @@ for m in hello_world_int8 micro_speech_quantized; do
   }
   echo "$m deploy image: $out"
 done
-echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F, M4F deploy), kws_ref_model and pretrainedResnet_quant (M4F) and hello_world_float equal the host on target"
+echo "runtime firmware: hello_world_int8, micro_speech_quantized (M3, M4F, M4F deploy, M7), kws_ref_model and pretrainedResnet_quant (M4F) and hello_world_float equal the host on target"

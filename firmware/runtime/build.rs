@@ -95,15 +95,15 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SYNAPTIC_SEED");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_REPEAT");
     let feature = |f: &str| env::var_os(format!("CARGO_FEATURE_{f}")).is_some();
-    let boards = ["LM3S6965", "MPS2_AN385", "MPS2_AN386"]
+    let boards = ["LM3S6965", "MPS2_AN385", "MPS2_AN386", "MPS2_AN500"]
         .iter()
         .filter(|b| feature(b))
         .count();
     if boards > 1 {
-        panic!("choose one board: `--no-default-features --features mps2-an385` (or mps2-an386)");
+        panic!("choose one board: `--no-default-features --features mps2-an385` (or mps2-an386, mps2-an500)");
     }
-    // mps2-an386 (Cortex-M4F) has mps2-an385's memory map.
-    let mps2 = feature("MPS2_AN385") || feature("MPS2_AN386");
+    // mps2-an386 (Cortex-M4F) and mps2-an500 (Cortex-M7) have mps2-an385's memory map.
+    let mps2 = feature("MPS2");
     let float = feature("FLOAT32");
     let memory_x = if mps2 {
         MEMORY_MPS2_AN385

@@ -8,7 +8,7 @@
 //! | board | SysTick clock (`CLKSOURCE` = core) | `P` | ticks per instruction | 24-bit wrap every |
 //! |---|---|---:|---:|---:|
 //! | lm3s6965evb | 200 MHz (RCC `SYSDIV` cleared, as `firmware/src/timer.rs`) | 5 ns | 204.8 | 81,920 instructions |
-//! | mps2-an385, mps2-an386 | the 25 MHz system clock QEMU gives the CPU (`cpuclk`) | 40 ns | 25.6 | 655,360 instructions |
+//! | mps2-an385, mps2-an386, mps2-an500 | the 25 MHz system clock QEMU gives the CPU (`cpuclk`) | 40 ns | 25.6 | 655,360 instructions |
 //!
 //! An inference spans many wraps, so the SysTick interrupt counts them ([`SysTick`] adds one
 //! to a counter: a few instructions each, which [`calibrate`] measures and [`Counter::instructions`]
@@ -34,10 +34,10 @@ const RELOAD: u32 = 0x00FF_FFFF;
 const WRAP: u64 = RELOAD as u64 + 1;
 
 /// The SysTick clock period in ns.
-#[cfg(any(feature = "mps2-an385", feature = "mps2-an386"))]
+#[cfg(feature = "mps2")]
 pub const PERIOD_NS: u64 = 40;
 /// The SysTick clock period in ns.
-#[cfg(not(any(feature = "mps2-an385", feature = "mps2-an386")))]
+#[cfg(not(feature = "mps2"))]
 pub const PERIOD_NS: u64 = 5;
 
 /// Wraps counted by the SysTick interrupt.
@@ -53,7 +53,7 @@ pub fn init() {
     // SAFETY: the lm3s6965 RCC and the SysTick registers are always mapped; volatile accesses
     // are how they are used, and nothing else in the image programs them.
     unsafe {
-        #[cfg(not(any(feature = "mps2-an385", feature = "mps2-an386")))]
+        #[cfg(not(feature = "mps2"))]
         {
             /// lm3s6965 RCC; SYSDIV is bits 26:23 (QEMU: period = 5 ns × (SYSDIV + 1)).
             const RCC: *mut u32 = 0x400F_E060 as *mut u32;
