@@ -448,39 +448,6 @@ if rows:
         j = "-" if jit is None else f"{jit:,}"
         print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {j} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} | {im:,} |")
     print(f"\ngeometric mean of ours ÷ CMSIS-NN: {g ** (1 / len(rows)):.2f}")
-# Cortex-M7 (mps2-an500) against TFLM with CMSIS-NN on the same machine
-# (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7, CMSIS-NN's DSP paths).
-nn7 = {  # instructions per inference
-    "hello_world_int8": 3721,
-    "micro_speech_quantized": 1489690,
-    "kws_ref_model": 7644549,
-    "person_detect": 22718148,
-    "pretrainedResnet_quant": 30027087,
-}
-rows7 = []
-for m in models:
-    p = os.path.join(log, "m7", m)
-    if not os.path.exists(p) or m not in nn7:
-        continue
-    f = {}
-    for line in open(p):
-        w = line.split()
-        if len(w) > 2 and w[1] == m:
-            f[w[0]] = w[2:]
-    if "run" in f:
-        rows7.append((m, int(f["run"][0]), f.get("load", ["0"])[0], f.get("stack", [])))
-if rows7:
-    print()
-    print("Cortex-M7 (mps2-an500, target-cpu=cortex-m7), against TFLM + CMSIS-NN on the same machine:")
-    print()
-    print("| model | instr (ours, M7) | instr (TFLM+CMSIS-NN, M7) | ours ÷ CMSIS-NN | load (ours, M7) | stack load / invoke B |")
-    print("|---|---:|---:|---:|---:|---:|")
-    g = 1.0
-    for m, n, ld, st in rows7:
-        g *= n / nn7[m]
-        stk = f"{int(st[1]):,} / {int(st[3]):,}" if len(st) >= 4 else "-"
-        print(f"| {m} | {n:,} | {nn7[m]:,} | {n / nn7[m]:.2f} | {int(ld):,} | {stk} |")
-    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M7: {g ** (1 / len(rows7)):.2f}")
 # The load (Interpreter creation to ready) against TFLM's AllocateTensors on the same machines
 # (../shared/anchors/tflm-qemu/README.md: TFLM + CMSIS-NN, M3 and M4), and the stack it takes.
 alloc = {  # AllocateTensors instructions: (M3, M4)
@@ -498,6 +465,32 @@ def figures(p, m):
             if len(w) > 2 and w[1] == m:
                 f[w[0]] = w[2:]
     return f
+# Cortex-M7 (mps2-an500) against TFLM with CMSIS-NN on the same machine
+# (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7, CMSIS-NN's DSP paths).
+nn7 = {  # instructions per inference
+    "hello_world_int8": 3721,
+    "micro_speech_quantized": 1489690,
+    "kws_ref_model": 7644549,
+    "person_detect": 22718148,
+    "pretrainedResnet_quant": 30027087,
+}
+rows7 = []
+for m in models:
+    f = figures(os.path.join(log, "m7", m), m)
+    if m in nn7 and "run" in f:
+        rows7.append((m, int(f["run"][0]), f.get("load", ["0"])[0], f.get("stack", [])))
+if rows7:
+    print()
+    print("Cortex-M7 (mps2-an500, target-cpu=cortex-m7), against TFLM + CMSIS-NN on the same machine:")
+    print()
+    print("| model | instr (ours, M7) | instr (TFLM+CMSIS-NN, M7) | ours ÷ CMSIS-NN | load (ours, M7) | stack load / invoke B |")
+    print("|---|---:|---:|---:|---:|---:|")
+    g = 1.0
+    for m, n, ld, st in rows7:
+        g *= n / nn7[m]
+        stk = f"{int(st[1]):,} / {int(st[3]):,}" if len(st) >= 4 else "-"
+        print(f"| {m} | {n:,} | {nn7[m]:,} | {n / nn7[m]:.2f} | {int(ld):,} | {stk} |")
+    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M7: {g ** (1 / len(rows7)):.2f}")
 rows = []
 for m in models:
     if m not in alloc:

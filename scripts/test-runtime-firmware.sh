@@ -19,6 +19,24 @@ root=$(pwd)
 source "$root/scripts/firmware-deps.sh"
 
 cd "$root/firmware/runtime"
+
+# on_target <board> <cpu name> <elf> <model>: boots the image, prints its run/check lines,
+# fails unless it ran and its output equals the host's.
+on_target() {
+  local board=$1 cpu=$2 elf=$3 m=$4 out
+  echo "==> $m on $board"
+  out=$(timeout 120 ./qemu-run.sh "$board" "$elf" </dev/null 2>/dev/null) || {
+    echo "$out"
+    echo "$m: FAILED on the $cpu" >&2
+    exit 1
+  }
+  echo "$out" | grep -E "^(run|check|stream) "
+  grep -q "^check $m ok" <<<"$out" || {
+    echo "$m: output differs from the host's on the $cpu" >&2
+    exit 1
+  }
+}
+
 echo "==> firmware/runtime: fmt, clippy, build"
 cargo fmt --check
 cargo clippy --release -q --target-dir target/lm3s6965 -- -D warnings
@@ -35,18 +53,7 @@ for m in hello_world_int8 micro_speech_quantized trained_lstm_int8 keyword_scram
   audio_preprocessor_float; do
   dir=lm3s6965
   case "$m" in hello_world_float | trained_lstm | audio_preprocessor_float) dir=lm3s6965-f32 ;; esac
-  echo "==> $m on lm3s6965evb"
-  out=$(timeout 120 ./qemu-run.sh lm3s6965 "target/$dir/thumbv7m-none-eabi/release/$m" \
-    </dev/null 2>/dev/null) || {
-    echo "$out"
-    echo "$m: FAILED on target" >&2
-    exit 1
-  }
-  echo "$out" | grep -E "^(run|check|stream) "
-  grep -q "^check $m ok" <<<"$out" || {
-    echo "$m: output differs from the host's" >&2
-    exit 1
-  }
+  on_target lm3s6965 Cortex-M3 "target/$dir/thumbv7m-none-eabi/release/$m" "$m"
 done
 # Cortex-M4F (thumbv7em-none-eabihf, target-cpu=cortex-m4) on QEMU mps2-an386: the build the
 # speed figures use, and the only one that compiles the DSP path (src/dsp.rs): micro_speech's
@@ -61,18 +68,7 @@ cargo clippy "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized -
 cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
   --bin pretrainedResnet_quant
 for m in hello_world_int8 micro_speech_quantized kws_ref_model pretrainedResnet_quant; do
-  echo "==> $m on mps2-an386"
-  out=$(timeout 120 ./qemu-run.sh mps2-an386 \
-    "target/mps2-an386/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || {
-    echo "$out"
-    echo "$m: FAILED on the Cortex-M4" >&2
-    exit 1
-  }
-  echo "$out" | grep -E "^(run|check) "
-  grep -q "^check $m ok" <<<"$out" || {
-    echo "$m: output differs from the host's on the Cortex-M4" >&2
-    exit 1
-  }
+  on_target mps2-an386 Cortex-M4 "target/mps2-an386/thumbv7em-none-eabihf/release/$m" "$m"
 done
 # Cortex-M7 (target-cpu=cortex-m7) on QEMU mps2-an500: the bench's M7 board, its clock and
 # memory map, and the DSP path as the M7's scheduling compiles it.
@@ -81,17 +77,7 @@ for m in hello_world_int8 micro_speech_quantized; do
   CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS="-C target-cpu=cortex-m7" \
     cargo build --release -q --no-default-features --features mps2-an500 \
     --target thumbv7em-none-eabihf --target-dir target/mps2-an500 --bin "$m"
-  out=$(timeout 120 ./qemu-run.sh mps2-an500 \
-    "target/mps2-an500/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || {
-    echo "$out"
-    echo "$m: FAILED on the Cortex-M7" >&2
-    exit 1
-  }
-  echo "$out" | grep -E "^(run|check) "
-  grep -q "^check $m ok" <<<"$out" || {
-    echo "$m: output differs from the host's on the Cortex-M7" >&2
-    exit 1
-  }
+  on_target mps2-an500 Cortex-M7 "target/mps2-an500/thumbv7em-none-eabihf/release/$m" "$m"
 done
 echo "==> deploy images (feature deploy: what a product links) for mps2-an386: clippy, build"
 deploy=(--release -q --no-default-features --features mps2-an386,deploy

@@ -674,6 +674,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                     }
                 }
             }
+            // (Written out as in the gathered path: one helper for both measured 1.73 M.)
             let (o0, o1) = o.split_at_mut(LANES);
             if self.right {
                 self.right_outputs(a0, oc, o0);
