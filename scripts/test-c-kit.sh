@@ -158,6 +158,11 @@ prepare() { # MODEL IO(ephemeral|shared) -> $WORK/<model>-<io>/
         log "$m ($io): ${uc}_ARENA_BYTES from the header: $(sed -n "s/^#define ${uc}_ARENA_BYTES \(.*\)$/\1/p" "$d/model.h")"
     fi
     log "$m ($io): input $(stat -c %s "$d/in.raw") B, output $(stat -c %s "$d/out.raw") B, model $(stat -c %s "$d/$m.tflite") B"
+    # The image's output buffer: the kit's 4096 B, or the model's output if larger (a random
+    # model's may be).
+    local out_b
+    out_b=$(stat -c %s "$d/out.raw")
+    echo $((out_b > 4096 ? out_b : 4096)) >"$d/outmax"
 }
 
 # ---- 5 and 6. build, run, compare -------------------------------------------------------------
@@ -204,6 +209,7 @@ cmake_image() {
     if ! cmake -S examples/c-firmware -B "$b" -DCMAKE_TOOLCHAIN_FILE="$ROOT/examples/c-firmware/cmake/arm-none-eabi.cmake" \
         -DCMAKE_PREFIX_PATH="$KIT" -DKIT_BOARD="$board" -DKIT_MODEL_HEADER="$d/model.h" \
         -DKIT_INPUT="$d/in.raw" -DKIT_CHECK_ARENA=ON -DSYNAPTIC_FLOAT32="$f32" \
+        -DKIT_OUTPUT_MAX="$(cat "$d/outmax")" \
         -DKIT_DEFINES="$(cat "$d/defines")" >"$b.log" 2>&1 \
         || ! cmake --build "$b" >>"$b.log" 2>&1; then
         cat "$b.log" >&2
@@ -224,7 +230,8 @@ make_image() { # MODEL IO BOARD [VARIANT]
     b=$d/make-$board
     [ -s "$d/defines" ] && defs="-D$(cat "$d/defines")"
     if ! make -s -C examples/c-firmware BOARD="$board" MODEL_HEADER="$d/model.h" INPUT="$d/in.raw" \
-        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" VARIANT="$variant" BUILD="$b" DEFINES="$defs" >"$b.log" 2>&1; then
+        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" VARIANT="$variant" BUILD="$b" DEFINES="$defs" \
+        OUTPUT_MAX="$(cat "$d/outmax")" >"$b.log" 2>&1; then
         cat "$b.log" >&2
         fail "$label: build"
         return

@@ -613,8 +613,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             let (o0, o1) = o.split_at_mut(LANES);
             // The requantizers of `direct` here too: measured, only the portable build gains
             // (Cortex-M3 micro_speech_quantized 1.85 -> 1.78 M instructions); inlined beside
-            // `direct`, they made its loop spill (M4 1.56 -> 1.67 M).
-            if self.right && !cfg!(synaptic_dsp) {
+            // `direct`, they made its loop spill (M4 1.56 -> 1.67 M). Armv6-M keeps its flash
+            // (the micro:bit's all-operator image).
+            if self.right && !cfg!(synaptic_dsp) && !cfg!(synaptic_v6m) {
                 self.right_outputs(a0, oc, o0);
                 self.right_outputs(a1, oc + LANES, o1);
             } else {
