@@ -62,17 +62,17 @@ pub(crate) fn tensor_shape<'m>(
     // One pass over the dimensions' bytes (in bounds: checked when the vector was read): a
     // negative one refused first, then an extent past the limit ([`crate::limits::extent`]).
     let mut dims = [1usize; MAX_DIMS];
-    let (mut ext, mut elems, mut over) = (1usize, 1usize, false);
+    // `ext` stays at most `MAX_TENSOR_SIZE` (2^31 − 1) and a dimension is below 2^31: their
+    // product fits 64 bits (one multiply, no overflow check); past the limit, `ext` is
+    // `MAX_TENSOR_SIZE + 1` from then on.
+    let (mut ext, mut elems) = (1u64, 1usize);
     for (d, b) in dims.iter_mut().zip(shape.bytes().chunks_exact(4)) {
         let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         *d = usize::try_from(v).map_err(|_| fault(TensorFault::DynamicDimension))?;
-        match ext.checked_mul((*d).max(1)) {
-            Some(e) if e <= MAX_TENSOR_SIZE => ext = e,
-            _ => over = true,
-        }
+        ext = (ext * (v.max(1) as u64)).min(MAX_TENSOR_SIZE as u64 + 1);
         elems = elems.wrapping_mul(*d);
     }
-    if over {
+    if ext > MAX_TENSOR_SIZE as u64 {
         return Err(fault(TensorFault::TooLarge));
     }
     // (At most `ext`: no wrap above.)

@@ -175,7 +175,9 @@ impl<'m> Table<'m> {
         match self.target(n)? {
             Some(t) => {
                 let v = Vector::at(self.buf, t, elem)?;
-                Ok(Some((v.pos, v.len)))
+                // (The length word as stored: any `elem`, 0 included.)
+                let len = u32_at(self.buf, v.pos, "vector length out of bounds")? as usize;
+                Ok(Some((v.pos, len)))
             }
             None => Ok(None),
         }
@@ -252,9 +254,10 @@ impl<'m> Table<'m> {
 pub struct Vector<'m> {
     buf: &'m [u8],
     pos: usize,
-    start: usize,
+    /// The elements' bytes (from `pos + 4`), sliced once when the vector is made: `len`
+    /// elements of `data.len() / len` bytes each (an element's size is checked against it).
+    data: &'m [u8],
     len: usize,
-    elem: usize,
 }
 
 impl<'m> Vector<'m> {
@@ -263,13 +266,12 @@ impl<'m> Vector<'m> {
         Vector::empty(&[], 4)
     }
 
-    fn empty(buf: &'m [u8], elem: usize) -> Self {
+    fn empty(buf: &'m [u8], _elem: usize) -> Self {
         Vector {
             buf,
             pos: 0,
-            start: 0,
+            data: &[],
             len: 0,
-            elem,
         }
     }
 
@@ -279,15 +281,14 @@ impl<'m> Vector<'m> {
         let bytes = len
             .checked_mul(elem)
             .ok_or(bad("vector length overflows", pos))?;
-        match start.checked_add(bytes) {
-            Some(end) if end <= buf.len() => Ok(Vector {
+        match start.checked_add(bytes).and_then(|end| buf.get(start..end)) {
+            Some(data) => Ok(Vector {
                 buf,
                 pos,
-                start,
+                data,
                 len,
-                elem,
             }),
-            _ => Err(bad("vector runs past the end", pos)),
+            None => Err(bad("vector runs past the end", pos)),
         }
     }
 
@@ -303,17 +304,14 @@ impl<'m> Vector<'m> {
 
     /// The elements' bytes, borrowed from the model (no copy).
     pub fn bytes(&self) -> &'m [u8] {
-        // In bounds: checked when the vector was made.
-        self.buf
-            .get(self.start..self.start + self.len * self.elem)
-            .unwrap_or(&[])
+        self.data
     }
 
     fn element<const N: usize>(&self, i: usize) -> Option<[u8; N]> {
-        if i >= self.len || N != self.elem {
+        if i >= self.len || self.data.len() != N * self.len {
             return None;
         }
-        read::<N>(self.buf, self.start + i * N, "").ok()
+        self.data.get(i * N..)?.first_chunk::<N>().copied()
     }
 
     /// Element `i` of a vector of `int`.
@@ -335,7 +333,11 @@ impl<'m> Vector<'m> {
     /// The elements of a vector of `int`.
     pub fn iter_i32(&self) -> impl Iterator<Item = i32> + 'm {
         // The bytes once, then four at a time (no bounds check an element).
-        let words = if self.elem == 4 { self.bytes() } else { &[] };
+        let words = if self.data.len() == 4 * self.len {
+            self.bytes()
+        } else {
+            &[]
+        };
         words
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -343,10 +345,10 @@ impl<'m> Vector<'m> {
 
     /// Table `i` of a vector of tables.
     pub fn table(&self, i: usize) -> Result<Table<'m>, Error> {
-        if i >= self.len || self.elem != 4 {
+        if i >= self.len || self.data.len() != 4 * self.len {
             return Err(bad("table index out of range", self.pos));
         }
-        Table::at(self.buf, follow(self.buf, self.start + 4 * i)?)
+        Table::at(self.buf, follow(self.buf, self.pos + 4 + 4 * i)?)
     }
 }
 

@@ -229,7 +229,7 @@ pub(crate) fn compile_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, isa, &mut e)?;
+    run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
     }
@@ -288,7 +288,7 @@ pub(crate) fn compiled_len_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, isa, &mut e)?;
+    run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
     Ok(e.pos)
 }
 
@@ -335,7 +335,8 @@ pub(crate) fn verify_in<O: OpSet>(
             h::WORDS,
         ));
     }
-    if hd[h::MODEL_LEN] as usize != model.len() || hd[h::FINGERPRINT] != fingerprint(model) {
+    let fp = fingerprint(model);
+    if hd[h::MODEL_LEN] as usize != model.len() || hd[h::FINGERPRINT] != fp {
         return Err(bad(
             "compiled for another model (model length or fingerprint differs)",
             h::FINGERPRINT,
@@ -357,7 +358,7 @@ pub(crate) fn verify_in<O: OpSet>(
         op: usize::MAX,
         name: "",
     };
-    run::<O>(model, g, placement, isa, &mut e)
+    run::<O>(model, fp, g, placement, isa, &mut e)
 }
 
 /// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
@@ -435,15 +436,17 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// The compiler: every word of the program, in order, into `e`.
+/// The compiler: every word of the program, in order, into `e` (`fp`: the model's
+/// [`fingerprint`], found once by the caller).
 fn run<O: OpSet>(
     model: &[u8],
+    fp: u32,
     g: &Graph<'_>,
     placement: IoPlacement,
     isa: Isa,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
-    let r = run_checked::<O>(model, g, placement, isa, e);
+    let r = run_checked::<O>(model, fp, g, placement, isa, e);
     if r.is_err() {
         // The first operator not implemented, then the first tensor fault in operator order,
         // come before any other error ([`check_ops`], [`first_tensor_fault`]).
@@ -457,6 +460,7 @@ fn run<O: OpSet>(
 /// record (its kernel's `prepare`), after any earlier fault.
 fn run_checked<'m, O: OpSet>(
     model: &[u8],
+    fp: u32,
     g: &Graph<'m>,
     placement: IoPlacement,
     isa: Isa,
@@ -470,7 +474,7 @@ fn run_checked<'m, O: OpSet>(
     e.push(VERSION)?;
     let words_at = e.later();
     e.push_usize(model.len())?;
-    e.push(fingerprint(model))?;
+    e.push(fp)?;
     e.push(placement_code(placement) | isa.code() << 8)?;
     e.push_usize(g.n_ops)?;
     let slots_at = e.later();
