@@ -475,6 +475,21 @@ impl Contract {
         if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
             return None;
         }
+        if !matches!(self.access, Access::Window(_)) {
+            // Not a window: at most three candidate elements a direction.
+            let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+            return Some(SafeOverlap {
+                forward_max: if forward {
+                    self.row_best(Direction::Forward).unwrap_or(i64::MAX)
+                } else {
+                    i64::MIN
+                },
+                backward_min: (backward && self.backward)
+                    .then(|| self.row_best(Direction::Backward).unwrap_or(i64::MIN)),
+                in_bytes: self.in_elems as i64 * si,
+                out_bytes: n as i64 * so,
+            });
+        }
         let digits = Digits::of(self)?;
         let forward_max = match n {
             _ if !forward => Some(i64::MIN),
@@ -500,6 +515,79 @@ impl Contract {
             in_bytes: self.in_elems as i64 * si,
             out_bytes: n as i64 * so,
         })
+    }
+
+    /// The walk's bound in `dir` ([`Self::safe_overlap_by_walk`]) of a contract that is not a
+    /// window, from at most three elements; `None`: no element has a term. Its terms are
+    /// forward `F(j) = s_i·L(j) − s_o·(j + 1)` over `j ≤ n − 2` (`L(j)`: the least input element a
+    /// later step reads) and backward `G(j) = s_i·(H(j) + 1) − s_o·j` over `1 ≤ j ≤ n − 1`
+    /// (`H(j)`: the greatest an earlier step reads). Every family's `L` and `H` are steps
+    /// of the row (element-wise: rows of one) that `j` or its neighbour falls in, so the
+    /// terms are piecewise affine: within a row the term falls as `j` grows (`s_o ≥ 0`), so
+    /// its best is at the row's last `j` forward and its first backward, and those ends'
+    /// terms are affine in the row number — best at the first or last row, or at the range's
+    /// own end in a partial last row.
+    fn row_best(&self, dir: Direction) -> Option<i64> {
+        let n = self.out_elems;
+        if n < 2 {
+            return None;
+        }
+        let fwd = dir == Direction::Forward;
+        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+        // The term of step `j` whose reach (`L(j)`, or `H(j) + 1`) is `reach` elements.
+        let term = |j: usize, reach: usize| {
+            mul(reach, si).saturating_sub(mul(j + usize::from(fwd), so))
+        };
+        let best = |a: i64, b: i64| if fwd { a.min(b) } else { a.max(b) };
+        match self.access {
+            // L(j) = j + 1, H(j) + 1 = j (a row of one element).
+            Access::Elementwise | Access::RowThenElement { .. } if fwd => {
+                Some(best(term(0, 1), term(n - 2, n - 1)))
+            }
+            Access::Elementwise | Access::RowThenElement { depth: 0 } => {
+                Some(best(term(1, 1), term(n - 1, n - 1)))
+            }
+            // Backward: a row's first step reads the whole row, H(j) + 1 the end of
+            // (j − 1)'s row.
+            Access::RowThenElement { depth: d } => {
+                let t = |j: usize| term(j, ((j - 1) / d + 1) * d);
+                Some(best(t(1), t((n - 2) / d * d + 1)))
+            }
+            Access::Rows { in_row: 0, .. } | Access::RowsBuffered { in_row: 0, .. } => None,
+            // Every step reads its whole row: L(j) is (j + 1)'s row start, H(j) + 1 the end of
+            // (j − 1)'s row.
+            Access::Rows { in_row, out_row } => {
+                let r = out_row.max(1);
+                if fwd {
+                    // m = j + 1 in 1..n: the first row's end, the last whole row's, n − 1.
+                    let t = |m: usize| term(m - 1, m / r * in_row);
+                    let first = (r - 1).max(1).min(n - 1);
+                    let last_whole = (n / r * r).saturating_sub(1).max(1);
+                    Some(best(best(t(first), t(last_whole)), t(n - 1)))
+                } else {
+                    let t = |j: usize| term(j, ((j - 1) / r + 1) * in_row);
+                    Some(best(t(1), t((n - 2) / r * r + 1)))
+                }
+            }
+            // Only a row's first step in the direction of execution reads its row.
+            Access::RowsBuffered { in_row, out_row } => {
+                let r = out_row.max(1);
+                let rows = (n - 1) / r;
+                if rows == 0 || (!fwd && out_row == 0) {
+                    return None;
+                }
+                if fwd {
+                    // Steps before a later row's start: L(j) is the next row's start.
+                    let t = |j: usize| term(j, (j / r + 1) * in_row);
+                    Some(best(t(r - 1), t(rows * r - 1)))
+                } else {
+                    // Steps after a row's last: H(j) + 1 is the end of the rows before j.
+                    let t = |j: usize| term(j, j / r * in_row);
+                    Some(best(t(r), t(rows * r)))
+                }
+            }
+            Access::Window(_) => None,
+        }
     }
 
     /// [`Self::safe_overlap`] by its definition: a walk over every output element keeping
