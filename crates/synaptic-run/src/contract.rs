@@ -535,9 +535,8 @@ impl Contract {
         let fwd = dir == Direction::Forward;
         let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
         // The term of step `j` whose reach (`L(j)`, or `H(j) + 1`) is `reach` elements.
-        let term = |j: usize, reach: usize| {
-            mul(reach, si).saturating_sub(mul(j + usize::from(fwd), so))
-        };
+        let term =
+            |j: usize, reach: usize| mul(reach, si).saturating_sub(mul(j + usize::from(fwd), so));
         let best = |a: i64, b: i64| if fwd { a.min(b) } else { a.max(b) };
         match self.access {
             // L(j) = j + 1, H(j) + 1 = j (a row of one element).
