@@ -237,33 +237,48 @@ pub(super) fn run_op<O: OpSet>(
     let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
     // The distinct planned tensors: the outputs first, then the inputs (a short list for the
     // usual operator: zeroing the long one costs more than the rest of the list).
-    if n_in + rec.n_extra() < 4 {
-        let mut slots = [0usize; 4];
-        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
-        run_op_slots::<O>(
-            p,
-            rec,
-            (i, rec_at),
-            (io, state),
-            model,
-            observe,
-            &slots[..n],
-            out_planned,
-        )
-    } else {
-        let mut slots = [0usize; MAX_OP_TENSORS];
-        let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
-        run_op_slots::<O>(
-            p,
-            rec,
-            (i, rec_at),
-            (io, state),
-            model,
-            observe,
-            &slots[..n],
-            out_planned,
-        )
+    if n_in + rec.n_extra() >= 4 {
+        return run_op_many::<O>(p, rec, (i, rec_at), (io, state), model, observe);
     }
+    let mut slots = [0usize; 4];
+    let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+    run_op_slots::<O>(
+        p,
+        rec,
+        (i, rec_at),
+        (io, state),
+        model,
+        observe,
+        &slots[..n],
+        out_planned,
+    )
+}
+
+/// [`run_op`] of an operator with four tensors or more (a concatenation, an LSTM): their
+/// long list in a frame of its own, not on the stack under every other operator.
+#[cold]
+#[inline(never)]
+fn run_op_many<O: OpSet>(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    (io, state): (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
+    model: &[u8],
+    observe: Observer<'_, '_>,
+) -> Result<(), RunError> {
+    let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
+    let mut slots = [0usize; MAX_OP_TENSORS];
+    let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
+    run_op_slots::<O>(
+        p,
+        rec,
+        (i, rec_at),
+        (io, state),
+        model,
+        observe,
+        &slots[..n],
+        out_planned,
+    )
 }
 
 /// Fills `slots` (at least `n_in + 1 + rec.n_extra()` long, or inputs past its end are left
