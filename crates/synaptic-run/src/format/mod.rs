@@ -106,10 +106,10 @@ pub struct Geometry {
 
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
-/// The format version this runtime reads and writes (6: the header names the [`Isa`] the
-/// program was compiled for; 5: the model's fingerprint reads at most
-/// [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) = 64 of its words; 4 read 1024).
-pub const VERSION: u32 = 6;
+/// The format version this runtime reads and writes (7: the model's fingerprint reads at
+/// most [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) = 16 of its words; 6: the
+/// header names the [`Isa`] the program was compiled for; 5: 64 words; 4: 1024).
+pub const VERSION: u32 = 7;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 13;
 /// Words per entry of the I/O table.

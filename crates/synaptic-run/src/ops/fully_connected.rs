@@ -755,36 +755,39 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     };
     cx.quantized(&[&x, &out])?;
     let rows = w.shape().first().copied().unwrap_or(0);
-    let scales = cx.filter_scales(1, &w, rows)?;
+    // Per-channel scales read (and checked) only if there are several: one is `w.q.scale`.
+    let scales = if w.scale_count > 1 {
+        Some(cx.filter_scales(1, &w, rows)?)
+    } else {
+        cx.quantized(&[&w])?;
+        None
+    };
     let p = FullyConnectedParams::with_scale_count(
         &fo,
         x.shape(),
         w.shape(),
         out.shape(),
         x.q,
-        scales.len(),
+        scales.map_or(1, |s| s.len()),
         w.q.zero_point,
         out.q,
     )
     .map_err(|e| cx.err(e))?;
     cx.bias(2, p.output_depth)?;
-    let table = if p.per_channel {
-        Table::PerChannel {
+    let table = match scales {
+        Some(filter) if p.per_channel => Table::PerChannel {
             name: cx.name(),
             channels: p.output_depth,
             input: x.q.scale,
-            filter: scales,
+            filter,
             output: out.q.scale,
-        }
-    } else {
-        Table::FullyConnected {
+        },
+        _ => Table::FullyConnected {
             params: p,
             input: x.q.scale,
-            filter: scales
-                .get(0)
-                .ok_or(cx.unsupported(Unsupported::FilterScales))?,
+            filter: w.q.scale,
             output: out.q.scale,
-        }
+        },
     };
     let constants = if p.folds(cx.isa) {
         Constants::FullyConnected {
