@@ -529,64 +529,51 @@ impl Contract {
     /// own end in a partial last row.
     fn row_best(&self, dir: Direction) -> Option<i64> {
         let n = self.out_elems;
-        if n < 2 {
+        let fwd = dir == Direction::Forward;
+        // Every family as rows of `r` steps reading `unit` input elements a row: every step
+        // its row's (element-wise: rows of one; SOFTMAX backward: a row's first step reads
+        // the row), or only a row's first step in the direction of execution (`buffered`).
+        let (r, unit, buffered) = match self.access {
+            Access::RowThenElement { depth } if !fwd && depth > 0 => (depth, depth, false),
+            Access::Elementwise | Access::RowThenElement { .. } => (1, 1, false),
+            Access::Rows { in_row, out_row } => (out_row.max(1), in_row, false),
+            // Backward, a row's first step is its last: none without rows.
+            Access::RowsBuffered { out_row: 0, .. } if !fwd => return None,
+            Access::RowsBuffered { in_row, out_row } => (out_row.max(1), in_row, true),
+            Access::Window(_) => return None,
+        };
+        if n < 2 || unit == 0 {
             return None;
         }
-        let fwd = dir == Direction::Forward;
+        // Three candidate steps `j` and their reach in rows (`L(j)` or `H(j) + 1`, over
+        // `unit`): the first row's end (forward) or start (backward), the last whole row's,
+        // and the range's own end in a partial last row.
+        let rows = (n - 1) / r;
+        let steps = match (buffered, fwd) {
+            // L(j) is (j + 1)'s row start: with m = j + 1 in 1..n, rows m / r.
+            (false, true) => {
+                let first = (r - 1).max(1).min(n - 1);
+                let last = (n / r * r).saturating_sub(1).max(1);
+                [(first - 1, first / r), (last - 1, last / r), (n - 2, rows)]
+            }
+            // H(j) + 1 is the end of (j − 1)'s row.
+            (false, false) => {
+                let last = (n - 2) / r * r + 1;
+                [(1, 1), (last, (last - 1) / r + 1), (n - 1, (n - 2) / r + 1)]
+            }
+            (true, _) if rows == 0 => return None,
+            // Steps before a later row's start: L(j) is the next row's start.
+            (true, true) => [(r - 1, 1), (rows * r - 1, rows), (rows * r - 1, rows)],
+            // Steps after a row's last: H(j) + 1 is the end of the rows before j.
+            (true, false) => [(r, 1), (rows * r, rows), (rows * r, rows)],
+        };
         let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
-        // The term of step `j` whose reach (`L(j)`, or `H(j) + 1`) is `reach` elements.
-        let term =
-            |j: usize, reach: usize| mul(reach, si).saturating_sub(mul(j + usize::from(fwd), so));
-        let best = |a: i64, b: i64| if fwd { a.min(b) } else { a.max(b) };
-        match self.access {
-            // L(j) = j + 1, H(j) + 1 = j (a row of one element).
-            Access::Elementwise | Access::RowThenElement { .. } if fwd => {
-                Some(best(term(0, 1), term(n - 2, n - 1)))
-            }
-            Access::Elementwise | Access::RowThenElement { depth: 0 } => {
-                Some(best(term(1, 1), term(n - 1, n - 1)))
-            }
-            // Backward: a row's first step reads the whole row, H(j) + 1 the end of
-            // (j − 1)'s row.
-            Access::RowThenElement { depth: d } => {
-                let t = |j: usize| term(j, ((j - 1) / d + 1) * d);
-                Some(best(t(1), t((n - 2) / d * d + 1)))
-            }
-            Access::Rows { in_row: 0, .. } | Access::RowsBuffered { in_row: 0, .. } => None,
-            // Every step reads its whole row: L(j) is (j + 1)'s row start, H(j) + 1 the end of
-            // (j − 1)'s row.
-            Access::Rows { in_row, out_row } => {
-                let r = out_row.max(1);
-                if fwd {
-                    // m = j + 1 in 1..n: the first row's end, the last whole row's, n − 1.
-                    let t = |m: usize| term(m - 1, m / r * in_row);
-                    let first = (r - 1).max(1).min(n - 1);
-                    let last_whole = (n / r * r).saturating_sub(1).max(1);
-                    Some(best(best(t(first), t(last_whole)), t(n - 1)))
-                } else {
-                    let t = |j: usize| term(j, ((j - 1) / r + 1) * in_row);
-                    Some(best(t(1), t((n - 2) / r * r + 1)))
-                }
-            }
-            // Only a row's first step in the direction of execution reads its row.
-            Access::RowsBuffered { in_row, out_row } => {
-                let r = out_row.max(1);
-                let rows = (n - 1) / r;
-                if rows == 0 || (!fwd && out_row == 0) {
-                    return None;
-                }
-                if fwd {
-                    // Steps before a later row's start: L(j) is the next row's start.
-                    let t = |j: usize| term(j, (j / r + 1) * in_row);
-                    Some(best(t(r - 1), t(rows * r - 1)))
-                } else {
-                    // Steps after a row's last: H(j) + 1 is the end of the rows before j.
-                    let t = |j: usize| term(j, j / r * in_row);
-                    Some(best(t(r), t(rows * r)))
-                }
-            }
-            Access::Window(_) => None,
-        }
+        steps
+            .iter()
+            .map(|&(j, k)| {
+                mul(k.saturating_mul(unit), si).saturating_sub(mul(j + usize::from(fwd), so))
+            })
+            .reduce(|a, b| if fwd { a.min(b) } else { a.max(b) })
     }
 
     /// [`Self::safe_overlap`] by its definition: a walk over every output element keeping
