@@ -1072,7 +1072,7 @@ pub(crate) const MAX_WINDOW: usize = 320;
 /// A filter window's input values, offset (`x + input_offset`, within ±255), in the filter's
 /// order, 16 bits each (portable): one window at `v[..k]`, or a pair of windows, the first
 /// at `v[..k]` and the second at `v[cap..][..k]`.
-#[cfg(not(synaptic_dsp))]
+#[cfg(all(not(synaptic_dsp), synaptic_v6m))]
 pub(crate) struct Gathered<'s> {
     /// Two windows of `cap` values each.
     v: &'s mut [i16],
@@ -1089,7 +1089,7 @@ impl Gathered<'_> {
     }
 }
 
-#[cfg(not(synaptic_dsp))]
+#[cfg(all(not(synaptic_dsp), synaptic_v6m))]
 impl<'s> Gathered<'s> {
     /// Windows of up to `k` values from `scratch` (zeroed), or `None`.
     #[inline(always)]
@@ -1161,6 +1161,123 @@ impl<'s> Gathered<'s> {
         }
         [a0, b0, a1, b1]
     }
+}
+
+/// Taps a packed accumulator of [`Gathered`] takes before it is split (portable, not Armv6-M):
+/// a window value `|x + offset| ≤ 255` times a weight `|w| ≤ 128` is at most 32,640, so
+/// 128 of them sum to at most 4,177,920 < 2²² in magnitude, which the low 23 bits of the
+/// packed sum hold exactly (sign-extended).
+#[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+const PACKED_TAPS: usize = 128;
+
+/// A pair of filter windows' input values, offset (`x + input_offset`, within ±255), in the
+/// filter's order, packed one word a tap (portable, not Armv6-M): `a + b · 2²³` for window
+/// `a`'s value and window `b`'s (an exact integer within `i32`). One `SMLAL` of a packed
+/// word and a weight multiply-accumulates both pixels into a 64-bit sum `A + B · 2²³`,
+/// split every [`PACKED_TAPS`] taps ([`unpack`]): two products an instruction where `MLA`
+/// takes one.
+#[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+pub(crate) struct Gathered<'s> {
+    /// `cap` packed words.
+    v: &'s mut [i32],
+    cap: usize,
+    k: usize,
+}
+
+#[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+impl<'s> Gathered<'s> {
+    /// Windows of up to `k` values from `scratch` (zeroed), or `None`.
+    #[inline(always)]
+    fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
+        let v = zeroed(scratch.take::<i32>(k)?);
+        Some(Gathered { v, cap: k, k: 0 })
+    }
+
+    /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
+    /// `whole` (every value of both about to be set).
+    #[inline(always)]
+    fn begin_pair(&mut self, k: usize, whole: bool) {
+        self.k = k.min(self.cap);
+        if !whole {
+            self.v[..self.k].fill(0);
+        }
+    }
+
+    /// Values `at ..` of window `p` (0 or 1) of the pair are `xs`, offset: window 0's set
+    /// (before window 1's), window 1's added at bit 23.
+    #[inline(always)]
+    fn set_pair_run<X: Int8>(&mut self, p: usize, at: usize, xs: &[X], offset: i32) {
+        let w = &mut self.v[at..][..xs.len()];
+        if p & 1 == 0 {
+            for (v, x) in w.iter_mut().zip(xs) {
+                *v = x.value() + offset;
+            }
+        } else {
+            for (v, x) in w.iter_mut().zip(xs) {
+                *v = v.wrapping_add((x.value() + offset).wrapping_mul(1 << 23));
+            }
+        }
+    }
+
+    /// One filter's weights `w` (at least `k`) over both windows of the pair:
+    /// `(a + Σ va·w, b + Σ vb·w)`, wrapping.
+    #[inline(always)]
+    fn pair_dot1<W: Int8>(&self, (mut a, mut b): (i32, i32), w: &[W]) -> (i32, i32) {
+        let n = self.k.min(self.v.len()).min(w.len());
+        for (v, w) in self.v[..n]
+            .chunks(PACKED_TAPS)
+            .zip(w[..n].chunks(PACKED_TAPS))
+        {
+            let mut s = 0i64;
+            for (&x, w) in v.iter().zip(w) {
+                s = s.wrapping_add(i64::from(x).wrapping_mul(i64::from(w.value())));
+            }
+            let (p, q) = unpack(s);
+            a = a.wrapping_add(p);
+            b = b.wrapping_add(q);
+        }
+        (a, b)
+    }
+
+    /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
+    /// [`Gathered::pair_dot1`] of each, `[a0, b0, a1, b1]` from `acc` in that order; each
+    /// packed word read once for both filters (two `SMLAL`s: four products).
+    #[inline(always)]
+    fn pair_dot2<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
+        let [mut a0, mut b0, mut a1, mut b1] = acc;
+        let n = self.k.min(self.v.len()).min(w0.len()).min(w1.len());
+        let (v, w0, w1) = (&self.v[..n], &w0[..n], &w1[..n]);
+        for ((v, w0), w1) in v
+            .chunks(PACKED_TAPS)
+            .zip(w0.chunks(PACKED_TAPS))
+            .zip(w1.chunks(PACKED_TAPS))
+        {
+            let (mut s0, mut s1) = (0i64, 0i64);
+            let m = v.len().min(w0.len()).min(w1.len());
+            let (v, w0, w1) = (&v[..m], &w0[..m], &w1[..m]);
+            for i in 0..m {
+                let x = i64::from(v[i]);
+                s0 = s0.wrapping_add(x.wrapping_mul(i64::from(w0[i].value())));
+                s1 = s1.wrapping_add(x.wrapping_mul(i64::from(w1[i].value())));
+            }
+            let ((p0, q0), (p1, q1)) = (unpack(s0), unpack(s1));
+            a0 = a0.wrapping_add(p0);
+            b0 = b0.wrapping_add(q0);
+            a1 = a1.wrapping_add(p1);
+            b1 = b1.wrapping_add(q1);
+        }
+        [a0, b0, a1, b1]
+    }
+}
+
+/// The two sums `(A, B)` of a packed sum `s = A + B · 2²³` of at most [`PACKED_TAPS`]
+/// products, `|A| < 2²²`: `A` the low 23 bits sign-extended, `B` the rest.
+#[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+#[inline(always)]
+fn unpack(s: i64) -> (i32, i32) {
+    let a = ((s as i32) << 9) >> 9;
+    let b = (s.wrapping_sub(i64::from(a)) >> 23) as i32;
+    (a, b)
 }
 
 /// A filter window's input values, offset, on the DSP extension, in the order `SMLAD` takes
@@ -1863,3 +1980,86 @@ crate::format::codec::words!(ConvF32Params {
     conv: ConvParams,
     range: FloatRange,
 });
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::{Gathered, MAX_WINDOW};
+    use std::vec::Vec;
+    use synaptic_mem::Scratch;
+
+    /// The gathered pair's dot products equal the plain sums at the extremes of their
+    /// terms (`|x + offset|` = 255 against weights of −128 and 127, every tap alike: the
+    /// largest sums a packed accumulator holds) and on mixed values, over every length
+    /// around the packed sums' split, with and without a part of either window set.
+    #[test]
+    fn pair_dots_are_the_plain_sums() {
+        let mut block = std::vec![0u8; Gathered::bytes(MAX_WINDOW) + 16];
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for k in [1, 2, 5, 127, 128, 129, 255, 256, 257, 300, MAX_WINDOW] {
+            for case in 0..12 {
+                let offset = [-127, 128, 0][case % 3];
+                let (xa, xb, w0, w1): (Vec<i8>, Vec<i8>, Vec<i8>, Vec<i8>) = match case / 3 {
+                    0 => {
+                        let x = if offset > 0 { 127 } else { -128 };
+                        let v = std::vec![x; k];
+                        (v.clone(), v, std::vec![-128; k], std::vec![127; k])
+                    }
+                    1 => {
+                        let x = if offset > 0 { 127 } else { -128 };
+                        (
+                            std::vec![x; k],
+                            std::vec![!x; k],
+                            std::vec![127; k],
+                            std::vec![-128; k],
+                        )
+                    }
+                    _ => {
+                        let mut r = |_| next() as i8;
+                        let v: [Vec<i8>; 4] =
+                            core::array::from_fn(|_| (0..k).map(&mut r).collect());
+                        let [a, b, c, d] = v;
+                        (a, b, c, d)
+                    }
+                };
+                // Window b set only from `from` when `case` is odd (the rest 0, as a tap
+                // outside the input).
+                let from = if case % 2 == 1 { k / 3 } else { 0 };
+                let mut scratch = Scratch::new(&mut block);
+                let mut g = Gathered::take(&mut scratch, MAX_WINDOW).unwrap();
+                g.begin_pair(k, from == 0);
+                g.set_pair_run(0, 0, &xa, offset);
+                g.set_pair_run(1, from, &xb[from..], offset);
+                let dot = |x: &[i8], w: &[i8], skip: usize| -> i32 {
+                    x.iter()
+                        .zip(w)
+                        .skip(skip)
+                        .map(|(&x, &w)| (i32::from(x) + offset) * i32::from(w))
+                        .sum()
+                };
+                let want = [
+                    7 + dot(&xa, &w0, 0),
+                    -9 + dot(&xb, &w0, from),
+                    11 + dot(&xa, &w1, 0),
+                    dot(&xb, &w1, from),
+                ];
+                assert_eq!(
+                    g.pair_dot2([7, -9, 11, 0], &w0, &w1),
+                    want,
+                    "k {k} case {case}"
+                );
+                assert_eq!(
+                    g.pair_dot1((7, -9), &w0),
+                    (want[0], want[1]),
+                    "k {k} case {case}"
+                );
+            }
+        }
+    }
+}
