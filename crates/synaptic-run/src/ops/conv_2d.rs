@@ -668,6 +668,10 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// Every output channel has a [`RightRequantizer`] for its accumulators
     /// ([`RightRequantizer::for_accumulator`]): [`Filters::output`] takes the fast one.
     right: bool,
+    /// The taps a packed sum of the portable pair path takes before it is split
+    /// ([`Gathered::span`]).
+    #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+    span: usize,
 }
 
 /// Output channels a convolution computes together: four accumulators in registers.
@@ -696,7 +700,33 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise,
             right,
+            #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+            span: packed_span(p, filter),
         }
+    }
+}
+
+/// The taps of `p`'s filter a packed sum of the portable pair path ([`Gathered`]) may take
+/// before it is split: a whole filter when every filter's weights' magnitudes sum to less
+/// than 2²² / 255 (its products with values within ±255 then sum to less than 2²² in
+/// magnitude, checked once a call over the filter, only when it is longer than
+/// [`PACKED_TAPS`] and the output has at least half as many pixels as it has taps: the
+/// check costs about four instructions a weight, one pass saves about 55 a filter and pixel
+/// pair), else [`PACKED_TAPS`].
+#[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+fn packed_span<W: Int8>(p: &ConvParams, filter: &[W]) -> usize {
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let k = f_h * f_w * f_d;
+    let [n, o_h, o_w, _] = p.output_shape;
+    let small = |f: &[W]| f.iter().map(|w| w.value().unsigned_abs()).sum::<u32>() < (1 << 22) / 255;
+    if k > PACKED_TAPS
+        && (n * o_h * o_w).saturating_mul(2) >= k
+        && pairable(p)
+        && filter.chunks(k).all(small)
+    {
+        k
+    } else {
+        PACKED_TAPS
     }
 }
 
@@ -766,7 +796,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     #[inline(always)]
     fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Gathered<'s>>> {
         Temps::take(scratch, self.p, |s| {
-            Gathered::take(s, gathered_values(self.p))
+            let g = Gathered::take(s, gathered_values(self.p));
+            #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+            let g = g.map(|g| Gathered {
+                span: self.span,
+                ..g
+            });
+            g
         })
     }
 
@@ -1182,6 +1218,9 @@ pub(crate) struct Gathered<'s> {
     v: &'s mut [i32],
     cap: usize,
     k: usize,
+    /// The taps a packed sum takes before it is split: [`PACKED_TAPS`], or a whole filter
+    /// whose weights are small enough ([`Filters::span`]).
+    span: usize,
 }
 
 #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -1190,7 +1229,12 @@ impl<'s> Gathered<'s> {
     #[inline(always)]
     fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
         let v = zeroed(scratch.take::<i32>(k)?);
-        Some(Gathered { v, cap: k, k: 0 })
+        Some(Gathered {
+            v,
+            cap: k,
+            k: 0,
+            span: PACKED_TAPS,
+        })
     }
 
     /// The next pair of windows, `k` (at most the capacity taken) values each, all 0 unless
@@ -1247,11 +1291,7 @@ impl<'s> Gathered<'s> {
         let [mut a0, mut b0, mut a1, mut b1] = acc;
         let n = self.k.min(self.v.len()).min(w0.len()).min(w1.len());
         let (v, w0, w1) = (&self.v[..n], &w0[..n], &w1[..n]);
-        for ((v, w0), w1) in v
-            .chunks(PACKED_TAPS)
-            .zip(w0.chunks(PACKED_TAPS))
-            .zip(w1.chunks(PACKED_TAPS))
-        {
+        let sums = |v: &[i32], w0: &[W], w1: &[W]| {
             let (mut s0, mut s1) = (0i64, 0i64);
             let m = v.len().min(w0.len()).min(w1.len());
             let (v, w0, w1) = (&v[..m], &w0[..m], &w1[..m]);
@@ -1260,7 +1300,23 @@ impl<'s> Gathered<'s> {
                 s0 = s0.wrapping_add(x.wrapping_mul(i64::from(w0[i].value())));
                 s1 = s1.wrapping_add(x.wrapping_mul(i64::from(w1[i].value())));
             }
-            let ((p0, q0), (p1, q1)) = (unpack(s0), unpack(s1));
+            (unpack(s0), unpack(s1))
+        };
+        if n <= self.span {
+            let ((p0, q0), (p1, q1)) = sums(v, w0, w1);
+            return [
+                a0.wrapping_add(p0),
+                b0.wrapping_add(q0),
+                a1.wrapping_add(p1),
+                b1.wrapping_add(q1),
+            ];
+        }
+        for ((v, w0), w1) in v
+            .chunks(PACKED_TAPS)
+            .zip(w0.chunks(PACKED_TAPS))
+            .zip(w1.chunks(PACKED_TAPS))
+        {
+            let ((p0, q0), (p1, q1)) = sums(v, w0, w1);
             a0 = a0.wrapping_add(p0);
             b0 = b0.wrapping_add(q0);
             a1 = a1.wrapping_add(p1);
@@ -2003,7 +2059,7 @@ mod tests {
             seed
         };
         for k in [1, 2, 5, 127, 128, 129, 255, 256, 257, 300, MAX_WINDOW] {
-            for case in 0..12 {
+            for case in 0..15 {
                 let offset = [-127, 128, 0][case % 3];
                 let (xa, xb, w0, w1): (Vec<i8>, Vec<i8>, Vec<i8>, Vec<i8>) = match case / 3 {
                     0 => {
@@ -2018,6 +2074,16 @@ mod tests {
                             std::vec![!x; k],
                             std::vec![127; k],
                             std::vec![-128; k],
+                        )
+                    }
+                    // The most magnitude a whole filter of 320 taps may have for one pass.
+                    4 => {
+                        let x = if offset > 0 { 127 } else { -128 };
+                        (
+                            std::vec![x; k],
+                            std::vec![!x; k],
+                            std::vec![51; k],
+                            std::vec![-51; k],
                         )
                     }
                     _ => {
@@ -2059,6 +2125,21 @@ mod tests {
                     (want[0], want[1]),
                     "k {k} case {case}"
                 );
+                // One pass over the whole filter where its weights allow it (`packed_span`).
+                #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+                {
+                    let small = |w: &[i8]| {
+                        w.iter().map(|w| w.unsigned_abs() as u32).sum::<u32>() < (1 << 22) / 255
+                    };
+                    if small(&w0) && small(&w1) {
+                        g.span = k;
+                        assert_eq!(
+                            g.pair_dot2([7, -9, 11, 0], &w0, &w1),
+                            want,
+                            "k {k} case {case}, one pass"
+                        );
+                    }
+                }
             }
         }
     }
