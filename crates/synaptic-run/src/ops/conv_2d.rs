@@ -994,6 +994,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
                 .then(|| &x[x_b + (ys.first * in_w + xs.first) * in_d..][..in_d])
         };
         let (xa, xb) = (run(a), run(b));
+        // Portable (not Armv6-M): both pixels' inputs packed in one pass.
+        #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+        if let (Some(ra), Some(rb)) = (xa, xb) {
+            win.begin_pair(in_d, true);
+            win.set_both_runs(0, ra, rb, p.input_offset);
+            return;
+        }
         win.begin_pair(in_d, xa.is_some() && xb.is_some());
         for (q, xq) in [xa, xb].into_iter().enumerate() {
             if let Some(xq) = xq {
@@ -1019,6 +1026,29 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         let k = f_h * f_w * f_d;
         let whole =
             |(_, ys, xs): (usize, &Taps, &Taps)| ys.taps.len() == f_h && xs.taps.len() == f_w;
+        // Portable (not Armv6-M): two whole windows packed in one pass, a filter row one run
+        // when its taps are adjacent inputs.
+        #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
+        if whole(a) && whole(b) {
+            win.begin_pair(k, true);
+            let ((xa_b, ysa, xsa), (xb_b, ysb, xsb)) = (a, b);
+            let off = p.input_offset;
+            for ((fy, ya), (_, yb)) in ysa.iter().zip(ysb.iter()) {
+                if self.rows {
+                    let n = f_w * f_d;
+                    let ra = &x[xa_b + (ya * in_w + xsa.first) * in_d..][..n];
+                    let rb = &x[xb_b + (yb * in_w + xsb.first) * in_d..][..n];
+                    win.set_both_runs(fy * n, ra, rb, off);
+                    continue;
+                }
+                for ((fx, xa), (_, xb)) in xsa.iter().zip(xsb.iter()) {
+                    let ra = &x[xa_b + (ya * in_w + xa) * in_d..][..f_d];
+                    let rb = &x[xb_b + (yb * in_w + xb) * in_d..][..f_d];
+                    win.set_both_runs((fy * f_w + fx) * f_d, ra, rb, off);
+                }
+            }
+            return;
+        }
         win.begin_pair(k, whole(a) && whole(b));
         for (q, (x_b, ys, xs)) in [a, b].into_iter().enumerate() {
             for (fy, in_y) in ys.iter() {
@@ -1260,6 +1290,16 @@ impl<'s> Gathered<'s> {
             for (v, x) in w.iter_mut().zip(xs) {
                 *v = v.wrapping_add((x.value() + offset).wrapping_mul(1 << 23));
             }
+        }
+    }
+
+    /// Values `at ..` of both windows of the pair are `xa` and `xb` (one length), offset:
+    /// [`Gathered::set_pair_run`] of each in one pass.
+    #[inline(always)]
+    fn set_both_runs<X: Int8>(&mut self, at: usize, xa: &[X], xb: &[X], offset: i32) {
+        let w = &mut self.v[at..][..xa.len().min(xb.len())];
+        for ((v, a), b) in w.iter_mut().zip(xa).zip(xb) {
+            *v = (a.value() + offset).wrapping_add((b.value() + offset).wrapping_mul(1 << 23));
         }
     }
 
@@ -2125,9 +2165,19 @@ mod tests {
                     (want[0], want[1]),
                     "k {k} case {case}"
                 );
-                // One pass over the whole filter where its weights allow it (`packed_span`).
+                // One pass over the whole filter where its weights allow it (`packed_span`);
+                // both windows set in one pass (`set_both_runs`) alike.
                 #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
                 {
+                    if from == 0 {
+                        g.begin_pair(k, true);
+                        g.set_both_runs(0, &xa, &xb, offset);
+                        assert_eq!(
+                            g.pair_dot2([7, -9, 11, 0], &w0, &w1),
+                            want,
+                            "k {k} case {case}, both runs"
+                        );
+                    }
                     let small = |w: &[i8]| {
                         w.iter().map(|w| w.unsigned_abs() as u32).sum::<u32>() < (1 << 22) / 255
                     };
