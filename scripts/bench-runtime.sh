@@ -448,41 +448,6 @@ if rows:
         j = "-" if jit is None else f"{jit:,}"
         print(f"| {m} | {n:,} | {ti:,} | {n / ti:.2f} | {j} | {ram:,} | {ta:,} | {ram / ta:.3f} | {fl:,} | {im:,} |")
     print(f"\ngeometric mean of ours ÷ CMSIS-NN: {g ** (1 / len(rows)):.2f}")
-# Cortex-M3 against TFLM with CMSIS-NN's plain-C paths on the same machine (what an M3 user
-# ships; ../shared/anchors/tflm-qemu/README.md, CPU=m3 on mps2-an385), the reference kernels'
-# figure (the first table's) beside it.
-nn3 = {  # instructions per inference
-    "hello_world_int8": 3892,
-    "micro_speech_quantized": 1512758,
-    "kws_ref_model": 10533607,
-    "person_detect": 30329522,
-    "pretrainedResnet_quant": 41848047,
-}
-rows3 = []
-for m in models:
-    p = os.path.join(log, m)
-    if not os.path.exists(p) or m not in nn3:
-        continue
-    f = {}
-    for line in open(p):
-        w = line.split()
-        if len(w) > 2 and w[1] == m:
-            f[w[0]] = w[2:]
-    if "run" in f:
-        rows3.append((m, int(f["run"][0]), tflm[m][0] if m in tflm else None))
-if rows3:
-    print()
-    print("Cortex-M3 against TFLM + CMSIS-NN (plain C, no DSP) on the same machine, and against TFLM's reference kernels:")
-    print()
-    print("| model | instr (ours, M3) | instr (TFLM+CMSIS-NN, M3) | ours ÷ CMSIS-NN | instr (TFLM reference, M3) | ours ÷ reference |")
-    print("|---|---:|---:|---:|---:|---:|")
-    g = 1.0
-    for m, n, ref in rows3:
-        c = nn3[m]
-        g *= n / c
-        r = f"{ref:,} | {n / ref:.3f}" if ref else "- | -"
-        print(f"| {m} | {n:,} | {c:,} | {n / c:.2f} | {r} |")
-    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M3: {g ** (1 / len(rows3)):.2f}")
 # The load (Interpreter creation to ready) against TFLM's AllocateTensors on the same machines
 # (../shared/anchors/tflm-qemu/README.md: TFLM + CMSIS-NN, M3 and M4), and the stack it takes.
 alloc = {  # AllocateTensors instructions: (M3, M4)
@@ -500,6 +465,34 @@ def figures(p, m):
             if len(w) > 2 and w[1] == m:
                 f[w[0]] = w[2:]
     return f
+# Cortex-M3 against TFLM with CMSIS-NN's plain-C paths on the same machine (what an M3 user
+# ships; ../shared/anchors/tflm-qemu/README.md, CPU=m3 on mps2-an385), the reference kernels'
+# figure (the first table's) beside it.
+nn3 = {  # instructions per inference
+    "hello_world_int8": 3892,
+    "micro_speech_quantized": 1512758,
+    "kws_ref_model": 10533607,
+    "person_detect": 30329522,
+    "pretrainedResnet_quant": 41848047,
+}
+rows3 = []
+for m in models:
+    f = figures(os.path.join(log, m), m)
+    if m in nn3 and "run" in f:
+        rows3.append((m, int(f["run"][0]), tflm[m][0] if m in tflm else None))
+if rows3:
+    print()
+    print("Cortex-M3 against TFLM + CMSIS-NN (plain C, no DSP) on the same machine, and against TFLM's reference kernels:")
+    print()
+    print("| model | instr (ours, M3) | instr (TFLM+CMSIS-NN, M3) | ours ÷ CMSIS-NN | instr (TFLM reference, M3) | ours ÷ reference |")
+    print("|---|---:|---:|---:|---:|---:|")
+    g = 1.0
+    for m, n, ref in rows3:
+        c = nn3[m]
+        g *= n / c
+        r = f"{ref:,} | {n / ref:.3f}" if ref else "- | -"
+        print(f"| {m} | {n:,} | {c:,} | {n / c:.2f} | {r} |")
+    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M3: {g ** (1 / len(rows3)):.2f}")
 # Cortex-M7 (mps2-an500) against TFLM with CMSIS-NN on the same machine
 # (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7, CMSIS-NN's DSP paths).
 nn7 = {  # instructions per inference

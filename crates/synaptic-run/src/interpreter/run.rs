@@ -233,25 +233,12 @@ pub(super) fn run_op<O: OpSet>(
     model: &[u8],
     observe: Observer<'_, '_>,
 ) -> Result<(), RunError> {
-    // The caller checked the input count (at most MAX_OP_INPUTS).
-    let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
     // The distinct planned tensors: the outputs first, then the inputs (a short list for the
     // usual operator: zeroing the long one costs more than the rest of the list).
-    if n_in + rec.n_extra() >= 4 {
+    if rec.n_inputs().min(MAX_OP_INPUTS) + rec.n_extra() >= 4 {
         return run_op_many::<O>(p, rec, (i, rec_at), (io, state), model, observe);
     }
-    let mut slots = [0usize; 4];
-    let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
-    run_op_slots::<O>(
-        p,
-        rec,
-        (i, rec_at),
-        (io, state),
-        model,
-        observe,
-        &slots[..n],
-        out_planned,
-    )
+    run_op_list::<4, O>(p, rec, (i, rec_at), (io, state), model, observe)
 }
 
 /// [`run_op`] of an operator with four tensors or more (a concatenation, an LSTM): their
@@ -261,19 +248,33 @@ pub(super) fn run_op<O: OpSet>(
 fn run_op_many<O: OpSet>(
     p: &mut PlannedInference<'_, '_>,
     rec: &OpRecord<'_>,
-    (i, rec_at): (usize, usize),
-    (io, state): (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
+    at: (usize, usize),
+    tensors: (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
     model: &[u8],
     observe: Observer<'_, '_>,
 ) -> Result<(), RunError> {
+    run_op_list::<MAX_OP_TENSORS, O>(p, rec, at, tensors, model, observe)
+}
+
+/// [`run_op`] with a list of at most `N` distinct planned tensors.
+#[inline(always)]
+fn run_op_list<const N: usize, O: OpSet>(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    at: (usize, usize),
+    tensors: (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
+    model: &[u8],
+    observe: Observer<'_, '_>,
+) -> Result<(), RunError> {
+    // The caller checked the input count (at most MAX_OP_INPUTS).
     let n_in = rec.n_inputs().min(MAX_OP_INPUTS);
-    let mut slots = [0usize; MAX_OP_TENSORS];
+    let mut slots = [0usize; N];
     let (n, out_planned) = distinct_slots(rec, n_in, &mut slots);
     run_op_slots::<O>(
         p,
         rec,
-        (i, rec_at),
-        (io, state),
+        at,
+        tensors,
         model,
         observe,
         &slots[..n],
