@@ -475,43 +475,38 @@ impl Contract {
         if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
             return None;
         }
-        if !matches!(self.access, Access::Window(_)) {
-            // Not a window: at most three candidate elements a direction.
-            let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
-            return Some(SafeOverlap {
-                forward_max: if forward {
+        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
+        let (forward_max, backward_min) = if let Access::Window(_) = self.access {
+            let digits = Digits::of(self)?;
+            let forward_max = match n {
+                _ if !forward => Some(i64::MIN),
+                0 | 1 => None,
+                _ => digits.best_but_one(Direction::Forward, n),
+            };
+            let backward_min = (backward && self.backward).then(|| match n {
+                0 | 1 => None,
+                _ => digits.best_but_one(Direction::Backward, n),
+            });
+            // G's constant: `s_i − s_o`.
+            (
+                forward_max.unwrap_or(i64::MAX),
+                backward_min.map(|b| b.map_or(i64::MIN, |b| b.saturating_add(si - so))),
+            )
+        } else {
+            // Not a window: at most three candidate steps a direction.
+            (
+                if forward {
                     self.row_best(Direction::Forward).unwrap_or(i64::MAX)
                 } else {
                     i64::MIN
                 },
-                backward_min: (backward && self.backward)
+                (backward && self.backward)
                     .then(|| self.row_best(Direction::Backward).unwrap_or(i64::MIN)),
-                in_bytes: self.in_elems as i64 * si,
-                out_bytes: n as i64 * so,
-            });
-        }
-        let digits = Digits::of(self)?;
-        let forward_max = match n {
-            _ if !forward => Some(i64::MIN),
-            0 | 1 => None,
-            _ => digits.best_but_one(Direction::Forward, n),
-        };
-        let backward_min = (backward && self.backward).then(|| match n {
-            0 | 1 => None,
-            _ => digits.best_but_one(Direction::Backward, n),
-        });
-        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
-        // G's constant: `s_i − s_o`, and a row's last element past its first.
-        let k = match self.access {
-            Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. } => {
-                mul(in_row.saturating_sub(1), si)
-            }
-            _ => 0,
+            )
         };
         Some(SafeOverlap {
-            forward_max: forward_max.unwrap_or(i64::MAX),
-            backward_min: backward_min
-                .map(|b| b.map_or(i64::MIN, |b| b.saturating_add(k + si - so))),
+            forward_max,
+            backward_min,
             in_bytes: self.in_elems as i64 * si,
             out_bytes: n as i64 * so,
         })
@@ -648,9 +643,9 @@ fn mul(a: usize, b: i64) -> i64 {
 /// An output element's index `j` as digits, most significant first: `j = (d0·r1 + d1)·r2 + …`
 /// with digit 0 unbounded, such that the element's term — forward `F(j) = s_i·lo(j) − s_o·j`,
 /// backward `G(j) = s_i·hi(j) − s_o·j` — is the sum of one term per digit, each depending on
-/// that digit alone (`None`: the elements with that digit value read nothing). This holds
-/// for every [`Access`]: a window's `lo` is `((b·ih + y0(oy))·iw + x0(ox))·ic + c0(oc)`, a row
-/// kernel's `r·in_row`, and so on ([`Digits::term`]).
+/// that digit alone (`None`: the elements with that digit value read nothing). A window's `lo`
+/// is `((b·ih + y0(oy))·iw + x0(ox))·ic + c0(oc)` ([`Digits::term`]); the other families'
+/// bounds need no digits ([`Contract::row_best`]).
 struct Digits<'c> {
     c: &'c Contract,
     /// The radices; `radix[0]` is unused (digit 0 is unbounded).
@@ -671,32 +666,21 @@ impl<'c> Digits<'c> {
     fn of(c: &'c Contract) -> Option<Self> {
         let (si, so) = (c.in_elem_bytes as i64, c.out_elem_bytes as i64);
         let units = |i: [usize; 4], o: [usize; 4]| (i.map(|u| mul(u, si)), o.map(|u| mul(u, so)));
-        let (radix, len, (unit_in, unit_out)) = match c.access {
-            Access::Elementwise | Access::RowThenElement { depth: 0 } => {
-                ([0; 4], 1, units([1; 4], [1; 4]))
-            }
-            Access::RowThenElement { depth: d } => {
-                ([0, d, 0, 0], 2, units([d, 1, 0, 0], [d, 1, 0, 0]))
-            }
-            Access::Rows { in_row, out_row } | Access::RowsBuffered { in_row, out_row } => {
-                let r = out_row.max(1);
-                ([0, r, 0, 0], 2, units([in_row, 0, 0, 0], [r, 1, 0, 0]))
-            }
-            Access::Window(w) => {
-                let [_, ih, iw, ic] = w.input;
-                let [_, oh, ow, oc] = w.output;
-                if oh == 0 || ow == 0 || oc == 0 {
-                    return None;
-                }
-                let m = usize::saturating_mul;
-                let i = [m(m(ih, iw), ic), m(iw, ic), ic, 1];
-                (
-                    [0, oh, ow, oc],
-                    4,
-                    units(i, [m(m(oh, ow), oc), m(ow, oc), oc, 1]),
-                )
-            }
+        // (The other families' bounds come from `Contract::row_best`.)
+        let Access::Window(w) = c.access else {
+            return None;
         };
+        let [_, ih, iw, ic] = w.input;
+        let [_, oh, ow, oc] = w.output;
+        if oh == 0 || ow == 0 || oc == 0 {
+            return None;
+        }
+        let m = usize::saturating_mul;
+        let (radix, len) = ([0, oh, ow, oc], 4);
+        let (unit_in, unit_out) = units(
+            [m(m(ih, iw), ic), m(iw, ic), ic, 1],
+            [m(m(oh, ow), oc), m(ow, oc), oc, 1],
+        );
         let mut weight = [1usize; 4];
         for l in (0..len - 1).rev() {
             weight[l] = weight[l + 1].saturating_mul(radix[l + 1]);
@@ -718,14 +702,6 @@ impl<'c> Digits<'c> {
         let fwd = dir == Direction::Forward;
         // By reference: a window is some 80 bytes, not copied a term.
         match (&self.c.access, level) {
-            (&Access::RowThenElement { depth }, 1) if !fwd && v == 0 => Some(depth - 1),
-            (&(Access::Rows { in_row, .. } | Access::RowsBuffered { in_row, .. }), 0) => {
-                (in_row > 0).then_some(v)
-            }
-            // The row's first step in the direction of execution reads it.
-            (&Access::RowsBuffered { out_row, .. }, _) => {
-                (if fwd { v == 0 } else { v + 1 == out_row }).then_some(0)
-            }
             (Access::Window(w), 1 | 2) => {
                 let (lo, hi) = w.axis_of(level == 1, v)?;
                 Some(if fwd { lo } else { hi })
@@ -745,22 +721,14 @@ impl<'c> Digits<'c> {
         Some(mul(at, self.unit_in[level]).saturating_sub(mul(v, self.unit_out[level])))
     }
 
-    /// How digit `level`'s term varies in `dir`, as `[lo, hi, i, j]`: values outside
+    /// How digit `level`'s term varies (either direction), as `[lo, hi, i, j]`: values outside
     /// `[lo, hi)` read nothing; on `[i, j)` the term is affine (its best at an end of a
     /// range); before `i` it is anything; past `j`, once a value reads nothing, no later one
     /// reads (a window's rows and columns partly or wholly past the input).
-    fn shape(&self, dir: Direction, level: usize) -> [usize; 4] {
-        let fwd = dir == Direction::Forward;
+    fn shape(&self, level: usize) -> [usize; 4] {
         const ALL: usize = usize::MAX;
         match (&self.c.access, level) {
             (_, 0) => [0, ALL, 0, ALL],
-            // k = 0 reads the whole row backward, then k from 1 on element by element.
-            (Access::RowThenElement { .. }, _) if !fwd => [0, ALL, 1, ALL],
-            // Only the row's first step in the direction of execution reads.
-            (&Access::RowsBuffered { out_row, .. }, _) => {
-                let v = if fwd { 0 } else { out_row.wrapping_sub(1) };
-                [v, v.saturating_add(1), 0, ALL]
-            }
             (Access::Window(w), 1 | 2) => match w.inside(level == 1) {
                 Some((i, j)) => [0, ALL, i, j],
                 None => [0, ALL, ALL, ALL],
@@ -781,7 +749,7 @@ impl<'c> Digits<'c> {
     /// before the affine part, its ends, every value after it up to the first that reads
     /// nothing).
     fn digit_best(&self, dir: Direction, level: usize, a: usize, b: usize) -> Option<i64> {
-        let [lo, hi, i, j] = self.shape(dir, level);
+        let [lo, hi, i, j] = self.shape(level);
         let (a, b) = (a.max(lo), b.min(hi));
         let t = |v| self.term(dir, level, v);
         if let Some(m) = self.blocks(level) {

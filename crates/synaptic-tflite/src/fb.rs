@@ -236,7 +236,7 @@ impl<'m> Table<'m> {
     pub fn vector(&self, n: u16, elem: usize) -> Result<Vector<'m>, Error> {
         match self.target(n)? {
             Some(t) => Vector::at(self.buf, t, elem),
-            None => Ok(Vector::empty(self.buf, elem)),
+            None => Ok(Vector::empty(self.buf)),
         }
     }
 
@@ -263,10 +263,10 @@ pub struct Vector<'m> {
 impl<'m> Vector<'m> {
     /// An empty vector (an absent field).
     pub(crate) fn default_empty() -> Self {
-        Vector::empty(&[], 4)
+        Vector::empty(&[])
     }
 
-    fn empty(buf: &'m [u8], _elem: usize) -> Self {
+    fn empty(buf: &'m [u8]) -> Self {
         Vector {
             buf,
             pos: 0,
@@ -307,8 +307,15 @@ impl<'m> Vector<'m> {
         self.data
     }
 
+    /// Whether the elements are `n` bytes each (the one check of an element's size; an
+    /// empty vector's elements are of any size). `n` is 1 to 8 and the data lies in memory
+    /// (under `isize::MAX` bytes), so a wrapped product never equals another size's.
+    fn of_size(&self, n: usize) -> bool {
+        n.wrapping_mul(self.len) == self.data.len()
+    }
+
     fn element<const N: usize>(&self, i: usize) -> Option<[u8; N]> {
-        if i >= self.len || self.data.len() != N * self.len {
+        if i >= self.len || !self.of_size(N) {
             return None;
         }
         self.data.get(i * N..)?.first_chunk::<N>().copied()
@@ -333,11 +340,7 @@ impl<'m> Vector<'m> {
     /// The elements of a vector of `int`.
     pub fn iter_i32(&self) -> impl Iterator<Item = i32> + 'm {
         // The bytes once, then four at a time (no bounds check an element).
-        let words = if self.data.len() == 4 * self.len {
-            self.bytes()
-        } else {
-            &[]
-        };
+        let words = if self.of_size(4) { self.bytes() } else { &[] };
         words
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -345,7 +348,7 @@ impl<'m> Vector<'m> {
 
     /// Table `i` of a vector of tables.
     pub fn table(&self, i: usize) -> Result<Table<'m>, Error> {
-        if i >= self.len || self.data.len() != 4 * self.len {
+        if i >= self.len || !self.of_size(4) {
             return Err(bad("table index out of range", self.pos));
         }
         Table::at(self.buf, follow(self.buf, self.pos + 4 + 4 * i)?)
