@@ -27,9 +27,11 @@
 # Then the five int8 models again on a Cortex-M4F (QEMU mps2-an386, thumbv7em-none-eabihf,
 # target-cpu=cortex-m4; CPUS=m3 leaves it out), checked the same way and against the M3's
 # checksum, with a table against TFLM + CMSIS-NN on that machine; and on a Cortex-M7 (QEMU
-# mps2-an500, target-cpu=cortex-m7; CPUS without m7 leaves it out), with its own table.
+# mps2-an500, target-cpu=cortex-m7) and a Cortex-M33 with the DSP extension (QEMU mps2-an505,
+# Secure state, thumbv8m.main-none-eabihf, target-cpu=cortex-m33), each with its own table
+# (CPUS without m7 or m33 leaves it out).
 #
-# Output, per model (each figure line ends with its CPU, m3, m4 or m7):
+# Output, per model (each figure line ends with its CPU, m3, m4, m7 or m33):
 #   run <model> <instructions-per-inference> <ram-bytes> <output-checksum>     (program in flash)
 #   state <model> <bytes>
 #   ram-program <model> <instructions-per-inference> <ram-bytes> <output-checksum>
@@ -245,46 +247,55 @@ if [ -n "$m4_models" ]; then
   done
 fi
 
-# Cortex-M7 (mps2-an500, thumbv7em-none-eabihf, target-cpu=cortex-m7): the five int8 models
-# of the TFLM table, the same image source and checks (output against the host's and the M3's
-# checksum); CPUS without m7 leaves it out.
-m7_models=""
-if [[ " ${CPUS:-m3 m4 m7} " == *" m7 "* ]]; then
-  for m in $models; do
-    case "$m" in hello_world_int8 | micro_speech_quantized | kws_ref_model | person_detect | pretrainedResnet_quant)
-      m7_models="$m7_models $m" ;;
-    esac
-  done
-fi
-if [ -n "$m7_models" ]; then
+# More cores: the five int8 models of the TFLM table, the same image source and checks (output
+# against the host's and the M3's checksum), each core's lines in $log/<cpu>/; CPUS without the
+# core leaves it out.
+#   other_cpu <cpu> <board> <target> <target-cpu>   (sets <cpu>_models)
+other_cpu() {
+  local cpu=$1 board=$2 target=$3 tcpu=$4 ms="" m
+  if [[ " ${CPUS:-m3 m4 m7 m33} " == *" $cpu "* ]]; then
+    for m in $models; do
+      case "$m" in hello_world_int8 | micro_speech_quantized | kws_ref_model | person_detect | pretrainedResnet_quant)
+        ms="$ms $m" ;;
+      esac
+    done
+  fi
+  printf -v "${cpu}_models" '%s' "$ms"
+  [ -n "$ms" ] || return 0
+  local t0 bins=() var elf rc sum m3sum
   t0=$(date +%s)
-  m7_bins=()
-  for m in $m7_models; do m7_bins+=(--bin "$m"); done
+  for m in $ms; do bins+=(--bin "$m"); done
   # (Joined to the config's flags for the target: the later target-cpu is the one taken.)
-  CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS="-C target-cpu=cortex-m7" \
-    cargo build --release -q --no-default-features --features mps2-an500 \
-    --target thumbv7em-none-eabihf "${m7_bins[@]}" --target-dir target/mps2-an500
-  echo "build (M7): $(($(date +%s) - t0)) s" >&2
-  mkdir -p "$log/m7"
-  for m in $m7_models; do
-    elf="target/mps2-an500/thumbv7em-none-eabihf/release/$m"
+  var="CARGO_TARGET_$(echo "$target" | tr 'a-z.-' 'A-Z__')_RUSTFLAGS"
+  env "$var=-C target-cpu=$tcpu" \
+    cargo build --release -q --no-default-features --features "$board" \
+    --target "$target" "${bins[@]}" --target-dir "target/$board"
+  echo "build ($cpu): $(($(date +%s) - t0)) s" >&2
+  mkdir -p "$log/$cpu"
+  for m in $ms; do
+    elf="target/$board/$target/release/$m"
     set +e
-    timeout 1800 ./qemu-run.sh mps2-an500 "$elf" </dev/null >"$log/m7/$m" 2>"$log/m7/$m.err"
+    timeout 1800 ./qemu-run.sh "$board" "$elf" </dev/null >"$log/$cpu/$m" 2>"$log/$cpu/$m.err"
     rc=$?
     set -e
-    if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/m7/$m"; then
-      cat "$log/m7/$m" "$log/m7/$m.err" >&2
-      echo "$m: FAILED on the Cortex-M7 (QEMU exit $rc)" >&2
+    if [ "$rc" -ne 0 ] || ! grep -q "^check $m ok" "$log/$cpu/$m"; then
+      cat "$log/$cpu/$m" "$log/$cpu/$m.err" >&2
+      echo "$m: FAILED on the $cpu (QEMU exit $rc)" >&2
       fail=1
     fi
-    m7sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/m7/$m")
+    sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$cpu/$m")
     m3sum=$(awk -v m="$m" '$1 == "run" && $2 == m { print $5 }' "$log/$m" 2>/dev/null || true)
-    if [ -n "$m3sum" ] && [ "$m7sum" != "$m3sum" ]; then
-      echo "$m: the Cortex-M7's checksum $m7sum differs from the Cortex-M3's $m3sum" >&2
+    if [ -n "$m3sum" ] && [ "$sum" != "$m3sum" ]; then
+      echo "$m: the $cpu's checksum $sum differs from the Cortex-M3's $m3sum" >&2
       fail=1
     fi
   done
-fi
+}
+# Cortex-M7: mps2-an500, thumbv7em-none-eabihf, target-cpu=cortex-m7.
+other_cpu m7 mps2-an500 thumbv7em-none-eabihf cortex-m7
+# Cortex-M33 with the DSP extension: mps2-an505 (Secure state), thumbv8m.main-none-eabihf,
+# target-cpu=cortex-m33 (synaptic-run's DSP paths).
+other_cpu m33 mps2-an505 thumbv8m.main-none-eabihf cortex-m33
 
 # The C kit's int8 library as a user links it (scripts/bench-kit.sh: as shipped, and at the
 # size profile `release-size` beside it), on the M4 models of the TFLM table.
@@ -306,7 +317,8 @@ if [ -n "$kit_models" ] && [ "${KIT:-1}" != 0 ]; then
   done
 fi
 
-# Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386; m7: mps2-an500).
+# Every line ends with its CPU (m3: lm3s6965evb or mps2-an385; m4: mps2-an386; m7: mps2-an500;
+# m33: mps2-an505).
 for m in $models; do
   [ -f "$log/$m" ] || continue
   grep -E "^run $m " "$log/$m" | sed 's/$/ m3/' || true
@@ -319,9 +331,12 @@ for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
   grep -E "^(run|ram-program|plain|jitter|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
-for m in $m7_models; do
-  [ -f "$log/m7/$m" ] || continue
-  grep -E "^(run|jitter|load|stack) $m " "$log/m7/$m" | sed 's/$/ m7/' || true
+for cpu in m7 m33; do
+  ms="${cpu}_models"
+  for m in ${!ms}; do
+    [ -f "$log/$cpu/$m" ] || continue
+    grep -E "^(run|jitter|load|stack) $m " "$log/$cpu/$m" | sed "s/\$/ $cpu/" || true
+  done
 done
 if [ -f "$log/kit" ]; then grep -E "^kit " "$log/kit" || true; fi
 echo
@@ -493,32 +508,44 @@ if rows3:
         r = f"{ref:,} | {n / ref:.3f}" if ref else "- | -"
         print(f"| {m} | {n:,} | {c:,} | {n / c:.2f} | {r} |")
     print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M3: {g ** (1 / len(rows3)):.2f}")
-# Cortex-M7 (mps2-an500) against TFLM with CMSIS-NN on the same machine
-# (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7, CMSIS-NN's DSP paths).
-nn7 = {  # instructions per inference
-    "hello_world_int8": 3721,
-    "micro_speech_quantized": 1489690,
-    "kws_ref_model": 7644549,
-    "person_detect": 22718148,
-    "pretrainedResnet_quant": 30027087,
+# Cortex-M7 (mps2-an500) and Cortex-M33 (mps2-an505) against TFLM with CMSIS-NN on the same
+# machines (../shared/anchors/tflm-qemu, CPU=m7: -mcpu=cortex-m7; CPU=m33: -mcpu=cortex-m33;
+# CMSIS-NN's DSP paths on both).
+nn_more = {  # instructions per inference
+    "m7": ("Cortex-M7 (mps2-an500, target-cpu=cortex-m7)", "M7", {
+        "hello_world_int8": 3721,
+        "micro_speech_quantized": 1489690,
+        "kws_ref_model": 7644549,
+        "person_detect": 22718148,
+        "pretrainedResnet_quant": 30027087,
+    }),
+    "m33": ("Cortex-M33 (mps2-an505, Secure state, target-cpu=cortex-m33: the DSP extension)", "M33", {
+        "hello_world_int8": 3721,
+        "micro_speech_quantized": 1481784,
+        "kws_ref_model": 7681109,
+        "person_detect": 22843115,
+        "pretrainedResnet_quant": 29963162,
+    }),
 }
-rows7 = []
-for m in models:
-    f = figures(os.path.join(log, "m7", m), m)
-    if m in nn7 and "run" in f:
-        rows7.append((m, int(f["run"][0]), f.get("load", ["0"])[0], f.get("stack", [])))
-if rows7:
+for cpu, (title, short, nnc) in nn_more.items():
+    rows_c = []
+    for m in models:
+        f = figures(os.path.join(log, cpu, m), m)
+        if m in nnc and "run" in f:
+            rows_c.append((m, int(f["run"][0]), f.get("load", ["0"])[0], f.get("stack", [])))
+    if not rows_c:
+        continue
     print()
-    print("Cortex-M7 (mps2-an500, target-cpu=cortex-m7), against TFLM + CMSIS-NN on the same machine:")
+    print(f"{title}, against TFLM + CMSIS-NN on the same machine:")
     print()
-    print("| model | instr (ours, M7) | instr (TFLM+CMSIS-NN, M7) | ours ÷ CMSIS-NN | load (ours, M7) | stack load / invoke B |")
+    print(f"| model | instr (ours, {short}) | instr (TFLM+CMSIS-NN, {short}) | ours ÷ CMSIS-NN | load (ours, {short}) | stack load / invoke B |")
     print("|---|---:|---:|---:|---:|---:|")
     g = 1.0
-    for m, n, ld, st in rows7:
-        g *= n / nn7[m]
+    for m, n, ld, st in rows_c:
+        g *= n / nnc[m]
         stk = f"{int(st[1]):,} / {int(st[3]):,}" if len(st) >= 4 else "-"
-        print(f"| {m} | {n:,} | {nn7[m]:,} | {n / nn7[m]:.2f} | {int(ld):,} | {stk} |")
-    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the M7: {g ** (1 / len(rows7)):.2f}")
+        print(f"| {m} | {n:,} | {nnc[m]:,} | {n / nnc[m]:.2f} | {int(ld):,} | {stk} |")
+    print(f"\ngeometric mean of ours ÷ CMSIS-NN on the {short}: {g ** (1 / len(rows_c)):.2f}")
 rows = []
 for m in models:
     if m not in alloc:
@@ -595,8 +622,8 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
     echo
     echo "Written by \`scripts/bench-runtime.sh\` (do not edit): commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- crates firmware || echo ' + local changes'), $(date -u +%Y-%m-%d)."
     echo "Instructions are exact (QEMU \`-icount shift=10\`, SysTick); RAM in bytes, the exact need (\`synmem plan\`'s \`ram_bytes\`);"
-    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels on the M3; TFLM + CMSIS-NN on the M4 and the M7)."
-    echo "Each figure line ends with its CPU: m3 (lm3s6965evb or mps2-an385), m4 (mps2-an386) or m7 (mps2-an500)."
+    echo "TFLM's figures from \`../shared/anchors/tflm-qemu/\` (reference kernels on the M3; TFLM + CMSIS-NN on the M4, the M7 and the M33)."
+    echo "Each figure line ends with its CPU: m3 (lm3s6965evb or mps2-an385), m4 (mps2-an386), m7 (mps2-an500) or m33 (mps2-an505)."
     echo
     cat "$table"
     echo
@@ -609,9 +636,12 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
       [ -f "$log/m4/$m" ] || continue
       grep -E "^(run|ram-program|plain|shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
     done
-    for m in $m7_models; do
-      [ -f "$log/m7/$m" ] || continue
-      grep -E "^(run|ram-program|load|load-ram-program|stack|jitter) $m " "$log/m7/$m" | sed 's/$/ m7/' || true
+    for cpu in m7 m33; do
+      ms="${cpu}_models"
+      for m in ${!ms}; do
+        [ -f "$log/$cpu/$m" ] || continue
+        grep -E "^(run|ram-program|load|load-ram-program|stack|jitter) $m " "$log/$cpu/$m" | sed "s/\$/ $cpu/" || true
+      done
     done
     echo '```'
   } >"$out"

@@ -1,6 +1,6 @@
 # Sourced by scripts/test-firmware.sh and scripts/bench-firmware.sh: installs what the
 # firmware needs if it is missing (apt: qemu-system-arm, the Arm GCC with newlib, Arm
-# binutils, python3; rustup: the thumbv7m/thumbv6m/thumbv7em-hf targets).
+# binutils, python3; rustup: the thumbv7m/thumbv6m/thumbv7em-hf/thumbv8m.main-hf targets).
 sudo_=()
 if [ "$(id -u)" -ne 0 ]; then sudo_=(sudo); fi
 pkgs=()
@@ -15,6 +15,6 @@ if [ "${#pkgs[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}"
 fi
 installed=$(rustup target list --installed)
-for t in thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf; do
+for t in thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf; do
   grep -qx "$t" <<<"$installed" || rustup target add "$t"
 done

@@ -79,6 +79,17 @@ for m in hello_world_int8 micro_speech_quantized; do
     --target thumbv7em-none-eabihf --target-dir target/mps2-an500 --bin "$m"
   on_target mps2-an500 Cortex-M7 "target/mps2-an500/thumbv7em-none-eabihf/release/$m" "$m"
 done
+# Cortex-M33 with the DSP extension (thumbv8m.main-none-eabihf, target-cpu=cortex-m33) on QEMU
+# mps2-an505: the bench's M33 board, its Secure memory map and 20 MHz SysTick, and the DSP path
+# as Armv8-M Mainline compiles it (synaptic-run's build script: the DSP rule of its flags).
+# (The M7's target directory: the host build dependencies built once for both.)
+echo "==> firmware/runtime for mps2-an505 (Cortex-M33): build, run"
+cargo build --release -q --no-default-features --features mps2-an505 \
+  --target thumbv8m.main-none-eabihf --target-dir target/mps2-an500 \
+  --bin hello_world_int8 --bin micro_speech_quantized
+for m in hello_world_int8 micro_speech_quantized; do
+  on_target mps2-an505 Cortex-M33 "target/mps2-an500/thumbv8m.main-none-eabihf/release/$m" "$m"
+done
 echo "==> deploy images (feature deploy: what a product links) for mps2-an386: clippy, build"
 deploy=(--release -q --no-default-features --features mps2-an386,deploy
   --target thumbv7em-none-eabihf --target-dir target/mps2-an386-deploy)

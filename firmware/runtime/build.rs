@@ -88,6 +88,17 @@ MEMORY
 }
 ";
 
+const MEMORY_MPS2_AN505: &str =
+    "/* Arm MPS2+ AN505 (QEMU mps2-an505, Cortex-M33, booted in Secure state): 4 MB SSRAM1 at its
+   Secure alias 0x10000000 holds the code and the models (the vector table first: QEMU's
+   INITSVTOR), 4 MB SSRAM2+3 at their Secure alias 0x38000000 the data. */
+MEMORY
+{
+  FLASH : ORIGIN = 0x10000000, LENGTH = 4M
+  RAM   : ORIGIN = 0x38000000, LENGTH = 4M
+}
+";
+
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
@@ -95,17 +106,25 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SYNAPTIC_SEED");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_REPEAT");
     let feature = |f: &str| env::var_os(format!("CARGO_FEATURE_{f}")).is_some();
-    let boards = ["LM3S6965", "MPS2_AN385", "MPS2_AN386", "MPS2_AN500"]
-        .iter()
-        .filter(|b| feature(b))
-        .count();
+    let boards = [
+        "LM3S6965",
+        "MPS2_AN385",
+        "MPS2_AN386",
+        "MPS2_AN500",
+        "MPS2_AN505",
+    ]
+    .iter()
+    .filter(|b| feature(b))
+    .count();
     if boards > 1 {
-        panic!("choose one board: `--no-default-features --features mps2-an385` (or mps2-an386, mps2-an500)");
+        panic!("choose one board: `--no-default-features --features mps2-an385` (or mps2-an386, mps2-an500, mps2-an505)");
     }
     // mps2-an386 (Cortex-M4F) and mps2-an500 (Cortex-M7) have mps2-an385's memory map.
     let mps2 = feature("MPS2");
     let float = feature("FLOAT32");
-    let memory_x = if mps2 {
+    let memory_x = if feature("MPS2_AN505") {
+        MEMORY_MPS2_AN505
+    } else if mps2 {
         MEMORY_MPS2_AN385
     } else {
         MEMORY_LM3S6965
@@ -210,7 +229,12 @@ fn host_run(path: &str, bytes: &[u8], io: IoPlacement, seed: u64, overlap: bool)
         _ => RunIo::Plan,
     };
     // The program for the firmware's kernels (the target's ISA, not the host's).
-    let isa = Isa::of_target(&std::env::var("TARGET").unwrap_or_default());
+    // The image's own ISA: its target and rustc flags (`target-cpu=cortex-m33`: the DSP
+    // extension), by synaptic-run's rule for its own build.
+    let isa = Isa::of_build(
+        &std::env::var("TARGET").unwrap_or_default(),
+        &std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default(),
+    );
     let n = program::compiled_len_for(bytes, run_io, isa).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut words = vec![0u32; n];
     program::compile_for(bytes, run_io, isa, &mut words).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boots a runtime image under QEMU with exact instruction counting:
 #
-#   ./qemu-run.sh <lm3s6965|mps2-an385|mps2-an386|mps2-an500> <elf> [extra qemu args...]
+#   ./qemu-run.sh <lm3s6965|mps2-an385|mps2-an386|mps2-an500|mps2-an505> <elf> [extra qemu args...]
 #
 # -icount shift=10: every instruction advances the virtual clock by 1024 ns; the image derives
 # instructions from SysTick ticks (src/counter.rs). The exit status is the image's
@@ -16,7 +16,8 @@ case "$board" in
   mps2-an385) machine=mps2-an385 ;;
   mps2-an386) machine=mps2-an386 cpu=cortex-m4 ;;
   mps2-an500) machine=mps2-an500 cpu=cortex-m7 ;;
-  *) echo "unknown board $board (lm3s6965 | mps2-an385 | mps2-an386 | mps2-an500)" >&2; exit 2 ;;
+  mps2-an505) machine=mps2-an505 cpu=cortex-m33 ;;
+  *) echo "unknown board $board (lm3s6965 | mps2-an385 | mps2-an386 | mps2-an500 | mps2-an505)" >&2; exit 2 ;;
 esac
 exec qemu-system-arm -cpu "$cpu" -machine "$machine" -nographic \
   -semihosting-config enable=on,target=native -icount shift=10 "$@" -kernel "$elf"

@@ -1,7 +1,8 @@
 //! The Cortex-M DSP extension's SIMD multiply-accumulates (Armv7E-M: Cortex-M4, M7; Armv8-M
 //! Mainline with DSP: M33, M55), as safe functions over registers. This module is compiled
-//! only where `cfg(synaptic_dsp)` is set (build.rs: the `thumbv7em-*` targets), and it is the only `unsafe` code in the
-//! crate: every other target runs the kernels' portable paths, whose integer results are the
+//! only where `cfg(synaptic_dsp)` is set (build.rs: the `thumbv7em-*` targets, and
+//! `thumbv8m.main-*` built for a core with the extension), and it is the only `unsafe` code in
+//! the crate: every other target runs the kernels' portable paths, whose integer results are the
 //! same (the QEMU Cortex-M4 images check the outputs of every model against the host's).
 //!
 //! ## Guarantees

@@ -116,6 +116,7 @@ pub mod error;
 pub mod fixedpoint;
 pub mod format;
 pub mod interpreter;
+mod isa_rule;
 pub mod limits;
 pub mod math;
 pub(crate) mod model;

@@ -502,6 +502,6 @@ fn a_program_for_either_isa_verifies_and_gives_the_same_results_on_any_target() 
 fn the_native_isa_is_the_build_scripts() {
     assert_eq!(
         program::Isa::NATIVE,
-        program::Isa::of_target(env!("SYNAPTIC_TARGET"))
+        program::Isa::of_build(env!("SYNAPTIC_TARGET"), env!("SYNAPTIC_RUSTFLAGS"))
     );
 }

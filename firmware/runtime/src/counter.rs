@@ -9,6 +9,7 @@
 //! |---|---|---:|---:|---:|
 //! | lm3s6965evb | 200 MHz (RCC `SYSDIV` cleared, as `firmware/src/timer.rs`) | 5 ns | 204.8 | 81,920 instructions |
 //! | mps2-an385, mps2-an386, mps2-an500 | the 25 MHz system clock QEMU gives the CPU (`cpuclk`) | 40 ns | 25.6 | 655,360 instructions |
+//! | mps2-an505 | the 20 MHz clock of QEMU's AN505 (SSE-200) | 50 ns | 20.48 | 819,200 instructions |
 //!
 //! An inference spans many wraps, so the SysTick interrupt counts them ([`SysTick`] adds one
 //! to a counter: a few instructions each, which [`calibrate`] measures and [`Counter::instructions`]
@@ -37,7 +38,10 @@ const WRAP: u64 = RELOAD as u64 + 1;
 #[cfg(feature = "mps2")]
 pub const PERIOD_NS: u64 = 40;
 /// The SysTick clock period in ns.
-#[cfg(not(feature = "mps2"))]
+#[cfg(feature = "mps2-an505")]
+pub const PERIOD_NS: u64 = 50;
+/// The SysTick clock period in ns.
+#[cfg(not(any(feature = "mps2", feature = "mps2-an505")))]
 pub const PERIOD_NS: u64 = 5;
 
 /// Wraps counted by the SysTick interrupt.
@@ -53,7 +57,7 @@ pub fn init() {
     // SAFETY: the lm3s6965 RCC and the SysTick registers are always mapped; volatile accesses
     // are how they are used, and nothing else in the image programs them.
     unsafe {
-        #[cfg(not(feature = "mps2"))]
+        #[cfg(not(any(feature = "mps2", feature = "mps2-an505")))]
         {
             /// lm3s6965 RCC; SYSDIV is bits 26:23 (QEMU: period = 5 ns × (SYSDIV + 1)).
             const RCC: *mut u32 = 0x400F_E060 as *mut u32;

@@ -41,12 +41,13 @@ pub enum Isa {
     /// Scalar multiply-accumulates (Cortex-M0/M0+/M3, Armv8-M Baseline and Mainline
     /// without the DSP extension, hosts).
     Portable,
-    /// The DSP extension's SIMD multiply-accumulates (Armv7E-M: Cortex-M4, M7).
+    /// The DSP extension's SIMD multiply-accumulates (Armv7E-M: Cortex-M4, M7; Armv8-M
+    /// Mainline with it: Cortex-M33, M35P, M55, M85).
     Dsp,
 }
 
 impl Isa {
-    /// The ISA of this build of the runtime (`Dsp` on `thumbv7em-*`): what
+    /// The ISA of this build of the runtime (`Dsp` on `thumbv7em-*` and a DSP `thumbv8m.main-*`): what
     /// [`crate::program::compile`] and a program compiled at load use.
     pub const NATIVE: Isa = if cfg!(synaptic_dsp) {
         Isa::Dsp
@@ -54,11 +55,30 @@ impl Isa {
         Isa::Portable
     };
 
-    /// The ISA of a Rust target triple (`thumbv7em-none-eabihf`: `Dsp`), as this crate's
-    /// build script decides it for its own target: for a build script compiling a program
-    /// for the firmware it builds.
+    /// The ISA of a Rust target triple built with no rustc flags (`thumbv7em-none-eabihf`:
+    /// `Dsp`; `thumbv8m.main-none-eabihf`: `Portable`, the DSP extension being optional
+    /// there): [`Isa::of_build`] with no flags.
     pub fn of_target(triple: &str) -> Isa {
-        if triple.starts_with("thumbv7em-") {
+        Isa::of_build(triple, "")
+    }
+
+    /// The ISA of a build for Rust target `triple` with rustc flags `rustflags` (Cargo's
+    /// `CARGO_ENCODED_RUSTFLAGS`), as this crate's build script decides it for its own build
+    /// (one rule, `src/isa_rule.rs`): `Dsp` on `thumbv7em-*`, and on `thumbv8m.main-*` for a
+    /// core with the DSP extension (`target-cpu=cortex-m33`, `cortex-m35p`, `cortex-m55`,
+    /// `cortex-m85`, or `target-feature=+dsp`). For a build script compiling a program for the
+    /// firmware it builds.
+    ///
+    /// ```
+    /// use synaptic_run::Isa;
+    /// assert_eq!(Isa::of_build("thumbv7em-none-eabihf", ""), Isa::Dsp);
+    /// assert_eq!(Isa::of_build("thumbv8m.main-none-eabihf", ""), Isa::Portable);
+    /// let m33 = "-C\x1ftarget-cpu=cortex-m33";
+    /// assert_eq!(Isa::of_build("thumbv8m.main-none-eabihf", m33), Isa::Dsp);
+    /// assert_eq!(Isa::of_build("thumbv7m-none-eabi", m33), Isa::Portable);
+    /// ```
+    pub fn of_build(triple: &str, rustflags: &str) -> Isa {
+        if crate::isa_rule::has_dsp(triple, rustflags) {
             Isa::Dsp
         } else {
             Isa::Portable
