@@ -11,7 +11,7 @@ use synaptic_run::math::{activation_range_i8, Activation, Padding, QuantParams};
 use synaptic_run::ops::conv_2d::{ConvOptions, ConvParams};
 use synaptic_run::ops::depthwise_conv_2d::DepthwiseOptions;
 use synaptic_run::{program, GraphFault, Interpreter, IoPlacement, LoadError, TensorFault};
-use synaptic_run::{KernelError, Unsupported};
+use synaptic_run::{KernelError, ShapeFault, Unsupported};
 use synaptic_tflite::fields::{for_each_field, Field};
 use synaptic_tflite::Model;
 
@@ -485,4 +485,79 @@ fn a_state_read_where_the_kernel_reads_no_state_is_refused() {
     assert!(
         program::compiled_len(&shared_model("audio_preprocessor_int8"), IoPlacement::Plan).is_ok()
     );
+}
+
+/// `bytes` with element `k` of constant tensor `t`'s data (int32) set to `v`.
+fn with_constant_i32(bytes: &[u8], t: usize, k: usize, v: i32) -> Vec<u8> {
+    let m = Model::new(bytes).unwrap();
+    let tt = m.subgraph(0).unwrap().tensor(t).unwrap();
+    let data = m.tensor_data(&tt).unwrap();
+    let at = data.as_ptr() as usize - bytes.as_ptr() as usize + 4 * k;
+    let mut out = bytes.to_vec();
+    out[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    out
+}
+
+/// Issue 43, class 1: audio_preprocessor_int8's STRIDED_SLICE (operator 6: input 25, begin 7,
+/// end 6, strides 5) slicing backwards, from the last element to the first, with a stride of
+/// −2^31. Before: `attempt to negate with overflow` at load in an overflow-checked build (the
+/// count of steps negated the stride in 32 bits), x86_64 and i686 alike. Now counted in 64
+/// bits: one step, so the output's 256 elements are refused as TFLM's `Prepare` refuses them
+/// (the output shape must be the slice's), naming the operator.
+#[test]
+fn a_stride_of_i32_min_is_counted_without_overflow() {
+    let m = shared_model("audio_preprocessor_int8");
+    let m = with_constant_i32(&m, 7, 0, -1);
+    let m = with_constant_i32(&m, 6, 0, 0);
+    let m = with_constant_i32(&m, 5, 0, i32::MIN);
+    match refusal(&m) {
+        LoadError::Operator {
+            op: 6,
+            name: "STRIDED_SLICE",
+            error: KernelError::Shape { reason, .. },
+        } => assert_eq!(reason, ShapeFault::SizeDiffers),
+        e => panic!("{e:?}"),
+    }
+}
+
+/// Issue 43, class 1: audio_preprocessor_int8 with its SignalFilterBankSpectralSubtraction
+/// (operator 11) given `num_channels` = 2^30 in its custom options (the model rewritten by
+/// the tflite-micro wheel's schema and `flatbuffers.flexbuffers`: the options' map widened to
+/// 4 bytes). Before: `4 * num_channels` multiplied in `usize`: an overflow panic on i686 in an
+/// overflow-checked build (through the C library an abort), a wrap that passed the size check
+/// in an i686 release build. Now checked: refused, naming the operator.
+#[test]
+fn a_channel_count_past_32_bits_of_bytes_is_refused() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/hostile/spectral_subtraction_channels_2p30.tflite");
+    let m = std::fs::read(p).unwrap();
+    match refusal(&m) {
+        LoadError::Operator {
+            op: 11,
+            name: "SignalFilterBankSpectralSubtraction",
+            error: KernelError::Shape { reason, .. },
+        } => assert_eq!(reason, ShapeFault::SizeDiffers),
+        e => panic!("{e:?}"),
+    }
+}
+
+/// Issue 43, class 7: audio_preprocessor_int8 with its SignalWindow's custom code stored as
+/// `"SignalWindow\0"` (rewritten by the tflite-micro wheel's schema). TFLM's resolver compares
+/// a custom code as a C string (`strcmp`), so it runs the model as the original (checked with
+/// the wheel when the file was written: the same outputs). Before: refused as a custom
+/// operator not implemented. Now identified up to the NUL: the same outputs as the original,
+/// every operator's output the same bytes.
+#[test]
+fn a_custom_code_with_a_trailing_nul_runs_as_tflm_runs_it() {
+    use common::arena::{run_on_arena, OpData};
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/hostile/custom_code_trailing_nul.tflite");
+    let nul = std::fs::read(p).unwrap();
+    let orig = shared_model("audio_preprocessor_int8");
+    let mut input = vec![0u8; 960];
+    synaptic_run::seeded::seeded_input(&orig, 1, &mut input).unwrap();
+    let runs = [input];
+    let (a, _) = run_on_arena(&orig, IoPlacement::Plan, &runs, Some(3), OpData::Flash);
+    let (b, _) = run_on_arena(&nul, IoPlacement::Plan, &runs, Some(3), OpData::Flash);
+    assert_eq!(a, b);
 }

@@ -238,6 +238,27 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         .map_err(|e| Failure(e.to_string(), 1))?;
     let (loader, mut runner) = arena.split();
     let mut net = load(&bytes, program.as_deref(), loader, plan, run_io).map_err(load_err)?;
+    // The inputs and outputs of every invocation are held at once: their total is bounded
+    // (by --max-file-bytes, the bound of what is read) before anything is allocated.
+    let total = |what: &str, per_run: usize| -> Result<usize, Failure> {
+        per_run
+            .checked_mul(invocations)
+            .filter(|&t| t as u64 <= max)
+            .ok_or_else(|| {
+                Failure(
+                    format!(
+                        "{}: {invocations} invocations of {per_run} {what} bytes each exceed {max} \
+                         bytes (--max-file-bytes raises the limit)",
+                        path.display()
+                    ),
+                    2,
+                )
+            })
+    };
+    let (in_total, out_total) = (
+        total("input", net.input_bytes())?,
+        total("output", net.output_bytes())?,
+    );
     let in_bytes = match (input, random) {
         (Some(p), _) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("bmp")) => {
             let b = read_file_limited(p, max)?;
@@ -250,7 +271,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         (Some(p), _) => read_file_limited(p, max)?,
         (None, Some(seed)) => {
             let n = net.input_bytes();
-            let mut b = vec![0u8; n * invocations];
+            let mut b = vec![0u8; in_total];
             for (k, chunk) in b.chunks_exact_mut(n.max(1)).enumerate() {
                 let s = seed.wrapping_add(k as u64);
                 synaptic_run::seeded::seeded_input(&bytes, s, chunk).map_err(load_err)?;
@@ -261,14 +282,14 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
     };
     let inputs = io_tensors(&a.model, &a.model.inputs);
     let per_run = net.input_bytes();
-    if invocations > 1 && in_bytes.len() != per_run * invocations {
+    if invocations > 1 && in_bytes.len() != in_total {
         let source = input.map_or("random input".into(), |p| p.display().to_string());
         return Err(Failure(
             format!(
                 "{source}: IN.raw holds {} bytes; {invocations} invocations of {per_run} input \
                  bytes each take {}",
                 in_bytes.len(),
-                per_run * invocations
+                in_total
             ),
             1,
         ));
@@ -306,7 +327,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         ));
     }
     let out_run = net.output_bytes();
-    let mut all_out = vec![0u8; out_run * invocations];
+    let mut all_out = vec![0u8; out_total];
     for k in 0..invocations {
         let x = &in_bytes[k * per_run..(k + 1) * per_run];
         let y = &mut all_out[k * out_run..(k + 1) * out_run];

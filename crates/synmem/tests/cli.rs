@@ -1486,6 +1486,46 @@ fn json_everywhere_errors_too() {
     }
 }
 
+/// `--invocations N` holds N inputs and N outputs at once: their total is bounded (by
+/// `--max-file-bytes`) before anything is allocated (issue 43, class 5: a million invocations
+/// of person_detect allocated 9.2 GB first, an abort on x86_64, a wrapped size and a panic on
+/// i686); a count within the bound runs.
+#[test]
+fn run_invocations_are_bounded_before_anything_is_allocated() {
+    let Some(dir) = models() else { return };
+    let model = dir.join("person_detect.tflite");
+    let (model, out) = (model.to_str().unwrap(), tmp("many.raw"));
+    let out = out.to_str().unwrap();
+    let many = [
+        "run",
+        model,
+        "--random",
+        "1",
+        "--invocations",
+        "1000000",
+        "--output",
+        out,
+    ];
+    let err = fails(&many, 2);
+    assert!(
+        err.contains("1000000 invocations of 9216 input bytes each exceed 67108864 bytes")
+            && err.contains("--max-file-bytes"),
+        "{err}"
+    );
+    let few = [
+        "run",
+        model,
+        "--random",
+        "1",
+        "--invocations",
+        "2",
+        "--output",
+        out,
+        "--json",
+    ];
+    assert_eq!(json(&few)["invocations"], 2);
+}
+
 /// `--invocations N`: N inferences on one load, the state carried (issue 20): the first
 /// output is a single run's, the later ones differ from a fresh load's (the state changed
 /// them), and the saved inputs run again give the same N outputs.

@@ -121,10 +121,21 @@ pub fn concatenation<T: Copy>(
     const OP: &str = "CONCATENATION";
     KernelError::check_len(OP, Operand::Output, p.output_len, output.len())?;
     KernelError::check_len(OP, Operand::AxisSizes, inputs.len(), axis_sizes.len())?;
+    let mut along = 0usize;
     for (k, (x, &n)) in inputs.iter().zip(axis_sizes).enumerate() {
         let expected = p.outer.checked_mul(n).and_then(|v| v.checked_mul(p.inner));
         let input = Operand::Input(k as u8);
         KernelError::check_len(OP, input, expected.unwrap_or(usize::MAX), x.len())?;
+        along = along.saturating_add(n);
+    }
+    // The inputs fill the output exactly: none of its bytes is left as the arena held it (an
+    // input shorter than at load, or one left out, is refused, not skipped).
+    let filled = p
+        .outer
+        .checked_mul(along)
+        .and_then(|v| v.checked_mul(p.inner));
+    if filled != Some(p.output_len) {
+        return Err(KernelError::shape(OP, ShapeFault::AxisSum));
     }
     let mut off = 0;
     for o in 0..p.outer {
@@ -220,3 +231,30 @@ crate::format::codec::words!(ConcatParams {
     inner: usize,
     output_len: usize,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inputs must fill the output (issue 43, class 4): an input shorter than at load
+    /// (its axis length read from its bytes) or one left out is refused, and no byte of the
+    /// output is written, never a tail left as the arena held it.
+    #[test]
+    fn inputs_that_do_not_fill_the_output_are_refused() {
+        let p = ConcatParams::new(0, Activation::None, &[&[2], &[3]], &[5], &[], None).unwrap();
+        let (a, b) = ([7u8, 9], [1u8, 2, 3]);
+        let mut out = [0xEEu8; 5];
+        concatenation(&p, &[&a, &b], &[2, 3], &mut out).unwrap();
+        assert_eq!(out, [7, 9, 1, 2, 3]);
+        for (inputs, sizes) in [
+            (&[&a[..], &[]][..], &[2, 0][..]),
+            (&[&a[..], &b[..2]][..], &[2, 2][..]),
+            (&[&a[..]][..], &[2][..]),
+        ] {
+            let mut out = [0xEEu8; 5];
+            let e = concatenation(&p, inputs, sizes, &mut out).unwrap_err();
+            assert_eq!(e, KernelError::shape("CONCATENATION", ShapeFault::AxisSum));
+            assert_eq!(out, [0xEE; 5], "nothing written");
+        }
+    }
+}

@@ -292,10 +292,17 @@ pub const CUSTOM_BASE: i32 = 0x800;
 /// assert_eq!(identify(3, None), (3, "CONV_2D"));
 /// assert_eq!(identify(32, Some(b"SignalRfft")), (CUSTOM_BASE + 2, "SignalRfft"));
 /// assert_eq!(identify(32, Some(b"MyOp")), (32, "CUSTOM"));
+/// // Compared as TFLM's resolver compares it, a C string: up to its first NUL.
+/// assert_eq!(identify(32, Some(b"SignalRfft\0")), (CUSTOM_BASE + 2, "SignalRfft"));
 /// ```
 pub fn identify(builtin: i32, custom: Option<&[u8]>) -> (i32, &'static str) {
     if builtin == synaptic_tflite::code::CUSTOM {
-        if let Some(i) = custom.and_then(|c| CUSTOM_OPS.iter().position(|n| n.as_bytes() == c)) {
+        // TFLM finds a custom operator by `strcmp` of its code's C string: a stored NUL ends it.
+        let named = |c: &[u8]| {
+            let c = c.split(|&b| b == 0).next().unwrap_or(c);
+            CUSTOM_OPS.iter().position(|n| n.as_bytes() == c)
+        };
+        if let Some(i) = custom.and_then(named) {
             return (CUSTOM_BASE + i as i32, CUSTOM_OPS[i]);
         }
     }

@@ -50,7 +50,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if input_length == 0
         || input_length > fft_length
         || output_length != fft_length / 2 + 1
-        || out.bytes != rows * 4 * output_length
+        || rows.checked_mul(4 * output_length) != Some(out.bytes)
     {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }

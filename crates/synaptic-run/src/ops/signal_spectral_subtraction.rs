@@ -87,8 +87,13 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         clamping,
     };
     signal::param(cx, math::filter_bank_spectral_subtraction_check(&p.math()))?;
-    let n = p.channels as usize;
-    if out.bytes != 4 * n || noise.bytes != 4 * n || x.bytes < 4 * n {
+    // The channels' bytes, checked (a count of 2^30 or more, or a negative one, fits no
+    // tensor: refused, never wrapped on 32 bits).
+    let n4 = usize::try_from(p.channels)
+        .ok()
+        .and_then(|n| n.checked_mul(4))
+        .ok_or_else(|| cx.shape(ShapeFault::SizeDiffers))?;
+    if out.bytes != n4 || noise.bytes != n4 || x.bytes < n4 {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     Prepared::of::<SpectralSubtraction>(cx, p)

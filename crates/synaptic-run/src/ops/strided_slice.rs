@@ -218,7 +218,8 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
                 0
             }
         } else if start > stop {
-            (start - stop + i64::from(-s) - 1) / i64::from(-s)
+            // (Negated in 64 bits: a stride of −2^31 has no 32-bit negation.)
+            (start - stop - i64::from(s) - 1) / -i64::from(s)
         } else {
             0
         };
