@@ -892,6 +892,10 @@ pub enum GraphFault {
     ConstantIo,
     /// A tensor written by a second operator (or by an operator while being a graph input).
     WrittenTwice,
+    /// An operator reads a variable tensor (state: TFLM zeroes it at load and by a reset,
+    /// whatever data it names) or another kernel's own state, where its kernel takes no state:
+    /// refused rather than run on the tensor's data.
+    StateNotRead,
 }
 
 impl fmt::Display for GraphFault {
@@ -905,6 +909,9 @@ impl fmt::Display for GraphFault {
             GraphFault::ConstantIo => "a graph input or output that is a constant",
             GraphFault::WrittenTwice => {
                 "writes a tensor already written (by an earlier operator, or as a graph input)"
+            }
+            GraphFault::StateNotRead => {
+                "reads a variable tensor or a kernel's state where its kernel takes no state"
             }
         })
     }

@@ -475,9 +475,10 @@ fn a_state_read_where_the_kernel_reads_no_state_is_refused() {
     );
     assert_eq!(
         refusal(&m),
-        LoadError::Unsupported {
-            what: "a variable tensor or a kernel's state as an input its kernel does not read \
-                   as state"
+        LoadError::Graph {
+            op: Some(13),
+            tensor: 32,
+            fault: GraphFault::StateNotRead
         }
     );
     // Where the kernel reads it as state (SignalPCAN's noise estimate), it loads and runs:
@@ -560,4 +561,38 @@ fn a_custom_code_with_a_trailing_nul_runs_as_tflm_runs_it() {
     let (a, _) = run_on_arena(&orig, IoPlacement::Plan, &runs, Some(3), OpData::Flash);
     let (b, _) = run_on_arena(&nul, IoPlacement::Plan, &runs, Some(3), OpData::Flash);
     assert_eq!(a, b);
+}
+
+/// Issue 43, class 2: a constant flagged `is_variable` (the flag set by the tflite-micro
+/// wheel's schema): hello_world_int8's first FULLY_CONNECTED bias (tensor 5, operator 0) and
+/// audio_preprocessor_int8's CONCATENATION input 0 (the zeros of tensor 3, operator 7). TFLM
+/// makes every variable tensor state, zeroed, its data ignored (the wheel runs both so); a
+/// kernel here that takes no state never reads one as its data: both refused at load, naming
+/// the operator and the tensor (the filed pass saw the bias used with its data, `f8` against
+/// TFLM's `ee`, and the CONCATENATION's tail left as the arena held it).
+#[test]
+fn a_constant_flagged_variable_is_refused_naming_its_operator() {
+    for (file, op, tensor) in [
+        ("hello_world_int8_bias_variable", 0, 5),
+        ("audio_preprocessor_int8_concat_input_variable", 7, 3),
+    ] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/hostile/{file}.tflite"));
+        let m = std::fs::read(p).unwrap();
+        let e = refusal(&m);
+        assert_eq!(
+            e,
+            LoadError::Graph {
+                op: Some(op),
+                tensor,
+                fault: GraphFault::StateNotRead
+            },
+            "{file}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with(&format!("operator {op}: tensor {tensor}: ")),
+            "{e}"
+        );
+    }
 }

@@ -8,7 +8,7 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use crate::error::{CustomCode, KernelError, LoadError, ShapeFault, Unsupported};
+use crate::error::{CustomCode, GraphFault, KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
     h, placement_code, IoPlacement, Isa, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
@@ -755,11 +755,14 @@ fn record_words<'m>(
             1u32.checked_shl(k as u32)
                 .is_some_and(|b| ops::state_inputs(prep.kind) & b != 0)
         };
-        if matches!(l, Loc::State(_)) && !as_state() {
-            return Err(LoadError::Unsupported {
-                what: "a variable tensor or a kernel's state as an input its kernel does not \
-                       read as state",
-            });
+        if let (Loc::State(_), Ok(t)) = (l, usize::try_from(v.inputs[k])) {
+            if !as_state() {
+                return Err(LoadError::Graph {
+                    op: Some(i),
+                    tensor: t,
+                    fault: GraphFault::StateNotRead,
+                });
+            }
         }
         // The interpreter views at most this many activations per operator.
         if matches!(l, Loc::Slot(_) | Loc::Shared(_)) {
