@@ -300,6 +300,11 @@ pub fn fields(data: &[u8]) -> Vec<Field> {
 /// Overwrites one field of the model `data` in place with a hostile value (see the module
 /// docs); `false` if `data` is not a model with fields.
 pub fn mutate(data: &mut [u8], rng: &mut Rng) -> bool {
+    // One mutant in four edits bytes no field names: a small constant's element (the shapes,
+    // begins, ends and strides kernels read at load) or a custom operator's options.
+    if rng.below(4) == 0 && mutate_bytes(data, rng) {
+        return true;
+    }
     let fields = fields(data);
     if fields.is_empty() {
         return false;
@@ -380,6 +385,68 @@ pub fn mutate(data: &mut [u8], rng: &mut Rng) -> bool {
             };
             f.write(data, v);
         }
+    }
+    true
+}
+
+/// Hostile int32 values for a constant's element or an option's count: the bounds, the
+/// powers of two where a count times 4 or 8 wraps 32 bits, and their neighbours.
+const HOSTILE_I32: [i32; 12] = [
+    i32::MIN,
+    i32::MIN + 1,
+    i32::MAX,
+    -1,
+    0,
+    1 << 29,
+    1 << 30,
+    (1 << 30) + 1,
+    i32::MAX - 7,
+    -(1 << 30),
+    65_536,
+    -65_536,
+];
+
+/// Overwrites bytes of `data` that no [`Field`] names: an element of a constant tensor of at
+/// most 64 bytes (an int32 constant gets a [`HOSTILE_I32`] value at an element boundary, any
+/// other a random byte), or a byte of a custom operator's options (FlexBuffers: a count, a
+/// width, a type). `false` if the model has neither.
+pub fn mutate_bytes(data: &mut [u8], rng: &mut Rng) -> bool {
+    let Ok(m) = synaptic_tflite::Model::new(data) else {
+        return false;
+    };
+    let base = data.as_ptr() as usize;
+    // (offset in `data`, length, int32) of each candidate.
+    let mut spans: Vec<(usize, usize, bool)> = Vec::new();
+    if let Ok(sg) = m.subgraph(0) {
+        for t in 0..sg.tensors_len().unwrap_or(0) {
+            let Ok(tt) = sg.tensor(t) else { continue };
+            let Ok(d) = m.tensor_data(&tt) else { continue };
+            if !d.is_empty() && d.len() <= 64 {
+                let int32 = tt
+                    .tensor_type()
+                    .is_ok_and(|ty| ty == synaptic_tflite::TensorType::Int32);
+                spans.push((d.as_ptr() as usize - base, d.len(), int32));
+            }
+        }
+        for i in 0..sg.operators_len().unwrap_or(0) {
+            let Ok(op) = sg.operator(i) else { continue };
+            let Ok(o) = op.custom_options() else { continue };
+            if !o.is_empty() {
+                spans.push((o.as_ptr() as usize - base, o.len(), false));
+            }
+        }
+    }
+    if spans.is_empty() {
+        return false;
+    }
+    let (at, len, int32) = spans[rng.below(spans.len() as u64) as usize];
+    if int32 && len >= 4 {
+        let k = rng.below((len / 4) as u64) as usize;
+        let v = HOSTILE_I32[rng.below(HOSTILE_I32.len() as u64) as usize];
+        data[at + 4 * k..at + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+    } else {
+        let k = rng.below(len as u64) as usize;
+        data[at + k] = rng.next() as u8;
     }
     true
 }
