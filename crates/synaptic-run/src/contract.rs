@@ -469,32 +469,71 @@ impl Contract {
         self.bounds(dir == Direction::Forward, dir == Direction::Backward)
     }
 
+    /// [`Self::safe_overlap_in`] where no kernel that could have made this contract reads a
+    /// window (`windows` false: an interpreter whose [`crate::ops::OpSet`] links none, or a
+    /// kernel whose contract is never one): `None` for a window, so that the window's
+    /// derivation ([`Digits`]) is not linked there. The same bound for every other contract.
+    #[inline(always)]
+    pub(crate) fn safe_overlap_in_kinds(
+        &self,
+        dir: Direction,
+        windows: bool,
+    ) -> Option<SafeOverlap> {
+        let (forward, backward) = (dir == Direction::Forward, dir == Direction::Backward);
+        match self.access {
+            Access::Window(_) if windows => self.window_bounds(forward, backward),
+            Access::Window(_) => None,
+            _ => self.row_bounds(forward, backward),
+        }
+    }
+
     /// The closed form of [`Self::safe_overlap`], for the directions asked.
     fn bounds(&self, forward: bool, backward: bool) -> Option<SafeOverlap> {
+        match self.access {
+            Access::Window(_) => self.window_bounds(forward, backward),
+            _ => self.row_bounds(forward, backward),
+        }
+    }
+
+    /// The output elements if a bound is derived for them ([`MAX_CONTRACT_ELEMS`]), and the
+    /// element sizes.
+    #[inline(always)]
+    fn sized(&self) -> Option<(usize, i64, i64)> {
         let n = self.out_elems;
         if n > MAX_CONTRACT_ELEMS || self.in_elems > MAX_CONTRACT_ELEMS * 4 {
             return None;
         }
-        let (si, so) = (self.in_elem_bytes as i64, self.out_elem_bytes as i64);
-        let (forward_max, backward_min) = if let Access::Window(_) = self.access {
-            let digits = Digits::of(self)?;
-            let forward_max = match n {
-                _ if !forward => Some(i64::MIN),
-                0 | 1 => None,
-                _ => digits.best_but_one(Direction::Forward, n),
-            };
-            let backward_min = (backward && self.backward).then(|| match n {
-                0 | 1 => None,
-                _ => digits.best_but_one(Direction::Backward, n),
-            });
-            // G's constant: `s_i − s_o`.
-            (
-                forward_max.unwrap_or(i64::MAX),
-                backward_min.map(|b| b.map_or(i64::MIN, |b| b.saturating_add(si - so))),
-            )
-        } else {
-            // Not a window: at most three candidate steps a direction.
-            (
+        Some((n, self.in_elem_bytes as i64, self.out_elem_bytes as i64))
+    }
+
+    /// The bounds of a window contract ([`Self::bounds`]).
+    #[inline(never)]
+    fn window_bounds(&self, forward: bool, backward: bool) -> Option<SafeOverlap> {
+        let (n, si, so) = self.sized()?;
+        let digits = Digits::of(self)?;
+        let forward_max = match n {
+            _ if !forward => Some(i64::MIN),
+            0 | 1 => None,
+            _ => digits.best_but_one(Direction::Forward, n),
+        };
+        let backward_min = (backward && self.backward).then(|| match n {
+            0 | 1 => None,
+            _ => digits.best_but_one(Direction::Backward, n),
+        });
+        // G's constant: `s_i − s_o`.
+        Some(self.overlap(
+            forward_max.unwrap_or(i64::MAX),
+            backward_min.map(|b| b.map_or(i64::MIN, |b| b.saturating_add(si - so))),
+        ))
+    }
+
+    /// The bounds of a contract that is not a window ([`Self::bounds`]): at most three
+    /// candidate steps a direction.
+    #[inline(never)]
+    fn row_bounds(&self, forward: bool, backward: bool) -> Option<SafeOverlap> {
+        self.sized()?;
+        Some(
+            self.overlap(
                 if forward {
                     self.row_best(Direction::Forward).unwrap_or(i64::MAX)
                 } else {
@@ -502,14 +541,19 @@ impl Contract {
                 },
                 (backward && self.backward)
                     .then(|| self.row_best(Direction::Backward).unwrap_or(i64::MIN)),
-            )
-        };
-        Some(SafeOverlap {
+            ),
+        )
+    }
+
+    /// The safe overlap of these bounds.
+    #[inline(always)]
+    fn overlap(&self, forward_max: i64, backward_min: Option<i64>) -> SafeOverlap {
+        SafeOverlap {
             forward_max,
             backward_min,
-            in_bytes: self.in_elems as i64 * si,
-            out_bytes: n as i64 * so,
-        })
+            in_bytes: self.in_elems as i64 * self.in_elem_bytes as i64,
+            out_bytes: self.out_elems as i64 * self.out_elem_bytes as i64,
+        }
     }
 
     /// The walk's bound in `dir` ([`Self::safe_overlap_by_walk`]) of a contract that is not a

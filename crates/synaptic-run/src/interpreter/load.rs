@@ -437,7 +437,8 @@ fn check_overlaps<O: OpSet>(
         ))?;
         // Only the declared direction's bound: the one both checks below read.
         let dir = Direction::from(pair.direction);
-        let safe = contract.safe_overlap_in(dir).ok_or(refuse(
+        let windows = O::KINDS & ops::WINDOW_KINDS != 0;
+        let safe = contract.safe_overlap_in_kinds(dir, windows).ok_or(refuse(
             "declared overlap of tensors too large for a contract",
         ))?;
         let bound = i64::from(pair.bound);

@@ -5,7 +5,7 @@
 use synaptic_tflite::code;
 
 use super::common::offset4;
-use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
+use super::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
 use super::pool_2d::{average, contract, contract_f32, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
@@ -51,7 +51,7 @@ pub fn average_pool_in_place(
     at: InPlace,
 ) -> Result<(), KernelError> {
     const OP: &str = "AVERAGE_POOL_2D";
-    check(OP, || contract(p), buf, &at)?;
+    check_window(OP, || contract(p), buf, &at)?;
     let depth = p.output_shape[3];
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.window_at(oy, ox);
@@ -117,7 +117,7 @@ pub fn average_pool_f32_in_place(
 ) -> Result<(), KernelError> {
     const OP: &str = "AVERAGE_POOL_2D";
     let q = &p.pool;
-    check(OP, || contract_f32(q), buf, &at)?;
+    check_window(OP, || contract_f32(q), buf, &at)?;
     let depth = q.output_shape[3];
     for_each_pixel(&q.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = q.window_at(oy, ox);

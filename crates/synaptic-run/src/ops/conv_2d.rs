@@ -20,7 +20,7 @@ use synaptic_tflite::{code, TensorType};
 
 use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, put32, InPlace};
+use super::in_place::{check_window, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Channels, Contract, Direction, Window};
@@ -1655,7 +1655,7 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
 ) -> Result<(), KernelError> {
     const OP: &str = "CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
-    check(OP, || contract(p, false), buf, &at)?;
+    check_window(OP, || contract(p, false), buf, &at)?;
     run_overlapped(
         &Filters::new(p, multipliers, shifts, filter, bias),
         buf,
@@ -1938,7 +1938,7 @@ pub fn conv2d_f32_in_place(
     const OP: &str = "CONV_2D";
     let c = &p.conv;
     check_f32_tables(OP, c, filter, bias)?;
-    check(OP, || contract_f32(c, false), buf, &at)?;
+    check_window(OP, || contract_f32(c, false), buf, &at)?;
     let in_d = c.input_shape[3];
     let f_d = c.filter_shape[3];
     let out_d = c.output_shape[3];

@@ -23,7 +23,7 @@ use super::conv_2d::{
     Taps, Temps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
-use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
+use super::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::contract::Direction;
@@ -195,7 +195,7 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
 ) -> Result<(), KernelError> {
     const OP: &str = "DEPTHWISE_CONV_2D";
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
-    check(OP, || contract(p, true), buf, &at)?;
+    check_window(OP, || contract(p, true), buf, &at)?;
     run_overlapped(
         &Channels::new(p, multipliers, shifts, filter, bias),
         buf,
@@ -1289,7 +1289,7 @@ pub fn depthwise_conv2d_f32_in_place(
     const OP: &str = "DEPTHWISE_CONV_2D";
     let c = &p.conv;
     check_f32_tables(OP, c, filter, bias)?;
-    check(OP, || contract_f32(c, true), buf, &at)?;
+    check_window(OP, || contract_f32(c, true), buf, &at)?;
     let out_d = c.output_shape[3];
     let dm = c.depth_multiplier;
     let (filter, bias) = (LeF32(filter), bias.map(LeF32));

@@ -67,11 +67,35 @@ impl InPlace {
     }
 }
 
-/// Checks the placement against the buffer and the contract `c` makes. Not inlined: the
+/// Checks the placement against the buffer and the contract `c` makes, a contract that is
+/// never a window (rows or elements: [`check_window`] for the convolutions and poolings; a
+/// window here would be refused, [`Unsupported::OverlapTooLarge`]). Not inlined: the
 /// contract lives in this frame only, never under the kernel that runs after it (on Armv6-M,
 /// whose parts have the least flash, inlined: no copy per caller).
 #[cfg_attr(not(synaptic_v6m), inline(never))]
 pub(crate) fn check(
+    op: &'static str,
+    c: impl FnOnce() -> Contract,
+    buf: &[u8],
+    at: &InPlace,
+) -> Result<(), KernelError> {
+    check_with::<false>(op, c, buf, at)
+}
+
+/// [`check`] for a kernel whose contract is a window (the convolutions and poolings): an
+/// image without such a kernel does not link the window's derivation.
+#[cfg_attr(not(synaptic_v6m), inline(never))]
+pub(crate) fn check_window(
+    op: &'static str,
+    c: impl FnOnce() -> Contract,
+    buf: &[u8],
+    at: &InPlace,
+) -> Result<(), KernelError> {
+    check_with::<true>(op, c, buf, at)
+}
+
+#[inline(always)]
+fn check_with<const WINDOW: bool>(
     op: &'static str,
     c: impl FnOnce() -> Contract,
     buf: &[u8],
@@ -102,7 +126,7 @@ pub(crate) fn check(
         return Ok(());
     }
     let safe = c
-        .safe_overlap_in(at.direction)
+        .safe_overlap_in_kinds(at.direction, WINDOW)
         .ok_or(KernelError::unsupported(op, Unsupported::OverlapTooLarge))?;
     if !safe.safe(at.delta(), at.direction) {
         return Err(KernelError::unsupported(op, Unsupported::UnsafeOverlap));

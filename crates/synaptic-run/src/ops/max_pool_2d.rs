@@ -5,7 +5,7 @@
 use synaptic_tflite::code;
 
 use super::common::offset4;
-use super::in_place::{check, for_each_pixel, ordered, put32, x32, InPlace};
+use super::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
 use super::pool_2d::{clamp_max, contract, contract_f32, PoolF32Params, PoolParams};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::Contract;
@@ -34,7 +34,7 @@ pub fn max_pool(p: &PoolParams, input: &[i8], output: &mut [i8]) -> Result<(), K
 
 /// MAX_POOL_2D ([`max_pool`]) with input and output in `buf`.
 pub fn max_pool_in_place(p: &PoolParams, buf: &mut [u8], at: InPlace) -> Result<(), KernelError> {
-    check("MAX_POOL_2D", || contract(p), buf, &at)?;
+    check_window("MAX_POOL_2D", || contract(p), buf, &at)?;
     let depth = p.output_shape[3];
     for_each_pixel(&p.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = p.window_at(oy, ox);
@@ -89,7 +89,7 @@ pub fn max_pool_f32_in_place(
 ) -> Result<(), KernelError> {
     const OP: &str = "MAX_POOL_2D";
     let q = &p.pool;
-    check(OP, || contract_f32(q), buf, &at)?;
+    check_window(OP, || contract_f32(q), buf, &at)?;
     let depth = q.output_shape[3];
     for_each_pixel(&q.output_shape, at.direction, |b, oy, ox, first| {
         let (ys, xs) = q.window_at(oy, ox);

@@ -342,6 +342,19 @@ pub(crate) fn state_output(code: i32) -> Option<usize> {
 pub(crate) const OWN_STATE_KINDS: u64 =
     1 << <signal_spectral_subtraction::SpectralSubtraction as Kind>::KIND;
 
+/// The kernels whose access contract is a window ([`crate::contract::Access::Window`]: the
+/// convolutions and the poolings, int8 and float32); every other kernel's contract is rows or
+/// elements. An interpreter whose [`OpSet`] links none of them checks its overlaps without
+/// the window's derivation (not linked there).
+pub(crate) const WINDOW_KINDS: u64 = 1 << <conv_2d::Conv2d as Kind>::KIND
+    | 1 << <conv_2d::Conv2dF32 as Kind>::KIND
+    | 1 << <depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND
+    | 1 << <depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND
+    | 1 << <average_pool_2d::AveragePool2d as Kind>::KIND
+    | 1 << <average_pool_2d::AveragePool2dF32 as Kind>::KIND
+    | 1 << <max_pool_2d::MaxPool2d as Kind>::KIND
+    | 1 << <max_pool_2d::MaxPool2dF32 as Kind>::KIND;
+
 /// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
 /// if any (in range).
 pub(crate) fn state_output_in(
@@ -689,8 +702,9 @@ mod tests {
     }
 
     /// Every operator record of every committed single-operator model and shared model: its
-    /// parameters decode and encode back to the same words, one word short is refused, and
-    /// every kind of the list (so every `*Params` struct) is among them.
+    /// parameters decode and encode back to the same words, one word short is refused, its
+    /// contracts are windows exactly for the kinds of [`WINDOW_KINDS`], and every kind of the
+    /// list (so every `*Params` struct) is among them.
     #[test]
     fn every_kernel_params_round_trip() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -734,6 +748,20 @@ mod tests {
                 );
                 if let Some((_, short)) = rec.params.split_last() {
                     assert!(!round_trips(rec.kind, short));
+                }
+                // A window contract exactly from the kernels of WINDOW_KINDS.
+                if let crate::format::Loc::Slot(s) = rec.out_loc {
+                    let out = p.slot_geometry(s).unwrap();
+                    for k in 0..rec.n_inputs() {
+                        if let Some(c) = contract::<AllOps>(rec.kind, rec.params, k, out) {
+                            assert_eq!(
+                                matches!(c.access, crate::contract::Access::Window(_)),
+                                linked(WINDOW_KINDS, rec.kind),
+                                "kind {}",
+                                rec.kind
+                            );
+                        }
+                    }
                 }
                 seen.push(rec.kind);
                 at = next;
