@@ -480,15 +480,77 @@ pub fn channel_multiplier(
     filter_scale: f32,
     output_scale: f32,
 ) -> Result<(i32, i32), KernelError> {
-    match product_ratio_multiplier(input_scale, filter_scale, output_scale) {
-        Some((m, s)) if s <= 31 => Ok((m, s)),
-        Some(_) => Err(KernelError::unsupported(op, Unsupported::Multiplier)),
-        None => {
-            let effective =
-                f64::from(input_scale) * f64::from(filter_scale) / f64::from(output_scale);
-            requantization_multiplier(op, effective)
+    ratio_requantization_multiplier(op, input_scale, filter_scale, output_scale)
+}
+
+/// [`requantization_multiplier`] of `double(a) * double(b) / double(c)`, for any three floats,
+/// in integers (no soft double in an image): IEEE's special cases first (a NaN, an infinite
+/// or a negative product or quotient is refused, a zero one is `(0, 0)`), then
+/// [`product_ratio_multiplier`] of the magnitudes, a subnormal float normalised first (the
+/// double sequence computes it exactly too: every f32 is a normal double). A property test
+/// holds it equal to the double sequence on random, edge and special triples.
+pub fn ratio_requantization_multiplier(
+    op: &'static str,
+    a: f32,
+    b: f32,
+    c: f32,
+) -> Result<(i32, i32), KernelError> {
+    let refuse = || KernelError::unsupported(op, Unsupported::Multiplier);
+    let (ba, bb, bc) = (a.to_bits(), b.to_bits(), c.to_bits());
+    // Normal and positive (a sign bit makes the biased exponent 256 or more).
+    let normal = |x: u32| (1..255).contains(&(x >> 23));
+    let unit = |x: u32| ((x & 0x7F_FFFF) | 0x80_0000, (x >> 23) as i32 - 150);
+    let (x, y, z) = if normal(ba) && normal(bb) && normal(bc) {
+        (unit(ba), unit(bb), unit(bc))
+    } else {
+        match special_parts(ba, bb, bc) {
+            Ok(p) => p,
+            Err(true) => return Ok((0, 0)),
+            Err(false) => return Err(refuse()),
         }
+    };
+    match quotient_multiplier(x, y, z) {
+        (m, s) if s <= 31 => Ok((m, s)),
+        _ => Err(refuse()),
     }
+}
+
+/// [`ratio_requantization_multiplier`] of floats not all normal and positive: IEEE's
+/// special cases (`Err(true)`: a zero quotient, `(0, 0)`; `Err(false)`: a NaN, an infinite
+/// or a negative one, refused), else the three magnitudes as `m · 2^e` with `m` in
+/// `[2^23, 2^24)`, a subnormal one normalised.
+#[cold]
+#[inline(never)]
+#[allow(clippy::type_complexity)]
+fn special_parts(ba: u32, bb: u32, bc: u32) -> Result<((u32, i32), (u32, i32), (u32, i32)), bool> {
+    let nan = |x: u32| x & 0x7FFF_FFFF > 0x7F80_0000;
+    let inf = |x: u32| x & 0x7FFF_FFFF == 0x7F80_0000;
+    let zero = |x: u32| x & 0x7FFF_FFFF == 0;
+    // NaN in, an infinite product (infinite or NaN, either way not finite), a zero divisor
+    // (an infinite or NaN quotient): refused.
+    if nan(ba) || nan(bb) || nan(bc) || inf(ba) || inf(bb) || zero(bc) {
+        return Err(false);
+    }
+    // A zero product (finite divisor) or an infinite divisor (finite product): ±0, which
+    // `real >= 0.0` accepts.
+    if zero(ba) || zero(bb) || inf(bc) {
+        return Err(true);
+    }
+    if (ba ^ bb ^ bc) >> 31 != 0 {
+        return Err(false);
+    }
+    let parts = |x: u32| {
+        let biased = (x >> 23) & 0xFF;
+        let frac = x & 0x7F_FFFF;
+        if biased == 0 {
+            // Subnormal: `frac · 2^-149`, its leading one moved to bit 23.
+            let k = frac.leading_zeros() - 8;
+            (frac << k, -149 - k as i32)
+        } else {
+            (frac | 0x80_0000, biased as i32 - 150)
+        }
+    };
+    Ok((parts(ba), parts(bb), parts(bc)))
 }
 
 /// `quantize_multiplier(double(a) * double(b) / double(c))` of three normal positive floats,
@@ -505,21 +567,19 @@ pub fn channel_multiplier(
 /// way is subnormal or infinite. A property test holds it equal to the float sequence, and
 /// the double itself bit for bit, on random and edge triples.
 pub fn product_ratio_multiplier(a: f32, b: f32, c: f32) -> Option<(i32, i32)> {
-    let (m, mut shift) = product_ratio(a, b, c)?;
-    // `q31` of `m / 2^53`, then `quantize_multiplier`'s edges.
-    let mut q_fixed = ((m + (1 << 21)) >> 22) as i64;
-    if q_fixed == 1i64 << 31 {
-        q_fixed /= 2;
-        shift += 1;
-    }
-    if shift < -31 {
-        return Some((0, 0));
-    }
-    Some((q_fixed as i32, shift))
+    let parts = |x: f32| {
+        let bits = x.to_bits();
+        let biased = (bits >> 23) as i32;
+        (1..255)
+            .contains(&biased)
+            .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
+    };
+    Some(quotient_multiplier(parts(a)?, parts(b)?, parts(c)?))
 }
 
 /// `double(a) * double(b) / double(c)` as `frexp` splits it, `(m, e)` with the value
 /// `m / 2^53 · 2^e` (`m` its 53-bit mantissa), for normal positive floats (`None` otherwise).
+#[cfg(test)]
 fn product_ratio(a: f32, b: f32, c: f32) -> Option<(u64, i32)> {
     // Mantissa (with its leading one) and exponent of the value `m · 2^e`, normal positive.
     let parts = |x: f32| {
@@ -529,7 +589,28 @@ fn product_ratio(a: f32, b: f32, c: f32) -> Option<(u64, i32)> {
             .contains(&biased)
             .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
     };
-    let ((ma, ea), (mb, eb), (mc, ec)) = (parts(a)?, parts(b)?, parts(c)?);
+    Some(quotient((parts(a)?, parts(b)?, parts(c)?)))
+}
+
+/// [`product_ratio_multiplier`] of three positive values `m · 2^e` (`m` in `[2^23, 2^24)`).
+#[inline(always)]
+fn quotient_multiplier(a: (u32, i32), b: (u32, i32), c: (u32, i32)) -> (i32, i32) {
+    let (m, mut shift) = quotient((a, b, c));
+    // `q31` of `m / 2^53`, then `quantize_multiplier`'s edges.
+    let mut q_fixed = ((m + (1 << 21)) >> 22) as i64;
+    if q_fixed == 1i64 << 31 {
+        q_fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        return (0, 0);
+    }
+    (q_fixed as i32, shift)
+}
+
+/// [`product_ratio`] of three positive values `m · 2^e` (`m` in `[2^23, 2^24)`).
+#[inline(always)]
+fn quotient(((ma, ea), (mb, eb), (mc, ec)): ((u32, i32), (u32, i32), (u32, i32))) -> (u64, i32) {
     let p = u64::from(ma) * u64::from(mb); // [2^46, 2^48)
                                            // Long division of `p · 2^32` by `mc` (< 2^24): a remainder below 2^24 and one more byte
                                            // make a dividend below 2^32, one `udiv` each.
@@ -563,7 +644,7 @@ fn product_ratio(a: f32, b: f32, c: f32) -> Option<(u64, i32)> {
         m = 1u64 << 52;
         e += 1;
     }
-    Some((m, e))
+    (m, e)
 }
 
 /// `Quantize` of `kernel_util.cc`: `zero_point + (int)round(f / scale)` in `float`; refused
@@ -822,6 +903,83 @@ mod tests {
         ] {
             assert_eq!(product_ratio_multiplier(a, b, c), None);
         }
+    }
+
+    /// The integer `ratio_requantization_multiplier` is the double sequence
+    /// (`requantization_multiplier` of `double(a) * double(b) / double(c)`) for any floats:
+    /// random bit patterns (every sign, NaNs, infinities, subnormals), subnormal and zero
+    /// triples, scales as models have them, and the special values crossed.
+    #[test]
+    fn ratio_requantization_is_the_double_sequence() {
+        use super::{ratio_requantization_multiplier, requantization_multiplier};
+        let double = |a: f32, b: f32, c: f32| {
+            requantization_multiplier("T", f64::from(a) * f64::from(b) / f64::from(c)).ok()
+        };
+        let ints = |a: f32, b: f32, c: f32| ratio_requantization_multiplier("T", a, b, c).ok();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            f32::MIN_POSITIVE / 2.0,
+            f32::from_bits(1),
+            f32::from_bits(0x007F_FFFF),
+            f32::MAX,
+            -f32::from_bits(3),
+            3.0e-3,
+        ];
+        for &a in &specials {
+            for &b in &specials {
+                for &c in &specials {
+                    assert_eq!(ints(a, b, c), double(a, b, c), "{a:e} {b:e} {c:e}");
+                }
+            }
+        }
+        let mut accepted = 0;
+        for i in 0..400_000u32 {
+            let r = next();
+            let (a, b, c) = match i % 4 {
+                // Any bits.
+                0 => (
+                    f32::from_bits(r as u32),
+                    f32::from_bits((r >> 32) as u32),
+                    f32::from_bits(next() as u32),
+                ),
+                // Subnormal or tiny factors, normal divisors.
+                1 => (
+                    f32::from_bits(r as u32 & 0x00FF_FFFF),
+                    f32::from_bits((r >> 32) as u32 & 0x0FFF_FFFF),
+                    f32::from_bits(next() as u32 & 0x00FF_FFFF),
+                ),
+                // Subnormal divisors (large quotients: refused or not, as the double).
+                2 => (
+                    f32::from_bits(r as u32 & 0x3FFF_FFFF),
+                    f32::from_bits((r >> 32) as u32 & 0x3FFF_FFFF),
+                    f32::from_bits(next() as u32 & 0x007F_FFFF),
+                ),
+                // Scales as models have them.
+                _ => {
+                    let near =
+                        |w: u32| f32::from_bits((w & 0x007F_FFFF) | ((110 + (w >> 28)) << 23));
+                    (near(r as u32), near((r >> 32) as u32), near(next() as u32))
+                }
+            };
+            let d = double(a, b, c);
+            assert_eq!(ints(a, b, c), d, "{a:e} {b:e} {c:e}");
+            accepted += usize::from(d.is_some_and(|(m, _)| m != 0));
+        }
+        assert!(accepted > 100_000, "{accepted}");
     }
 
     use super::*;

@@ -24,7 +24,7 @@ use super::tables::{Constants, Table};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::math::{activation_range_i8, int8_zero_point, requantization_multiplier, Requantizer};
+use crate::math::{activation_range_i8, int8_zero_point, Requantizer};
 use crate::math::{multiply_by_quantized_multiplier, Activation, QuantParams};
 use crate::model::TInfo;
 
@@ -173,8 +173,11 @@ impl FullyConnectedParams {
             )
         } else {
             KernelError::check_len(OP, Operand::Shifts, 1, shifts.len())?;
-            let product = f64::from(input_scale * *filter_scales.first().ok_or(short)?);
-            let (m, s) = requantization_multiplier(OP, product / f64::from(output_scale))?;
+            // `double(input_scale * filter_scale) / double(output_scale)`, the product in
+            // `float` (TFLM's `GetQuantizedConvolutionMultipler`), in integers.
+            let product = input_scale * *filter_scales.first().ok_or(short)?;
+            let (m, s) =
+                crate::math::ratio_requantization_multiplier(OP, product, 1.0, output_scale)?;
             multipliers[0] = m;
             shifts[0] = s;
             Ok(())
