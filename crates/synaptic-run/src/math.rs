@@ -744,6 +744,69 @@ pub fn preprocess_softmax_scaling(
     quantize_multiplier_greater_than_one(op, real)
 }
 
+/// [`preprocess_softmax_scaling`] of `f64::from(beta)` and `f64::from(input_scale)`, in
+/// integers (no soft double in an image): the product of two floats is exact in a double and
+/// so is its power of two, so the minimum with `2^31 − 1` and [`quantize_multiplier`]'s
+/// Q31 rounding are done on the exact product. A NaN, a product of zero and infinity, one of
+/// at most 1.0 are refused as the double sequence refuses them; an infinite one is
+/// `2^31 − 1`. For `input_integer_bits` in `1..=30` (SOFTMAX: 5); a property test holds it
+/// equal to the double sequence.
+pub fn softmax_scaling(
+    op: &'static str,
+    beta: f32,
+    input_scale: f32,
+    input_integer_bits: i32,
+) -> Result<(i32, i32), KernelError> {
+    let refuse = || KernelError::unsupported(op, Unsupported::InputScale);
+    let (ba, bb) = (beta.to_bits(), input_scale.to_bits());
+    let abs = |x: u32| x & 0x7FFF_FFFF;
+    // NaN, zero (`0` or `0 · ∞`, NaN) or negative: at most 1.0 or NaN, refused.
+    if abs(ba) > 0x7F80_0000
+        || abs(bb) > 0x7F80_0000
+        || abs(ba) == 0
+        || abs(bb) == 0
+        || (ba ^ bb) >> 31 != 0
+    {
+        return Err(refuse());
+    }
+    let max = (i32::MAX, 31);
+    if abs(ba) == 0x7F80_0000 || abs(bb) == 0x7F80_0000 {
+        return Ok(max);
+    }
+    let parts = |x: u32| {
+        let biased = (x >> 23) & 0xFF;
+        let frac = x & 0x7F_FFFF;
+        if biased == 0 {
+            let k = frac.leading_zeros() - 8;
+            (frac << k, -149 - k as i32)
+        } else {
+            (frac | 0x80_0000, biased as i32 - 150)
+        }
+    };
+    let ((ma, ea), (mb, eb)) = (parts(ba), parts(bb));
+    // The value `p · 2^e`, in [2^(exp − 1), 2^exp).
+    let p = u64::from(ma) * u64::from(mb);
+    let len = 64 - p.leading_zeros() as i32;
+    let exp = len + ea + eb + (31 - input_integer_bits);
+    // Above 2^31 − 1: that (std::min).
+    if exp > 31 || (exp == 31 && p > ((1u64 << 31) - 1) << (len - 31)) {
+        return Ok(max);
+    }
+    // At most 1.0: refused.
+    if exp < 1 || (exp == 1 && p == 1u64 << (len - 1)) {
+        return Err(refuse());
+    }
+    // `quantize_multiplier`: the Q31 rounding of the 53-bit mantissa (exact: `len <= 48`).
+    let m53 = p << (53 - len);
+    let mut q = (m53 + (1 << 21)) >> 22;
+    let mut shift = exp;
+    if q == 1u64 << 31 {
+        q /= 2;
+        shift += 1;
+    }
+    Ok((q as i32, shift))
+}
+
 /// `CalculateInputRadius` (double path): the largest input difference, in input units, that
 /// the fixed-point exp/logistic can take before it saturates. `None` where TFLM's shifts are
 /// undefined: `input_left_shift` outside `0..=62`, or integer bits outside
@@ -759,11 +822,13 @@ pub fn calculate_input_radius(
     {
         return None;
     }
-    let max_input_rescaled = 1.0
-        * f64::from((1i32 << input_integer_bits) - 1)
-        * (1i64 << (total_signed_bits - input_integer_bits)) as f64
-        / (1i64 << input_left_shift) as f64;
-    Some(floor_f64(max_input_rescaled) as i32)
+    // `floor(((2^bits − 1) · 2^(total − bits)) / 2^shift)` saturated to `int`: every step of
+    // the double sequence is exact (fewer than 63 significant bits, powers of two), so it is
+    // this shift (no soft double in an image).
+    let max_input_rescaled = (((1u64 << input_integer_bits) - 1)
+        << (total_signed_bits - input_integer_bits))
+        >> input_left_shift;
+    Some(max_input_rescaled.min(i32::MAX as u64) as i32)
 }
 
 /// `GetReciprocal`: `1 / x` for a positive `x` with `x_integer_digits` integer bits, as a Q0
@@ -978,6 +1043,100 @@ mod tests {
             let d = double(a, b, c);
             assert_eq!(ints(a, b, c), d, "{a:e} {b:e} {c:e}");
             accepted += usize::from(d.is_some_and(|(m, _)| m != 0));
+        }
+        assert!(accepted > 100_000, "{accepted}");
+    }
+
+    /// `calculate_input_radius` in integers is the double sequence on every valid input.
+    #[test]
+    fn input_radius_is_the_double_sequence() {
+        for shift in -1..=63 {
+            for total in -1..=63 {
+                for bits in -1..32 {
+                    let double = ((0..=62).contains(&shift)
+                        && (0..=62).contains(&total)
+                        && (0..total.min(31)).contains(&bits))
+                    .then(|| {
+                        let r =
+                            1.0 * f64::from((1i32 << bits) - 1) * (1i64 << (total - bits)) as f64
+                                / (1i64 << shift) as f64;
+                        floor_f64(r) as i32
+                    });
+                    assert_eq!(super::calculate_input_radius(bits, shift, total), double);
+                }
+            }
+        }
+    }
+
+    /// `softmax_scaling` in integers is `preprocess_softmax_scaling` of the doubles for any
+    /// floats: special values crossed, random bit patterns, scales as models have them.
+    #[test]
+    fn softmax_scaling_is_the_double_sequence() {
+        let double = |a: f32, b: f32, bits: i32| {
+            super::preprocess_softmax_scaling("T", f64::from(a), f64::from(b), bits)
+        };
+        let ints = |a: f32, b: f32, bits: i32| super::softmax_scaling("T", a, b, bits);
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::from_bits(0x007F_FFFF),
+            f32::MAX,
+            1.0 / 256.0,
+            1.0 / 64.0,
+            // 2^31 − 1 and its neighbours over 2^26 (5 integer bits).
+            2147483647.0 / 67108864.0,
+            f32::from_bits((2147483647.0f32 / 67108864.0).to_bits() - 1),
+            f32::from_bits((2147483647.0f32 / 67108864.0).to_bits() + 1),
+            1.0 / 67108864.0,
+            f32::from_bits((1.0f32 / 67108864.0).to_bits() + 1),
+            f32::from_bits((1.0f32 / 67108864.0).to_bits() - 1),
+        ];
+        for bits in [1, 5, 12, 30] {
+            for &a in &specials {
+                for &b in &specials {
+                    assert_eq!(ints(a, b, bits), double(a, b, bits), "{a:e} {b:e} {bits}");
+                }
+            }
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut accepted = 0;
+        for i in 0..400_000u32 {
+            let r = next();
+            let (a, b) = match i % 3 {
+                0 => (f32::from_bits(r as u32), f32::from_bits((r >> 32) as u32)),
+                // Around the bounds: products near 2^-26 and 2^5.
+                1 => (
+                    f32::from_bits((r as u32 & 0x00FF_FFFF) | (100 + (r >> 60) as u32) << 23),
+                    f32::from_bits(
+                        ((r >> 32) as u32 & 0x00FF_FFFF) | (100 + (r >> 56) as u32 % 16) << 23,
+                    ),
+                ),
+                // beta 1.0 and input scales as models have them.
+                _ => (
+                    1.0,
+                    f32::from_bits(
+                        (r as u32 & 0x007F_FFFF) | ((110 + ((r >> 40) as u32 % 20)) << 23),
+                    ),
+                ),
+            };
+            let d = double(a, b, 5);
+            assert_eq!(ints(a, b, 5), d, "{a:e} {b:e}");
+            accepted += usize::from(d.is_ok());
         }
         assert!(accepted > 100_000, "{accepted}");
     }

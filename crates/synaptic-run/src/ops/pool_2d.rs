@@ -96,7 +96,9 @@ impl PoolParams {
             return Err(KernelError::unsupported(op, Unsupported::PoolingWindow));
         }
         int8_zero_point(op, input)?;
-        if f64::from((input.scale - output.scale).abs()) > 1.0e-6
+        // TFLM compares in double with `1e-6`: the same test on the float, as
+        // `1.0e-6f32` is the float just below that double (`scale_tolerance_is_the_double`).
+        if (input.scale - output.scale).abs() > SCALE_TOLERANCE
             || input.zero_point != output.zero_point
         {
             return Err(KernelError::unsupported(
@@ -203,6 +205,18 @@ pub fn window(p: &PoolParams) -> Window {
         pad: (p.pad_h, p.pad_w),
         channels: Channels::Same,
     }
+}
+
+/// The largest difference of the input and output scales a pooling accepts: the float just
+/// below the double `1e-6` (so `d > SCALE_TOLERANCE` is `f64::from(d) > 1e-6` for every float
+/// `d`, without a soft double).
+const SCALE_TOLERANCE: f32 = 1.0e-6;
+
+#[cfg(test)]
+#[test]
+fn scale_tolerance_is_the_double() {
+    let next = f32::from_bits(SCALE_TOLERANCE.to_bits() + 1);
+    assert!(f64::from(SCALE_TOLERANCE) <= 1.0e-6 && f64::from(next) > 1.0e-6);
 }
 
 /// The access contract of a pooling operator for its input: its window, either direction.

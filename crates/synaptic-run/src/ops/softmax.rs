@@ -23,7 +23,7 @@ use crate::fixedpoint::{rounding_divide_by_pot, saturating_rounding_doubling_hig
 use crate::limits::size;
 use crate::math::{calculate_input_radius, get_reciprocal};
 use crate::math::{
-    multiply_by_quantized_multiplier_greater_than_one, preprocess_softmax_scaling, QuantParams,
+    multiply_by_quantized_multiplier_greater_than_one, softmax_scaling, QuantParams,
 };
 
 /// The builtins this module prepares.
@@ -101,12 +101,8 @@ impl SoftmaxParams {
                 },
             ));
         };
-        let (input_multiplier, input_left_shift) = preprocess_softmax_scaling(
-            OP,
-            f64::from(beta),
-            f64::from(input.scale),
-            SCALED_DIFF_INTEGER_BITS,
-        )?;
+        let (input_multiplier, input_left_shift) =
+            softmax_scaling(OP, beta, input.scale, SCALED_DIFF_INTEGER_BITS)?;
         let radius = calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift, 31)
             .ok_or(KernelError::unsupported(OP, Unsupported::InputScale))?;
         let flat = size(OP, shape)?;
