@@ -496,6 +496,9 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         };
         if let Some(f) = fast {
             let (m, s) = (multipliers.at(0), shifts.at(0));
+            // The activation range all of int8 (no activation, or a ReLU whose zero point is
+            // the lowest value): one saturation (`SSAT`), its bounds in no register.
+            let full = lo == -128 && hi == 127;
             for b in 0..p.batches {
                 let row = &input[b * depth..(b + 1) * depth];
                 let orow = &mut output[b * od..(b + 1) * od];
@@ -507,8 +510,13 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                         requantize_wide(a, m, s)
                     }
                     .wrapping_add(zp);
+                    let v = if full {
+                        v.clamp(-128, 127)
+                    } else {
+                        v.max(lo).min(hi)
+                    };
                     if let Some(o) = orow.get_mut(oc) {
-                        *o = O::from_i8(v.max(lo).min(hi) as i8);
+                        *o = O::from_i8(v as i8);
                     }
                 });
             }
