@@ -668,6 +668,10 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// Every output channel has a [`RightRequantizer`] for its accumulators
     /// ([`RightRequantizer::for_accumulator`]): [`Filters::output`] takes the fast one.
     right: bool,
+    /// [`Filters::right`] and the activation range all of int8 (no activation, or a ReLU at
+    /// zero point −128): the clamp one saturation (`SSAT`), its bounds in no register (not
+    /// on Armv6-M, which has no `SSAT`).
+    full: bool,
     /// The taps a packed sum of the portable pair path takes before it is split
     /// ([`Gathered::span`]).
     #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -700,6 +704,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise,
             right,
+            full: right && !cfg!(synaptic_v6m) && p.act_min == -128 && p.act_max == 127,
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             span: packed_span(p, filter),
         }
@@ -926,10 +931,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     fn output(&self, acc: i32, c: usize) -> i8 {
         let (p, m, s) = (self.p, self.multipliers.at(c), self.shifts.at(c));
         if self.right {
-            let v = RightRequantizer::new_checked(m, s).apply(acc);
-            v.wrapping_add(p.output_offset)
-                .max(p.act_min)
-                .min(p.act_max) as i8
+            let v = RightRequantizer::new_checked(m, s)
+                .apply(acc)
+                .wrapping_add(p.output_offset);
+            if self.full {
+                v.clamp(-128, 127) as i8
+            } else {
+                v.max(p.act_min).min(p.act_max) as i8
+            }
         } else {
             requantize(acc, m, s, p)
         }
