@@ -279,7 +279,7 @@ fn requantize_wide(a: i32, multiplier: i32, shift: i32) -> i32 {
 
 /// Whether `a` is within ±[`RightRequantizer::BOUND`] (exclusive).
 #[inline(always)]
-fn within_bound(a: i32) -> bool {
+fn within(a: i32) -> bool {
     const B: u32 = RightRequantizer::BOUND as u32;
     (a as u32).wrapping_add(B - 1) < 2 * B - 1
 }
@@ -480,22 +480,20 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     let (depth, od) = (p.accum_depth, p.output_depth);
     // Per-tensor: one requantization for every output (the table has one entry, checked above).
     let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
+    // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
+    // saturation test, the clamp bounds and offsets in registers.
     if !p.per_channel && depth > 0 && filter_offset == 0 && !r0.can_saturate() {
-        // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
-        // saturation test, the clamp bounds and offsets in registers.
         let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
         let filter = &filter[..od * depth];
-        // A right shift (the usual scale below one half): each accumulator within
-        // ±RightRequantizer::BOUND (a test per value) takes the short requantization
-        // (`SMMULR`), the same result. Only with the DSP extension: elsewhere its 64-bit
-        // product costs what it saves (M3: micro_speech_quantized 9 instructions slower).
-        let fast = if cfg!(synaptic_dsp) {
-            RightRequantizer::new(multipliers.at(0), shifts.at(0))
-        } else {
-            None
-        };
+        // With the DSP extension, a right shift (the usual scale below one half)
+        // requantizes each accumulator within ±RightRequantizer::BOUND (a test per value) by
+        // the short sequence (`SMMULR`), the same result, any other value out of line; another
+        // scale takes the general loop below (one per-tensor loop in the image). Not
+        // elsewhere: there its 64-bit product costs what it saves (M3 micro_speech_quantized
+        // 9 instructions slower).
+        let (m, s) = (multipliers.at(0), shifts.at(0));
+        let fast = RightRequantizer::new(m, s).filter(|_| cfg!(synaptic_dsp));
         if let Some(f) = fast {
-            let (m, s) = (multipliers.at(0), shifts.at(0));
             // The activation range all of int8 (no activation, or a ReLU whose zero point is
             // the lowest value): one saturation (`SSAT`), its bounds in no register.
             let full = lo == -128 && hi == 127;
@@ -504,7 +502,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 let orow = &mut output[b * od..(b + 1) * od];
                 each_dot(filter, row, io, depth, |oc, acc| {
                     let a = acc.wrapping_add(bias_at(oc));
-                    let v = if within_bound(a) {
+                    let v = if within(a) {
                         f.apply(a)
                     } else {
                         requantize_wide(a, m, s)
@@ -522,6 +520,15 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
             }
             return Ok(());
         }
+    }
+    if !cfg!(synaptic_dsp)
+        && !p.per_channel
+        && depth > 0
+        && filter_offset == 0
+        && !r0.can_saturate()
+    {
+        let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
+        let filter = &filter[..od * depth];
         // Row `b` of the input and of the output (their lengths were checked above).
         for b in 0..p.batches {
             let row = &input[b * depth..(b + 1) * depth];
@@ -1094,7 +1101,7 @@ mod tests {
             (i32::MAX, false),
             (i32::MIN, false),
         ] {
-            assert_eq!(within_bound(a), inside, "{a}");
+            assert_eq!(within(a), inside, "{a}");
         }
         for (m, s) in [
             (1_073_741_824, -1),
