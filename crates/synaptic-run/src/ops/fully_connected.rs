@@ -480,69 +480,62 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     let (depth, od) = (p.accum_depth, p.output_depth);
     // Per-tensor: one requantization for every output (the table has one entry, checked above).
     let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
-    // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
-    // saturation test, the clamp bounds and offsets in registers.
     if !p.per_channel && depth > 0 && filter_offset == 0 && !r0.can_saturate() {
+        // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
+        // saturation test, the clamp bounds and offsets in registers.
         let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
         let filter = &filter[..od * depth];
-        // With the DSP extension, a right shift (the usual scale below one half)
-        // requantizes each accumulator within ±RightRequantizer::BOUND (a test per value) by
-        // the short sequence (`SMMULR`), the same result, any other value out of line; another
-        // scale takes the general loop below (one per-tensor loop in the image). Not
-        // elsewhere: there its 64-bit product costs what it saves (M3 micro_speech_quantized
-        // 9 instructions slower).
-        let (m, s) = (multipliers.at(0), shifts.at(0));
-        let fast = RightRequantizer::new(m, s).filter(|_| cfg!(synaptic_dsp));
-        if let Some(f) = fast {
-            // The activation range all of int8 (no activation, or a ReLU whose zero point is
-            // the lowest value): one saturation (`SSAT`), its bounds in no register.
-            let full = lo == -128 && hi == 127;
+        if cfg!(synaptic_dsp) {
+            // With the DSP extension, a right shift (the usual scale below one half)
+            // requantizes each accumulator within ±RightRequantizer::BOUND (a test per value)
+            // by the short sequence (`SMMULR`), the same result, any other value out of line;
+            // another scale takes the general loop below (one per-tensor loop in the image).
+            // Not elsewhere: there its 64-bit product costs what it saves (M3
+            // micro_speech_quantized 9 instructions slower).
+            let (m, s) = (multipliers.at(0), shifts.at(0));
+            if let Some(f) = RightRequantizer::new(m, s) {
+                // The activation range all of int8 (no activation, or a ReLU whose zero point
+                // is the lowest value): one saturation (`SSAT`), its bounds in no register.
+                let full = lo == -128 && hi == 127;
+                for b in 0..p.batches {
+                    let row = &input[b * depth..(b + 1) * depth];
+                    let orow = &mut output[b * od..(b + 1) * od];
+                    each_dot(filter, row, io, depth, |oc, acc| {
+                        let a = acc.wrapping_add(bias_at(oc));
+                        let v = if within(a) {
+                            f.apply(a)
+                        } else {
+                            requantize_wide(a, m, s)
+                        }
+                        .wrapping_add(zp);
+                        let v = if full {
+                            v.clamp(-128, 127)
+                        } else {
+                            v.max(lo).min(hi)
+                        };
+                        if let Some(o) = orow.get_mut(oc) {
+                            *o = O::from_i8(v as i8);
+                        }
+                    });
+                }
+                return Ok(());
+            }
+        } else {
+            // Row `b` of the input and of the output (their lengths were checked above).
             for b in 0..p.batches {
                 let row = &input[b * depth..(b + 1) * depth];
                 let orow = &mut output[b * od..(b + 1) * od];
                 each_dot(filter, row, io, depth, |oc, acc| {
-                    let a = acc.wrapping_add(bias_at(oc));
-                    let v = if within(a) {
-                        f.apply(a)
-                    } else {
-                        requantize_wide(a, m, s)
-                    }
-                    .wrapping_add(zp);
-                    let v = if full {
-                        v.clamp(-128, 127)
-                    } else {
-                        v.max(lo).min(hi)
-                    };
+                    let v = r0
+                        .apply_unsaturated(acc.wrapping_add(bias_at(oc)))
+                        .wrapping_add(zp);
                     if let Some(o) = orow.get_mut(oc) {
-                        *o = O::from_i8(v as i8);
+                        *o = O::from_i8(v.max(lo).min(hi) as i8);
                     }
                 });
             }
             return Ok(());
         }
-    }
-    if !cfg!(synaptic_dsp)
-        && !p.per_channel
-        && depth > 0
-        && filter_offset == 0
-        && !r0.can_saturate()
-    {
-        let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
-        let filter = &filter[..od * depth];
-        // Row `b` of the input and of the output (their lengths were checked above).
-        for b in 0..p.batches {
-            let row = &input[b * depth..(b + 1) * depth];
-            let orow = &mut output[b * od..(b + 1) * od];
-            each_dot(filter, row, io, depth, |oc, acc| {
-                let v = r0
-                    .apply_unsaturated(acc.wrapping_add(bias_at(oc)))
-                    .wrapping_add(zp);
-                if let Some(o) = orow.get_mut(oc) {
-                    *o = O::from_i8(v.max(lo).min(hi) as i8);
-                }
-            });
-        }
-        return Ok(());
     }
     let table = |oc: usize| {
         if p.per_channel {
