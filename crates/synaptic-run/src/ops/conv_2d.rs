@@ -670,7 +670,8 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     right: bool,
     /// [`Filters::right`] and the activation range all of int8 (no activation, or a ReLU at
     /// zero point −128): the clamp one saturation (`SSAT`), its bounds in no register (not
-    /// on Armv6-M, which has no `SSAT`).
+    /// on Armv6-M, which has no `SSAT`: its code as without).
+    #[cfg(not(synaptic_v6m))]
     full: bool,
     /// The taps a packed sum of the portable pair path takes before it is split
     /// ([`Gathered::span`]).
@@ -704,7 +705,8 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             rows: f_d == in_d && p.dilation_w == 1,
             pointwise,
             right,
-            full: right && !cfg!(synaptic_v6m) && p.act_min == -128 && p.act_max == 127,
+            #[cfg(not(synaptic_v6m))]
+            full: right && p.act_min == -128 && p.act_max == 127,
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             span: packed_span(p, filter),
         }
@@ -934,11 +936,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             let v = RightRequantizer::new_checked(m, s)
                 .apply(acc)
                 .wrapping_add(p.output_offset);
+            #[cfg(not(synaptic_v6m))]
             if self.full {
-                v.clamp(-128, 127) as i8
-            } else {
-                v.max(p.act_min).min(p.act_max) as i8
+                return v.clamp(-128, 127) as i8;
             }
+            v.max(p.act_min).min(p.act_max) as i8
         } else {
             requantize(acc, m, s, p)
         }
