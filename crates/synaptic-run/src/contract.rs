@@ -187,8 +187,53 @@ impl Window {
         Self::axis_wide(o, stride, pad, k, dil, size)
     }
 
-    /// [`Self::axis`] in 64-bit steps (any operands).
+    /// [`Self::axis`] for any operands: 64-bit sums and products, but no 64-bit division
+    /// (a call into a 64-bit division routine on a 32-bit core, linked for this path alone):
+    /// every quotient is one of values that fit `usize`. The same values as the 64-bit
+    /// steps ([`Self::axis_i64`], the tests).
     fn axis_wide(
+        o: usize,
+        stride: usize,
+        pad: usize,
+        k: usize,
+        dil: usize,
+        size: usize,
+    ) -> Option<(usize, usize)> {
+        let os = o * stride;
+        let start = os as i64 - pad as i64;
+        // (A dilation of 1, the common one, divides by nothing.)
+        let over = |x: usize| if dil == 1 { x } else { x / dil };
+        // The tap range [f_first, f_last] inside the input, f_last first bounded by what
+        // the input holds past the window's start (`size - 1 - start`), then by `k - 1`.
+        let (f_first, reach) = match os.checked_sub(pad) {
+            // The window starts inside: its last tap inside at `size - 1` at most.
+            Some(s) => (0, over(size.checked_sub(s)?.checked_sub(1)?)),
+            // It starts `neg` before the input: its first tap inside is the smallest f
+            // with f·dil ≥ neg; it reaches `neg - 1 + size` past that start.
+            None => {
+                let neg = pad - os;
+                let first = if dil == 1 { neg } else { neg.div_ceil(dil) };
+                let (a, b) = (neg - 1, size);
+                let reach = if dil == 1 {
+                    a.saturating_add(b)
+                } else {
+                    // floor((a + b) / dil) without the sum (which may not fit).
+                    a / dil + b / dil + usize::from(a % dil >= dil - b % dil)
+                };
+                (first, reach)
+            }
+        };
+        let f_last = reach.min(k.checked_sub(1)?);
+        if f_first > f_last {
+            return None;
+        }
+        let at = |f: usize| (start + f as i64 * dil as i64) as usize;
+        Some((at(f_first), at(f_last)))
+    }
+
+    /// [`Self::axis`] in 64-bit steps (any operands): the reference of the tests.
+    #[cfg(test)]
+    fn axis_i64(
         o: usize,
         stride: usize,
         pad: usize,
@@ -1015,6 +1060,67 @@ mod tests {
             assert_eq!(
                 Window::axis(o, s, p, k, d, n),
                 Window::axis_wide(o, s, p, k, d, n)
+            );
+        }
+    }
+
+    #[test]
+    fn axis_without_64_bit_division_equals_64_bit_steps() {
+        for o in 0..12 {
+            for s in 1..4 {
+                for p in 0..9 {
+                    for k in 0..6 {
+                        for d in 1..5 {
+                            for n in 0..14 {
+                                assert_eq!(
+                                    Window::axis_wide(o, s, p, k, d, n),
+                                    Window::axis_i64(o, s, p, k, d, n),
+                                    "{o} {s} {p} {k} {d} {n}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Operands of a 32-bit target's whole range (sums past 2^32: the split quotient).
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let edges: [usize; 8] = [
+            0,
+            1,
+            2,
+            3,
+            (1 << 31) - 1,
+            1 << 31,
+            u32::MAX as usize - 1,
+            u32::MAX as usize,
+        ];
+        for _ in 0..200_000 {
+            let mut v = [0usize; 6];
+            for e in &mut v {
+                let r = next();
+                *e = match r % 4 {
+                    0 => edges[((r >> 8) % edges.len() as u64) as usize],
+                    1 => ((r >> 8) % 64) as usize,
+                    _ => ((r >> 8) as u32 >> ((r >> 40) % 32)) as usize,
+                };
+            }
+            let [o, s, p, k, d, n] = v;
+            let d = d.max(1);
+            // (A 32-bit core's `o · s` fits 32 bits, or wraps into them.)
+            if o.checked_mul(s).is_none_or(|os| os > u32::MAX as usize) {
+                continue;
+            }
+            assert_eq!(
+                Window::axis_wide(o, s, p, k, d, n),
+                Window::axis_i64(o, s, p, k, d, n),
+                "{o} {s} {p} {k} {d} {n}"
             );
         }
     }

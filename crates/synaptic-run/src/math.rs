@@ -880,9 +880,16 @@ pub fn compute_padding(
     if effective > INT_MAX {
         return Err(too_large);
     }
+    // The quotients in `usize` (a 64-bit division is a call on a 32-bit core): every operand
+    // is at most 2^31 - 1, so `in_size + stride` fits.
     let out = match padding {
-        Padding::Same => (in_size_i + stride_i - 1) / stride_i,
-        Padding::Valid => (in_size_i + stride_i - effective) / stride_i,
+        Padding::Same => in_size.div_ceil(stride) as i64,
+        Padding::Valid => match (in_size + stride).checked_sub(effective as usize) {
+            Some(n) => (n / stride) as i64,
+            // A negative numerator, its quotient truncated toward zero: 0 above -stride.
+            None if effective as usize - (in_size + stride) < stride => 0,
+            None => -1,
+        },
     };
     if out < 0 {
         return Err(KernelError::shape(op, ShapeFault::FilterLargerThanInput));
@@ -1371,6 +1378,40 @@ mod tests {
             compute_padding("T", Padding::Same, 7, 3, 1, 2).unwrap(),
             (7, 2)
         );
+    }
+
+    /// The output size in `usize` quotients is the `int` (here `i64`) one TFLM computes, for
+    /// every operand up to 2^31 - 1, a VALID window longer than the input included.
+    #[test]
+    fn padding_quotients_are_the_64_bit_ones() {
+        let reference = |padding, in_size: i64, f: i64, stride: i64, d: i64| {
+            let effective = (f - 1) * d + 1;
+            match padding {
+                Padding::Same => (in_size + stride - 1) / stride,
+                Padding::Valid => (in_size + stride - effective) / stride,
+            }
+        };
+        let max = i32::MAX as usize;
+        let values = [1, 2, 3, 4, 5, 7, 8, 9, 17, 1 << 20, max / 2, max - 1, max];
+        for padding in [Padding::Same, Padding::Valid] {
+            for &n in &values {
+                for &f in &values[..9] {
+                    for &s in &values {
+                        for &d in &values[..6] {
+                            let r = reference(padding, n as i64, f as i64, s as i64, d as i64);
+                            match compute_padding("T", padding, n, f, s, d) {
+                                Ok((out, _)) => assert_eq!(out as i64, r, "{n} {f} {s} {d}"),
+                                Err(KernelError::Shape { reason, .. }) => {
+                                    assert_eq!(reason, ShapeFault::FilterLargerThanInput);
+                                    assert!(r < 0, "{n} {f} {s} {d}");
+                                }
+                                Err(_) => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
