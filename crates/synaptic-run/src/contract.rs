@@ -184,6 +184,11 @@ impl Window {
                 (start + f_last * d) as usize,
             ));
         }
+        // (Armv6-M divides in calls either way, and its images keep the 64-bit division for
+        // other uses: the 64-bit steps are smaller there.)
+        #[cfg(synaptic_v6m)]
+        return Self::axis_i64(o, stride, pad, k, dil, size);
+        #[cfg(not(synaptic_v6m))]
         Self::axis_wide(o, stride, pad, k, dil, size)
     }
 
@@ -191,6 +196,7 @@ impl Window {
     /// (a call into a 64-bit division routine on a 32-bit core, linked for this path alone):
     /// every quotient is one of values that fit `usize`. The same values as the 64-bit
     /// steps ([`Self::axis_i64`], the tests).
+    #[cfg_attr(synaptic_v6m, allow(dead_code))]
     fn axis_wide(
         o: usize,
         stride: usize,
@@ -232,7 +238,7 @@ impl Window {
     }
 
     /// [`Self::axis`] in 64-bit steps (any operands): the reference of the tests.
-    #[cfg(test)]
+    #[cfg(any(test, synaptic_v6m))]
     fn axis_i64(
         o: usize,
         stride: usize,

@@ -882,6 +882,13 @@ pub fn compute_padding(
     }
     // The quotients in `usize` (a 64-bit division is a call on a 32-bit core): every operand
     // is at most 2^31 - 1, so `in_size + stride` fits.
+    // (Armv6-M divides in calls either way: the 64-bit quotients are smaller there.)
+    #[cfg(synaptic_v6m)]
+    let out = match padding {
+        Padding::Same => (in_size_i + stride_i - 1) / stride_i,
+        Padding::Valid => (in_size_i + stride_i - effective) / stride_i,
+    };
+    #[cfg(not(synaptic_v6m))]
     let out = match padding {
         Padding::Same => in_size.div_ceil(stride) as i64,
         Padding::Valid => match (in_size + stride).checked_sub(effective as usize) {
