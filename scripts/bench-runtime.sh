@@ -291,6 +291,18 @@ other_cpu() {
     fi
   done
 }
+# other_cpu_lines <kinds>: the lines of those kinds (`run|load|...`) of every other core's
+# models, each ending with its cpu.
+other_cpu_lines() {
+  local cpu ms m
+  for cpu in m7 m33; do
+    ms="${cpu}_models"
+    for m in ${!ms}; do
+      [ -f "$log/$cpu/$m" ] || continue
+      grep -E "^($1) $m " "$log/$cpu/$m" | sed "s/\$/ $cpu/" || true
+    done
+  done
+}
 # Cortex-M7: mps2-an500, thumbv7em-none-eabihf, target-cpu=cortex-m7.
 other_cpu m7 mps2-an500 thumbv7em-none-eabihf cortex-m7
 # Cortex-M33 with the DSP extension: mps2-an505 (Secure state), thumbv8m.main-none-eabihf,
@@ -331,13 +343,7 @@ for m in $m4_models; do
   [ -f "$log/m4/$m" ] || continue
   grep -E "^(run|ram-program|plain|jitter|flash) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
 done
-for cpu in m7 m33; do
-  ms="${cpu}_models"
-  for m in ${!ms}; do
-    [ -f "$log/$cpu/$m" ] || continue
-    grep -E "^(run|jitter|load|stack) $m " "$log/$cpu/$m" | sed "s/\$/ $cpu/" || true
-  done
-done
+other_cpu_lines "run|jitter|load|stack"
 if [ -f "$log/kit" ]; then grep -E "^kit " "$log/kit" || true; fi
 echo
 echo "# kit <model> <instructions> m4: one syn_run_invoke_copy() of the C kit's int8 library as shipped (release-speed, target-cpu=cortex-m4);"
@@ -636,13 +642,7 @@ if [ -z "${MODELS:-}" ] && [ "$fail" -eq 0 ]; then
       [ -f "$log/m4/$m" ] || continue
       grep -E "^(run|ram-program|plain|shared|load|load-ram-program|stack|stack-ram-program|flash|image|jitter) $m " "$log/m4/$m" | sed 's/$/ m4/' || true
     done
-    for cpu in m7 m33; do
-      ms="${cpu}_models"
-      for m in ${!ms}; do
-        [ -f "$log/$cpu/$m" ] || continue
-        grep -E "^(run|ram-program|load|load-ram-program|stack|jitter) $m " "$log/$cpu/$m" | sed "s/\$/ $cpu/" || true
-      done
-    done
+    other_cpu_lines "run|ram-program|load|load-ram-program|stack|jitter"
     echo '```'
   } >"$out"
   echo "wrote $out"

@@ -539,18 +539,21 @@ fn special_parts(ba: u32, bb: u32, bc: u32) -> Result<((u32, i32), (u32, i32), (
     if (ba ^ bb ^ bc) >> 31 != 0 {
         return Err(false);
     }
-    let parts = |x: u32| {
-        let biased = (x >> 23) & 0xFF;
-        let frac = x & 0x7F_FFFF;
-        if biased == 0 {
-            // Subnormal: `frac · 2^-149`, its leading one moved to bit 23.
-            let k = frac.leading_zeros() - 8;
-            (frac << k, -149 - k as i32)
-        } else {
-            (frac | 0x80_0000, biased as i32 - 150)
-        }
-    };
-    Ok((parts(ba), parts(bb), parts(bc)))
+    Ok((float_parts(ba), float_parts(bb), float_parts(bc)))
+}
+
+/// A finite, non-zero positive float's bits `x` as `(m, e)`, `x = m · 2^e`, the significand `m`
+/// with its leading one at bit 23 (a subnormal's moved up there, its exponent lowered to match).
+fn float_parts(x: u32) -> (u32, i32) {
+    let biased = (x >> 23) & 0xFF;
+    let frac = x & 0x7F_FFFF;
+    if biased == 0 {
+        // Subnormal: `frac · 2^-149`, its leading one moved to bit 23.
+        let k = frac.leading_zeros() - 8;
+        (frac << k, -149 - k as i32)
+    } else {
+        (frac | 0x80_0000, biased as i32 - 150)
+    }
 }
 
 /// `quantize_multiplier(double(a) * double(b) / double(c))` of three normal positive floats,
@@ -567,29 +570,26 @@ fn special_parts(ba: u32, bb: u32, bc: u32) -> Result<((u32, i32), (u32, i32), (
 /// way is subnormal or infinite. A property test holds it equal to the float sequence, and
 /// the double itself bit for bit, on random and edge triples.
 pub fn product_ratio_multiplier(a: f32, b: f32, c: f32) -> Option<(i32, i32)> {
-    let parts = |x: f32| {
-        let bits = x.to_bits();
-        let biased = (bits >> 23) as i32;
-        (1..255)
-            .contains(&biased)
-            .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
-    };
-    Some(quotient_multiplier(parts(a)?, parts(b)?, parts(c)?))
+    let p = normal_parts;
+    Some(quotient_multiplier(p(a)?, p(b)?, p(c)?))
+}
+
+/// A normal positive float `x` as `(m, e)`, `x = m · 2^e`, its mantissa `m` with the leading
+/// one (in `[2^23, 2^24)`); `None` for zero, a subnormal, an infinity, a NaN or a negative.
+fn normal_parts(x: f32) -> Option<(u32, i32)> {
+    let bits = x.to_bits();
+    let biased = (bits >> 23) as i32;
+    (1..255)
+        .contains(&biased)
+        .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
 }
 
 /// `double(a) * double(b) / double(c)` as `frexp` splits it, `(m, e)` with the value
 /// `m / 2^53 · 2^e` (`m` its 53-bit mantissa), for normal positive floats (`None` otherwise).
 #[cfg(test)]
 fn product_ratio(a: f32, b: f32, c: f32) -> Option<(u64, i32)> {
-    // Mantissa (with its leading one) and exponent of the value `m · 2^e`, normal positive.
-    let parts = |x: f32| {
-        let bits = x.to_bits();
-        let biased = (bits >> 23) as i32;
-        (1..255)
-            .contains(&biased)
-            .then_some(((bits & 0x7F_FFFF) | 0x80_0000, biased - 150))
-    };
-    Some(quotient((parts(a)?, parts(b)?, parts(c)?)))
+    let p = normal_parts;
+    Some(quotient((p(a)?, p(b)?, p(c)?)))
 }
 
 /// [`product_ratio_multiplier`] of three positive values `m · 2^e` (`m` in `[2^23, 2^24)`).
@@ -773,17 +773,7 @@ pub fn softmax_scaling(
     if abs(ba) == 0x7F80_0000 || abs(bb) == 0x7F80_0000 {
         return Ok(max);
     }
-    let parts = |x: u32| {
-        let biased = (x >> 23) & 0xFF;
-        let frac = x & 0x7F_FFFF;
-        if biased == 0 {
-            let k = frac.leading_zeros() - 8;
-            (frac << k, -149 - k as i32)
-        } else {
-            (frac | 0x80_0000, biased as i32 - 150)
-        }
-    };
-    let ((ma, ea), (mb, eb)) = (parts(ba), parts(bb));
+    let ((ma, ea), (mb, eb)) = (float_parts(ba), float_parts(bb));
     // The value `p · 2^e`, in [2^(exp − 1), 2^exp).
     let p = u64::from(ma) * u64::from(mb);
     let len = 64 - p.leading_zeros() as i32;

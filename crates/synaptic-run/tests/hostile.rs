@@ -22,6 +22,14 @@ fn shared_model(name: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// The committed hostile model `tests/hostile/<name>.tflite`.
+fn hostile_model(name: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/hostile")
+        .join(format!("{name}.tflite"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
 /// The field `what` of table `owner` (element `item`) of `bytes`.
 fn field(bytes: &[u8], what: &str, owner: usize, item: usize) -> Field {
     let mut found = None;
@@ -374,11 +382,7 @@ fn kernel_constructors_refuse_zero_points_outside_int8() {
 #[test]
 fn planner_and_runtime_agree_on_a_one_element_float_copy() {
     use common::arena::{analysis_with, run_plan};
-    let model = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/hostile/reshape_f32_scalar.tflite"),
-    )
-    .unwrap();
+    let model = hostile_model("reshape_f32_scalar");
     for io in [IoPlacement::Plan, IoPlacement::Shared] {
         let a = analysis_with(&model, io, true);
         let mut buf = ArenaBuffer::<8192>::new();
@@ -529,9 +533,7 @@ fn a_stride_of_i32_min_is_counted_without_overflow() {
 /// in an i686 release build. Now checked: refused, naming the operator.
 #[test]
 fn a_channel_count_past_32_bits_of_bytes_is_refused() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/hostile/spectral_subtraction_channels_2p30.tflite");
-    let m = std::fs::read(p).unwrap();
+    let m = hostile_model("spectral_subtraction_channels_2p30");
     match refusal(&m) {
         LoadError::Operator {
             op: 11,
@@ -551,9 +553,7 @@ fn a_channel_count_past_32_bits_of_bytes_is_refused() {
 #[test]
 fn a_custom_code_with_a_trailing_nul_runs_as_tflm_runs_it() {
     use common::arena::{run_on_arena, OpData};
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/hostile/custom_code_trailing_nul.tflite");
-    let nul = std::fs::read(p).unwrap();
+    let nul = hostile_model("custom_code_trailing_nul");
     let orig = shared_model("audio_preprocessor_int8");
     let mut input = vec![0u8; 960];
     synaptic_run::seeded::seeded_input(&orig, 1, &mut input).unwrap();
@@ -576,9 +576,7 @@ fn a_constant_flagged_variable_is_refused_naming_its_operator() {
         ("hello_world_int8_bias_variable", 0, 5),
         ("audio_preprocessor_int8_concat_input_variable", 7, 3),
     ] {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/hostile/{file}.tflite"));
-        let m = std::fs::read(p).unwrap();
+        let m = hostile_model(file);
         let e = refusal(&m);
         assert_eq!(
             e,
