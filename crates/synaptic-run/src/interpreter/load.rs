@@ -28,7 +28,7 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-    let before = loader.stats();
+    let before = Before::of(&loader);
     let (slots, region) = (
         run_plan.plan.slots.len(),
         run_plan.plan.region_size as usize,
@@ -37,58 +37,85 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
     // `map_err`).
     let r = load_parts(model, given, loader, run_plan, placement, &before);
     if let Err(e) = &r {
-        return Err(too_small::<O>(
-            *e,
+        let mut e = *e;
+        too_small::<O>(
+            &mut e,
             &before,
             model,
             given.is_none(),
             placement,
             slots,
             region,
-        ));
+        );
+        return Err(e);
     }
     r
+}
+
+/// What the load needs of the arena's statistics before it starts: its accounting
+/// ([`Memory`]) and the size an arena too small should have been ([`too_small`]). Five words
+/// on the stack under the whole load, not all of [`synaptic_mem::Stats`].
+struct Before {
+    arena_size: usize,
+    tensor_capacity: usize,
+    persistent_used: usize,
+    shared_used: usize,
+    scratch_size: usize,
+}
+
+impl Before {
+    #[inline(never)]
+    fn of(loader: &Loader<'_>) -> Self {
+        let s = loader.stats();
+        Before {
+            arena_size: s.arena_size,
+            tensor_capacity: s.tensor_capacity,
+            persistent_used: s.persistent_used,
+            shared_used: s.shared_used,
+            scratch_size: s.scratch_size,
+        }
+    }
 }
 
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
 /// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
 /// descriptor table and its region, the kernels' scratch beyond the pool given, the variable
 /// tensors, against the tensor space that was free (the accounting of
-/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned as
-/// it is. Only on the failure path: the program is counted again there.
+/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure), in place of `e`. Any other
+/// failure is left as it is. Only on the failure path: the program is counted again there.
 #[cold]
 #[inline(never)]
 fn too_small<O: OpSet>(
-    e: LoadError,
-    before: &synaptic_mem::Stats,
+    e: &mut LoadError,
+    before: &Before,
     model: &[u8],
     in_ram: bool,
     placement: IoPlacement,
     slots: usize,
     region: usize,
-) -> LoadError {
+) {
     use synaptic_mem::{ErrorKind, PlanLoadError, Region};
     let oom = |a: &synaptic_mem::AllocError| {
         matches!(a.kind, ErrorKind::OutOfMemory | ErrorKind::TooLarge)
             && !matches!(a.region, Region::Shared)
     };
-    let arena = match &e {
+    let arena = match e {
         LoadError::Alloc(a) | LoadError::PlanLoad(PlanLoadError::Alloc(a)) => oom(a),
         LoadError::ProgramBuffer { .. } => in_ram,
         _ => false,
     };
     if !arena {
-        return e;
+        return;
     }
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
     let opened = Graph::open_for(model, O::KINDS);
     let Ok(g) = &opened else {
-        return e;
+        return;
     };
     let program = if in_ram {
         match crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
-            Err(_) => return e,
+            Err(_) => return,
         }
     } else {
         0
@@ -113,9 +140,9 @@ fn too_small<O: OpSet>(
         .tensor_capacity
         .saturating_sub(before.persistent_used);
     if need <= free {
-        return e;
+        return;
     }
-    LoadError::ArenaTooSmall {
+    *e = LoadError::ArenaTooSmall {
         short: need - free,
         arena: before.arena_size.saturating_add(need - free),
     }
@@ -127,9 +154,8 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     loader: Loader<'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
-    before: &synaptic_mem::Stats,
+    before: &Before,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-    let RunPlan { plan, overlaps } = run_plan;
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
     let opened = Graph::open_for(model, O::KINDS);
     let g = match &opened {
@@ -137,16 +163,49 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
         Err(e) => return Err(*e),
     };
     let mut memory = Memory::default();
-    let store = match given {
+    let store = program_store::<O>(model, g, given, &loader, placement, &mut memory)?;
+    // The plan against the program, then everything else, in a frame of its own: the
+    // verification's deep calls above run without the interpreter's arrays on the stack.
+    build::<O>(
+        model, g, loader, store, run_plan, placement, &memory, before,
+    )
+}
+
+/// The program: `given` (in flash) once verified against the model, or compiled into the
+/// persistent region. In a frame of its own: the loader's locals are not on the stack under
+/// the compiler's records.
+#[inline(never)]
+fn program_store<'m, 'a, O: OpSet>(
+    model: &'m [u8],
+    g: &Graph<'m>,
+    given: Option<&'m [u32]>,
+    loader: &Loader<'a>,
+    placement: IoPlacement,
+    memory: &mut Memory,
+) -> Result<Store<'m, 'a>, LoadError> {
+    match given {
         Some(words) => {
             crate::program::verify_in::<O>(model, g, placement, words)?;
             memory.program_flash = 4 * words.len();
             memory.program_bytes = 4 * words.len();
-            Store::Flash(words)
+            Ok(Store::Flash(words))
         }
-        None => {
-            // One preparation pass: the program is compiled straight into the persistent
-            // region, which then ends right after its last word.
+        None => compile_store::<O>(model, g, loader, placement, memory),
+    }
+}
+
+/// The program compiled into the persistent region, in one preparation pass (the region then
+/// ends right after its last word).
+#[inline(never)]
+fn compile_store<'m, 'a, O: OpSet>(
+    model: &'m [u8],
+    g: &Graph<'m>,
+    loader: &Loader<'a>,
+    placement: IoPlacement,
+    memory: &mut Memory,
+) -> Result<Store<'m, 'a>, LoadError> {
+    {
+        {
             let t = loader.persistent_filled(DType::Int32, |t| {
                 let out = t
                     .as_mut_slice::<u32>()
@@ -163,16 +222,9 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
             memory.tables = synaptic_mem::block_span(t.size() as u64) as usize;
             memory.program_bytes = 4 * n;
             memory.descriptors += synaptic_mem::DESC_SPAN;
-            Store::Ram(t)
+            Ok(Store::Ram(t))
         }
-    };
-    // The plan against the program, then everything else, each in a frame of its own: the
-    // verification's deep calls above run without the interpreter's arrays on the stack.
-    memory.scratch = check_plan::<O>(&store, &plan, overlaps)?;
-    // The pool holds that block (taken from the top of the tensor space if it is smaller:
-    // an exact arena is given no pool).
-    loader.reserve_scratch(memory.scratch)?;
-    build::<O>(model, g, loader, store, run_plan, placement, memory, before)
+    }
 }
 
 /// The program of `store`, readable (its header checked).
@@ -216,10 +268,15 @@ fn build<'m, 'a, 'p, O: OpSet>(
     store: Store<'m, 'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
-    mut memory: Memory,
-    before: &synaptic_mem::Stats,
+    memory: &Memory,
+    before: &Before,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
+    let mut memory = *memory;
+    memory.scratch = check_plan::<O>(&store, &plan, overlaps)?;
+    // The pool holds that block (taken from the top of the tensor space if it is smaller:
+    // an exact arena is given no pool).
+    loader.reserve_scratch(memory.scratch)?;
     let n_slots = program_of(&store)?.slots();
     // The variable tensors (state across invocations): one PERSISTENT tensor each, in tensor
     // order, set to its reset value (TFLM's `ResetVariableTensors`: an int8 tensor's zero

@@ -467,6 +467,38 @@ fn run_checked<'m, O: OpSet>(
     isa: Isa,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
+    // The tensors read last, kept across the records (the first operator's input, the last
+    // one's output read by the header). The header's locals are in a frame of their own: only
+    // this one is on the stack under the records' kernels.
+    let seen = Seen::default();
+    let (words_at, n_slots) = header(model, fp, g, placement, isa, e, &seen)?;
+    // Operator records.
+    for i in 0..g.n_ops {
+        op_record::<O>(g, placement, isa, e, n_slots, i, &seen)?;
+    }
+    e.op = usize::MAX;
+    e.name = "";
+    if let Mode::Check(given) = &e.mode {
+        if given.len() != e.pos {
+            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
+        }
+    }
+    e.patch(words_at, e.pos)
+}
+
+/// The program's header, slot table and I/O table (each I/O tensor read once, kept in
+/// `seen`); returns the index of the header's word count (patched last) and the number of
+/// slots.
+#[inline(never)]
+fn header<'m>(
+    model: &[u8],
+    fp: u32,
+    g: &Graph<'m>,
+    placement: IoPlacement,
+    isa: Isa,
+    e: &mut Emit<'_>,
+    seen: &Seen<'m>,
+) -> Result<(usize, usize), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
     let written = g.check_dataflow()?;
 
@@ -484,7 +516,6 @@ fn run_checked<'m, O: OpSet>(
     // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
     // data flow check; absent from the table all the same) for the table below; the tensors
     // read stay for the records (the first operator's input, the last one's output).
-    let seen = Seen::default();
     let mut io = [(0usize, false); MAX_IO];
     let mut keep = |k: usize, i: &TInfo<'m>| {
         io[k] = (i.bytes, !i.data.is_empty());
@@ -513,19 +544,7 @@ fn run_checked<'m, O: OpSet>(
     }
     debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
     e.patch(ops_at, e.pos)?;
-
-    // Operator records (the tensors read last kept across them).
-    for i in 0..g.n_ops {
-        op_record::<O>(g, placement, isa, e, n_slots, i, &seen)?;
-    }
-    e.op = usize::MAX;
-    e.name = "";
-    if let Mode::Check(given) = &e.mode {
-        if given.len() != e.pos {
-            return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
-        }
-    }
-    e.patch(words_at, e.pos)
+    Ok((words_at, n_slots))
 }
 
 /// The error of a model with an operator not implemented (a custom one, or one with no
