@@ -1760,17 +1760,17 @@ pub(crate) fn prepare_conv<'m>(
     depthwise: bool,
 ) -> Result<(ConvParams, Table<'m>), LoadError> {
     cx.inputs(2, 3)?;
-    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x, Operand::Input(0))?;
-    cx.int8_activation(&out, Operand::Output)?;
+    let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    cx.int8_activation(x, Operand::Input(0))?;
+    cx.int8_activation(out, Operand::Output)?;
     if w.ty != TensorType::Int8 {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Filter,
             expected: TensorTypes::Int8,
         }));
     }
-    cx.constant(&w, Operand::Filter)?;
-    cx.quantized(&[&x, &out])?;
+    cx.constant(w, Operand::Filter)?;
+    cx.quantized(&[x, out])?;
     let p = conv_params(
         cx,
         depthwise,
@@ -1779,7 +1779,7 @@ pub(crate) fn prepare_conv<'m>(
         out.q,
     )?;
     let channels = p.output_channels();
-    let filter = cx.filter_scales(1, &w, channels)?;
+    let filter = cx.filter_scales(1, w, channels)?;
     cx.bias(2, channels)?;
     let table = Table::PerChannel {
         name: cx.name(),

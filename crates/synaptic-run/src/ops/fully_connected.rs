@@ -790,31 +790,31 @@ pub fn contract(p: &FullyConnectedParams) -> Contract {
 /// Prepares FULLY_CONNECTED.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
-    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
+    let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
     if super::float::BUILT && x.ty == TensorType::Float32 {
-        return prepare_f32(cx, &x, &w, &out);
+        return prepare_f32(cx, x, w, out);
     }
-    cx.int8_activation(&x, Operand::Input(0))?;
-    cx.int8_activation(&out, Operand::Output)?;
+    cx.int8_activation(x, Operand::Input(0))?;
+    cx.int8_activation(out, Operand::Output)?;
     if w.ty != TensorType::Int8 {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Filter,
             expected: TensorTypes::Int8,
         }));
     }
-    cx.constant(&w, Operand::Filter)?;
+    cx.constant(w, Operand::Filter)?;
     let o = cx.op().fully_connected_options()?;
     let fo = FullyConnectedOptions {
         activation: cx.activation(o.fused_activation)?,
         weights_format: o.weights_format,
     };
-    cx.quantized(&[&x, &out])?;
+    cx.quantized(&[x, out])?;
     let rows = w.shape().first().copied().unwrap_or(0);
     // Per-channel scales read (and checked) only if there are several: one is `w.q.scale`.
     let scales = if w.scale_count > 1 {
-        Some(cx.filter_scales(1, &w, rows)?)
+        Some(cx.filter_scales(1, w, rows)?)
     } else {
-        cx.quantized(&[&w])?;
+        cx.quantized(&[w])?;
         None
     };
     let p = FullyConnectedParams::with_scale_count(

@@ -250,13 +250,15 @@ fn with_prepared<'m, O: OpSet, R>(
     }
     let viewed = crate::model::op_view(model, sg, op, n_tensors);
     let v = viewed.as_ref().ok()?;
+    let mut seen = Seen::default();
+    seen.read_operands(model, sg, None, v);
     let prepared = prepare::<O>(&Prep {
         model,
         sg,
         v,
         index: op,
         kinds: O::KINDS,
-        seen: &Default::default(),
+        seen: &seen,
         constants: None,
         isa: crate::Isa::NATIVE,
     });

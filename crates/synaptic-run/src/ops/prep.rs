@@ -2,8 +2,6 @@
 //! TFLM's `Prepare` functions share) and what it returns ([`Prepared`]: the kernel chosen, its
 //! parameters as program words, its tables).
 
-use core::cell::Cell;
-
 use synaptic_tflite::{Floats, Model, Operator, SubGraph, TensorType};
 
 use super::tables::{Constants, Table};
@@ -45,16 +43,18 @@ pub(crate) struct Prep<'a, 'm> {
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
 pub(crate) const PREP_SEEN: usize = 4;
 
-/// The tensors a [`Prep`] read last, the least recently used forgotten first (the entries
-/// stay where they are, [`TInfo`]s of 64 bytes or more; their order of use is a word of entry
-/// positions, one a byte).
+/// The tensors read last, the least recently used forgotten first (the entries stay where
+/// they are, [`TInfo`]s of 64 bytes or more; their order of use is a word of entry positions,
+/// one a byte). Filled before each operator's `prepare` ([`Seen::read_operands`]), then only
+/// read while the operator is prepared: its kernel borrows its tensors from here
+/// ([`Prep::input_ref`]) instead of copying them.
 pub(crate) struct Seen<'m> {
-    infos: [Cell<Option<TInfo<'m>>>; PREP_SEEN],
+    infos: [Option<TInfo<'m>>; PREP_SEEN],
     /// The tensor index of each entry (`usize::MAX`: empty), looked through without copying
     /// the entries.
-    index: [Cell<usize>; PREP_SEEN],
+    index: [usize; PREP_SEEN],
     /// Byte `k`: the position of the `k`-th most recently used entry.
-    order: Cell<u32>,
+    order: u32,
 }
 
 // A `Seen`'s use order is one byte an entry in a `u32`.
@@ -64,8 +64,8 @@ impl Default for Seen<'_> {
     fn default() -> Self {
         Seen {
             infos: Default::default(),
-            index: [const { Cell::new(usize::MAX) }; PREP_SEEN],
-            order: Cell::new(u32::from_le_bytes([0, 1, 2, 3])),
+            index: [usize::MAX; PREP_SEEN],
+            order: u32::from_le_bytes([0, 1, 2, 3]),
         }
     }
 }
@@ -73,42 +73,69 @@ impl Default for Seen<'_> {
 impl<'m> Seen<'m> {
     /// Makes entry `e` the most recently used: the bytes before its own move up one (shifts
     /// and masks: no `memmove` linked for four bytes).
-    fn touch(&self, e: u8) {
-        let o = self.order.get();
+    fn touch(&mut self, e: u8) {
+        let o = self.order;
         let at = (0..PREP_SEEN)
             .find(|&k| (o >> (8 * k)) as u8 == e)
             .unwrap_or(PREP_SEEN - 1);
         let below = (1u32 << (8 * at)).wrapping_sub(1);
         let through = below | 0xFF << (8 * at);
-        self.order
-            .set((o & !through) | (o & below) << 8 | u32::from(e));
+        self.order = (o & !through) | (o & below) << 8 | u32::from(e);
     }
 
-    /// Tensor `t`'s entry, made the most recently used, if it is here (an index is set only
-    /// with its entry).
-    fn hit(&self, t: usize) -> Option<&Cell<Option<TInfo<'m>>>> {
-        let e = self.index.iter().position(|i| i.get() == t)?;
-        self.touch(e as u8);
-        Some(&self.infos[e])
+    /// Tensor `t`, if it is here (an index is set only with its entry).
+    fn get(&self, t: usize) -> Option<&TInfo<'m>> {
+        let e = self.index.iter().position(|&i| i == t)?;
+        self.infos[e].as_ref()
     }
 
-    /// Tensor `t`, if it is here.
-    fn get(&self, t: usize) -> Option<TInfo<'m>> {
-        self.hit(t)?.get()
-    }
-
-    /// Tensor `t`'s constant data and bytes, if it is here (two fields read, not the whole
-    /// entry copied out).
-    fn data_of(&self, t: usize) -> Option<(&'m [u8], usize)> {
-        self.hit(t)?.get().map(|i| (i.data, i.bytes))
+    /// Whether tensor `t` is here; if so it is made the most recently used.
+    fn hit(&mut self, t: usize) -> bool {
+        match self.index.iter().position(|&i| i == t) {
+            Some(e) => {
+                self.touch(e as u8);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Keeps `info`, in place of the least recently used entry.
-    pub(crate) fn put(&self, info: TInfo<'m>) {
-        let e = (self.order.get() >> (8 * (PREP_SEEN - 1))) as u8;
-        self.index[usize::from(e)].set(info.index);
-        self.infos[usize::from(e)].set(Some(info));
+    pub(crate) fn put(&mut self, info: TInfo<'m>) {
+        let e = (self.order >> (8 * (PREP_SEEN - 1))) as u8;
+        self.index[usize::from(e)] = info.index;
+        self.infos[usize::from(e)] = Some(info);
         self.touch(e);
+    }
+
+    /// Reads operator `v`'s inputs and first output (the tensors a kernel's `prepare` reads
+    /// through [`Prep::input_ref`] and [`Prep::output_ref`]) as [`Prep::info`] does, those not
+    /// here already, when they all fit; they are then the most recently used. A tensor whose
+    /// read fails is not kept: the kernel reads it again and refuses it, in its own order.
+    /// Not inlined: the model reader's calls are not on the stack under the kernel's.
+    #[inline(never)]
+    pub(crate) fn read_operands(
+        &mut self,
+        model: &Model<'m>,
+        sg: &SubGraph<'m>,
+        constants: Option<&ConstantBits>,
+        v: &OpView<'m>,
+    ) {
+        if v.n_in + 1 > PREP_SEEN {
+            return;
+        }
+        let ins = v.inputs[..v.n_in]
+            .iter()
+            .filter_map(|&t| usize::try_from(t).ok());
+        for t in ins.chain(core::iter::once(v.output)) {
+            if self.hit(t) {
+                continue;
+            }
+            let known = constants.and_then(|c| c.get(t));
+            if let Ok(info) = tinfo_known(model, sg, t, known) {
+                self.put(info);
+            }
+        }
     }
 }
 
@@ -262,28 +289,58 @@ impl<'a, 'm> Prep<'a, 'm> {
         r
     }
 
-    /// Tensor `t` as [`tinfo`] reads it, the error naming the operator; read from the model
-    /// once while it stays in [`Prep::seen`] (the least recently used is forgotten first).
+    /// Tensor `t` as [`tinfo`] reads it, the error naming the operator: copied from
+    /// [`Prep::seen`] if it is there, else read from the model.
     pub(crate) fn info(&self, t: usize) -> Result<TInfo<'m>, LoadError> {
         if let Some(i) = self.seen.get(t) {
-            return Ok(i);
+            return Ok(*i);
         }
         let known = self.constants.and_then(|c| c.get(t));
-        let r = tinfo_known(self.model, self.sg, t, known)
-            .map_err(|e| e.at_op(self.index, self.v.name));
-        if let Ok(info) = &r {
-            self.seen.put(*info);
-        }
-        r
+        tinfo_known(self.model, self.sg, t, known).map_err(|e| e.at_op(self.index, self.v.name))
     }
 
     /// Tensor `t`'s constant data (empty: none) and bytes, as [`Prep::info`] reads them
     /// (every check made): what an operator's record places it by.
     pub(crate) fn data_of(&self, t: usize) -> Result<(&'m [u8], usize), LoadError> {
-        if let Some(found) = self.seen.data_of(t) {
-            return Ok(found);
+        if let Some(i) = self.seen.get(t) {
+            return Ok((i.data, i.bytes));
         }
         self.info(t).map(|i| (i.data, i.bytes))
+    }
+
+    /// [`Prep::operand`] borrowed from [`Prep::seen`], where [`Seen::read_operands`] put it:
+    /// nothing copied. A tensor not there failed its read (its error is returned) or was not
+    /// read for lack of room (the operator has more inputs than the kernel takes:
+    /// [`Unsupported::InputCount`]).
+    fn operand_ref(&self, t: usize) -> Result<&'a TInfo<'m>, LoadError> {
+        let seen: &'a Seen<'m> = self.seen;
+        match seen.get(t) {
+            Some(info) if info.empty && info.data.is_empty() => {
+                Err(self.fault(info, TensorFault::EmptyDimension))
+            }
+            Some(info) => Ok(info),
+            None => Err(match self.info(t) {
+                Err(e) => e,
+                Ok(_) => self.unsupported(Unsupported::InputCount),
+            }),
+        }
+    }
+
+    /// [`Prep::input`], borrowed ([`Prep::operand_ref`]).
+    pub(crate) fn input_ref(&self, k: usize) -> Result<&'a TInfo<'m>, LoadError> {
+        match self.v.inputs.get(k) {
+            Some(&t) if k < self.v.n_in && t >= 0 => self.operand_ref(t as usize),
+            _ => Err(self.unsupported(Unsupported::MissingInput(k as u8))),
+        }
+    }
+
+    /// [`Prep::output`], borrowed ([`Prep::operand_ref`]).
+    pub(crate) fn output_ref(&self) -> Result<&'a TInfo<'m>, LoadError> {
+        let out = self.operand_ref(self.v.output)?;
+        if !out.data.is_empty() {
+            return Err(self.unsupported(Unsupported::Constant(Operand::Output)));
+        }
+        Ok(out)
     }
 
     /// Input `k`, required.
@@ -510,8 +567,8 @@ mod seen_tests {
     /// The use order after each touch: the touched entry first, the others in their order.
     #[test]
     fn touch_moves_one_entry_to_the_front() {
-        let s = Seen::default();
-        let order = |s: &Seen<'_>| s.order.get().to_le_bytes();
+        let mut s = Seen::default();
+        let order = |s: &Seen<'_>| s.order.to_le_bytes();
         s.touch(2);
         assert_eq!(order(&s), [2, 0, 1, 3]);
         s.touch(3);

@@ -470,11 +470,11 @@ fn run_checked<'m, O: OpSet>(
     // The tensors read last, kept across the records (the first operator's input, the last
     // one's output read by the header). The header's locals are in a frame of their own: only
     // this one is on the stack under the records' kernels.
-    let seen = Seen::default();
-    let (words_at, n_slots) = header(model, fp, g, placement, isa, e, &seen)?;
+    let mut seen = Seen::default();
+    let (words_at, n_slots) = header(model, fp, g, placement, isa, e, &mut seen)?;
     // Operator records.
     for i in 0..g.n_ops {
-        op_record::<O>(g, placement, isa, e, n_slots, i, &seen)?;
+        op_record::<O>(g, placement, isa, e, n_slots, i, &mut seen)?;
     }
     e.op = usize::MAX;
     e.name = "";
@@ -497,7 +497,7 @@ fn header<'m>(
     placement: IoPlacement,
     isa: Isa,
     e: &mut Emit<'_>,
-    seen: &Seen<'m>,
+    seen: &mut Seen<'m>,
 ) -> Result<(usize, usize), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
     let written = g.check_dataflow()?;
@@ -680,7 +680,7 @@ fn op_record<'m, O: OpSet>(
     e: &mut Emit<'_>,
     n_slots: usize,
     i: usize,
-    seen: &Seen<'m>,
+    seen: &mut Seen<'m>,
 ) -> Result<(), LoadError> {
     // Read where it was returned (an `OpView` is some 150 bytes: not moved out).
     let viewed = op_view(&g.model, &g.sg, i, g.n_tensors);
@@ -688,6 +688,8 @@ fn op_record<'m, O: OpSet>(
         Ok(v) => v,
         Err(e) => return Err(*e),
     };
+    // Its tensors read first: its kernel borrows them.
+    seen.read_operands(&g.model, &g.sg, Some(&g.constants), v);
     let cx = Prep {
         model: &g.model,
         sg: &g.sg,
