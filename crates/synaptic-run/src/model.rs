@@ -679,19 +679,27 @@ impl<'m> Graph<'m> {
     /// written before or constant or state, so these are every tensor an operator uses).
     #[inline(never)]
     pub(crate) fn check_dataflow(&self) -> Result<[u32; KNOWN_TENSORS / 32], LoadError> {
+        // One window of the tensors a small graph has (16 bytes), else windows of 512 bytes
+        // (cleared, and on the stack, only then).
+        if self.n_tensors <= KNOWN_TENSORS && !large_windows() {
+            self.dataflow_in(&mut [0u32; KNOWN_TENSORS / 32])
+        } else {
+            self.dataflow_windowed()
+        }
+    }
+
+    /// [`Graph::check_dataflow`] of a larger graph, windows of [`WINDOW_TENSORS`] tensors.
+    #[inline(never)]
+    fn dataflow_windowed(&self) -> Result<[u32; KNOWN_TENSORS / 32], LoadError> {
+        self.dataflow_in(&mut [0u32; WINDOW_TENSORS / 32])
+    }
+
+    /// [`Graph::check_dataflow`] a window of `bits` at a time.
+    #[inline(always)]
+    fn dataflow_in(&self, bits: &mut [u32]) -> Result<[u32; KNOWN_TENSORS / 32], LoadError> {
         let graph =
             |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };
         let mut first = [0u32; KNOWN_TENSORS / 32];
-        // One window of the tensors a small graph has (16 bytes), else windows of 512 bytes
-        // (cleared only then).
-        let mut small = [0u32; KNOWN_TENSORS / 32];
-        let mut large;
-        let bits: &mut [u32] = if self.n_tensors <= KNOWN_TENSORS && !large_windows() {
-            &mut small
-        } else {
-            large = [0u32; WINDOW_TENSORS / 32];
-            &mut large
-        };
         let mut base = 0;
         while base < self.n_tensors {
             let mut written = TensorWindow::new(base, &mut *bits);

@@ -22,7 +22,7 @@ use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check_window, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
-use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use super::{Geometry, InPlaceOperands, Kernel, Kind, Operands, Prep, Prepared};
 use crate::contract::{Access, Channels, Contract, Direction, Window};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{
@@ -1755,10 +1755,10 @@ fn conv_params(
 
 /// Prepares CONV_2D, or DEPTHWISE_CONV_2D with `depthwise` (they share the tensors' checks,
 /// the parameters and the per-channel table).
-pub(crate) fn prepare_conv<'m>(
+pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
     cx: &Prep<'_, 'm>,
     depthwise: bool,
-) -> Result<(ConvParams, Table<'m>), LoadError> {
+) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
     cx.int8_activation(x, Operand::Input(0))?;
@@ -1771,13 +1771,18 @@ pub(crate) fn prepare_conv<'m>(
     }
     cx.constant(w, Operand::Filter)?;
     cx.quantized(&[x, out])?;
-    let p = conv_params(
+    // Read where it was returned (not moved out).
+    let params = conv_params(
         cx,
         depthwise,
         [x.shape(), w.shape(), out.shape()],
         x.q,
         out.q,
-    )?;
+    );
+    let p = match &params {
+        Ok(p) => p,
+        Err(e) => return Err(*e),
+    };
     let channels = p.output_channels();
     let filter = cx.filter_scales(1, w, channels)?;
     cx.bias(2, channels)?;
@@ -1788,13 +1793,13 @@ pub(crate) fn prepare_conv<'m>(
         filter,
         output: out.q.scale,
     };
-    Ok((p, table))
+    Prepared::with::<K>(cx, *p, table, super::tables::Constants::None)
 }
 
 /// Whether the operator's input is float32 and this build has the float kernels (the float
 /// kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    super::float::BUILT && cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input_ref(0).is_ok_and(|x| x.ty == TensorType::Float32)
 }
 
 /// Prepares a float32 CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`: float activations,
@@ -1804,13 +1809,13 @@ pub(crate) fn prepare_conv_f32(
     depthwise: bool,
 ) -> Result<ConvF32Params, LoadError> {
     cx.inputs(2, 3)?;
-    let (x, w, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
-    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
+    let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    cx.activation_of(x, Operand::Input(0), TensorType::Float32)?;
+    cx.activation_of(out, Operand::Output, TensorType::Float32)?;
     if w.ty != TensorType::Float32 {
         return Err(cx.unsupported(Unsupported::Hybrid));
     }
-    cx.constant(&w, Operand::Filter)?;
+    cx.constant(w, Operand::Filter)?;
     // The geometry checks of the int8 kernels, with a unit quantization (unused).
     let unit = QuantParams::new(1.0, 0);
     let conv = conv_params(
@@ -1989,11 +1994,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if is_float(cx) {
         return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false)?);
     }
-    // Read where it was returned (not moved out).
-    match &prepare_conv(cx, false) {
-        Ok((p, table)) => Prepared::with::<Conv2d>(cx, *p, *table, super::tables::Constants::None),
-        Err(e) => Err(*e),
-    }
+    prepare_conv::<Conv2d>(cx, false)
 }
 
 /// The CONV_2D kernel, int8.

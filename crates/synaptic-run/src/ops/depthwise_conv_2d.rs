@@ -351,13 +351,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if is_float(cx) {
         return Prepared::of::<DepthwiseConv2dF32>(cx, prepare_conv_f32(cx, true)?);
     }
-    // Read where it was returned (not moved out).
-    match &prepare_conv(cx, true) {
-        Ok((p, table)) => {
-            Prepared::with::<DepthwiseConv2d>(cx, *p, *table, super::tables::Constants::None)
-        }
-        Err(e) => Err(*e),
-    }
+    prepare_conv::<DepthwiseConv2d>(cx, true)
 }
 
 /// The DEPTHWISE_CONV_2D kernel, int8.

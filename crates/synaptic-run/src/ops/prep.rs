@@ -160,7 +160,9 @@ impl<'m> Prepared<'m> {
     }
 
     /// Kernel `K` with parameters `p`, a requantization table and accumulator constants.
-    /// Built where it is returned (some 270 bytes: nothing copied into it afterwards).
+    /// Built where it is returned (some 270 bytes: nothing copied into it afterwards), in its
+    /// caller (`p` not copied on the way).
+    #[inline(always)]
     pub(crate) fn with<K: Kernel + Kind>(
         cx: &Prep<'_, '_>,
         p: K::Params,

@@ -612,16 +612,44 @@ fn slot_table(
     e: &mut Emit<'_>,
 ) -> Result<usize, LoadError> {
     e.what = "slot table";
-    let mut n_slots = 0usize;
-    // (The window only for a larger graph: 512 bytes not cleared for nothing.)
-    let small = g.n_tensors <= KNOWN_TENSORS && !large_windows();
-    let mut large;
-    let mut used = if small {
-        None
+    // (The window only for a larger graph: 512 bytes neither cleared nor on the stack for
+    // nothing.)
+    if g.n_tensors <= KNOWN_TENSORS && !large_windows() {
+        slots_of(g, placement, written, None, e)
     } else {
-        large = [0u32; WINDOW_TENSORS / 32];
-        Some(TensorWindow::new(0, &mut large))
-    };
+        slots_windowed(g, placement, written, e)
+    }
+}
+
+/// [`slot_table`] of a larger graph: the tensors an operator uses, a window at a time.
+#[inline(never)]
+fn slots_windowed(
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    written: &[u32; KNOWN_TENSORS / 32],
+    e: &mut Emit<'_>,
+) -> Result<usize, LoadError> {
+    let mut large = [0u32; WINDOW_TENSORS / 32];
+    slots_of(
+        g,
+        placement,
+        written,
+        Some(TensorWindow::new(0, &mut large)),
+        e,
+    )
+}
+
+/// [`slot_table`]'s pass over the tensors, those an operator uses found in `written` or
+/// (a larger graph) `used`.
+#[inline(always)]
+fn slots_of(
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    written: &[u32; KNOWN_TENSORS / 32],
+    mut used: Option<TensorWindow<'_>>,
+    e: &mut Emit<'_>,
+) -> Result<usize, LoadError> {
+    let mut n_slots = 0usize;
     for t in 0..g.n_tensors {
         let io_k = g.io_index(t);
         // (No window: a small graph, all of whose tensors the written set holds.)
