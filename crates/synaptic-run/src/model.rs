@@ -345,7 +345,9 @@ pub fn core_request_of(s: &[usize], ty: TensorType) -> Option<([u32; 4], usize, 
 pub(crate) struct OpView<'m> {
     pub(crate) code: i32,
     pub(crate) name: &'static str,
-    pub(crate) inputs: [i32; MAX_OP_INPUTS],
+    /// Tensor indices (`-1`: absent), each below `2^15` (a model has at most 32767
+    /// tensors: [`Graph::open`]).
+    pub(crate) inputs: [i16; MAX_OP_INPUTS],
     pub(crate) n_in: usize,
     /// The first output (the one most operators have).
     pub(crate) output: usize,
@@ -388,12 +390,12 @@ pub(crate) fn op_view<'m>(
     if ins.len() > MAX_OP_INPUTS {
         return Err(err(Unsupported::TooManyInputs));
     }
-    let mut inputs = [-1i32; MAX_OP_INPUTS];
+    let mut inputs = [-1i16; MAX_OP_INPUTS];
     for (k, v) in ins.iter().enumerate() {
-        if v < -1 || (v >= 0 && v as usize >= n_tensors) {
-            return Err(err(Unsupported::TensorIndex(Operand::Input(k as u8))));
+        match i16::try_from(v) {
+            Ok(t) if t >= -1 && (t < 0 || (t as usize) < n_tensors) => inputs[k] = t,
+            _ => return Err(err(Unsupported::TensorIndex(Operand::Input(k as u8)))),
         }
-        inputs[k] = v;
     }
     let outs = op.outputs()?;
     if outs.is_empty() || outs.len() > MAX_OP_OUTPUTS {
@@ -405,7 +407,11 @@ pub(crate) fn op_view<'m>(
             v if v >= 0 && (v as usize) < n_tensors => v as usize,
             _ => return Err(err(Unsupported::TensorIndex(Operand::Output))),
         };
-        if inputs[..ins.len()].contains(&(o as i32)) || outputs[..k].contains(&o) {
+        if inputs[..ins.len()]
+            .iter()
+            .any(|&t| t as isize == o as isize)
+            || outputs[..k].contains(&o)
+        {
             return Err(err(Unsupported::OutputIsInput));
         }
         outputs[k] = o;

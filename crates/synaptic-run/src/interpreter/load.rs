@@ -28,28 +28,27 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-    let before = Before::of(&loader);
-    let (slots, region) = (
-        run_plan.plan.slots.len(),
-        run_plan.plan.region_size as usize,
-    );
-    // Returned as it is on success (an `Interpreter` is some 200 bytes: not moved through a
-    // `map_err`).
-    let r = load_parts(model, given, loader, run_plan, placement, &before);
-    if let Err(e) = &r {
-        let mut e = *e;
-        too_small::<O>(
-            &mut e,
-            &before,
-            model,
-            given.is_none(),
-            placement,
-            slots,
-            region,
-        );
-        return Err(e);
-    }
-    r
+    let sizing = Sizing {
+        before: Before::of(&loader),
+        in_ram: given.is_none(),
+        placement,
+        slots: run_plan.plan.slots.len(),
+        region: run_plan.plan.region_size as usize,
+    };
+    // Returned as it is (an `Interpreter` is some 200 bytes: not moved through a `map_err`);
+    // each step maps its own failure ([`too_small`]) in a frame of its own.
+    load_parts(model, given, loader, run_plan, placement, &sizing)
+}
+
+/// What [`too_small`] needs to tell an arena too small from another failure.
+struct Sizing {
+    before: Before,
+    /// The program is compiled into the arena.
+    in_ram: bool,
+    placement: IoPlacement,
+    /// The plan's slots and region.
+    slots: usize,
+    region: usize,
 }
 
 /// What the load needs of the arena's statistics before it starts: its accounting
@@ -81,41 +80,40 @@ impl Before {
 /// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
 /// descriptor table and its region, the kernels' scratch beyond the pool given, the variable
 /// tensors, against the tensor space that was free (the accounting of
-/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure), in place of `e`. Any other
-/// failure is left as it is. Only on the failure path: the program is counted again there.
+/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned
+/// as it is. Only on the failure path: the program is counted again there.
 #[cold]
 #[inline(never)]
-fn too_small<O: OpSet>(
-    e: &mut LoadError,
-    before: &Before,
-    model: &[u8],
-    in_ram: bool,
-    placement: IoPlacement,
-    slots: usize,
-    region: usize,
-) {
+fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError {
+    let Sizing {
+        ref before,
+        in_ram,
+        placement,
+        slots,
+        region,
+    } = *sizing;
     use synaptic_mem::{ErrorKind, PlanLoadError, Region};
     let oom = |a: &synaptic_mem::AllocError| {
         matches!(a.kind, ErrorKind::OutOfMemory | ErrorKind::TooLarge)
             && !matches!(a.region, Region::Shared)
     };
-    let arena = match e {
+    let arena = match &e {
         LoadError::Alloc(a) | LoadError::PlanLoad(PlanLoadError::Alloc(a)) => oom(a),
         LoadError::ProgramBuffer { .. } => in_ram,
         _ => false,
     };
     if !arena {
-        return;
+        return e;
     }
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
     let opened = Graph::open_for(model, O::KINDS);
     let Ok(g) = &opened else {
-        return;
+        return e;
     };
     let program = if in_ram {
         match crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
-            Err(_) => return,
+            Err(_) => return e,
         }
     } else {
         0
@@ -140,9 +138,9 @@ fn too_small<O: OpSet>(
         .tensor_capacity
         .saturating_sub(before.persistent_used);
     if need <= free {
-        return;
+        return e;
     }
-    *e = LoadError::ArenaTooSmall {
+    LoadError::ArenaTooSmall {
         short: need - free,
         arena: before.arena_size.saturating_add(need - free),
     }
@@ -154,7 +152,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
     loader: Loader<'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
-    before: &Before,
+    sizing: &Sizing,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
     let opened = Graph::open_for(model, O::KINDS);
@@ -162,13 +160,10 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
         Ok(g) => g,
         Err(e) => return Err(*e),
     };
-    let mut memory = Memory::default();
-    let store = program_store::<O>(model, g, given, &loader, placement, &mut memory)?;
+    let store = program_store::<O>(model, g, given, &loader, placement, sizing)?;
     // The plan against the program, then everything else, in a frame of its own: the
     // verification's deep calls above run without the interpreter's arrays on the stack.
-    build::<O>(
-        model, g, loader, store, run_plan, placement, &memory, before,
-    )
+    build::<O>(model, g, loader, store, run_plan, placement, sizing)
 }
 
 /// The program: `given` (in flash) once verified against the model, or compiled into the
@@ -181,16 +176,15 @@ fn program_store<'m, 'a, O: OpSet>(
     given: Option<&'m [u32]>,
     loader: &Loader<'a>,
     placement: IoPlacement,
-    memory: &mut Memory,
+    sizing: &Sizing,
 ) -> Result<Store<'m, 'a>, LoadError> {
     match given {
         Some(words) => {
             crate::program::verify_in::<O>(model, g, placement, words)?;
-            memory.program_flash = 4 * words.len();
-            memory.program_bytes = 4 * words.len();
             Ok(Store::Flash(words))
         }
-        None => compile_store::<O>(model, g, loader, placement, memory),
+        None => compile_store::<O>(model, g, loader, placement)
+            .map_err(|e| too_small::<O>(e, model, sizing)),
     }
 }
 
@@ -202,29 +196,19 @@ fn compile_store<'m, 'a, O: OpSet>(
     g: &Graph<'m>,
     loader: &Loader<'a>,
     placement: IoPlacement,
-    memory: &mut Memory,
 ) -> Result<Store<'m, 'a>, LoadError> {
-    {
-        {
-            let t = loader.persistent_filled(DType::Int32, |t| {
-                let out = t
-                    .as_mut_slice::<u32>()
-                    .map_err(|_| LoadError::Unsupported {
-                        what: "program tensor",
-                    })?;
-                let n =
-                    crate::program::compile_in::<O>(model, g, placement, crate::Isa::NATIVE, out)?;
-                u32::try_from(n).map_err(|_| LoadError::Unsupported {
-                    what: "a program of more than 2^32 words",
-                })
+    let t = loader.persistent_filled(DType::Int32, |t| {
+        let out = t
+            .as_mut_slice::<u32>()
+            .map_err(|_| LoadError::Unsupported {
+                what: "program tensor",
             })?;
-            let n = t.size() / 4;
-            memory.tables = synaptic_mem::block_span(t.size() as u64) as usize;
-            memory.program_bytes = 4 * n;
-            memory.descriptors += synaptic_mem::DESC_SPAN;
-            Ok(Store::Ram(t))
-        }
-    }
+        let n = crate::program::compile_in::<O>(model, g, placement, crate::Isa::NATIVE, out)?;
+        u32::try_from(n).map_err(|_| LoadError::Unsupported {
+            what: "a program of more than 2^32 words",
+        })
+    })?;
+    Ok(Store::Ram(t))
 }
 
 /// The program of `store`, readable (its header checked).
@@ -257,9 +241,8 @@ fn check_plan<O: OpSet>(
     Ok(scratch)
 }
 
-/// The interpreter of a checked program and plan: its variable tensors, its graph I/O in the
-/// SHARED region, the plan loaded and every activation placed once.
-#[allow(clippy::too_many_arguments)]
+/// The interpreter of a checked program and plan ([`build_checked`]), an arena too small
+/// reported as such ([`too_small`]).
 #[inline(never)]
 fn build<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
@@ -268,11 +251,40 @@ fn build<'m, 'a, 'p, O: OpSet>(
     store: Store<'m, 'a>,
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
-    memory: &Memory,
+    sizing: &Sizing,
+) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
+    let r = build_checked(model, g, loader, store, run_plan, placement, &sizing.before);
+    if let Err(e) = &r {
+        return Err(too_small::<O>(*e, model, sizing));
+    }
+    r
+}
+
+/// The interpreter of a checked program and plan: its variable tensors, its graph I/O in the
+/// SHARED region, the plan loaded and every activation placed once.
+#[inline(always)]
+fn build_checked<'m, 'a, 'p, O: OpSet>(
+    model: &'m [u8],
+    g: &Graph<'m>,
+    loader: Loader<'a>,
+    store: Store<'m, 'a>,
+    run_plan: RunPlan<'p>,
+    placement: IoPlacement,
     before: &Before,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
-    let mut memory = *memory;
+    let mut memory = Memory::default();
+    match &store {
+        Store::Flash(words) => {
+            memory.program_flash = 4 * words.len();
+            memory.program_bytes = 4 * words.len();
+        }
+        Store::Ram(t) => {
+            memory.tables = synaptic_mem::block_span(t.size() as u64) as usize;
+            memory.program_bytes = 4 * (t.size() / 4);
+            memory.descriptors += synaptic_mem::DESC_SPAN;
+        }
+    }
     memory.scratch = check_plan::<O>(&store, &plan, overlaps)?;
     // The pool holds that block (taken from the top of the tensor space if it is smaller:
     // an exact arena is given no pool).
