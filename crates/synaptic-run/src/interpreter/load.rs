@@ -253,7 +253,22 @@ fn build<'m, 'a, 'p, O: OpSet>(
     placement: IoPlacement,
     sizing: &Sizing,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-    let r = build_checked(model, g, loader, store, run_plan, placement, &sizing.before);
+    // The plan against the program first, in a frame of its own (its deep calls run without
+    // the interpreter's arrays on the stack).
+    let scratch = match check_plan::<O>(&store, &run_plan.plan, run_plan.overlaps) {
+        Ok(s) => s,
+        Err(e) => return Err(too_small::<O>(e, model, sizing)),
+    };
+    let r = build_checked(
+        model,
+        g,
+        loader,
+        store,
+        run_plan,
+        placement,
+        &sizing.before,
+        scratch,
+    );
     if let Err(e) = &r {
         return Err(too_small::<O>(*e, model, sizing));
     }
@@ -262,7 +277,8 @@ fn build<'m, 'a, 'p, O: OpSet>(
 
 /// The interpreter of a checked program and plan: its variable tensors, its graph I/O in the
 /// SHARED region, the plan loaded and every activation placed once.
-#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn build_checked<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
     g: &Graph<'m>,
@@ -271,6 +287,7 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
     run_plan: RunPlan<'p>,
     placement: IoPlacement,
     before: &Before,
+    scratch: usize,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let RunPlan { plan, overlaps } = run_plan;
     let mut memory = Memory::default();
@@ -285,7 +302,7 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
             memory.descriptors += synaptic_mem::DESC_SPAN;
         }
     }
-    memory.scratch = check_plan::<O>(&store, &plan, overlaps)?;
+    memory.scratch = scratch;
     // The pool holds that block (taken from the top of the tensor space if it is smaller:
     // an exact arena is given no pool).
     loader.reserve_scratch(memory.scratch)?;
@@ -373,6 +390,7 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
 /// tensor, from operator 0 for a graph input through the last operator for a graph output.
 /// One pass over the program's records (the data flow was checked at compile: a tensor's
 /// first use is its producer), which also returns the most scratch bytes one kernel takes.
+#[inline(never)]
 fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> {
     let n = prog.slots();
     let bad = |what, slot: usize| LoadError::Plan {
@@ -441,6 +459,7 @@ fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, L
 /// reads once, at most [`MAX_PAIR_OTHERS`] other planned inputs, a kernel with a contract for
 /// that input, the declared bound no more than the contract's and the plan's delta safe in
 /// the declared direction.
+#[inline(never)]
 fn check_overlaps<O: OpSet>(
     prog: &Program<'_>,
     plan: &Plan<'_>,

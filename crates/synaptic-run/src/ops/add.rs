@@ -161,9 +161,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         return Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range });
     }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
-    let p = AddParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
-        .map_err(|e| cx.err(e))?;
-    Prepared::of::<Add>(cx, p)
+    // Read where it was returned (not moved out).
+    match &AddParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q) {
+        Ok(p) => Prepared::of::<Add>(cx, *p),
+        Err(e) => Err(cx.err(*e)),
+    }
 }
 
 /// The ADD kernel, int8.

@@ -8,7 +8,7 @@ use synaptic_tflite::TensorType;
 
 use core::marker::PhantomData;
 
-use super::common::{Dims, Int8, MAX_DIMS};
+use super::common::{Int8, MAX_DIMS};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, x8, InPlace};
 use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep};
@@ -33,9 +33,9 @@ pub struct Broadcast {
     same: bool,
 }
 
-fn padded(d: &Dims) -> [usize; MAX_DIMS] {
+/// `s` (at most [`MAX_DIMS`] dimensions) left-padded with 1.
+fn padded(s: &[usize]) -> [usize; MAX_DIMS] {
     let mut out = [1; MAX_DIMS];
-    let s = d.as_slice();
     out[MAX_DIMS - s.len()..].copy_from_slice(s);
     out
 }
@@ -52,14 +52,29 @@ fn strides(dims: &[usize; MAX_DIMS], out: &[usize; MAX_DIMS]) -> [usize; MAX_DIM
 
 impl Broadcast {
     /// The pairing for inputs of shapes `a` and `b` into `out` (checked against NumPy rules).
+    /// Built in place (a load's stack holds one pairing, not its parts as well).
     pub fn new(
         op: &'static str,
         a: &[usize],
         b: &[usize],
         out: &[usize],
     ) -> Result<Self, KernelError> {
-        let (da, db, dout) = (Dims::new(op, a)?, Dims::new(op, b)?, Dims::new(op, out)?);
-        let (pa, pb, po) = (padded(&da), padded(&db), padded(&dout));
+        let mut bc = Broadcast {
+            out: [1; MAX_DIMS],
+            stride1: [0; MAX_DIMS],
+            stride2: [0; MAX_DIMS],
+            sizes: [0; 3],
+            same: false,
+        };
+        // Each shape's rank and size, as `Dims::new` checks them.
+        for (k, s) in [a, b, out].into_iter().enumerate() {
+            if s.len() > MAX_DIMS {
+                return Err(KernelError::unsupported(op, Unsupported::Rank));
+            }
+            bc.sizes[k] = super::common::size(op, s)?;
+        }
+        let (pa, pb) = (padded(a), padded(b));
+        bc.out = padded(out);
         for i in 0..MAX_DIMS {
             let want = if pa[i] == 1 {
                 pb[i]
@@ -68,17 +83,14 @@ impl Broadcast {
             } else {
                 return Err(KernelError::shape(op, ShapeFault::NotBroadcastable));
             };
-            if want != po[i] {
+            if want != bc.out[i] {
                 return Err(KernelError::shape(op, ShapeFault::BroadcastShape));
             }
         }
-        Ok(Broadcast {
-            out: po,
-            stride1: strides(&pa, &po),
-            stride2: strides(&pb, &po),
-            sizes: [da.flat_size(), db.flat_size(), dout.flat_size()],
-            same: pa == pb,
-        })
+        bc.stride1 = strides(&pa, &bc.out);
+        bc.stride2 = strides(&pb, &bc.out);
+        bc.same = pa == pb;
+        Ok(bc)
     }
 
     /// Elements of input 1, input 2 and the output.
@@ -410,8 +422,8 @@ impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
 /// output; returns the fused activation's range and the pairing.
 pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), LoadError> {
     cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for (k, t) in [&a, &b].into_iter().enumerate() {
+    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    for (k, t) in [a, b].into_iter().enumerate() {
         if t.ty != TensorType::Float32 {
             return Err(cx.unsupported(Unsupported::TensorType {
                 operand: Operand::Input(k as u8),
@@ -422,7 +434,7 @@ pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), 
             cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
+    cx.activation_of(out, Operand::Output, TensorType::Float32)?;
     let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
     let bc = Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
     Ok((FloatRange::new(ac), bc))
@@ -431,7 +443,7 @@ pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), 
 /// Whether the operator's first input is float32 and this build has the float kernels (the
 /// float kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    super::float::BUILT && cx.input(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input_ty(0) == Some(TensorType::Float32)
 }
 
 /// The access contract of a binary operator for its input `k`: element-wise when that input
@@ -442,12 +454,12 @@ pub(crate) fn contract(bc: &Broadcast, k: usize) -> Option<Contract> {
 
 /// Prepares ADD or MUL: two int8 operands (activations or constants), an int8 output, all
 /// quantized; returns the fused activation and the three tensors.
-pub(crate) fn prepare<'m>(
-    cx: &Prep<'_, 'm>,
-) -> Result<(Activation, TInfo<'m>, TInfo<'m>, TInfo<'m>), LoadError> {
+pub(crate) fn prepare<'a, 'm>(
+    cx: &Prep<'a, 'm>,
+) -> Result<(Activation, &'a TInfo<'m>, &'a TInfo<'m>, &'a TInfo<'m>), LoadError> {
     cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for (k, t) in [&a, &b].into_iter().enumerate() {
+    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    for (k, t) in [a, b].into_iter().enumerate() {
         if t.ty != TensorType::Int8 {
             return Err(cx.unsupported(Unsupported::TensorType {
                 operand: Operand::Input(k as u8),
@@ -458,8 +470,8 @@ pub(crate) fn prepare<'m>(
             cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.int8_activation(&out, Operand::Output)?;
-    cx.quantized(&[&a, &b, &out])?;
+    cx.int8_activation(out, Operand::Output)?;
+    cx.quantized(&[a, b, out])?;
     let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
     Ok((ac, a, b, out))
 }
@@ -566,8 +578,8 @@ impl<P: OpI32> Kernel for BinaryI32<P> {
 /// unquantized as TFLM requires), an int32 output; returns the pairing.
 pub(crate) fn prepare_i32(cx: &Prep<'_, '_>) -> Result<Broadcast, LoadError> {
     cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    for (k, t) in [&a, &b].into_iter().enumerate() {
+    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    for (k, t) in [a, b].into_iter().enumerate() {
         if t.ty != TensorType::Int32 {
             return Err(cx.unsupported(Unsupported::TensorType {
                 operand: Operand::Input(k as u8),
@@ -578,13 +590,13 @@ pub(crate) fn prepare_i32(cx: &Prep<'_, '_>) -> Result<Broadcast, LoadError> {
             cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.activation_of(&out, Operand::Output, TensorType::Int32)?;
+    cx.activation_of(out, Operand::Output, TensorType::Int32)?;
     Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))
 }
 
 /// Whether the operator's output is int32 (the int32 kernel then prepares it).
 pub(crate) fn is_i32(cx: &Prep<'_, '_>) -> bool {
-    cx.output().is_ok_and(|x| x.ty == TensorType::Int32)
+    cx.output_ty() == Some(TensorType::Int32)
 }
 
 // The program's word codec of the int32 parameters.

@@ -1799,7 +1799,7 @@ pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
 /// Whether the operator's input is float32 and this build has the float kernels (the float
 /// kernel then prepares it).
 pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
-    super::float::BUILT && cx.input_ref(0).is_ok_and(|x| x.ty == TensorType::Float32)
+    super::float::BUILT && cx.input_ty(0) == Some(TensorType::Float32)
 }
 
 /// Prepares a float32 CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`: float activations,

@@ -113,9 +113,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         return Prepared::of::<MulF32>(cx, MulF32Params { broadcast, range });
     }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
-    let p = MulParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q)
-        .map_err(|e| cx.err(e))?;
-    Prepared::of::<Mul>(cx, p)
+    // Read where it was returned (not moved out).
+    match &MulParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q) {
+        Ok(p) => Prepared::of::<Mul>(cx, *p),
+        Err(e) => Err(cx.err(*e)),
+    }
 }
 
 /// The MUL kernel, int8.

@@ -18,7 +18,7 @@ use crate::model::{tinfo_known, ConstantBits, OpView, TInfo};
 
 /// Most parameter words of any kernel (ADD's int8 form takes 34; a test holds every kernel
 /// to it). A [`Prepared`] carries this many on the stack of a load.
-pub(crate) const MAX_PARAM_WORDS: usize = 40;
+pub(crate) const MAX_PARAM_WORDS: usize = 34;
 
 /// One operator being prepared: the model, the operator and its index.
 pub(crate) struct Prep<'a, 'm> {
@@ -333,6 +333,23 @@ impl<'a, 'm> Prep<'a, 'm> {
         match self.v.inputs.get(k) {
             Some(&t) if k < self.v.n_in && t >= 0 => self.operand_ref(t as usize),
             _ => Err(self.unsupported(Unsupported::MissingInput(k as u8))),
+        }
+    }
+
+    /// The type of input `k`, if it reads ([`Prep::input`]): borrowed where it can be (what
+    /// a `prepare` that picks its kernel by type asks first).
+    pub(crate) fn input_ty(&self, k: usize) -> Option<TensorType> {
+        match self.input_ref(k) {
+            Ok(t) => Some(t.ty),
+            Err(_) => self.input(k).ok().map(|t| t.ty),
+        }
+    }
+
+    /// The type of the output, if it reads ([`Prep::output`]), borrowed where it can be.
+    pub(crate) fn output_ty(&self) -> Option<TensorType> {
+        match self.output_ref() {
+            Ok(t) => Some(t.ty),
+            Err(_) => self.output().ok().map(|t| t.ty),
         }
     }
 
