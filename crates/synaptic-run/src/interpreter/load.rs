@@ -169,7 +169,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
 /// The program: `given` (in flash) once verified against the model, or compiled into the
 /// persistent region. In a frame of its own: the loader's locals are not on the stack under
 /// the compiler's records.
-#[inline(never)]
+#[inline(always)]
 fn program_store<'m, 'a, O: OpSet>(
     model: &'m [u8],
     g: &Graph<'m>,
