@@ -354,8 +354,9 @@ pub(crate) fn requantize_chunk<B: Int32s + ?Sized, T: Int32s + ?Sized>(
 /// kernel for its plain and overlapped runs). The output channels of a pixel are computed
 /// `LANES` at a time (`Filters`), each input value read once for all of them. `scratch`
 /// holds at least [`conv2d_scratch_bytes`] bytes.
+// Inlined into the interpreter's `run_kernel`: one frame under the pixel loop, not two.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
+#[inline(always)]
 pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &T,

@@ -147,8 +147,9 @@ fn take_rows<'s>(
 /// output as `i8` or as their bytes (what the interpreter passes: one copy of the kernel for
 /// both its plain and its overlapped runs). `scratch` holds at least
 /// [`depthwise_conv2d_scratch_bytes`] bytes.
+// Inlined into the interpreter's `run_kernel`: one frame under the pixel loop, not two.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
+#[inline(always)]
 pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     p: &ConvParams,
     multipliers: &T,
