@@ -352,7 +352,7 @@ fn run_op_slots<O: OpSet>(
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
     p.with_scratch(scratch_bytes, |p, scratch| {
         let mut scratch = Some(scratch);
-        with_views::<O>(p, i as u16, slots, &mut |views| {
+        with_views::<O>(p, i as u16, slots, &mut move |views| {
             let (out_view, rest) = if out_planned {
                 let (o, rest) = views.split_at_mut(1);
                 (o.first_mut(), rest)
@@ -416,16 +416,29 @@ fn call<O: OpSet>(
 ) -> Result<(), RunError> {
     ops::run::<O>(rec.kind, rec.params, io).map_err(|error| RunError::Kernel { op: i, error })?;
     if let Some(observe) = observe {
-        observe(i, rec.output, io.out.bytes());
-        // The second output: its view, or the kernel's own state (the first of `states`,
-        // see `state_views`).
-        match (rec.extra_output(0), &io.out2, &io.states[0]) {
-            (Some((t, Loc::Slot(_))), Some(o), _) => observe(i, t, o),
-            (Some((t, Loc::State(_))), _, Some(b)) => observe(i, t, b),
-            _ => {}
-        }
+        observe_outputs(rec, i, observe, io);
     }
     Ok(())
+}
+
+/// [`call`]'s observer: `observe(op, tensor, bytes)` gets operator `i`'s output and second
+/// output. Cold and apart: none of its registers in the frame under the kernel.
+#[cold]
+#[inline(never)]
+fn observe_outputs(
+    rec: &OpRecord<'_>,
+    i: usize,
+    observe: &mut (dyn FnMut(usize, usize, &[u8]) + '_),
+    io: &Operands<'_, '_, '_>,
+) {
+    observe(i, rec.output, io.out.bytes());
+    // The second output: its view, or the kernel's own state (the first of `states`, see
+    // `state_views`).
+    match (rec.extra_output(0), &io.out2, &io.states[0]) {
+        (Some((t, Loc::Slot(_))), Some(o), _) => observe(i, t, o),
+        (Some((t, Loc::State(_))), _, Some(b)) => observe(i, t, b),
+        _ => {}
+    }
 }
 
 /// The bytes of the state `rec` reads and updates: its second output's if that is its

@@ -548,20 +548,22 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
         if row.0 != oy {
             row = (oy, p.taps_y(oy));
         }
-        let (ys, xs) = (row.1.clone(), p.taps_x(ox));
+        // The row's taps by reference, the pending pixel's in place: no copies on the stack.
+        let (ys, xs) = (&row.1, p.taps_x(ox));
         if pairs {
-            match pending.take() {
-                None => pending = Some((b * pixel, ys, xs, first)),
+            match &pending {
+                None => pending = Some((b * pixel, ys.clone(), xs, first)),
                 Some((xa, ysa, xsa, fa)) => {
-                    let ab = ((xa, &ysa, &xsa), (b * pixel, &ys, &xs));
-                    pair(k, &mut t, s, &input, &mut write, ab, (fa, Some(first)));
+                    let ab = ((*xa, ysa, xsa), (b * pixel, ys, &xs));
+                    pair(k, &mut t, s, &input, &mut write, ab, (*fa, Some(first)));
+                    pending = None;
                 }
             }
             return Ok(());
         }
         k.pixel(dir, |c, oc, n| {
             let v = &mut t.values[..n];
-            k.chunk(input(s), b * pixel, &ys, &xs, c, v, &mut t.window);
+            k.chunk(input(s), b * pixel, ys, &xs, c, v, &mut t.window);
             write(s, first + oc, v);
         });
         Ok(())
