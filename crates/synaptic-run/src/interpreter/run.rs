@@ -501,9 +501,11 @@ pub(super) fn with_views<O: OpSet>(
     f: &mut ViewsFn<'_>,
 ) -> Result<Result<(), RunError>, AllocError> {
     let most = const { ops::views(O::KINDS) };
-    // Not inlined: only the arm taken has a frame on the stack, its own array's size (the
-    // kernel runs below it); on Armv6-M (the least flash) one function for every size.
-    #[cfg_attr(not(synaptic_v6m), inline(never))]
+    // The short lists (the usual operator's: at most four views) inlined, their arrays in
+    // this frame and no frame of their own between it and the kernel's; a longer list in a
+    // frame of its own, its array's size, only when taken (on Armv6-M, the least flash, one
+    // function for every size).
+    #[inline(always)]
     fn go<const N: usize>(
         p: &mut PlannedInference<'_, '_>,
         op: u16,
@@ -513,26 +515,35 @@ pub(super) fn with_views<O: OpSet>(
         let mut v = p.at::<N>(op, core::array::from_fn(|i| slots[i]))?;
         Ok(f(&mut v))
     }
+    #[cfg_attr(not(synaptic_v6m), inline(never))]
+    fn apart<const N: usize>(
+        p: &mut PlannedInference<'_, '_>,
+        op: u16,
+        slots: &[usize],
+        f: &mut ViewsFn<'_>,
+    ) -> Result<Result<(), RunError>, AllocError> {
+        go::<N>(p, op, slots, f)
+    }
     match slots.len() {
         0 => Ok(f(&mut [])),
         1 if 1 <= most => go::<1>(p, op, slots, f),
         2 if 2 <= most => go::<2>(p, op, slots, f),
         3 if 3 <= most => go::<3>(p, op, slots, f),
         4 if 4 <= most => go::<4>(p, op, slots, f),
-        5 if 5 <= most => go::<5>(p, op, slots, f),
-        6 if 6 <= most => go::<6>(p, op, slots, f),
-        7 if 7 <= most => go::<7>(p, op, slots, f),
-        8 if 8 <= most => go::<8>(p, op, slots, f),
-        9 if 9 <= most => go::<9>(p, op, slots, f),
-        10 if 10 <= most => go::<10>(p, op, slots, f),
-        11 if 11 <= most => go::<11>(p, op, slots, f),
-        12 if 12 <= most => go::<12>(p, op, slots, f),
-        13 if 13 <= most => go::<13>(p, op, slots, f),
-        14 if 14 <= most => go::<14>(p, op, slots, f),
-        15 if 15 <= most => go::<15>(p, op, slots, f),
-        16 if 16 <= most => go::<16>(p, op, slots, f),
-        17 if 17 <= most => go::<17>(p, op, slots, f),
-        18 if 18 <= most => go::<18>(p, op, slots, f),
+        5 if 5 <= most => apart::<5>(p, op, slots, f),
+        6 if 6 <= most => apart::<6>(p, op, slots, f),
+        7 if 7 <= most => apart::<7>(p, op, slots, f),
+        8 if 8 <= most => apart::<8>(p, op, slots, f),
+        9 if 9 <= most => apart::<9>(p, op, slots, f),
+        10 if 10 <= most => apart::<10>(p, op, slots, f),
+        11 if 11 <= most => apart::<11>(p, op, slots, f),
+        12 if 12 <= most => apart::<12>(p, op, slots, f),
+        13 if 13 <= most => apart::<13>(p, op, slots, f),
+        14 if 14 <= most => apart::<14>(p, op, slots, f),
+        15 if 15 <= most => apart::<15>(p, op, slots, f),
+        16 if 16 <= most => apart::<16>(p, op, slots, f),
+        17 if 17 <= most => apart::<17>(p, op, slots, f),
+        18 if 18 <= most => apart::<18>(p, op, slots, f),
         // Never: no list is longer than its kernel's views (`run_op`'s arrays, the
         // kernels' bounds checked at load).
         _ => Ok(Err(RunError::Program { at: 0 })),

@@ -518,9 +518,10 @@ macro_rules! operators {
             }
         }
 
-        /// Runs kernel `kind` with parameters `words` on `io`: one jump to the kernel's
-        /// (not inlined itself: its callers would each copy the table).
-        #[inline(never)]
+        /// Runs kernel `kind` with parameters `words` on `io`: one jump to the kernel's.
+        /// Inlined into its one caller (the interpreter's `call`, in the two arms of the
+        /// views' closure): no frame of its own under every kernel.
+        #[inline(always)]
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
                 $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$module::$kernel>(words, io), )+ )+
