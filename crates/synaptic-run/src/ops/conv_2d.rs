@@ -874,6 +874,18 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     /// requantization shared. Not inlined: its registers its own.
     #[inline(never)]
     fn outputs2(&self, win: &Gathered<'_>, oc: usize, oa: &mut [i8], ob: &mut [i8]) {
+        // The DSP extension's fast path takes the pairs of filters of whole quads; the rest
+        // (none, or a last filter) and every other case the general path below.
+        #[cfg(synaptic_dsp)]
+        let (oc, oa, ob) = {
+            let [_, f_h, f_w, f_d] = self.p.filter_shape;
+            if self.full && (f_h * f_w * f_d) % 4 == 0 && win.k % 4 == 0 {
+                let done = self.outputs2_right::<true>(win, oc, oa, ob);
+                (oc + done, &mut oa[done..], &mut ob[done..])
+            } else {
+                (oc, oa, ob)
+            }
+        };
         let [_, f_h, f_w, f_d] = self.p.filter_shape;
         let k = (f_h * f_w * f_d).max(1);
         let ws = &self.filter[oc * k..][..oa.len() * k];
@@ -947,6 +959,53 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         } else {
             requantize(acc, m, s, p)
         }
+    }
+
+    /// [`Lanes::outputs2`]'s pairs of filters when [`Filters::right`] and the window is whole
+    /// quads (DSP extension): each channel's [`RightRequantizer`] made once for both pixels,
+    /// the activation's clamp (`FULL`: all of int8, one `SSAT`) chosen once a call, not at
+    /// every output; the same values as [`Filters::output`]. Returns the channels written
+    /// (the last of an odd count is left to the general path).
+    #[cfg(synaptic_dsp)]
+    #[inline(always)]
+    fn outputs2_right<const FULL: bool>(
+        &self,
+        win: &Gathered<'_>,
+        oc: usize,
+        oa: &mut [i8],
+        ob: &mut [i8],
+    ) -> usize {
+        let p = self.p;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let k = (f_h * f_w * f_d).max(1);
+        let pairs = oa.len().min(ob.len()) / 2;
+        let ws = &self.filter[oc * k..][..2 * pairs * k];
+        let (off, lo, hi) = (p.output_offset, p.act_min, p.act_max);
+        let fin = |r: &RightRequantizer, a: i32| -> i8 {
+            let v = r.apply(a).wrapping_add(off);
+            if FULL {
+                v.clamp(-128, 127) as i8
+            } else {
+                v.max(lo).min(hi) as i8
+            }
+        };
+        let rq =
+            |c: usize| RightRequantizer::new_checked(self.multipliers.at(c), self.shifts.at(c));
+        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
+        let mut c = oc;
+        let (pa, pb) = (oa.chunks_exact_mut(2), ob.chunks_exact_mut(2));
+        for ((w, o), q) in ws.chunks_exact(2 * k).zip(pa).zip(pb) {
+            let (w0, w1) = w.split_at(k);
+            let (c0, c1) = (acc_of(c), acc_of(c + 1));
+            let [a0, b0, a1, b1] = win.pair_dot2_quads([c0, c0, c1, c1], w0, w1);
+            let (r0, r1) = (rq(c), rq(c + 1));
+            o[0] = fin(&r0, a0);
+            q[0] = fin(&r0, b0);
+            o[1] = fin(&r1, a1);
+            q[1] = fin(&r1, b1);
+            c += 2;
+        }
+        2 * pairs
     }
 
     /// A 1×1 filter without groups: the output values of filters `oc ..` (`out.len()` of
@@ -1492,6 +1551,36 @@ impl<'s> Gathered<'s> {
             }
         }
         (a, b)
+    }
+
+    /// [`Gathered::pair_dot2`] when `k` and the weights' length are multiples of four: no
+    /// part-quad to pad (the caller checked).
+    #[inline(always)]
+    fn pair_dot2_quads<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
+        use super::common::word;
+        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
+        let [mut a0, mut b0, mut a1, mut b1] = acc;
+        let n = self.k.min(w0.len()).min(w1.len()) / 4 * 4;
+        let quads = self.v[..n]
+            .chunks_exact(4)
+            .zip(w0[..n].chunks_exact(4))
+            .zip(w1[..n].chunks_exact(4));
+        for ((x, q0), q1) in quads {
+            if let (Ok(x), Ok(q0), Ok(q1)) = (
+                <&[u32; 4]>::try_from(x),
+                <&[W; 4]>::try_from(q0),
+                <&[W; 4]>::try_from(q1),
+            ) {
+                let (u0, u1) = (word(q0), word(q1));
+                let (u02, u13) = (sxtb16(u0), sxtb16_ror8(u0));
+                a0 = smlad(x[1], u13, smlad(x[0], u02, a0));
+                b0 = smlad(x[3], u13, smlad(x[2], u02, b0));
+                let (u02, u13) = (sxtb16(u1), sxtb16_ror8(u1));
+                a1 = smlad(x[1], u13, smlad(x[0], u02, a1));
+                b1 = smlad(x[3], u13, smlad(x[2], u02, b1));
+            }
+        }
+        [a0, b0, a1, b1]
     }
 
     /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
