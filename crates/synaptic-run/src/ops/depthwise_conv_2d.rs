@@ -1111,11 +1111,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let oc = g * LANES;
         // Tap (fy, fx) at fy · f_w + fx in the filter (`c` apart), at fx · f_h + fy here.
         let ws = self.filter.get(oc..).unwrap_or(&[]);
+        // The taps in the filter's order, one run of `c` weights each (the last may be short).
+        let mut runs = ws.chunks(c.max(1));
         for fy in 0..f_h {
             for fx in 0..f_w {
-                let w = ws
-                    .get((fy * f_w + fx) * c..)
-                    .and_then(|w| w.first_chunk::<LANES>());
+                let w = runs.next().and_then(|w| w.first_chunk::<LANES>());
                 if let (Some(w), Some(t)) = (w, grp.taps.get_mut(fx * f_h + fy)) {
                     *t = tap(w);
                 }
