@@ -519,10 +519,14 @@ fn check_overlaps<O: OpSet>(
         let out = prog
             .slot_geometry(usize::from(pair.output))
             .ok_or(refuse("declared overlap: the output slot's tensor"))?;
-        let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out).ok_or(refuse(
-            "declared overlap: the operator's kernel has no overlapped entry point for that \
+        // Read where it was returned (a `Contract` is some 100 bytes: not moved out).
+        let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out);
+        let Some(contract) = &contract else {
+            return Err(refuse(
+                "declared overlap: the operator's kernel has no overlapped entry point for that \
                  input",
-        ))?;
+            ));
+        };
         // Only the declared direction's bound: the one both checks below read.
         let dir = Direction::from(pair.direction);
         let windows = O::KINDS & ops::WINDOW_KINDS != 0;

@@ -35,9 +35,9 @@ pub struct Broadcast {
 
 /// `s` (at most [`MAX_DIMS`] dimensions) left-padded with 1.
 fn padded(s: &[usize]) -> [usize; MAX_DIMS] {
-    let mut out = [1; MAX_DIMS];
-    out[MAX_DIMS - s.len()..].copy_from_slice(s);
-    out
+    // Element by element (six at most): no `memcpy` call, and its frames, at load.
+    let pad = MAX_DIMS - s.len();
+    core::array::from_fn(|i| if i < pad { 1 } else { s[i - pad] })
 }
 
 fn strides(dims: &[usize; MAX_DIMS], out: &[usize; MAX_DIMS]) -> [usize; MAX_DIMS] {

@@ -529,7 +529,9 @@ macro_rules! operators {
             }
         }
 
-        /// The access contract of kernel `kind` (parameters `words`) for its input `k`.
+        /// The access contract of kernel `kind` (parameters `words`) for its input `k`. Not
+        /// inlined: its kernels' locals are not on the stack under the contract's checks.
+        #[inline(never)]
         pub(crate) fn contract<O: OpSet>(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
             match kind {
                 $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
