@@ -167,8 +167,8 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
 }
 
 /// The program: `given` (in flash) once verified against the model, or compiled into the
-/// persistent region. In a frame of its own: the loader's locals are not on the stack under
-/// the compiler's records.
+/// persistent region ([`compile_store`], in a frame of its own). The verification runs in
+/// [`load`]'s frame: one frame fewer under the compiler's records.
 #[inline(always)]
 fn program_store<'m, 'a, O: OpSet>(
     model: &'m [u8],
