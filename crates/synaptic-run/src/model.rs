@@ -700,8 +700,8 @@ impl<'m> Graph<'m> {
         self.dataflow_in(&mut [0u32; WINDOW_TENSORS / 32])
     }
 
-    /// [`Graph::check_dataflow`] a window of `bits` at a time.
-    #[inline(always)]
+    /// [`Graph::check_dataflow`] a window of `bits` at a time (one copy for both sizes).
+    #[inline(never)]
     fn dataflow_in(&self, bits: &mut [u32]) -> Result<[u32; KNOWN_TENSORS / 32], LoadError> {
         let graph =
             |op: Option<usize>, tensor: usize, fault| LoadError::Graph { op, tensor, fault };

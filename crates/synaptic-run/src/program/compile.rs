@@ -640,8 +640,8 @@ fn slots_windowed(
 }
 
 /// [`slot_table`]'s pass over the tensors, those an operator uses found in `written` or
-/// (a larger graph) `used`.
-#[inline(always)]
+/// (a larger graph) `used` (one copy for both).
+#[inline(never)]
 fn slots_of(
     g: &Graph<'_>,
     placement: IoPlacement,
