@@ -170,6 +170,8 @@ def main():
     ap.add_argument("--window", type=int)
     ap.add_argument("--lines", type=int, default=0)
     ap.add_argument("--depth", type=int, default=2, help="inlined frames per source line")
+    ap.add_argument("--only", metavar="SUBSTR",
+                    help="source lines of the functions whose symbol holds SUBSTR only")
     ap.add_argument("--stream", type=int, metavar="PID",
                     help="the trace is a FIFO QEMU (PID) writes: read up to the window, stop it")
     ap.add_argument("--functions", type=int, default=25)
@@ -217,7 +219,8 @@ def main():
         for (x, n), c in hits.most_common(a.pcs):
             print(f"{c:10} {x:#010x} {short(n)[:90]}")
     if a.lines:
-        hits = collections.Counter(pcs[s:e])
+        hits = collections.Counter(x for x, n in zip(pcs[s:e], names[s:e])
+                                   if a.only is None or a.only in n)
         addrs = sorted(hits)
         out = subprocess.run(
             ["arm-none-eabi-addr2line", "-a", "-i", "-f", "-C", "-e", a.elf] + [hex(x) for x in addrs],

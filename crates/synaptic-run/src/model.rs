@@ -62,17 +62,24 @@ pub(crate) fn tensor_shape<'m>(
     // One pass over the dimensions' bytes (in bounds: checked when the vector was read): a
     // negative one refused first, then an extent past the limit ([`crate::limits::extent`]).
     let mut dims = [1usize; MAX_DIMS];
-    // `ext` stays at most `MAX_TENSOR_SIZE` (2^31 − 1) and a dimension is below 2^31: their
-    // product fits 64 bits (one multiply, no overflow check); past the limit, `ext` is
-    // `MAX_TENSOR_SIZE + 1` from then on.
-    let (mut ext, mut elems) = (1u64, 1usize);
+    // `ext` stays at most `MAX_TENSOR_SIZE + 1` (2^31): past the limit (a 32-bit product
+    // that overflows or exceeds it) it is 2^31 from then on, and every later dimension is
+    // still checked for a negative one.
+    const PAST: u32 = MAX_TENSOR_SIZE as u32 + 1;
+    let (mut ext, mut elems) = (1u32, 1usize);
     for (d, b) in dims.iter_mut().zip(shape.bytes().chunks_exact(4)) {
         let v = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        *d = usize::try_from(v).map_err(|_| fault(TensorFault::DynamicDimension))?;
-        ext = (ext * (v.max(1) as u64)).min(MAX_TENSOR_SIZE as u64 + 1);
+        if v < 0 {
+            return Err(fault(TensorFault::DynamicDimension));
+        }
+        *d = v as usize;
+        ext = match ext.checked_mul((v as u32).max(1)) {
+            Some(x) if x < PAST => x,
+            _ => PAST,
+        };
         elems = elems.wrapping_mul(*d);
     }
-    if ext > MAX_TENSOR_SIZE as u64 {
+    if ext == PAST {
         return Err(fault(TensorFault::TooLarge));
     }
     // (At most `ext`: no wrap above.)
@@ -770,21 +777,29 @@ impl<'m> Graph<'m> {
     /// Bytes of graph I/O tensors `from..to` (inputs then outputs), concatenated: at most
     /// [`MAX_TENSOR_SIZE`] in all.
     pub(crate) fn io_bytes(&self, from: usize, to: usize) -> Result<usize, LoadError> {
-        self.io_infos(from, to, |_, _| ())
+        self.io_infos(from, to, true, |_, _| ())
     }
 
-    /// [`Graph::io_bytes`], giving `each(k, info)` the [`tinfo`] of I/O tensor `k` on the way
-    /// (one read of each).
+    /// [`Graph::io_bytes`], giving `each(k, info)` I/O tensor `k` on the way (one read of
+    /// each): read whole ([`tinfo`]) if `whole`, else its type and shape only
+    /// ([`tensor_shape`]: no data, no quantization; for a tensor read whole where it is used).
+    /// Not inlined: the tensor read is not in its caller's frame.
+    #[inline(never)]
     pub(crate) fn io_infos(
         &self,
         from: usize,
         to: usize,
+        whole: bool,
         mut each: impl FnMut(usize, &TInfo<'m>),
     ) -> Result<usize, LoadError> {
         let mut sum = 0usize;
         for k in from..to.min(self.n_inputs + self.n_outputs) {
             let t = usize::from(self.io_tensor[k]);
-            let info = tinfo_known(&self.model, &self.sg, t, self.constants.get(t))?;
+            let info = if whole {
+                tinfo_known(&self.model, &self.sg, t, self.constants.get(t))?
+            } else {
+                tensor_shape(self.sg.tensor(t)?, t)?
+            };
             sum = sum
                 .checked_add(info.bytes)
                 .filter(|&b| b <= MAX_TENSOR_SIZE)

@@ -15,7 +15,7 @@ use crate::format::{
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
-    core_request, large_windows, op_code, op_view, tensor_shape, tinfo, Graph, TInfo, TensorWindow,
+    core_request, large_windows, op_code, op_view, tensor_shape, tinfo, Graph, TensorWindow,
     KNOWN_TENSORS, WINDOW_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
@@ -467,8 +467,8 @@ fn run_checked<'m, O: OpSet>(
     isa: Isa,
     e: &mut Emit<'_>,
 ) -> Result<(), LoadError> {
-    // The tensors read last, kept across the records (the first operator's input, the last
-    // one's output read by the header). The header's locals are in a frame of their own: only
+    // The tensors read last, kept across the records (the graph inputs read by the header:
+    // the first operator's). The header's locals are in a frame of their own: only
     // this one is on the stack under the records' kernels.
     let mut seen = Seen::default();
     let (words_at, n_slots) = header(model, fp, g, placement, isa, e, &mut seen)?;
@@ -514,15 +514,18 @@ fn header<'m>(
     e.push_usize(g.n_inputs)?;
     e.push_usize(g.n_outputs)?;
     // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
-    // data flow check; absent from the table all the same) for the table below; the tensors
-    // read stay for the records (the first operator's input, the last one's output).
+    // data flow check; absent from the table all the same) for the table below. The inputs
+    // are read whole and stay for the records (the first operator's input); the outputs by
+    // their type and shape only: each is an operator's output (or a graph input), read whole
+    // by that operator's record, and would be forgotten before the last records anyway.
     let mut io = [(0usize, false); MAX_IO];
-    let mut keep = |k: usize, i: &TInfo<'m>| {
+    e.push_usize(g.io_infos(0, g.n_inputs, true, |k, i| {
         io[k] = (i.bytes, !i.data.is_empty());
         seen.put(*i);
-    };
-    e.push_usize(g.io_infos(0, g.n_inputs, &mut keep)?)?;
-    e.push_usize(g.io_infos(g.n_inputs, n_io, &mut keep)?)?;
+    })?)?;
+    e.push_usize(g.io_infos(g.n_inputs, n_io, false, |k, i| {
+        io[k] = (i.bytes, g.constants.get(i.index) == Some(true));
+    })?)?;
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
