@@ -43,76 +43,59 @@ pub(crate) struct Prep<'a, 'm> {
 /// Tensors [`Prep::seen`] keeps: an input, a filter, a bias and the output.
 pub(crate) const PREP_SEEN: usize = 4;
 
-/// The tensors read last, the least recently used forgotten first (the entries stay where
-/// they are, [`TInfo`]s of 64 bytes or more; their order of use is a word of entry positions,
-/// one a byte). Filled before each operator's `prepare` ([`Seen::read_operands`]), then only
-/// read while the operator is prepared: its kernel borrows its tensors from here
-/// ([`Prep::input_ref`]) instead of copying them.
+/// The tensors read last (the entries stay where they are, [`TInfo`]s of 64 bytes or more).
+/// Filled before each operator's `prepare` ([`Seen::read_operands`]: the operator's tensors
+/// found here stay, the others' entries take those not found), then only read while the
+/// operator is prepared: its kernel borrows its tensors from here ([`Prep::input_ref`])
+/// instead of copying them. So an operator finds the output of the one before (its input)
+/// still here, and the graph inputs the header read ([`Seen::put`]).
 pub(crate) struct Seen<'m> {
     infos: [Option<TInfo<'m>>; PREP_SEEN],
     /// The tensor index of each entry (`usize::MAX`: empty), looked through without copying
     /// the entries.
     index: [usize; PREP_SEEN],
-    /// Byte `k`: the position of the `k`-th most recently used entry.
-    order: u32,
+    /// The entry [`Seen::put`] takes next (in turn).
+    next: u8,
 }
 
-// A `Seen`'s use order is one byte an entry in a `u32`.
-const _: () = assert!(PREP_SEEN == 4);
+// An operator's tensors kept as a bit an entry in a `u32`; entries taken by `& (PREP_SEEN - 1)`.
+const _: () = assert!(PREP_SEEN.is_power_of_two() && PREP_SEEN <= 32);
 
 impl Default for Seen<'_> {
     fn default() -> Self {
         Seen {
             infos: Default::default(),
             index: [usize::MAX; PREP_SEEN],
-            order: u32::from_le_bytes([0, 1, 2, 3]),
+            next: 0,
         }
     }
 }
 
 impl<'m> Seen<'m> {
-    /// Makes entry `e` the most recently used: the bytes before its own move up one (shifts
-    /// and masks: no `memmove` linked for four bytes).
-    fn touch(&mut self, e: u8) {
-        let o = self.order;
-        let at = (0..PREP_SEEN)
-            .find(|&k| (o >> (8 * k)) as u8 == e)
-            .unwrap_or(PREP_SEEN - 1);
-        let below = (1u32 << (8 * at)).wrapping_sub(1);
-        let through = below | 0xFF << (8 * at);
-        self.order = (o & !through) | (o & below) << 8 | u32::from(e);
+    /// The entry of tensor `t`, if it is here (an index is set only with its entry).
+    fn entry(&self, t: usize) -> Option<usize> {
+        self.index.iter().position(|&i| i == t)
     }
 
-    /// Tensor `t`, if it is here (an index is set only with its entry).
+    /// Tensor `t`, if it is here.
     fn get(&self, t: usize) -> Option<&TInfo<'m>> {
-        let e = self.index.iter().position(|&i| i == t)?;
-        self.infos[e].as_ref()
+        self.infos[self.entry(t)?].as_ref()
     }
 
-    /// Whether tensor `t` is here; if so it is made the most recently used.
-    fn hit(&mut self, t: usize) -> bool {
-        match self.index.iter().position(|&i| i == t) {
-            Some(e) => {
-                self.touch(e as u8);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Keeps `info`, in place of the least recently used entry.
+    /// Keeps `info`, in the entries in turn.
     pub(crate) fn put(&mut self, info: TInfo<'m>) {
-        let e = (self.order >> (8 * (PREP_SEEN - 1))) as u8;
-        self.index[usize::from(e)] = info.index;
-        self.infos[usize::from(e)] = Some(info);
-        self.touch(e);
+        let e = usize::from(self.next) & (PREP_SEEN - 1);
+        self.index[e] = info.index;
+        self.infos[e] = Some(info);
+        self.next = self.next.wrapping_add(1);
     }
 
     /// Reads operator `v`'s inputs and first output (the tensors a kernel's `prepare` reads
     /// through [`Prep::input_ref`] and [`Prep::output_ref`]) as [`Prep::info`] does, those not
-    /// here already, when they all fit; they are then the most recently used. A tensor whose
-    /// read fails is not kept: the kernel reads it again and refuses it, in its own order.
-    /// Not inlined: the model reader's calls are not on the stack under the kernel's.
+    /// here already, when they all fit: those here stay, each other one takes an entry that
+    /// holds none of them. A tensor whose read fails is not kept: the kernel reads it again and
+    /// refuses it, in its own order. Not inlined: the model reader's calls are not on the
+    /// stack under the kernel's.
     #[inline(never)]
     pub(crate) fn read_operands(
         &mut self,
@@ -124,16 +107,34 @@ impl<'m> Seen<'m> {
         if v.n_in + 1 > PREP_SEEN {
             return;
         }
-        let ins = v.inputs[..v.n_in]
+        let operands = v.inputs[..v.n_in]
             .iter()
-            .filter_map(|&t| usize::try_from(t).ok());
-        for t in ins.chain(core::iter::once(v.output)) {
-            if self.hit(t) {
+            .filter_map(|&t| usize::try_from(t).ok())
+            .chain(core::iter::once(v.output));
+        // Bit `e`: entry `e` holds one of the operator's tensors; the others to read.
+        let (mut keep, mut miss, mut n) = (0u32, [0usize; PREP_SEEN], 0);
+        for t in operands {
+            match self.entry(t) {
+                Some(e) => keep |= 1 << e,
+                None => {
+                    miss[n & (PREP_SEEN - 1)] = t;
+                    n += 1;
+                }
+            }
+        }
+        for k in 0..n.min(PREP_SEEN) {
+            let t = miss[k];
+            // (A tensor named twice: read once.)
+            if miss[..k].contains(&t) {
                 continue;
             }
+            // At most `PREP_SEEN - 1` entries kept so far (this tensor is not one of them).
+            let e = (!keep).trailing_zeros() as usize & (PREP_SEEN - 1);
             let known = constants.and_then(|c| c.get(t));
             if let Ok(info) = tinfo_known(model, sg, t, known) {
-                self.put(info);
+                self.index[e] = t;
+                self.infos[e] = Some(info);
+                keep |= 1 << e;
             }
         }
     }
@@ -582,21 +583,34 @@ pub(crate) fn element_bytes(t: TensorType) -> usize {
 #[cfg(test)]
 mod seen_tests {
     use super::*;
+    use crate::math::QuantParams;
 
-    /// The use order after each touch: the touched entry first, the others in their order.
+    fn info(index: usize) -> TInfo<'static> {
+        TInfo {
+            index,
+            ty: TensorType::Int8,
+            dims: [1; crate::limits::MAX_DIMS],
+            rank: 1,
+            q: QuantParams::new(0.0, 0),
+            quantized: false,
+            scale_count: 0,
+            quantized_dimension: 0,
+            empty: false,
+            data: &[],
+            bytes: 1,
+        }
+    }
+
+    /// `put` takes the entries in turn: the last `PREP_SEEN` tensors put are here.
     #[test]
-    fn touch_moves_one_entry_to_the_front() {
+    fn put_keeps_the_last_tensors() {
         let mut s = Seen::default();
-        let order = |s: &Seen<'_>| s.order.to_le_bytes();
-        s.touch(2);
-        assert_eq!(order(&s), [2, 0, 1, 3]);
-        s.touch(3);
-        assert_eq!(order(&s), [3, 2, 0, 1]);
-        s.touch(3);
-        assert_eq!(order(&s), [3, 2, 0, 1]);
-        s.touch(1);
-        assert_eq!(order(&s), [1, 3, 2, 0]);
-        s.touch(2);
-        assert_eq!(order(&s), [2, 1, 3, 0]);
+        assert!(s.get(0).is_none());
+        for t in 0..PREP_SEEN + 2 {
+            s.put(info(t));
+        }
+        for t in 0..PREP_SEEN + 2 {
+            assert_eq!(s.get(t).map(|i| i.index), (t >= 2).then_some(t), "{t}");
+        }
     }
 }
