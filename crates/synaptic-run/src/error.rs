@@ -357,6 +357,10 @@ pub enum Unsupported {
     Scratch,
     /// A state input (SVDF's activation state) that is not a variable tensor.
     NotVariable,
+    /// A runtime scale (SignalFilterBankSquareRoot's input 1) that is neither a constant in
+    /// range nor written by the operator whose kernel bounds it (SignalFftAutoScale's second
+    /// output): its value would be known only at invoke.
+    ScaleSource,
     /// A bias whose scale is not the product of the scales it adds to (SVDF: TFLM's 1e-5
     /// check).
     BiasScale,
@@ -444,6 +448,9 @@ impl Unsupported {
             }
             Unsupported::Scratch => "a scratch block smaller than the kernel's buffer size",
             Unsupported::NotVariable => "a state input that is not a variable tensor",
+            Unsupported::ScaleSource => {
+                "a scale input that is neither a constant nor SignalFftAutoScale's scale output"
+            }
             Unsupported::BiasScale => "a bias scale other than the product of its operands' scales",
             Unsupported::LstmVariant => {
                 "an LSTM variant TFLM does not run (peephole, projection, layer norm or CIFG tensors)"

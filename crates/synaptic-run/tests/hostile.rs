@@ -594,3 +594,37 @@ fn a_constant_flagged_variable_is_refused_naming_its_operator() {
         );
     }
 }
+
+/// Issue 43, found by the oracle's mutant sweep: audio_preprocessor_int8's
+/// SignalFilterBankSquareRoot (operator 10) with its scale (input 1) rewired to a constant
+/// outside `0..=31` (tensor 18) loaded and then failed every invocation: refused at load,
+/// naming the operator. (A scale that is no constant and not SignalFftAutoScale's scale output,
+/// known only at invoke, is refused likewise: `Unsupported::ScaleSource`; the model has no other
+/// int32 scalar to rewire it to.)
+#[test]
+fn a_square_root_scale_out_of_range_is_refused_at_load() {
+    let bytes = shared_model("audio_preprocessor_int8");
+    let model = Model::new(&bytes).unwrap();
+    let sg = model.subgraph(0).unwrap();
+    let op = sg.operator(10).unwrap();
+    let scale = op.inputs().unwrap().get(1).unwrap();
+    // The original scale: SignalFftAutoScale's output (an activation), which the model runs
+    // with; tensor 18 is a constant.
+    let data = |t: i32| model.tensor_data(&sg.tensor(t as usize).unwrap()).unwrap();
+    assert!(data(scale).is_empty() && !data(18).is_empty());
+    assert!(program::compiled_len(&bytes, IoPlacement::Plan).is_ok());
+    let out_of_range = edited(&bytes, "operator.inputs", 10, 1, 18);
+    let e = refusal(&out_of_range);
+    assert_eq!(
+        e,
+        LoadError::Operator {
+            op: 10,
+            name: "SignalFilterBankSquareRoot",
+            error: KernelError::unsupported(
+                "SignalFilterBankSquareRoot",
+                Unsupported::SignalParams
+            ),
+        },
+        "{e}"
+    );
+}

@@ -84,7 +84,7 @@ fn shared_models() {
 }
 
 #[path = "../examples/keyword_spotting/job.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod keyword;
 
 /// The keyword pipeline (`scripts/run-keyword`) against TFLM live: each shared `.wav`'s
@@ -483,5 +483,168 @@ fn arena_ram_table() {
     println!(
         "ram = persistent + planned + shared + scratch (needed; the core's pool floor is 1024 B and its arena floor 4096 B, in the 'arena' column); overhead = (ram - live bound) / (TFLM - live bound), I/O in the plan, plain plan: geometric mean {:.3}x; 'overlapped' = ram with the overlapped plan (issue 12), 'ov. planned' its activations",
         geo.exp()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutants (issue 43): every model that loads runs with TFLM's bytes, whatever the arena held.
+
+/// The models the mutant sweep edits: the small shared models, the stateful ones (LSTM, SVDF)
+/// and the signal pipeline.
+const MUTATED: [&str; 5] = [
+    "hello_world_int8",
+    "micro_speech_quantized",
+    "trained_lstm_int8",
+    "keyword_scrambled_8bit",
+    "audio_preprocessor_int8",
+];
+
+/// Whether synaptic-run takes `bytes` (planned by synaptic-plan as `synmem` plans it, compiled
+/// for both I/O placements), else why not.
+fn takes(bytes: &[u8]) -> Result<(), String> {
+    use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, SizingOptions};
+    for (io, plan_io) in [
+        (IoPlacement::Plan, PlanIo::Ephemeral),
+        (IoPlacement::Shared, PlanIo::Shared),
+    ] {
+        let model = PlanModel::from_bytes(bytes).map_err(|e| format!("plan: {e}"))?;
+        let options = SizingOptions {
+            io: plan_io,
+            ..SizingOptions::default()
+        };
+        Analysis::new(model, &options).map_err(|e| format!("plan: {e}"))?;
+        synaptic_run::program::compiled_len(bytes, io).map_err(|e| format!("load: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `MUTANT_COUNT` (default 100) mutants of each model of [`MUTATED`], seeded (`MUTANT_SEED`,
+/// default 43): one operator input rewired to another tensor of the model or made absent, or
+/// one tensor's `is_variable` flipped (where the model stores the field), each edited in place.
+/// TFLM's wheel runs each on two seeded inputs (or refuses it); synaptic-run either refuses it
+/// at load or, planned and loaded, runs it on poisoned arenas (plain and overlapped plans, I/O
+/// in the plan and in the SHARED region) with every operator output, every state and every
+/// graph output equal to TFLM's; a mutant TFLM refuses and synaptic-run runs must give the same
+/// bytes on two arenas poisoned differently (nothing read that it did not write). No mutant may
+/// load here and then fail an invocation.
+#[test]
+fn mutant_sweep() {
+    use synaptic_tflite::fields::for_each_field;
+    let seed: u64 = std::env::var("MUTANT_SEED").map_or(43, |s| s.parse().unwrap());
+    let per_model: usize = std::env::var("MUTANT_COUNT").map_or(100, |s| s.parse().unwrap());
+    let dir = common::scratch("mutants");
+    let mut rng = Rng::new(seed);
+    let mut mutants: Vec<(String, std::path::PathBuf, Vec<u8>)> = Vec::new();
+    for name in MUTATED {
+        let bytes = std::fs::read(shared_model(name)).unwrap();
+        let n_tensors = Model::parse(&bytes).tensors.len() as u64;
+        let mut fields = Vec::new();
+        for_each_field(&synaptic_tflite::Model::new(&bytes).unwrap(), |f| {
+            if f.what == "operator.inputs" || f.what == "tensor.is_variable" {
+                fields.push(f);
+            }
+        })
+        .unwrap();
+        for m in 0..per_model {
+            let f = fields[(rng.next_u64() % fields.len() as u64) as usize];
+            let at = f.at;
+            let (value, what) = if f.what == "tensor.is_variable" {
+                let v = 1 - i64::from(bytes[at] != 0);
+                (v, format!("tensor {} is_variable {v}", f.owner))
+            } else {
+                let v = (rng.next_u64() % (n_tensors + 1)) as i64 - 1;
+                (v, format!("operator {} input {} = {v}", f.owner, f.item))
+            };
+            let mut out = bytes.clone();
+            f.write(&mut out, value);
+            if out == bytes {
+                continue;
+            }
+            let path = dir.join(format!("{name}_{m}.tflite"));
+            std::fs::write(&path, &out).unwrap();
+            mutants.push((format!("{name}: {what}"), path, out));
+        }
+    }
+    let jobs: Vec<_> = mutants
+        .iter()
+        .enumerate()
+        .map(|(k, (_, path, bytes))| {
+            let model = Model::parse(bytes);
+            let runs: Vec<Vec<u8>> = (0..2)
+                .map(|s| random_inputs(&model, &mut Rng::new(seed * 1000 + 2 * k as u64 + s)))
+                .collect();
+            (path.clone(), runs)
+        })
+        .collect();
+    let dumps = common::tflm_dump_tolerant(&jobs, "mutant-dump");
+    let (mut both, mut refused_here, mut refused_tflm, mut neither) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for ((label, _, bytes), ((_, runs), dump)) in mutants.iter().zip(jobs.iter().zip(&dumps)) {
+        let ours = takes(bytes);
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            match (&ours, dump) {
+                (Ok(()), Ok(dump)) => {
+                    let labels: Vec<String> = (0..runs.len()).map(|r| format!("run {r}")).collect();
+                    common::compare_chained(label, bytes, &labels, runs, "TFLM", &|r, t| {
+                        Some(common::Want::Bytes(&dump[r][t]))
+                    })
+                    .map(|_| ())
+                }
+                (Ok(()), Err(_)) => {
+                    // No oracle: the same bytes whatever the arena held.
+                    use common::arena::{run_on_arena_with, OpData};
+                    let run = |poison| {
+                        run_on_arena_with(
+                            bytes,
+                            IoPlacement::Plan,
+                            runs,
+                            Some(poison),
+                            OpData::Ram,
+                            true,
+                        )
+                        .0
+                    };
+                    if run(1) == run(0xFFFF_FFFF_0000_0001) {
+                        Ok(())
+                    } else {
+                        Err(format!("{label}: outputs differ between poisoned arenas"))
+                    }
+                }
+                _ => Ok(()),
+            }
+        }));
+        match (&ours, dump) {
+            (Ok(()), Ok(_)) => both += 1,
+            (Ok(()), Err(_)) => refused_tflm += 1,
+            (Err(why), Ok(_)) => {
+                refused_here += 1;
+                if std::env::var_os("MUTANT_VERBOSE").is_some() {
+                    println!("refused here, run by TFLM: {label}: {why}");
+                }
+            }
+            (Err(_), Err(_)) => neither += 1,
+        }
+        match checked {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failures.push(e),
+            Err(p) => failures.push(format!(
+                "{label}: panicked: {}",
+                p.downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| p.downcast_ref::<&str>().copied())
+                    .unwrap_or("?")
+            )),
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    println!(
+        "mutant sweep (seed {seed}): {} mutants; both run {both} (every intermediate equal to TFLM on poisoned arenas), refused here only {refused_here}, refused by TFLM only {refused_tflm} (run here, equal across poisoned arenas), refused by both {neither}",
+        mutants.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mutants failed:\n{}",
+        failures.len(),
+        failures.join("\n")
     );
 }

@@ -44,6 +44,18 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     if !s.data.is_empty() {
         cx.constant(&s, Operand::Input(1))?;
+        // A constant scale: the one value every invocation shifts by, checked here.
+        let v = s
+            .data
+            .first_chunk::<4>()
+            .map_or(-1, |b| i32::from_le_bytes(*b));
+        if !math::filter_bank_square_root_check(v) {
+            return Err(cx.unsupported(Unsupported::SignalParams));
+        }
+    } else if !from_auto_scale(cx, s.index)? {
+        // Any other activation's value is known only at invoke (one outside 0..=31 would fail
+        // every invocation): refused here.
+        return Err(cx.unsupported(Unsupported::ScaleSource));
     }
     Prepared::of::<SquareRoot>(
         cx,
@@ -51,6 +63,19 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             channels: out.bytes / 4,
         },
     )
+}
+
+/// Whether tensor `t` is the scale output (output 1) of a SignalFftAutoScale operator before
+/// this one: its kernel writes a scale in `0..=14`, always one this kernel takes.
+fn from_auto_scale(cx: &Prep<'_, '_>, t: usize) -> Result<bool, LoadError> {
+    for i in 0..cx.index {
+        let op = cx.sg.operator(i)?;
+        if op.outputs()?.get(1) == Some(t as i32) {
+            let (code, _) = crate::model::op_code(cx.model, cx.sg, i)?;
+            return Ok(code == custom_code("SignalFftAutoScale"));
+        }
+    }
+    Ok(false)
 }
 
 /// The SignalFilterBankSquareRoot kernel.

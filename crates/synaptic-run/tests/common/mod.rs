@@ -435,3 +435,68 @@ fn check_tensor(
         )),
     }
 }
+
+/// [`tflm_dump_many`] for models TFLM may refuse (a mutant sweep): `None` for a model it
+/// refuses (an exception: its message) or that crashes the wheel (the rest of the batch run
+/// again without it).
+pub fn tflm_dump_tolerant(
+    jobs: &[(PathBuf, Vec<Vec<u8>>)],
+    tag: &str,
+) -> Vec<Result<Dump, String>> {
+    let dir = scratch(tag);
+    let out = |j: usize| dir.join(format!("out{j}.bin"));
+    let refused = |j: usize| dir.join(format!("out{j}.bin.refused"));
+    let mut results: Vec<Option<Result<Dump, String>>> = vec![None; jobs.len()];
+    let mut from = 0;
+    while from < jobs.len() {
+        let mut manifest = String::new();
+        for (j, (model, runs)) in jobs.iter().enumerate().skip(from) {
+            manifest.push_str(&format!("{}\t{}", model.display(), out(j).display()));
+            for (k, r) in runs.iter().enumerate() {
+                let p = dir.join(format!("run{j}_{k}.raw"));
+                std::fs::write(&p, r).unwrap();
+                manifest.push_str(&format!("\t{}", p.display()));
+            }
+            manifest.push('\n');
+        }
+        std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
+        let status = Command::new(python())
+            .arg(oracle_script())
+            .arg("batch-tolerant")
+            .arg(dir.join("manifest.tsv"))
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("cannot start the oracle's python");
+        // Every job the process finished, in order; a crash stops at the one it was on (its
+        // output possibly partial, none after it).
+        let done = |j: usize| refused(j).exists() || out(j).exists();
+        let mut next = from;
+        while next < jobs.len() && done(next) {
+            if !(status.success() || (next + 1 < jobs.len() && done(next + 1))) {
+                break;
+            }
+            results[next] = Some(match std::fs::read_to_string(refused(next)) {
+                Ok(why) => Err(why),
+                Err(_) => {
+                    let (model, runs) = &jobs[next];
+                    let n = Model::parse(&std::fs::read(model).unwrap()).tensors.len();
+                    Ok(parse_dump(
+                        &std::fs::read(out(next)).unwrap(),
+                        n,
+                        runs.len(),
+                    ))
+                }
+            });
+            next += 1;
+        }
+        if next < jobs.len() {
+            assert!(!status.success(), "TFLM oracle skipped job {next} ({tag})");
+            results[next] = Some(Err("the wheel crashed".into()));
+            std::fs::remove_file(out(next)).ok();
+            next += 1;
+        }
+        from = next;
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    results.into_iter().map(|r| r.unwrap()).collect()
+}

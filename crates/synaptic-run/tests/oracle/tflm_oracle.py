@@ -7,6 +7,8 @@
                                          u32-le length + raw bytes (row-major, tensor order).
   tflm_oracle.py batch MANIFEST          The same for many models in one process: every line of
                                          MANIFEST is MODEL OUT RUN... separated by tabs.
+  tflm_oracle.py batch-tolerant MANIFEST The same, a model TFLM refuses (an exception) leaving
+                                         OUT.refused (why) instead of OUT: mutant sweeps.
   tflm_oracle.py features PREPROC WAV OUT
                                          micro_speech features: the 49x40 int8 features TFLM's
                                          audio_preprocessor_int8.tflite makes from a 1 s 16 kHz
@@ -19,6 +21,7 @@ indices below the model's tensor count are asked for (past it the wheel crashes)
 """
 
 import struct
+import os
 import sys
 import wave
 
@@ -116,6 +119,19 @@ def main(argv):
             if line.strip():
                 model, out, *runs = line.rstrip("\n").split("\t")
                 dump(model, out, runs)
+    elif len(argv) == 3 and argv[1] == "batch-tolerant":
+        # Each model's dump, or (TFLM refusing it) `<out>.refused` holding why: a mutant
+        # sweep's models may be refused by TFLM.
+        for line in open(argv[2]):
+            if line.strip():
+                model, out, *runs = line.rstrip("\n").split("\t")
+                try:
+                    dump(model, out, runs)
+                except BaseException as e:  # RuntimeError, ValueError, SystemExit, ...
+                    if os.path.exists(out):
+                        os.remove(out)
+                    open(out + ".refused", "w").write(f"{type(e).__name__}: {e}")
+                sys.stdout.flush()
     elif len(argv) == 5 and argv[1] == "features":
         features(argv[2], argv[3], argv[4])
     else:
