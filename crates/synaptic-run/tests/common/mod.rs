@@ -436,9 +436,9 @@ fn check_tensor(
     }
 }
 
-/// [`tflm_dump_many`] for models TFLM may refuse (a mutant sweep): `None` for a model it
-/// refuses (an exception: its message) or that crashes the wheel (the rest of the batch run
-/// again without it).
+/// [`tflm_dump_many`] for models TFLM may refuse (a mutant sweep): `Err` for a model it
+/// refuses (an exception: its message) or that crashes the wheel or runs for more than 20 s
+/// in it (the rest of the batch run again without it).
 pub fn tflm_dump_tolerant(
     jobs: &[(PathBuf, Vec<Vec<u8>>)],
     tag: &str,
@@ -460,13 +460,31 @@ pub fn tflm_dump_tolerant(
             manifest.push('\n');
         }
         std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
-        let status = Command::new(python())
+        let mut child = Command::new(python())
             .arg(oracle_script())
             .arg("batch-tolerant")
             .arg(dir.join("manifest.tsv"))
             .stderr(std::process::Stdio::null())
-            .status()
+            .spawn()
             .expect("cannot start the oracle's python");
+        // A watchdog: a model the wheel spends more than `HANG` on (a mutant's loop of 2^31
+        // steps) stops the process, and counts as a crash.
+        const HANG: std::time::Duration = std::time::Duration::from_secs(20);
+        let (mut seen, mut since) = (from, std::time::Instant::now());
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            while seen < jobs.len() && (refused(seen).exists() || out(seen).exists()) {
+                seen += 1;
+                since = std::time::Instant::now();
+            }
+            if since.elapsed() > HANG {
+                child.kill().ok();
+                break child.wait().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
         // Every job the process finished, in order; a crash stops at the one it was on (its
         // output possibly partial, none after it).
         let done = |j: usize| refused(j).exists() || out(j).exists();
