@@ -412,10 +412,18 @@ fn check_tensor(
         )),
         Want::Bytes(want) => {
             let size = dtype.size().max(1);
+            // Equal bits, or (float32) both NaN: a NaN's sign and payload are not matched
+            // (docs/runtime.md, "NaN outputs").
+            let nan = |b: &[u8]| dtype == DType::F32 && f32::from_le_bytes(b.try_into().unwrap()).is_nan();
             let diffs: Vec<usize> = (0..got.len() / size)
-                .filter(|&e| got[e * size..(e + 1) * size] != want[e * size..(e + 1) * size])
+                .filter(|&e| {
+                    let (g, w) = (&got[e * size..(e + 1) * size], &want[e * size..(e + 1) * size]);
+                    g != w && !(nan(g) && nan(w))
+                })
                 .collect();
-            let e = diffs[0];
+            let Some(&e) = diffs.first() else {
+                return Ok(());
+            };
             let at = e * size..(e + 1) * size;
             Err(format!(
                 "{what} differs from {against} in {} of {} elements ({dtype:?}); first at element {e}: got {} want {}",
