@@ -555,7 +555,9 @@ fn mutant_sweep() {
         QUIET.set(false);
         r
     };
-    let mut mutants: Vec<(String, std::path::PathBuf, Vec<u8>, Vec<Vec<u8>>)> = Vec::new();
+    // (label, file, bytes, the two inputs)
+    type Mutant = (String, std::path::PathBuf, Vec<u8>, Vec<Vec<u8>>);
+    let mut mutants: Vec<Mutant> = Vec::new();
     let mut skipped = 0;
     for name in MUTATED {
         let bytes = std::fs::read(shared_model(name)).unwrap();
