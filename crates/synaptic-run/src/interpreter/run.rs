@@ -80,7 +80,7 @@ pub(super) fn run<'a, O: OpSet>(
     let n_ops = prog.ops();
     let bad = |at: usize| RunError::Program { at };
     runner.planned(plan, |p| -> Result<(), RunError> {
-        place_inputs::<O>(p, &prog, input, io)?;
+        place_inputs(p, &prog, input, io)?;
         let mut at = prog.header(program::h::OPS_AT);
         let shared_io = *placement == IoPlacement::Shared;
         // The next declared overlap (in operator order, checked at load).
@@ -134,7 +134,7 @@ pub(super) fn run<'a, O: OpSet>(
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
-            take_outputs::<O>(p, &prog, output, io, n_ops)?;
+            take_outputs(p, &prog, output, io, n_ops)?;
         }
         Ok(())
     })?
@@ -144,7 +144,7 @@ pub(super) fn run<'a, O: OpSet>(
 /// left them there, then copies the graph inputs `input` (if given) into the SHARED region
 /// (`io`) or their slots.
 #[inline(always)]
-fn place_inputs<O: OpSet>(
+fn place_inputs(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
     input: Option<&[u8]>,
@@ -170,13 +170,11 @@ fn place_inputs<O: OpSet>(
             let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
             off += n;
             match loc {
-                Loc::Slot(s) => with_views::<O>(p, 0, &[s], &mut |v| {
-                    v[0].bytes_mut().copy_from_slice(src);
-                    Ok(())
-                })??,
+                // Its one view directly (not through `with_views`' closure).
+                Loc::Slot(s) => slot_in(p, s, src)?,
                 _ => {
                     if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
-                        t.bytes_mut().copy_from_slice(src);
+                        copy_bytes(t.bytes_mut(), src);
                     }
                 }
             }
@@ -188,7 +186,7 @@ fn place_inputs<O: OpSet>(
 /// Copies the graph outputs out of the SHARED region (`io`) or their slots (as at the last
 /// of the `n_ops` operators) into `output`.
 #[inline(always)]
-fn take_outputs<O: OpSet>(
+fn take_outputs(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
     output: &mut [u8],
@@ -206,19 +204,48 @@ fn take_outputs<O: OpSet>(
             .ok_or(bad(program::HEADER_WORDS))?;
         off += n;
         match loc {
-            Loc::Slot(s) => with_views::<O>(p, last, &[s], &mut |v| {
-                dst.copy_from_slice(v[0].bytes());
-                Ok(())
-            })??,
+            Loc::Slot(s) => slot_out(p, last, s, dst)?,
             Loc::Shared(first) => {
                 if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
-                    dst.copy_from_slice(t.bytes());
+                    copy_bytes(dst, t.bytes());
                 }
             }
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Copies `src` into slot `s` (its view at the first operator). A frame of its own, not
+/// inlined into the inference's (which stays under every kernel).
+#[inline(never)]
+fn slot_in(p: &mut PlannedInference<'_, '_>, s: usize, src: &[u8]) -> Result<(), AllocError> {
+    let [mut v] = p.at::<1>(0, [s])?;
+    copy_bytes(v.bytes_mut(), src);
+    Ok(())
+}
+
+/// Copies slot `s` (its view at operator `op`) into `dst`; apart as [`slot_in`].
+#[inline(never)]
+fn slot_out(
+    p: &mut PlannedInference<'_, '_>,
+    op: u16,
+    s: usize,
+    dst: &mut [u8],
+) -> Result<(), AllocError> {
+    let [v] = p.at::<1>(op, [s])?;
+    copy_bytes(dst, v.bytes());
+    Ok(())
+}
+
+/// `dst.copy_from_slice(src)` (equal lengths, or it panics as that does), a one-byte tensor
+/// (hello_world_int8's input and output) without the call to `memcpy`.
+#[inline(always)]
+fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    match (dst, src) {
+        ([d], [s]) => *d = *s,
+        (dst, src) => dst.copy_from_slice(src),
+    }
 }
 
 /// Runs plain operator `i` (record `rec` at word `rec_at`, no declared overlap sharing bytes): its distinct
