@@ -501,11 +501,24 @@ macro_rules! operators {
             prepare(cx)
         }
 
-        /// Parameter words of kernel `kind` (`None`: no such kind).
+        /// Parameter words of kernel `kind` (`None`: no such kind): one load from a table of
+        /// every kind (the interpreter decodes a record an operator, every inference), not a
+        /// test a kind.
         #[inline]
         pub(crate) fn param_words(kind: u32) -> Option<usize> {
-            match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => Some(<<$module::$kernel as Kernel>::Params as Words>::N), )+ )+
+            /// Kind `k`'s parameter words, `u8::MAX` for none (every kind is below 64: the
+            /// kind masks; every count below 255, checked here).
+            const WORDS: [u8; 64] = {
+                let mut t = [u8::MAX; 64];
+                $( $( if <$module::$kernel as Kind>::BUILT {
+                    let n = <<$module::$kernel as Kernel>::Params as Words>::N;
+                    assert!(($kind as usize) < 64 && n < u8::MAX as usize);
+                    t[$kind as usize] = n as u8;
+                } )+ )+
+                t
+            };
+            match WORDS.get(kind as usize) {
+                Some(&n) if n != u8::MAX => Some(usize::from(n)),
                 _ => None,
             }
         }
