@@ -233,6 +233,8 @@ pub trait Int32s {
     fn at(&self, i: usize) -> i32;
     /// Elements `i .. i + 4` (`i + 4 <= count()`): one bounds check for the four.
     fn at4(&self, i: usize) -> [i32; 4];
+    /// Elements `i`, `i + 1` (`i + 2 <= count()`): one bounds check for the two.
+    fn at2(&self, i: usize) -> [i32; 2];
 }
 
 impl Int32s for [i32] {
@@ -248,6 +250,11 @@ impl Int32s for [i32] {
     fn at4(&self, i: usize) -> [i32; 4] {
         let v = &self[i..][..4];
         [v[0], v[1], v[2], v[3]]
+    }
+    #[inline(always)]
+    fn at2(&self, i: usize) -> [i32; 2] {
+        let v = &self[i..][..2];
+        [v[0], v[1]]
     }
 }
 
@@ -272,6 +279,14 @@ impl Int32s for LeI32<'_> {
         core::array::from_fn(|j| {
             i32::from_le_bytes([b[4 * j], b[4 * j + 1], b[4 * j + 2], b[4 * j + 3]])
         })
+    }
+    #[inline(always)]
+    fn at2(&self, i: usize) -> [i32; 2] {
+        let b = &self.0[4 * i..][..8];
+        [
+            i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        ]
     }
 }
 
@@ -321,6 +336,11 @@ impl Int32s for [u32] {
     fn at4(&self, i: usize) -> [i32; 4] {
         let v = &self[i..][..4];
         [v[0] as i32, v[1] as i32, v[2] as i32, v[3] as i32]
+    }
+    #[inline(always)]
+    fn at2(&self, i: usize) -> [i32; 2] {
+        let v = &self[i..][..2];
+        [v[0] as i32, v[1] as i32]
     }
 }
 

@@ -991,12 +991,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         };
         let rq =
             |c: usize| RightRequantizer::new_checked(self.multipliers.at(c), self.shifts.at(c));
-        let acc_of = |c: usize| self.bias.map_or(0, |b| b.at(c));
         let mut c = oc;
         let (pa, pb) = (oa.chunks_exact_mut(2), ob.chunks_exact_mut(2));
         for ((w, o), q) in ws.chunks_exact(2 * k).zip(pa).zip(pb) {
             let (w0, w1) = w.split_at(k);
-            let (c0, c1) = (acc_of(c), acc_of(c + 1));
+            // The pair's biases: one bounds check.
+            let [c0, c1] = self.bias.map_or([0; 2], |b| b.at2(c));
             let [a0, b0, a1, b1] = win.pair_dot2_quads([c0, c0, c1, c1], w0, w1);
             let (r0, r1) = (rq(c), rq(c + 1));
             o[0] = fin(&r0, a0);
