@@ -723,9 +723,7 @@ pub fn fully_connected_rows(
             });
         };
         let mut x = [0i8; SHORT_ROW];
-        for (d, &v) in x.iter_mut().zip(&buf[at.input..in_end]) {
-            *d = v as i8;
-        }
+        short_copy(&mut x, &buf[at.input..in_end]);
         return row(&x[..ad], &mut buf[at.output..out_end]);
     }
     let contract = contract(p);
@@ -743,6 +741,32 @@ pub fn fully_connected_rows(
 
 /// Rows of at most this many bytes are copied through a buffer of this size.
 const SHORT_ROW: usize = 16;
+
+/// Copies `src` (at most [`SHORT_ROW`] bytes; the rest are left) to the start of `x`: a word
+/// at a time, then the last bytes, unrolled (no loop for the compiler to make a `memcpy`
+/// call of: hello_world_int8's rows are 1 and 16 bytes).
+#[inline(always)]
+fn short_copy(x: &mut [i8; SHORT_ROW], src: &[u8]) {
+    const _: () = assert!(SHORT_ROW == 16);
+    let n = src.len().min(SHORT_ROW);
+    let words = n / 4 * 4;
+    for k in [0, 4, 8, 12] {
+        if k < words {
+            if let (Some(d), Some(s)) = (x.get_mut(k..k + 4), src.get(k..k + 4)) {
+                let w = u32::from_le_bytes([s[0], s[1], s[2], s[3]]).to_le_bytes();
+                d.copy_from_slice(&w.map(|b| b as i8));
+            }
+        }
+    }
+    for k in 0..3 {
+        let i = words + k;
+        if i < n {
+            if let (Some(d), Some(&s)) = (x.get_mut(i), src.get(i)) {
+                *d = s as i8;
+            }
+        }
+    }
+}
 
 /// [`fully_connected_rows`]' loop, with a row buffer of `N >= accum_depth` bytes.
 #[inline(always)]
