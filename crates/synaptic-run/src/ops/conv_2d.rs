@@ -653,6 +653,11 @@ pub(crate) fn run_overlapped<K: Lanes>(
 #[inline(always)]
 fn put<O: Int8Out>(o: &mut [O], v: &[i8]) {
     if v.len() <= 8 {
+        if let (Ok(d), Ok(s)) = (<&mut [O; 8]>::try_from(&mut *o), <&[i8; 8]>::try_from(v)) {
+            // Exactly eight: whole, as a block.
+            *d = s.map(O::from_i8);
+            return;
+        }
         for j in 0..8 {
             if let (Some(d), Some(&s)) = (o.get_mut(j), v.get(j)) {
                 *d = O::from_i8(s);
