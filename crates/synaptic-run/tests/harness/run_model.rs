@@ -18,7 +18,9 @@
 //! field of the flatbuffer overwritten in place ([`synaptic_tflite::fields`]: shapes, types,
 //! buffers, quantization, operator inputs and outputs, options, vector lengths) with a value
 //! chosen to break an assumption (0, ±1, a power of two ± 1, the type's bounds, NaN, a
-//! neighbour of the current value).
+//! neighbour of the current value); half the edits of an operator input rewire it to another
+//! tensor of the model (a variable tensor, a kernel's state) or make it absent, half those of
+//! an `is_variable` flag flip it.
 
 #![allow(dead_code)]
 
@@ -311,6 +313,20 @@ pub fn mutate(data: &mut [u8], rng: &mut Rng) -> bool {
     }
     let f = fields[rng.below(fields.len() as u64) as usize];
     let current = f.read(data).unwrap_or(0);
+    // Half the edits of an operator's input rewire it to a tensor of the model (a variable
+    // tensor, another kernel's state, a constant, ...) or make it absent; half those of an
+    // `is_variable` flag flip it.
+    if f.what == "operator.inputs" && rng.below(2) == 0 {
+        let n = synaptic_tflite::Model::new(data)
+            .and_then(|m| m.subgraph(0)?.tensors_len())
+            .unwrap_or(0) as u64;
+        f.write(data, rng.below(n + 1) as i64 - 1);
+        return true;
+    }
+    if f.what == "tensor.is_variable" && rng.below(2) == 0 {
+        f.write(data, i64::from(current == 0));
+        return true;
+    }
     match f.kind {
         Kind::Float => {
             const FLOATS: [f32; 14] = [
