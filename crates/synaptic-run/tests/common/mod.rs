@@ -152,21 +152,7 @@ pub fn tflm_dump(model_path: &Path, runs: &[Vec<u8>], tag: &str) -> Dump {
 /// small models).
 pub fn tflm_dump_many(jobs: &[(PathBuf, Vec<Vec<u8>>)], tag: &str) -> Vec<Dump> {
     let dir = scratch(tag);
-    let mut manifest = String::new();
-    for (j, (model, runs)) in jobs.iter().enumerate() {
-        manifest.push_str(&format!(
-            "{}\t{}",
-            model.display(),
-            dir.join(format!("out{j}.bin")).display()
-        ));
-        for (k, r) in runs.iter().enumerate() {
-            let p = dir.join(format!("run{j}_{k}.raw"));
-            std::fs::write(&p, r).unwrap();
-            manifest.push_str(&format!("\t{}", p.display()));
-        }
-        manifest.push('\n');
-    }
-    std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
+    write_manifest(&dir, jobs, 0);
     let status = Command::new(python())
         .arg(oracle_script())
         .arg("batch")
@@ -185,6 +171,23 @@ pub fn tflm_dump_many(jobs: &[(PathBuf, Vec<Vec<u8>>)], tag: &str) -> Vec<Dump> 
         .collect();
     std::fs::remove_dir_all(&dir).ok();
     dumps
+}
+
+/// Writes `dir/manifest.tsv` for the oracle's batch modes: jobs `from..` (model, `dir/out<j>.bin`,
+/// each run's input written to `dir/run<j>_<k>.raw`).
+fn write_manifest(dir: &Path, jobs: &[(PathBuf, Vec<Vec<u8>>)], from: usize) {
+    let mut manifest = String::new();
+    for (j, (model, runs)) in jobs.iter().enumerate().skip(from) {
+        let out = dir.join(format!("out{j}.bin"));
+        manifest.push_str(&format!("{}\t{}", model.display(), out.display()));
+        for (k, r) in runs.iter().enumerate() {
+            let p = dir.join(format!("run{j}_{k}.raw"));
+            std::fs::write(&p, r).unwrap();
+            manifest.push_str(&format!("\t{}", p.display()));
+        }
+        manifest.push('\n');
+    }
+    std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
 }
 
 fn parse_dump(bytes: &[u8], n: usize, runs: usize) -> Dump {
@@ -457,17 +460,7 @@ pub fn tflm_dump_tolerant(
     let mut results: Vec<Option<Result<Dump, String>>> = vec![None; jobs.len()];
     let mut from = 0;
     while from < jobs.len() {
-        let mut manifest = String::new();
-        for (j, (model, runs)) in jobs.iter().enumerate().skip(from) {
-            manifest.push_str(&format!("{}\t{}", model.display(), out(j).display()));
-            for (k, r) in runs.iter().enumerate() {
-                let p = dir.join(format!("run{j}_{k}.raw"));
-                std::fs::write(&p, r).unwrap();
-                manifest.push_str(&format!("\t{}", p.display()));
-            }
-            manifest.push('\n');
-        }
-        std::fs::write(dir.join("manifest.tsv"), manifest).unwrap();
+        write_manifest(&dir, jobs, from);
         let mut child = Command::new(python())
             .arg(oracle_script())
             .arg("batch-tolerant")
