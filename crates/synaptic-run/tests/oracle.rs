@@ -132,7 +132,12 @@ fn keyword_pipeline() {
 }
 
 fn real_inputs_classified(m: &SharedModel, dump: &common::Dump) {
-    let first = m.seeds as usize;
+    // The real inputs' runs follow the found and the regular seeds.
+    let found = match m.real {
+        common::golden::Real::Found(seeds) => seeds.len(),
+        _ => 0,
+    };
+    let first = found + m.seeds as usize;
     match m.name {
         "micro_speech_quantized" => {
             // Output tensor 9: [silence, unknown, yes, no]; the real runs are yes, no,

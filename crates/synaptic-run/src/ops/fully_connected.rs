@@ -5,10 +5,10 @@
 //! `FullyConnectedPerChannel` (TFLM supports per-channel FC since 2023: chosen when the filter
 //! has more than one scale), prepared as `micro/kernels/fully_connected_common.cc` does.
 //!
-//! The per-tensor multiplier is TFLM's `GetQuantizedConvolutionMultipler`:
-//! `double(float(input_scale * filter_scale)) / double(output_scale)` — the product of the two
-//! scales is rounded to `float` first. LiteRT computes it in `double`, which is why its
-//! reference kernels differ from TFLM's by 1 LSB on some outputs; this crate follows TFLM.
+//! The per-tensor multiplier is `GetQuantizedConvolutionMultipler`'s as the oracle wheel
+//! computes it: `double(input_scale) * double(filter_scale) / double(output_scale)`, the
+//! product in double (the TFLM source at the anchors' commit rounds it to float first; the two
+//! differ by 1 LSB on rare outputs: docs/runtime.md, "Scale products in double").
 //!
 //! Without a filter offset the input offset and the bias fold into one constant per output
 //! channel (the program's constants, `Constants::FullyConnected`), so the inner loop is a plain
@@ -173,11 +173,11 @@ impl FullyConnectedParams {
             )
         } else {
             KernelError::check_len(OP, Operand::Shifts, 1, shifts.len())?;
-            // `double(input_scale * filter_scale) / double(output_scale)`, the product in
-            // `float` (TFLM's `GetQuantizedConvolutionMultipler`), in integers.
-            let product = input_scale * *filter_scales.first().ok_or(short)?;
+            // `double(input_scale) * double(filter_scale) / double(output_scale)` (the oracle
+            // wheel's `GetQuantizedConvolutionMultipler`), in integers.
+            let filter_scale = *filter_scales.first().ok_or(short)?;
             let (m, s) =
-                crate::math::ratio_requantization_multiplier(OP, product, 1.0, output_scale)?;
+                crate::math::channel_multiplier(OP, input_scale, filter_scale, output_scale)?;
             multipliers[0] = m;
             shifts[0] = s;
             Ok(())

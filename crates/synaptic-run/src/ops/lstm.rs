@@ -815,15 +815,17 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     zp(&out)?;
     let mult = |real: f64| requantization_multiplier(OP, real).map_err(|e| cx.err(e));
     // The gates' products into Q3.12 (`PrepareGateParametersInteger`): the input's with the
-    // input's scale, the recurrent ones with the hidden state's, as TFLM's
-    // `GetQuantizedConvolutionMultipler` (the product in float, widened).
+    // input's scale, the recurrent ones with the hidden state's, as the oracle wheel's
+    // `GetQuantizedConvolutionMultipler` computes them: `double(s) * double(w) / 2^-12`
+    // (docs/runtime.md, "Scale products in double").
     const GATE_SCALE: f32 = 1.0 / 4096.0;
     let mut fc_multiplier = [0i32; 8];
     let mut fc_shift = [0i32; 8];
     for (j, w) in weights.iter().enumerate() {
         let s = if j < 4 { x.q.scale } else { h.q.scale };
-        let real = f64::from(s * w.q.scale) / f64::from(GATE_SCALE);
-        (fc_multiplier[j], fc_shift[j]) = mult(real)?;
+        (fc_multiplier[j], fc_shift[j]) =
+            crate::math::ratio_requantization_multiplier(OP, s, w.q.scale, GATE_SCALE)
+                .map_err(|e| cx.err(e))?;
     }
     // The element-wise products (`CreateInterGateMulParams`: in double).
     const Q15: f64 = 1.0 / 32768.0;

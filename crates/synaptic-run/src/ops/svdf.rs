@@ -18,7 +18,7 @@ use synaptic_tflite::{code, TensorType};
 
 use super::{Kernel, Operands, Prep, Prepared};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::math::{multiply_by_quantized_multiplier, requantization_multiplier};
+use crate::math::{multiply_by_quantized_multiplier, ratio_requantization_multiplier};
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::SVDF];
@@ -290,14 +290,17 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     shape(bias.rank == 1 && bias.dims[0] == units)?;
     shape(dims2(&state) == memory.checked_mul(filters).map(|m| (batches, m)))?;
     shape(dims2(&out) == Some((batches, units)))?;
-    // The scales in float, widened to double (TFLM's order of operations).
-    let s1 = f64::from(x.q.scale * feature.q.scale / state.q.scale);
-    let s2 = f64::from(state.q.scale * time.q.scale / out.q.scale);
-    if (f64::from(bias.q.scale) - f64::from(state.q.scale * time.q.scale)).abs() >= 1e-5 {
+    // The scales in double, each float widened first (the oracle wheel's `PrepareSvdf`; the
+    // source at the anchors' commit rounds the products to float: see docs/runtime.md,
+    // "Scale products in double"). A NaN difference is refused as TFLM's compare does.
+    let state_time = f64::from(state.q.scale) * f64::from(time.q.scale);
+    let diff = (f64::from(bias.q.scale) - state_time).abs();
+    if diff.is_nan() || diff >= 1e-5 {
         return Err(cx.unsupported(Unsupported::BiasScale));
     }
-    let (multiplier_1, shift_1) = requantization_multiplier(OP, s1).map_err(|e| cx.err(e))?;
-    let (multiplier_2, shift_2) = requantization_multiplier(OP, s2).map_err(|e| cx.err(e))?;
+    let ratio = |a, b, c| ratio_requantization_multiplier(OP, a, b, c).map_err(|e| cx.err(e));
+    let (multiplier_1, shift_1) = ratio(x.q.scale, feature.q.scale, state.q.scale)?;
+    let (multiplier_2, shift_2) = ratio(state.q.scale, time.q.scale, out.q.scale)?;
     let p = SvdfParams {
         batches,
         input_size,

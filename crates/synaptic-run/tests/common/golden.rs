@@ -46,6 +46,9 @@ pub enum Real {
     /// The four WAVs of `../shared/inputs` turned into features by TFLM running
     /// `audio_preprocessor_int8.tflite` (Python: the feature bytes are stored in the file).
     SpeechWavs,
+    /// Seeded runs that once found a difference from TFLM, run first (from the zero state of
+    /// a streaming model), before the regular seeds: `Rng::new(seed)` for each.
+    Found(&'static [u64]),
 }
 
 /// A shared model (`../shared/models/<name>.tflite`) with a golden file.
@@ -71,7 +74,9 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     shared_model("kws_ref_model", 4, Real::None),
     shared_model("person_detect", 4, Real::PersonBmps),
     shared_model("pretrainedResnet_quant", 4, Real::None),
-    shared_model("ad01_int8", 4, Real::None),
+    // ad01_int8 first runs an input on which a per-tensor FULLY_CONNECTED was 1 LSB off TFLM's
+    // (the scale product rounded to float: docs/runtime.md, "Scale products in double").
+    shared_model("ad01_int8", 4, Real::Found(&[1039])),
     shared_model("simple_add_model", 4, Real::None),
     shared_model("hello_world_float", 16, Real::None),
     shared_model("ad01_fp32", 4, Real::None),
@@ -80,8 +85,10 @@ pub const SHARED_MODELS: &[SharedModel] = &[
     // state (SVDF memories) carried from one to the next, compared after each.
     shared_model("keyword_scrambled", 30, Real::None),
     shared_model("keyword_scrambled_8bit", 30, Real::None),
-    // LSTMs: hidden and cell state carried the same way.
-    shared_model("trained_lstm_int8", 30, Real::None),
+    // LSTMs: hidden and cell state carried the same way. trained_lstm_int8 first runs the two
+    // inputs on which its cell state was 1 LSB off TFLM's (the gates' scale products rounded
+    // to float: docs/runtime.md, "Scale products in double").
+    shared_model("trained_lstm_int8", 30, Real::Found(&[23550, 23551])),
     shared_model("micro_speech_lstm", 30, Real::None),
     shared_model("dtln_noise_suppression", 30, Real::None),
     shared_model("trained_lstm", 30, Real::None),
@@ -234,9 +241,14 @@ impl Source {
 /// The sources of a shared model's runs: the seeds, then the real inputs (the WAVs' features
 /// through TFLM's preprocessor: Python, the oracle step only).
 pub fn live_sources(m: &SharedModel) -> Vec<Source> {
-    let mut v: Vec<Source> = (0..m.seeds).map(|s| Source::Seed(SEED_BASE + s)).collect();
+    let found = match m.real {
+        Real::Found(seeds) => seeds,
+        _ => &[],
+    };
+    let mut v: Vec<Source> = found.iter().map(|&s| Source::Seed(s)).collect();
+    v.extend((0..m.seeds).map(|s| Source::Seed(SEED_BASE + s)));
     match m.real {
-        Real::None => {}
+        Real::None | Real::Found(_) => {}
         Real::PersonBmps => {
             v.extend(["person.bmp", "no_person.bmp"].map(|f| Source::Bmp(f.to_string())))
         }
