@@ -1039,6 +1039,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             bias: [0; LANES],
             fast: [RightRequantizer::new_checked(0, -1); LANES],
         };
+        // Each window row's first inside pixel in the input ([`Channels::segment`]).
+        let mut at = [usize::MAX; ROW_TAPS];
         for b in ordered(batches, dir) {
             for oy in ordered(out_h, dir) {
                 for part in ordered(out_w.div_ceil(seg), dir) {
@@ -1048,12 +1050,15 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                         return;
                     };
                     let ncols = (n - 1) * p.stride_w + f_w;
+                    let Some(cols) = cols.get_mut(..ncols * f_h) else {
+                        return;
+                    };
+                    // The segment's window rows and padding, once for all of its groups.
+                    let x = io.input();
+                    let seg_rows = self.segment(x.len(), b * pixel, (oy, ox0), cols, &mut at);
                     for g in 0..c / LANES {
                         self.group(g, &mut grp);
-                        let Some(cols) = cols.get_mut(..ncols * f_h) else {
-                            return;
-                        };
-                        self.gather(io.input(), b * pixel, (oy, ox0), g, cols);
+                        self.gather(x, &at, seg_rows, g, cols);
                         if p.act_min == -128 && p.act_max == 127 {
                             self.pixels::<true>(&grp, cols, pair, g, o);
                         } else {
@@ -1128,69 +1133,90 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         }
     }
 
-    /// Gathers the window columns of group `g` from the one of output pixel `ox0` of row
-    /// `oy` (batch input at `x[x_b]`), as many as `cols` holds: the word of the group's four
-    /// channels (with a multiplier of four or more, its one input channel's byte in every
-    /// lane) at window row `fy` of column `j` at `cols[j · f_h + fy]`, the input's zero
-    /// point in each byte where the tap is outside the input.
+    /// The window columns of the segment from output pixel `ox0` of row `oy` (batch input at
+    /// `x[x_b..]`, `x_len` elements) that are the same for every group: the input's zero
+    /// point in each byte of every word whose tap is outside the input (the columns left of
+    /// and right of it, and every column of a window row outside it), written here once; in
+    /// `at[fy]` the element of window row `fy`'s first inside pixel (`usize::MAX`: the row is
+    /// outside the input, or short). Returns the columns `(left, inside)`: the inside ones
+    /// are the groups' own ([`Channels::gather`]). The word of window row `fy` of column `j`
+    /// is `cols[j · f_h + fy]`.
     #[inline(always)]
-    fn gather<X: Int8>(
+    fn segment(
         &self,
-        x: &[X],
+        x_len: usize,
         x_b: usize,
         (oy, ox0): (usize, usize),
-        g: usize,
         cols: &mut [u32],
-    ) {
+        at: &mut [usize; ROW_TAPS],
+    ) -> (usize, usize) {
         let p = self.p;
         let [_, in_h, in_w, c] = p.input_shape;
-        let f_h = p.filter_shape[1];
+        let f_h = p.filter_shape[1].clamp(1, ROW_TAPS);
         let pad = u32::from(p.input_offset.wrapping_neg() as u8) * 0x0101_0101;
-        let ncols = cols.len() / f_h.max(1);
+        let ncols = cols.len() / f_h;
         // Columns [0, left) and [left + inside, ncols) are outside the input. Within i32
         // (`compute_padding`'s bound on the window's extent).
         let ix0 = (ox0 * p.stride_w) as isize - p.pad_w as isize;
         let left = (-ix0).clamp(0, ncols as isize) as usize;
         let inside = (in_w as isize - ix0).clamp(left as isize, ncols as isize) as usize - left;
-        let (outer, rest) = cols.split_at_mut(left * f_h);
-        let (mid, right) = rest.split_at_mut(inside * f_h);
-        // Multiplier 1: the group's four input channels, one word; a multiplier of four or
-        // more: its one input channel, the byte in every lane.
-        let dm = p.depth_multiplier;
-        let word_at = g * LANES..g * LANES + LANES;
-        let ic = g * LANES / dm.max(1);
-        if (dm == 1 && word_at.end > c) || ic >= c {
-            return;
+        for (fy, a) in at.iter_mut().enumerate().take(f_h) {
+            let iy = (oy * p.stride_h + fy * p.dilation_h) as isize - p.pad_h as isize;
+            let first = x_b + (iy.max(0) as usize * in_w + (ix0 + left as isize) as usize) * c;
+            let whole = first
+                .checked_add(inside * c)
+                .is_some_and(|end| end <= x_len);
+            *a = if iy >= 0 && (iy as usize) < in_h && whole && inside > 0 {
+                first
+            } else {
+                usize::MAX
+            };
         }
-        for fy in 0..f_h {
-            for col in outer
-                .chunks_exact_mut(f_h)
-                .chain(right.chunks_exact_mut(f_h))
-            {
-                if let Some(w) = col.get_mut(fy) {
+        for (j, col) in cols.chunks_exact_mut(f_h).enumerate() {
+            let outside = j < left || j >= left + inside;
+            for (w, &a) in col.iter_mut().zip(at.iter()) {
+                if outside || a == usize::MAX {
                     *w = pad;
                 }
             }
-            let iy = (oy * p.stride_h + fy * p.dilation_h) as isize - p.pad_h as isize;
-            // The row's inside pixels, whole; each column's word from one.
-            let first = x_b + (iy.max(0) as usize * in_w + (ix0 + left as isize) as usize) * c;
-            let pixels = match iy >= 0 && (iy as usize) < in_h {
-                true => x.get(first..first + inside * c).unwrap_or(&[]),
-                false => &[],
-            };
-            if pixels.is_empty() {
-                for col in mid.chunks_exact_mut(f_h) {
-                    if let Some(w) = col.get_mut(fy) {
-                        *w = pad;
-                    }
-                }
+        }
+        (left, inside)
+    }
+
+    /// Gathers group `g`'s words of the segment's inside columns ([`Channels::segment`] wrote
+    /// the rest and `at`): the word of the group's four channels (with a multiplier of four or
+    /// more, its one input channel's byte in every lane) of window row `fy` at column `j` at
+    /// `cols[j · f_h + fy]`.
+    #[inline(always)]
+    fn gather<X: Int8>(
+        &self,
+        x: &[X],
+        at: &[usize; ROW_TAPS],
+        (left, inside): (usize, usize),
+        g: usize,
+        cols: &mut [u32],
+    ) {
+        let p = self.p;
+        let c = p.input_shape[3];
+        let f_h = p.filter_shape[1].clamp(1, ROW_TAPS);
+        // Multiplier 1: the group's four input channels, one word; a multiplier of four or
+        // more: its one input channel, the byte in every lane.
+        let dm = p.depth_multiplier;
+        let (word_at, ic) = (g * LANES, g * LANES / dm.max(1));
+        if (dm == 1 && word_at + LANES > c) || ic >= c {
+            return;
+        }
+        let mid = cols.get_mut(left * f_h..).unwrap_or(&mut []);
+        for (fy, &a) in at.iter().enumerate().take(f_h) {
+            let Some(row) = x.get(a..).and_then(|r| r.get(..inside * c)) else {
                 continue;
-            }
-            let columns = pixels.chunks_exact(c).zip(mid.chunks_exact_mut(f_h));
+            };
+            let columns = row.chunks_exact(c).zip(mid.chunks_exact_mut(f_h));
             if dm == 1 {
                 for (px, col) in columns {
-                    if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(word_at.clone())) {
-                        *w = <&[X; LANES]>::try_from(v).map_or(pad, super::common::word);
+                    let v = px.get(word_at..).and_then(|v| v.first_chunk::<LANES>());
+                    if let (Some(w), Some(v)) = (col.get_mut(fy), v) {
+                        *w = super::common::word(v);
                     }
                 }
             } else {
