@@ -190,7 +190,7 @@ fn program_store<'m, 'a, O: OpSet>(
 
 /// The program compiled into the persistent region, in one preparation pass (the region then
 /// ends right after its last word).
-#[inline(never)]
+#[inline(always)]
 fn compile_store<'m, 'a, O: OpSet>(
     model: &'m [u8],
     g: &Graph<'m>,

@@ -151,14 +151,8 @@ impl Elementwise for AddParams {
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    if super::binary::is_i32(cx) {
-        // TFLM's int32 ADD clamps to the full range whatever the fused activation.
-        let bc = super::binary::prepare_i32(cx)?;
-        return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
-    }
-    if super::binary::is_float(cx) {
-        let (range, broadcast) = super::binary::prepare_f32(cx)?;
-        return Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range });
+    if super::binary::is_i32(cx) || super::binary::is_float(cx) {
+        return prepare_wide(cx);
     }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
     // Read where it was returned (not moved out).
@@ -166,6 +160,20 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         Ok(p) => Prepared::of::<Add>(cx, *p),
         Err(e) => Err(cx.err(*e)),
     }
+}
+
+/// ADD of int32 or float32 tensors, in a frame of its own: their parameters are not on the
+/// stack under the int8 kernel's (the load's deepest chain).
+#[cold]
+#[inline(never)]
+fn prepare_wide<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if super::binary::is_i32(cx) {
+        // TFLM's int32 ADD clamps to the full range whatever the fused activation.
+        let bc = super::binary::prepare_i32(cx)?;
+        return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
+    }
+    let (range, broadcast) = super::binary::prepare_f32(cx)?;
+    Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range })
 }
 
 /// The ADD kernel, int8.

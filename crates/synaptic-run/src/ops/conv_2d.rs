@@ -123,6 +123,7 @@ pub(crate) fn spatial(
 impl ConvParams {
     /// Prepares a CONV_2D: int8 input/output quantizations, shapes `[n,h,w,c]`,
     /// filter `[out_c, kh, kw, in_c / groups]`.
+    #[inline(always)]
     pub fn conv2d(
         opts: &ConvOptions,
         input_shape: &[usize],
@@ -1844,6 +1845,7 @@ pub fn contract(p: &ConvParams, depthwise: bool) -> Contract {
 
 /// The options and shapes of a CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`, checked: their
 /// parameters with input and output quantizations `xq`, `oq`.
+#[inline(always)]
 fn conv_params(
     cx: &Prep<'_, '_>,
     depthwise: bool,

@@ -44,6 +44,7 @@ pub struct DepthwiseOptions {
 
 impl ConvParams {
     /// Prepares a DEPTHWISE_CONV_2D: filter `[1, kh, kw, in_c * depth_multiplier]`.
+    #[inline(always)]
     pub fn depthwise(
         opts: &DepthwiseOptions,
         input_shape: &[usize],

@@ -239,10 +239,12 @@ pub fn contract_f32(p: &PoolParams) -> Contract {
 /// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, int8.
 pub(crate) fn prepare(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
     cx.inputs(1, 1)?;
-    let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x, Operand::Input(0))?;
-    cx.int8_activation(&out, Operand::Output)?;
-    cx.quantized(&[&x, &out])?;
+    // Borrowed (the operator's tensors are read before its prepare): no 64-byte copies on
+    // the load's deepest stack.
+    let (x, out) = (cx.input_ref(0)?, cx.output_ref()?);
+    cx.int8_activation(x, Operand::Input(0))?;
+    cx.int8_activation(out, Operand::Output)?;
+    cx.quantized(&[x, out])?;
     let (po, _) = options(cx)?;
     PoolParams::new(cx.name(), &po, x.shape(), out.shape(), x.q, out.q).map_err(|e| cx.err(e))
 }
