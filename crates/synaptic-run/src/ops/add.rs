@@ -151,8 +151,9 @@ impl Elementwise for AddParams {
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    if super::binary::is_i32(cx) || super::binary::is_float(cx) {
-        return prepare_wide(cx);
+    let i32 = super::binary::is_i32(cx);
+    if i32 || super::binary::is_float(cx) {
+        return prepare_wide(cx, i32);
     }
     let (ac, a, b, out) = super::binary::prepare(cx)?;
     // Read where it was returned (not moved out).
@@ -162,12 +163,12 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
 }
 
-/// ADD of int32 or float32 tensors, in a frame of its own: their parameters are not on the
-/// stack under the int8 kernel's (the load's deepest chain).
+/// ADD of int32 (`i32`) or float32 tensors, in a frame of its own: their parameters are not
+/// on the stack under the int8 kernel's (the load's deepest chain).
 #[cold]
 #[inline(never)]
-fn prepare_wide<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    if super::binary::is_i32(cx) {
+fn prepare_wide<'m>(cx: &Prep<'_, 'm>, i32: bool) -> Result<Prepared<'m>, LoadError> {
+    if i32 {
         // TFLM's int32 ADD clamps to the full range whatever the fused activation.
         let bc = super::binary::prepare_i32(cx)?;
         return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
