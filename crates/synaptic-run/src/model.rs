@@ -290,7 +290,10 @@ impl<'b> TensorWindow<'b> {
 
 /// The core allocation of an activation of `t` ([`core_request_of`]), if it holds exactly
 /// its bytes.
-pub(crate) fn core_request(t: &TInfo<'_>) -> Option<([u32; 4], usize, DType)> {
+/// A core allocation: shape (1–4 dimensions, the rest 1), dimensions, type.
+pub(crate) type CoreRequest = ([u32; 4], usize, DType);
+
+pub(crate) fn core_request(t: &TInfo<'_>) -> Option<CoreRequest> {
     let (out, n, dtype) = core_request_of(t.shape(), t.ty)?;
     let (_, bytes) = synaptic_mem::shape_bytes(&out[..n], dtype).ok()?;
     (bytes as usize == t.bytes).then_some((out, n, dtype))

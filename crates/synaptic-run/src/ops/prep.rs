@@ -14,7 +14,7 @@ use crate::format::codec::Words;
 use crate::format::Isa;
 use crate::math::{Activation, Padding};
 
-use crate::model::{tinfo_known, ConstantBits, OpView, TInfo};
+use crate::model::{core_request, tinfo_known, ConstantBits, CoreRequest, OpView, TInfo};
 
 /// Most parameter words of any kernel (ADD's int8 form takes 34; a test holds every kernel
 /// to it). A [`Prepared`] carries this many on the stack of a load.
@@ -78,7 +78,7 @@ impl<'m> Seen<'m> {
     }
 
     /// Tensor `t`, if it is here.
-    fn get(&self, t: usize) -> Option<&TInfo<'m>> {
+    pub(crate) fn get(&self, t: usize) -> Option<&TInfo<'m>> {
         self.infos[self.entry(t)?].as_ref()
     }
 
@@ -309,6 +309,17 @@ impl<'a, 'm> Prep<'a, 'm> {
             return Ok((i.data, i.bytes));
         }
         self.info(t).map(|i| (i.data, i.bytes))
+    }
+
+    /// Tensor `t`'s core allocation as an activation ([`core_request`]: `None`, one the
+    /// arena cannot hold), read as [`Prep::info`] reads it: its plan slot's words. Not
+    /// inlined: a tensor read is not in its caller's frame.
+    #[inline(never)]
+    pub(crate) fn core_request(&self, t: usize) -> Result<Option<CoreRequest>, LoadError> {
+        if let Some(i) = self.seen.get(t) {
+            return Ok(core_request(i));
+        }
+        self.info(t).map(|i| core_request(&i))
     }
 
     /// [`Prep::operand`] borrowed from [`Prep::seen`], where [`Seen::read_operands`] put it:

@@ -15,7 +15,7 @@ use crate::format::{
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
-    core_request, large_windows, op_code, op_view, tensor_shape, tinfo, Graph, TensorWindow,
+    core_request, large_windows, op_code, op_view, tinfo, CoreRequest, Graph, TensorWindow,
     KNOWN_TENSORS, WINDOW_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
@@ -74,6 +74,9 @@ struct Emit<'o> {
     what: &'static str,
     op: usize,
     name: &'static str,
+    /// Slot table entries whose shape words were produced ([`fill_slot`]): each slot's, once,
+    /// by the end.
+    slots_filled: usize,
 }
 
 impl Emit<'_> {
@@ -229,6 +232,7 @@ pub(crate) fn compile_in<O: OpSet>(
         what: "header",
         op: usize::MAX,
         name: "",
+        slots_filled: 0,
     };
     run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
     if e.pos > got {
@@ -288,6 +292,7 @@ pub(crate) fn compiled_len_in<O: OpSet>(
         what: "header",
         op: usize::MAX,
         name: "",
+        slots_filled: 0,
     };
     run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
     Ok(e.pos)
@@ -358,6 +363,7 @@ pub(crate) fn verify_in<O: OpSet>(
         what: "header",
         op: usize::MAX,
         name: "",
+        slots_filled: 0,
     };
     run::<O>(model, fp, g, placement, isa, &mut e)
 }
@@ -427,6 +433,61 @@ fn loc_of(
         })
 }
 
+/// The error of an activation the arena cannot hold ([`core_request`] is `None`).
+fn cannot_hold() -> LoadError {
+    LoadError::Unsupported {
+        what: "an activation of a type or shape the arena cannot hold",
+    }
+}
+
+/// An activation's core allocation ([`core_request`]), refused if the arena cannot hold it.
+fn slot_request(request: Option<CoreRequest>) -> Result<CoreRequest, LoadError> {
+    request.ok_or_else(cannot_hold)
+}
+
+/// Graph input `t`'s core allocation ([`core_request`]), from [`Seen`] where the header put
+/// it, else read again (more inputs than it keeps). Not inlined: a tensor read is not in the
+/// header's frame.
+#[inline(never)]
+fn input_request(
+    g: &Graph<'_>,
+    seen: &Seen<'_>,
+    t: usize,
+) -> Result<Option<CoreRequest>, LoadError> {
+    Ok(match seen.get(t) {
+        Some(i) => core_request(i),
+        None => core_request(&tinfo(&g.model, &g.sg, t)?),
+    })
+}
+
+/// Slot `k`'s shape and type words (reserved by [`slots_of`]) from its tensor's core
+/// allocation, produced once for each slot: by the header for a graph input, by its
+/// writer's record for any other ([`run_checked`] counts them). Not inlined: one copy, and
+/// not in the frame of a record.
+#[inline(never)]
+fn fill_slot(
+    e: &mut Emit<'_>,
+    k: usize,
+    (shape, ndim, dtype): CoreRequest,
+) -> Result<(), LoadError> {
+    let at = HEADER_WORDS + k * SLOT_WORDS + 1;
+    let r = (shape.into_iter().chain([ndim as u32 | (dtype as u32) << 8]))
+        .enumerate()
+        .try_for_each(|(j, w)| e.set(at + j, w, "slot table"));
+    // A slot table word differs: named as the table's (no operator), wherever it was found.
+    r.map_err(|err| match err {
+        LoadError::Program { what, word, .. } => LoadError::Program {
+            what,
+            op: usize::MAX,
+            name: "",
+            word,
+        },
+        err => err,
+    })?;
+    e.slots_filled += 1;
+    Ok(())
+}
+
 fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
     let w = l.words().ok_or(LoadError::Unsupported {
         what: "a value over 32 bits in the program",
@@ -478,6 +539,11 @@ fn run_checked<'m, O: OpSet>(
     }
     e.op = usize::MAX;
     e.name = "";
+    if !matches!(e.mode, Mode::Count) && e.slots_filled != n_slots {
+        return Err(LoadError::Unsupported {
+            what: "a planned activation neither a graph input nor written by an operator",
+        });
+    }
     if let Mode::Check(given) = &e.mode {
         if given.len() != e.pos {
             return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
@@ -518,13 +584,16 @@ fn header<'m>(
     // are read whole and stay for the records (the first operator's input); the outputs by
     // their type and shape only: each is an operator's output (or a graph input), read whole
     // by that operator's record, and would be forgotten before the last records anyway.
-    let mut io = [(0usize, false); MAX_IO];
+    // Bit `k`: I/O tensor `k` is one the arena can hold ([`core_request`]).
+    let (mut io, mut holds) = ([(0usize, false); MAX_IO], 0u8);
     e.push_usize(g.io_infos(0, g.n_inputs, true, |k, i| {
         io[k] = (i.bytes, !i.data.is_empty());
+        holds |= u8::from(core_request(i).is_some()) << k;
         seen.put(*i);
     })?)?;
     e.push_usize(g.io_infos(g.n_inputs, n_io, false, |k, i| {
         io[k] = (i.bytes, g.constants.get(i.index) == Some(true));
+        holds |= u8::from(core_request(i).is_some()) << k;
     })?)?;
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
@@ -532,22 +601,50 @@ fn header<'m>(
     let n_slots = slot_table(g, placement, &written, e)?;
     e.patch(slots_at, n_slots)?;
 
-    // I/O table.
+    io_table(g, placement, e, n_slots, seen, &io[..n_io], holds)?;
+    debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
+    e.patch(ops_at, e.pos)?;
+    Ok((words_at, n_slots))
+}
+
+/// The program's I/O table: each I/O tensor's location and bytes (`io`, as the header read
+/// them; bit `k` of `holds`: I/O tensor `k` is one the arena can hold), and the slot words of
+/// the graph inputs. Not inlined: its locals are not in the header's frame.
+#[inline(never)]
+fn io_table(
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    e: &mut Emit<'_>,
+    n_slots: usize,
+    seen: &Seen<'_>,
+    io: &[(usize, bool)],
+    holds: u8,
+) -> Result<(), LoadError> {
     e.what = "I/O table";
-    for (k, &(bytes, constant)) in io.iter().enumerate().take(n_io) {
+    for (k, &(bytes, constant)) in io.iter().enumerate() {
         let t = usize::from(g.io_tensor[k]);
         let l = if constant {
             Loc::Absent
         } else {
-            loc_of(g, placement, e, n_slots, t, &[], bytes)?
+            if holds & 1 << k == 0 {
+                return Err(cannot_hold());
+            }
+            let l = loc_of(g, placement, e, n_slots, t, &[], bytes)?;
+            // A graph input's slot (named once): its words here, from the input as read
+            // above (still kept, unless there are more inputs than [`Seen`] keeps); any other
+            // slot's in the record of the operator that writes it.
+            if let Loc::Slot(s) = l {
+                if k < g.n_inputs && !g.io_tensor[..k].contains(&g.io_tensor[k]) {
+                    fill_slot(e, s, slot_request(input_request(g, seen, t)?)?)?;
+                }
+            }
+            l
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
         e.push_usize(bytes)?;
     }
-    debug_assert_eq!(e.pos, HEADER_WORDS + n_slots * SLOT_WORDS + n_io * IO_WORDS);
-    e.patch(ops_at, e.pos)?;
-    Ok((words_at, n_slots))
+    Ok(())
 }
 
 /// The error of a model with an operator not implemented (a custom one, or one with no
@@ -673,10 +770,6 @@ fn slots_of(
         if g.is_constant(t)? {
             continue;
         }
-        let tt = g.sg.tensor(t)?;
-        // Its type and shape (the slot's words): an operand of an operator, it is read
-        // whole by that operator's record; a graph I/O tensor by the header's sizes.
-        let info = tensor_shape(tt, t)?;
         // A variable tensor is state (its own persistent tensor), not a plan slot.
         if g.state_index(t).is_some() {
             if io_k.is_some() {
@@ -686,17 +779,16 @@ fn slots_of(
             }
             continue;
         }
-        let (shape, ndim, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
-            what: "an activation of a type or shape the arena cannot hold",
-        })?;
         if io_k.is_some() && placement == IoPlacement::Shared {
             continue;
         }
+        // The slot's shape words are produced where its tensor is read whole
+        // ([`fill_slot`]): by the header (a graph input) or by the record of the operator
+        // that writes it (every other slot: the data-flow check found each written once).
         e.push_usize(t)?;
-        for d in shape {
-            e.push(d)?;
+        for _ in 1..SLOT_WORDS {
+            e.later();
         }
-        e.push(ndim as u32 | (dtype as u32) << 8)?;
         n_slots += 1;
     }
     Ok(n_slots)
@@ -740,8 +832,20 @@ fn op_record<'m, O: OpSet>(
     record_words(g, placement, e, n_slots, &cx, prep)
 }
 
-/// The words of operator record `cx` once prepared (`prep`). Not inlined: its locals are not
-/// on the stack under the kernel's `prepare`.
+/// Slot `k`'s words ([`fill_slot`]) from operator `cx`'s output `t`: found in [`Seen`],
+/// where the operator's first output was read, else read again ([`Prep::core_request`]). Not
+/// inlined: neither the request nor a tensor read is in the record's frame.
+#[inline(never)]
+fn fill_output(e: &mut Emit<'_>, k: usize, cx: &Prep<'_, '_>, t: usize) -> Result<(), LoadError> {
+    let request = match cx.seen.get(t) {
+        Some(i) => core_request(i),
+        None => cx.core_request(t)?,
+    };
+    fill_slot(e, k, slot_request(request)?)
+}
+
+/// The words of operator record `cx` once prepared (`prep`), and the slot words of its planned
+/// outputs. Not inlined: its locals are not on the stack under the kernel's `prepare`.
 #[inline(never)]
 fn record_words<'m>(
     g: &Graph<'m>,
@@ -779,10 +883,14 @@ fn record_words<'m>(
     e.push_usize(v.output)?;
     let (out_data, out_bytes) = cx.data_of(v.output)?;
     let out_loc = loc_of(g, placement, e, n_slots, v.output, out_data, out_bytes)?;
-    if matches!(out_loc, Loc::State(_)) {
-        return Err(LoadError::Unsupported {
-            what: "an operator output that is a variable tensor",
-        });
+    match out_loc {
+        Loc::State(_) => {
+            return Err(LoadError::Unsupported {
+                what: "an operator output that is a variable tensor",
+            })
+        }
+        Loc::Slot(s) => fill_output(e, s, cx, v.output)?,
+        _ => {}
     }
     push_loc(e, out_loc)?;
     e.push_usize(n)?;
@@ -835,7 +943,7 @@ fn record_words<'m>(
         let (data, bytes) = cx.data_of(t)?;
         let l = loc_of(g, placement, e, n_slots, t, data, bytes)?;
         match l {
-            Loc::Slot(_) => {}
+            Loc::Slot(s) => fill_output(e, s, cx, t)?,
             Loc::State(_) if own_state == Some(t) => {}
             _ => {
                 return Err(LoadError::Unsupported {
