@@ -236,9 +236,7 @@ fn check_plan<O: OpSet>(
     overlaps: &[OverlapPair],
 ) -> Result<usize, LoadError> {
     let prog = program_of(store)?;
-    let scratch = check_slots::<O>(&prog, plan)?;
-    check_overlaps::<O>(&prog, plan, overlaps)?;
-    Ok(scratch)
+    check_slots::<O>(&prog, plan, overlaps)
 }
 
 /// The interpreter of a checked program and plan ([`build_checked`]), an arena too small
@@ -389,9 +387,15 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
 /// each at least its tensor's bytes and live at every operator that reads or writes its
 /// tensor, from operator 0 for a graph input through the last operator for a graph output.
 /// One pass over the program's records (the data flow was checked at compile: a tensor's
-/// first use is its producer), which also returns the most scratch bytes one kernel takes.
+/// first use is its producer), which also returns the most scratch bytes one kernel takes,
+/// and checks each declared overlap ([`check_overlap`]) at its operator's record: a fault of
+/// the slots first, then the first fault of the overlaps in their order.
 #[inline(never)]
-fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, LoadError> {
+fn check_slots<O: OpSet>(
+    prog: &Program<'_>,
+    plan: &Plan<'_>,
+    overlaps: &[OverlapPair],
+) -> Result<usize, LoadError> {
     let n = prog.slots();
     let bad = |what, slot: usize| LoadError::Plan {
         what,
@@ -431,6 +435,8 @@ fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, L
     let n_ops = prog.ops();
     let mut at = prog.header(program::h::OPS_AT);
     let mut scratch = 0;
+    // The next declared overlap, and the first fault of one (reported after the slots').
+    let (mut q, mut overlap_fault) = (0usize, None);
     for i in 0..n_ops {
         let (rec, next) = prog
             .op(at, ops::param_words)
@@ -439,6 +445,12 @@ fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, L
         live(Some(rec.out_loc), i)?;
         for loc in rec.input_locs() {
             live(loc, i)?;
+        }
+        while overlaps.get(q).is_some_and(|p| usize::from(p.op) == i) {
+            if overlap_fault.is_none() {
+                overlap_fault = check_overlap::<O>(prog, plan, overlaps, q, &rec).err();
+            }
+            q += 1;
         }
         at = next;
     }
@@ -451,107 +463,112 @@ fn check_slots<O: OpSet>(prog: &Program<'_>, plan: &Plan<'_>) -> Result<usize, L
         };
         live(Some(loc), op)?;
     }
+    if let Some(e) = overlap_fault {
+        return Err(e);
+    }
+    // A declared overlap not reached: out of operator order, or of an operator past the last.
+    if let Some(pair) = overlaps.get(q) {
+        return Err(overlap_refusal(
+            prog,
+            pair,
+            if q > 0 && overlaps[q - 1].op >= pair.op {
+                OUT_OF_ORDER
+            } else {
+                "declared overlap of an operator the model does not have"
+            },
+        ));
+    }
     Ok(scratch)
 }
 
-/// Checks every declared overlap of `plan` against the runtime's own contracts (see
-/// [`RunPlan`]): in operator order, one per operator, the operator's output and one input it
-/// reads once, at most [`MAX_PAIR_OTHERS`] other planned inputs, a kernel with a contract for
-/// that input, the declared bound no more than the contract's and the plan's delta safe in
-/// the declared direction.
+/// The fault of declared overlaps out of operator order ([`check_overlap`]).
+const OUT_OF_ORDER: &str = "declared overlaps must be in operator order, at most one per operator";
+
+/// The error refusing declared overlap `pair` for `what`.
+fn overlap_refusal(prog: &Program<'_>, pair: &OverlapPair, what: &'static str) -> LoadError {
+    LoadError::Plan {
+        what,
+        slot: usize::from(pair.output),
+        tensor: prog
+            .slot_tensor(usize::from(pair.output))
+            .unwrap_or(usize::MAX),
+    }
+}
+
+/// Checks declared overlap `overlaps[q]` of `plan`, at the record `rec` of its operator,
+/// against the runtime's own contracts (see [`RunPlan`]): in operator order, one per
+/// operator, the operator's output and one input it reads once, at most [`MAX_PAIR_OTHERS`]
+/// other planned inputs, a kernel with a contract for that input, the declared bound no more
+/// than the contract's and the plan's delta safe in the declared direction.
 #[inline(never)]
-fn check_overlaps<O: OpSet>(
+fn check_overlap<O: OpSet>(
     prog: &Program<'_>,
     plan: &Plan<'_>,
     overlaps: &[OverlapPair],
+    q: usize,
+    rec: &OpRecord<'_>,
 ) -> Result<(), LoadError> {
-    let mut at = prog.header(program::h::OPS_AT);
-    let mut op = 0usize;
-    for (q, pair) in overlaps.iter().enumerate() {
-        let refuse = |what: &'static str| LoadError::Plan {
-            what,
-            slot: usize::from(pair.output),
-            tensor: prog
-                .slot_tensor(usize::from(pair.output))
-                .unwrap_or(usize::MAX),
-        };
-        if q > 0 && overlaps[q - 1].op >= pair.op {
+    let Some(pair) = overlaps.get(q) else {
+        return Ok(());
+    };
+    let refuse = |what: &'static str| overlap_refusal(prog, pair, what);
+    if q > 0 && overlaps[q - 1].op >= pair.op {
+        return Err(refuse(OUT_OF_ORDER));
+    }
+    let (Some(si), Some(so)) = (
+        plan.slots.get(usize::from(pair.input)),
+        plan.slots.get(usize::from(pair.output)),
+    ) else {
+        return Err(refuse("declared overlap of a slot the plan does not have"));
+    };
+    if rec.n_extra() > 0 {
+        return Err(refuse("declared overlap of an operator with two outputs"));
+    }
+    let found = pair_inputs(rec, pair).map_err(refuse)?;
+    if let Some(k) = ops::pair_input(rec.kind) {
+        // The kernel takes that input in place and views no other one.
+        if found.k != k || found.other.is_some() {
             return Err(refuse(
-                "declared overlaps must be in operator order, at most one per operator",
+                "declared overlap: the kernel runs in place on another input or beside \
+                 another planned input",
             ));
         }
-        let target = usize::from(pair.op);
-        if target >= prog.ops() {
-            return Err(refuse(
-                "declared overlap of an operator the model does not have",
-            ));
-        }
-        // Walk the records up to the pair's operator (once over all pairs).
-        let rec = loop {
-            let (rec, next) = prog
-                .op(at, ops::param_words)
-                .ok_or(refuse("program record"))?;
-            if op == target {
-                break rec;
-            }
-            at = next;
-            op += 1;
-        };
-        let (Some(si), Some(so)) = (
-            plan.slots.get(usize::from(pair.input)),
-            plan.slots.get(usize::from(pair.output)),
-        ) else {
-            return Err(refuse("declared overlap of a slot the plan does not have"));
-        };
-        if rec.n_extra() > 0 {
-            return Err(refuse("declared overlap of an operator with two outputs"));
-        }
-        let found = pair_inputs(&rec, pair).map_err(refuse)?;
-        if let Some(k) = ops::pair_input(rec.kind) {
-            // The kernel takes that input in place and views no other one.
-            if found.k != k || found.other.is_some() {
-                return Err(refuse(
-                    "declared overlap: the kernel runs in place on another input or beside \
-                     another planned input",
-                ));
-            }
-        }
-        let out = prog
-            .slot_geometry(usize::from(pair.output))
-            .ok_or(refuse("declared overlap: the output slot's tensor"))?;
-        // Read where it was returned (a `Contract` is some 100 bytes: not moved out).
-        let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out);
-        let Some(contract) = &contract else {
-            return Err(refuse(
-                "declared overlap: the operator's kernel has no overlapped entry point for that \
-                 input",
-            ));
-        };
-        // Only the declared direction's bound: the one both checks below read.
-        let dir = Direction::from(pair.direction);
-        let windows = O::KINDS & ops::WINDOW_KINDS != 0;
-        let safe = contract.safe_overlap_in_kinds(dir, windows).ok_or(refuse(
-            "declared overlap of tensors too large for a contract",
-        ))?;
-        let bound = i64::from(pair.bound);
-        let claims_no_more = match pair.direction {
-            OverlapDirection::Forward => bound <= safe.forward_max,
-            OverlapDirection::Backward => safe.backward_min.is_some_and(|b| bound >= b),
-        };
-        if !claims_no_more {
-            return Err(refuse(
-                "declared overlap's bound claims more than the kernel's access contract allows",
-            ));
-        }
-        if ops::forward_only(rec.kind) && dir == Direction::Backward {
-            return Err(refuse("declared overlap: the kernel runs forward only"));
-        }
-        let d = i64::from(so.offset) - i64::from(si.offset);
-        if !safe.safe(d, dir) {
-            return Err(refuse(
-                "declared overlap's delta is unsafe by the kernel's access contract",
-            ));
-        }
+    }
+    let out = prog
+        .slot_geometry(usize::from(pair.output))
+        .ok_or(refuse("declared overlap: the output slot's tensor"))?;
+    // Read where it was returned (a `Contract` is some 100 bytes: not moved out).
+    let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out);
+    let Some(contract) = &contract else {
+        return Err(refuse(
+            "declared overlap: the operator's kernel has no overlapped entry point for that \
+             input",
+        ));
+    };
+    // Only the declared direction's bound: the one both checks below read.
+    let dir = Direction::from(pair.direction);
+    let windows = O::KINDS & ops::WINDOW_KINDS != 0;
+    let safe = contract.safe_overlap_in_kinds(dir, windows).ok_or(refuse(
+        "declared overlap of tensors too large for a contract",
+    ))?;
+    let bound = i64::from(pair.bound);
+    let claims_no_more = match pair.direction {
+        OverlapDirection::Forward => bound <= safe.forward_max,
+        OverlapDirection::Backward => safe.backward_min.is_some_and(|b| bound >= b),
+    };
+    if !claims_no_more {
+        return Err(refuse(
+            "declared overlap's bound claims more than the kernel's access contract allows",
+        ));
+    }
+    if ops::forward_only(rec.kind) && dir == Direction::Backward {
+        return Err(refuse("declared overlap: the kernel runs forward only"));
+    }
+    let d = i64::from(so.offset) - i64::from(si.offset);
+    if !safe.safe(d, dir) {
+        return Err(refuse(
+            "declared overlap's delta is unsafe by the kernel's access contract",
+        ));
     }
     Ok(())
 }

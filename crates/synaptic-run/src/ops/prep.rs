@@ -193,10 +193,11 @@ impl<'m> Prepared<'m> {
             constants,
             unread: 0,
         });
+        // (`r` is the one value returned: built where it is returned, not copied there.)
         if let Ok(out) = &mut r {
             let put = out.words.get_mut(..n).is_some_and(|slot| p.put(slot));
             if !put {
-                return Err(cx.unsupported(Unsupported::ParamsTooLarge));
+                r = Err(cx.unsupported(Unsupported::ParamsTooLarge));
             }
         }
         r

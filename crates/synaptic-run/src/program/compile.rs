@@ -60,16 +60,95 @@ pub fn fingerprint(model: &[u8]) -> u32 {
 /// The most words of a model [`fingerprint`] reads.
 pub const FINGERPRINT_WORDS: usize = 16;
 
-/// What happens to each word.
-enum Mode<'o> {
-    Count,
-    Write(&'o mut [u32]),
-    Check(&'o [u32]),
+/// What happens to each word: written ([`Write`]; with no buffer, only counted) or compared
+/// with a given program ([`Check`]). The compiler is generic over it, each instantiated apart:
+/// no word pays for choosing, and a load that verifies a program links no writing.
+trait Sink {
+    /// Word `v` at index `at`: `Err(true)` if it differs from the given one, `Err(false)` if
+    /// the given program ends before it.
+    fn set(&mut self, at: usize, v: u32) -> Result<(), bool>;
+    /// Words `ws` from index `at`: whether all are the given ones (always when writing).
+    fn set_all(&mut self, at: usize, ws: &[u32]) -> bool;
+    /// Word `at` reserved, produced later (zero until then when writing).
+    fn reserve(&mut self, at: usize);
+    /// Words `..end`, when they can be read back (not when counting, nor past a buffer that
+    /// is too small).
+    fn words(&self, end: usize) -> Option<&[u32]>;
+    /// The given program's length (`None`: writing).
+    fn given_len(&self) -> Option<usize>;
+}
+
+/// The words written to a buffer (past its end: only counted; the program is then refused as
+/// too long for it).
+struct Write<'o>(&'o mut [u32]);
+
+impl Sink for Write<'_> {
+    #[inline(always)]
+    fn set(&mut self, at: usize, v: u32) -> Result<(), bool> {
+        if let Some(x) = self.0.get_mut(at) {
+            *x = v;
+        }
+        Ok(())
+    }
+    #[inline(always)]
+    fn set_all(&mut self, at: usize, ws: &[u32]) -> bool {
+        if let Some(to) = at
+            .checked_add(ws.len())
+            .and_then(|end| self.0.get_mut(at..end))
+        {
+            to.copy_from_slice(ws);
+        }
+        true
+    }
+    #[inline(always)]
+    fn reserve(&mut self, at: usize) {
+        if let Some(x) = self.0.get_mut(at) {
+            *x = 0;
+        }
+    }
+    #[inline(always)]
+    fn words(&self, end: usize) -> Option<&[u32]> {
+        self.0.get(..end)
+    }
+    #[inline(always)]
+    fn given_len(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// The words compared with a given program.
+struct Check<'o>(&'o [u32]);
+
+impl Sink for Check<'_> {
+    #[inline(always)]
+    fn set(&mut self, at: usize, v: u32) -> Result<(), bool> {
+        match self.0.get(at) {
+            Some(&g) if g == v => Ok(()),
+            Some(_) => Err(true),
+            None => Err(false),
+        }
+    }
+    #[inline(always)]
+    fn set_all(&mut self, at: usize, ws: &[u32]) -> bool {
+        at.checked_add(ws.len())
+            .and_then(|end| self.0.get(at..end))
+            .is_some_and(|g| g.iter().zip(ws).all(|(g, w)| g == w))
+    }
+    #[inline(always)]
+    fn reserve(&mut self, _at: usize) {}
+    #[inline(always)]
+    fn words(&self, end: usize) -> Option<&[u32]> {
+        self.0.get(..end)
+    }
+    #[inline(always)]
+    fn given_len(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
 }
 
 /// The word sink, with what it is producing (for the error of a mismatch).
-struct Emit<'o> {
-    mode: Mode<'o>,
+struct Emit<S> {
+    sink: S,
     pos: usize,
     what: &'static str,
     op: usize,
@@ -79,7 +158,18 @@ struct Emit<'o> {
     slots_filled: usize,
 }
 
-impl Emit<'_> {
+impl<S: Sink> Emit<S> {
+    fn new(sink: S) -> Self {
+        Emit {
+            sink,
+            pos: 0,
+            what: "header",
+            op: usize::MAX,
+            name: "",
+            slots_filled: 0,
+        }
+    }
+
     fn mismatch(&self, what: &'static str, word: usize) -> LoadError {
         LoadError::Program {
             what,
@@ -90,22 +180,22 @@ impl Emit<'_> {
     }
 
     /// Word `v` at index `at` (at or after `pos`; `pos` is not moved).
+    #[inline(always)]
     fn set(&mut self, at: usize, v: u32, what: &'static str) -> Result<(), LoadError> {
-        match &mut self.mode {
-            Mode::Count => Ok(()),
-            Mode::Write(out) => {
-                if let Some(x) = out.get_mut(at) {
-                    *x = v;
-                }
-                Ok(())
-            }
-            Mode::Check(given) => match given.get(at) {
-                Some(&g) if g == v => Ok(()),
-                Some(_) => Err(self.mismatch(what, at)),
-                None => {
-                    Err(self.mismatch("the program is shorter than the model's (truncated)", at))
-                }
-            },
+        match self.sink.set(at, v) {
+            Ok(()) => Ok(()),
+            Err(differs) => Err(self.missed(differs, what, at)),
+        }
+    }
+
+    /// The error of word `at` different from the given one (`differs`) or past its end.
+    #[cold]
+    #[inline(never)]
+    fn missed(&self, differs: bool, what: &'static str, at: usize) -> LoadError {
+        if differs {
+            self.mismatch(what, at)
+        } else {
+            self.mismatch("the program is shorter than the model's (truncated)", at)
         }
     }
 
@@ -118,27 +208,14 @@ impl Emit<'_> {
     /// Words `ws` in order, as [`Emit::push`] each (the same error at the same word), in one
     /// copy or comparison.
     fn push_all(&mut self, ws: &[u32]) -> Result<(), LoadError> {
-        let (at, end) = (self.pos, self.pos.saturating_add(ws.len()));
-        let same = match &mut self.mode {
-            Mode::Count => true,
-            Mode::Write(out) => {
-                if let Some(to) = out.get_mut(at..end) {
-                    to.copy_from_slice(ws);
-                }
-                // (Past the end: the program is refused as too long for its buffer.)
-                true
-            }
-            Mode::Check(given) => given
-                .get(at..end)
-                .is_some_and(|g| g.iter().zip(ws).all(|(g, w)| g == w)),
-        };
-        if !same {
+        let at = self.pos;
+        if !self.sink.set_all(at, ws) {
             // The first difference, named as one word at a time would.
             for (k, &w) in ws.iter().enumerate() {
                 self.set(at + k, w, self.what)?;
             }
         }
-        self.pos = end;
+        self.pos = at.saturating_add(ws.len());
         Ok(())
     }
 
@@ -152,11 +229,7 @@ impl Emit<'_> {
     /// Reserves a word written by [`Emit::patch`] at the end (a checked program is compared
     /// there).
     fn later(&mut self) -> usize {
-        if let Mode::Write(out) = &mut self.mode {
-            if let Some(x) = out.get_mut(self.pos) {
-                *x = 0;
-            }
-        }
+        self.sink.reserve(self.pos);
         self.pos += 1;
         self.pos - 1
     }
@@ -171,11 +244,7 @@ impl Emit<'_> {
     /// The words produced so far, when they can be read back (not when counting, nor past a
     /// buffer that is too small).
     fn emitted(&self) -> Option<&[u32]> {
-        match &self.mode {
-            Mode::Count => None,
-            Mode::Write(out) => out.get(..self.pos),
-            Mode::Check(given) => given.get(..self.pos),
-        }
+        self.sink.words(self.pos)
     }
 }
 
@@ -226,15 +295,8 @@ pub(crate) fn compile_in<O: OpSet>(
     out: &mut [u32],
 ) -> Result<usize, LoadError> {
     let got = out.len();
-    let mut e = Emit {
-        mode: Mode::Write(out),
-        pos: 0,
-        what: "header",
-        op: usize::MAX,
-        name: "",
-        slots_filled: 0,
-    };
-    run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
+    let mut e = Emit::new(Write(out));
+    run::<O, _>(model, fingerprint(model), g, placement, isa, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
     }
@@ -286,15 +348,8 @@ pub(crate) fn compiled_len_in<O: OpSet>(
     placement: IoPlacement,
     isa: Isa,
 ) -> Result<usize, LoadError> {
-    let mut e = Emit {
-        mode: Mode::Count,
-        pos: 0,
-        what: "header",
-        op: usize::MAX,
-        name: "",
-        slots_filled: 0,
-    };
-    run::<O>(model, fingerprint(model), g, placement, isa, &mut e)?;
+    let mut e = Emit::new(Write(&mut []));
+    run::<O, _>(model, fingerprint(model), g, placement, isa, &mut e)?;
     Ok(e.pos)
 }
 
@@ -357,21 +412,14 @@ pub(crate) fn verify_in<O: OpSet>(
             h::PLACEMENT,
         ));
     };
-    let mut e = Emit {
-        mode: Mode::Check(program),
-        pos: 0,
-        what: "header",
-        op: usize::MAX,
-        name: "",
-        slots_filled: 0,
-    };
-    run::<O>(model, fp, g, placement, isa, &mut e)
+    let mut e = Emit::new(Check(program));
+    run::<O, _>(model, fp, g, placement, isa, &mut e)
 }
 
 /// Slot of tensor `t` by binary search in the slot table already produced (ascending tensor
 /// order); `Some(0)` when the words cannot be read back (counting: only the length matters).
-fn slot_of(e: &Emit<'_>, n_slots: usize, t: usize) -> Option<usize> {
-    let Some(w) = e.emitted() else {
+fn slot_of(words: Option<&[u32]>, n_slots: usize, t: usize) -> Option<usize> {
+    let Some(w) = words else {
         return Some(0);
     };
     let Some(table) = w.get(HEADER_WORDS..HEADER_WORDS + n_slots * SLOT_WORDS) else {
@@ -396,7 +444,7 @@ fn slot_of(e: &Emit<'_>, n_slots: usize, t: usize) -> Option<usize> {
 fn loc_of(
     g: &Graph<'_>,
     placement: IoPlacement,
-    e: &Emit<'_>,
+    words: Option<&[u32]>,
     n_slots: usize,
     t: usize,
     data: &[u8],
@@ -426,7 +474,7 @@ fn loc_of(
             return Ok(Loc::Shared(k));
         }
     }
-    slot_of(e, n_slots, t)
+    slot_of(words, n_slots, t)
         .map(Loc::Slot)
         .ok_or(LoadError::Unsupported {
             what: "a tensor with no location (not a constant, not planned)",
@@ -438,11 +486,6 @@ fn cannot_hold() -> LoadError {
     LoadError::Unsupported {
         what: "an activation of a type or shape the arena cannot hold",
     }
-}
-
-/// An activation's core allocation ([`core_request`]), refused if the arena cannot hold it.
-fn slot_request(request: Option<CoreRequest>) -> Result<CoreRequest, LoadError> {
-    request.ok_or_else(cannot_hold)
 }
 
 /// Graph input `t`'s core allocation ([`core_request`]), from [`Seen`] where the header put
@@ -461,34 +504,40 @@ fn input_request(
 }
 
 /// Slot `k`'s shape and type words (reserved by [`slots_of`]) from its tensor's core
-/// allocation, produced once for each slot: by the header for a graph input, by its
+/// allocation (`None`: one the arena cannot hold, refused), produced once for each slot: by the header for a graph input, by its
 /// writer's record for any other ([`run_checked`] counts them). Not inlined: one copy, and
 /// not in the frame of a record.
 #[inline(never)]
-fn fill_slot(
-    e: &mut Emit<'_>,
+fn fill_slot<S: Sink>(
+    e: &mut Emit<S>,
     k: usize,
-    (shape, ndim, dtype): CoreRequest,
+    request: Option<CoreRequest>,
 ) -> Result<(), LoadError> {
+    let (shape, ndim, dtype) = request.ok_or_else(cannot_hold)?;
     let at = HEADER_WORDS + k * SLOT_WORDS + 1;
-    let r = (shape.into_iter().chain([ndim as u32 | (dtype as u32) << 8]))
-        .enumerate()
-        .try_for_each(|(j, w)| e.set(at + j, w, "slot table"));
-    // A slot table word differs: named as the table's (no operator), wherever it was found.
-    r.map_err(|err| match err {
-        LoadError::Program { what, word, .. } => LoadError::Program {
-            what,
-            op: usize::MAX,
-            name: "",
-            word,
-        },
-        err => err,
-    })?;
+    let words = [
+        shape[0],
+        shape[1],
+        shape[2],
+        shape[3],
+        ndim as u32 | (dtype as u32) << 8,
+    ];
+    for (j, &w) in words.iter().enumerate() {
+        if let Err(differs) = e.sink.set(at + j, w) {
+            // Named as the slot table's word (no operator), wherever it was found.
+            let (op, name) = (e.op, e.name);
+            (e.op, e.name) = (usize::MAX, "");
+            let err = e.missed(differs, "slot table", at + j);
+            (e.op, e.name) = (op, name);
+            return Err(err);
+        }
+    }
     e.slots_filled += 1;
     Ok(())
 }
 
-fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
+#[inline(always)]
+fn push_loc<S: Sink>(e: &mut Emit<S>, l: Loc) -> Result<(), LoadError> {
     let w = l.words().ok_or(LoadError::Unsupported {
         what: "a value over 32 bits in the program",
     })?;
@@ -500,15 +549,15 @@ fn push_loc(e: &mut Emit<'_>, l: Loc) -> Result<(), LoadError> {
 
 /// The compiler: every word of the program, in order, into `e` (`fp`: the model's
 /// [`fingerprint`], found once by the caller).
-fn run<O: OpSet>(
+fn run<O: OpSet, S: Sink>(
     model: &[u8],
     fp: u32,
     g: &Graph<'_>,
     placement: IoPlacement,
     isa: Isa,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
 ) -> Result<(), LoadError> {
-    let r = run_checked::<O>(model, fp, g, placement, isa, e);
+    let r = run_checked::<O, _>(model, fp, g, placement, isa, e);
     if r.is_err() {
         // The first operator not implemented, then the first tensor fault in operator order,
         // come before any other error ([`check_ops`], [`first_tensor_fault`]).
@@ -520,13 +569,13 @@ fn run<O: OpSet>(
 
 /// [`run`] but for the order of its errors: an operator not implemented is refused by its
 /// record (its kernel's `prepare`), after any earlier fault.
-fn run_checked<'m, O: OpSet>(
+fn run_checked<'m, O: OpSet, S: Sink>(
     model: &[u8],
     fp: u32,
     g: &Graph<'m>,
     placement: IoPlacement,
     isa: Isa,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
 ) -> Result<(), LoadError> {
     // The tensors read last, kept across the records (the graph inputs read by the header:
     // the first operator's). The header's locals are in a frame of their own: only
@@ -535,17 +584,19 @@ fn run_checked<'m, O: OpSet>(
     let (words_at, n_slots) = header(model, fp, g, placement, isa, e, &mut seen)?;
     // Operator records.
     for i in 0..g.n_ops {
-        op_record::<O>(g, placement, isa, e, n_slots, i, &mut seen)?;
+        op_record::<O, _>(g, placement, isa, e, n_slots, i, &mut seen)?;
     }
     e.op = usize::MAX;
     e.name = "";
-    if !matches!(e.mode, Mode::Count) && e.slots_filled != n_slots {
+    // (Not when the words cannot be read back: counting, or a buffer too small, refused as
+    // such by the caller; slots were not found then.)
+    if e.emitted().is_some() && e.slots_filled != n_slots {
         return Err(LoadError::Unsupported {
             what: "a planned activation neither a graph input nor written by an operator",
         });
     }
-    if let Mode::Check(given) = &e.mode {
-        if given.len() != e.pos {
+    if let Some(given) = e.sink.given_len() {
+        if given != e.pos {
             return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
         }
     }
@@ -556,13 +607,13 @@ fn run_checked<'m, O: OpSet>(
 /// `seen`); returns the index of the header's word count (patched last) and the number of
 /// slots.
 #[inline(never)]
-fn header<'m>(
+fn header<'m, S: Sink>(
     model: &[u8],
     fp: u32,
     g: &Graph<'m>,
     placement: IoPlacement,
     isa: Isa,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
     seen: &mut Seen<'m>,
 ) -> Result<(usize, usize), LoadError> {
     let n_io = g.n_inputs + g.n_outputs;
@@ -611,10 +662,10 @@ fn header<'m>(
 /// them; bit `k` of `holds`: I/O tensor `k` is one the arena can hold), and the slot words of
 /// the graph inputs. Not inlined: its locals are not in the header's frame.
 #[inline(never)]
-fn io_table(
+fn io_table<S: Sink>(
     g: &Graph<'_>,
     placement: IoPlacement,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
     n_slots: usize,
     seen: &Seen<'_>,
     io: &[(usize, bool)],
@@ -629,13 +680,13 @@ fn io_table(
             if holds & 1 << k == 0 {
                 return Err(cannot_hold());
             }
-            let l = loc_of(g, placement, e, n_slots, t, &[], bytes)?;
+            let l = loc_of(g, placement, e.emitted(), n_slots, t, &[], bytes)?;
             // A graph input's slot (named once): its words here, from the input as read
             // above (still kept, unless there are more inputs than [`Seen`] keeps); any other
             // slot's in the record of the operator that writes it.
             if let Loc::Slot(s) = l {
                 if k < g.n_inputs && !g.io_tensor[..k].contains(&g.io_tensor[k]) {
-                    fill_slot(e, s, slot_request(input_request(g, seen, t)?)?)?;
+                    fill_slot(e, s, input_request(g, seen, t)?)?;
                 }
             }
             l
@@ -705,11 +756,11 @@ fn first_tensor_fault(g: &Graph<'_>) -> Result<(), LoadError> {
 /// written (`written`: every other one an operator uses is a constant), else a pass over the
 /// operators a window of tensors at a time.
 #[inline(never)]
-fn slot_table(
+fn slot_table<S: Sink>(
     g: &Graph<'_>,
     placement: IoPlacement,
     written: &[u32; KNOWN_TENSORS / 32],
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
 ) -> Result<usize, LoadError> {
     e.what = "slot table";
     // (The window only for a larger graph: 512 bytes neither cleared nor on the stack for
@@ -723,11 +774,11 @@ fn slot_table(
 
 /// [`slot_table`] of a larger graph: the tensors an operator uses, a window at a time.
 #[inline(never)]
-fn slots_windowed(
+fn slots_windowed<S: Sink>(
     g: &Graph<'_>,
     placement: IoPlacement,
     written: &[u32; KNOWN_TENSORS / 32],
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
 ) -> Result<usize, LoadError> {
     let mut large = [0u32; WINDOW_TENSORS / 32];
     slots_of(
@@ -742,12 +793,12 @@ fn slots_windowed(
 /// [`slot_table`]'s pass over the tensors, those an operator uses found in `written` or
 /// (a larger graph) `used` (one copy for both).
 #[inline(never)]
-fn slots_of(
+fn slots_of<S: Sink>(
     g: &Graph<'_>,
     placement: IoPlacement,
     written: &[u32; KNOWN_TENSORS / 32],
     mut used: Option<TensorWindow<'_>>,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
 ) -> Result<usize, LoadError> {
     let mut n_slots = 0usize;
     for t in 0..g.n_tensors {
@@ -796,11 +847,11 @@ fn slots_of(
 
 /// The record of operator `i`.
 #[inline(never)]
-fn op_record<'m, O: OpSet>(
+fn op_record<'m, O: OpSet, S: Sink>(
     g: &Graph<'m>,
     placement: IoPlacement,
     isa: Isa,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
     n_slots: usize,
     i: usize,
     seen: &mut Seen<'m>,
@@ -833,24 +884,42 @@ fn op_record<'m, O: OpSet>(
 }
 
 /// Slot `k`'s words ([`fill_slot`]) from operator `cx`'s output `t`: found in [`Seen`],
-/// where the operator's first output was read, else read again ([`Prep::core_request`]). Not
-/// inlined: neither the request nor a tensor read is in the record's frame.
+/// where the operator's first output was read, else read again ([`fill_read`]). Not inlined:
+/// the request is not in the record's frame.
 #[inline(never)]
-fn fill_output(e: &mut Emit<'_>, k: usize, cx: &Prep<'_, '_>, t: usize) -> Result<(), LoadError> {
-    let request = match cx.seen.get(t) {
-        Some(i) => core_request(i),
-        None => cx.core_request(t)?,
-    };
-    fill_slot(e, k, slot_request(request)?)
+fn fill_output<S: Sink>(
+    e: &mut Emit<S>,
+    k: usize,
+    cx: &Prep<'_, '_>,
+    t: usize,
+) -> Result<(), LoadError> {
+    match cx.seen.get(t) {
+        Some(i) => fill_slot(e, k, core_request(i)),
+        None => fill_read(e, k, cx, t),
+    }
+}
+
+/// [`fill_output`] of an output not in [`Seen`] (an operator's second output): read again,
+/// in a frame of its own.
+#[cold]
+#[inline(never)]
+fn fill_read<S: Sink>(
+    e: &mut Emit<S>,
+    k: usize,
+    cx: &Prep<'_, '_>,
+    t: usize,
+) -> Result<(), LoadError> {
+    let request = cx.core_request(t)?;
+    fill_slot(e, k, request)
 }
 
 /// The words of operator record `cx` once prepared (`prep`), and the slot words of its planned
 /// outputs. Not inlined: its locals are not on the stack under the kernel's `prepare`.
 #[inline(never)]
-fn record_words<'m>(
+fn record_words<'m, S: Sink>(
     g: &Graph<'m>,
     placement: IoPlacement,
-    e: &mut Emit<'_>,
+    e: &mut Emit<S>,
     n_slots: usize,
     cx: &Prep<'_, 'm>,
     prep: &ops::Prepared<'m>,
@@ -882,7 +951,15 @@ fn record_words<'m>(
     )?;
     e.push_usize(v.output)?;
     let (out_data, out_bytes) = cx.data_of(v.output)?;
-    let out_loc = loc_of(g, placement, e, n_slots, v.output, out_data, out_bytes)?;
+    let out_loc = loc_of(
+        g,
+        placement,
+        e.emitted(),
+        n_slots,
+        v.output,
+        out_data,
+        out_bytes,
+    )?;
     match out_loc {
         Loc::State(_) => {
             return Err(LoadError::Unsupported {
@@ -905,7 +982,7 @@ fn record_words<'m>(
             }
             Ok(t) => {
                 let (data, bytes) = cx.data_of(t)?;
-                loc_of(g, placement, e, n_slots, t, data, bytes)?
+                loc_of(g, placement, e.emitted(), n_slots, t, data, bytes)?
             }
             Err(_) => Loc::Absent,
         };
@@ -941,7 +1018,7 @@ fn record_words<'m>(
     let own_state = g.own_state(i);
     for &t in &v.outputs[1..v.n_out] {
         let (data, bytes) = cx.data_of(t)?;
-        let l = loc_of(g, placement, e, n_slots, t, data, bytes)?;
+        let l = loc_of(g, placement, e.emitted(), n_slots, t, data, bytes)?;
         match l {
             Loc::Slot(s) => fill_output(e, s, cx, t)?,
             Loc::State(_) if own_state == Some(t) => {}
@@ -965,10 +1042,23 @@ fn record_words<'m>(
     }
     e.pos = base + 2 * n;
     e.what = "folded biases";
-    constants.each(|k| {
-        let k = k.ok_or_else(|| kerr(KernelError::shape(v.name, ShapeFault::Channels)))?;
-        e.push(k as u32)
-    })
+    // Each word straight to the sink, a fault as a byte (no error built in the loop's frame):
+    // `None` an entry that cannot be derived, `Some(differs)` a word the sink refused.
+    let fault = constants.each(|k| match k {
+        Some(k) => match e.sink.set(e.pos, k as u32) {
+            Ok(()) => {
+                e.pos += 1;
+                Ok(())
+            }
+            Err(differs) => Err(Some(differs)),
+        },
+        None => Err(None),
+    });
+    match fault {
+        Ok(()) => Ok(()),
+        Err(Some(differs)) => Err(e.missed(differs, e.what, e.pos)),
+        Err(None) => Err(kerr(KernelError::shape(v.name, ShapeFault::Channels))),
+    }
 }
 
 #[cfg(test)]
