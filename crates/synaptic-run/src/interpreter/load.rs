@@ -441,14 +441,16 @@ fn check_slots<O: OpSet>(
         let (rec, next) = prog
             .op(at, ops::param_words)
             .ok_or(bad("program record", 0))?;
-        scratch = scratch.max(ops::scratch_bytes::<O>(rec.kind, rec.params));
+        scratch = scratch.max(scratch_of::<O>(rec.kind, rec.params));
         live(Some(rec.out_loc), i)?;
         for loc in rec.input_locs() {
             live(loc, i)?;
         }
         while overlaps.get(q).is_some_and(|p| usize::from(p.op) == i) {
             if overlap_fault.is_none() {
-                overlap_fault = check_overlap::<O>(prog, plan, overlaps, q, &rec).err();
+                overlap_fault = check_overlap::<O>(prog, plan, overlaps, q, &rec)
+                    .err()
+                    .map(|what| (q, what));
             }
             q += 1;
         }
@@ -463,8 +465,8 @@ fn check_slots<O: OpSet>(
         };
         live(Some(loc), op)?;
     }
-    if let Some(e) = overlap_fault {
-        return Err(e);
+    if let Some((q, what)) = overlap_fault {
+        return Err(overlap_refusal(prog, &overlaps[q], what));
     }
     // A declared overlap not reached: out of operator order, or of an operator past the last.
     if let Some(pair) = overlaps.get(q) {
@@ -495,6 +497,13 @@ fn overlap_refusal(prog: &Program<'_>, pair: &OverlapPair, what: &'static str) -
     }
 }
 
+/// [`ops::scratch_bytes`] in a frame of its own (a kernel's parameters decoded there, not in
+/// the frame of [`check_slots`], under which [`check_overlap`] runs).
+#[inline(never)]
+fn scratch_of<O: OpSet>(kind: u32, params: &[u32]) -> usize {
+    ops::scratch_bytes::<O>(kind, params)
+}
+
 /// Checks declared overlap `overlaps[q]` of `plan`, at the record `rec` of its operator,
 /// against the runtime's own contracts (see [`RunPlan`]): in operator order, one per
 /// operator, the operator's output and one input it reads once, at most [`MAX_PAIR_OTHERS`]
@@ -507,68 +516,65 @@ fn check_overlap<O: OpSet>(
     overlaps: &[OverlapPair],
     q: usize,
     rec: &OpRecord<'_>,
-) -> Result<(), LoadError> {
+) -> Result<(), &'static str> {
     let Some(pair) = overlaps.get(q) else {
         return Ok(());
     };
-    let refuse = |what: &'static str| overlap_refusal(prog, pair, what);
     if q > 0 && overlaps[q - 1].op >= pair.op {
-        return Err(refuse(OUT_OF_ORDER));
+        return Err(OUT_OF_ORDER);
     }
     let (Some(si), Some(so)) = (
         plan.slots.get(usize::from(pair.input)),
         plan.slots.get(usize::from(pair.output)),
     ) else {
-        return Err(refuse("declared overlap of a slot the plan does not have"));
+        return Err("declared overlap of a slot the plan does not have");
     };
     if rec.n_extra() > 0 {
-        return Err(refuse("declared overlap of an operator with two outputs"));
+        return Err("declared overlap of an operator with two outputs");
     }
-    let found = pair_inputs(rec, pair).map_err(refuse)?;
+    let found = pair_inputs(rec, pair)?;
     if let Some(k) = ops::pair_input(rec.kind) {
         // The kernel takes that input in place and views no other one.
         if found.k != k || found.other.is_some() {
-            return Err(refuse(
+            return Err(
                 "declared overlap: the kernel runs in place on another input or beside \
                  another planned input",
-            ));
+            );
         }
     }
     let out = prog
         .slot_geometry(usize::from(pair.output))
-        .ok_or(refuse("declared overlap: the output slot's tensor"))?;
+        .ok_or("declared overlap: the output slot's tensor")?;
     // Read where it was returned (a `Contract` is some 100 bytes: not moved out).
     let contract = ops::contract::<O>(rec.kind, rec.params, found.k, out);
     let Some(contract) = &contract else {
-        return Err(refuse(
+        return Err(
             "declared overlap: the operator's kernel has no overlapped entry point for that \
              input",
-        ));
+        );
     };
     // Only the declared direction's bound: the one both checks below read.
     let dir = Direction::from(pair.direction);
     let windows = O::KINDS & ops::WINDOW_KINDS != 0;
-    let safe = contract.safe_overlap_in_kinds(dir, windows).ok_or(refuse(
-        "declared overlap of tensors too large for a contract",
-    ))?;
+    let safe = contract
+        .safe_overlap_in_kinds(dir, windows)
+        .ok_or("declared overlap of tensors too large for a contract")?;
     let bound = i64::from(pair.bound);
     let claims_no_more = match pair.direction {
         OverlapDirection::Forward => bound <= safe.forward_max,
         OverlapDirection::Backward => safe.backward_min.is_some_and(|b| bound >= b),
     };
     if !claims_no_more {
-        return Err(refuse(
+        return Err(
             "declared overlap's bound claims more than the kernel's access contract allows",
-        ));
+        );
     }
     if ops::forward_only(rec.kind) && dir == Direction::Backward {
-        return Err(refuse("declared overlap: the kernel runs forward only"));
+        return Err("declared overlap: the kernel runs forward only");
     }
     let d = i64::from(so.offset) - i64::from(si.offset);
     if !safe.safe(d, dir) {
-        return Err(refuse(
-            "declared overlap's delta is unsafe by the kernel's access contract",
-        ));
+        return Err("declared overlap's delta is unsafe by the kernel's access contract");
     }
     Ok(())
 }
