@@ -8,12 +8,14 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use crate::error::{CustomCode, GraphFault, KernelError, LoadError, ShapeFault, Unsupported};
+use crate::error::{
+    CustomCode, GraphFault, KernelError, LoadError, ShapeFault, TensorFault, Unsupported,
+};
 use crate::format::{
     h, placement_code, IoPlacement, Isa, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
-use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
+use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS, MAX_TENSOR_SIZE};
 use crate::model::{
     core_request, large_windows, op_code, op_view, tinfo, CoreRequest, Graph, TensorWindow,
     KNOWN_TENSORS, WINDOW_TENSORS,
@@ -132,7 +134,8 @@ impl Sink for Check<'_> {
     fn set_all(&mut self, at: usize, ws: &[u32]) -> bool {
         at.checked_add(ws.len())
             .and_then(|end| self.0.get(at..end))
-            .is_some_and(|g| g.iter().zip(ws).all(|(g, w)| g == w))
+            // Every word compared (no early exit: a program that loads is all equal).
+            .is_some_and(|g| g.iter().zip(ws).fold(0, |d, (g, w)| d | (g ^ w)) == 0)
     }
     #[inline(always)]
     fn reserve(&mut self, _at: usize) {}
@@ -156,6 +159,11 @@ struct Emit<S> {
     /// Slot table entries whose shape words were produced ([`fill_slot`]): each slot's, once,
     /// by the end.
     slots_filled: usize,
+    /// The header word of the graph outputs' bytes, their sum so far, and the outputs whose
+    /// bytes were produced ([`fill_io_output`]): each, once, by the end.
+    out_sum_at: usize,
+    out_bytes: usize,
+    outputs_filled: usize,
 }
 
 impl<S: Sink> Emit<S> {
@@ -167,6 +175,9 @@ impl<S: Sink> Emit<S> {
             op: usize::MAX,
             name: "",
             slots_filled: 0,
+            out_sum_at: 0,
+            out_bytes: 0,
+            outputs_filled: 0,
         }
     }
 
@@ -197,6 +208,27 @@ impl<S: Sink> Emit<S> {
         } else {
             self.mismatch("the program is shorter than the model's (truncated)", at)
         }
+    }
+
+    /// [`Emit::set`] of a word of the header's tables (the slot or I/O table) produced by an
+    /// operator's record: a difference is named as the table's (no operator).
+    #[inline(always)]
+    fn set_table(&mut self, at: usize, v: u32, what: &'static str) -> Result<(), LoadError> {
+        match self.sink.set(at, v) {
+            Ok(()) => Ok(()),
+            Err(differs) => Err(self.table_missed(differs, what, at)),
+        }
+    }
+
+    /// [`Emit::missed`] naming no operator.
+    #[cold]
+    #[inline(never)]
+    fn table_missed(&mut self, differs: bool, what: &'static str, at: usize) -> LoadError {
+        let (op, name) = (self.op, self.name);
+        (self.op, self.name) = (usize::MAX, "");
+        let err = self.missed(differs, what, at);
+        (self.op, self.name) = (op, name);
+        err
     }
 
     fn push(&mut self, v: u32) -> Result<(), LoadError> {
@@ -523,14 +555,7 @@ fn fill_slot<S: Sink>(
         ndim as u32 | (dtype as u32) << 8,
     ];
     for (j, &w) in words.iter().enumerate() {
-        if let Err(differs) = e.sink.set(at + j, w) {
-            // Named as the slot table's word (no operator), wherever it was found.
-            let (op, name) = (e.op, e.name);
-            (e.op, e.name) = (usize::MAX, "");
-            let err = e.missed(differs, "slot table", at + j);
-            (e.op, e.name) = (op, name);
-            return Err(err);
-        }
+        e.set_table(at + j, w, "slot table")?;
     }
     e.slots_filled += 1;
     Ok(())
@@ -595,6 +620,12 @@ fn run_checked<'m, O: OpSet, S: Sink>(
             what: "a planned activation neither a graph input nor written by an operator",
         });
     }
+    if e.outputs_filled != g.n_outputs {
+        return Err(LoadError::Unsupported {
+            what: "a graph output neither a graph input nor written by an operator",
+        });
+    }
+    e.patch(e.out_sum_at, e.out_bytes)?;
     if let Some(given) = e.sink.given_len() {
         if given != e.pos {
             return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
@@ -630,22 +661,32 @@ fn header<'m, S: Sink>(
     let slots_at = e.later();
     e.push_usize(g.n_inputs)?;
     e.push_usize(g.n_outputs)?;
-    // Each I/O tensor read once: its bytes and whether it is a constant (refused by the
-    // data flow check; absent from the table all the same) for the table below. The inputs
-    // are read whole and stay for the records (the first operator's input); the outputs by
-    // their type and shape only: each is an operator's output (or a graph input), read whole
-    // by that operator's record, and would be forgotten before the last records anyway.
-    // Bit `k`: I/O tensor `k` is one the arena can hold ([`core_request`]).
+    // Each graph input read once, whole: its bytes and whether it is a constant (refused by
+    // the data flow check; absent from the table all the same) for the table below; it stays
+    // for the records (the first operator's input). A graph output is not read here: its
+    // bytes are produced by the record of the operator that writes it, which reads it whole
+    // ([`fill_io_output`]; those of an output that is a graph input, here).
+    // Bit `k`: I/O tensor `k` is one the arena can hold ([`core_request`]; in the plan, each
+    // is a slot, whose words are refused then: [`fill_slot`]; an output's, by its writer).
     let (mut io, mut holds) = ([(0usize, false); MAX_IO], 0u8);
+    let shared = placement == IoPlacement::Shared;
     e.push_usize(g.io_infos(0, g.n_inputs, true, |k, i| {
         io[k] = (i.bytes, !i.data.is_empty());
-        holds |= u8::from(core_request(i).is_some()) << k;
+        holds |= u8::from(!shared || core_request(i).is_some()) << k;
         seen.put(*i);
     })?)?;
-    e.push_usize(g.io_infos(g.n_inputs, n_io, false, |k, i| {
-        io[k] = (i.bytes, g.constants.get(i.index) == Some(true));
-        holds |= u8::from(core_request(i).is_some()) << k;
-    })?)?;
+    e.out_sum_at = e.later();
+    for k in g.n_inputs..n_io {
+        let t = g.io_tensor[k];
+        io[k].1 = g.constants.get(usize::from(t)) == Some(true);
+        holds |= 1 << k;
+        if let Some(j) = g.io_tensor[..g.n_inputs].iter().position(|&x| x == t) {
+            io[k] = io[j];
+            holds = holds & !(1 << k) | (holds >> j & 1) << k;
+            e.out_bytes += io[j].0;
+            e.outputs_filled += 1;
+        }
+    }
     let ops_at = e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
@@ -693,7 +734,12 @@ fn io_table<S: Sink>(
         };
         e.push_usize(t)?;
         push_loc(e, l)?;
-        e.push_usize(bytes)?;
+        // A graph output's bytes by its writer's record (one that is a graph input: here).
+        if k >= g.n_inputs && !g.io_tensor[..g.n_inputs].contains(&g.io_tensor[k]) {
+            e.later();
+        } else {
+            e.push_usize(bytes)?;
+        }
     }
     Ok(())
 }
@@ -899,6 +945,62 @@ fn fill_output<S: Sink>(
     }
 }
 
+/// The bytes of graph output `t` (written by operator `cx`) in each of its I/O table entries
+/// (reserved by [`io_table`]; one the arena cannot hold refused, [`core_request`]), added to
+/// the header's sum of the outputs' bytes. Not inlined: a tensor read is not in the record's
+/// frame.
+#[inline(never)]
+fn fill_io_output<S: Sink>(
+    e: &mut Emit<S>,
+    g: &Graph<'_>,
+    placement: IoPlacement,
+    n_slots: usize,
+    cx: &Prep<'_, '_>,
+    t: usize,
+) -> Result<(), LoadError> {
+    let bytes = match cx.seen.get(t) {
+        Some(i) if placement == IoPlacement::Plan || core_request(i).is_some() => i.bytes,
+        Some(_) => return Err(cannot_hold()),
+        None => io_output_bytes(cx, placement, t)?,
+    };
+    let io_at = HEADER_WORDS + n_slots * SLOT_WORDS;
+    for k in g.n_inputs..g.n_inputs + g.n_outputs {
+        if usize::from(g.io_tensor[k]) != t {
+            continue;
+        }
+        e.out_bytes = e
+            .out_bytes
+            .checked_add(bytes)
+            .filter(|&b| b <= MAX_TENSOR_SIZE)
+            .ok_or(LoadError::Tensor {
+                op: None,
+                name: "",
+                tensor: t,
+                fault: TensorFault::TooLarge,
+            })?;
+        e.outputs_filled += 1;
+        let at = io_at + k * IO_WORDS + IO_WORDS - 1;
+        e.set_table(at, u32::try_from(bytes).unwrap_or(u32::MAX), "I/O table")?;
+    }
+    Ok(())
+}
+
+/// [`fill_io_output`] of an output not in [`Seen`]: its bytes read again, in a frame of its
+/// own.
+#[cold]
+#[inline(never)]
+fn io_output_bytes(
+    cx: &Prep<'_, '_>,
+    placement: IoPlacement,
+    t: usize,
+) -> Result<usize, LoadError> {
+    let i = cx.info(t)?;
+    if placement == IoPlacement::Shared && core_request(&i).is_none() {
+        return Err(cannot_hold());
+    }
+    Ok(i.bytes)
+}
+
 /// [`fill_output`] of an output not in [`Seen`] (an operator's second output): read again,
 /// in a frame of its own.
 #[cold]
@@ -969,6 +1071,9 @@ fn record_words<'m, S: Sink>(
         Loc::Slot(s) => fill_output(e, s, cx, v.output)?,
         _ => {}
     }
+    if g.io_index(v.output).is_some() {
+        fill_io_output(e, g, placement, n_slots, cx, v.output)?;
+    }
     push_loc(e, out_loc)?;
     e.push_usize(n)?;
     let mut activations = 0;
@@ -1020,7 +1125,12 @@ fn record_words<'m, S: Sink>(
         let (data, bytes) = cx.data_of(t)?;
         let l = loc_of(g, placement, e.emitted(), n_slots, t, data, bytes)?;
         match l {
-            Loc::Slot(s) => fill_output(e, s, cx, t)?,
+            Loc::Slot(s) => {
+                fill_output(e, s, cx, t)?;
+                if g.io_index(t).is_some() {
+                    fill_io_output(e, g, placement, n_slots, cx, t)?;
+                }
+            }
             Loc::State(_) if own_state == Some(t) => {}
             _ => {
                 return Err(LoadError::Unsupported {
