@@ -106,6 +106,21 @@ pub(crate) fn word<X: Int8>(v: &[X; 4]) -> u32 {
 /// unsigned, are added pairwise into two unsigned halfword lanes. A block of at most
 /// [`SUM_BLOCK`] words cannot overflow a lane either way.
 pub(crate) fn int8_sum<X: Int8>(row: &[X]) -> i32 {
+    if row.len() < 4 * SHORT_SUM {
+        // A short row (hello_world_int8's 16 weights): a word at a time, no block set up.
+        let mut words = row.chunks_exact(4);
+        let mut lanes = Lanes::default();
+        for w in words.by_ref() {
+            if let Ok(v) = <&[X; 4]>::try_from(w) {
+                lanes.add(word(v));
+            }
+        }
+        let total = lanes.total(row.len() / 4);
+        return words
+            .remainder()
+            .iter()
+            .fold(total, |a, v| a.wrapping_add(v.value()));
+    }
     let mut blocks = row.chunks_exact(4 * SUM_BLOCK);
     let mut sum = 0i32;
     for b in blocks.by_ref() {
@@ -137,6 +152,9 @@ fn block_sum<X: Int8>(b: &[X]) -> i32 {
     }
     lanes.total(b.len() / 4)
 }
+
+/// Words in a row [`int8_sum`] adds one at a time (fewer than this: no block of eight).
+const SHORT_SUM: usize = 16;
 
 /// Words [`int8_sum`] adds into its lanes before it folds them (each lane takes at most
 /// `2 · 128` a word in magnitude: 128 words stay within 16 bits).
@@ -442,9 +460,11 @@ mod tests {
             r.iter()
                 .fold(0i32, |a, &b| a.wrapping_add(i32::from(b as i8)))
         };
-        // Lengths around the word and block edges, extreme and mixed bytes.
+        // Lengths around the word, short-row and block edges, extreme and mixed bytes.
         let mut x = 0x1234_5678u32;
-        for len in [0, 1, 3, 4, 5, 511, 512, 513, 515, 1024, 4000, 16_001] {
+        for len in [
+            0, 1, 3, 4, 5, 16, 63, 64, 65, 511, 512, 513, 515, 1024, 4000, 16_001,
+        ] {
             for fill in [Some(0x80u8), Some(0x7F), Some(0xFF), None] {
                 let row: std::vec::Vec<u8> = (0..len)
                     .map(|_| {

@@ -135,18 +135,24 @@ impl<'m> Constants<'m> {
                             && (bias.is_empty() || bias.len() / 4 >= od) =>
                     {
                         let io = params.input_offset;
-                        let mut b = bias.chunks_exact(4);
-                        for row in rows.chunks_exact(d) {
-                            let sum = if d < 8 {
+                        let sum = |row: &[u8]| {
+                            if d < 8 {
                                 row.iter()
                                     .fold(0i32, |a, &v| a.wrapping_add(i32::from(v as i8)))
                             } else {
                                 super::common::int8_sum(row)
-                            };
-                            let k = b
-                                .next()
-                                .map_or(0, |w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-                            f(Some(k.wrapping_add(io.wrapping_mul(sum))))?;
+                            }
+                        };
+                        if bias.is_empty() {
+                            for row in rows.chunks_exact(d) {
+                                f(Some(io.wrapping_mul(sum(row))))?;
+                            }
+                        } else {
+                            // (At least `od` words of bias: checked above.)
+                            for (row, w) in rows.chunks_exact(d).zip(bias.chunks_exact(4)) {
+                                let k = i32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                                f(Some(k.wrapping_add(io.wrapping_mul(sum(row)))))?;
+                            }
                         }
                         Ok(())
                     }
