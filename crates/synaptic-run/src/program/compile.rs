@@ -159,9 +159,8 @@ struct Emit<S> {
     /// Slot table entries whose shape words were produced ([`fill_slot`]): each slot's, once,
     /// by the end.
     slots_filled: usize,
-    /// The header word of the graph outputs' bytes, their sum so far, and the outputs whose
-    /// bytes were produced ([`fill_io_output`]): each, once, by the end.
-    out_sum_at: usize,
+    /// The graph outputs' bytes so far (the header's [`h::OUTPUT_BYTES`] word), and the
+    /// outputs whose bytes were produced ([`fill_io_output`]): each, once, by the end.
     out_bytes: usize,
     outputs_filled: usize,
 }
@@ -175,7 +174,6 @@ impl<S: Sink> Emit<S> {
             op: usize::MAX,
             name: "",
             slots_filled: 0,
-            out_sum_at: 0,
             out_bytes: 0,
             outputs_filled: 0,
         }
@@ -625,7 +623,7 @@ fn run_checked<'m, O: OpSet, S: Sink>(
             what: "a graph output neither a graph input nor written by an operator",
         });
     }
-    e.patch(e.out_sum_at, e.out_bytes)?;
+    e.patch(h::OUTPUT_BYTES, e.out_bytes)?;
     if let Some(given) = e.sink.given_len() {
         if given != e.pos {
             return Err(e.mismatch("longer than the model's program (extra words)", e.pos));
@@ -675,7 +673,8 @@ fn header<'m, S: Sink>(
         holds |= u8::from(!shared || core_request(i).is_some()) << k;
         seen.put(*i);
     })?)?;
-    e.out_sum_at = e.later();
+    e.later();
+    debug_assert_eq!(e.pos, h::OUTPUT_BYTES + 1);
     for k in g.n_inputs..n_io {
         let t = g.io_tensor[k];
         io[k].1 = g.constants.get(usize::from(t)) == Some(true);
