@@ -19,9 +19,11 @@ use crate::model::{core_request, tinfo, Graph};
 use crate::ops::{self, OpSet};
 
 /// Every load ([`Interpreter::new`], [`Interpreter::with_program`] and their `_ops` forms).
-/// Never inlined: an image's runtime code is the runtime's symbols, whatever calls it.
+/// Never inlined: an image's runtime code is the runtime's symbols, whatever calls it. One
+/// copy for a program given in flash (`FLASH`: `given` is `Some`) and one compiled at load, so
+/// that an image that loads from flash links no compiler that writes a program.
 #[inline(never)]
-pub(super) fn load<'m, 'a, 'p, O: OpSet>(
+pub(super) fn load<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     model: &'m [u8],
     given: Option<&'m [u32]>,
     loader: Loader<'a>,
@@ -30,21 +32,37 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet>(
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let sizing = Sizing {
         before: Before::of(&loader),
-        in_ram: given.is_none(),
+        program_len: if FLASH {
+            None
+        } else {
+            Some(ram_program_len::<O>)
+        },
         placement,
         slots: run_plan.plan.slots.len(),
         region: run_plan.plan.region_size as usize,
     };
     // Returned as it is (an `Interpreter` is some 200 bytes: not moved through a `map_err`);
     // each step maps its own failure ([`too_small`]) in a frame of its own.
-    load_parts(model, given, loader, run_plan, placement, &sizing)
+    load_parts::<O, FLASH>(model, given, loader, run_plan, placement, &sizing)
+}
+
+/// The words of the program compiled at load ([`crate::program::compiled_len_in`]).
+type ProgramLen = fn(&[u8], &Graph<'_>, IoPlacement) -> Result<usize, LoadError>;
+
+/// [`ProgramLen`] of the kernels of `O`, for this build's ISA.
+fn ram_program_len<O: OpSet>(
+    model: &[u8],
+    g: &Graph<'_>,
+    placement: IoPlacement,
+) -> Result<usize, LoadError> {
+    crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE)
 }
 
 /// What [`too_small`] needs to tell an arena too small from another failure.
 struct Sizing {
     before: Before,
-    /// The program is compiled into the arena.
-    in_ram: bool,
+    /// The program is compiled into the arena: its length in words ([`ram_program_len`]).
+    program_len: Option<ProgramLen>,
     placement: IoPlacement,
     /// The plan's slots and region.
     slots: usize,
@@ -87,7 +105,7 @@ impl Before {
 fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError {
     let Sizing {
         ref before,
-        in_ram,
+        program_len,
         placement,
         slots,
         region,
@@ -99,7 +117,7 @@ fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError
     };
     let arena = match &e {
         LoadError::Alloc(a) | LoadError::PlanLoad(PlanLoadError::Alloc(a)) => oom(a),
-        LoadError::ProgramBuffer { .. } => in_ram,
+        LoadError::ProgramBuffer { .. } => program_len.is_some(),
         _ => false,
     };
     if !arena {
@@ -110,13 +128,12 @@ fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError
     let Ok(g) = &opened else {
         return e;
     };
-    let program = if in_ram {
-        match crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE) {
+    let program = match program_len {
+        Some(len) => match len(model, g, placement) {
             Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
             Err(_) => return e,
-        }
-    } else {
-        0
+        },
+        None => 0,
     };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
     let scratch = crate::ops::model_scratch::<O>(g)
@@ -146,7 +163,7 @@ fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError
     }
 }
 
-fn load_parts<'m, 'a, 'p, O: OpSet>(
+fn load_parts<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     model: &'m [u8],
     given: Option<&'m [u32]>,
     loader: Loader<'a>,
@@ -160,7 +177,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
         Ok(g) => g,
         Err(e) => return Err(*e),
     };
-    let store = program_store::<O>(model, g, given, &loader, placement, sizing)?;
+    let store = program_store::<O, FLASH>(model, g, given, &loader, placement, sizing)?;
     // The plan against the program, then everything else, in a frame of its own: the
     // verification's deep calls above run without the interpreter's arrays on the stack.
     build::<O>(model, g, loader, store, run_plan, placement, sizing)
@@ -170,7 +187,7 @@ fn load_parts<'m, 'a, 'p, O: OpSet>(
 /// persistent region ([`compile_store`], in a frame of its own). The verification runs in
 /// [`load`]'s frame: one frame fewer under the compiler's records.
 #[inline(always)]
-fn program_store<'m, 'a, O: OpSet>(
+fn program_store<'m, 'a, O: OpSet, const FLASH: bool>(
     model: &'m [u8],
     g: &Graph<'m>,
     given: Option<&'m [u32]>,
@@ -179,12 +196,15 @@ fn program_store<'m, 'a, O: OpSet>(
     sizing: &Sizing,
 ) -> Result<Store<'m, 'a>, LoadError> {
     match given {
-        Some(words) => {
+        Some(words) if FLASH => {
             crate::program::verify_in::<O>(model, g, placement, words)?;
             Ok(Store::Flash(words))
         }
-        None => compile_store::<O>(model, g, loader, placement)
+        None if !FLASH => compile_store::<O>(model, g, loader, placement)
             .map_err(|e| too_small::<O>(e, model, sizing)),
+        _ => Err(LoadError::Unsupported {
+            what: "a program both given and compiled (internal)",
+        }),
     }
 }
 

@@ -276,7 +276,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Self, LoadError> {
-        load::load(model, None, loader, plan.into(), placement)
+        load::load::<_, false>(model, None, loader, plan.into(), placement)
     }
 
     /// [`Interpreter::new`] linking only the kernels of `O` ([`OpSet`]: an image for one
@@ -288,7 +288,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-        load::load(model, None, loader, plan.into(), placement)
+        load::load::<O, false>(model, None, loader, plan.into(), placement)
     }
 
     /// [`Interpreter::new`] with the program compiled beforehand ([`crate::program::compile`],
@@ -303,7 +303,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Self, LoadError> {
-        load::load(model, Some(program), loader, plan.into(), placement)
+        load::load::<_, true>(model, Some(program), loader, plan.into(), placement)
     }
 
     /// [`Interpreter::with_program`] linking only the kernels of `O` ([`OpSet`]; its mask is
@@ -340,7 +340,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
         plan: impl Into<RunPlan<'p>>,
         placement: IoPlacement,
     ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-        load::load(model, Some(program), loader, plan.into(), placement)
+        load::load::<O, true>(model, Some(program), loader, plan.into(), placement)
     }
 }
 
