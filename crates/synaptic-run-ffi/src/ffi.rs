@@ -518,7 +518,7 @@ unsafe fn build(
         },
         overlaps,
     );
-    let net = if c.program.is_null() {
+    let loaded = if c.program.is_null() {
         Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
     } else {
         // SAFETY: the program span is valid (checked), aligned for `u32` (checked), readable
@@ -527,14 +527,17 @@ unsafe fn build(
         let words: &'static [u32] =
             unsafe { core::slice::from_raw_parts(c.program, c.program_words) };
         Interpreter::with_program_ops::<LinkedOps>(bytes, words, loader, plan, placement)
-    }
-    .map_err(|e| error::load(&e))?;
-    // SAFETY: distinct fields of the body, written once.
-    unsafe {
-        addr_of_mut!((*body).runner).write(runner);
-        addr_of_mut!((*body).net).write(net);
-        addr_of_mut!((*body).placement).write(placement);
-        addr_of_mut!((*body).spans).write(spans);
+    };
+    // The interpreter (some 200 bytes) moved once, from where it was returned into the body.
+    match loaded {
+        // SAFETY: distinct fields of the body, written once.
+        Ok(net) => unsafe {
+            addr_of_mut!((*body).net).write(net);
+            addr_of_mut!((*body).runner).write(runner);
+            addr_of_mut!((*body).placement).write(placement);
+            addr_of_mut!((*body).spans).write(spans);
+        },
+        Err(e) => return Err(error::load(&e)),
     }
     Ok(())
 }

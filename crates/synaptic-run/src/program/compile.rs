@@ -64,7 +64,8 @@ pub const FINGERPRINT_WORDS: usize = 16;
 
 /// What happens to each word: written ([`Write`]; with no buffer, only counted) or compared
 /// with a given program ([`Check`]). The compiler is generic over it, each instantiated apart:
-/// no word pays for choosing, and a load that verifies a program links no writing.
+/// no word pays for choosing, and a load that verifies a program links no writing (with the
+/// feature `one-compiler`, one instance for both: [`Either`]).
 trait Sink {
     /// Word `v` at index `at`: `Err(true)` if it differs from the given one, `Err(false)` if
     /// the given program ends before it.
@@ -147,6 +148,80 @@ impl Sink for Check<'_> {
     fn given_len(&self) -> Option<usize> {
         Some(self.0.len())
     }
+}
+
+/// The one sink of a library that links both loads (feature `one-compiler`): [`Write`] or
+/// [`Check`], chosen at each word, so that the compiler is instantiated once (one for each
+/// sink is some 8 KB more of flash where both are linked: a Cortex-M0's C kit did not fit).
+#[cfg(feature = "one-compiler")]
+enum Either<'o> {
+    Write(Write<'o>),
+    Check(Check<'o>),
+}
+
+#[cfg(feature = "one-compiler")]
+impl Sink for Either<'_> {
+    #[inline(always)]
+    fn set(&mut self, at: usize, v: u32) -> Result<(), bool> {
+        match self {
+            Either::Write(w) => w.set(at, v),
+            Either::Check(c) => c.set(at, v),
+        }
+    }
+    #[inline(always)]
+    fn set_all(&mut self, at: usize, ws: &[u32]) -> bool {
+        match self {
+            Either::Write(w) => w.set_all(at, ws),
+            Either::Check(c) => c.set_all(at, ws),
+        }
+    }
+    #[inline(always)]
+    fn reserve(&mut self, at: usize) {
+        match self {
+            Either::Write(w) => w.reserve(at),
+            Either::Check(c) => c.reserve(at),
+        }
+    }
+    #[inline(always)]
+    fn words(&self, end: usize) -> Option<&[u32]> {
+        match self {
+            Either::Write(w) => w.words(end),
+            Either::Check(c) => c.words(end),
+        }
+    }
+    #[inline(always)]
+    fn given_len(&self) -> Option<usize> {
+        match self {
+            Either::Write(w) => w.given_len(),
+            Either::Check(c) => c.given_len(),
+        }
+    }
+}
+
+/// The sink that writes (or counts, with no buffer): [`Write`], or [`Either`] with the feature
+/// `one-compiler`.
+#[cfg(not(feature = "one-compiler"))]
+fn writer(out: &mut [u32]) -> Write<'_> {
+    Write(out)
+}
+
+/// [`writer`] with the feature `one-compiler`.
+#[cfg(feature = "one-compiler")]
+fn writer(out: &mut [u32]) -> Either<'_> {
+    Either::Write(Write(out))
+}
+
+/// The sink that compares with a given program: [`Check`], or [`Either`] with the feature
+/// `one-compiler`.
+#[cfg(not(feature = "one-compiler"))]
+fn checker(program: &[u32]) -> Check<'_> {
+    Check(program)
+}
+
+/// [`checker`] with the feature `one-compiler`.
+#[cfg(feature = "one-compiler")]
+fn checker(program: &[u32]) -> Either<'_> {
+    Either::Check(Check(program))
 }
 
 /// The word sink, with what it is producing (for the error of a mismatch).
@@ -325,7 +400,7 @@ pub(crate) fn compile_in<O: OpSet>(
     out: &mut [u32],
 ) -> Result<usize, LoadError> {
     let got = out.len();
-    let mut e = Emit::new(Write(out));
+    let mut e = Emit::new(writer(out));
     run::<O, _>(model, fingerprint(model), g, placement, isa, &mut e)?;
     if e.pos > got {
         return Err(LoadError::ProgramBuffer { needed: e.pos, got });
@@ -378,7 +453,7 @@ pub(crate) fn compiled_len_in<O: OpSet>(
     placement: IoPlacement,
     isa: Isa,
 ) -> Result<usize, LoadError> {
-    let mut e = Emit::new(Write(&mut []));
+    let mut e = Emit::new(writer(&mut []));
     run::<O, _>(model, fingerprint(model), g, placement, isa, &mut e)?;
     Ok(e.pos)
 }
@@ -442,7 +517,7 @@ pub(crate) fn verify_in<O: OpSet>(
             h::PLACEMENT,
         ));
     };
-    let mut e = Emit::new(Check(program));
+    let mut e = Emit::new(checker(program));
     run::<O, _>(model, fp, g, placement, isa, &mut e)
 }
 
