@@ -224,11 +224,40 @@ fn checker(program: &[u32]) -> Either<'_> {
     Either::Check(Check(program))
 }
 
+/// What the compiler is producing, named by a word's mismatch (a byte in [`Emit`], not a
+/// string's two words: the load's frame holds it).
+#[derive(Clone, Copy)]
+enum What {
+    Header,
+    SlotTable,
+    IoTable,
+    Record,
+    Params,
+    Multipliers,
+    Shifts,
+    FoldedBiases,
+}
+
+impl What {
+    fn name(self) -> &'static str {
+        match self {
+            What::Header => "header",
+            What::SlotTable => "slot table",
+            What::IoTable => "I/O table",
+            What::Record => "operator kind, inputs or output",
+            What::Params => "operator parameters",
+            What::Multipliers => "requantization multipliers",
+            What::Shifts => "requantization shifts",
+            What::FoldedBiases => "folded biases",
+        }
+    }
+}
+
 /// The word sink, with what it is producing (for the error of a mismatch).
 struct Emit<S> {
     sink: S,
     pos: usize,
-    what: &'static str,
+    what: What,
     op: usize,
     name: &'static str,
     /// Slot table entries whose shape words were produced ([`fill_slot`]): each slot's, once,
@@ -237,7 +266,7 @@ struct Emit<S> {
     /// The graph outputs' bytes so far (the header's [`h::OUTPUT_BYTES`] word), and the
     /// outputs whose bytes were produced ([`fill_io_output`]): each, once, by the end.
     out_bytes: usize,
-    outputs_filled: usize,
+    outputs_filled: u8,
 }
 
 impl<S: Sink> Emit<S> {
@@ -245,7 +274,7 @@ impl<S: Sink> Emit<S> {
         Emit {
             sink,
             pos: 0,
-            what: "header",
+            what: What::Header,
             op: usize::MAX,
             name: "",
             slots_filled: 0,
@@ -265,7 +294,7 @@ impl<S: Sink> Emit<S> {
 
     /// Word `v` at index `at` (at or after `pos`; `pos` is not moved).
     #[inline(always)]
-    fn set(&mut self, at: usize, v: u32, what: &'static str) -> Result<(), LoadError> {
+    fn set(&mut self, at: usize, v: u32, what: What) -> Result<(), LoadError> {
         match self.sink.set(at, v) {
             Ok(()) => Ok(()),
             Err(differs) => Err(self.missed(differs, what, at)),
@@ -275,9 +304,9 @@ impl<S: Sink> Emit<S> {
     /// The error of word `at` different from the given one (`differs`) or past its end.
     #[cold]
     #[inline(never)]
-    fn missed(&self, differs: bool, what: &'static str, at: usize) -> LoadError {
+    fn missed(&self, differs: bool, what: What, at: usize) -> LoadError {
         if differs {
-            self.mismatch(what, at)
+            self.mismatch(what.name(), at)
         } else {
             self.mismatch("the program is shorter than the model's (truncated)", at)
         }
@@ -286,7 +315,7 @@ impl<S: Sink> Emit<S> {
     /// [`Emit::set`] of a word of the header's tables (the slot or I/O table) produced by an
     /// operator's record: a difference is named as the table's (no operator).
     #[inline(always)]
-    fn set_table(&mut self, at: usize, v: u32, what: &'static str) -> Result<(), LoadError> {
+    fn set_table(&mut self, at: usize, v: u32, what: What) -> Result<(), LoadError> {
         match self.sink.set(at, v) {
             Ok(()) => Ok(()),
             Err(differs) => Err(self.table_missed(differs, what, at)),
@@ -296,7 +325,7 @@ impl<S: Sink> Emit<S> {
     /// [`Emit::missed`] naming no operator.
     #[cold]
     #[inline(never)]
-    fn table_missed(&mut self, differs: bool, what: &'static str, at: usize) -> LoadError {
+    fn table_missed(&mut self, differs: bool, what: What, at: usize) -> LoadError {
         let (op, name) = (self.op, self.name);
         (self.op, self.name) = (usize::MAX, "");
         let err = self.missed(differs, what, at);
@@ -343,7 +372,7 @@ impl<S: Sink> Emit<S> {
         let v = u32::try_from(v).map_err(|_| LoadError::Unsupported {
             what: "a program of more than 2^32 words",
         })?;
-        self.set(at, v, "header")
+        self.set(at, v, What::Header)
     }
 
     /// The words produced so far, when they can be read back (not when counting, nor past a
@@ -628,7 +657,7 @@ fn fill_slot<S: Sink>(
         ndim as u32 | (dtype as u32) << 8,
     ];
     for (j, &w) in words.iter().enumerate() {
-        e.set_table(at + j, w, "slot table")?;
+        e.set_table(at + j, w, What::SlotTable)?;
     }
     e.slots_filled += 1;
     Ok(())
@@ -693,7 +722,7 @@ fn run_checked<'m, O: OpSet, S: Sink>(
             what: "a planned activation neither a graph input nor written by an operator",
         });
     }
-    if e.outputs_filled != g.n_outputs {
+    if usize::from(e.outputs_filled) != g.n_outputs {
         return Err(LoadError::Unsupported {
             what: "a graph output neither a graph input nor written by an operator",
         });
@@ -758,7 +787,7 @@ fn header<'m, S: Sink>(
             io[k] = io[j];
             holds = holds & !(1 << k) | (holds >> j & 1) << k;
             e.out_bytes += io[j].0;
-            e.outputs_filled += 1;
+            e.outputs_filled = e.outputs_filled.wrapping_add(1);
         }
     }
     let ops_at = e.later();
@@ -786,7 +815,7 @@ fn io_table<S: Sink>(
     io: &[(usize, bool)],
     holds: u8,
 ) -> Result<(), LoadError> {
-    e.what = "I/O table";
+    e.what = What::IoTable;
     for (k, &(bytes, constant)) in io.iter().enumerate() {
         let t = usize::from(g.io_tensor[k]);
         let l = if constant {
@@ -882,7 +911,7 @@ fn slot_table<S: Sink>(
     written: &[u32; KNOWN_TENSORS / 32],
     e: &mut Emit<S>,
 ) -> Result<usize, LoadError> {
-    e.what = "slot table";
+    e.what = What::SlotTable;
     // (The window only for a larger graph: 512 bytes neither cleared nor on the stack for
     // nothing.)
     if g.n_tensors <= KNOWN_TENSORS && !large_windows() {
@@ -1052,9 +1081,9 @@ fn fill_io_output<S: Sink>(
                 tensor: t,
                 fault: TensorFault::TooLarge,
             })?;
-        e.outputs_filled += 1;
+        e.outputs_filled = e.outputs_filled.wrapping_add(1);
         let at = io_at + k * IO_WORDS + IO_WORDS - 1;
-        e.set_table(at, u32::try_from(bytes).unwrap_or(u32::MAX), "I/O table")?;
+        e.set_table(at, u32::try_from(bytes).unwrap_or(u32::MAX), What::IoTable)?;
     }
     Ok(())
 }
@@ -1109,7 +1138,7 @@ fn record_words<'m, S: Sink>(
     };
     e.op = i;
     e.name = v.name;
-    e.what = "operator kind, inputs or output";
+    e.what = What::Record;
     let kind = prep.kind;
     let pw = prep.words().len();
     let n = table.len();
@@ -1216,16 +1245,16 @@ fn record_words<'m, S: Sink>(
         e.push_usize(t)?;
         push_loc(e, l)?;
     }
-    e.what = "operator parameters";
+    e.what = What::Params;
     e.push_all(prep.words())?;
     let base = e.pos;
     for c in 0..n {
         let (m, s) = table.entry(c).map_err(kerr)?;
-        e.set(base + c, m as u32, "requantization multipliers")?;
-        e.set(base + n + c, s as u32, "requantization shifts")?;
+        e.set(base + c, m as u32, What::Multipliers)?;
+        e.set(base + n + c, s as u32, What::Shifts)?;
     }
     e.pos = base + 2 * n;
-    e.what = "folded biases";
+    e.what = What::FoldedBiases;
     // Each word straight to the sink, a fault as a byte (no error built in the loop's frame):
     // `None` an entry that cannot be derived, `Some(differs)` a word the sink refused.
     let fault = constants.each(|k| match k {
