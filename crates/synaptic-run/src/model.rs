@@ -498,6 +498,20 @@ fn holds_data(model: &Model<'_>, tt: &synaptic_tflite::Tensor<'_>) -> Result<boo
     Ok(!model.tensor_data(tt)?.is_empty())
 }
 
+/// `sum + bytes` of graph I/O tensor `t`, at most [`MAX_TENSOR_SIZE`] (the header's sums of
+/// the inputs' and the outputs' bytes), else the tensor's [`TensorFault::TooLarge`].
+#[inline(always)]
+pub(crate) fn add_io_bytes(sum: usize, bytes: usize, t: usize) -> Result<usize, LoadError> {
+    sum.checked_add(bytes)
+        .filter(|&b| b <= MAX_TENSOR_SIZE)
+        .ok_or(LoadError::Tensor {
+            op: None,
+            name: "",
+            tensor: t,
+            fault: TensorFault::TooLarge,
+        })
+}
+
 impl<'m> Graph<'m> {
     /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
     /// operators or graph I/O, or I/O indices out of range.
@@ -803,15 +817,7 @@ impl<'m> Graph<'m> {
             } else {
                 tensor_shape(self.sg.tensor(t)?, t)?
             };
-            sum = sum
-                .checked_add(info.bytes)
-                .filter(|&b| b <= MAX_TENSOR_SIZE)
-                .ok_or(LoadError::Tensor {
-                    op: None,
-                    name: "",
-                    tensor: t,
-                    fault: TensorFault::TooLarge,
-                })?;
+            sum = add_io_bytes(sum, info.bytes, t)?;
             each(k, &info);
         }
         Ok(sum)

@@ -8,17 +8,15 @@
 //! is produced, and a requantization entry (multiplier and shift) is derived once and checked
 //! at both of its places.
 
-use crate::error::{
-    CustomCode, GraphFault, KernelError, LoadError, ShapeFault, TensorFault, Unsupported,
-};
+use crate::error::{CustomCode, GraphFault, KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
     h, placement_code, IoPlacement, Isa, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
     OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
 };
-use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS, MAX_TENSOR_SIZE};
+use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
-    core_request, large_windows, op_code, op_view, tinfo, CoreRequest, Graph, TensorWindow,
-    KNOWN_TENSORS, WINDOW_TENSORS,
+    add_io_bytes, core_request, large_windows, op_code, op_view, tinfo, CoreRequest, Graph,
+    TensorWindow, KNOWN_TENSORS, WINDOW_TENSORS,
 };
 use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 
@@ -325,11 +323,11 @@ impl<S: Sink> Emit<S> {
     /// [`Emit::missed`] naming no operator.
     #[cold]
     #[inline(never)]
-    fn table_missed(&mut self, differs: bool, what: What, at: usize) -> LoadError {
-        let (op, name) = (self.op, self.name);
-        (self.op, self.name) = (usize::MAX, "");
-        let err = self.missed(differs, what, at);
-        (self.op, self.name) = (op, name);
+    fn table_missed(&self, differs: bool, what: What, at: usize) -> LoadError {
+        let mut err = self.missed(differs, what, at);
+        if let LoadError::Program { op, name, .. } = &mut err {
+            (*op, *name) = (usize::MAX, "");
+        }
         err
     }
 
@@ -1071,16 +1069,7 @@ fn fill_io_output<S: Sink>(
         if usize::from(g.io_tensor[k]) != t {
             continue;
         }
-        e.out_bytes = e
-            .out_bytes
-            .checked_add(bytes)
-            .filter(|&b| b <= MAX_TENSOR_SIZE)
-            .ok_or(LoadError::Tensor {
-                op: None,
-                name: "",
-                tensor: t,
-                fault: TensorFault::TooLarge,
-            })?;
+        e.out_bytes = add_io_bytes(e.out_bytes, bytes, t)?;
         e.outputs_filled = e.outputs_filled.wrapping_add(1);
         let at = io_at + k * IO_WORDS + IO_WORDS - 1;
         e.set_table(at, u32::try_from(bytes).unwrap_or(u32::MAX), What::IoTable)?;
