@@ -84,8 +84,9 @@ pub(crate) fn offset4(shape: &[usize; 4], i0: usize, i1: usize, i2: usize, i3: u
 /// An int8 value as stored: an `i8` (an activation in the arena) or a raw byte of the model
 /// (`u8`, two's complement), so weights and constant operands are read in place from the model
 /// bytes (flash), with no copy and no `unsafe` cast. Both compile to the same sign-extending
-/// load.
-pub trait Int8: Copy {
+/// load. Sealed: only `i8` and `u8`, one byte each (the DSP loops read slices of them as
+/// bytes).
+pub trait Int8: Copy + sealed::Sealed {
     /// The value, sign-extended.
     fn value(self) -> i32;
     /// The stored byte (two's complement).
@@ -197,6 +198,14 @@ impl Lanes {
         let l = self.0 + self.1;
         ((l & 0xFFFF) + (l >> 16)) as i32 - 512 * n as i32
     }
+}
+
+/// Keeps [`Int8`] to the two one-byte types.
+mod sealed {
+    /// Implemented by `i8` and `u8` only.
+    pub trait Sealed {}
+    impl Sealed for i8 {}
+    impl Sealed for u8 {}
 }
 
 impl Int8 for i8 {

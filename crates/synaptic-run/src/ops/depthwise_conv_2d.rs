@@ -255,8 +255,6 @@ pub(crate) struct TapValues<'s> {
 /// The fewest channels a depthwise convolution with multiplier 1 computes in blocks (fewer:
 /// [`How::Lanes`], whose registers beat the block's per-tap setup; M4, person_detect).
 const BLOCK_FROM: usize = 32;
-/// The most outputs of one input channel [`Channels::direct`] takes (two passes of eight).
-const DIRECT_OUTS: usize = 4 * LANES;
 
 /// The channels of a depthwise convolution: what every output pixel shares (tables, filter).
 /// Nothing in it is mutable: the kernels' loops read it through `&self`, whose fields the
@@ -538,9 +536,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// [`How::Multiplier`]: the `c.n` outputs from `c.oc` of input channel `c.ic` (at most
     /// [`BLOCK`]) at the pixel whose window is `ys` × `xs`. The channel's window values,
     /// offset, gathered once into `win` (0 at the taps outside the input, which TFLM skips),
-    /// then [`LANES`] outputs at a time over every tap (one word of four weights a tap,
-    /// [`mac4_value`]), the last `n mod 4` one at a time. Inlined into the chunk (M4:
-    /// micro_speech_quantized 1.86 -> 1.75 M instructions).
+    /// then eight outputs a pass (portable) or four ([`taps4`]: on the DSP extension two taps
+    /// a step in registers), the last `n mod 4` one at a time. Inlined into the chunk (M4:
+    /// micro_speech_quantized 1.86 -> 1.75 M instructions; the DSP loop gathered, its window
+    /// rows four values a word ([`offset_row`]): 1.50 -> 1.40 M).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn multiplier<X: Int8>(
@@ -556,12 +555,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let p = self.p;
         let [_, _, in_w, in_d] = p.input_shape;
         let [_, f_h, f_w, out_d] = p.filter_shape;
-        // On the DSP extension only: the portable build's gathered loop is faster (Cortex-M3
-        // micro_speech_quantized 1.78 M instructions gathered, 1.90 M direct).
-        let direct = cfg!(synaptic_dsp) && in_d * p.dilation_w == 1;
-        if direct && c.n % (2 * LANES) == 0 && c.n <= DIRECT_OUTS {
-            return self.direct(x, x_b, ys, xs, c, out);
-        }
         let k = (f_h * f_w).min(win.v.len());
         let v = &mut win.v[..k];
         if ys.taps.len() != f_h || xs.taps.len() != f_w {
@@ -573,10 +566,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         if in_d * p.dilation_w == 1 && n >= 4 {
             for (fy, in_y) in ys.iter() {
                 let xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
-                let dst = &mut v[fy * f_w + xs.taps.start..][..n];
-                for (d, xv) in dst.iter_mut().zip(&x[xi..][..n]) {
-                    *d = (xv.value() + off) as i16;
-                }
+                offset_row(&mut v[fy * f_w + xs.taps.start..][..n], &x[xi..][..n], off);
             }
         } else {
             for (fy, in_y) in ys.iter() {
@@ -592,7 +582,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let out = &mut out[..c.n.min(BLOCK)];
         let mut oc = c.oc;
         // Eight outputs a pass (each tap's value read once for two words of weights), then four.
-        let mut octs = out.chunks_exact_mut(2 * LANES);
+        // On the DSP extension four a pass ([`taps4`]'s registers hold no more).
+        let pass = if cfg!(synaptic_dsp) {
+            usize::MAX
+        } else {
+            2 * LANES
+        };
+        let mut octs = out.chunks_exact_mut(pass);
         for o in &mut octs {
             let (mut a0, mut a1) = ([0i32; LANES], [0i32; LANES]);
             for (&v, row) in v.iter().zip(rows()) {
@@ -607,9 +603,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                 }
             }
             let (o0, o1) = o.split_at_mut(LANES);
-            // The requantizers of `direct` here too: measured, only the portable build gains
-            // (Cortex-M3 micro_speech_quantized 1.85 -> 1.78 M instructions); inlined beside
-            // `direct`, they made its loop spill (M4 1.56 -> 1.67 M). Armv6-M keeps its flash
+            // The requantizers of `right_outputs`: measured, the portable build gains
+            // (Cortex-M3 micro_speech_quantized 1.85 -> 1.78 M instructions). Armv6-M keeps its flash
             // (the micro:bit's all-operator image).
             if self.right && !cfg!(synaptic_dsp) && !cfg!(synaptic_v6m) {
                 self.right_outputs(a0, oc, o0);
@@ -623,7 +618,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         let mut quads = octs.into_remainder().chunks_exact_mut(LANES);
         for o in &mut quads {
             let acc = taps4(v, self.filter, out_d, oc);
-            o.copy_from_slice(&requantize_chunk(acc, oc, LANES, self.bias, m, s, p));
+            if self.right && cfg!(synaptic_dsp) {
+                self.right_outputs(acc, oc, o);
+            } else {
+                o.copy_from_slice(&requantize_chunk(acc, oc, LANES, self.bias, m, s, p));
+            }
             oc += LANES;
         }
         for o in quads.into_remainder() {
@@ -634,53 +633,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             let [r, ..] = requantize_chunk([acc, 0, 0, 0], oc, 1, self.bias, m, s, p);
             *o = r;
             oc += 1;
-        }
-    }
-
-    /// [`Channels::multiplier`] with one input channel and no dilation across (a window row's
-    /// inputs adjacent), `c.n` a multiple of eight and at most [`DIRECT_OUTS`]: eight outputs a
-    /// pass, each tap's input read where it is and offset, no gathered copy (for so few
-    /// passes the copy costs more than it saves: M4 micro_speech_quantized, 80 taps and eight
-    /// outputs a pixel: with the requantizers below, 1.71 -> 1.56 M instructions).
-    #[inline(always)]
-    fn direct<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, c: Chunk, out: &mut [i8]) {
-        let p = self.p;
-        let in_w = p.input_shape[2];
-        let [_, _, f_w, out_d] = p.filter_shape;
-        let (n, off) = (xs.taps.len(), p.input_offset);
-        let (m, s) = (self.multipliers, self.shifts);
-        let mut oc = c.oc;
-        let n_out = c.n.min(out.len());
-        for o in out[..n_out].chunks_exact_mut(2 * LANES) {
-            let (mut a0, mut a1) = ([0i32; LANES], [0i32; LANES]);
-            for (fy, in_y) in ys.iter() {
-                let row = x_b + in_y * in_w + xs.first + c.ic;
-                let xr = x.get(row..).and_then(|r| r.get(..n)).unwrap_or(&[]);
-                let t0 = fy * f_w + xs.taps.start;
-                let ws = self.filter.get(t0 * out_d..).unwrap_or(&[]);
-                for (xv, w) in xr.iter().zip(ws.chunks_exact(out_d.max(1))) {
-                    if let Some(w) = w.get(oc..oc + 2 * LANES) {
-                        let (w0, w1) = w.split_at(LANES);
-                        if let (Ok(w0), Ok(w1)) =
-                            (<&[W; LANES]>::try_from(w0), <&[W; LANES]>::try_from(w1))
-                        {
-                            let v = xv.value() + off;
-                            mac4_value(&mut a0, v, w0);
-                            mac4_value(&mut a1, v, w1);
-                        }
-                    }
-                }
-            }
-            // (Written out as in the gathered path: one helper for both measured 1.73 M.)
-            let (o0, o1) = o.split_at_mut(LANES);
-            if self.right {
-                self.right_outputs(a0, oc, o0);
-                self.right_outputs(a1, oc + LANES, o1);
-            } else {
-                o0.copy_from_slice(&requantize_chunk(a0, oc, LANES, self.bias, m, s, p));
-                o1.copy_from_slice(&requantize_chunk(a1, oc + LANES, LANES, self.bias, m, s, p));
-            }
-            oc += 2 * LANES;
         }
     }
 
@@ -807,9 +759,44 @@ fn mac<const N: usize, X: Int8, W: Int8>(acc: &mut [i32; N], x: X, w: &[W], offs
     }
 }
 
+/// `dst[i] = src[i] + offset` (within ±255), the window row of one input channel.
+#[cfg(not(synaptic_dsp))]
+#[inline(always)]
+fn offset_row<X: Int8>(dst: &mut [i16], src: &[X], offset: i32) {
+    for (d, x) in dst.iter_mut().zip(src) {
+        *d = (x.value() + offset) as i16;
+    }
+}
+
+/// [`offset_row`] on the DSP extension: four values a word, offset in two halfword lanes
+/// (`SXTAB16`, values 0 and 2, 1 and 3), repacked in order (`PKHBT`/`PKHTB`).
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn offset_row<X: Int8>(dst: &mut [i16], src: &[X], offset: i32) {
+    use crate::dsp::{sxtab16, sxtab16_ror8};
+    let pair = (offset as u32 & 0xffff) * 0x1_0001;
+    let mut d4 = dst.chunks_exact_mut(4);
+    let mut s4 = src.chunks_exact(4);
+    for (d, s) in (&mut d4).zip(&mut s4) {
+        if let Ok(s) = <&[X; 4]>::try_from(s) {
+            let xw = super::common::word(s);
+            let (e, o) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
+            let (p01, p23) = ((e & 0xffff) | (o << 16), (o & 0xffff_0000) | (e >> 16));
+            d[0] = p01 as i16;
+            d[1] = (p01 >> 16) as i16;
+            d[2] = p23 as i16;
+            d[3] = (p23 >> 16) as i16;
+        }
+    }
+    for (d, x) in d4.into_remainder().iter_mut().zip(s4.remainder()) {
+        *d = (x.value() + offset) as i16;
+    }
+}
+
 /// The accumulators of the four outputs `oc ..` over the taps of a window whose values are
 /// `v` (offset), the weights of tap `t` at `filter[t · out_d + oc ..]`: `Σ_t v[t] · w` each,
 /// wrapping: a tap at a time, its four weights one word ([`mac4_value`]).
+#[cfg(not(synaptic_dsp))]
 #[inline(always)]
 fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
     let mut acc = [0i32; LANES];
@@ -819,6 +806,13 @@ fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LAN
         }
     }
     acc
+}
+
+/// [`taps4`] on the DSP extension: two taps a step in registers ([`crate::dsp::taps4_pairs`]).
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
+    crate::dsp::taps4_pairs([0; LANES], v, filter.get(oc..).unwrap_or(&[]), out_d)
 }
 
 /// `acc[j] += (x[j·SPREAD] + offset)·w[j]` for the four lanes, wrapping (portable).
