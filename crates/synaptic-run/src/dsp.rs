@@ -11,9 +11,9 @@
 //!   control flow (`options(pure, nomem, nostack)`); the only state it may change besides
 //!   its output register is the sticky Q flag (saturation), which nothing here reads, so the
 //!   condition flags are declared preserved only where the instruction leaves Q alone too.
-//! - The one exception is [`taps4_pairs`], a loop over two slices: it reads only within
-//!   them (their bounds checked before the block, the reads it makes derived from those
-//!   bounds in its comment), writes no memory and uses no stack.
+//! - The exceptions are [`taps4_pairs`] and [`smlad_pairs4`], loops over two slices: each
+//!   reads only within them (their bounds checked before the block, the reads it makes
+//!   derived from those bounds in its comment), writes no memory and uses no stack.
 //! - The arithmetic is the architecture's, fixed by the Arm ARM: halfword lanes are signed
 //!   16-bit, sums wrap modulo 2^32 (exactly `i32::wrapping_add` of the products).
 
@@ -225,6 +225,75 @@ pub(crate) fn taps4_pairs<W: crate::ops::common::Int8>(
         a1 = smlabb(x, o, a1);
         a2 = smlabt(x, e, a2);
         a3 = smlabt(x, o, a3);
+    }
+    [a0, a1, a2, a3]
+}
+
+/// The accumulators of four output channels over a window's taps whose values (offset, within
+/// ±255) are `v`, the weights in tap pairs `w` (the program's, `ops::depthwise_conv_2d::
+/// tap_pair_word`: word `4k + j` holds channel `j`'s weights of taps `2k` and `2k + 1` as
+/// signed halfwords): `acc[j] + Σ_k v[2k] · lo(w[4k + j]) + v[2k + 1] · hi(w[4k + j])`,
+/// wrapping. One `SMLAD` a channel and pair of taps: 9 instructions for eight
+/// multiply-accumulates. `w` shorter than `4 · ⌈v.len() / 2⌉` words: the portable sums of
+/// what it holds (never, for a kernel's own slices).
+#[inline(always)]
+pub(crate) fn smlad_pairs4(acc: [i32; 4], v: &[i16], w: &[u32]) -> [i32; 4] {
+    let [mut a0, mut a1, mut a2, mut a3] = acc;
+    let pairs = v.len() / 2;
+    if w.len() < 4 * v.len().div_ceil(2) {
+        let mut acc = [a0, a1, a2, a3];
+        for (t, &x) in v.iter().enumerate() {
+            for (j, a) in acc.iter_mut().enumerate() {
+                let word = w.get(4 * (t / 2) + j).copied().unwrap_or(0);
+                let wv = (word >> (16 * (t % 2))) as u16 as i16;
+                *a = a.wrapping_add(i32::from(x).wrapping_mul(i32::from(wv)));
+            }
+        }
+        return acc;
+    }
+    if pairs > 0 {
+        let xp = v.as_ptr();
+        let end = xp.wrapping_add(2 * pairs);
+        let wp = w.as_ptr();
+        // SAFETY: reads only. Pair `k < pairs` reads the word of `v[2k]` and `v[2k + 1]`
+        // (within `v`: 2·pairs ≤ v.len()) and words `4k .. 4k + 4` of `w` (two `LDRD`s of a
+        // word-aligned `&[u32]`; 4·pairs ≤ w.len(), checked above). The loop runs `pairs ≥ 1`
+        // times (`xp` advances a word a step to `end`). No stack, no memory written; the
+        // flags are clobbered (the loop's compare), the Q flag may be set (unread).
+        unsafe {
+            asm!(
+                "2:",
+                "ldr {x}, [{xp}], #4",
+                "ldrd {w0}, {w1}, [{wp}], #8",
+                "smlad {a0}, {x}, {w0}, {a0}",
+                "smlad {a1}, {x}, {w1}, {a1}",
+                "ldrd {w0}, {w1}, [{wp}], #8",
+                "smlad {a2}, {x}, {w0}, {a2}",
+                "smlad {a3}, {x}, {w1}, {a3}",
+                "cmp {xp}, {end}",
+                "bne 2b",
+                a0 = inout(reg) a0,
+                a1 = inout(reg) a1,
+                a2 = inout(reg) a2,
+                a3 = inout(reg) a3,
+                xp = inout(reg) xp => _,
+                wp = inout(reg) wp => _,
+                end = in(reg) end,
+                x = out(reg) _,
+                w0 = out(reg) _,
+                w1 = out(reg) _,
+                options(nostack, readonly),
+            );
+        }
+    }
+    if v.len() % 2 == 1 {
+        // The odd last tap: its value alone in the bottom halfword (the top weight is 0).
+        let x = u32::from(v[v.len() - 1] as u16);
+        let k = 4 * pairs;
+        a0 = smlad(x, w[k], a0);
+        a1 = smlad(x, w[k + 1], a1);
+        a2 = smlad(x, w[k + 2], a2);
+        a3 = smlad(x, w[k + 3], a3);
     }
     [a0, a1, a2, a3]
 }

@@ -15,7 +15,7 @@
 //! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
-//! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: per-output-channel accumulator constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; see [`crate::ops`]) |
+//! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: its constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; a depthwise multiplier's filter in tap pairs for the DSP extension's `SMLAD`; see [`crate::ops`]) |
 //!
 //! A location is 3 words `tag, a, b`: 0 absent (an optional input), 1 plan slot `a`, 2 graph
 //! I/O tensor `a` in the SHARED region, 3 model constant: `b` bytes at byte offset `a` of the
@@ -279,8 +279,9 @@ pub(crate) struct OpRecord<'w> {
     pub multipliers: &'w [u32],
     /// Shifts.
     pub shifts: &'w [u32],
-    /// Per-output-channel accumulator constants (a kernel's folded biases; empty for the
-    /// kinds that fold none).
+    /// The record's constants: per-output-channel accumulator constants (a kernel's folded
+    /// biases), a depthwise multiplier's filter in tap pairs for the DSP extension, the FFT's
+    /// tables; empty for the kinds that have none.
     pub constants: &'w [u32],
 }
 

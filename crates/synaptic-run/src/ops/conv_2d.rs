@@ -1923,7 +1923,23 @@ pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
         filter,
         output: out.q.scale,
     };
-    Prepared::with::<K>(cx, *p, table, super::tables::Constants::None)
+    // The DSP extension's depthwise multiplier path multiplies the filter in tap pairs
+    // (`SMLAD`): a program for it carries them (micro_speech_quantized: 320 words).
+    #[cfg(not(synaptic_v6m))]
+    let pairs = match super::depthwise_conv_2d::tap_pairs_len(p) {
+        len if depthwise && len > 0 && cx.isa == crate::Isa::Dsp => {
+            super::tables::Constants::DepthwisePairs {
+                filter: cx.data(1)?,
+                taps: w.shape().get(1..3).map_or(0, |s| s.iter().product()),
+                out_d: channels,
+                len,
+            }
+        }
+        _ => super::tables::Constants::None,
+    };
+    #[cfg(synaptic_v6m)]
+    let pairs = super::tables::Constants::None;
+    Prepared::with::<K>(cx, *p, table, pairs)
 }
 
 /// Whether the operator's input is float32 and this build has the float kernels (the float

@@ -161,21 +161,28 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
     output: &mut [O],
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
+    let ch = Channels::new(p, multipliers, shifts, filter, bias);
+    plain(&ch, input, output, scratch)
+}
+
+/// [`depthwise_conv2d`] on the channels `ch` (and their tap pairs, if any).
+fn plain<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    ch: &Channels<'_, W, B, T>,
+    input: &[X],
+    output: &mut [O],
+    scratch: &mut Scratch<'_>,
+) -> Result<(), KernelError> {
+    let (p, filter) = (ch.p, ch.filter);
     p.check(
         "DEPTHWISE_CONV_2D",
-        multipliers,
-        shifts,
+        ch.multipliers,
+        ch.shifts,
         input.len(),
         filter,
-        bias,
+        ch.bias,
         output.len(),
     )?;
-    run_plain(
-        &Channels::new(p, multipliers, shifts, filter, bias),
-        input,
-        output,
-        scratch,
-    )
+    run_plain(ch, input, output, scratch)
 }
 
 /// DEPTHWISE_CONV_2D ([`depthwise_conv2d`]) with input and output in `buf`: the channels of
@@ -195,15 +202,22 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
     at: InPlace,
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
+    let ch = Channels::new(p, multipliers, shifts, filter, bias);
+    overlapped(&ch, buf, at, scratch)
+}
+
+/// [`depthwise_conv2d_in_place`] on the channels `ch` (and their tap pairs, if any).
+fn overlapped<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    ch: &Channels<'_, W, B, T>,
+    buf: &mut [u8],
+    at: InPlace,
+    scratch: &mut Scratch<'_>,
+) -> Result<(), KernelError> {
     const OP: &str = "DEPTHWISE_CONV_2D";
-    check_tables(OP, p, multipliers, shifts, filter, bias)?;
+    let p = ch.p;
+    check_tables(OP, p, ch.multipliers, ch.shifts, ch.filter, ch.bias)?;
     check_window(OP, || contract(p, true), buf, &at)?;
-    run_overlapped(
-        &Channels::new(p, multipliers, shifts, filter, bias),
-        buf,
-        at,
-        scratch,
-    )
+    run_overlapped(ch, buf, at, scratch)
 }
 
 /// Output channels `oc .. oc + n` of one pixel, computed together ([`Channels::chunk`]).
@@ -245,6 +259,42 @@ fn multiplier_taps(p: &ConvParams) -> usize {
     }
 }
 
+/// Words of the filter's tap pairs ([`tap_pair_word`]) for `p`: four a pair of taps for each
+/// four output channels, when the DSP multiplier path takes `p` (not the row kernel;
+/// [`multiplier_taps`], the multiplier a multiple of four: micro_speech's 80 taps, eight
+/// outputs: 320 words); 0 otherwise.
+#[cfg_attr(synaptic_v6m, allow(dead_code))]
+pub(crate) fn tap_pairs_len(p: &ConvParams) -> usize {
+    let (taps, out_d) = (multiplier_taps(p), p.filter_shape[3]);
+    if taps > 0 && p.depth_multiplier % LANES == 0 && out_d % LANES == 0 && row_segment(p).is_none()
+    {
+        (out_d / LANES) * taps.div_ceil(2) * LANES
+    } else {
+        0
+    }
+}
+
+/// Word `i` of the filter's tap pairs (`filter` as the model stores it, `[1, f_h, f_w,
+/// out_d]`): for output channels `4q + j` and taps `2k`, `2k + 1` (in window order), the
+/// weight of tap `2k` in the bottom halfword and of tap `2k + 1` (0 past the last) in the
+/// top, sign-extended: word `(q · pairs + k) · 4 + j`. `None` past the filter.
+#[cfg_attr(synaptic_v6m, allow(dead_code))]
+pub(crate) fn tap_pair_word(filter: &[u8], taps: usize, out_d: usize, i: usize) -> Option<u32> {
+    let (j, qk) = (i % LANES, i / LANES);
+    let pairs = taps.div_ceil(2);
+    let (q, k) = (qk / pairs.max(1), qk % pairs.max(1));
+    let c = q * LANES + j;
+    let w = |t: usize| -> Option<u32> {
+        if t >= taps {
+            return Some(0);
+        }
+        let b = *filter.get(t.checked_mul(out_d)?.checked_add(c)?)?;
+        Some(u32::from(b as i8 as i16 as u16))
+    };
+    (c < out_d).then_some(())?;
+    Some(w(2 * k)? | w(2 * k + 1)? << 16)
+}
+
 /// The window of one input channel, its values offset (`x + input_offset`, within ±255) in
 /// tap order, 0 at the taps outside the input (which TFLM skips): what
 /// [`Channels::multiplier`] gathers once per pixel and input channel.
@@ -268,6 +318,9 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized> {
     /// Every output channel has a [`RightRequantizer`] for its accumulators
     /// ([`right_requantized`]): the row kernel takes the fast one.
     right: bool,
+    /// The filter in tap pairs ([`tap_pair_word`], the program's constants on the DSP extension;
+    /// empty: none), what [`Channels::multiplier`] multiplies by `SMLAD`.
+    pairs: &'a [u32],
 }
 
 /// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
@@ -293,7 +346,18 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
             filter,
             bias,
             right: right_requantized(multipliers, shifts, bias, out_d, f_h * f_w),
+            pairs: &[],
         }
+    }
+
+    /// These channels with the filter's tap pairs `pairs` (the record's constants): used
+    /// where they are exactly [`tap_pairs_len`] words for the parameters, else ignored.
+    fn paired(mut self, pairs: &'a [u32]) -> Self {
+        // (Only the DSP kernels multiply by them.)
+        if cfg!(synaptic_dsp) && !pairs.is_empty() && pairs.len() == tap_pairs_len(self.p) {
+            self.pairs = pairs;
+        }
+        self
     }
 
     /// The accumulators of `N` output channels from `c.oc`, all of input channel `c.ic`, over
@@ -369,8 +433,8 @@ impl Kernel for DepthwiseConv2d {
         io.i8(0)?;
         io.out_i8()?;
         let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
-        let out = io.out.bytes_mut();
-        depthwise_conv2d(p, m, s, x, w, bias.as_ref(), out, &mut io.scratch)
+        let ch = Channels::new(p, m, s, w, bias.as_ref()).paired(io.constants());
+        plain(&ch, x, io.out.bytes_mut(), &mut io.scratch)
     }
 
     fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {
@@ -383,7 +447,8 @@ impl Kernel for DepthwiseConv2d {
     ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let (w, bias) = (io.bytes(1), io.bias(2));
-        depthwise_conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at, &mut io.scratch)?;
+        let ch = Channels::new(p, m, s, w, bias.as_ref()).paired(io.constants());
+        overlapped(&ch, io.buf, io.at, &mut io.scratch)?;
         Ok(p.output_shape.iter().product())
     }
 
@@ -617,7 +682,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         }
         let mut quads = octs.into_remainder().chunks_exact_mut(LANES);
         for o in &mut quads {
-            let acc = taps4(v, self.filter, out_d, oc);
+            let acc = self.taps4(v, out_d, oc);
             if self.right && cfg!(synaptic_dsp) {
                 self.right_outputs(acc, oc, o);
             } else {
@@ -634,6 +699,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             *o = r;
             oc += 1;
         }
+    }
+
+    /// The accumulators of the four outputs `oc ..` over the gathered window `v`: by the
+    /// filter's tap pairs where the program has them ([`crate::dsp::smlad_pairs4`]: two
+    /// multiply-accumulates an instruction), else [`taps4`].
+    #[inline(always)]
+    fn taps4(&self, v: &[i16], out_d: usize, oc: usize) -> [i32; LANES] {
+        #[cfg(synaptic_dsp)]
+        if !self.pairs.is_empty() {
+            let n = 4 * v.len().div_ceil(2);
+            let at = (oc / LANES) * n;
+            if let Some(w) = self.pairs.get(at..at + n) {
+                return crate::dsp::smlad_pairs4([0; LANES], v, w);
+            }
+        }
+        taps4(v, self.filter, out_d, oc)
     }
 
     /// The outputs of channels `oc ..` (`out.len()`, at most [`LANES`]) from their

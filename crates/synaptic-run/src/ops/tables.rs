@@ -88,6 +88,21 @@ pub(crate) enum Constants<'m> {
         filter: &'m [u8],
         bias: &'m [u8],
     },
+    /// A DEPTHWISE_CONV_2D's filter in tap pairs for the DSP extension's multiplier path
+    /// (`depthwise_conv_2d::tap_pair_word`): its filter read in place in the model. Not in
+    /// an Armv6-M build (its flash: the micro:bit's all-operator image), which therefore
+    /// refuses a DSP program that carries tap pairs (a program mismatch).
+    #[cfg(not(synaptic_v6m))]
+    DepthwisePairs {
+        /// The filter's bytes.
+        filter: &'m [u8],
+        /// The window's taps.
+        taps: usize,
+        /// Output channels.
+        out_d: usize,
+        /// Entries.
+        len: usize,
+    },
     /// Words computed one at a time by the kernel's own function (SignalRfft's kissfft
     /// tables: `word(arg, c)` is `kissfft::rfft_table_word(fft_length, c)`). A function
     /// pointer set by the operator's `prepare`, so that an image without that kernel links
@@ -109,6 +124,8 @@ impl<'m> Constants<'m> {
             Constants::None => 0,
             Constants::FullyConnected { params, .. } => params.output_depth,
             Constants::Computed { len, .. } => *len,
+            #[cfg(not(synaptic_v6m))]
+            Constants::DepthwisePairs { len, .. } => *len,
         }
     }
 
@@ -164,6 +181,37 @@ impl<'m> Constants<'m> {
             }
             Constants::Computed { word, arg, len } => {
                 (0..*len).try_for_each(|c| f(word(*arg, c).map(|w| w as i32)))
+            }
+            #[cfg(not(synaptic_v6m))]
+            Constants::DepthwisePairs {
+                filter,
+                taps,
+                out_d,
+                len,
+            } => {
+                // The words in order (`tap_pair_word`'s), the filter's rows sliced once a pair.
+                let (taps, out_d) = (*taps, *out_d);
+                let whole = taps.checked_mul(out_d).and_then(|n| filter.get(..n));
+                let (Some(filter), true) = (whole, *len == (out_d / 4) * taps.div_ceil(2) * 4)
+                else {
+                    return (0..*len).try_for_each(|i| {
+                        let w = super::depthwise_conv_2d::tap_pair_word(filter, taps, out_d, i);
+                        f(w.map(|w| w as i32))
+                    });
+                };
+                let half = |b: u8| u32::from(b as i8 as i16 as u16);
+                for q in 0..out_d / 4 {
+                    let mut rows = filter.chunks_exact(out_d);
+                    while let Some(r0) = rows.next() {
+                        let r0 = &r0[4 * q..4 * q + 4];
+                        let r1 = rows.next().map(|r| &r[4 * q..4 * q + 4]);
+                        for j in 0..4 {
+                            let top = r1.map_or(0, |r| half(r[j]) << 16);
+                            f(Some((half(r0[j]) | top) as i32))?;
+                        }
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -229,6 +277,71 @@ mod tests {
                             got, want,
                             "od {od} d {d} bias {bias_len} short {short_filter}"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A depthwise filter's tap pairs, one pass, equal `tap_pair_word` word by word (odd and
+    /// even windows, a short filter), and multiplied pairwise give each channel's window sum.
+    #[test]
+    fn depthwise_pairs_are_the_filter() {
+        use crate::ops::depthwise_conv_2d::tap_pair_word;
+        let mut x = 0x2545_F491u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for taps in [1usize, 2, 9, 80] {
+            for out_d in [4usize, 8, 16] {
+                for short in [false, true] {
+                    let n = taps * out_d - usize::from(short);
+                    let filter: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+                    let len = (out_d / 4) * taps.div_ceil(2) * 4;
+                    let c = Constants::DepthwisePairs {
+                        filter: &filter,
+                        taps,
+                        out_d,
+                        len,
+                    };
+                    assert_eq!(c.len(), len);
+                    let mut got = Vec::new();
+                    let _ = c.each(|k| {
+                        got.push(k);
+                        k.map(drop).ok_or(())
+                    });
+                    let mut want = Vec::new();
+                    for i in 0..len {
+                        let k = tap_pair_word(&filter, taps, out_d, i).map(|w| w as i32);
+                        want.push(k);
+                        if k.is_none() {
+                            break;
+                        }
+                    }
+                    assert_eq!(got, want, "taps {taps} out_d {out_d} short {short}");
+                    if short {
+                        continue;
+                    }
+                    // Σ_t v[t]·w[t][c] by the pairs, for window values within ±255.
+                    let v: Vec<i32> = (0..taps).map(|_| (next() % 511) as i32 - 255).collect();
+                    let pairs = taps.div_ceil(2);
+                    for c in 0..out_d {
+                        let want: i32 = (0..taps)
+                            .map(|t| v[t] * i32::from(filter[t * out_d + c] as i8))
+                            .sum();
+                        let (q, j) = (c / 4, c % 4);
+                        let got: i32 = (0..pairs)
+                            .map(|k| {
+                                let w = got[(q * pairs + k) * 4 + j].unwrap() as u32;
+                                let (lo, hi) = (w as u16 as i16, (w >> 16) as u16 as i16);
+                                let v1 = v.get(2 * k + 1).copied().unwrap_or(0);
+                                v[2 * k] * i32::from(lo) + v1 * i32::from(hi)
+                            })
+                            .sum();
+                        assert_eq!(got, want, "taps {taps} out_d {out_d} channel {c}");
                     }
                 }
             }
