@@ -188,33 +188,45 @@ impl<'m> Constants<'m> {
                 taps,
                 out_d,
                 len,
-            } => {
-                // The words in order (`tap_pair_word`'s), the filter's rows sliced once a pair.
-                let (taps, out_d) = (*taps, *out_d);
-                let whole = taps.checked_mul(out_d).and_then(|n| filter.get(..n));
-                let (Some(filter), true) = (whole, *len == (out_d / 4) * taps.div_ceil(2) * 4)
-                else {
-                    return (0..*len).try_for_each(|i| {
-                        let w = super::depthwise_conv_2d::tap_pair_word(filter, taps, out_d, i);
-                        f(w.map(|w| w as i32))
-                    });
-                };
-                let half = |b: u8| u32::from(b as i8 as i16 as u16);
-                for q in 0..out_d / 4 {
-                    let mut rows = filter.chunks_exact(out_d);
-                    while let Some(r0) = rows.next() {
-                        let r0 = &r0[4 * q..4 * q + 4];
-                        let r1 = rows.next().map(|r| &r[4 * q..4 * q + 4]);
-                        for j in 0..4 {
-                            let top = r1.map_or(0, |r| half(r[j]) << 16);
-                            f(Some((half(r0[j]) | top) as i32))?;
-                        }
-                    }
-                }
-                Ok(())
+            } => depthwise_pairs(filter, *taps, *out_d, *len, f),
+        }
+    }
+}
+
+/// [`Constants::each`] of a depthwise filter's tap pairs: the words in order
+/// (`tap_pair_word`'s), the filter's rows sliced once a pair. Apart (not inlined): the
+/// folded biases' loop in `each` keeps its sink inlined (hello_world_int8's load +700
+/// instructions with this arm in the same frame).
+#[cfg(not(synaptic_v6m))]
+#[cold]
+#[inline(never)]
+fn depthwise_pairs<E>(
+    filter: &[u8],
+    taps: usize,
+    out_d: usize,
+    len: usize,
+    mut f: impl FnMut(Option<i32>) -> Result<(), E>,
+) -> Result<(), E> {
+    let whole = taps.checked_mul(out_d).and_then(|n| filter.get(..n));
+    let (Some(filter), true) = (whole, len == (out_d / 4) * taps.div_ceil(2) * 4) else {
+        return (0..len).try_for_each(|i| {
+            let w = super::depthwise_conv_2d::tap_pair_word(filter, taps, out_d, i);
+            f(w.map(|w| w as i32))
+        });
+    };
+    let half = |b: u8| u32::from(b as i8 as i16 as u16);
+    for q in 0..out_d / 4 {
+        let mut rows = filter.chunks_exact(out_d);
+        while let Some(r0) = rows.next() {
+            let r0 = &r0[4 * q..4 * q + 4];
+            let r1 = rows.next().map(|r| &r[4 * q..4 * q + 4]);
+            for j in 0..4 {
+                let top = r1.map_or(0, |r| half(r[j]) << 16);
+                f(Some((half(r0[j]) | top) as i32))?;
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
