@@ -259,7 +259,7 @@ fn multiplier_taps(p: &ConvParams) -> usize {
     }
 }
 
-/// Words of the filter's tap pairs ([`tap_pair_word`]) for `p`: four a pair of taps for each
+/// Words of the filter's tap pairs (`tap_pair_word`) for `p`: four a pair of taps for each
 /// four output channels, when the DSP multiplier path takes `p` (not the row kernel;
 /// [`multiplier_taps`], the multiplier a multiple of four: micro_speech's 80 taps, eight
 /// outputs: 320 words); 0 otherwise.
@@ -278,7 +278,7 @@ pub(crate) fn tap_pairs_len(p: &ConvParams) -> usize {
 /// out_d]`): for output channels `4q + j` and taps `2k`, `2k + 1` (in window order), the
 /// weight of tap `2k` in the bottom halfword and of tap `2k + 1` (0 past the last) in the
 /// top, sign-extended: word `(q · pairs + k) · 4 + j`. `None` past the filter.
-#[cfg_attr(synaptic_v6m, allow(dead_code))]
+#[cfg(test)]
 pub(crate) fn tap_pair_word(filter: &[u8], taps: usize, out_d: usize, i: usize) -> Option<u32> {
     let (j, qk) = (i % LANES, i / LANES);
     let pairs = taps.div_ceil(2);
@@ -318,7 +318,7 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized> {
     /// Every output channel has a [`RightRequantizer`] for its accumulators
     /// ([`right_requantized`]): the row kernel takes the fast one.
     right: bool,
-    /// The filter in tap pairs ([`tap_pair_word`], the program's constants on the DSP extension;
+    /// The filter in tap pairs (`tap_pair_word`, the program's constants on the DSP extension;
     /// empty: none), what [`Channels::multiplier`] multiplies by `SMLAD`.
     pairs: &'a [u32],
 }
