@@ -1653,13 +1653,14 @@ fn isa_dsp_emits_the_program_a_cortex_m4_loads_fastest_and_sizes_its_ram_program
         let ram = json(&["plan", model, "--op-data", "ram", "--isa", isa, "--json"]);
         programs.push((words, ram["ram"]["program_bytes"].as_u64().unwrap()));
     }
-    // The DSP program leaves the 4 × 4,000 filter's folded constants out (4 words), and the
-    // RAM program's figure follows it.
+    // The DSP program leaves the 4 × 4,000 filter's folded constants out (4 words) and
+    // carries the depthwise layer's filter in tap pairs (8 channels × 40 pairs of its 80
+    // taps: 320 words), and the RAM program's figure follows it.
     let [(pw, pb), (dw, db)] = programs[..] else {
         unreachable!()
     };
-    assert_eq!(pw, dw + 4, "{programs:?}");
-    assert_eq!(pb, db + 16, "{programs:?}");
+    assert_eq!(pw + 320, dw + 4, "{programs:?}");
+    assert_eq!(pb + 320 * 4, db + 16, "{programs:?}");
     // The default is the portable program.
     let ram = json(&["plan", model, "--op-data", "ram", "--json"]);
     assert_eq!(ram["ram"]["program_bytes"].as_u64(), Some(pb));
