@@ -11,9 +11,12 @@
 //!   control flow (`options(pure, nomem, nostack)`); the only state it may change besides
 //!   its output register is the sticky Q flag (saturation), which nothing here reads, so the
 //!   condition flags are declared preserved only where the instruction leaves Q alone too.
-//! - The exceptions are [`taps4_pairs`] and [`smlad_pairs4`], loops over two slices: each
-//!   reads only within them (their bounds checked before the block, the reads it makes
-//!   derived from those bounds in its comment), writes no memory and uses no stack.
+//! - The exceptions are [`taps4_pairs`] and [`smlad_pairs4`], loops over two slices;
+//!   [`quad3x3_row`], a loop that reads a slice and a `repr(C)` struct and writes a slice;
+//!   [`quad_taps`], a fixed block that reads a slice and writes an array; and
+//!   [`gather_words`], a loop that reads a slice and writes a slice. Each reads and writes
+//!   only within them (their bounds checked before the block, the accesses it makes derived
+//!   from those bounds in its comment; only the last three write memory) and uses no stack.
 //! - The arithmetic is the architecture's, fixed by the Arm ARM: halfword lanes are signed
 //!   16-bit, sums wrap modulo 2^32 (exactly `i32::wrapping_add` of the products).
 
@@ -296,4 +299,341 @@ pub(crate) fn smlad_pairs4(acc: [i32; 4], v: &[i16], w: &[u32]) -> [i32; 4] {
         a3 = smlad(x, w[k + 3], a3);
     }
     [a0, a1, a2, a3]
+}
+
+/// What [`quad3x3_row`] reads of one group of four output channels of a depthwise row
+/// kernel, laid out for its block (`repr(C)`, every field 4-byte integers: the byte offsets
+/// its loads name are in the fields' comments).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Quad {
+    /// Tap `(r, c)`'s four weights at `taps[3r + c]`, split into even and odd lanes
+    /// (`SXTB16`; byte 0).
+    pub(crate) taps: [[u32; 2]; 9],
+    /// The channels' biases (byte 72).
+    pub(crate) bias: [i32; 4],
+    /// Per channel, [`crate::math::RightRequantizer::parts`]: multiplier, `2^(right − 1)`,
+    /// right shift (byte 88).
+    pub(crate) rq: [[i32; 3]; 4],
+    /// The output offset (byte 136).
+    pub(crate) offset: i32,
+    /// The activation's minimum in each byte (byte 140).
+    pub(crate) lo: u32,
+    /// The activation's maximum in each byte (byte 144).
+    pub(crate) hi: u32,
+    /// Set by [`quad3x3_row`]: the bytes from one window row to the next (148), from the
+    /// third row of a window to the first of the next (152), and from one pixel's outputs
+    /// to the next's (156).
+    pub(crate) steps: [u32; 3],
+}
+
+/// One tap of [`quad3x3_row`]'s block: the window word at byte `$x` of the row pointer,
+/// the tap's even and odd weight words at bytes `$t` and `$t4` of the [`Quad`].
+macro_rules! quad_tap {
+    ($x:literal, $t:literal, $t4:literal) => {
+        concat!(
+            "ldr {x}, [{xp}, #",
+            $x,
+            "]\n",
+            "sxtab16 {xe}, {pair}, {x}\n",
+            "sxtab16 {x}, {pair}, {x}, ror #8\n",
+            "ldr {w}, [{qp}, #",
+            $t,
+            "]\n",
+            "smlabb {a0}, {xe}, {w}, {a0}\n",
+            "smlatt {a2}, {xe}, {w}, {a2}\n",
+            "ldr {w}, [{qp}, #",
+            $t4,
+            "]\n",
+            "smlabb {a1}, {x}, {w}, {a1}\n",
+            "smlatt {a3}, {x}, {w}, {a3}\n",
+        )
+    };
+}
+
+/// One channel's requantization in [`quad3x3_row`]'s block: `RightRequantizer::apply` of
+/// `$a` with the parts at byte `$m` of the [`Quad`] (multiplier and half) and `$r` (shift).
+macro_rules! quad_rq {
+    ($a:literal, $m:literal, $r:literal) => {
+        concat!(
+            "ldrd {x}, {xe}, [{qp}, #",
+            $m,
+            "]\n",
+            "lsl {",
+            $a,
+            "}, {",
+            $a,
+            "}, #1\n",
+            "smmulr {",
+            $a,
+            "}, {",
+            $a,
+            "}, {x}\n",
+            "add {",
+            $a,
+            "}, {",
+            $a,
+            "}, {",
+            $a,
+            "}, asr #31\n",
+            "add {",
+            $a,
+            "}, {",
+            $a,
+            "}, {xe}\n",
+            "ldr {x}, [{qp}, #",
+            $r,
+            "]\n",
+            "asr {",
+            $a,
+            "}, {",
+            $a,
+            "}, {x}\n",
+        )
+    };
+}
+
+/// The outputs of `n` pixels of one output row of a depthwise row kernel's group of four
+/// channels: pixel `i`'s 3×3 window of words (each the four channels' input bytes at a tap)
+/// has row `r` at `win[i · sw + r · ncols ..][.. 3]`; its four output bytes go to
+/// `out[i · c ..][.. 4]`, channel `j` at byte `j`. Each channel: its bias plus its nine
+/// products (`SXTAB16` adding the input offset `pair`, in both halfwords, then one `SMLAxy` a
+/// product: the row kernel's `mac_word`), requantized as `RightRequantizer::apply`, plus the output offset, saturated to
+/// int8 (`SSAT`), packed, clamped to the activation's range a byte lane at a time (`SSUB8` +
+/// `SEL`) and stored as one word. One block for the row, the accumulators in registers (the
+/// compiler's loop spilled them and reloaded each requantizer): 142 instructions a pixel.
+/// `q`'s steps are [`quad_steps`]'s for `sw`, `ncols` and `c`. Returns `false`, writing
+/// nothing, when `win` or `out` is too short for the `n` pixels or the steps are not these
+/// (never, for the kernel's own slices).
+#[inline(always)]
+pub(crate) fn quad3x3_row(
+    q: &Quad,
+    win: &[u32],
+    (n, sw, ncols): (usize, usize, usize),
+    pair: u32,
+    out: &mut [i8],
+    c: usize,
+) -> bool {
+    // The last pixel's last window word and output byte, without overflow.
+    let last = |step: usize, span: Option<usize>| {
+        n.checked_sub(1)
+            .and_then(|k| k.checked_mul(step))
+            .zip(span)
+            .and_then(|(a, b)| a.checked_add(b))
+    };
+    let need_win = last(sw, ncols.checked_mul(2).and_then(|s| s.checked_add(3)));
+    let need_out = last(c, Some(4));
+    let fits = |need: Option<usize>, len: usize| need.is_some_and(|k| k <= len);
+    if n == 0 || !fits(need_win, win.len()) || !fits(need_out, out.len()) {
+        return false;
+    }
+    // (Word by word: an array's `!=` is a call to `memcmp`.)
+    let Some([s0, s1, s2]) = steps(sw, ncols, c) else {
+        return false;
+    };
+    if s0 != q.steps[0] || s1 != q.steps[1] || s2 != q.steps[2] {
+        return false;
+    }
+    let xp = win.as_ptr();
+    let op = out.as_mut_ptr();
+    let qp: *const Quad = q;
+    // SAFETY: pixel `i < n` reads words `i·sw + r·ncols .. i·sw + r·ncols + 3` of `win` for
+    // `r < 3` (`xp` advanced by `q.steps[0]` = `4·ncols` bytes a row, then by `q.steps[1]`
+    // to the next pixel's first: `4·sw` bytes on from the last pixel's first; checked), the last at most
+    // `(n − 1)·sw + 2·ncols + 2 < win.len()`; and writes bytes `i·c .. i·c + 4` of `out`
+    // (`op` advanced by `q.steps[2]` = `c` a pixel; an unaligned word store, which every core with this
+    // extension makes), the last at most `(n − 1)·c + 3 < out.len()`: both checked above
+    // without overflow, `n ≥ 1` (the loop's count, decremented to 0). It reads the 40 words
+    // of `q` (`repr(C)`, 4-byte fields: bytes 0 .. 160) and no other memory, uses no stack;
+    // the GE flags (`SSUB8`) and the condition flags (the count) are set and the Q flag may
+    // be, so the flags are not declared preserved.
+    unsafe {
+        asm!(
+            "2:",
+            "ldrd {a0}, {a1}, [{qp}, #72]",
+            "ldrd {a2}, {a3}, [{qp}, #80]",
+            quad_tap!("0", "0", "4"),
+            quad_tap!("4", "8", "12"),
+            quad_tap!("8", "16", "20"),
+            "ldr {w}, [{qp}, #148]",
+            "add {xp}, {xp}, {w}",
+            quad_tap!("0", "24", "28"),
+            quad_tap!("4", "32", "36"),
+            quad_tap!("8", "40", "44"),
+            "ldr {w}, [{qp}, #148]",
+            "add {xp}, {xp}, {w}",
+            quad_tap!("0", "48", "52"),
+            quad_tap!("4", "56", "60"),
+            quad_tap!("8", "64", "68"),
+            "ldr {w}, [{qp}, #152]",
+            "add {xp}, {xp}, {w}",
+            quad_rq!("a0", "88", "96"),
+            quad_rq!("a1", "100", "108"),
+            quad_rq!("a2", "112", "120"),
+            quad_rq!("a3", "124", "132"),
+            "ldr {x}, [{qp}, #136]",
+            "add {a0}, {a0}, {x}",
+            "add {a1}, {a1}, {x}",
+            "add {a2}, {a2}, {x}",
+            "add {a3}, {a3}, {x}",
+            "ssat {a0}, #8, {a0}",
+            "ssat {a1}, #8, {a1}",
+            "ssat {a2}, #8, {a2}",
+            "ssat {a3}, #8, {a3}",
+            "bfi {a0}, {a1}, #8, #8",
+            "bfi {a0}, {a2}, #16, #8",
+            "bfi {a0}, {a3}, #24, #8",
+            "ldr {x}, [{qp}, #140]",
+            "ssub8 {w}, {a0}, {x}",
+            "sel {a0}, {a0}, {x}",
+            "ldr {x}, [{qp}, #144]",
+            "ssub8 {w}, {x}, {a0}",
+            "sel {a0}, {a0}, {x}",
+            "str {a0}, [{op}]",
+            "ldr {w}, [{qp}, #156]",
+            "add {op}, {op}, {w}",
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            a0 = out(reg) _,
+            a1 = out(reg) _,
+            a2 = out(reg) _,
+            a3 = out(reg) _,
+            xp = inout(reg) xp => _,
+            op = inout(reg) op => _,
+            n = inout(reg) n => _,
+            qp = in(reg) qp,
+            pair = in(reg) pair,
+            x = out(reg) _,
+            xe = out(reg) _,
+            w = out(reg) _,
+            options(nostack),
+        );
+    }
+    true
+}
+
+/// The steps of [`quad3x3_row`] for windows `sw` words apart in rows of `ncols` words and
+/// outputs `c` bytes apart: `4·ncols` (a row), `4·sw − 8·ncols` (wrapping: from a window's
+/// third row to the next window's first), `c`; `None` when one does not fit 32 bits.
+fn steps(sw: usize, ncols: usize, c: usize) -> Option<[u32; 3]> {
+    let stride = u32::try_from(ncols.checked_mul(4)?).ok()?;
+    let step = u32::try_from(sw.checked_mul(4)?).ok()?;
+    let c = u32::try_from(c).ok()?;
+    Some([stride, step.wrapping_sub(stride.wrapping_mul(2)), c])
+}
+
+/// Sets `q`'s steps for [`quad3x3_row`] over windows `sw` words apart in rows of `ncols` words
+/// and outputs `c` bytes apart; `false` (the row kernel's own path then) when they do not fit
+/// 32 bits.
+#[inline(always)]
+pub(crate) fn quad_steps(q: &mut Quad, (sw, ncols): (usize, usize), c: usize) -> bool {
+    match steps(sw, ncols, c) {
+        Some(s) => {
+            q.steps = s;
+            true
+        }
+        None => false,
+    }
+}
+
+/// One tap of [`quad_taps`]: the word at the filter pointer, on by `c` bytes, split into
+/// even and odd lanes and stored at byte `$t` of the taps.
+macro_rules! split_tap {
+    ($t:literal) => {
+        concat!(
+            "ldr {v}, [{wp}]\n",
+            "add {wp}, {wp}, {c}\n",
+            "sxtb16 {e}, {v}\n",
+            "sxtb16 {o}, {v}, ror #8\n",
+            "strd {e}, {o}, [{tp}, #",
+            $t,
+            "]\n",
+        )
+    };
+}
+
+/// Sets `q.taps` to a 3×3 depthwise filter's taps for four channels: tap `t`'s four weights
+/// are bytes `t·c .. t·c + 4` of `w` (the filter from the group's first channel, `c` channels
+/// a tap), split into even and odd lanes (`SXTB16`), as [`quad3x3_row`] multiplies them. 45
+/// instructions (the compiler's loop: 25 a tap). Returns `false`, setting nothing, when `w`
+/// is shorter than `8·c + 4` bytes (never, for the kernel's own filter).
+#[inline(always)]
+pub(crate) fn quad_taps<W: crate::ops::common::Int8>(q: &mut Quad, w: &[W], c: usize) -> bool {
+    let need = c.checked_mul(8).and_then(|n| n.checked_add(4));
+    if need.is_none_or(|n| n > w.len()) || core::mem::size_of::<W>() != 1 {
+        return false;
+    }
+    let wp = w.as_ptr().cast::<u8>();
+    let tp = q.taps.as_mut_ptr();
+    // SAFETY: reads the words at bytes `t·c` of `w` for `t < 9` (`wp` advanced by `c` a
+    // tap; an unaligned load, which every core with this extension makes), the last byte at
+    // `8·c + 3 < w.len()` (checked above without overflow; `W` is one byte, `Int8` being
+    // sealed to `i8` and `u8`); writes the 18 words of `q.taps` (an array of `[u32; 2]`:
+    // bytes 0 .. 72, word-aligned as `STRD` needs). No other memory, no stack, no flags.
+    unsafe {
+        asm!(
+            split_tap!("0"),
+            split_tap!("8"),
+            split_tap!("16"),
+            split_tap!("24"),
+            split_tap!("32"),
+            split_tap!("40"),
+            split_tap!("48"),
+            split_tap!("56"),
+            split_tap!("64"),
+            wp = inout(reg) wp => _,
+            c = in(reg) c,
+            tp = in(reg) tp,
+            v = out(reg) _,
+            e = out(reg) _,
+            o = out(reg) _,
+            options(nostack, preserves_flags),
+        );
+    }
+    true
+}
+
+/// `dst[j]` = the word at byte `j·c` of `src` (little-endian, as `common::word`), for every
+/// `j`: a depthwise row kernel's gather of one group's four channels along an input row.
+/// Five instructions a word (the compiler's loop: about ten). Returns `false`, writing
+/// nothing, when `src` is shorter than `(dst.len() − 1)·c + 4` bytes or `dst` is empty.
+#[inline(always)]
+pub(crate) fn gather_words<X: crate::ops::common::Int8>(
+    dst: &mut [u32],
+    src: &[X],
+    c: usize,
+) -> bool {
+    let n = dst.len();
+    let need = n
+        .checked_sub(1)
+        .and_then(|k| k.checked_mul(c))
+        .and_then(|k| k.checked_add(4));
+    if need.is_none_or(|k| k > src.len()) || core::mem::size_of::<X>() != 1 {
+        return false;
+    }
+    let sp = src.as_ptr().cast::<u8>();
+    let dp = dst.as_mut_ptr();
+    // SAFETY: word `j < n` of `dst` is written (`dp` advanced a word a step; `dst` is a
+    // `&mut [u32]`, word-aligned) from the 4 bytes at `j·c` of `src` (`sp` advanced by `c`;
+    // an unaligned load, which every core with this extension makes), the last at most
+    // `(n − 1)·c + 3 < src.len()` (checked above without overflow; `X` is one byte, `Int8`
+    // being sealed to `i8` and `u8`). The loop runs `n ≥ 1` times. No other memory, no
+    // stack; the condition flags are set (the count).
+    unsafe {
+        asm!(
+            "2:",
+            "ldr {v}, [{sp}]",
+            "add {sp}, {sp}, {c}",
+            "str {v}, [{dp}], #4",
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            sp = inout(reg) sp => _,
+            dp = inout(reg) dp => _,
+            n = inout(reg) n => _,
+            c = in(reg) c,
+            v = out(reg) _,
+            options(nostack),
+        );
+    }
+    true
 }

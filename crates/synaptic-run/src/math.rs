@@ -387,6 +387,14 @@ impl RightRequantizer {
         }
     }
 
+    /// The multiplier, `2^(right − 1)` and the right shift (`right` < 32): what
+    /// [`Self::apply`] computes with, for a block that applies it itself.
+    #[cfg(synaptic_dsp)]
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> [i32; 3] {
+        [self.multiplier, self.half, self.right as i32]
+    }
+
     /// `MultiplyByQuantizedMultiplier(x, multiplier, shift)` of `x` within ±[`Self::BOUND`].
     #[inline(always)]
     pub fn apply(&self, x: i32) -> i32 {

@@ -1015,6 +1015,31 @@ fn mac_word(acc: &mut [i32; LANES], x: u32, t: &Tap, pair: u32) {
     }
 }
 
+/// `v` (an activation bound, within int8) in each byte of a word.
+#[cfg(synaptic_dsp)]
+fn lanes(v: i32) -> u32 {
+    u32::from(v.clamp(-128, 127) as i8 as u8) * 0x0101_0101
+}
+
+/// The accumulators of a 3×3 window of the row kernel's gathered words (row `r` at
+/// `win[r · ncols ..]`) against the taps `t` (in the filter's order), `pair` the input offset
+/// in both halfwords: [`mac_word`] tap by tap, unrolled (the Cortex-M3's row kernel; the DSP
+/// extension's runs [`crate::dsp::quad3x3_row`], the Cortex-M0's the general loop, in less
+/// flash). Taps past the end of `win` count 0 (never, for the kernel's own slices).
+#[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
+#[inline(always)]
+fn window3x3(win: &[u32], ncols: usize, t: &[Tap; 9], pair: u32) -> [i32; LANES] {
+    let mut acc = [0i32; LANES];
+    for r in 0..3 {
+        if let Some(w) = win.get(r * ncols..).and_then(|w| w.first_chunk::<3>()) {
+            for j in 0..3 {
+                mac_word(&mut acc, w[j], &t[3 * r + j], pair);
+            }
+        }
+    }
+    acc
+}
+
 /// The input and output of the row kernel ([`Channels::rows`]): the pixel loop's `input` and
 /// `write` over its state, behind one trait object so that the plain and the overlapped
 /// kernel share one copy of the row kernel.
@@ -1044,8 +1069,8 @@ impl<X, S: ?Sized, I: Fn(&S) -> &[X], Wr: FnMut(&mut S, usize, &[i8])> RowsIo<X>
 }
 
 /// What the row kernel keeps of one group of four channels: each tap's weights in the
-/// gathered columns' order (tap `(fy, fx)` at `fx · f_h + fy`), the biases, and the
-/// requantizers (meaningful when [`Channels::right`]).
+/// filter's order (tap `(fy, fx)` at `fy · f_w + fx`), the biases, and the requantizers
+/// (meaningful when [`Channels::right`]).
 struct Group {
     taps: [Tap; ROW_TAPS],
     bias: [i32; LANES],
@@ -1082,20 +1107,22 @@ fn row_segment(p: &ConvParams) -> Option<usize> {
 }
 
 /// The row kernel's buffers for segments of `seg` pixels: output bytes and gathered words
-/// (`seg` pixels read `(seg − 1)·stride + f_w` columns of `f_h` words).
+/// (`seg` pixels read `(seg − 1)·stride + f_w` columns of each of the `f_h` window rows).
 fn row_buffers(p: &ConvParams, seg: usize) -> (usize, usize) {
     let [_, f_h, f_w, c] = p.filter_shape;
     (seg * c, ((seg - 1) * p.stride_w + f_w) * f_h)
 }
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
-    /// The output a row segment (`seg` pixels) at a time, the segments in `dir`
-    /// order: per group of four channels, the group's weights split once ([`Group`]), its
-    /// window rows gathered once ([`Channels::gather`]: one word a tap, the input's zero
-    /// point where a tap is outside the input, which contributes 0 as TFLM's skipped tap
-    /// does), then every pixel's window of words against the taps in registers. The
-    /// segment's outputs are written after all of its reads ([`Lanes::whole`]). One copy for
-    /// the plain and the overlapped kernel: their input and output behind `io`.
+    /// The output a row segment (`seg` pixels) at a time, the segments in `dir` order: the
+    /// segment's window rows and padding set up once ([`Channels::segment`]), then per group
+    /// of four channels its weights split once ([`Group`]), its words of the window rows
+    /// gathered once ([`Channels::gather`]: one word a tap, the input's zero point where a
+    /// tap is outside the input, which contributes 0 as TFLM's skipped tap does), and every
+    /// pixel's window of words against the taps in registers (a 3×3 filter on the DSP
+    /// extension: one block for the group's row, [`Channels::quad_group`]). The segment's
+    /// outputs are written after all of its reads ([`Lanes::whole`]). One copy for the plain
+    /// and the overlapped kernel: their input and output behind `io`.
     #[inline(never)]
     fn rows<X: Int8>(
         &self,
@@ -1115,6 +1142,15 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             bias: [0; LANES],
             fast: [RightRequantizer::new_checked(0, -1); LANES],
         };
+        // A 3×3 filter whose requantizers are all right shifts: one block a group's row on
+        // the DSP extension ([`Channels::quad_group`]).
+        #[cfg(synaptic_dsp)]
+        let mut quad = (self.right && f_h == 3 && f_w == 3).then(|| crate::dsp::Quad {
+            offset: p.output_offset,
+            lo: lanes(p.act_min),
+            hi: lanes(p.act_max),
+            ..Default::default()
+        });
         // Each window row's first inside pixel in the input ([`Channels::segment`]).
         let mut at = [usize::MAX; ROW_TAPS];
         for b in ordered(batches, dir) {
@@ -1126,19 +1162,27 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                         return;
                     };
                     let ncols = (n - 1) * p.stride_w + f_w;
-                    let Some(cols) = cols.get_mut(..ncols * f_h) else {
+                    let Some(blk) = cols.get_mut(..f_h * ncols) else {
                         return;
                     };
                     // The segment's window rows and padding, once for all of its groups.
                     let x = io.input();
-                    let seg_rows = self.segment(x.len(), b * pixel, (oy, ox0), cols, &mut at);
+                    let (left, inside) = self.segment(x.len(), b * pixel, (oy, ox0), blk, &mut at);
+                    let span = (left, inside, ncols);
+                    let at = &at[..f_h.min(ROW_TAPS)];
                     for g in 0..c / LANES {
+                        #[cfg(synaptic_dsp)]
+                        if let Some(q) = quad.as_mut() {
+                            if self.quad_group(q, g, (x, at, span), blk, n, pair, o) {
+                                continue;
+                            }
+                        }
                         self.group(g, &mut grp);
-                        self.gather(x, &at, seg_rows, g, cols);
+                        self.gather(x, at, span, g, blk);
                         if p.act_min == -128 && p.act_max == 127 {
-                            self.pixels::<true>(&grp, cols, pair, g, o);
+                            self.pixels::<true>(&grp, blk, (n, ncols), pair, g, o);
                         } else {
-                            self.pixels::<false>(&grp, cols, pair, g, o);
+                            self.pixels::<false>(&grp, blk, (n, ncols), pair, g, o);
                         }
                     }
                     io.write(offset4(&p.output_shape, b, oy, ox0, 0), o);
@@ -1147,36 +1191,44 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         }
     }
 
-    /// The outputs of group `g` (`grp`) at every pixel of a segment (`o`: `out_d` values a
-    /// pixel), each pixel's window the next `f_h · f_w` words of the gathered columns
-    /// `cols` (`stride · f_h` words on from the last), 3×3 unrolled. `FULL`: the activation
-    /// range is all of int8 (a saturation, `SSAT`).
+    /// The outputs of group `g` (`grp`) at every pixel of a segment of `n` (`o`: `out_d`
+    /// values a pixel): window row `fy` is gathered row `fy` of `blk` (`ncols` words each),
+    /// pixel `i`'s window from its word `i · stride_w` (3×3 unrolled on the Cortex-M3:
+    /// [`window3x3`]). `FULL`: the activation range is all of int8 (a saturation, `SSAT`).
     #[inline(always)]
     fn pixels<const FULL: bool>(
         &self,
         grp: &Group,
-        cols: &[u32],
+        blk: &[u32],
+        (n, ncols): (usize, usize),
         pair: u32,
         g: usize,
         o: &mut [i8],
     ) {
         let p = self.p;
         let [_, f_h, f_w, c] = p.filter_shape;
-        let k = f_h * f_w;
+        let sw = p.stride_w;
         let oc = g * LANES;
-        let windows = cols.windows(k).step_by(p.stride_w * f_h);
-        for (win, px) in windows.zip(o.chunks_exact_mut(c)) {
-            let mut acc = [0i32; LANES];
-            if let (Ok(w), Ok(t)) = (
-                <&[u32; 9]>::try_from(win),
-                <&[Tap; 9]>::try_from(&grp.taps[..9]),
-            ) {
-                for j in 0..9 {
-                    mac_word(&mut acc, w[j], &t[j], pair);
+        let pxs = o.chunks_exact_mut(c).take(n).enumerate();
+        #[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
+        if let (Ok(t), true) = (<&[Tap; 9]>::try_from(&grp.taps[..9]), f_h == 3 && f_w == 3) {
+            for (i, px) in pxs {
+                let acc = window3x3(blk.get(i * sw..).unwrap_or(&[]), ncols, t, pair);
+                if let Some(v) = px.get_mut(oc..oc + LANES) {
+                    self.outputs::<FULL>(grp, acc, oc, v);
                 }
-            } else {
-                for (&w, t) in win.iter().zip(&grp.taps) {
-                    mac_word(&mut acc, w, t, pair);
+            }
+            return;
+        }
+        for (i, px) in pxs {
+            let mut acc = [0i32; LANES];
+            let taps = grp.taps.chunks_exact(f_w.max(1)).take(f_h);
+            for (fy, ts) in taps.enumerate() {
+                let at = fy * ncols + i * sw;
+                if let Some(ws) = blk.get(at..).and_then(|w| w.get(..f_w)) {
+                    for (&w, t) in ws.iter().zip(ts) {
+                        mac_word(&mut acc, w, t, pair);
+                    }
                 }
             }
             if let Some(v) = px.get_mut(oc..oc + LANES) {
@@ -1190,16 +1242,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     fn group(&self, g: usize, grp: &mut Group) {
         let [_, f_h, f_w, c] = self.p.filter_shape;
         let oc = g * LANES;
-        // Tap (fy, fx) at fy · f_w + fx in the filter (`c` apart), at fx · f_h + fy here.
+        // Tap t's four weights at t · c + oc in the filter.
         let ws = self.filter.get(oc..).unwrap_or(&[]);
-        // The taps in the filter's order, one run of `c` weights each (the last may be short).
-        let mut runs = ws.chunks(c.max(1));
-        for fy in 0..f_h {
-            for fx in 0..f_w {
-                let w = runs.next().and_then(|w| w.first_chunk::<LANES>());
-                if let (Some(w), Some(t)) = (w, grp.taps.get_mut(fx * f_h + fy)) {
-                    *t = tap(w);
-                }
+        let runs = ws.chunks(c.max(1)).take(f_h * f_w);
+        for (tp, w) in grp.taps.iter_mut().zip(runs) {
+            if let Some(w) = w.first_chunk::<LANES>() {
+                *tp = tap(w);
             }
         }
         grp.bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
@@ -1209,34 +1257,71 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
         }
     }
 
-    /// The window columns of the segment from output pixel `ox0` of row `oy` (batch input at
+    /// Group `g`'s outputs over a segment of `n` pixels in one block
+    /// ([`crate::dsp::quad3x3_row`]): its taps split ([`crate::dsp::quad_taps`]), biases and
+    /// requantizers into `q`, its words of the window rows gathered ([`Channels::gather`]).
+    /// `false` when a block refuses its slices (never, for the kernel's own): the general
+    /// path then computes the group again, whole.
+    #[cfg(synaptic_dsp)]
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn quad_group<X: Int8>(
+        &self,
+        q: &mut crate::dsp::Quad,
+        g: usize,
+        (x, at, span): (&[X], &[usize], (usize, usize, usize)),
+        blk: &mut [u32],
+        n: usize,
+        pair: u32,
+        o: &mut [i8],
+    ) -> bool {
+        let p = self.p;
+        let (c, ncols) = (p.filter_shape[3], span.2);
+        let oc = g * LANES;
+        let ws = self.filter.get(oc..).unwrap_or(&[]);
+        if !crate::dsp::quad_taps(q, ws, c) || !crate::dsp::quad_steps(q, (p.stride_w, ncols), c) {
+            return false;
+        }
+        q.bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
+        let (m, sh) = (self.multipliers.at4(oc), self.shifts.at4(oc));
+        q.rq = core::array::from_fn(|j| RightRequantizer::new_checked(m[j], sh[j]).parts());
+        self.gather(x, at, span, g, blk);
+        let o = o.get_mut(oc..).unwrap_or(&mut []);
+        crate::dsp::quad3x3_row(q, blk, (n, p.stride_w, ncols), pair, o, c)
+    }
+
+    /// The window rows of the segment from output pixel `ox0` of row `oy` (batch input at
     /// `x[x_b..]`, `x_len` elements) that are the same for every group: the input's zero
     /// point in each byte of every word whose tap is outside the input (the columns left of
     /// and right of it, and every column of a window row outside it), written here once; in
     /// `at[fy]` the element of window row `fy`'s first inside pixel (`usize::MAX`: the row is
     /// outside the input, or short). Returns the columns `(left, inside)`: the inside ones
-    /// are the groups' own ([`Channels::gather`]). The word of window row `fy` of column `j`
-    /// is `cols[j · f_h + fy]`.
+    /// are the groups' own ([`Channels::gather`]). Window row `fy` is `blk[fy · ncols ..][..
+    /// ncols]`, `ncols` = `blk.len() / f_h`.
     #[inline(always)]
     fn segment(
         &self,
         x_len: usize,
         x_b: usize,
         (oy, ox0): (usize, usize),
-        cols: &mut [u32],
+        blk: &mut [u32],
         at: &mut [usize; ROW_TAPS],
     ) -> (usize, usize) {
         let p = self.p;
         let [_, in_h, in_w, c] = p.input_shape;
-        let f_h = p.filter_shape[1].clamp(1, ROW_TAPS);
         let pad = u32::from(p.input_offset.wrapping_neg() as u8) * 0x0101_0101;
-        let ncols = cols.len() / f_h;
+        let f_h = p.filter_shape[1].clamp(1, ROW_TAPS);
+        let ncols = blk.len() / f_h;
         // Columns [0, left) and [left + inside, ncols) are outside the input. Within i32
         // (`compute_padding`'s bound on the window's extent).
         let ix0 = (ox0 * p.stride_w) as isize - p.pad_w as isize;
         let left = (-ix0).clamp(0, ncols as isize) as usize;
         let inside = (in_w as isize - ix0).clamp(left as isize, ncols as isize) as usize - left;
-        for (fy, a) in at.iter_mut().enumerate().take(f_h) {
+        for (fy, (a, row)) in at
+            .iter_mut()
+            .zip(blk.chunks_exact_mut(ncols.max(1)))
+            .enumerate()
+        {
             let iy = (oy * p.stride_h + fy * p.dilation_h) as isize - p.pad_h as isize;
             let first = x_b + (iy.max(0) as usize * in_w + (ix0 + left as isize) as usize) * c;
             let whole = first
@@ -1247,11 +1332,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             } else {
                 usize::MAX
             };
-        }
-        for (j, col) in cols.chunks_exact_mut(f_h).enumerate() {
-            let outside = j < left || j >= left + inside;
-            for (w, &a) in col.iter_mut().zip(at.iter()) {
-                if outside || a == usize::MAX {
+            for (j, w) in row.iter_mut().enumerate() {
+                if *a == usize::MAX || j < left || j >= left + inside {
                     *w = pad;
                 }
             }
@@ -1262,42 +1344,46 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
     /// Gathers group `g`'s words of the segment's inside columns ([`Channels::segment`] wrote
     /// the rest and `at`): the word of the group's four channels (with a multiplier of four or
     /// more, its one input channel's byte in every lane) of window row `fy` at column `j` at
-    /// `cols[j · f_h + fy]`.
+    /// `blk[fy · ncols + j]`.
     #[inline(always)]
     fn gather<X: Int8>(
         &self,
         x: &[X],
-        at: &[usize; ROW_TAPS],
-        (left, inside): (usize, usize),
+        at: &[usize],
+        (left, inside, ncols): (usize, usize, usize),
         g: usize,
-        cols: &mut [u32],
+        blk: &mut [u32],
     ) {
         let p = self.p;
         let c = p.input_shape[3];
-        let f_h = p.filter_shape[1].clamp(1, ROW_TAPS);
         // Multiplier 1: the group's four input channels, one word; a multiplier of four or
         // more: its one input channel, the byte in every lane.
         let dm = p.depth_multiplier;
         let (word_at, ic) = (g * LANES, g * LANES / dm.max(1));
-        if (dm == 1 && word_at + LANES > c) || ic >= c {
+        if (dm == 1 && word_at + LANES > c) || ic >= c || inside == 0 {
             return;
         }
-        let mid = cols.get_mut(left * f_h..).unwrap_or(&mut []);
-        for (fy, &a) in at.iter().enumerate().take(f_h) {
-            let Some(row) = x.get(a..).and_then(|r| r.get(..inside * c)) else {
+        for (&a, row) in at.iter().zip(blk.chunks_exact_mut(ncols.max(1))) {
+            // Pixel j's values at `x[a + j·c ..][.. c]` (`usize::MAX`: not gathered).
+            let (Some(dst), Some(src)) = (
+                row.get_mut(left..left + inside),
+                x.get(a..).and_then(|r| r.get(..inside * c)),
+            ) else {
                 continue;
             };
-            let columns = row.chunks_exact(c).zip(mid.chunks_exact_mut(f_h));
+            #[cfg(synaptic_dsp)]
+            if dm == 1 && crate::dsp::gather_words(dst, src.get(word_at..).unwrap_or(&[]), c) {
+                continue;
+            }
             if dm == 1 {
-                for (px, col) in columns {
-                    let v = px.get(word_at..).and_then(|v| v.first_chunk::<LANES>());
-                    if let (Some(w), Some(v)) = (col.get_mut(fy), v) {
+                for (w, px) in dst.iter_mut().zip(src.chunks_exact(c)) {
+                    if let Some(v) = px.get(word_at..).and_then(|v| v.first_chunk::<LANES>()) {
                         *w = super::common::word(v);
                     }
                 }
             } else {
-                for (px, col) in columns {
-                    if let (Some(w), Some(v)) = (col.get_mut(fy), px.get(ic)) {
+                for (w, px) in dst.iter_mut().zip(src.chunks_exact(c)) {
+                    if let Some(v) = px.get(ic) {
                         *w = u32::from(v.byte()) * 0x0101_0101;
                     }
                 }
