@@ -200,7 +200,7 @@ impl Lanes {
     }
 }
 
-/// Keeps [`Int8`] to the two one-byte types.
+/// Keeps [`Int8`] and [`Int8Out`] to the two one-byte types.
 mod sealed {
     /// Implemented by `i8` and `u8` only.
     pub trait Sealed {}
@@ -232,7 +232,9 @@ impl Int8 for u8 {
 
 /// An int8 output element: `i8`, or its byte (`u8`) in a buffer an overlapped kernel shares
 /// with its input ([`super::fully_connected::fully_connected_rows`]): the same value either way.
-pub trait Int8Out: Copy {
+/// Sealed: only `i8` and `u8`, one byte each, `from_i8` the byte itself (the DSP copies write
+/// slices of them as bytes).
+pub trait Int8Out: Copy + sealed::Sealed {
     /// The element holding `v`.
     fn from_i8(v: i8) -> Self;
 }

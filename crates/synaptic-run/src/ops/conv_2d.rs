@@ -650,7 +650,8 @@ pub(crate) fn run_overlapped<K: Lanes>(
 
 /// Writes the values `v` of a chunk or pair to `o` (one length): at most eight (a pixel of
 /// few channels: micro_speech's eight) one by one, unrolled, not through a `memcpy` call
-/// (some fifty instructions for eight bytes); more by the loop.
+/// (some fifty instructions for eight bytes); more by the loop, on the DSP extension a word
+/// at a time (M4 person_detect 19.36 M → 19.16 M instructions).
 #[inline(always)]
 fn put<O: Int8Out>(o: &mut [O], v: &[i8]) {
     if v.len() <= 8 {
@@ -665,6 +666,13 @@ fn put<O: Int8Out>(o: &mut [O], v: &[i8]) {
             }
         }
     } else {
+        // The DSP extension: the whole words by `crate::dsp::copy_words`, the last bytes
+        // one at a time.
+        #[cfg(synaptic_dsp)]
+        let (o, v) = {
+            let done = crate::dsp::copy_words(o, v);
+            (&mut o[done..], &v[done.min(v.len())..])
+        };
         for (d, &s) in o.iter_mut().zip(v) {
             *d = O::from_i8(s);
         }
