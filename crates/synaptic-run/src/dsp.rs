@@ -14,10 +14,10 @@
 //! - The exceptions are [`taps4_pairs`] and [`smlad_pairs4`], loops over two slices;
 //!   [`quad3x3_row`], a loop that reads a slice and a `repr(C)` struct and writes a slice;
 //!   [`quad_taps`], a fixed block that reads a slice and writes an array; and
-//!   [`gather_words`] and [`copy_words`], loops that read a slice and write a slice. Each
-//!   reads and writes only within them (their bounds checked before the block, the accesses
-//!   it makes derived from those bounds in its comment; only the last four write memory) and
-//!   uses no stack.
+//!   [`gather_words`], [`copy_words`] and [`pair_quads`], loops that read slices and write
+//!   a slice. Each reads and writes only within them (their bounds checked before the block,
+//!   the accesses it makes derived from those bounds in its comment; only the last five
+//!   write memory) and uses no stack.
 //! - The arithmetic is the architecture's, fixed by the Arm ARM: halfword lanes are signed
 //!   16-bit, sums wrap modulo 2^32 (exactly `i32::wrapping_add` of the products).
 
@@ -672,4 +672,57 @@ pub(crate) fn copy_words<O: crate::ops::common::Int8Out>(dst: &mut [O], src: &[i
         );
     }
     4 * n
+}
+
+/// The window of a pair of pixels of a 1×1 convolution, `conv_2d::Gathered`'s layout: per
+/// four input values of `xa` and of `xb` (offset by `pair`'s halfword, `SXTAB16`) the words
+/// `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)` in `dst`. Ten instructions a quad (the
+/// compiler's loop with its per-value path: some 25). Returns `false`, writing nothing,
+/// unless `xa` and `xb` are one length, a non-zero multiple of four, and `dst` holds their
+/// words.
+#[inline(always)]
+pub(crate) fn pair_quads<X: crate::ops::common::Int8>(
+    dst: &mut [u32],
+    xa: &[X],
+    xb: &[X],
+    pair: u32,
+) -> bool {
+    let k = xa.len();
+    let n = k / 4;
+    if k != xb.len() || k % 4 != 0 || n == 0 || dst.len() < k || core::mem::size_of::<X>() != 1 {
+        return false;
+    }
+    let (ap, bp) = (xa.as_ptr().cast::<u8>(), xb.as_ptr().cast::<u8>());
+    let dp = dst.as_mut_ptr();
+    // SAFETY: quad `j < n` reads bytes `4j .. 4j + 4` of `xa` and of `xb` (`4n = k` = both
+    // lengths, checked; `X` is one byte, `Int8` being sealed; unaligned loads, which every
+    // core with this extension makes) and writes words `4j .. 4j + 4` of `dst` (`4n = k ≤
+    // dst.len()`, checked; a `&mut [u32]`, word-aligned as `STRD` needs). The loop runs
+    // `n ≥ 1` times. No other memory, no stack; the condition flags are set (the count).
+    unsafe {
+        asm!(
+            "2:",
+            "ldr {wa}, [{ap}], #4",
+            "ldr {wb}, [{bp}], #4",
+            "sxtab16 {d0}, {pair}, {wa}",
+            "sxtab16 {d1}, {pair}, {wa}, ror #8",
+            "strd {d0}, {d1}, [{dp}], #8",
+            "sxtab16 {d0}, {pair}, {wb}",
+            "sxtab16 {d1}, {pair}, {wb}, ror #8",
+            "strd {d0}, {d1}, [{dp}], #8",
+            "subs {n}, {n}, #1",
+            "bne 2b",
+            ap = inout(reg) ap => _,
+            bp = inout(reg) bp => _,
+            dp = inout(reg) dp => _,
+            n = inout(reg) n => _,
+            pair = in(reg) pair,
+            wa = out(reg) _,
+            wb = out(reg) _,
+            d0 = out(reg) _,
+            d1 = out(reg) _,
+            options(nostack),
+        );
+    }
+    true
 }

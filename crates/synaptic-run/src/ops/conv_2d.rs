@@ -1119,6 +1119,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             win.set_both_runs(0, ra, rb, p.input_offset);
             return;
         }
+        // The DSP extension: both pixels' whole quads in one block.
+        #[cfg(synaptic_dsp)]
+        if let (Some(ra), Some(rb)) = (xa, xb) {
+            if win.set_both_quads(ra, rb, p.input_offset) {
+                return;
+            }
+        }
         win.begin_pair(in_d, xa.is_some() && xb.is_some());
         for (q, xq) in [xa, xb].into_iter().enumerate() {
             if let Some(xq) = xq {
@@ -1564,6 +1571,21 @@ impl<'s> Gathered<'s> {
     #[inline(always)]
     fn set_pair_run<X: Int8>(&mut self, p: usize, at: usize, xs: &[X], offset: i32) {
         self.set_words(4, p & 1, at, xs, offset);
+    }
+
+    /// The next pair of windows is `xa` and `xb`, offset, whole ([`Gathered::begin_pair`]
+    /// then [`Gathered::set_pair_run`] of each) when they are one length, a multiple of four
+    /// within the capacity: one block ([`crate::dsp::pair_quads`]). `false`, nothing set,
+    /// otherwise.
+    #[inline(always)]
+    fn set_both_quads<X: Int8>(&mut self, xa: &[X], xb: &[X], offset: i32) -> bool {
+        let pair = (offset as u32 & 0xffff) * 0x1_0001;
+        let k = xa.len();
+        if k > self.v.len() / 4 * 4 || !crate::dsp::pair_quads(&mut self.v[..k], xa, xb, pair) {
+            return false;
+        }
+        self.k = k;
+        true
     }
 
     /// One filter's weights `w` (at least `k`) over both windows of the pair:
