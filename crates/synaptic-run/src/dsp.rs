@@ -11,7 +11,8 @@
 //!   control flow (`options(pure, nomem, nostack)`); the only state it may change besides
 //!   its output register is the sticky Q flag (saturation), which nothing here reads, so the
 //!   condition flags are declared preserved only where the instruction leaves Q alone too.
-//! - The exceptions are [`taps4_pairs`] and [`smlad_pairs4`], loops over two slices;
+//! - The exceptions are [`taps4_pairs`], [`smlad_pairs4`] and [`dot2x2_quads`], loops
+//!   over slices;
 //!   [`quad3x3_row`], a loop that reads a slice and a `repr(C)` struct and writes a slice;
 //!   [`quad_taps`], a fixed block that reads a slice and writes an array; and
 //!   [`gather_words`], [`copy_words`] and [`pair_quads`], loops that read slices and write
@@ -725,4 +726,77 @@ pub(crate) fn pair_quads<X: crate::ops::common::Int8>(
         );
     }
     true
+}
+
+/// Two filters over a pair of windows (`conv_2d::Gathered`'s layout: per four values the
+/// words `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)` in `x`), four values a step:
+/// `[a0, b0, a1, b1]` = `acc` plus, for each quad `q`, window `a`'s and `b`'s values against
+/// the four weights at bytes `4q ..` of `w0` (filter 0) and of `w1` (filter 1), each word of
+/// weights split by `SXTB16`, two `SMLAD`s a window and filter: 20 instructions for 16
+/// multiply-accumulates (the compiler's loop: 22). `n` quads, `n` at most what `x`, `w0`
+/// and `w1` hold; fewer: the sums of those (never, for the kernel's own slices).
+#[inline(always)]
+pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
+    acc: [i32; 4],
+    x: &[u32],
+    w0: &[W],
+    w1: &[W],
+    n: usize,
+) -> [i32; 4] {
+    let [mut a0, mut b0, mut a1, mut b1] = acc;
+    let n = n.min(x.len() / 4).min(w0.len() / 4).min(w1.len() / 4);
+    if n == 0 || core::mem::size_of::<W>() != 1 {
+        return acc;
+    }
+    let xp = x.as_ptr();
+    let wp = w0.as_ptr().cast::<u8>();
+    let end = wp.wrapping_add(4 * n);
+    // Filter 1's bytes from filter 0's: an offset the load adds (wrapping: either order).
+    let kd = (w1.as_ptr() as usize).wrapping_sub(w0.as_ptr() as usize);
+    // SAFETY: reads only. Quad `q < n` reads words `4q .. 4q + 4` of `x` (`xp` advanced 16
+    // bytes a quad; `4n ≤ x.len()`; a `&[u32]`, word-aligned as `LDRD` needs) and the words
+    // at bytes `4q` of `w0` (`wp`, advanced 4 a quad to `end` = byte `4n`) and of `w1`
+    // (`wp + kd`, the same byte of `w1`): within both, `4n ≤` their lengths (`W` is one
+    // byte, `Int8` being sealed; unaligned loads, which every core with this extension
+    // makes). The loop runs `n ≥ 1` times. No stack, no memory written; the flags are set
+    // (the compare) and the Q flag may be.
+    unsafe {
+        asm!(
+            "2:",
+            "ldr {u}, [{wp}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "ldrd {t0}, {t1}, [{xp}]",
+            "smlad {a0}, {t0}, {ue}, {a0}",
+            "smlad {a0}, {t1}, {u}, {a0}",
+            "ldrd {t0}, {t1}, [{xp}, #8]",
+            "smlad {b0}, {t0}, {ue}, {b0}",
+            "smlad {b0}, {t1}, {u}, {b0}",
+            "ldr {u}, [{wp}, {kd}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {b1}, {t0}, {ue}, {b1}",
+            "smlad {b1}, {t1}, {u}, {b1}",
+            "ldrd {t0}, {t1}, [{xp}], #16",
+            "smlad {a1}, {t0}, {ue}, {a1}",
+            "smlad {a1}, {t1}, {u}, {a1}",
+            "add {wp}, {wp}, #4",
+            "cmp {wp}, {end}",
+            "bne 2b",
+            a0 = inout(reg) a0,
+            b0 = inout(reg) b0,
+            a1 = inout(reg) a1,
+            b1 = inout(reg) b1,
+            xp = inout(reg) xp => _,
+            wp = inout(reg) wp => _,
+            end = in(reg) end,
+            kd = in(reg) kd,
+            u = out(reg) _,
+            ue = out(reg) _,
+            t0 = out(reg) _,
+            t1 = out(reg) _,
+            options(nostack, readonly),
+        );
+    }
+    [a0, b0, a1, b1]
 }

@@ -1624,30 +1624,8 @@ impl<'s> Gathered<'s> {
     /// part-quad to pad (the caller checked).
     #[inline(always)]
     fn pair_dot2_quads<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
-        use super::common::word;
-        use crate::dsp::{smlad, sxtb16, sxtb16_ror8};
-        let [mut a0, mut b0, mut a1, mut b1] = acc;
-        let n = self.k.min(w0.len()).min(w1.len()) / 4 * 4;
-        let quads = self.v[..n]
-            .chunks_exact(4)
-            .zip(w0[..n].chunks_exact(4))
-            .zip(w1[..n].chunks_exact(4));
-        for ((x, q0), q1) in quads {
-            if let (Ok(x), Ok(q0), Ok(q1)) = (
-                <&[u32; 4]>::try_from(x),
-                <&[W; 4]>::try_from(q0),
-                <&[W; 4]>::try_from(q1),
-            ) {
-                let (u0, u1) = (word(q0), word(q1));
-                let (u02, u13) = (sxtb16(u0), sxtb16_ror8(u0));
-                a0 = smlad(x[1], u13, smlad(x[0], u02, a0));
-                b0 = smlad(x[3], u13, smlad(x[2], u02, b0));
-                let (u02, u13) = (sxtb16(u1), sxtb16_ror8(u1));
-                a1 = smlad(x[1], u13, smlad(x[0], u02, a1));
-                b1 = smlad(x[3], u13, smlad(x[2], u02, b1));
-            }
-        }
-        [a0, b0, a1, b1]
+        let quads = self.k.min(w0.len()).min(w1.len()) / 4;
+        crate::dsp::dot2x2_quads(acc, self.v, w0, w1, quads)
     }
 
     /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
