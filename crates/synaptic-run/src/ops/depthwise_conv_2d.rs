@@ -6,8 +6,10 @@
 //! CONV_2D's ([`super::conv_2d`]). With multiplier 1 or a multiple of four and output
 //! channels in fours (every depthwise layer of person_detect and kws_ref_model), the output
 //! goes a row segment at a time (`Channels::rows`): per group of four channels its weights
-//! split once, its window columns gathered once (the input's zero point outside the input),
-//! each pixel's nine taps in registers, the requantization by [`RightRequantizer`].
+//! split once, its words of the window rows gathered once (the input's zero point outside
+//! the input), each pixel's nine taps in registers, the requantization by
+//! [`RightRequantizer`] (a 3×3 filter on the DSP extension: the group's row in one block,
+//! `dsp::quad3x3_row`).
 //! Otherwise the output pixels in the plain kernel's order, the channels in chunks (blocks
 //! of a tap at a time, or four in registers). Overlapped: each segment's or chunk's reads
 //! before its writes.
@@ -93,7 +95,7 @@ impl ConvParams {
 
 /// The scratch bytes [`depthwise_conv2d`] and [`depthwise_conv2d_in_place`] take for `p`
 /// (CMSIS-NN's `arm_depthwise_conv_s8_get_buffer_size`): the row kernel's segment of outputs
-/// and its gathered window columns when it takes these parameters, else the pixel loop's
+/// and its gathered window rows when it takes these parameters, else the pixel loop's
 /// chunk values and (with a multiplier) one input channel's window values.
 ///
 /// ```
@@ -112,7 +114,7 @@ impl ConvParams {
 /// let q = QuantParams::new(0.5, 0);
 /// let p = ConvParams::depthwise(&opts, &[1, 48, 48, 8], &[1, 3, 3, 8], &[1, 48, 48, 8], q, q)
 ///     .unwrap();
-/// // A row of 48 pixels × 8 channels, and 50 columns of 3 words.
+/// // A row of 48 pixels × 8 channels, and 3 window rows of 50 words.
 /// assert_eq!(depthwise_conv2d_scratch_bytes(&p), 384 + 608);
 /// ```
 pub fn depthwise_conv2d_scratch_bytes(p: &ConvParams) -> usize {
@@ -324,7 +326,7 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized> {
 }
 
 /// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
-/// ([`Lanes::whole`]): one segment's outputs and one group's gathered window columns.
+/// ([`Lanes::whole`]): one segment's outputs and one group's gathered window rows.
 struct RowBufs<'a> {
     out: &'a mut [i8],
     cols: &'a mut [u32],
@@ -962,7 +964,7 @@ fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
 
 /// The most output bytes of one row segment ([`Channels::rows`], in the scratch block).
 const SEG_OUT: usize = 1024;
-/// The most words of one channel group's gathered window columns ([`Channels::gather`], in
+/// The most words of one channel group's gathered window rows ([`Channels::gather`], in
 /// the scratch block).
 const COL_WORDS: usize = 256;
 /// The most taps of a window the row kernel takes.
