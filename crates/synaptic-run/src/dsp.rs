@@ -732,9 +732,10 @@ pub(crate) fn pair_quads<X: crate::ops::common::Int8>(
 /// words `(a0, a2)`, `(a1, a3)`, `(b0, b2)`, `(b1, b3)` in `x`), four values a step:
 /// `[a0, b0, a1, b1]` = `acc` plus, for each quad `q`, window `a`'s and `b`'s values against
 /// the four weights at bytes `4q ..` of `w0` (filter 0) and of `w1` (filter 1), each word of
-/// weights split by `SXTB16`, two `SMLAD`s a window and filter: 20 instructions for 16
-/// multiply-accumulates (the compiler's loop: 22). `n` quads, `n` at most what `x`, `w0`
-/// and `w1` hold; fewer: the sums of those (never, for the kernel's own slices).
+/// weights split by `SXTB16`, two `SMLAD`s a window and filter: 19 instructions for 16
+/// multiply-accumulates, two quads a pass (the compiler's loop: 22 a quad). `n` quads, `n` at
+/// most what `x`, `w0` and `w1` hold; fewer: the sums of those (never, for the kernel's own
+/// slices).
 #[inline(always)]
 pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
     acc: [i32; 4],
@@ -758,11 +759,14 @@ pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
     // at bytes `4q` of `w0` (`wp`, advanced 4 a quad to `end` = byte `4n`) and of `w1`
     // (`wp + kd`, the same byte of `w1`): within both, `4n ≤` their lengths (`W` is one
     // byte, `Int8` being sealed; unaligned loads, which every core with this extension
-    // makes). The loop runs `n ≥ 1` times. No stack, no memory written; the flags are set
-    // (the compare) and the Q flag may be.
+    // makes). `n ≥ 1` quads: an odd count's first alone, then two a pass until `wp` is
+    // `end` (`4n` bytes on: reached exactly, the rest being even). No stack, no memory
+    // written; the flags are set (the tests and compares) and the Q flag may be.
     unsafe {
         asm!(
-            "2:",
+            // An odd count: one quad first, then two a pass.
+            "tst {n}, #1",
+            "beq 3f",
             "ldr {u}, [{wp}]",
             "sxtb16 {ue}, {u}",
             "sxtb16 {u}, {u}, ror #8",
@@ -782,7 +786,47 @@ pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
             "smlad {a1}, {t1}, {u}, {a1}",
             "add {wp}, {wp}, #4",
             "cmp {wp}, {end}",
-            "bne 2b",
+            "beq 4f",
+            "3:",
+            "ldr {u}, [{wp}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "ldrd {t0}, {t1}, [{xp}]",
+            "smlad {a0}, {t0}, {ue}, {a0}",
+            "smlad {a0}, {t1}, {u}, {a0}",
+            "ldrd {t0}, {t1}, [{xp}, #8]",
+            "smlad {b0}, {t0}, {ue}, {b0}",
+            "smlad {b0}, {t1}, {u}, {b0}",
+            "ldr {u}, [{wp}, {kd}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {b1}, {t0}, {ue}, {b1}",
+            "smlad {b1}, {t1}, {u}, {b1}",
+            "ldrd {t0}, {t1}, [{xp}], #16",
+            "smlad {a1}, {t0}, {ue}, {a1}",
+            "smlad {a1}, {t1}, {u}, {a1}",
+            "add {wp}, {wp}, #4",
+            "ldr {u}, [{wp}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "ldrd {t0}, {t1}, [{xp}]",
+            "smlad {a0}, {t0}, {ue}, {a0}",
+            "smlad {a0}, {t1}, {u}, {a0}",
+            "ldrd {t0}, {t1}, [{xp}, #8]",
+            "smlad {b0}, {t0}, {ue}, {b0}",
+            "smlad {b0}, {t1}, {u}, {b0}",
+            "ldr {u}, [{wp}, {kd}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {b1}, {t0}, {ue}, {b1}",
+            "smlad {b1}, {t1}, {u}, {b1}",
+            "ldrd {t0}, {t1}, [{xp}], #16",
+            "smlad {a1}, {t0}, {ue}, {a1}",
+            "smlad {a1}, {t1}, {u}, {a1}",
+            "add {wp}, {wp}, #4",
+            "cmp {wp}, {end}",
+            "bne 3b",
+            "4:",
             a0 = inout(reg) a0,
             b0 = inout(reg) b0,
             a1 = inout(reg) a1,
@@ -791,6 +835,7 @@ pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
             wp = inout(reg) wp => _,
             end = in(reg) end,
             kd = in(reg) kd,
+            n = in(reg) n,
             u = out(reg) _,
             ue = out(reg) _,
             t0 = out(reg) _,
