@@ -643,19 +643,22 @@ pub(crate) fn gather_words<X: crate::ops::common::Int8>(
 /// Copies the first `4·n` bytes of `src` to `dst` a word at a time, `n` the whole words of
 /// the shorter; returns `4·n`. A kernel's chunk of output values to its output (16 to 64
 /// bytes: the compiler's loop was a call to `memcpy`, some 70 instructions for 16 bytes;
-/// this 4 a word).
+/// this 4 a word), a convolution's window rows to its staging bytes.
 #[inline(always)]
-pub(crate) fn copy_words<O: crate::ops::common::Int8Out>(dst: &mut [O], src: &[i8]) -> usize {
+pub(crate) fn copy_words<O: crate::ops::common::Int8Out, X: crate::ops::common::Int8>(
+    dst: &mut [O],
+    src: &[X],
+) -> usize {
     let n = dst.len().min(src.len()) / 4;
-    if n == 0 || core::mem::size_of::<O>() != 1 {
+    if n == 0 || core::mem::size_of::<O>() != 1 || core::mem::size_of::<X>() != 1 {
         return 0;
     }
-    let sp = src.as_ptr();
+    let sp = src.as_ptr().cast::<u8>();
     let dp = dst.as_mut_ptr().cast::<u8>();
     // SAFETY: reads bytes `0 .. 4n` of `src` and writes bytes `0 .. 4n` of `dst` (both at
-    // least `4n` long: `n` is the shorter's whole words; `O` is one byte, `Int8Out` being
-    // sealed to `i8` and `u8`, for which every byte is a value and `from_i8` the byte
-    // itself), a word a step (unaligned loads and stores, which every core with this
+    // least `4n` long: `n` is the shorter's whole words; `O` and `X` are one byte, `Int8Out`
+    // and `Int8` being sealed to `i8` and `u8`, for which every byte is a value and
+    // `from_i8` the byte itself), a word a step (unaligned loads and stores, which every core with this
     // extension makes); the slices do not overlap (`&mut` and `&`). The loop runs `n ≥ 1`
     // times. No stack; the condition flags are set (the count).
     unsafe {

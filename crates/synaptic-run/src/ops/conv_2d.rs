@@ -454,6 +454,19 @@ pub(crate) trait Lanes {
     /// half a [`BLOCK`]) of the two pixels [`Lanes::gather2`] gathered into `win` (only called when
     /// [`Lanes::pairs`]).
     fn outputs2(&self, _win: &Self::Window<'_>, _oc: usize, _oa: &mut [i8], _ob: &mut [i8]) {}
+    /// Whether [`Lanes::gather2`] pads the windows to whole quads (DSP extension: a
+    /// convolution whose taps are not whole words of input), their outputs then by
+    /// [`Lanes::outputs2_padded`].
+    #[cfg(synaptic_dsp)]
+    #[inline(always)]
+    fn padded(&self) -> bool {
+        false
+    }
+    /// [`Lanes::outputs2`] of windows padded to whole quads ([`Lanes::padded`]).
+    #[cfg(synaptic_dsp)]
+    fn outputs2_padded(&self, win: &Self::Window<'_>, oc: usize, oa: &mut [i8], ob: &mut [i8]) {
+        self.outputs2(win, oc, oa, ob)
+    }
 }
 
 /// What a convolution's pixel loop keeps across pixels, taken once a call from the
@@ -593,13 +606,22 @@ fn pair<'s, K: Lanes, X: Int8, S: ?Sized>(
     at: (usize, Option<usize>),
 ) {
     k.gather2(input(s), a, b, &mut t.window);
+    // The outputs' function, chosen once a pair (one call site: its arguments set up once).
+    #[cfg(synaptic_dsp)]
+    let outputs2 = if k.padded() {
+        K::outputs2_padded
+    } else {
+        K::outputs2
+    };
+    #[cfg(not(synaptic_dsp))]
+    let outputs2 = K::outputs2;
     let od = k.params().output_shape[3];
     let half = t.values.len() / 2;
     let (va, vb) = t.values.split_at_mut(half);
     for oc in (0..od).step_by(half.max(1)) {
         let n = (od - oc).min(half);
         let (va, vb) = (&mut va[..n], &mut vb[..n]);
-        k.outputs2(&t.window, oc, va, vb);
+        outputs2(k, &t.window, oc, va, vb);
         write(s, at.0 + oc, va);
         if let Some(b_at) = at.1 {
             write(s, b_at + oc, vb);
@@ -700,6 +722,10 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// on Armv6-M, which has no `SSAT`: its code as without).
     #[cfg(not(synaptic_v6m))]
     full: bool,
+    /// [`Filters::full`] and [`staged`]: the pairs' windows padded to whole quads, their
+    /// outputs by [`Lanes::outputs2_padded`].
+    #[cfg(synaptic_dsp)]
+    padded: bool,
     /// The taps a packed sum of the portable pair path takes before it is split
     /// ([`Gathered::span`]).
     #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -734,6 +760,8 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             right,
             #[cfg(not(synaptic_v6m))]
             full: right && p.act_min == -128 && p.act_max == 127,
+            #[cfg(synaptic_dsp)]
+            padded: right && p.act_min == -128 && p.act_max == 127 && staged(p),
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             span: packed_span(p, filter),
         }
@@ -783,6 +811,16 @@ fn pairable(p: &ConvParams) -> bool {
     (pointwise && p.input_shape[3] <= MAX_WINDOW) || gathered
 }
 
+/// Whether the DSP extension's pair path stages `p`'s windows ([`Filters::staged2`]): a
+/// gathered filter, not 1×1, whose taps are not whole words of input (an input depth not a
+/// multiple of four: person_detect's and pretrainedResnet_quant's first layers, one and
+/// three channels), its rows runs of input (no dilation across). Its scratch holds both
+/// windows' bytes as well, on every ISA (a program's pool fits any target's kernels).
+fn staged(p: &ConvParams) -> bool {
+    let (pointwise, gathered) = filter_kind(p);
+    gathered && !pointwise && p.filter_shape[3] % 4 != 0 && p.dilation_w == 1
+}
+
 /// The values of each window CONV_2D's pixel loop gathers for `p` ([`Gathered`]; 0: none):
 /// a filter's weights when they are at most [`MAX_WINDOW`], else a 1×1 filter's input
 /// channels when two pixels may be taken at a time.
@@ -814,11 +852,22 @@ fn gathered_values(p: &ConvParams) -> usize {
 /// let q = QuantParams::new(0.5, 0);
 /// let p = ConvParams::conv2d(&opts, &[1, 8, 8, 3], &[16, 3, 3, 3], &[1, 8, 8, 16], q, q)
 ///     .unwrap();
-/// // Two pixels' 16 output values, two windows of 27 input values (16 B per four).
-/// assert_eq!(conv2d_scratch_bytes(&p), 32 + 112);
+/// // Two pixels' 16 output values, two windows of 27 input values (16 B per four), and
+/// // (three input channels: not whole words) both windows' bytes staged, 28 each.
+/// assert_eq!(conv2d_scratch_bytes(&p), 32 + 112 + 64);
 /// ```
 pub fn conv2d_scratch_bytes(p: &ConvParams) -> usize {
-    Temps::<()>::bytes(p) + Gathered::bytes(gathered_values(p))
+    Temps::<()>::bytes(p) + Gathered::bytes(gathered_values(p)) + conv2d_stage_bytes(p)
+}
+
+/// The part of [`conv2d_scratch_bytes`] that stages both windows' input bytes ([`staged`]:
+/// the DSP extension's kernel takes it), or 0.
+pub(crate) fn conv2d_stage_bytes(p: &ConvParams) -> usize {
+    if staged(p) {
+        Scratch::span::<u8>(gathered_values(p).div_ceil(4) * 8)
+    } else {
+        0
+    }
 }
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B, T> {
@@ -830,6 +879,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     #[inline(always)]
     fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Gathered<'s>>> {
         Temps::take(scratch, self.p, |s| {
+            #[cfg(synaptic_dsp)]
+            let g = Gathered::take(s, gathered_values(self.p), staged(self.p));
+            #[cfg(not(synaptic_dsp))]
             let g = Gathered::take(s, gathered_values(self.p));
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             let g = g.map(|g| Gathered {
@@ -904,7 +956,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         let (oc, oa, ob) = {
             let [_, f_h, f_w, f_d] = self.p.filter_shape;
             if self.full && (f_h * f_w * f_d) % 4 == 0 && win.k % 4 == 0 {
-                let done = self.outputs2_right::<true>(win, oc, oa, ob);
+                let done = self.outputs2_right::<true, false>(win, oc, oa, ob);
                 (oc + done, &mut oa[done..], &mut ob[done..])
             } else {
                 (oc, oa, ob)
@@ -947,6 +999,30 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
             let (a0, c0) = win.pair_dot1((b0, b0), &ws[ws.len() - k..]);
             *o = self.output(a0, c);
             *q = self.output(c0, c);
+        }
+    }
+
+    #[cfg(synaptic_dsp)]
+    #[inline(always)]
+    fn padded(&self) -> bool {
+        self.padded
+    }
+
+    /// [`Lanes::outputs2`] of a staged window ([`Filters::staged2`], `win.k` whole quads):
+    /// its pairs of filters by [`Filters::outputs2_right`], the rest (those whose padded
+    /// weights would pass the tensor's end, a last filter) by [`Lanes::outputs2`]. Apart:
+    /// none of its code in the usual pairs' frame.
+    #[cfg(synaptic_dsp)]
+    #[inline(never)]
+    fn outputs2_padded(&self, win: &Gathered<'_>, oc: usize, oa: &mut [i8], ob: &mut [i8]) {
+        let k = self.p.filter_shape[1..].iter().product::<usize>();
+        let done = if win.k == k.div_ceil(4) * 4 {
+            self.outputs2_right::<true, true>(win, oc, oa, ob)
+        } else {
+            0
+        };
+        if done < oa.len() {
+            self.outputs2(win, oc + done, &mut oa[done..], &mut ob[done..]);
         }
     }
 
@@ -1009,11 +1085,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     /// [`Lanes::outputs2`]'s pairs of filters when [`Filters::right`] and the window is whole
     /// quads (DSP extension): each channel's [`RightRequantizer`] made once for both pixels,
     /// the activation's clamp (`FULL`: all of int8, one `SSAT`) chosen once a call, not at
-    /// every output; the same values as [`Filters::output`]. Returns the channels written
-    /// (the last of an odd count is left to the general path).
+    /// every output; the same values as [`Filters::output`]. A window padded to whole quads
+    /// (`win.k` past the filter's `k` weights, its values there 0) reads each filter's
+    /// weights to `win.k`, the next filter's first (times 0): every pair but one whose last
+    /// filter ends the tensor. Returns the channels written (the last of an odd count, and
+    /// such a pair, are left to the general path).
     #[cfg(synaptic_dsp)]
     #[inline(always)]
-    fn outputs2_right<const FULL: bool>(
+    fn outputs2_right<const FULL: bool, const PAD: bool>(
         &self,
         win: &Gathered<'_>,
         oc: usize,
@@ -1023,8 +1102,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         let p = self.p;
         let [_, f_h, f_w, f_d] = p.filter_shape;
         let k = (f_h * f_w * f_d).max(1);
-        let pairs = oa.len().min(ob.len()) / 2;
-        let ws = &self.filter[oc * k..][..2 * pairs * k];
         let (off, lo, hi) = (p.output_offset, p.act_min, p.act_max);
         let fin = |r: &RightRequantizer, a: i32| -> i8 {
             let v = r.apply(a).wrapping_add(off);
@@ -1036,8 +1113,35 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         };
         let rq =
             |c: usize| RightRequantizer::new_checked(self.multipliers.at(c), self.shifts.at(c));
+        let put = |[a0, b0, a1, b1]: [i32; 4], o: &mut [i8], q: &mut [i8], c: usize| {
+            let (r0, r1) = (rq(c), rq(c + 1));
+            o[0] = fin(&r0, a0);
+            q[0] = fin(&r0, b0);
+            o[1] = fin(&r1, a1);
+            q[1] = fin(&r1, b1);
+        };
+        let mut pairs = oa.len().min(ob.len()) / 2;
         let mut c = oc;
         let (pa, pb) = (oa.chunks_exact_mut(2), ob.chunks_exact_mut(2));
+        if PAD {
+            // Pairs `c, c + 1` whose second filter's `win.k` weights are inside the tensor:
+            // `(c + 1)·k + win.k ≤ len`, `c = oc + 2j`.
+            let fit = (self.filter.len().saturating_sub(win.k) / k).saturating_sub(oc);
+            pairs = pairs.min(fit.div_ceil(2));
+            let end = oc * k + 2 * pairs * k + win.k.saturating_sub(k);
+            let Some(ws) = self.filter.get(oc * k..end) else {
+                return 0;
+            };
+            for ((j, o), q) in (0..pairs).zip(pa).zip(pb) {
+                // From each filter's first weight on: the block reads `win.k` of each.
+                let (w0, w1) = (&ws[2 * j * k..], &ws[(2 * j + 1) * k..]);
+                let [c0, c1] = self.bias.map_or([0; 2], |b| b.at2(c));
+                put(win.pair_dot2_quads([c0, c0, c1, c1], w0, w1), o, q, c);
+                c += 2;
+            }
+            return 2 * pairs;
+        }
+        let ws = &self.filter[oc * k..][..2 * pairs * k];
         for ((w, o), q) in ws.chunks_exact(2 * k).zip(pa).zip(pb) {
             let (w0, w1) = w.split_at(k);
             // The pair's biases: one bounds check.
@@ -1174,6 +1278,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             }
             return;
         }
+        #[cfg(synaptic_dsp)]
+        if self.staged2(x, a, b, win) {
+            return;
+        }
         win.begin_pair(k, whole(a) && whole(b));
         for (q, (x_b, ys, xs)) in [a, b].into_iter().enumerate() {
             for (fy, in_y) in ys.iter() {
@@ -1181,6 +1289,74 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
                     let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
                     win.set_pair_run(q, (fy * f_w + fx) * f_d, xt, p.input_offset);
                 }
+            }
+        }
+    }
+
+    /// [`Filters::gathered2`] of a filter [`staged`] (its taps not whole words of input), on
+    /// the DSP extension: each window's input bytes copied in the filter's order to `win`'s
+    /// staging bytes, a row's taps inside the input one run (words, then the last bytes), the
+    /// input zero point at every tap outside it and at a last part-quad's (0 once offset:
+    /// what TFLM skips adds nothing), then both windows' quads in one block
+    /// ([`crate::dsp::pair_quads`]); the windows hold whole quads (`win.k` a multiple of
+    /// four). Per value some 3 instructions, where one at a time into the quads' halfwords
+    /// took some 40 (M4 pretrainedResnet_quant's first layer, three channels). `false`,
+    /// nothing set, when not staged. Not inlined: its code once, apart from the usual
+    /// gather's.
+    #[cfg(synaptic_dsp)]
+    #[inline(never)]
+    fn staged2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        win: &mut Gathered<'_>,
+    ) -> bool {
+        let p = self.p;
+        let kq = p.filter_shape[1..].iter().product::<usize>().div_ceil(4) * 4;
+        if !staged(p) || win.stage.len() < 2 * kq || win.v.len() < kq {
+            return false;
+        }
+        let (sa, sb) = win.stage.split_at_mut(kq);
+        self.stage(x, a, sa);
+        self.stage(x, b, &mut sb[..kq]);
+        let pair = (p.input_offset as u32 & 0xffff) * 0x1_0001;
+        let (sa, sb) = win.stage.split_at(kq);
+        if !crate::dsp::pair_quads(&mut win.v[..kq], sa, &sb[..kq], pair) {
+            return false;
+        }
+        win.k = kq;
+        true
+    }
+
+    /// [`Filters::staged2`]'s bytes of one window (`(x_b, ys, xs)`) in `s` (`⌈k/4⌉·4` of
+    /// them). Not inlined: once for both windows.
+    #[cfg(synaptic_dsp)]
+    #[inline(never)]
+    fn stage<X: Int8>(&self, x: &[X], (x_b, ys, xs): (usize, &Taps, &Taps), s: &mut [u8]) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let (k, row) = (f_h * f_w * f_d, f_w * f_d);
+        // The byte whose offset value is 0: the zero point (int8, checked at load).
+        let zp = p.input_offset.wrapping_neg() as u8;
+        if ys.taps.len() == f_h && xs.taps.len() == f_w {
+            s.get_mut(k..).unwrap_or_default().fill(zp);
+        } else {
+            s.fill(zp);
+        }
+        let (at, n) = (xs.taps.start * f_d, xs.taps.len() * f_d);
+        for (fy, in_y) in ys.iter() {
+            let (Some(src), Some(dst)) = (
+                x.get(x_b + (in_y * in_w + xs.first) * in_d..)
+                    .and_then(|r| r.get(..n)),
+                s.get_mut(fy * row + at..).and_then(|r| r.get_mut(..n)),
+            ) else {
+                continue;
+            };
+            let done = crate::dsp::copy_words(dst, src);
+            for (d, s) in dst[done..].iter_mut().zip(&src[done..]).take(3) {
+                *d = s.byte();
             }
         }
     }
@@ -1510,15 +1686,25 @@ pub(crate) struct Gathered<'s> {
     /// `⌈cap/4⌉` quads of four words (a pair's, or two of one window's).
     v: &'s mut [u32],
     k: usize,
+    /// A filter whose taps are not whole words of input ([`staged`]): both windows' input
+    /// bytes in the filter's order, `⌈cap/4⌉·4` each ([`Filters::staged2`]); else empty.
+    stage: &'s mut [u8],
 }
 
 #[cfg(synaptic_dsp)]
 impl<'s> Gathered<'s> {
-    /// Windows of up to `k` values from `scratch` (zeroed), or `None`.
+    /// Windows of up to `k` values from `scratch` (zeroed), with their staging bytes if
+    /// `staged`, or `None`.
     #[inline(always)]
-    fn take(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
-        let v = zeroed(scratch.take::<u32>(k.div_ceil(4).checked_mul(4)?)?);
-        Some(Gathered { v, k: 0 })
+    fn take(scratch: &mut Scratch<'s>, k: usize, staged: bool) -> Option<Self> {
+        let kq = k.div_ceil(4).checked_mul(4)?;
+        let v = zeroed(scratch.take::<u32>(kq)?);
+        let stage = if staged {
+            scratch.take::<u8>(kq.checked_mul(2)?)?
+        } else {
+            &mut []
+        };
+        Some(Gathered { v, k: 0, stage })
     }
 
     /// The word and bit of value `i` of window `p` when a quad takes `q` words (2: one
