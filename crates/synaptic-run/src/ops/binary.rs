@@ -6,6 +6,7 @@
 
 use synaptic_tflite::TensorType;
 
+use core::cell::Cell;
 use core::marker::PhantomData;
 
 use super::common::{Int8, MAX_DIMS};
@@ -217,6 +218,21 @@ pub trait Elementwise: Copy {
     fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
         move |x, y| self.value(x, y)
     }
+    /// Runs the operator on operands of one shape when it has a loop of its own for its
+    /// parameters (ADD's usual case): output `out[j]` from `mine[j]` (input `which`, 0 or 1)
+    /// and `theirs[j]`, one element a step, descending if `backward`. `false`, nothing
+    /// written, otherwise (the general loop runs).
+    #[inline(always)]
+    fn same<T: Int8>(
+        &self,
+        _which: usize,
+        _mine: &[Cell<u8>],
+        _out: &[Cell<u8>],
+        _theirs: &[T],
+        _backward: bool,
+    ) -> bool {
+        false
+    }
 }
 
 /// Runs element-wise operator `p` on its two operands (activations or constants).
@@ -255,43 +271,29 @@ pub fn run_in_place<P: Elementwise, T: Int8>(
     check(op, || Contract::elementwise(n, 1, 1), buf, &at)?;
     let f = p.values();
     if bc.same {
-        // No broadcast: element `j` of both inputs, in runs of `RUN`: a run's inputs copied
-        // out, its outputs computed, then written (a read only ever earlier, a write later
-        // than in the contract's one-element-a-step order), the runs in `at.direction`; no
-        // bounds check inside a run.
-        const RUN: usize = 16;
-        let other = &other[..n];
-        let (input, output) = (at.input, at.output);
-        let mut run = |j: usize, len: usize| {
-            let mut x = [0u8; RUN];
-            x[..len].copy_from_slice(&buf[input + j..][..len]);
-            let mut v = [0u8; RUN];
-            let theirs = &other[j..][..len];
-            if which == 0 {
-                for ((v, &x), t) in v.iter_mut().zip(&x[..len]).zip(theirs) {
-                    *v = f(i32::from(x as i8), t.value()) as u8;
-                }
-            } else {
-                for ((v, &x), t) in v.iter_mut().zip(&x[..len]).zip(theirs) {
-                    *v = f(t.value(), i32::from(x as i8)) as u8;
-                }
-            }
-            buf[output + j..][..len].copy_from_slice(&v[..len]);
+        // No broadcast: element `j` of both inputs, one element a step in `at.direction`
+        // (the contract's order: each read before its write), within the span the contract
+        // check bounded (one bounds check for it, none an element: no copies either).
+        // The buffer as cells: the input and output spans, which may overlap, side by side.
+        let cells = core::cell::Cell::from_mut(buf).as_slice_of_cells();
+        let (Some(mine), Some(out)) = (
+            cells.get(at.input..at.input + n),
+            cells.get(at.output..at.output + n),
+        ) else {
+            return Err(KernelError::unsupported(op, Unsupported::ProgramMismatch));
         };
-        let (full, rest) = (n / RUN, n % RUN);
+        let backward = at.direction == Direction::Backward;
+        if p.same(which, mine, out, &other[..n], backward) {
+            return Ok(());
+        }
+        let each = mine.iter().zip(out).zip(&other[..n]);
+        let step = |((x, o), t): ((&Cell<u8>, &Cell<u8>), &T)| {
+            let (x, t) = (i32::from(x.get() as i8), t.value());
+            o.set(if which == 0 { f(x, t) } else { f(t, x) } as u8);
+        };
         match at.direction {
-            Direction::Forward => {
-                (0..full).for_each(|r| run(r * RUN, RUN));
-                if rest > 0 {
-                    run(full * RUN, rest);
-                }
-            }
-            Direction::Backward => {
-                if rest > 0 {
-                    run(full * RUN, rest);
-                }
-                (0..full).rev().for_each(|r| run(r * RUN, RUN));
-            }
+            Direction::Forward => each.for_each(step),
+            Direction::Backward => each.rev().for_each(step),
         }
         return Ok(());
     }
