@@ -11,8 +11,8 @@
 //!   control flow (`options(pure, nomem, nostack)`); the only state it may change besides
 //!   its output register is the sticky Q flag (saturation), which nothing here reads, so the
 //!   condition flags are declared preserved only where the instruction leaves Q alone too.
-//! - The exceptions are [`taps4_pairs`], [`smlad_pairs4`] and [`dot2x2_quads`], loops
-//!   over slices;
+//! - The exceptions are [`taps4_pairs`], [`smlad_pairs4`], [`dot2x2_quads`] and
+//!   [`dot4_quads`], loops over slices;
 //!   [`quad3x3_row`], a loop that reads a slice and a `repr(C)` struct and writes a slice;
 //!   [`quad_taps`], a fixed block that reads a slice and writes an array; and
 //!   [`gather_words`], [`copy_words`] and [`pair_quads`], loops that read slices and write
@@ -823,4 +823,86 @@ pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
         );
     }
     [a0, b0, a1, b1]
+}
+
+/// Four filters over one window (`conv_2d::Gathered`'s one-window layout: per four values
+/// the words `(v0, v2)`, `(v1, v3)` in `x`), four values a step: `acc` plus, for each quad
+/// `q`, the window's values against the four weights at bytes `4q ..` of filter `j`, the
+/// filters `kd` bytes apart from `w` (filter `j` at byte `j·kd`), each word of weights split
+/// by `SXTB16`, two `SMLAD`s a filter: 23 instructions for 16 multiply-accumulates (the
+/// compiler's two passes of two filters over the input: some 30). `n` quads, at most what `x`
+/// holds and with `3·kd + 4n ≤ w.len()`; otherwise (never, for the kernel's own slices) `acc`.
+#[inline(always)]
+pub(crate) fn dot4_quads<W: crate::ops::common::Int8>(
+    acc: [i32; 4],
+    x: &[u32],
+    w: &[W],
+    kd: usize,
+    n: usize,
+) -> [i32; 4] {
+    let [mut a0, mut a1, mut a2, mut a3] = acc;
+    let fits = kd
+        .checked_mul(3)
+        .and_then(|b| b.checked_add(n.checked_mul(4)?))
+        .is_some_and(|end| end <= w.len());
+    if n == 0 || n > x.len() / 2 || !fits || kd < 4 || core::mem::size_of::<W>() != 1 {
+        return acc;
+    }
+    let xp = x.as_ptr();
+    let end = xp.wrapping_add(2 * n);
+    let wp = w.as_ptr().cast::<u8>();
+    let wq = wp.wrapping_add(2 * kd);
+    // The second filter of each pointer's two, from the first's byte after its post-increment.
+    let kd4 = kd - 4;
+    // SAFETY: reads only. Quad `q < n` reads words `2q`, `2q + 1` of `x` (`xp` advanced 8
+    // bytes a quad to `end` = word `2n ≤ x.len()`; a `&[u32]`, word-aligned as `LDRD`
+    // needs) and the word at byte `4q` of filters 0 and 1 (`wp`, `wp + kd`) and 2 and 3 (`wq`
+    // = `wp + 2kd`, `wq + kd`), each pointer advanced 4 a quad (its second filter's word at
+    // `kd − 4` past the advanced pointer): the last ends at byte `3kd + 4n ≤ w.len()`,
+    // checked (`W` is one byte, `Int8` being sealed; unaligned loads, which every core with
+    // this extension makes). `n ≥ 1`: the loop runs until `xp` is `end`, reached exactly.
+    // No stack, no memory written; the flags are set (the compare) and the Q flag may be.
+    unsafe {
+        asm!(
+            "2:",
+            "ldrd {t0}, {t1}, [{xp}], #8",
+            "ldr {u}, [{wp}], #4",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {a0}, {t0}, {ue}, {a0}",
+            "smlad {a0}, {t1}, {u}, {a0}",
+            "ldr {u}, [{wp}, {kd}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {a1}, {t0}, {ue}, {a1}",
+            "smlad {a1}, {t1}, {u}, {a1}",
+            "ldr {u}, [{wq}], #4",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {a2}, {t0}, {ue}, {a2}",
+            "smlad {a2}, {t1}, {u}, {a2}",
+            "ldr {u}, [{wq}, {kd}]",
+            "sxtb16 {ue}, {u}",
+            "sxtb16 {u}, {u}, ror #8",
+            "smlad {a3}, {t0}, {ue}, {a3}",
+            "smlad {a3}, {t1}, {u}, {a3}",
+            "cmp {xp}, {end}",
+            "bne 2b",
+            a0 = inout(reg) a0,
+            a1 = inout(reg) a1,
+            a2 = inout(reg) a2,
+            a3 = inout(reg) a3,
+            xp = inout(reg) xp => _,
+            wp = inout(reg) wp => _,
+            wq = inout(reg) wq => _,
+            kd = in(reg) kd4,
+            end = in(reg) end,
+            u = out(reg) _,
+            ue = out(reg) _,
+            t0 = out(reg) _,
+            t1 = out(reg) _,
+            options(nostack, readonly),
+        );
+    }
+    [a0, a1, a2, a3]
 }

@@ -214,15 +214,21 @@ impl Elementwise for AddParams {
         let (l2, off1, off2) = (self.left_shift + 1, self.input1_offset, self.input2_offset);
         // Their rounding constants made once ([`crate::math::Doubled`]; made for every path,
         // used by the doubled one: the same values).
+        // (Armv6-M: `apply_doubled`, the same values in less flash.)
+        #[cfg(not(synaptic_v6m))]
         let d = r.map(|r| r.doubled());
+        #[cfg(synaptic_v6m)]
+        let d = r;
         #[inline(always)]
         move |x, y| {
             if doubled {
-                let a = d[0].apply((off1 + x) << l2);
-                let b = d[1].apply((off2 + y) << l2);
-                let raw = d[2]
-                    .apply(a.wrapping_add(b) << 1)
-                    .wrapping_add(self.output_offset);
+                #[cfg(not(synaptic_v6m))]
+                let apply = |d: &crate::math::Doubled, v| d.apply(v);
+                #[cfg(synaptic_v6m)]
+                let apply = |d: &Requantizer, v| d.apply_doubled(v);
+                let a = apply(&d[0], (off1 + x) << l2);
+                let b = apply(&d[1], (off2 + y) << l2);
+                let raw = apply(&d[2], a.wrapping_add(b) << 1).wrapping_add(self.output_offset);
                 return raw.max(self.act_min).min(self.act_max) as i8;
             }
             let (a, b) = (shift(self.input1_offset + x), shift(self.input2_offset + y));

@@ -418,6 +418,18 @@ pub(crate) trait Lanes {
         out: &mut [i8],
         win: &mut Self::Window<'_>,
     );
+    /// Gathers into `win`, before a pixel's chunks, what they all read of its window, when
+    /// the kernel does (CONV_2D's [`Filters::gather1`]); by default nothing.
+    #[inline(always)]
+    fn gather1<X: Int8>(
+        &self,
+        _x: &[X],
+        _x_b: usize,
+        _ys: &Taps,
+        _xs: &Taps,
+        _win: &mut Self::Window<'_>,
+    ) {
+    }
     /// Runs the whole operator another way when the kernel has one for its parameters (the
     /// depthwise row kernel), with [`each_pixel`]'s `input` and `write` and its rule: every
     /// batch of outputs is written after all of its reads, the batches in `dir` order of
@@ -575,6 +587,7 @@ fn pixels<K: Lanes, X: Int8, S: ?Sized>(
             }
             return Ok(());
         }
+        k.gather1(input(s), b * pixel, ys, &xs, &mut t.window);
         k.pixel(dir, |c, oc, n| {
             let v = &mut t.values[..n];
             k.chunk(input(s), b * pixel, ys, &xs, c, v, &mut t.window);
@@ -726,6 +739,9 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// outputs by [`Lanes::outputs2_padded`].
     #[cfg(synaptic_dsp)]
     padded: bool,
+    /// [`one_window`]: each pixel's window gathered once ([`Filters::gather_one`]).
+    #[cfg(synaptic_dsp)]
+    one: bool,
     /// The taps a packed sum of the portable pair path takes before it is split
     /// ([`Gathered::span`]).
     #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -762,6 +778,8 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             full: right && p.act_min == -128 && p.act_max == 127,
             #[cfg(synaptic_dsp)]
             padded: right && p.act_min == -128 && p.act_max == 127 && staged(p),
+            #[cfg(synaptic_dsp)]
+            one: one_window(p),
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             span: packed_span(p, filter),
         }
@@ -813,12 +831,12 @@ fn pairable(p: &ConvParams) -> bool {
 
 /// Whether the DSP extension's pair path stages `p`'s windows ([`Filters::staged2`]): a
 /// gathered filter, not 1×1, whose taps are not whole words of input (an input depth not a
-/// multiple of four: person_detect's and pretrainedResnet_quant's first layers, one and
+/// multiple of four: kws_ref_model's and pretrainedResnet_quant's first layers, one and
 /// three channels), its rows runs of input (no dilation across). Its scratch holds both
 /// windows' bytes as well, on every ISA (a program's pool fits any target's kernels).
+#[cfg_attr(not(synaptic_dsp), allow(dead_code))]
 fn staged(p: &ConvParams) -> bool {
-    let (pointwise, gathered) = filter_kind(p);
-    gathered && !pointwise && p.filter_shape[3] % 4 != 0 && p.dilation_w == 1
+    dsp_window(p) == DspWindow::Staged
 }
 
 /// The values of each window CONV_2D's pixel loop gathers for `p` ([`Gathered`]; 0: none):
@@ -857,16 +875,59 @@ fn gathered_values(p: &ConvParams) -> usize {
 /// assert_eq!(conv2d_scratch_bytes(&p), 32 + 112 + 64);
 /// ```
 pub fn conv2d_scratch_bytes(p: &ConvParams) -> usize {
-    Temps::<()>::bytes(p) + Gathered::bytes(gathered_values(p)) + conv2d_stage_bytes(p)
+    Temps::<()>::bytes(p) + Gathered::bytes(gathered_values(p)) + conv2d_dsp_bytes(p)
 }
 
-/// The part of [`conv2d_scratch_bytes`] that stages both windows' input bytes ([`staged`]:
-/// the DSP extension's kernel takes it), or 0.
-pub(crate) fn conv2d_stage_bytes(p: &ConvParams) -> usize {
-    if staged(p) {
-        Scratch::span::<u8>(gathered_values(p).div_ceil(4) * 8)
+/// Whether the DSP extension's one-pixel loop gathers each of `p`'s windows once, offset, for
+/// all its chunks of four filters ([`Filters::gather1`], then [`crate::dsp::dot4_quads`]): a
+/// filter without groups, not 1×1, of more weights than a pair of windows may take
+/// ([`MAX_WINDOW`]: pretrainedResnet_quant's 3×3×64) and at most twice as many (its one
+/// window, 2 B a value, then takes no more scratch than a pair of the largest paired
+/// windows), its taps whole words of input (an input depth a multiple of four) and its rows
+/// runs of input. Its scratch holds the window on every ISA.
+#[cfg_attr(not(synaptic_dsp), allow(dead_code))]
+fn one_window(p: &ConvParams) -> bool {
+    dsp_window(p) == DspWindow::One
+}
+
+/// The part of [`conv2d_scratch_bytes`] only the DSP extension's kernel takes: both windows'
+/// input bytes staged ([`staged`]) or one window gathered ([`one_window`]), or 0.
+pub(crate) fn conv2d_dsp_bytes(p: &ConvParams) -> usize {
+    let k = p.filter_shape[1..].iter().product::<usize>();
+    match dsp_window(p) {
+        // Both windows' bytes.
+        DspWindow::Staged => Scratch::span::<u8>(k.div_ceil(4) * 8),
+        // Two words a quad.
+        DspWindow::One => Scratch::span::<u32>(k / 2),
+        DspWindow::Pairs => 0,
+    }
+}
+
+/// How the DSP extension's pixel loop gathers `p`'s windows beyond the pair path's own.
+#[derive(PartialEq)]
+enum DspWindow {
+    /// As every ISA does (or not at all).
+    Pairs,
+    /// [`staged`].
+    Staged,
+    /// [`one_window`].
+    One,
+}
+
+/// [`staged`] and [`one_window`]: a filter without groups, not 1×1, its rows runs of input
+/// (no dilation across), of at most [`MAX_WINDOW`] weights whose taps are not whole words
+/// of input (staged), or of up to twice as many whose taps are (one window).
+fn dsp_window(p: &ConvParams) -> DspWindow {
+    let [_, f_h, f_w, f_d] = p.filter_shape;
+    let k = f_h * f_w * f_d;
+    if f_d != p.input_shape[3] || f_h * f_w == 1 || p.dilation_w != 1 {
+        DspWindow::Pairs
+    } else if k <= MAX_WINDOW && f_d % 4 != 0 {
+        DspWindow::Staged
+    } else if k > MAX_WINDOW && k <= 2 * MAX_WINDOW && f_d % 4 == 0 {
+        DspWindow::One
     } else {
-        0
+        DspWindow::Pairs
     }
 }
 
@@ -880,7 +941,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Gathered<'s>>> {
         Temps::take(scratch, self.p, |s| {
             #[cfg(synaptic_dsp)]
-            let g = Gathered::take(s, gathered_values(self.p), staged(self.p));
+            let g = if one_window(self.p) {
+                Gathered::take_one(s, self.p.filter_shape[1..].iter().product())
+            } else {
+                Gathered::take(s, gathered_values(self.p), staged(self.p))
+            };
             #[cfg(not(synaptic_dsp))]
             let g = Gathered::take(s, gathered_values(self.p));
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -1026,6 +1091,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         }
     }
 
+    /// [`one_window`] on the DSP extension: the pixel's window, offset, in `win` (one run of
+    /// whole words a window row, 0 at the taps outside the input, which TFLM skips).
+    #[cfg(synaptic_dsp)]
+    #[inline(always)]
+    fn gather1<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, win: &mut Gathered<'_>) {
+        if self.one {
+            self.gather_one(x, x_b, ys, xs, win);
+        }
+    }
+
     // Not inlined: one copy for the plain and the overlapped kernel, and the call's fresh
     // registers beat the inlined loop's spills (M4: pretrainedResnet_quant 49.1 M → 47.8 M
     // instructions, 7.6 KB less flash).
@@ -1042,6 +1117,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     ) {
         if self.pointwise {
             return self.pointwise(x, x_b, ys, xs, oc, out);
+        }
+        // The pixel's window gathered once ([`Filters::gather_one`]): four filters in one
+        // block.
+        #[cfg(synaptic_dsp)]
+        if self.one && n == LANES {
+            let k: usize = self.p.filter_shape[1..].iter().product();
+            if _win.k == k {
+                let acc =
+                    crate::dsp::dot4_quads([0; LANES], _win.v, &self.filter[oc * k..], k, k / 4);
+                let v =
+                    requantize_chunk(acc, oc, n, self.bias, self.multipliers, self.shifts, self.p);
+                for (o, v) in out.iter_mut().zip(v) {
+                    *o = v;
+                }
+                return;
+            }
         }
         let v = self.lanes(x, x_b, ys, xs, oc, n);
         for (o, v) in out.iter_mut().zip(v) {
@@ -1359,6 +1450,39 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
                 *d = s.byte();
             }
         }
+    }
+
+    /// [`Lanes::gather1`] of a [`one_window`] filter: the window at `ys` × `xs` of the batch
+    /// at `x[x_b]`, offset, into `win` (its rows one run each, whole words: the input depth
+    /// a multiple of four), all 0 first unless the window is whole. Not inlined: once a
+    /// pixel, its registers its own.
+    #[cfg(synaptic_dsp)]
+    #[inline(never)]
+    fn gather_one<X: Int8>(
+        &self,
+        x: &[X],
+        x_b: usize,
+        ys: &Taps,
+        xs: &Taps,
+        win: &mut Gathered<'_>,
+    ) {
+        let p = self.p;
+        let [_, _, in_w, in_d] = p.input_shape;
+        let [_, f_h, f_w, f_d] = p.filter_shape;
+        let k = f_h * f_w * f_d;
+        if win.v.len() < k / 2 {
+            win.k = 0;
+            return;
+        }
+        if ys.taps.len() != f_h || xs.taps.len() != f_w {
+            win.v[..k / 2].fill(0);
+        }
+        let (at, n) = (xs.taps.start * f_d, xs.taps.len() * f_d);
+        for (fy, in_y) in ys.iter() {
+            let xr = &x[x_b + (in_y * in_w + xs.first) * in_d..][..n];
+            win.set_words(2, 0, fy * f_w * f_d + at, xr, p.input_offset);
+        }
+        win.k = k;
     }
 
     /// The output values of the `n` (1 or [`LANES`]) filters from `oc` of one group over the
@@ -1693,6 +1817,18 @@ pub(crate) struct Gathered<'s> {
 
 #[cfg(synaptic_dsp)]
 impl<'s> Gathered<'s> {
+    /// One window of `k` values (a multiple of four) from `scratch`, zeroed
+    /// ([`one_window`]'s: per four values two words), or `None`.
+    #[inline(always)]
+    fn take_one(scratch: &mut Scratch<'s>, k: usize) -> Option<Self> {
+        let v = zeroed(scratch.take::<u32>(k / 2)?);
+        Some(Gathered {
+            v,
+            k: 0,
+            stage: &mut [],
+        })
+    }
+
     /// Windows of up to `k` values from `scratch` (zeroed), with their staging bytes if
     /// `staged`, or `None`.
     #[inline(always)]

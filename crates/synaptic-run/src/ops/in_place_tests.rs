@@ -15,8 +15,8 @@ use crate::ops::average_pool_2d::{
 };
 use crate::ops::binary;
 use crate::ops::conv_2d::{
-    conv2d, conv2d_f32, conv2d_f32_in_place, conv2d_in_place, conv2d_scratch_bytes,
-    conv2d_stage_bytes, ConvF32Params, ConvOptions, ConvParams,
+    conv2d, conv2d_dsp_bytes, conv2d_f32, conv2d_f32_in_place, conv2d_in_place,
+    conv2d_scratch_bytes, ConvF32Params, ConvOptions, ConvParams,
 };
 use crate::ops::depthwise_conv_2d::{
     depthwise_conv2d, depthwise_conv2d_f32, depthwise_conv2d_f32_in_place,
@@ -313,8 +313,8 @@ fn conv_property(seed: u64, depthwise: bool) -> Result<usize, TestCaseError> {
         }
     };
     // Too small a block is a clear error, never a wrong output (half of what every ISA's
-    // kernel takes: the DSP extension's staging bytes left out).
-    let staged = if depthwise { 0 } else { conv2d_stage_bytes(&p) };
+    // kernel takes: the DSP extension's own bytes left out).
+    let staged = if depthwise { 0 } else { conv2d_dsp_bytes(&p) };
     if scratch_bytes > 0 {
         let mut short = vec![0u8; (scratch_bytes - staged) / 2];
         let e = plain(&mut expected, &mut Scratch::new(&mut short)).unwrap_err();
