@@ -1392,6 +1392,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
         win.begin_pair(k, whole(a) && whole(b));
         for (q, (x_b, ys, xs)) in [a, b].into_iter().enumerate() {
             for (fy, in_y) in ys.iter() {
+                if self.rows {
+                    // A row's taps inside the input: one run of input.
+                    let n = xs.taps.len() * f_d;
+                    let xt = &x[x_b + (in_y * in_w + xs.first) * in_d..][..n];
+                    let at = (fy * f_w + xs.taps.start) * f_d;
+                    win.set_pair_run(q, at, xt, p.input_offset);
+                    continue;
+                }
                 for (fx, in_x) in xs.iter() {
                     let xt = &x[x_b + (in_y * in_w + in_x) * in_d..][..f_d];
                     win.set_pair_run(q, (fy * f_w + fx) * f_d, xt, p.input_offset);

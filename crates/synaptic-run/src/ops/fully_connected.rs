@@ -247,6 +247,17 @@ fn each_dot<W: Int8>(
     depth: usize,
     mut f: impl FnMut(usize, i32),
 ) {
+    if depth == 1 && !cfg!(synaptic_dsp) {
+        // Portable, one input (hello_world_int8's first layer): one product a row, the input
+        // offset once (M3: 185 instructions fewer; on the DSP extension, measured, more).
+        if let Some(&x) = row.first() {
+            let x = i32::from(x) + io;
+            for (oc, w) in filter.iter().enumerate() {
+                f(oc, w.value().wrapping_mul(x));
+            }
+        }
+        return;
+    }
     if depth < 4 || !cfg!(synaptic_dsp) {
         // Rows shorter than a word: one at a time (the pair's setup costs more than it
         // saves); so too the portable path (M3: hello_world_int8 faster a row at a time).
