@@ -825,6 +825,30 @@ pub(crate) fn dot2x2_quads<W: crate::ops::common::Int8>(
     [a0, b0, a1, b1]
 }
 
+/// One filter's word of [`dot4_quads`]: the weights at address `$at` split by `SXTB16`
+/// against the window's words `{t0}` (values 0, 2) and `{t1}` (1, 3) into accumulator `$acc`.
+macro_rules! filter_word {
+    ($at:literal, $acc:literal) => {
+        concat!(
+            "ldr {u}, ",
+            $at,
+            "\n",
+            "sxtb16 {ue}, {u}\n",
+            "sxtb16 {u}, {u}, ror #8\n",
+            "smlad ",
+            $acc,
+            ", {t0}, {ue}, ",
+            $acc,
+            "\n",
+            "smlad ",
+            $acc,
+            ", {t1}, {u}, ",
+            $acc,
+            "\n",
+        )
+    };
+}
+
 /// Four filters over one window (`conv_2d::Gathered`'s one-window layout: per four values
 /// the words `(v0, v2)`, `(v1, v3)` in `x`), four values a step: `acc` plus, for each quad
 /// `q`, the window's values against the four weights at bytes `4q ..` of filter `j`, the
@@ -866,26 +890,10 @@ pub(crate) fn dot4_quads<W: crate::ops::common::Int8>(
         asm!(
             "2:",
             "ldrd {t0}, {t1}, [{xp}], #8",
-            "ldr {u}, [{wp}], #4",
-            "sxtb16 {ue}, {u}",
-            "sxtb16 {u}, {u}, ror #8",
-            "smlad {a0}, {t0}, {ue}, {a0}",
-            "smlad {a0}, {t1}, {u}, {a0}",
-            "ldr {u}, [{wp}, {kd}]",
-            "sxtb16 {ue}, {u}",
-            "sxtb16 {u}, {u}, ror #8",
-            "smlad {a1}, {t0}, {ue}, {a1}",
-            "smlad {a1}, {t1}, {u}, {a1}",
-            "ldr {u}, [{wq}], #4",
-            "sxtb16 {ue}, {u}",
-            "sxtb16 {u}, {u}, ror #8",
-            "smlad {a2}, {t0}, {ue}, {a2}",
-            "smlad {a2}, {t1}, {u}, {a2}",
-            "ldr {u}, [{wq}, {kd}]",
-            "sxtb16 {ue}, {u}",
-            "sxtb16 {u}, {u}, ror #8",
-            "smlad {a3}, {t0}, {ue}, {a3}",
-            "smlad {a3}, {t1}, {u}, {a3}",
+            filter_word!("[{wp}], #4", "{a0}"),
+            filter_word!("[{wp}, {kd}]", "{a1}"),
+            filter_word!("[{wq}], #4", "{a2}"),
+            filter_word!("[{wq}, {kd}]", "{a3}"),
             "cmp {xp}, {end}",
             "bne 2b",
             a0 = inout(reg) a0,
