@@ -742,6 +742,10 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
     /// [`one_window`]: each pixel's window gathered once ([`Filters::gather_one`]).
     #[cfg(synaptic_dsp)]
     one: bool,
+    /// [`staged`]: the pairs' windows staged ([`Filters::staged2`]; decided once a call, not
+    /// a pixel pair).
+    #[cfg(synaptic_dsp)]
+    staged: bool,
     /// The taps a packed sum of the portable pair path takes before it is split
     /// ([`Gathered::span`]).
     #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
@@ -780,6 +784,8 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
             padded: right && p.act_min == -128 && p.act_max == 127 && staged(p),
             #[cfg(synaptic_dsp)]
             one: one_window(p),
+            #[cfg(synaptic_dsp)]
+            staged: staged(p),
             #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
             span: packed_span(p, filter),
         }
@@ -1370,7 +1376,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             return;
         }
         #[cfg(synaptic_dsp)]
-        if self.staged2(x, a, b, win) {
+        if self.staged && self.staged2(x, a, b, win) {
             return;
         }
         // DSP: two whole windows whose rows are runs of whole words, a row of both in one
@@ -1429,7 +1435,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
     ) -> bool {
         let p = self.p;
         let kq = p.filter_shape[1..].iter().product::<usize>().div_ceil(4) * 4;
-        if !staged(p) || win.stage.len() < 2 * kq || win.v.len() < kq {
+        if !self.staged || win.stage.len() < 2 * kq || win.v.len() < kq {
             return false;
         }
         let (sa, sb) = win.stage.split_at_mut(kq);
