@@ -247,9 +247,10 @@ fn each_dot<W: Int8>(
     depth: usize,
     mut f: impl FnMut(usize, i32),
 ) {
-    if depth == 1 && !cfg!(synaptic_dsp) {
+    if depth == 1 && !cfg!(synaptic_dsp) && !cfg!(synaptic_v6m) {
         // Portable, one input (hello_world_int8's first layer): one product a row, the input
-        // offset once (M3: 185 instructions fewer; on the DSP extension, measured, more).
+        // offset once (M3: 185 instructions fewer; on the DSP extension, measured, more; not
+        // on Armv6-M: its flash, the micro:bit's all-operator image).
         if let Some(&x) = row.first() {
             let x = i32::from(x) + io;
             for (oc, w) in filter.iter().enumerate() {
