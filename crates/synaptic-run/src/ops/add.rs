@@ -84,11 +84,33 @@ impl AddParams {
     }
 }
 
+impl AddParams {
+    /// The three `SmallerThanOneExp` multiplies (inputs 1 and 2, output) as [`Requantizer`]s.
+    #[inline(always)]
+    fn requantizers(&self) -> [Requantizer; 3] {
+        [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s))
+    }
+
+    /// Whether `r` (of [`Self::requantizers`]) take the doubled arithmetic: the doubled
+    /// products fit in 32 bits (`Requantizer::apply_doubled`): an offset input is within
+    /// ±255, so `2 · v · 2^20` is below 2^29 and each scaled input below 2^28 (a multiplier
+    /// is below 2^31); their sum, doubled, below 2^30. Checked, not assumed: otherwise the
+    /// general path.
+    #[inline(always)]
+    fn doubled(&self, r: &[Requantizer; 3]) -> bool {
+        (0..=20).contains(&self.left_shift)
+            && r.iter().all(|r| !r.can_saturate() && r.left() == 1)
+            && [self.input1_offset, self.input2_offset]
+                .iter()
+                .all(|o| (-256..=256).contains(o))
+    }
+}
+
 /// ADD's usual int8 case as one loop of its own ([`Elementwise::same`]): operands of one
 /// shape, the doubled arithmetic of [`AddParams::values`] (`left_shift` 20, offsets within
 /// ±256, no multiplier that saturates) with every constant made once and input `which`'s
-/// first: no branch an element (M4 pretrainedResnet_quant: some 60 instructions an element
-/// in runs of 16 copied through the stack, now ~30).
+/// first: no branch an element (M4 pretrainedResnet_quant: 66 instructions an element in
+/// runs of 16 copied through the stack, now 51).
 #[derive(Debug, Clone, Copy)]
 struct DoubledAdd {
     /// `offset · 2^21` and the requantizer of the operand read from the buffer (`mine`),
@@ -105,13 +127,8 @@ impl DoubledAdd {
     /// `p`'s loop with input `which` (0 or 1) in the buffer, when the doubled arithmetic
     /// applies (the conditions [`AddParams::values`] checks, the shift exactly 20).
     fn new(p: &AddParams, which: usize) -> Option<Self> {
-        let r = [p.input1, p.input2, p.output].map(|(m, s)| Requantizer::new(m, s));
-        let ok = p.left_shift == 20
-            && r.iter().all(|r| !r.can_saturate() && r.left() == 1)
-            && [p.input1_offset, p.input2_offset]
-                .iter()
-                .all(|o| (-256..=256).contains(o));
-        if !ok || which > 1 {
+        let r = p.requantizers();
+        if p.left_shift != 20 || !p.doubled(&r) || which > 1 {
             return None;
         }
         let one = (p.input1_offset << 21, r[0].doubled());
@@ -198,18 +215,9 @@ impl Elementwise for AddParams {
     /// saturating form, decided once).
     #[inline(always)]
     fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
-        let r = [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s));
+        let r = self.requantizers();
         let plain = !r.iter().any(Requantizer::can_saturate);
-        // The doubled products fit in 32 bits (`Requantizer::apply_doubled`): an offset input
-        // is within ±255, so `2 · v · 2^20` is below 2^29 and each scaled input below 2^28
-        // (a multiplier is below 2^31); their sum, doubled, below 2^30. Checked here, not
-        // assumed: otherwise the general path.
-        let doubled = plain
-            && (0..=20).contains(&self.left_shift)
-            && r.iter().all(|r| r.left() == 1)
-            && [self.input1_offset, self.input2_offset]
-                .iter()
-                .all(|o| (-256..=256).contains(o));
+        let doubled = self.doubled(&r);
         let shift = |v: i32| v.wrapping_mul(1i32.wrapping_shl(self.left_shift as u32));
         let (l2, off1, off2) = (self.left_shift + 1, self.input1_offset, self.input2_offset);
         // Their rounding constants made once ([`crate::math::Doubled`]; made for every path,

@@ -1243,12 +1243,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
             let (w0, w1) = w.split_at(k);
             // The pair's biases: one bounds check.
             let [c0, c1] = self.bias.map_or([0; 2], |b| b.at2(c));
-            let [a0, b0, a1, b1] = win.pair_dot2_quads([c0, c0, c1, c1], w0, w1);
-            let (r0, r1) = (rq(c), rq(c + 1));
-            o[0] = fin(&r0, a0);
-            q[0] = fin(&r0, b0);
-            o[1] = fin(&r1, a1);
-            q[1] = fin(&r1, b1);
+            put(win.pair_dot2_quads([c0, c0, c1, c1], w0, w1), o, q, c);
             c += 2;
         }
         2 * pairs
