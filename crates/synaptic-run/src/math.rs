@@ -393,10 +393,12 @@ impl RightRequantizer {
     pub const BOUND: i64 = 1 << 30;
 
     /// The requantization by `multiplier` and `shift`, or `None` when `shift` is not in
-    /// `-31..=-1` or the multiplier is `i32::MIN` (the one that can saturate).
+    /// `-31..=-1` or the multiplier is negative (never one [`quantize_multiplier`] derives;
+    /// `i32::MIN` is the one that can saturate, and [`Self::try_apply`] of `-2^30` needs a
+    /// multiplier of at least 0).
     #[inline(always)]
     pub fn new(multiplier: i32, shift: i32) -> Option<Self> {
-        if !(-31..=-1).contains(&shift) || multiplier == i32::MIN {
+        if !(-31..=-1).contains(&shift) || multiplier < 0 {
             return None;
         }
         Some(Self::new_checked(multiplier, shift))
@@ -447,6 +449,24 @@ impl RightRequantizer {
         #[cfg(not(synaptic_dsp))]
         let v = ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
         (v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right
+    }
+
+    /// [`Self::apply`] of any `x` whose double fits in 32 bits (`-2^30 ≤ x < 2^30`, what the
+    /// doubling needs: one add whose overflow flag is the test), `None` for another; the
+    /// results are [`Requantizer::apply`]'s for a requantizer [`Self::new`] made
+    /// (`tests::right_requantizer_matches`; a negative multiplier's, of `-2^30`, is wrong,
+    /// never a panic).
+    #[inline(always)]
+    pub fn try_apply(&self, x: i32) -> Option<i32> {
+        let (x2, wide) = x.overflowing_add(x);
+        if wide {
+            return None;
+        }
+        #[cfg(synaptic_dsp)]
+        let v = crate::dsp::smmulr(x2, self.multiplier);
+        #[cfg(not(synaptic_dsp))]
+        let v = ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        Some((v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right)
     }
 }
 
@@ -1393,8 +1413,11 @@ mod tests {
         let edge = (1 << 30) - 1;
         for shift in -31..=-1 {
             for m in [0, 1, -1, 1 << 30, i32::MAX, i32::MIN + 1, 1_518_500_250, -7] {
-                let (q, f) = (Requantizer::new(m, shift), RightRequantizer::new(m, shift));
-                let f = f.expect("a right shift");
+                let (q, f) = (
+                    Requantizer::new(m, shift),
+                    RightRequantizer::new_checked(m, shift),
+                );
+                assert_eq!(RightRequantizer::new(m, shift).is_some(), m >= 0);
                 for x in [
                     -edge,
                     -edge + 1,
@@ -1410,6 +1433,18 @@ mod tests {
                     edge,
                 ] {
                     assert_eq!(f.apply(x), q.apply(x), "{x} {m} {shift}");
+                    assert_eq!(f.try_apply(x), Some(q.apply(x)), "{x} {m} {shift}");
+                }
+                for x in [-(1 << 30), i32::MIN, (1 << 30), i32::MAX, -(1 << 30) - 1] {
+                    let inside = x == -(1 << 30);
+                    if m < 0 && inside {
+                        continue;
+                    }
+                    assert_eq!(
+                        f.try_apply(x),
+                        inside.then(|| q.apply(x)),
+                        "{x} {m} {shift}"
+                    );
                 }
                 for _ in 0..2_000 {
                     let x = (next() as i32) >> (2 + next() % 30);

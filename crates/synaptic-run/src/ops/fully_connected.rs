@@ -289,13 +289,6 @@ fn requantize_wide(a: i32, multiplier: i32, shift: i32) -> i32 {
     Requantizer::new(multiplier, shift).apply_unsaturated(a)
 }
 
-/// Whether `a` is within ±[`RightRequantizer::BOUND`] (exclusive).
-#[inline(always)]
-fn within(a: i32) -> bool {
-    const B: u32 = RightRequantizer::BOUND as u32;
-    (a as u32).wrapping_add(B - 1) < 2 * B - 1
-}
-
 /// The output stage: requantize, add the output offset, clamp (`max` then `min`, as TFLM).
 #[inline(always)]
 fn requantize(acc: i32, r: &Requantizer, p: &FullyConnectedParams) -> i8 {
@@ -499,7 +492,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         let filter = &filter[..od * depth];
         if cfg!(synaptic_dsp) {
             // With the DSP extension, a right shift (the usual scale below one half)
-            // requantizes each accumulator within ±RightRequantizer::BOUND (a test per value)
+            // requantizes each accumulator whose double fits in 32 bits (one flag a value)
             // by the short sequence (`SMMULR`), the same result, any other value out of line;
             // another scale takes the general loop below (one per-tensor loop in the image).
             // Not elsewhere: there its 64-bit product costs what it saves (M3
@@ -514,10 +507,9 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                     let orow = &mut output[b * od..(b + 1) * od];
                     each_dot(filter, row, io, depth, |oc, acc| {
                         let a = acc.wrapping_add(bias_at(oc));
-                        let v = if within(a) {
-                            f.apply(a)
-                        } else {
-                            requantize_wide(a, m, s)
+                        let v = match f.try_apply(a) {
+                            Some(v) => v,
+                            None => requantize_wide(a, m, s),
                         }
                         .wrapping_add(zp);
                         let v = if full {
@@ -1116,21 +1108,22 @@ crate::format::codec::words!(FullyConnectedF32Params {
 mod tests {
     use super::*;
 
-    /// The per-value test of the short requantization: exactly the values strictly within
-    /// ±BOUND, on which it gives the long one's result.
+    /// The per-value test of the short requantization ([`RightRequantizer::try_apply`]):
+    /// exactly the values whose double fits in 32 bits, on which it gives the long one's result.
     #[test]
     fn within_bound_is_the_right_requantizers_domain() {
         let b = RightRequantizer::BOUND as i32;
+        let f = RightRequantizer::new(1_518_500_250, -7).unwrap();
         for (a, inside) in [
             (0, true),
             (b - 1, true),
-            (-(b - 1), true),
+            (-b, true),
             (b, false),
-            (-b, false),
+            (-b - 1, false),
             (i32::MAX, false),
             (i32::MIN, false),
         ] {
-            assert_eq!(within(a), inside, "{a}");
+            assert_eq!(f.try_apply(a).is_some(), inside, "{a}");
         }
         for (m, s) in [
             (1_073_741_824, -1),
@@ -1150,6 +1143,7 @@ mod tests {
                 -(b / 2) - 7,
             ] {
                 assert_eq!(fast.apply(a), slow.apply_unsaturated(a), "{m} {s} {a}");
+                assert_eq!(fast.try_apply(a), Some(slow.apply(a)), "{m} {s} {a}");
                 assert_eq!(requantize_wide(a, m, s), slow.apply(a));
             }
         }
