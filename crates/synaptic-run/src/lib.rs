@@ -4,7 +4,8 @@
 //! the model bytes, i.e. flash) into a synaptic-mem arena — per-operator data compiled once
 //! into a [`program`] (in flash beside the model, or in the persistent region), activations
 //! through the core's planned path, graph I/O in the SHARED region or in the plan — and runs
-//! it ([`interpreter`] says where every byte lives). `#![no_std]`, no `alloc`, no `unsafe`.
+//! it ([`interpreter`] says where every byte lives). `#![no_std]`, no `alloc`, no `unsafe` but
+//! the Cortex-M DSP instructions (`dsp`) and one empty `asm!` (`hint`).
 //!
 //! ## Where things live
 //!
@@ -103,9 +104,8 @@
 #![no_std]
 #![deny(missing_docs)]
 // No `unsafe` anywhere but in `dsp`, the Cortex-M DSP instructions (`asm!`), which exists
-// only on targets with the DSP extension: everywhere else the crate forbids it.
-#![cfg_attr(not(synaptic_dsp), forbid(unsafe_code))]
-#![cfg_attr(synaptic_dsp, deny(unsafe_code))]
+// only on targets with the DSP extension, and `hint`'s one empty `asm!` (Arm only).
+#![deny(unsafe_code)]
 
 pub mod bmp;
 pub mod contract;
@@ -115,6 +115,8 @@ pub(crate) mod dsp;
 pub mod error;
 pub mod fixedpoint;
 pub mod format;
+#[allow(unsafe_code)]
+pub(crate) mod hint;
 pub mod interpreter;
 mod isa_rule;
 pub mod limits;
