@@ -17,3 +17,23 @@ pub(crate) fn no_unroll() {
         core::arch::asm!("", options(nomem, nostack, preserves_flags))
     }
 }
+
+/// `v`, its value hidden from the compiler (an empty `asm!` that takes it and gives it back in
+/// one register: no instruction): what it computed `v` from is then not recomputed for a use
+/// of `v` (the portable requantization's `v >> 31`, which LLVM otherwise takes from a second
+/// 64-bit multiply-accumulate).
+#[inline(always)]
+pub(crate) fn opaque(v: i32) -> i32 {
+    #[cfg(all(target_arch = "arm", target_os = "none"))]
+    {
+        let mut v = v;
+        // SAFETY: an empty instruction sequence: `v` stays as it is; nothing is read or
+        // written but that register.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
+        }
+        v
+    }
+    #[cfg(not(all(target_arch = "arm", target_os = "none")))]
+    v
+}

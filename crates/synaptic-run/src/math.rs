@@ -447,7 +447,9 @@ impl RightRequantizer {
         #[cfg(synaptic_dsp)]
         let v = crate::dsp::smmulr(x2, self.multiplier);
         #[cfg(not(synaptic_dsp))]
-        let v = ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        let v = crate::hint::opaque(
+            ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32,
+        );
         (v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right
     }
 
