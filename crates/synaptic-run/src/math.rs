@@ -297,7 +297,8 @@ impl Requantizer {
         debug_assert!(!self.can_saturate());
         let v = ((i64::from(x.wrapping_mul(self.left)) * i64::from(self.multiplier) + (1 << 30))
             >> 31) as i32;
-        self.divide(v)
+        // Its sign from `v` itself, not from a second multiply (`hint::opaque`).
+        self.divide(crate::hint::opaque(v))
     }
 
     /// The rounding divide of [`Self::apply`].
@@ -311,7 +312,9 @@ impl Requantizer {
         #[cfg(synaptic_dsp)]
         let v = crate::dsp::smmulr(v2, self.multiplier);
         #[cfg(not(synaptic_dsp))]
-        let v = ((i64::from(v2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        let v = crate::hint::opaque(
+            ((i64::from(v2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32,
+        );
         self.divide(v)
     }
 
@@ -368,7 +371,9 @@ impl Doubled {
         #[cfg(synaptic_dsp)]
         let v = crate::dsp::smmulr(v2, self.multiplier);
         #[cfg(not(synaptic_dsp))]
-        let v = ((i64::from(v2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
+        let v = crate::hint::opaque(
+            ((i64::from(v2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32,
+        );
         v.wrapping_add((v >> 31) & self.neg).wrapping_add(self.half) >> self.right
     }
 }
