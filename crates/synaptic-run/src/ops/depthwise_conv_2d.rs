@@ -1079,19 +1079,20 @@ fn lanes(v: i32) -> u32 {
     u32::from(v.clamp(-128, 127) as i8 as u8) * 0x0101_0101
 }
 
-/// The accumulators of a 3×3 window of the row kernel's gathered words (row `r` at
-/// `win[r · ncols ..]`) against the taps `t` (in the filter's order), `pair` the input offset
-/// in both halfwords: [`mac_word`] tap by tap, unrolled (the Cortex-M3's row kernel; the DSP
-/// extension's runs [`crate::dsp::quad3x3_row`], the Cortex-M0's the general loop, in less
-/// flash). Taps past the end of `win` count 0 (never, for the kernel's own slices).
+/// The sums of a 3×3 window of the row kernel's gathered words (row `r` at
+/// `win[r · ncols ..]`) times the taps `t` (in the filter's order), the input values raw (the
+/// offset folded by the caller): [`mac_word`] with no offset, tap by tap, unrolled (the
+/// Cortex-M3's row kernel; the DSP extension's runs [`crate::dsp::quad3x3_row`], the
+/// Cortex-M0's the general loop, in less flash). Taps past the end of `win` count 0 (never,
+/// for the kernel's own slices).
 #[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
 #[inline(always)]
-fn window3x3(win: &[u32], ncols: usize, t: &[Tap; 9], pair: u32) -> [i32; LANES] {
+fn window3x3(win: &[u32], ncols: usize, t: &[Tap; 9]) -> [i32; LANES] {
     let mut acc = [0i32; LANES];
     for r in 0..3 {
         if let Some(w) = win.get(r * ncols..).and_then(|w| w.first_chunk::<3>()) {
             for j in 0..3 {
-                mac_word(&mut acc, w[j], &t[3 * r + j], pair);
+                mac_word(&mut acc, w[j], &t[3 * r + j], 0);
             }
         }
     }
@@ -1274,14 +1275,14 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             // words' raw values times the weights, the padding's zero-point bytes then
             // counting `-offset · w` against it (0, as TFLM's skipped taps), one instruction
             // fewer a product. (An offset whose negation is not an int8 value, which no
-            // loaded model has, keeps it in the product.)
+            // loaded model has, takes the general loop below.)
             let off = i32::from(pair as u16 as i16);
             if i32::from(off.wrapping_neg() as i8) == off.wrapping_neg() {
                 let fold: [i32; LANES] = core::array::from_fn(|j| {
                     off.wrapping_mul(t.iter().map(|w| i32::from(w[j])).sum::<i32>())
                 });
                 for (i, px) in pxs {
-                    let acc = window3x3(blk.get(i * sw..).unwrap_or(&[]), ncols, t, 0);
+                    let acc = window3x3(blk.get(i * sw..).unwrap_or(&[]), ncols, t);
                     let acc = core::array::from_fn(|j| acc[j].wrapping_add(fold[j]));
                     if let Some(v) = px.get_mut(oc..oc + LANES) {
                         self.outputs::<FULL>(grp, acc, oc, v);
@@ -1289,13 +1290,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                 }
                 return;
             }
-            for (i, px) in pxs {
-                let acc = window3x3(blk.get(i * sw..).unwrap_or(&[]), ncols, t, pair);
-                if let Some(v) = px.get_mut(oc..oc + LANES) {
-                    self.outputs::<FULL>(grp, acc, oc, v);
-                }
-            }
-            return;
         }
         for (i, px) in pxs {
             let mut acc = [0i32; LANES];
