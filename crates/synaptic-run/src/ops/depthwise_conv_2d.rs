@@ -636,18 +636,23 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             // first (Cortex-M3 micro_speech_quantized 1.64 -> 1.3x M instructions). Not on
             // Armv6-M: its flash (the micro:bit's all-operator image).
             let (n, off) = (xs.taps.len(), p.input_offset);
+            // Each window row's first input and first tap's weights: one step a row.
+            let x0 = x_b + (ys.first * in_w + xs.first) * in_d + c.ic;
+            let t0 = (ys.taps.start * f_w + xs.taps.start) * out_d;
+            let (x_step, t_step) = (ys.dilation * in_w * in_d, f_w * out_d);
             let mut oc = c.oc;
             for o in out.chunks_exact_mut(pass) {
                 let (mut a0, mut a1) = ([0i32; LANES], [0i32; LANES]);
-                for (fy, in_y) in ys.iter() {
-                    let xi = x_b + (in_y * in_w + xs.first) * in_d + c.ic;
-                    let t = (fy * f_w + xs.taps.start) * out_d;
+                let (mut xi, mut ti) = (x0, t0);
+                for _ in ys.taps.clone() {
+                    let xr = x.get(xi..).and_then(|r| r.get(..n)).unwrap_or(&[]);
                     let rows = self
                         .filter
-                        .get(t..)
+                        .get(ti..)
                         .unwrap_or(&[])
                         .chunks_exact(out_d.max(1));
-                    for (xv, row) in x[xi..][..n].iter().zip(rows) {
+                    (xi, ti) = (xi + x_step, ti + t_step);
+                    for (xv, row) in xr.iter().zip(rows) {
                         // A loop the compiler keeps rolled: unrolled, its sixteen live values
                         // spill to the stack.
                         crate::hint::no_unroll();
