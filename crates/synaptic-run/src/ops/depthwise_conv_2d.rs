@@ -668,22 +668,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                         }
                     }
                 }
-                let (o0, o1) = o.split_at_mut(LANES);
-                if self.right {
-                    self.right_outputs(a0, oc, o0);
-                    self.right_outputs(a1, oc + LANES, o1);
-                } else {
-                    o0.copy_from_slice(&requantize_chunk(a0, oc, LANES, self.bias, m, s, p));
-                    o1.copy_from_slice(&requantize_chunk(
-                        a1,
-                        oc + LANES,
-                        LANES,
-                        self.bias,
-                        m,
-                        s,
-                        p,
-                    ));
-                }
+                self.outputs8((a0, a1), oc, o);
                 oc += pass;
             }
             return;
@@ -730,17 +715,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
                     }
                 }
             }
-            let (o0, o1) = o.split_at_mut(LANES);
-            // The requantizers of `right_outputs`: measured, the portable build gains
-            // (Cortex-M3 micro_speech_quantized 1.85 -> 1.78 M instructions). Armv6-M keeps its flash
-            // (the micro:bit's all-operator image).
-            if self.right && !cfg!(synaptic_dsp) && !cfg!(synaptic_v6m) {
-                self.right_outputs(a0, oc, o0);
-                self.right_outputs(a1, oc + LANES, o1);
-            } else {
-                o0.copy_from_slice(&requantize_chunk(a0, oc, LANES, self.bias, m, s, p));
-                o1.copy_from_slice(&requantize_chunk(a1, oc + LANES, LANES, self.bias, m, s, p));
-            }
+            self.outputs8((a0, a1), oc, o);
             oc += 2 * LANES;
         }
         let mut quads = octs.into_remainder().chunks_exact_mut(LANES);
@@ -778,6 +753,24 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
             }
         }
         taps4(v, self.filter, out_d, oc)
+    }
+
+    /// The eight outputs `o` of channels `oc ..` from a pass's sums `a0` (the first four) and
+    /// `a1`: with the requantizers of [`Channels::right_outputs`] on the portable path
+    /// (measured, it gains: Cortex-M3 micro_speech_quantized 1.85 -> 1.78 M instructions;
+    /// Armv6-M keeps its flash, the micro:bit's all-operator image), else
+    /// [`requantize_chunk`].
+    #[inline(always)]
+    fn outputs8(&self, (a0, a1): ([i32; LANES], [i32; LANES]), oc: usize, o: &mut [i8]) {
+        let (m, s, p) = (self.multipliers, self.shifts, self.p);
+        let (o0, o1) = o.split_at_mut(LANES);
+        if self.right && !cfg!(synaptic_dsp) && !cfg!(synaptic_v6m) {
+            self.right_outputs(a0, oc, o0);
+            self.right_outputs(a1, oc + LANES, o1);
+        } else {
+            o0.copy_from_slice(&requantize_chunk(a0, oc, LANES, self.bias, m, s, p));
+            o1.copy_from_slice(&requantize_chunk(a1, oc + LANES, LANES, self.bias, m, s, p));
+        }
     }
 
     /// The outputs of channels `oc ..` (`out.len()`, at most [`LANES`]) from their
