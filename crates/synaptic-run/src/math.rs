@@ -448,14 +448,7 @@ impl RightRequantizer {
     #[inline(always)]
     pub fn apply(&self, x: i32) -> i32 {
         debug_assert!(i64::from(x).abs() < Self::BOUND);
-        let x2 = x.wrapping_mul(2);
-        #[cfg(synaptic_dsp)]
-        let v = crate::dsp::smmulr(x2, self.multiplier);
-        #[cfg(not(synaptic_dsp))]
-        let v = crate::hint::opaque(
-            ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32,
-        );
-        (v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right
+        self.of_double(x.wrapping_mul(2))
     }
 
     /// [`Self::apply`] of any `x` whose double fits in 32 bits (`-2^30 ≤ x < 2^30`, what the
@@ -466,14 +459,21 @@ impl RightRequantizer {
     #[inline(always)]
     pub fn try_apply(&self, x: i32) -> Option<i32> {
         let (x2, wide) = x.overflowing_add(x);
-        if wide {
-            return None;
-        }
+        (!wide).then(|| self.of_double(x2))
+    }
+
+    /// The requantization of `x` given `x2 = 2x` (in 32 bits): the high word of
+    /// `x2 · multiplier`, rounded (`SMMULR` on the DSP extension), then the rounding divide.
+    /// One body for [`Self::apply`] and [`Self::try_apply`].
+    #[inline(always)]
+    fn of_double(&self, x2: i32) -> i32 {
         #[cfg(synaptic_dsp)]
         let v = crate::dsp::smmulr(x2, self.multiplier);
         #[cfg(not(synaptic_dsp))]
-        let v = ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32;
-        Some((v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right)
+        let v = crate::hint::opaque(
+            ((i64::from(x2) * i64::from(self.multiplier) + (1 << 31)) >> 32) as i32,
+        );
+        (v.wrapping_add(v >> 31).wrapping_add(self.half)) >> self.right
     }
 }
 
