@@ -159,8 +159,8 @@ fn word_lines(words: &[u32], suffix: &str) -> String {
 
 const PROGRAM_DOC: &str =
     "synaptic-run's compiled program of this model and I/O placement: every operator's prepared \
-     parameters, requantization multipliers and shifts, and tensor locations (verified against \
-     the model at load).";
+     parameters, requantization multipliers and shifts, and tensor locations (sealed to the \
+     model's bytes: checked at load).";
 
 fn program_rust(s: &mut String, words: &[u32]) {
     let _ = writeln!(s, "/// Words of [`PROGRAM`].");

@@ -106,8 +106,8 @@ pub fn load(e: &LoadError) -> Failure {
         LoadError::PlanLoad(PlanLoadError::Invalid(_)) => -EINVAL,
         LoadError::PlanLoad(PlanLoadError::Alloc(a)) => errno::from_kind(a.kind),
         // A program (syn_run_config_t.program) that is not what this model and placement
-        // compile to: of another model or placement, truncated, extended or altered. The
-        // message names what differs and the word.
+        // compile to: of another model or placement, truncated, extended or altered (its seal
+        // differs). The message names what differs and the word.
         LoadError::Program { .. } => -EINVAL,
         // A buffer too small for a compiled program: it does not fit (not reached through this
         // API, which compiles into an exactly sized tensor, but mapped like every other).

@@ -301,9 +301,11 @@ unsafe fn with_model<R>(
 /// Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
 /// (exactly sized: no Kconfig floors; the scratch pool the kernels need, the largest block one
 /// operator takes per call, is taken from its top at load), registers config->shared with
-/// SYN_RUN_IO_SHARED, then validates the model and every operator and either verifies
-/// config->program against it word by word (a program given: read in place from then on, no
-/// arena byte) or compiles the program into the persistent region (NULL), checks the plan
+/// SYN_RUN_IO_SHARED, then either checks config->program's header, seal and data flow (a
+/// program given, which synmem emit compiled from the model, validating it: read in place from
+/// then on, no arena byte; with the feature verify-program, also compared word by word with
+/// what the model compiles to) or validates the model and every operator and compiles the
+/// program into the persistent region (NULL), checks the plan
 /// against the model and loads it, and (with SYN_RUN_IO_SHARED) allocates the graph I/O in the
 /// shared region. The model bytes, the slots and the program are read in place from then on;
 /// the arena and the shared region belong to the model.

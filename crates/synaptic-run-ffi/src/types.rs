@@ -172,9 +172,11 @@ pub struct SynRunConfig {
     /// The model's compiled program (every operator's prepared parameters, requantization
     /// tables and tensor locations), read in place, e.g. from flash: `<prefix>_program` of the
     /// header synmem emit --lang c writes (--op-data flash, the default) for this model and
-    /// placement; 4-byte aligned. It is verified against the model at load (a program of
-    /// another model or placement, truncated or altered, is -EINVAL naming what differs) and
-    /// takes no arena byte. NULL: the program is compiled at load into the arena's persistent
+    /// placement; 4-byte aligned. The load checks its header and its seal, a hash of every
+    /// model byte and every program word (a program of another model or placement, truncated or
+    /// altered anywhere, is -EINVAL naming what differs; built with the feature
+    /// verify-program, it is also compared word by word with what the model compiles to), and
+    /// it takes no arena byte. NULL: the program is compiled at load into the arena's persistent
     /// region (synmem run --op-data ram figures).
     pub program: *const u32,
     /// 32-bit words of `program` (`<PREFIX>_PROGRAM_WORDS`; 0 when NULL).

@@ -741,7 +741,7 @@ pub enum LoadError {
     /// The arena refused the plan.
     PlanLoad(PlanLoadError),
     /// A compiled program ([`crate::Interpreter::with_program`], [`crate::program::verify`]) is not
-    /// the one this model compiles to.
+    /// the one this model compiles to (its header or seal differs, or a word).
     Program {
         /// What differs (a header field, or part of an operator's record).
         what: &'static str,
@@ -1036,7 +1036,7 @@ pub enum RunError {
     /// The model bytes could not be read (cannot happen for a model that loaded).
     Model(synaptic_tflite::Error),
     /// The program could not be decoded at this word (cannot happen for a program that
-    /// loaded: it was compiled or verified against the model).
+    /// loaded: it was compiled from the model, or sealed to it).
     Program {
         /// Word index.
         at: usize,

@@ -59,9 +59,10 @@
 //! must not make the runtime panic, hang, wrap silently on 32 bits or read arena bytes nothing
 //! wrote (issue 18). How that is ensured, layer by layer:
 //!
-//! * **One validation pass at load** ([`program::compile`], which both
-//!   [`Interpreter::new`] and [`Interpreter::with_program`] run — the latter by
-//!   [`program::verify`]): the graph's data flow (every tensor an operator reads is a constant,
+//! * **One validation pass** ([`program::compile`]: at load for [`Interpreter::new`], on the
+//!   host for a program given in flash, which [`Interpreter::with_program`] checks by its seal,
+//!   [`program::seal`], and its data flow — or word by word, [`program::verify`], with the
+//!   feature `verify-program`): the graph's data flow (every tensor an operator reads is a constant,
 //!   a graph input or an earlier operator's output; none written twice; every graph output
 //!   written: [`GraphFault`]); every tensor an operator uses (at most 6 dimensions, none
 //!   negative, elements and bytes at most [`limits::MAX_TENSOR_SIZE`] = 2^31 − 1 even with
@@ -76,7 +77,8 @@
 //!   the pointer width of the target, window extents within `int32` so every coordinate fits a
 //!   32-bit `isize` — [`math::compute_padding`] —, zero points in int8's range so no offset
 //!   overflows, a non-empty activation range, requantization shifts at most 31), or from a
-//!   program word-for-word equal to what the constructors produced for this model.
+//!   program sealed to this model's bytes ([`program::seal`]) or word-for-word equal to what
+//!   the constructors produced for it ([`program::verify`]).
 //! * **No panicking operation in a kernel.** Each kernel first checks its slices' lengths
 //!   against the parameters ([`KernelError::Length`]); its indices are row-major offsets of
 //!   coordinates inside the checked shapes, so they are in bounds and their products cannot

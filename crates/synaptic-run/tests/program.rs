@@ -1,5 +1,5 @@
-//! The compiled program (`synaptic_run::program`): a program given by the user is verified
-//! against the model at load, and running from a program in flash or from one compiled into
+//! The compiled program (`synaptic_run::program`): a program given by the user is checked
+//! at load by its header and seal (`program::verify` compares it word by word), and running from a program in flash or from one compiled into
 //! the arena gives the same result, operator by operator, on every shared model.
 
 mod common;
@@ -36,7 +36,21 @@ fn with_loaded<R>(
         &mut synaptic_mem::Runner<'a>,
     ) -> R,
 ) -> R {
-    let a = analysis(bytes, io);
+    with_plan_of(bytes, bytes, program, io, f)
+}
+
+/// [`with_loaded`] with the plan of model `planned` (which may differ from `bytes`).
+fn with_plan_of<R>(
+    planned: &[u8],
+    bytes: &[u8],
+    program: &[u32],
+    io: IoPlacement,
+    f: impl for<'a> FnOnce(
+        Result<Interpreter<'_, 'a, '_>, LoadError>,
+        &mut synaptic_mem::Runner<'a>,
+    ) -> R,
+) -> R {
+    let a = analysis(planned, io);
     let mut buf = Box::new(ArenaBuffer::<524_288>::new());
     let mut shared = Box::new(ArenaBuffer::<65536>::new());
     let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
@@ -125,11 +139,20 @@ fn a_program_is_the_same_on_every_compile_and_verifies() {
     }
 }
 
+/// The refusal of a program whose seal differs ([`program::seal`]).
+const SEAL_DIFFERS: &str =
+    "its seal differs (altered since it was compiled, or compiled from other model bytes)";
+
 #[test]
-fn a_wrong_program_is_refused_at_load_with_what_differs() {
+fn a_wrong_program_is_refused_at_load_by_its_header_and_seal() {
     let bytes = model_bytes("hello_world_int8");
     let io = IoPlacement::Plan;
     let good = compiled(&bytes, io);
+    assert_eq!(
+        good[program::HEADER_WORDS - 1],
+        program::seal(&bytes, &good)
+    );
+    load_with(&bytes, &good, io).unwrap();
     // Header fields.
     let mut p = good.clone();
     p[0] ^= 1;
@@ -152,14 +175,17 @@ fn a_wrong_program_is_refused_at_load_with_what_differs() {
     longer.push(0);
     let e = program_error(load_with(&bytes, &longer, io).unwrap_err());
     assert!(e.0.contains("extended"), "{e:?}");
+    // The length word agreeing with an extra word: the seal covers the length.
     longer[2] += 1;
-    let e = program_error(load_with(&bytes, &longer, io).unwrap_err());
-    assert_eq!(e.0, "longer than the model's program (extra words)");
+    assert_eq!(
+        program_error(load_with(&bytes, &longer, io).unwrap_err()),
+        (SEAL_DIFFERS, usize::MAX, "", program::HEADER_WORDS - 1)
+    );
     // The length word itself lying about a truncated program.
     let mut short = good[..good.len() - 1].to_vec();
     short[2] -= 1;
     let e = program_error(load_with(&bytes, &short, io).unwrap_err());
-    assert!(e.0.contains("truncated") || e.0 == "header", "{e:?}");
+    assert_eq!(e.0, SEAL_DIFFERS);
     // Another model, the other placement.
     let other = model_bytes("micro_speech_quantized");
     let e = program_error(load_with(&other, &good, io).unwrap_err());
@@ -169,19 +195,114 @@ fn a_wrong_program_is_refused_at_load_with_what_differs() {
     );
     let e = program_error(load_with(&bytes, &good, IoPlacement::Shared).unwrap_err());
     assert_eq!(e.0, "compiled for the other I/O placement");
+    // The model with any one byte changed (a weight, a name: bytes the program's words may
+    // not depend on): refused, the seal covering every byte (a byte the flatbuffer's reader
+    // trips on first is a model error).
+    let mut sealed = 0;
+    for at in (0..bytes.len()).step_by(97) {
+        let mut changed = bytes.clone();
+        changed[at] ^= 0x55;
+        let e = with_plan_of(&bytes, &changed, &good, io, |net, _| net.map(drop)).unwrap_err();
+        sealed += usize::from(matches!(e, LoadError::Program { what, .. } if what == SEAL_DIFFERS));
+    }
+    // Most bytes are seen by the seal alone (the fingerprint samples 16 words).
+    assert!(sealed > bytes.len() / 97 / 2, "{sealed}");
+    // Every word past the magic, version and length, altered: refused, and the program
+    // still loads once restored.
+    for i in 3..good.len() {
+        let mut p = good.clone();
+        p[i] = p[i].wrapping_add(1);
+        let (what, op, _, _) = program_error(load_with(&bytes, &p, io).unwrap_err());
+        assert_eq!(op, usize::MAX, "word {i}: {what}");
+    }
+    load_with(&bytes, &good, io).unwrap();
+}
+
+#[test]
+fn a_sealed_program_that_reads_a_slot_before_it_is_written_is_refused() {
+    // A program forged to pass its seal (the seal is not a signature): its data flow is
+    // checked at load all the same, so no operator reads bytes nothing wrote.
+    let bytes = model_bytes("hello_world_int8");
+    let io = IoPlacement::Plan;
+    let good = compiled(&bytes, io);
+    let ops_at = good[12] as usize;
+    // Record 0: its head (7 words: kind, record words, output tensor, output location),
+    // then its first input's location (tag 1: a slot). Record 1's output location.
+    let next = ops_at + good[ops_at + 1] as usize;
+    assert_eq!((good[ops_at + 7], good[next + 3]), (1, 1), "slot locations");
+    let mut p = good.clone();
+    p[ops_at + 8] = good[next + 4];
+    let seal_at = program::HEADER_WORDS - 1;
+    p[seal_at] = program::seal(&bytes, &p);
+    match load_with(&bytes, &p, io).unwrap_err() {
+        LoadError::Graph { op, fault, .. } => {
+            assert_eq!(op, Some(0));
+            assert_eq!(fault, synaptic_run::GraphFault::ReadBeforeWrite);
+        }
+        // Verified word by word first, with `verify-program`.
+        LoadError::Program { op: 0, .. } if cfg!(feature = "verify-program") => {}
+        e => panic!("{e}"),
+    }
+}
+
+/// With `verify-program`, a load also verifies a program given word by word: one forged to
+/// pass its seal is refused, naming the operator and word that differ.
+#[cfg(feature = "verify-program")]
+#[test]
+fn verify_program_refuses_a_forged_sealed_program_at_load() {
+    let bytes = model_bytes("hello_world_int8");
+    let io = IoPlacement::Plan;
+    let good = compiled(&bytes, io);
+    let ops_at = good[12] as usize;
+    let mut p = good.clone();
+    p[ops_at + 9] ^= 0x10;
+    p[program::HEADER_WORDS - 1] = program::seal(&bytes, &p);
+    let (what, op, name, word) = program_error(load_with(&bytes, &p, io).unwrap_err());
+    assert_eq!(
+        (op, name, word),
+        (0, "FULLY_CONNECTED", ops_at + 9),
+        "{what}"
+    );
+}
+
+#[test]
+fn verify_names_the_first_word_that_differs() {
+    let bytes = model_bytes("hello_world_int8");
+    let io = IoPlacement::Plan;
+    let good = compiled(&bytes, io);
+    program::verify(&bytes, io, &good).unwrap();
+    let verify = |p: &[u32]| program::verify(&bytes, io, p).unwrap_err();
+    let mut p = good.clone();
+    p[0] ^= 1;
+    assert_eq!(
+        program_error(verify(&p)).0,
+        "not a synaptic-run program (magic)"
+    );
+    let mut longer = good.clone();
+    longer.push(0);
+    longer[2] += 1;
+    assert_eq!(
+        program_error(verify(&longer)).0,
+        "longer than the model's program (extra words)"
+    );
     // A program of the same length for a model with one byte changed (a weight).
     let mut changed = bytes.clone();
     let last = changed.len() - 1;
     changed[last] ^= 0x55;
-    assert!(load_with(&changed, &good, io).is_err());
+    assert!(program::verify(&changed, io, &good).is_err());
 
-    // Every word past the header, altered, is caught, and named by its operator.
+    // Every word past the header but the seal (which verification does not compare: it is
+    // the load's check), altered, is caught, and named by its operator.
     let ops_at = good[12] as usize;
+    let seal_at = program::HEADER_WORDS - 1;
+    let mut p = good.clone();
+    p[seal_at] ^= 1;
+    program::verify(&bytes, io, &p).unwrap();
     let mut kinds = std::collections::BTreeSet::new();
-    for i in 13..good.len() {
+    for i in program::HEADER_WORDS..good.len() {
         let mut p = good.clone();
         p[i] = p[i].wrapping_add(1);
-        let (what, op, name, word) = program_error(load_with(&bytes, &p, io).unwrap_err());
+        let (what, op, name, word) = program_error(verify(&p));
         assert_eq!(word, i, "word {i}: {what}");
         if i >= ops_at {
             assert!(op < 3, "word {i}: {what} names operator {op}");
@@ -202,16 +323,11 @@ fn a_wrong_program_is_refused_at_load_with_what_differs() {
     ] {
         assert!(kinds.contains(what), "{what}: {kinds:?}");
     }
-    let e = load_with(
-        &bytes,
-        &{
-            let mut p = good.clone();
-            p[ops_at + 9] ^= 0x10;
-            p
-        },
-        io,
-    )
-    .unwrap_err();
+    let e = verify(&{
+        let mut p = good.clone();
+        p[ops_at + 9] ^= 0x10;
+        p
+    });
     assert!(
         e.to_string()
             .starts_with("program does not match the model: "),

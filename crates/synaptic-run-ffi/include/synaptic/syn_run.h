@@ -8,7 +8,7 @@
  * its arena and, with SYN_RUN_IO_SHARED, its shared (IPC) region; several models coexist.
  *
  *   syn_run_load()        model bytes (read in place, e.g. from flash) + plan and compiled
- *                         program (synmem emit --lang c; the program read in place, verified,
+ *                         program (synmem emit --lang c; the program read in place, sealed,
  *                         or NULL: compiled into the arena) + arena [+ shared region] -> a
  *                         loaded model
  *   syn_run_input()       SYN_RUN_IO_SHARED: graph input k in the shared region (fill it in
@@ -204,9 +204,11 @@ typedef struct {
      * The model's compiled program (every operator's prepared parameters, requantization
      * tables and tensor locations), read in place, e.g. from flash: `<prefix>_program` of the
      * header synmem emit --lang c writes (--op-data flash, the default) for this model and
-     * placement; 4-byte aligned. It is verified against the model at load (a program of
-     * another model or placement, truncated or altered, is -EINVAL naming what differs) and
-     * takes no arena byte. NULL: the program is compiled at load into the arena's persistent
+     * placement; 4-byte aligned. The load checks its header and its seal, a hash of every
+     * model byte and every program word (a program of another model or placement, truncated or
+     * altered anywhere, is -EINVAL naming what differs; built with the feature
+     * verify-program, it is also compared word by word with what the model compiles to), and
+     * it takes no arena byte. NULL: the program is compiled at load into the arena's persistent
      * region (synmem run --op-data ram figures).
      */
     const uint32_t *program;
@@ -317,9 +319,11 @@ extern "C" {
  * Loads a model: reads `config` (see syn_run_config_t), lays an arena over config->arena
  * (exactly sized: no Kconfig floors; the scratch pool the kernels need, the largest block one
  * operator takes per call, is taken from its top at load), registers config->shared with
- * SYN_RUN_IO_SHARED, then validates the model and every operator and either verifies
- * config->program against it word by word (a program given: read in place from then on, no
- * arena byte) or compiles the program into the persistent region (NULL), checks the plan
+ * SYN_RUN_IO_SHARED, then either checks config->program's header, seal and data flow (a
+ * program given, which synmem emit compiled from the model, validating it: read in place from
+ * then on, no arena byte; with the feature verify-program, also compared word by word with
+ * what the model compiles to) or validates the model and every operator and compiles the
+ * program into the persistent region (NULL), checks the plan
  * against the model and loads it, and (with SYN_RUN_IO_SHARED) allocates the graph I/O in the
  * shared region. The model bytes, the slots and the program are read in place from then on;
  * the arena and the shared region belong to the model.

@@ -12,7 +12,7 @@
 //!
 //! | words | content |
 //! |---|---|
-//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record |
+//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record, the [`seal`](crate::program::seal) (a hash of every model byte and every other program word) |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
 //! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: its constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; a depthwise multiplier's filter in tap pairs for the DSP extension's `SMLAD`; see [`crate::ops`]) |
@@ -126,12 +126,13 @@ pub struct Geometry {
 
 /// First word of every program: `"SYNP"` little-endian.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
-/// The format version this runtime reads and writes (7: the model's fingerprint reads at
+/// The format version this runtime reads and writes (8: the header's last word is the
+/// program's [`seal`](crate::program::seal); 7: the model's fingerprint reads at
 /// most [`FINGERPRINT_WORDS`](crate::program::FINGERPRINT_WORDS) = 16 of its words; 6: the
 /// header names the [`Isa`] the program was compiled for; 5: 64 words; 4: 1024).
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// Words of the header.
-pub const HEADER_WORDS: usize = 13;
+pub const HEADER_WORDS: usize = 14;
 /// Words per entry of the I/O table.
 pub const IO_WORDS: usize = 5;
 /// Words per entry of the slot table.
@@ -158,6 +159,7 @@ pub(crate) mod h {
     pub const INPUT_BYTES: usize = 10;
     pub const OUTPUT_BYTES: usize = 11;
     pub const OPS_AT: usize = 12;
+    pub const SEAL: usize = 13;
 }
 
 /// The header code of an I/O placement.

@@ -1,4 +1,4 @@
-//! Construction: the program compiled (or a given one verified), the plan checked against it
+//! Construction: the program compiled (or a given one checked by its seal), the plan checked against it
 //! ([`check_slots`]) and its declared overlaps against the kernels' own contracts
 //! ([`check_overlaps`]), the graph I/O allocated in the SHARED region, the plan loaded and
 //! every activation placed once.
@@ -99,10 +99,18 @@ impl Before {
 /// descriptor table and its region, the kernels' scratch beyond the pool given, the variable
 /// tensors, against the tensor space that was free (the accounting of
 /// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned
-/// as it is. Only on the failure path: the program is counted again there.
+/// as it is. Only on the failure path: the program is counted again there. `scratch`: the
+/// scratch pool the kernels take, of the graph (as [`check_slots`] found it in the program;
+/// or, when the program did not compile, the model's operators prepared again for it, which
+/// only a load that compiles links).
 #[cold]
 #[inline(never)]
-fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError {
+fn too_small<O: OpSet>(
+    e: LoadError,
+    model: &[u8],
+    sizing: &Sizing,
+    scratch: &dyn Fn(&Graph<'_>) -> usize,
+) -> LoadError {
     let Sizing {
         ref before,
         program_len,
@@ -136,7 +144,7 @@ fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError
         None => 0,
     };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
-    let scratch = crate::ops::model_scratch::<O>(g)
+    let scratch = scratch(g)
         .div_ceil(16)
         .saturating_mul(16)
         .saturating_sub(before.scratch_size);
@@ -163,6 +171,13 @@ fn too_small<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError
     }
 }
 
+/// [`too_small`] of a program compiled at load that did not fit (its scratch from the model).
+#[cold]
+#[inline(never)]
+fn too_small_compiling<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError {
+    too_small::<O>(e, model, sizing, &crate::ops::model_scratch::<O>)
+}
+
 fn load_parts<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     model: &'m [u8],
     given: Option<&'m [u32]>,
@@ -183,9 +198,9 @@ fn load_parts<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     build::<O>(model, g, loader, store, run_plan, placement, sizing)
 }
 
-/// The program: `given` (in flash) once verified against the model, or compiled into the
-/// persistent region ([`compile_store`], in a frame of its own). The verification runs in
-/// [`load`]'s frame: one frame fewer under the compiler's records.
+/// The program: `given` (in flash) once checked by its seal (and verified against the model
+/// with `verify-program`), or compiled into the persistent region ([`compile_store`], in a
+/// frame of its own).
 #[inline(always)]
 fn program_store<'m, 'a, O: OpSet, const FLASH: bool>(
     model: &'m [u8],
@@ -197,11 +212,15 @@ fn program_store<'m, 'a, O: OpSet, const FLASH: bool>(
 ) -> Result<Store<'m, 'a>, LoadError> {
     match given {
         Some(words) if FLASH => {
+            // Its header and seal: intact, and compiled from these very model bytes (no
+            // compiler linked; `program::verify` is the word-by-word check).
+            crate::program::check_sealed(model, placement, words)?;
+            #[cfg(feature = "verify-program")]
             crate::program::verify_in::<O>(model, g, placement, words)?;
             Ok(Store::Flash(words))
         }
         None if !FLASH => compile_store::<O>(model, g, loader, placement)
-            .map_err(|e| too_small::<O>(e, model, sizing)),
+            .map_err(|e| too_small_compiling::<O>(e, model, sizing)),
         _ => Err(LoadError::Unsupported {
             what: "a program both given and compiled (internal)",
         }),
@@ -256,7 +275,100 @@ fn check_plan<O: OpSet>(
     overlaps: &[OverlapPair],
 ) -> Result<usize, LoadError> {
     let prog = program_of(store)?;
+    if let Store::Flash(_) = store {
+        // Checked when it was compiled; a program given is trusted for its seal, and its
+        // data flow checked again all the same (a few instructions an operator): nothing
+        // reads bytes nothing wrote, whatever its words.
+        check_dataflow(&prog)?;
+    }
     check_slots::<O>(&prog, plan, overlaps)
+}
+
+/// Slots [`check_dataflow`] follows in one pass over the records (32 bytes of stack).
+const DATAFLOW_WINDOW: usize = 256;
+
+/// Checks the program's data flow, as its compiler did the model's: every planned slot an
+/// operator reads is a graph input or the output of an earlier operator, and every graph
+/// output (a slot, or in the SHARED region) is written. One pass over the records per
+/// [`DATAFLOW_WINDOW`] slots.
+#[inline(never)]
+fn check_dataflow(prog: &Program<'_>) -> Result<(), LoadError> {
+    let fault = |op, slot: usize, fault| LoadError::Graph {
+        op,
+        tensor: prog.slot_tensor(slot).unwrap_or(usize::MAX),
+        fault,
+    };
+    let bad = |at| LoadError::Program {
+        what: "program record",
+        op: usize::MAX,
+        name: "",
+        word: at,
+    };
+    let (n_in, n_out) = (prog.inputs(), prog.outputs());
+    let mut base = 0;
+    loop {
+        let mut written = [0u32; DATAFLOW_WINDOW / 32];
+        // Bit `k`: SHARED I/O tensor `k` written (graph inputs from the start).
+        let mut shared = 0u32;
+        let mark = |loc: Loc, written: &mut [u32], shared: &mut u32| match loc {
+            Loc::Slot(s) if (base..base + DATAFLOW_WINDOW).contains(&s) => {
+                written[(s - base) / 32] |= 1 << ((s - base) % 32);
+            }
+            Loc::Shared(k) if k < 32 => *shared |= 1 << k,
+            _ => {}
+        };
+        for k in 0..n_in {
+            let (_, loc, _) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+            mark(loc, &mut written, &mut shared);
+        }
+        let is_written = |written: &[u32], loc: Loc| match loc {
+            Loc::Slot(s) if (base..base + DATAFLOW_WINDOW).contains(&s) => {
+                written[(s - base) / 32] >> ((s - base) % 32) & 1 == 1
+            }
+            _ => true,
+        };
+        let mut at = prog.header(program::h::OPS_AT);
+        for i in 0..prog.ops() {
+            let (rec, next) = prog.op(at, ops::param_words).ok_or(bad(at))?;
+            for loc in rec.input_locs() {
+                let loc = loc.ok_or(bad(at))?;
+                if let Loc::Slot(s) = loc {
+                    if !is_written(&written, loc) {
+                        return Err(fault(Some(i), s, crate::error::GraphFault::ReadBeforeWrite));
+                    }
+                }
+            }
+            mark(rec.out_loc, &mut written, &mut shared);
+            for k in 0..rec.n_extra() {
+                let (_, loc) = rec.extra_output(k).ok_or(bad(at))?;
+                mark(loc, &mut written, &mut shared);
+            }
+            at = next;
+        }
+        for k in n_in..n_in + n_out {
+            let (_, loc, _) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
+            let done = match loc {
+                Loc::Shared(j) => j >= 32 || shared >> j & 1 == 1,
+                loc => is_written(&written, loc),
+            };
+            if !done {
+                let slot = if let Loc::Slot(s) = loc {
+                    s
+                } else {
+                    usize::MAX
+                };
+                return Err(fault(
+                    None,
+                    slot,
+                    crate::error::GraphFault::OutputNotWritten,
+                ));
+            }
+        }
+        base += DATAFLOW_WINDOW;
+        if base >= prog.slots() {
+            return Ok(());
+        }
+    }
 }
 
 /// The interpreter of a checked program and plan ([`build_checked`]), an arena too small
@@ -273,10 +385,8 @@ fn build<'m, 'a, 'p, O: OpSet>(
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     // The plan against the program first, in a frame of its own (its deep calls run without
     // the interpreter's arrays on the stack).
-    let scratch = match check_plan::<O>(&store, &run_plan.plan, run_plan.overlaps) {
-        Ok(s) => s,
-        Err(e) => return Err(too_small::<O>(e, model, sizing)),
-    };
+    // A plan or program that does not fit: never the arena's size.
+    let scratch = check_plan::<O>(&store, &run_plan.plan, run_plan.overlaps)?;
     let r = build_checked(
         model,
         g,
@@ -288,7 +398,7 @@ fn build<'m, 'a, 'p, O: OpSet>(
         scratch,
     );
     if let Err(e) = &r {
-        return Err(too_small::<O>(*e, model, sizing));
+        return Err(too_small::<O>(*e, model, sizing, &|_| scratch));
     }
     r
 }
@@ -461,6 +571,18 @@ fn check_slots<O: OpSet>(
         let (rec, next) = prog
             .op(at, ops::param_words)
             .ok_or(bad("program record", 0))?;
+        if !ops::linked(O::KINDS, rec.kind) {
+            // A kernel this image does not link (a program compiled at load never has one).
+            let name = ops::kernel_name(rec.kind);
+            return Err(LoadError::Operator {
+                op: i,
+                name,
+                error: crate::error::KernelError::unsupported(
+                    name,
+                    crate::error::Unsupported::NotLinked,
+                ),
+            });
+        }
         scratch = scratch.max(scratch_of::<O>(rec.kind, rec.params));
         live(Some(rec.out_loc), i)?;
         for loc in rec.input_locs() {

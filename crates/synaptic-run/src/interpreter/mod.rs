@@ -5,7 +5,7 @@
 //! | data | where | when |
 //! |---|---|---|
 //! | weights, biases, constant operands | the model bytes (flash), read in place | never copied |
-//! | per-operator data: prepared parameters, tensor locations (plan slot, shared I/O, model constant), requantization multipliers and shifts | the compiled program ([`crate::program`]): in flash beside the model ([`Interpreter::with_program`], verified at load) or one PERSISTENT tensor ([`Interpreter::new`], compiled at load) | prepared once |
+//! | per-operator data: prepared parameters, tensor locations (plan slot, shared I/O, model constant), requantization multipliers and shifts | the compiled program ([`crate::program`]): in flash beside the model ([`Interpreter::with_program`], checked at load by its seal) or one PERSISTENT tensor ([`Interpreter::new`], compiled at load) | prepared once |
 //! | activations | the plan's EPHEMERAL region, at the planned offsets ([`Runner::planned`]) | per inference |
 //! | graph input/output | the SHARED region ([`IoPlacement::Shared`]) or plan slots ([`IoPlacement::Plan`]) | allocated at load / per inference |
 //! | kernel temporaries | the scratch pool ([`synaptic_mem::Inference::scratch`]) | no kernel needs one yet |
@@ -34,8 +34,9 @@
 //!
 //! ## Validation
 //!
-//! Loading compiles (or verifies) the program, which validates the model in one pass (the
-//! crate docs' "Hostile models"): the data flow ([`LoadError::Graph`]: no operator reads a
+//! Compiling the program validates the model in one pass — at load ([`Interpreter::new`]), or
+//! on the host for a program given in flash, which the load then checks by its seal and its
+//! data flow (the crate docs' "Hostile models"): the data flow ([`LoadError::Graph`]: no operator reads a
 //! tensor nothing wrote before it, so no output depends on leftover arena bytes), every tensor
 //! an operator uses ([`LoadError::Tensor`]: sizes, quantization), and every operator, prepared
 //! once: an unsupported operator, type, option or shape is a [`LoadError::Operator`] naming the
@@ -252,7 +253,7 @@ pub struct Interpreter<'m, 'a, 'p, O: OpSet = AllOps> {
 
 /// Where the program lives.
 pub(super) enum Store<'m, 'a> {
-    /// Outside the arena (flash), verified at load.
+    /// Outside the arena (flash), checked at load by its seal.
     Flash(&'m [u32]),
     /// Compiled at load into a PERSISTENT tensor.
     Ram(Tensor<'a>),
@@ -292,10 +293,14 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
     }
 
     /// [`Interpreter::new`] with the program compiled beforehand ([`crate::program::compile`],
-    /// e.g. by `synmem emit` into a `static` in flash): it is verified against the model
-    /// ([`crate::program::verify`]; a program of another model or placement, truncated or
-    /// altered, is a [`LoadError::Program`]) and read where it is, so no per-operator data
-    /// takes arena RAM.
+    /// e.g. by `synmem emit` into a `static` in flash), read where it is, so no per-operator
+    /// data takes arena RAM. The load checks its header and its seal
+    /// ([`crate::program::seal`]: a hash of every model byte and every program word): a program
+    /// of another model or placement, truncated or altered anywhere, is a
+    /// [`LoadError::Program`]; and its data flow (no operator reads a slot nothing wrote). It
+    /// does not compile the model again (no compiler linked: [`crate::program::verify`] does,
+    /// naming the first word that differs; the feature `verify-program` makes every such load
+    /// run it too, for programs from a source the device does not trust).
     pub fn with_program(
         model: &'m [u8],
         program: &'m [u32],

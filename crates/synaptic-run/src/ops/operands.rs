@@ -149,7 +149,7 @@ impl<'x, 't> Inputs<'x, 't> {
 }
 
 /// The error of an operand that is not what the load prepared (cannot happen for a program
-/// that loaded: it was compiled or verified against the model).
+/// that loaded: it was compiled from the model, or sealed to it).
 pub(crate) fn differs(op: &'static str) -> KernelError {
     KernelError::unsupported(op, Unsupported::ProgramMismatch)
 }

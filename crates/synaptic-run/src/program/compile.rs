@@ -24,14 +24,13 @@ use crate::ops::{self, AllOps, OpSet, Prep, Seen};
 /// of their 32-bit words, evenly spaced (all of them in a model of at most that many), the
 /// last word and the trailing bytes. A program records the fingerprint of the model it was
 /// compiled from, so a program of another model is refused with a clear error before anything
-/// else is compared; it need not read every byte (a load once spent 0.6 M instructions
-/// hashing person_detect's 300 KB, 5,000 sampling 1,024 words of hello_world's and 440
-/// sampling 64), because verification then compares every word of the
-/// program with what the model gives, so a model that differs only where the fingerprint
-/// does not look either gets a program refused at the first word that differs or has that
-/// very program (its words depend on no other byte).
+/// else is compared; it need not read every byte: the program's [`seal`](super::seal) reads
+/// them all (a load's check), and [`verify`] compares every word of the program with what the
+/// model gives, so a model that differs only where the fingerprint does not look either gets a
+/// program refused at the first word that differs or has that very program (its words depend
+/// on no other byte).
 pub fn fingerprint(model: &[u8]) -> u32 {
-    let mix = |h: u32, w: u32| (h.rotate_left(5) ^ w).wrapping_mul(0x9E37_79B1);
+    use super::seal::mix;
     let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
     let mut h = mix(0x811C_9DC5, model.len() as u32);
     let words = model.len() / 4;
@@ -415,7 +414,11 @@ pub fn compile_for(
     isa: Isa,
     out: &mut [u32],
 ) -> Result<usize, LoadError> {
-    compile_in::<AllOps>(model, &Graph::open(model)?, placement, isa, out)
+    let n = compile_in::<AllOps>(model, &Graph::open(model)?, placement, isa, out)?;
+    // The seal last, over every other word (a program compiled at load is not sealed: only
+    // a program given to a load is checked by its seal).
+    out[h::SEAL] = super::seal::seal(model, &out[..n]);
+    Ok(n)
 }
 
 /// [`compile_for`] with only the kernels of `O` (the others refused: [`Unsupported::NotLinked`]).
@@ -501,49 +504,8 @@ pub(crate) fn verify_in<O: OpSet>(
     placement: IoPlacement,
     program: &[u32],
 ) -> Result<(), LoadError> {
-    let bad = |what, word| LoadError::Program {
-        what,
-        op: usize::MAX,
-        name: "",
-        word,
-    };
-    let Some(hd) = program.get(..HEADER_WORDS) else {
-        return Err(bad(
-            "shorter than a program header (truncated)",
-            program.len(),
-        ));
-    };
-    if hd[h::MAGIC] != MAGIC {
-        return Err(bad("not a synaptic-run program (magic)", h::MAGIC));
-    }
-    if hd[h::VERSION] != VERSION {
-        return Err(bad(
-            "a format version this runtime does not read",
-            h::VERSION,
-        ));
-    }
-    if hd[h::WORDS] as usize != program.len() {
-        return Err(bad(
-            "its length word differs from its size (truncated or extended)",
-            h::WORDS,
-        ));
-    }
+    let isa = super::seal::check_header(model, placement, program)?;
     let fp = fingerprint(model);
-    if hd[h::MODEL_LEN] as usize != model.len() || hd[h::FINGERPRINT] != fp {
-        return Err(bad(
-            "compiled for another model (model length or fingerprint differs)",
-            h::FINGERPRINT,
-        ));
-    }
-    if hd[h::PLACEMENT] & 0xFF != placement_code(placement) {
-        return Err(bad("compiled for the other I/O placement", h::PLACEMENT));
-    }
-    let Some(isa) = Isa::from_code(hd[h::PLACEMENT] >> 8) else {
-        return Err(bad(
-            "compiled for an instruction set this runtime does not know",
-            h::PLACEMENT,
-        ));
-    };
     let mut e = Emit::new(checker(program));
     run::<O, _>(model, fp, g, placement, isa, &mut e)
 }
@@ -789,6 +751,8 @@ fn header<'m, S: Sink>(
         }
     }
     let ops_at = e.later();
+    // The seal: written by `compile_for` once every word is (never compared by `verify`).
+    e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
 
     let n_slots = slot_table(g, placement, &written, e)?;

@@ -15,23 +15,34 @@
 //!
 //! ## Trust
 //!
-//! A program given by the user is verified at load against the model: [`verify`] compiles the
-//! model again word by word and compares (no buffer: each word is compared as it is produced),
-//! so a program that loaded is exactly what [`compile`] makes of that model, and nothing in it
-//! can disagree with the model. The inference path still decodes every word with checked
-//! reads: a program that is somehow wrong is an error there, never a panic or undefined
-//! behaviour (there is no `unsafe` in this crate).
-//!
+//! A program is build output, like the firmware's code: [`compile`] validates the model and
+//! seals the program to it ([`seal`]: a hash of every model byte and every program word, the
+//! header's last word). A load of a program given in flash checks its header, its seal and its
+//! data flow (no operator reads a slot nothing wrote) and nothing else, so an image that loads
+//! from flash links no compiler: a program damaged anywhere, or given with other model bytes
+//! (a retrained weight included), is refused. The seal is a hash, not a signature: for a device
+//! that takes programs from a source it does not trust, [`verify`] compiles the model again
+//! word by word and compares (no buffer: each word is compared as it is produced; the feature
+//! `verify-program` runs it at every such load), so a program that passes is exactly what
+//! [`compile`] makes of that model. The inference path decodes every word with checked reads
+//! and every kernel checks its slices against its parameters: a program forged to pass the
+//! seal can make a kernel fail or panic, never read bytes nothing wrote nor cause undefined
+//! behaviour.
 //!
 //! The format is [`crate::format`]'s; this module is its one compiler ([`compile`],
 //! [`compiled_len`], [`verify`]).
 
 mod compile;
+mod seal;
 
 pub use crate::format::{Isa, HEADER_WORDS, IO_WORDS, MAGIC, SLOT_WORDS, VERSION};
 pub use crate::model::core_request_of;
+#[cfg(feature = "verify-program")]
+pub(crate) use compile::verify_in;
 pub use compile::{
     compile, compile_for, compiled_len, compiled_len_for, fingerprint, kinds, verify,
     FINGERPRINT_WORDS,
 };
-pub(crate) use compile::{compile_in, compiled_len_in, verify_in};
+pub(crate) use compile::{compile_in, compiled_len_in};
+pub(crate) use seal::check_sealed;
+pub use seal::seal;
