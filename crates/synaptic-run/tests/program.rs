@@ -293,7 +293,7 @@ fn verify_names_the_first_word_that_differs() {
 
     // Every word past the header but the seal (which verification does not compare: it is
     // the load's check), altered, is caught, and named by its operator.
-    let ops_at = good[12] as usize;
+    let (ops_at, tail_at) = (good[12] as usize, good[14] as usize);
     let seal_at = program::HEADER_WORDS - 1;
     let mut p = good.clone();
     p[seal_at] ^= 1;
@@ -304,7 +304,7 @@ fn verify_names_the_first_word_that_differs() {
         p[i] = p[i].wrapping_add(1);
         let (what, op, name, word) = program_error(verify(&p));
         assert_eq!(word, i, "word {i}: {what}");
-        if i >= ops_at {
+        if (ops_at..tail_at).contains(&i) {
             assert!(op < 3, "word {i}: {what} names operator {op}");
             assert_eq!(name, "FULLY_CONNECTED");
         } else {
@@ -320,6 +320,7 @@ fn verify_names_the_first_word_that_differs() {
         "requantization multipliers",
         "requantization shifts",
         "folded biases",
+        "I/O or state tensor requests",
     ] {
         assert!(kinds.contains(what), "{what}: {kinds:?}");
     }

@@ -568,12 +568,12 @@ static void test_bad_programs(void **state)
         PROG(HELLO.program[io], 0, "load: program does not match the model: shorter than a "
                                    "program header (truncated)");
         /* One word flipped: in the tables after the header, mid-program, the last word:
-         * refused by the program's seal (header word 13), whichever. */
-        const size_t flips[3] = {14, n / 2, n - 1};
+         * refused by the program's seal (header word 15), whichever. */
+        const size_t flips[3] = {16, n / 2, n - 1};
         for (int f = 0; f < 3; f++) {
             size_t k = flips[f];
             const char *needle = "its seal differs (altered since it was compiled, or compiled "
-                                 "from other model bytes) (word 13)";
+                                 "from other model bytes) (word 15)";
             copy[k] = ~copy[k];
             c = l.cfg;
             c.program = copy;

@@ -12,10 +12,12 @@
 //!
 //! | words | content |
 //! |---|---|
-//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record, the [`seal`](crate::program::seal) (a hash of every model byte and every other program word) |
+//! | header, [`HEADER_WORDS`] | [`MAGIC`], [`VERSION`], total words, model length in bytes, [`fingerprint`](crate::program::fingerprint) of the model bytes, I/O placement (0 SHARED, 1 plan) `|` [`Isa`] `<< 8` (0 portable, 1 DSP), operators, planned slots, graph inputs, graph outputs, input bytes, output bytes, word index of the first operator record, variable tensors (state), word index of the tail, the [`seal`](crate::program::seal) (a hash of every model byte and every other program word) |
 //! | slot table, [`SLOT_WORDS`] per planned activation (slot order: ascending tensor index) | tensor index, the core allocation request of `PlannedInference::alloc`: shape (4 words), `ndim \| dtype << 8` |
 //! | I/O table, [`IO_WORDS`] per graph input then output | tensor index, location (3 words), bytes |
 //! | one record per operator, in execution order | `kind \| inputs << 8 \| operator code << 16 \| second outputs << 28` (the code: a builtin's, or a custom operator's of [`crate::ops::CUSTOM_OPS`]; 12 bits), record words, output tensor index, output location (3 words), table entries `n`, each input's location (3 words), each further output's tensor index and location (4 words), the kernel's parameters (a fixed count per kind: the `*Params` struct's words, one codec per struct), `n` multipliers, `n` shifts, then the record's remaining words: its constants (a kernel that folds its bias and input offset: `bias + input_offset · Σ filter row`, one per output channel, so that its inner loop is a plain dot product; a depthwise multiplier's filter in tap pairs for the DSP extension's `SMLAD`; see [`crate::ops`]) |
+//! | tail: the I/O requests, [`REQUEST_WORDS`] per graph input then output | the core allocation request of each (shape, 4 words; `ndim \| dtype << 8`; all 0 for one the arena cannot hold), what a load in the SHARED region allocates |
+//! | tail: the state table, [`STATE_WORDS`] per variable tensor (tensor order) | tensor index, the byte it is reset to (an int8 tensor's zero point, else 0), its core allocation request |
 //!
 //! A location is 3 words `tag, a, b`: 0 absent (an optional input), 1 plan slot `a`, 2 graph
 //! I/O tensor `a` in the SHARED region, 3 model constant: `b` bytes at byte offset `a` of the
@@ -132,9 +134,13 @@ pub const MAGIC: u32 = u32::from_le_bytes(*b"SYNP");
 /// header names the [`Isa`] the program was compiled for; 5: 64 words; 4: 1024).
 pub const VERSION: u32 = 8;
 /// Words of the header.
-pub const HEADER_WORDS: usize = 14;
+pub const HEADER_WORDS: usize = 16;
 /// Words per entry of the I/O table.
 pub const IO_WORDS: usize = 5;
+/// Words per tensor request (shape, `ndim | dtype << 8`) of the tail's I/O table.
+pub const REQUEST_WORDS: usize = 5;
+/// Words per entry of the tail's state table: tensor index, reset byte, its request.
+pub const STATE_WORDS: usize = 2 + REQUEST_WORDS;
 /// Words per entry of the slot table.
 pub const SLOT_WORDS: usize = 6;
 /// Words of a location.
@@ -159,7 +165,9 @@ pub(crate) mod h {
     pub const INPUT_BYTES: usize = 10;
     pub const OUTPUT_BYTES: usize = 11;
     pub const OPS_AT: usize = 12;
-    pub const SEAL: usize = 13;
+    pub const STATES: usize = 13;
+    pub const TAIL_AT: usize = 14;
+    pub const SEAL: usize = 15;
 }
 
 /// The header code of an I/O placement.
@@ -323,6 +331,39 @@ impl<'w> Program<'w> {
         self.header(h::OUTPUTS)
     }
 
+    /// Variable tensors (state).
+    pub(crate) fn states(&self) -> usize {
+        self.header(h::STATES)
+    }
+
+    /// A core allocation request (shape, dimensions, dtype) of 5 words at `at`.
+    fn request(&self, at: usize) -> Option<crate::model::CoreRequest> {
+        let e = self.w.get(at..at.checked_add(REQUEST_WORDS)?)?;
+        let nd = (e[4] & 0xff) as usize;
+        let dtype = DType::from_u8((e[4] >> 8) as u8)?;
+        (1..=4).contains(&nd).then_some(())?;
+        Some(([e[0], e[1], e[2], e[3]], nd, dtype))
+    }
+
+    /// I/O tensor `k`'s core allocation request (`None`: one the arena cannot hold).
+    pub(crate) fn io_request(&self, k: usize) -> Option<crate::model::CoreRequest> {
+        self.request(
+            self.header(h::TAIL_AT)
+                .checked_add(k.checked_mul(REQUEST_WORDS)?)?,
+        )
+    }
+
+    /// Variable tensor `k`: its tensor index, the byte it is reset to, its request.
+    pub(crate) fn state(&self, k: usize) -> Option<(usize, u8, crate::model::CoreRequest)> {
+        let io = (self.inputs() + self.outputs()).checked_mul(REQUEST_WORDS)?;
+        let at = self
+            .header(h::TAIL_AT)
+            .checked_add(io)?
+            .checked_add(k.checked_mul(STATE_WORDS)?)?;
+        let e = self.w.get(at..at.checked_add(2)?)?;
+        Some((e[0] as usize, e[1] as u8, self.request(at + 2)?))
+    }
+
     /// I/O entry `k` (inputs then outputs): tensor, location, bytes.
     #[inline]
     pub(crate) fn io(&self, k: usize) -> Option<(usize, Loc, usize)> {
@@ -339,12 +380,8 @@ impl<'w> Program<'w> {
     /// Slot `s`'s allocation request: shape, dimensions, dtype.
     #[inline]
     pub(crate) fn slot(&self, s: usize) -> Option<([u32; 4], usize, DType)> {
-        let at = self.slots_at() + s * SLOT_WORDS;
-        let e = self.w.get(at..at + SLOT_WORDS)?;
-        let nd = (e[5] & 0xff) as usize;
-        let dtype = DType::from_u8((e[5] >> 8) as u8)?;
-        (1..=4).contains(&nd).then_some(())?;
-        Some(([e[1], e[2], e[3], e[4]], nd, dtype))
+        // After its tensor index.
+        self.request(self.slots_at() + s * SLOT_WORDS + 1)
     }
 
     /// Elements and bytes of slot `s`'s tensor (`None`: no such slot, or a size that does not

@@ -8,14 +8,13 @@
 
 use synaptic_mem::plan::{OverlapDirection, OverlapPair};
 use synaptic_mem::{DType, Loader, Plan, Tensor};
-use synaptic_tflite::TensorType;
 
 use super::{Interpreter, IoPlacement, Memory, RunPlan, Store};
 use crate::contract::Direction;
 use crate::error::LoadError;
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::{MAX_IO, MAX_STATE};
-use crate::model::{core_request, tinfo, Graph};
+use crate::model::Graph;
 use crate::ops::{self, OpSet};
 
 /// Every load ([`Interpreter::new`], [`Interpreter::with_program`] and their `_ops` forms).
@@ -32,12 +31,6 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     let sizing = Sizing {
         before: Before::of(&loader),
-        program_len: if FLASH {
-            None
-        } else {
-            Some(ram_program_len::<O>)
-        },
-        placement,
         slots: run_plan.plan.slots.len(),
         region: run_plan.plan.region_size as usize,
     };
@@ -46,24 +39,9 @@ pub(super) fn load<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     load_parts::<O, FLASH>(model, given, loader, run_plan, placement, &sizing)
 }
 
-/// The words of the program compiled at load ([`crate::program::compiled_len_in`]).
-type ProgramLen = fn(&[u8], &Graph<'_>, IoPlacement) -> Result<usize, LoadError>;
-
-/// [`ProgramLen`] of the kernels of `O`, for this build's ISA.
-fn ram_program_len<O: OpSet>(
-    model: &[u8],
-    g: &Graph<'_>,
-    placement: IoPlacement,
-) -> Result<usize, LoadError> {
-    crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE)
-}
-
 /// What [`too_small`] needs to tell an arena too small from another failure.
 struct Sizing {
     before: Before,
-    /// The program is compiled into the arena: its length in words ([`ram_program_len`]).
-    program_len: Option<ProgramLen>,
-    placement: IoPlacement,
     /// The plan's slots and region.
     slots: usize,
     region: usize,
@@ -94,27 +72,26 @@ impl Before {
     }
 }
 
+/// What an arena too small lacks beyond the plan's descriptors and region (bytes of arena):
+/// the program's block when it is compiled at load, the kernels' scratch pool, the variable
+/// tensors.
+#[derive(Clone, Copy)]
+struct Needs {
+    program: usize,
+    scratch: usize,
+    state: usize,
+}
+
 /// An out-of-memory failure of the arena (not of the SHARED region) as the arena size to give
-/// ([`LoadError::ArenaTooSmall`]): the program's block when it is compiled at load, the plan's
-/// descriptor table and its region, the kernels' scratch beyond the pool given, the variable
-/// tensors, against the tensor space that was free (the accounting of
-/// [`Memory::arena_bytes`] and of synaptic-plan's RAM figure). Any other failure is returned
-/// as it is. Only on the failure path: the program is counted again there. `scratch`: the
-/// scratch pool the kernels take, of the graph (as [`check_slots`] found it in the program;
-/// or, when the program did not compile, the model's operators prepared again for it, which
-/// only a load that compiles links).
+/// ([`LoadError::ArenaTooSmall`]): [`Needs`] (found by `needs`, only on this failure path),
+/// the plan's descriptor table and its region, against the tensor space that was free (the
+/// accounting of [`Memory::arena_bytes`] and of synaptic-plan's RAM figure); the scratch
+/// counted beyond the pool the arena was given. Any other failure is returned as it is.
 #[cold]
 #[inline(never)]
-fn too_small<O: OpSet>(
-    e: LoadError,
-    model: &[u8],
-    sizing: &Sizing,
-    scratch: &dyn Fn(&Graph<'_>) -> usize,
-) -> LoadError {
+fn too_small(e: LoadError, sizing: &Sizing, needs: &dyn Fn() -> Option<Needs>) -> LoadError {
     let Sizing {
         ref before,
-        program_len,
-        placement,
         slots,
         region,
     } = *sizing;
@@ -125,40 +102,27 @@ fn too_small<O: OpSet>(
     };
     let arena = match &e {
         LoadError::Alloc(a) | LoadError::PlanLoad(PlanLoadError::Alloc(a)) => oom(a),
-        LoadError::ProgramBuffer { .. } => program_len.is_some(),
+        LoadError::ProgramBuffer { .. } => true,
         _ => false,
     };
     if !arena {
         return e;
     }
-    // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
-    let opened = Graph::open_for(model, O::KINDS);
-    let Ok(g) = &opened else {
+    let Some(n) = needs() else {
         return e;
     };
-    let program = match program_len {
-        Some(len) => match len(model, g, placement) {
-            Ok(n) => synaptic_mem::block_span(4 * n as u64) as usize,
-            Err(_) => return e,
-        },
-        None => 0,
-    };
     // The kernels' scratch beyond the pool the arena was given (reserved from its top).
-    let scratch = scratch(g)
+    let scratch = n
+        .scratch
         .div_ceil(16)
         .saturating_mul(16)
         .saturating_sub(before.scratch_size);
-    // The variable tensors (one persistent tensor each).
-    let state: usize = g.states[..g.n_states]
-        .iter()
-        .filter_map(|&t| tinfo(&g.model, &g.sg, usize::from(t)).ok())
-        .map(|i| synaptic_mem::block_span(i.bytes as u64) as usize)
-        .sum();
-    let need = program
+    let need = n
+        .program
         .saturating_add(synaptic_mem::DESC_SPAN.saturating_mul(slots))
         .saturating_add(region)
         .saturating_add(scratch)
-        .saturating_add(state);
+        .saturating_add(n.state);
     let free = before
         .tensor_capacity
         .saturating_sub(before.persistent_used);
@@ -171,11 +135,52 @@ fn too_small<O: OpSet>(
     }
 }
 
-/// [`too_small`] of a program compiled at load that did not fit (its scratch from the model).
+/// [`too_small`] of a program compiled at load that did not fit: what it needs found from the
+/// model (the program counted, every operator prepared again for its scratch).
 #[cold]
 #[inline(never)]
-fn too_small_compiling<O: OpSet>(e: LoadError, model: &[u8], sizing: &Sizing) -> LoadError {
-    too_small::<O>(e, model, sizing, &crate::ops::model_scratch::<O>)
+fn too_small_compiling<O: OpSet>(
+    e: LoadError,
+    model: &[u8],
+    placement: IoPlacement,
+    sizing: &Sizing,
+) -> LoadError {
+    too_small(e, sizing, &|| {
+        // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
+        let opened = Graph::open_for(model, O::KINDS);
+        let g = opened.as_ref().ok()?;
+        let words = crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE);
+        let state = g.states[..g.n_states]
+            .iter()
+            .filter_map(|&t| crate::model::tinfo(&g.model, &g.sg, usize::from(t)).ok())
+            .map(|i| synaptic_mem::block_span(i.bytes as u64) as usize)
+            .sum();
+        Some(Needs {
+            program: synaptic_mem::block_span(4 * words.ok()? as u64) as usize,
+            scratch: crate::ops::model_scratch::<O>(g),
+            state,
+        })
+    })
+}
+
+/// [`Needs`] of a program that loaded, read from it: its block (compiled at load), the scratch
+/// its kernels take (`scratch`, as [`check_slots`] found it) and its variable tensors.
+fn needs_of(store: &Store<'_, '_>, scratch: usize) -> Option<Needs> {
+    let prog = program_of(store).ok()?;
+    let program = match store {
+        Store::Flash(_) => 0,
+        Store::Ram(t) => synaptic_mem::block_span(t.size() as u64) as usize,
+    };
+    let state = (0..prog.states())
+        .filter_map(|k| prog.state(k))
+        .filter_map(|(_, _, (shape, n, dtype))| synaptic_mem::shape_bytes(&shape[..n], dtype).ok())
+        .map(|(_, bytes)| synaptic_mem::block_span(u64::from(bytes)) as usize)
+        .sum();
+    Some(Needs {
+        program,
+        scratch,
+        state,
+    })
 }
 
 fn load_parts<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
@@ -186,45 +191,53 @@ fn load_parts<'m, 'a, 'p, O: OpSet, const FLASH: bool>(
     placement: IoPlacement,
     sizing: &Sizing,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
-    // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
-    let opened = Graph::open_for(model, O::KINDS);
-    let g = match &opened {
-        Ok(g) => g,
-        Err(e) => return Err(*e),
+    let store = match given {
+        Some(words) if FLASH => flash_store::<O>(model, words, placement)?,
+        None if !FLASH => {
+            // Read where it was returned (a `Graph` is some 270 bytes: not moved out).
+            let opened = Graph::open_for(model, O::KINDS);
+            let g = match &opened {
+                Ok(g) => g,
+                Err(e) => return Err(*e),
+            };
+            compile_store::<O>(model, g, &loader, placement)
+                .map_err(|e| too_small_compiling::<O>(e, model, placement, sizing))?
+        }
+        _ => {
+            return Err(LoadError::Unsupported {
+                what: "a program both given and compiled (internal)",
+            })
+        }
     };
-    let store = program_store::<O, FLASH>(model, g, given, &loader, placement, sizing)?;
     // The plan against the program, then everything else, in a frame of its own: the
-    // verification's deep calls above run without the interpreter's arrays on the stack.
-    build::<O>(model, g, loader, store, run_plan, placement, sizing)
+    // compiler's deep calls above run without the interpreter's arrays on the stack.
+    build::<O>(model, loader, store, run_plan, placement, sizing)
 }
 
-/// The program: `given` (in flash) once checked by its seal (and verified against the model
-/// with `verify-program`), or compiled into the persistent region ([`compile_store`], in a
-/// frame of its own).
+/// A program given (in flash): its header and seal checked, intact and compiled from these
+/// very model bytes (no compiler linked, no part of the model's flatbuffer read); with
+/// `verify-program`, verified word by word against the model too.
 #[inline(always)]
-fn program_store<'m, 'a, O: OpSet, const FLASH: bool>(
+#[cfg_attr(
+    not(feature = "verify-program"),
+    allow(clippy::extra_unused_type_parameters)
+)]
+fn flash_store<'m, 'a, O: OpSet>(
     model: &'m [u8],
-    g: &Graph<'m>,
-    given: Option<&'m [u32]>,
-    loader: &Loader<'a>,
+    words: &'m [u32],
     placement: IoPlacement,
-    sizing: &Sizing,
 ) -> Result<Store<'m, 'a>, LoadError> {
-    match given {
-        Some(words) if FLASH => {
-            // Its header and seal: intact, and compiled from these very model bytes (no
-            // compiler linked; `program::verify` is the word-by-word check).
-            crate::program::check_sealed(model, placement, words)?;
-            #[cfg(feature = "verify-program")]
-            crate::program::verify_in::<O>(model, g, placement, words)?;
-            Ok(Store::Flash(words))
-        }
-        None if !FLASH => compile_store::<O>(model, g, loader, placement)
-            .map_err(|e| too_small_compiling::<O>(e, model, sizing)),
-        _ => Err(LoadError::Unsupported {
-            what: "a program both given and compiled (internal)",
-        }),
+    crate::program::check_sealed(model, placement, words)?;
+    #[cfg(feature = "verify-program")]
+    {
+        let opened = Graph::open_for(model, O::KINDS);
+        let g = match &opened {
+            Ok(g) => g,
+            Err(e) => return Err(*e),
+        };
+        crate::program::verify_in::<O>(model, g, placement, words)?;
     }
+    Ok(Store::Flash(words))
 }
 
 /// The program compiled into the persistent region, in one preparation pass (the region then
@@ -376,7 +389,6 @@ fn check_dataflow(prog: &Program<'_>) -> Result<(), LoadError> {
 #[inline(never)]
 fn build<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
-    g: &Graph<'m>,
     loader: Loader<'a>,
     store: Store<'m, 'a>,
     run_plan: RunPlan<'p>,
@@ -384,12 +396,13 @@ fn build<'m, 'a, 'p, O: OpSet>(
     sizing: &Sizing,
 ) -> Result<Interpreter<'m, 'a, 'p, O>, LoadError> {
     // The plan against the program first, in a frame of its own (its deep calls run without
-    // the interpreter's arrays on the stack).
-    // A plan or program that does not fit: never the arena's size.
+    // the interpreter's arrays on the stack). A plan or program that does not fit: never the
+    // arena's size.
     let scratch = check_plan::<O>(&store, &run_plan.plan, run_plan.overlaps)?;
+    // (A handful of instructions: found before the program's store moves into the result.)
+    let needs = needs_of(&store, scratch);
     let r = build_checked(
         model,
-        g,
         loader,
         store,
         run_plan,
@@ -398,7 +411,7 @@ fn build<'m, 'a, 'p, O: OpSet>(
         scratch,
     );
     if let Err(e) = &r {
-        return Err(too_small::<O>(*e, model, sizing, &|_| scratch));
+        return Err(too_small(*e, sizing, &|| needs));
     }
     r
 }
@@ -409,7 +422,6 @@ fn build<'m, 'a, 'p, O: OpSet>(
 #[inline(never)]
 fn build_checked<'m, 'a, 'p, O: OpSet>(
     model: &'m [u8],
-    g: &Graph<'m>,
     loader: Loader<'a>,
     store: Store<'m, 'a>,
     run_plan: RunPlan<'p>,
@@ -434,7 +446,8 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
     // The pool holds that block (taken from the top of the tensor space if it is smaller:
     // an exact arena is given no pool).
     loader.reserve_scratch(memory.scratch)?;
-    let n_slots = program_of(&store)?.slots();
+    let prog = program_of(&store)?;
+    let n_slots = prog.slots();
     // The variable tensors (state across invocations): one PERSISTENT tensor each, in tensor
     // order, set to its reset value (TFLM's `ResetVariableTensors`: an int8 tensor's zero
     // point, 0 otherwise).
@@ -443,19 +456,23 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
     let st0 = loader.stats();
     // (None without a stateful kernel in `O`: such a model's operators are refused anyway.)
     let n_states = if O::KINDS & ops::STATE_KINDS != 0 {
-        g.n_states
+        prog.states()
     } else {
         0
     };
-    for (k, &t) in g.states[..n_states].iter().enumerate() {
-        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
-        let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
-            what: "a variable tensor of a type or shape the arena cannot hold",
-        })?;
-        let fill = match info.ty {
-            TensorType::Int8 => info.q.zero_point as u8,
-            _ => 0,
-        };
+    let bad_tail = LoadError::Program {
+        what: "I/O or state tensor requests",
+        op: usize::MAX,
+        name: "",
+        word: prog.header(program::h::TAIL_AT),
+    };
+    if n_states > MAX_STATE {
+        return Err(bad_tail);
+    }
+    for k in 0..n_states {
+        // Its tensor index, reset byte and request, as the program's tail has them.
+        let (t, fill, (shape, n, dtype)) = prog.state(k).ok_or(bad_tail)?;
+        let t = u16::try_from(t).map_err(|_| bad_tail)?;
         let mut v = loader.persistent(&shape[..n], dtype)?;
         v.bytes_mut().fill(fill);
         state[k] = Some(v);
@@ -467,13 +484,18 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
     // Graph I/O in the SHARED region.
     let mut io: [Option<Tensor<'a>>; MAX_IO] = Default::default();
     if placement == IoPlacement::Shared {
-        for k in 0..g.n_inputs + g.n_outputs {
-            let t = g.io_tensor[k];
-            if g.io_tensor[..k].contains(&t) {
+        let n_io = prog.inputs() + prog.outputs();
+        if n_io > MAX_IO {
+            return Err(bad_tail);
+        }
+        let mut tensors = [usize::MAX; MAX_IO];
+        for k in 0..n_io {
+            let (t, _, _) = prog.io(k).ok_or(bad_tail)?;
+            tensors[k] = t;
+            if tensors[..k].contains(&t) {
                 continue;
             }
-            let info = tinfo(&g.model, &g.sg, usize::from(t))?;
-            let (shape, n, dtype) = core_request(&info).ok_or(LoadError::Unsupported {
+            let (shape, n, dtype) = prog.io_request(k).ok_or(LoadError::Unsupported {
                 what: "a graph input or output of a type the arena cannot hold",
             })?;
             io[k] = Some(loader.shared(&shape[..n], dtype)?);
@@ -487,7 +509,6 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
         .load_overlapped_plan(plan, overlaps)
         .map_err(LoadError::PlanLoad)?;
     // Every activation placed once, here: an inference finds them in place.
-    let prog = program_of(&store)?;
     for s in 0..n_slots {
         if let Some((shape, n, dtype)) = prog.slot(s) {
             loader.preplace(&plan_handle, s, &shape[..n], dtype)?;

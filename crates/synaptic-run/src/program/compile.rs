@@ -11,7 +11,7 @@
 use crate::error::{CustomCode, GraphFault, KernelError, LoadError, ShapeFault, Unsupported};
 use crate::format::{
     h, placement_code, IoPlacement, Isa, Loc, Program, HEADER_WORDS, IO_WORDS, LOC_WORDS, MAGIC,
-    OP_HEAD_WORDS, OUT_WORDS, SLOT_WORDS, VERSION,
+    OP_HEAD_WORDS, OUT_WORDS, REQUEST_WORDS, SLOT_WORDS, VERSION,
 };
 use crate::limits::{MAX_IO, MAX_OP_ACTIVATIONS};
 use crate::model::{
@@ -233,6 +233,7 @@ enum What {
     Multipliers,
     Shifts,
     FoldedBiases,
+    Tail,
 }
 
 impl What {
@@ -246,6 +247,7 @@ impl What {
             What::Multipliers => "requantization multipliers",
             What::Shifts => "requantization shifts",
             What::FoldedBiases => "folded biases",
+            What::Tail => "I/O or state tensor requests",
         }
     }
 }
@@ -687,6 +689,7 @@ fn run_checked<'m, O: OpSet, S: Sink>(
             what: "a graph output neither a graph input nor written by an operator",
         });
     }
+    tail(g, e)?;
     e.patch(h::OUTPUT_BYTES, e.out_bytes)?;
     if let Some(given) = e.sink.given_len() {
         if given != e.pos {
@@ -694,6 +697,46 @@ fn run_checked<'m, O: OpSet, S: Sink>(
         }
     }
     e.patch(words_at, e.pos)
+}
+
+/// The program's tail, after the records: each graph input's and output's core allocation
+/// request (what a load in the SHARED region allocates; zeros for one the arena cannot hold),
+/// then each variable tensor's index, reset byte and request, so that a load of a program
+/// given reads no part of the model's flatbuffer. Not inlined: its locals are its own.
+#[inline(never)]
+fn tail<S: Sink>(g: &Graph<'_>, e: &mut Emit<S>) -> Result<(), LoadError> {
+    e.op = usize::MAX;
+    e.name = "";
+    e.what = What::Tail;
+    e.patch(h::TAIL_AT, e.pos)?;
+    let request = |(shape, n, dtype): CoreRequest| {
+        [
+            shape[0],
+            shape[1],
+            shape[2],
+            shape[3],
+            n as u32 | (dtype as u32) << 8,
+        ]
+    };
+    for k in 0..g.n_inputs + g.n_outputs {
+        let info = tinfo(&g.model, &g.sg, usize::from(g.io_tensor[k]))?;
+        e.push_all(&core_request(&info).map_or([0; REQUEST_WORDS], request))?;
+    }
+    for &t in &g.states[..g.n_states] {
+        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
+        let r = core_request(&info).ok_or(LoadError::Unsupported {
+            what: "a variable tensor of a type or shape the arena cannot hold",
+        })?;
+        // TFLM's `ResetVariableTensors`: an int8 tensor's zero point, 0 otherwise.
+        let fill = match info.ty {
+            synaptic_tflite::TensorType::Int8 => u32::from(info.q.zero_point as u8),
+            _ => 0,
+        };
+        e.push_usize(usize::from(t))?;
+        e.push(fill)?;
+        e.push_all(&request(r))?;
+    }
+    Ok(())
 }
 
 /// The program's header, slot table and I/O table (each I/O tensor read once, kept in
@@ -751,6 +794,9 @@ fn header<'m, S: Sink>(
         }
     }
     let ops_at = e.later();
+    e.push_usize(g.n_states)?;
+    // Where the tail begins, after the records.
+    e.later();
     // The seal: written by `compile_for` once every word is (never compared by `verify`).
     e.later();
     debug_assert_eq!(e.pos, HEADER_WORDS);
