@@ -337,8 +337,9 @@ impl<'w> Program<'w> {
     }
 
     /// A core allocation request (shape, dimensions, dtype) of 5 words at `at`.
+    #[inline(always)]
     fn request(&self, at: usize) -> Option<crate::model::CoreRequest> {
-        let e = self.w.get(at..at.checked_add(REQUEST_WORDS)?)?;
+        let e = self.w.get(at..)?.get(..REQUEST_WORDS)?;
         let nd = (e[4] & 0xff) as usize;
         let dtype = DType::from_u8((e[4] >> 8) as u8)?;
         (1..=4).contains(&nd).then_some(())?;
