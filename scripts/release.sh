@@ -111,8 +111,16 @@ manifest=$OUT/MANIFEST.tmp
     echo "library features profile target-cpu sha256"
 } >"$manifest"
 
-# features_of VARIANT HOST(0|1) -> the cargo features
+# features_of VARIANT HOST(0|1) -> the cargo features (a device library's with
+# SYNAPTIC_RUN_FEATURES appended: e.g. program-given-only, a library that loads only a program
+# given and links no compiler)
 features_of() {
+    case "$1:$2" in
+        *:0) features_of_base "$1" "$2" | sed "s/\$/${SYNAPTIC_RUN_FEATURES:+,$SYNAPTIC_RUN_FEATURES}/" ;;
+        *) features_of_base "$1" "$2" ;;
+    esac
+}
+features_of_base() {
     case "$1:$2" in
         default:0) echo cortex-m-single-core,float32,lstm,signal ;;
         int8:0) echo cortex-m-single-core,lstm,signal ;;

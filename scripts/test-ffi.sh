@@ -281,6 +281,12 @@ if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
     fi
 fi
 if cargo test -q -p synaptic-run-ffi; then pass "cargo test -p synaptic-run-ffi"; else fail "cargo test -p synaptic-run-ffi"; fi
+# A library for a given program only (no compiler linked): a load with none is refused.
+if cargo test -q -p synaptic-run-ffi --features program-given-only --lib program_given_only; then
+    pass "synaptic-run-ffi with program-given-only refuses compiling at load"
+else
+    fail "synaptic-run-ffi with program-given-only"
+fi
 if cargo build -q -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
     pass "synaptic-run-ffi no_std build for thumbv7m-none-eabi"
 else

@@ -79,6 +79,32 @@ const SPANS: usize = 7;
 /// may overlap each other and an input.
 const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false, false];
 
+/// A load with no program given: the program compiled into the arena's persistent region.
+#[cfg(not(feature = "program-given-only"))]
+fn compile_at_load(
+    bytes: &'static [u8],
+    loader: synaptic_mem::Loader<'static>,
+    plan: RunPlan<'static>,
+    placement: IoPlacement,
+) -> Result<Interpreter<'static, 'static, 'static, LinkedOps>, synaptic_run::LoadError> {
+    Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
+}
+
+/// A load with no program given, in a library built with `program-given-only`: refused (it
+/// links no program compiler, nor any kernel's preparation from the model).
+#[cfg(feature = "program-given-only")]
+fn compile_at_load(
+    _: &'static [u8],
+    _: synaptic_mem::Loader<'static>,
+    _: RunPlan<'static>,
+    _: IoPlacement,
+) -> Result<Interpreter<'static, 'static, 'static, LinkedOps>, synaptic_run::LoadError> {
+    Err(synaptic_run::LoadError::Unsupported {
+        what: "a program compiled at load: this library is built with program-given-only \
+               (no compiler linked); give config->program, which synmem emit writes",
+    })
+}
+
 /// The operators this library links (`SYNAPTIC_RUN_OPS` at build time, Zephyr's
 /// `CONFIG_SYNAPTIC_RUN_OPS`; every one by default): see the build script.
 struct LinkedOps;
@@ -521,7 +547,7 @@ unsafe fn build(
         overlaps,
     );
     let loaded = if c.program.is_null() {
-        Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
+        compile_at_load(bytes, loader, plan, placement)
     } else {
         // SAFETY: the program span is valid (checked), aligned for `u32` (checked), readable
         // and unchanged until the unload, and disjoint from everything written (the arena, the

@@ -949,3 +949,19 @@ fn out_pointers_into_the_model_are_refused() {
     assert_eq!(invoke_copy(net, &input, &mut out), 0, "{}", message());
     assert_eq!(out, reference(&input));
 }
+
+/// A library built with `program-given-only` refuses a load with no program (it links no
+/// compiler) and runs the emitted one bit-exactly.
+#[cfg(feature = "program-given-only")]
+#[test]
+fn program_given_only_refuses_compiling_at_load() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    use synaptic_mem_ffi::errno::ENOTSUP;
+    for io in [IoPlacement::Shared, IoPlacement::Plan] {
+        let mut s = Setup::new(io);
+        fails(s.load(), ENOTSUP, "built with program-given-only");
+        let mut s = Setup::with_program(io);
+        assert_eq!(s.load(), 0, "{}", message());
+        assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
+    }
+}
