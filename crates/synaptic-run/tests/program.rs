@@ -25,21 +25,8 @@ fn model_bytes(name: &str) -> Vec<u8> {
     std::fs::read(shared().join("models").join(format!("{name}.tflite"))).unwrap()
 }
 
-/// Loads `bytes` with `program` on a large arena and gives `f` the load's result and the
-/// arena's runner.
-fn with_loaded<R>(
-    bytes: &[u8],
-    program: &[u32],
-    io: IoPlacement,
-    f: impl for<'a> FnOnce(
-        Result<Interpreter<'_, 'a, '_>, LoadError>,
-        &mut synaptic_mem::Runner<'a>,
-    ) -> R,
-) -> R {
-    with_plan_of(bytes, bytes, program, io, f)
-}
-
-/// [`with_loaded`] with the plan of model `planned` (which may differ from `bytes`).
+/// Loads `bytes` with `program` on a large arena, with the plan of model `planned` (`bytes`,
+/// or the model it was changed from), and gives `f` the load's result and the arena's runner.
 fn with_plan_of<R>(
     planned: &[u8],
     bytes: &[u8],
@@ -62,7 +49,7 @@ fn with_plan_of<R>(
 
 /// Loads `bytes` with `program` on a large arena and returns the load's result.
 fn load_with(bytes: &[u8], program: &[u32], io: IoPlacement) -> Result<(), LoadError> {
-    with_loaded(bytes, program, io, |net, _| net.map(drop))
+    with_plan_of(bytes, bytes, program, io, |net, _| net.map(drop))
 }
 
 fn program_error(e: LoadError) -> (&'static str, usize, &'static str, usize) {
@@ -558,7 +545,7 @@ fn run_words(
     io: IoPlacement,
     inputs: &[Vec<u8>],
 ) -> Vec<common::arena::RunResult> {
-    with_loaded(bytes, program, io, |net, runner| {
+    with_plan_of(bytes, bytes, program, io, |net, runner| {
         let mut net = net.unwrap_or_else(|e| panic!("load: {e}"));
         inputs
             .iter()
