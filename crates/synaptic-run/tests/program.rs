@@ -253,6 +253,21 @@ fn verify_program_refuses_a_forged_sealed_program_at_load() {
 }
 
 #[test]
+fn a_sealed_program_with_counts_past_its_words_is_refused_not_run() {
+    // Forged counts (resealed): every loop over them stops at the program's or the plan's
+    // end, with an error, not after 2^32 steps.
+    let bytes = model_bytes("hello_world_int8");
+    let io = IoPlacement::Plan;
+    let good = compiled(&bytes, io);
+    for word in [6, 7, 8, 9, 13] {
+        let mut p = good.clone();
+        p[word] = u32::MAX;
+        p[program::HEADER_WORDS - 1] = program::seal(&bytes, &p);
+        assert!(load_with(&bytes, &p, io).is_err(), "word {word}");
+    }
+}
+
+#[test]
 fn verify_names_the_first_word_that_differs() {
     let bytes = model_bytes("hello_world_int8");
     let io = IoPlacement::Plan;

@@ -171,7 +171,8 @@ fn needs_of(store: &Store<'_, '_>, scratch: usize) -> Option<Needs> {
         Store::Flash(_) => 0,
         Store::Ram(t) => synaptic_mem::block_span(t.size() as u64) as usize,
     };
-    let state = (0..prog.states())
+    // (At most the state tensors a load allocates: a count past them is refused there.)
+    let state = (0..prog.states().min(MAX_STATE))
         .filter_map(|k| prog.state(k))
         .filter_map(|(_, _, (shape, n, dtype))| synaptic_mem::shape_bytes(&shape[..n], dtype).ok())
         .map(|(_, bytes)| synaptic_mem::block_span(u64::from(bytes)) as usize)
@@ -291,8 +292,9 @@ fn check_plan<O: OpSet>(
     if let Store::Flash(_) = store {
         // Checked when it was compiled; a program given is trusted for its seal, and its
         // data flow checked again all the same (a few instructions an operator): nothing
-        // reads bytes nothing wrote, whatever its words.
-        check_dataflow(&prog)?;
+        // reads bytes nothing wrote, whatever its words. Its passes bounded by the plan's
+        // slots (a program with more is refused by `check_slots`).
+        check_dataflow(&prog, prog.slots().min(plan.slots.len()))?;
     }
     check_slots::<O>(&prog, plan, overlaps)
 }
@@ -303,9 +305,9 @@ const DATAFLOW_WINDOW: usize = 256;
 /// Checks the program's data flow, as its compiler did the model's: every planned slot an
 /// operator reads is a graph input or the output of an earlier operator, and every graph
 /// output (a slot, or in the SHARED region) is written. One pass over the records per
-/// [`DATAFLOW_WINDOW`] slots.
+/// [`DATAFLOW_WINDOW`] of the first `n_slots` slots.
 #[inline(never)]
-fn check_dataflow(prog: &Program<'_>) -> Result<(), LoadError> {
+fn check_dataflow(prog: &Program<'_>, n_slots: usize) -> Result<(), LoadError> {
     let fault = |op, slot: usize, fault| LoadError::Graph {
         op,
         tensor: prog.slot_tensor(slot).unwrap_or(usize::MAX),
@@ -378,7 +380,7 @@ fn check_dataflow(prog: &Program<'_>) -> Result<(), LoadError> {
             }
         }
         base += DATAFLOW_WINDOW;
-        if base >= prog.slots() {
+        if base >= n_slots {
             return Ok(());
         }
     }
