@@ -299,10 +299,16 @@ impl<'w> Program<'w> {
     /// No program: every count 0.
     pub(crate) const EMPTY: Program<'static> = Program { w: &[] };
 
-    /// The program in `w` if its header is this format's and its length is the header's.
+    /// The program in `w` if its header is this format's, its length is the header's and its
+    /// graph inputs and outputs are at most [`crate::limits::MAX_IO`] (what the compiler
+    /// writes: every sum of I/O counts below is then small, whatever the words).
     pub(crate) fn new(w: &'w [u32]) -> Option<Self> {
         let hd = w.get(..HEADER_WORDS)?;
-        (hd[h::MAGIC] == MAGIC && hd[h::VERSION] == VERSION && hd[h::WORDS] as usize == w.len())
+        let io = u64::from(hd[h::INPUTS]) + u64::from(hd[h::OUTPUTS]);
+        (hd[h::MAGIC] == MAGIC
+            && hd[h::VERSION] == VERSION
+            && hd[h::WORDS] as usize == w.len()
+            && io <= crate::limits::MAX_IO as u64)
             .then_some(Program { w })
     }
 
@@ -356,7 +362,10 @@ impl<'w> Program<'w> {
 
     /// Variable tensor `k`: its tensor index, the byte it is reset to, its request.
     pub(crate) fn state(&self, k: usize) -> Option<(usize, u8, crate::model::CoreRequest)> {
-        let io = (self.inputs() + self.outputs()).checked_mul(REQUEST_WORDS)?;
+        let io = self
+            .inputs()
+            .checked_add(self.outputs())?
+            .checked_mul(REQUEST_WORDS)?;
         let at = self
             .header(h::TAIL_AT)
             .checked_add(io)?
@@ -368,9 +377,19 @@ impl<'w> Program<'w> {
     /// I/O entry `k` (inputs then outputs): tensor, location, bytes.
     #[inline]
     pub(crate) fn io(&self, k: usize) -> Option<(usize, Loc, usize)> {
-        let at = HEADER_WORDS + self.slots() * SLOT_WORDS + k * IO_WORDS;
-        let e = self.w.get(at..at + IO_WORDS)?;
+        // Checked: the counts are the program's words (a forged count must not wrap on 32 bits).
+        let at = self
+            .slot_at(self.slots())?
+            .checked_add(k.checked_mul(IO_WORDS)?)?;
+        let e = self.w.get(at..)?.get(..IO_WORDS)?;
         Some((e[0] as usize, Loc::get(&e[1..4])?, e[4] as usize))
+    }
+
+    /// Word index of slot `s`'s entry (`s` = the slot count: the word after the table);
+    /// `None` past the address space.
+    #[inline]
+    fn slot_at(&self, s: usize) -> Option<usize> {
+        self.slots_at().checked_add(s.checked_mul(SLOT_WORDS)?)
     }
 
     /// Word index of the slot table.
@@ -382,7 +401,7 @@ impl<'w> Program<'w> {
     #[inline]
     pub(crate) fn slot(&self, s: usize) -> Option<([u32; 4], usize, DType)> {
         // After its tensor index.
-        self.request(self.slots_at() + s * SLOT_WORDS + 1)
+        self.request(self.slot_at(s)?.checked_add(1)?)
     }
 
     /// Elements and bytes of slot `s`'s tensor (`None`: no such slot, or a size that does not
@@ -402,9 +421,7 @@ impl<'w> Program<'w> {
 
     /// Slot `s`'s tensor index.
     pub(crate) fn slot_tensor(&self, s: usize) -> Option<usize> {
-        self.w
-            .get(self.slots_at() + s * SLOT_WORDS)
-            .map(|&t| t as usize)
+        self.w.get(self.slot_at(s)?).map(|&t| t as usize)
     }
 
     /// The operator record at word `at` and the word after it; `param_words(kind)` is the
