@@ -778,7 +778,10 @@ fn bad_programs_are_refused_and_change_nothing() {
             fails(
                 unsafe { syn_run_load(net, &with_words(good, w.as_ptr(), n)) },
                 EINVAL,
-                &format!("its seal differs (altered since it was compiled, or compiled from other model bytes) (word {})", program::HEADER_WORDS - 1),
+                &format!(
+                    "its seal differs (altered, or compiled from other model bytes) (word {})",
+                    program::HEADER_WORDS - 1
+                ),
             );
             let m = message();
             assert!(

@@ -304,12 +304,12 @@ impl<'w> Program<'w> {
     /// writes: every sum of I/O counts below is then small, whatever the words).
     pub(crate) fn new(w: &'w [u32]) -> Option<Self> {
         let hd = w.get(..HEADER_WORDS)?;
-        let io = u64::from(hd[h::INPUTS]) + u64::from(hd[h::OUTPUTS]);
+        let io = hd[h::INPUTS].checked_add(hd[h::OUTPUTS]);
         (hd[h::MAGIC] == MAGIC
             && hd[h::VERSION] == VERSION
             && hd[h::WORDS] as usize == w.len()
-            && io <= crate::limits::MAX_IO as u64)
-            .then_some(Program { w })
+            && io.is_some_and(|n| n as usize <= crate::limits::MAX_IO))
+        .then_some(Program { w })
     }
 
     #[inline]
@@ -343,7 +343,9 @@ impl<'w> Program<'w> {
     }
 
     /// A core allocation request (shape, dimensions, dtype) of 5 words at `at`.
-    #[inline(always)]
+    // Inlined (M4 hello_world_int8: its inference's registers); one copy on Armv6-M (flash).
+    #[cfg_attr(not(synaptic_v6m), inline(always))]
+    #[cfg_attr(synaptic_v6m, inline(never))]
     fn request(&self, at: usize) -> Option<crate::model::CoreRequest> {
         let e = self.w.get(at..)?.get(..REQUEST_WORDS)?;
         let nd = (e[4] & 0xff) as usize;
@@ -356,22 +358,24 @@ impl<'w> Program<'w> {
     pub(crate) fn io_request(&self, k: usize) -> Option<crate::model::CoreRequest> {
         self.request(
             self.header(h::TAIL_AT)
-                .checked_add(k.checked_mul(REQUEST_WORDS)?)?,
+                .wrapping_add(k.wrapping_mul(REQUEST_WORDS)),
         )
     }
 
     /// Variable tensor `k`: its tensor index, the byte it is reset to, its request.
     pub(crate) fn state(&self, k: usize) -> Option<(usize, u8, crate::model::CoreRequest)> {
-        let io = self
-            .inputs()
-            .checked_add(self.outputs())?
-            .checked_mul(REQUEST_WORDS)?;
+        // After the I/O requests (at most `MAX_IO`: `Program::new`).
+        let io = (self.inputs() + self.outputs()) * REQUEST_WORDS;
         let at = self
             .header(h::TAIL_AT)
-            .checked_add(io)?
-            .checked_add(k.checked_mul(STATE_WORDS)?)?;
-        let e = self.w.get(at..at.checked_add(2)?)?;
-        Some((e[0] as usize, e[1] as u8, self.request(at + 2)?))
+            .wrapping_add(io)
+            .wrapping_add(k.wrapping_mul(STATE_WORDS));
+        let e = self.w.get(at..)?;
+        Some((
+            *e.first()? as usize,
+            *e.get(1)? as u8,
+            self.request(at + 2)?,
+        ))
     }
 
     /// I/O entry `k` (inputs then outputs): tensor, location, bytes.
@@ -380,16 +384,18 @@ impl<'w> Program<'w> {
         // Checked: the counts are the program's words (a forged count must not wrap on 32 bits).
         let at = self
             .slot_at(self.slots())?
-            .checked_add(k.checked_mul(IO_WORDS)?)?;
+            .wrapping_add(k.wrapping_mul(IO_WORDS));
         let e = self.w.get(at..)?.get(..IO_WORDS)?;
         Some((e[0] as usize, Loc::get(&e[1..4])?, e[4] as usize))
     }
 
-    /// Word index of slot `s`'s entry (`s` = the slot count: the word after the table);
-    /// `None` past the address space.
+    /// Word index of slot `s`'s entry (`s` = the slot count: the word after the table).
+    /// Wrapping, not checked: a forged count past the address space gives an index the read
+    /// then refuses or reads consistently wherever it is used, never a panic (and no 64-bit
+    /// multiply on Armv6-M).
     #[inline]
     fn slot_at(&self, s: usize) -> Option<usize> {
-        self.slots_at().checked_add(s.checked_mul(SLOT_WORDS)?)
+        Some(self.slots_at().wrapping_add(s.wrapping_mul(SLOT_WORDS)))
     }
 
     /// Word index of the slot table.

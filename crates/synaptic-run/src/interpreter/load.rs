@@ -289,100 +289,62 @@ fn check_plan<O: OpSet>(
     overlaps: &[OverlapPair],
 ) -> Result<usize, LoadError> {
     let prog = program_of(store)?;
-    if let Store::Flash(_) = store {
-        // Checked when it was compiled; a program given is trusted for its seal, and its
-        // data flow checked again all the same (a few instructions an operator): nothing
-        // reads bytes nothing wrote, whatever its words. Its passes bounded by the plan's
-        // slots (a program with more is refused by `check_slots`).
-        check_dataflow(&prog, prog.slots().min(plan.slots.len()))?;
+    // A program given is trusted for its seal, and its data flow checked again all the same
+    // (compiled at load, the compiler checked the model's): nothing reads bytes nothing
+    // wrote, whatever its words. One window of slots with the other checks; each further
+    // window (no model so far has more) in a pass of its own, bounded by the plan's slots.
+    let flash = matches!(store, Store::Flash(_));
+    let scratch = check_slots::<O>(&prog, plan, overlaps, flash.then_some(0))?;
+    let mut base = DATAFLOW_WINDOW;
+    while flash && base < prog.slots() {
+        check_slots::<O>(&prog, plan, overlaps, Some(base))?;
+        base += DATAFLOW_WINDOW;
     }
-    check_slots::<O>(&prog, plan, overlaps)
+    Ok(scratch)
 }
 
-/// Slots [`check_dataflow`] follows in one pass over the records (32 bytes of stack).
+/// Slots one pass of [`check_slots`] follows for the data flow (32 bytes of stack).
 const DATAFLOW_WINDOW: usize = 256;
 
-/// Checks the program's data flow, as its compiler did the model's: every planned slot an
-/// operator reads is a graph input or the output of an earlier operator, and every graph
-/// output (a slot, or in the SHARED region) is written. One pass over the records per
-/// [`DATAFLOW_WINDOW`] of the first `n_slots` slots.
-#[inline(never)]
-fn check_dataflow(prog: &Program<'_>, n_slots: usize) -> Result<(), LoadError> {
-    let fault = |op, slot: usize, fault| LoadError::Graph {
-        op,
-        tensor: prog.slot_tensor(slot).unwrap_or(usize::MAX),
-        fault,
-    };
-    let bad = |at| LoadError::Program {
-        what: "program record",
-        op: usize::MAX,
-        name: "",
-        word: at,
-    };
-    let (n_in, n_out) = (prog.inputs(), prog.outputs());
-    let mut base = 0;
-    loop {
-        let mut written = [0u32; DATAFLOW_WINDOW / 32];
-        // Bit `k`: SHARED I/O tensor `k` written (graph inputs from the start).
-        let mut shared = 0u32;
-        let mark = |loc: Loc, written: &mut [u32], shared: &mut u32| match loc {
-            Loc::Slot(s) if (base..base + DATAFLOW_WINDOW).contains(&s) => {
-                written[(s - base) / 32] |= 1 << ((s - base) % 32);
-            }
-            Loc::Shared(k) if k < 32 => *shared |= 1 << k,
-            _ => {}
-        };
-        for k in 0..n_in {
-            let (_, loc, _) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
-            mark(loc, &mut written, &mut shared);
+/// What a pass over a program's records has written so far: its planned slots
+/// `base .. base + DATAFLOW_WINDOW` (the first words' bits) and its SHARED I/O tensors (the
+/// first 32: the last word's).
+struct Written {
+    base: usize,
+    bits: [u32; DATAFLOW_WINDOW / 32 + 1],
+}
+
+impl Written {
+    /// Nothing written yet, for the window from slot `base`.
+    fn new(base: usize) -> Self {
+        Written {
+            base,
+            bits: [0; DATAFLOW_WINDOW / 32 + 1],
         }
-        let is_written = |written: &[u32], loc: Loc| match loc {
-            Loc::Slot(s) if (base..base + DATAFLOW_WINDOW).contains(&s) => {
-                written[(s - base) / 32] >> ((s - base) % 32) & 1 == 1
+    }
+
+    /// The word and bit of `loc`'s flag, if this pass follows it.
+    fn bit(&self, loc: Loc) -> Option<(usize, u32)> {
+        match loc {
+            Loc::Slot(s) => {
+                let d = s.checked_sub(self.base).filter(|&d| d < DATAFLOW_WINDOW)?;
+                Some((d / 32, 1 << (d % 32)))
             }
-            _ => true,
-        };
-        let mut at = prog.header(program::h::OPS_AT);
-        for i in 0..prog.ops() {
-            let (rec, next) = prog.op(at, ops::param_words).ok_or(bad(at))?;
-            for loc in rec.input_locs() {
-                let loc = loc.ok_or(bad(at))?;
-                if let Loc::Slot(s) = loc {
-                    if !is_written(&written, loc) {
-                        return Err(fault(Some(i), s, crate::error::GraphFault::ReadBeforeWrite));
-                    }
-                }
-            }
-            mark(rec.out_loc, &mut written, &mut shared);
-            for k in 0..rec.n_extra() {
-                let (_, loc) = rec.extra_output(k).ok_or(bad(at))?;
-                mark(loc, &mut written, &mut shared);
-            }
-            at = next;
+            Loc::Shared(k) if k < 32 => Some((DATAFLOW_WINDOW / 32, 1 << k)),
+            _ => None,
         }
-        for k in n_in..n_in + n_out {
-            let (_, loc, _) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
-            let done = match loc {
-                Loc::Shared(j) => j >= 32 || shared >> j & 1 == 1,
-                loc => is_written(&written, loc),
-            };
-            if !done {
-                let slot = if let Loc::Slot(s) = loc {
-                    s
-                } else {
-                    usize::MAX
-                };
-                return Err(fault(
-                    None,
-                    slot,
-                    crate::error::GraphFault::OutputNotWritten,
-                ));
-            }
+    }
+
+    /// `loc` written.
+    fn write(&mut self, loc: Loc) {
+        if let Some((i, b)) = self.bit(loc) {
+            self.bits[i] |= b;
         }
-        base += DATAFLOW_WINDOW;
-        if base >= n_slots {
-            return Ok(());
-        }
+    }
+
+    /// Whether `loc` holds what was written: one this pass does not follow, or written.
+    fn holds(&self, loc: Loc) -> bool {
+        self.bit(loc).is_none_or(|(i, b)| self.bits[i] & b != 0)
     }
 }
 
@@ -463,7 +425,7 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
         0
     };
     let bad_tail = LoadError::Program {
-        what: "I/O or state tensor requests",
+        what: "tensor requests",
         op: usize::MAX,
         name: "",
         word: prog.header(program::h::TAIL_AT),
@@ -548,6 +510,7 @@ fn check_slots<O: OpSet>(
     prog: &Program<'_>,
     plan: &Plan<'_>,
     overlaps: &[OverlapPair],
+    dataflow: Option<usize>,
 ) -> Result<usize, LoadError> {
     let n = prog.slots();
     let bad = |what, slot: usize| LoadError::Plan {
@@ -586,6 +549,21 @@ fn check_slots<O: OpSet>(
         _ => Ok(()),
     };
     let n_ops = prog.ops();
+    // The data flow (`dataflow`: the window's first slot), the graph inputs written first.
+    let mut written = dataflow.map(Written::new);
+    let fault = |op, loc: Loc, fault| LoadError::Graph {
+        op,
+        tensor: match loc {
+            Loc::Slot(s) => prog.slot_tensor(s).unwrap_or(usize::MAX),
+            _ => usize::MAX,
+        },
+        fault,
+    };
+    if let Some(w) = &mut written {
+        for k in 0..prog.inputs() {
+            w.write(prog.io(k).ok_or(bad("program I/O table", 0))?.1);
+        }
+    }
     let mut at = prog.header(program::h::OPS_AT);
     let mut scratch = 0;
     // The next declared overlap, and the first fault of one (reported after the slots').
@@ -607,6 +585,21 @@ fn check_slots<O: OpSet>(
             });
         }
         scratch = scratch.max(scratch_of::<O>(rec.kind, rec.params));
+        if let Some(w) = &mut written {
+            for loc in rec.input_locs().flatten() {
+                if matches!(loc, Loc::Slot(_)) && !w.holds(loc) {
+                    return Err(fault(
+                        Some(i),
+                        loc,
+                        crate::error::GraphFault::ReadBeforeWrite,
+                    ));
+                }
+            }
+            w.write(rec.out_loc);
+            for k in 0..rec.n_extra() {
+                w.write(rec.extra_output(k).ok_or(bad("program record", 0))?.1);
+            }
+        }
         live(Some(rec.out_loc), i)?;
         for loc in rec.input_locs() {
             live(loc, i)?;
@@ -628,6 +621,11 @@ fn check_slots<O: OpSet>(
         } else {
             n_ops.saturating_sub(1)
         };
+        if let Some(w) = &mut written {
+            if k >= prog.inputs() && !w.holds(loc) {
+                return Err(fault(None, loc, crate::error::GraphFault::OutputNotWritten));
+            }
+        }
         live(Some(loc), op)?;
     }
     if let Some((q, what)) = overlap_fault {

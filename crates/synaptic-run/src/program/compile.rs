@@ -247,7 +247,7 @@ impl What {
             What::Multipliers => "requantization multipliers",
             What::Shifts => "requantization shifts",
             What::FoldedBiases => "folded biases",
-            What::Tail => "I/O or state tensor requests",
+            What::Tail => "tensor requests",
         }
     }
 }
@@ -709,32 +709,41 @@ fn tail<S: Sink>(g: &Graph<'_>, e: &mut Emit<S>) -> Result<(), LoadError> {
     e.name = "";
     e.what = What::Tail;
     e.patch(h::TAIL_AT, e.pos)?;
-    let request = |(shape, n, dtype): CoreRequest| {
-        [
-            shape[0],
-            shape[1],
-            shape[2],
-            shape[3],
-            n as u32 | (dtype as u32) << 8,
-        ]
-    };
-    for k in 0..g.n_inputs + g.n_outputs {
-        let info = tinfo(&g.model, &g.sg, usize::from(g.io_tensor[k]))?;
-        e.push_all(&core_request(&info).map_or([0; REQUEST_WORDS], request))?;
-    }
-    for &t in &g.states[..g.n_states] {
-        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
-        let r = core_request(&info).ok_or(LoadError::Unsupported {
-            what: "a variable tensor of a type or shape the arena cannot hold",
-        })?;
-        // TFLM's `ResetVariableTensors`: an int8 tensor's zero point, 0 otherwise.
-        let fill = match info.ty {
-            synaptic_tflite::TensorType::Int8 => u32::from(info.q.zero_point as u8),
-            _ => 0,
+    // The I/O tensors, then the variable tensors: one loop, one read of each.
+    let n_io = g.n_inputs + g.n_outputs;
+    for k in 0..n_io + g.n_states {
+        let t = if k < n_io {
+            g.io_tensor[k]
+        } else {
+            g.states[k - n_io]
         };
-        e.push_usize(usize::from(t))?;
-        e.push(fill)?;
-        e.push_all(&request(r))?;
+        let info = tinfo(&g.model, &g.sg, usize::from(t))?;
+        let r = core_request(&info);
+        if k >= n_io {
+            if r.is_none() {
+                return Err(LoadError::Unsupported {
+                    what: "a variable tensor of a type or shape the arena cannot hold",
+                });
+            }
+            // TFLM's `ResetVariableTensors`: an int8 tensor's zero point, 0 otherwise.
+            let int8 = info.ty == synaptic_tflite::TensorType::Int8;
+            e.push_usize(usize::from(t))?;
+            e.push(if int8 {
+                info.q.zero_point as u8 as u32
+            } else {
+                0
+            })?;
+        }
+        let w = r.map_or([0; REQUEST_WORDS], |(shape, n, dtype)| {
+            [
+                shape[0],
+                shape[1],
+                shape[2],
+                shape[3],
+                n as u32 | (dtype as u32) << 8,
+            ]
+        });
+        e.push_all(&w)?;
     }
     Ok(())
 }

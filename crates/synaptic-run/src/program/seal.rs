@@ -112,7 +112,7 @@ pub(crate) fn check_sealed(
     check_header(model, placement, program)?;
     if program[h::SEAL] != seal(model, program) {
         return Err(bad(
-            "its seal differs (altered since it was compiled, or compiled from other model bytes)",
+            "its seal differs (altered, or compiled from other model bytes)",
             h::SEAL,
         ));
     }
