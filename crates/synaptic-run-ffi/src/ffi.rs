@@ -79,30 +79,22 @@ const SPANS: usize = 7;
 /// may overlap each other and an input.
 const SPAN_WRITTEN: [bool; SPANS] = [true, true, false, false, true, false, false];
 
-/// A load with no program given: the program compiled into the arena's persistent region.
-#[cfg(not(feature = "program-given-only"))]
+/// A load with no program given: the program compiled into the arena's persistent region;
+/// in a library built with `program-given-only`, refused (it links no program compiler, nor
+/// any kernel's preparation from the model).
 fn compile_at_load(
     bytes: &'static [u8],
     loader: synaptic_mem::Loader<'static>,
     plan: RunPlan<'static>,
     placement: IoPlacement,
 ) -> Result<Interpreter<'static, 'static, 'static, LinkedOps>, synaptic_run::LoadError> {
+    if cfg!(feature = "program-given-only") {
+        return Err(synaptic_run::LoadError::Unsupported {
+            what: "a program compiled at load: this library is built with program-given-only \
+                   (no compiler linked); give config->program, which synmem emit writes",
+        });
+    }
     Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
-}
-
-/// A load with no program given, in a library built with `program-given-only`: refused (it
-/// links no program compiler, nor any kernel's preparation from the model).
-#[cfg(feature = "program-given-only")]
-fn compile_at_load(
-    _: &'static [u8],
-    _: synaptic_mem::Loader<'static>,
-    _: RunPlan<'static>,
-    _: IoPlacement,
-) -> Result<Interpreter<'static, 'static, 'static, LinkedOps>, synaptic_run::LoadError> {
-    Err(synaptic_run::LoadError::Unsupported {
-        what: "a program compiled at load: this library is built with program-given-only \
-               (no compiler linked); give config->program, which synmem emit writes",
-    })
 }
 
 /// The operators this library links (`SYNAPTIC_RUN_OPS` at build time, Zephyr's

@@ -383,7 +383,7 @@ impl<'w> Program<'w> {
     pub(crate) fn io(&self, k: usize) -> Option<(usize, Loc, usize)> {
         // Checked: the counts are the program's words (a forged count must not wrap on 32 bits).
         let at = self
-            .slot_at(self.slots())?
+            .slot_at(self.slots())
             .wrapping_add(k.wrapping_mul(IO_WORDS));
         let e = self.w.get(at..)?.get(..IO_WORDS)?;
         Some((e[0] as usize, Loc::get(&e[1..4])?, e[4] as usize))
@@ -394,8 +394,8 @@ impl<'w> Program<'w> {
     /// then refuses or reads consistently wherever it is used, never a panic (and no 64-bit
     /// multiply on Armv6-M).
     #[inline]
-    fn slot_at(&self, s: usize) -> Option<usize> {
-        Some(self.slots_at().wrapping_add(s.wrapping_mul(SLOT_WORDS)))
+    fn slot_at(&self, s: usize) -> usize {
+        self.slots_at().wrapping_add(s.wrapping_mul(SLOT_WORDS))
     }
 
     /// Word index of the slot table.
@@ -407,7 +407,7 @@ impl<'w> Program<'w> {
     #[inline]
     pub(crate) fn slot(&self, s: usize) -> Option<([u32; 4], usize, DType)> {
         // After its tensor index.
-        self.request(self.slot_at(s)?.checked_add(1)?)
+        self.request(self.slot_at(s).checked_add(1)?)
     }
 
     /// Elements and bytes of slot `s`'s tensor (`None`: no such slot, or a size that does not
@@ -427,7 +427,7 @@ impl<'w> Program<'w> {
 
     /// Slot `s`'s tensor index.
     pub(crate) fn slot_tensor(&self, s: usize) -> Option<usize> {
-        self.w.get(self.slot_at(s)?).map(|&t| t as usize)
+        self.w.get(self.slot_at(s)).map(|&t| t as usize)
     }
 
     /// The operator record at word `at` and the word after it; `param_words(kind)` is the

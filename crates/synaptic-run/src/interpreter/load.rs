@@ -303,7 +303,7 @@ fn check_plan<O: OpSet>(
     Ok(scratch)
 }
 
-/// Slots one pass of [`check_slots`] follows for the data flow (32 bytes of stack).
+/// Slots one pass of [`check_slots`] follows for the data flow (its bits: 36 bytes of stack).
 const DATAFLOW_WINDOW: usize = 256;
 
 /// What a pass over a program's records has written so far: its planned slots
