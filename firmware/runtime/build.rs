@@ -462,11 +462,12 @@ pub mod {name} {{
 
     /// The model name.
     pub const NAME: &str = \"{name}\";
-    /// The kernels this model's programs run: all the image links
-    /// (`synaptic_run::program::kinds`).
+    /// The kernels this model's programs run and their paths: all the image links
+    /// (`synaptic_run::program::kinds`, `synaptic_run::program::paths`).
     pub struct Ops;
     impl synaptic_run::ops::OpSet for Ops {{
         const KINDS: u64 = {kinds:#x};
+        const PATHS: u64 = {paths:#x};
     }}
     /// The model bytes (flash), 16-byte aligned.
     pub static MODEL: &Aligned<[u8; {model_len}]> = &Aligned(*include_bytes!({model_path:?}));
@@ -565,6 +566,8 @@ pub mod {name} {{
         scratch = pm.scratch,
         kinds = program::kinds(&plan.program).expect("a program build.rs compiled")
             | program::kinds(&shared.program).expect("a program build.rs compiled"),
+        paths = program::paths(&plan.program).expect("a program build.rs compiled")
+            | program::paths(&shared.program).expect("a program build.rs compiled"),
         n_prog = plan.program.len(),
         prog = plan.program,
         n_sprog = shared.program.len(),

@@ -174,16 +174,19 @@ fn program_rust(s: &mut String, words: &[u32]) {
     s.push_str(&word_lines(words, ""));
     s.push_str("];\n");
     // The kernels the program runs: an image that names them links no other kernel.
-    if let Some(kinds) = synaptic_run::program::kinds(words) {
+    let kinds = synaptic_run::program::kinds(words);
+    if let (Some(kinds), Some(paths)) = (kinds, synaptic_run::program::paths(words)) {
         let _ = writeln!(
             s,
-            "/// The kernels [`PROGRAM`] runs (`synaptic_run::program::kinds`): with\n\
+            "/// The kernels [`PROGRAM`] runs and their paths (`synaptic_run::program::kinds`,\n\
+             /// `synaptic_run::program::paths`): with\n\
              /// `Interpreter::with_program_ops::<Ops>(model, &PROGRAM, loader, PLAN, io)` the\n\
              /// image links only these."
         );
         let _ = writeln!(s, "pub struct Ops;");
         let _ = writeln!(s, "impl synaptic_run::ops::OpSet for Ops {{");
         let _ = writeln!(s, "    const KINDS: u64 = {kinds:#x};");
+        let _ = writeln!(s, "    const PATHS: u64 = {paths:#x};");
         let _ = writeln!(s, "}}");
     }
 }

@@ -551,6 +551,91 @@ fn an_op_set_links_the_models_kernels_and_refuses_a_model_needing_another() {
     }
 }
 
+/// An operator set that names its paths (`program::paths`): person_detect (1×1 convolutions)
+/// and hello_world_int8 (fully connected layers with folded constants) run with only their
+/// kernels' paths linked, every operator output the full build's; a set without a path the
+/// model takes refuses it at load, naming the operator (program in flash and compiled at load).
+#[test]
+fn an_op_set_links_the_models_paths_and_refuses_a_model_needing_another() {
+    use synaptic_run::ops::{paths, OpSet};
+    use synaptic_run::{KernelError, Unsupported};
+    struct Person;
+    impl OpSet for Person {
+        const KINDS: u64 = 1 << 1 | 1 << 2 | 1 << 4 | 1 << 6 | 1 << 14;
+        const PATHS: u64 = paths::CONV_POINTWISE;
+    }
+    struct PersonGeneral;
+    impl OpSet for PersonGeneral {
+        const KINDS: u64 = Person::KINDS;
+        const PATHS: u64 = paths::ALL & !paths::CONV_POINTWISE;
+    }
+    struct Hello;
+    impl OpSet for Hello {
+        const KINDS: u64 = u64::MAX;
+        const PATHS: u64 = paths::FC_FOLDED;
+    }
+    struct HelloBias;
+    impl OpSet for HelloBias {
+        const KINDS: u64 = u64::MAX;
+        const PATHS: u64 = paths::FC_BIAS | paths::FC_LONG_ROWS;
+    }
+    fn check<Yes: OpSet, No: OpSet>(name: &str, op: &str) {
+        let bytes = model_bytes(name);
+        let model = Model::parse(&bytes);
+        let inputs: Vec<Vec<u8>> = (0..2)
+            .map(|s| random_inputs(&model, &mut Rng::new(0x9A7_0000 + s)))
+            .collect();
+        let io = IoPlacement::Plan;
+        let words = compiled(&bytes, io);
+        assert_eq!(program::paths(&words), Some(Yes::PATHS), "{name}");
+        let a = analysis(&bytes, io);
+        let full = run_words(&bytes, &words, io, &inputs);
+        let mut buf = Box::new(ArenaBuffer::<524_288>::new());
+        for flash in [true, false] {
+            let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+            let (loader, mut runner) = arena.split();
+            let plan = common::arena::run_plan(&a);
+            let mut net = if flash {
+                Interpreter::with_program_ops::<Yes>(&bytes, &words, loader, plan, io)
+            } else {
+                Interpreter::new_ops::<Yes>(&bytes, loader, plan, io)
+            }
+            .unwrap_or_else(|e| panic!("{name} flash {flash}: {e}"));
+            let runs: Vec<_> = inputs
+                .iter()
+                .map(|i| common::arena::observe(&bytes, &mut net, &mut runner, i))
+                .collect();
+            assert_eq!(
+                runs, full,
+                "{name} flash {flash}: outputs differ from the full build's"
+            );
+            let mut arena = Arena::with_scratch(buf.as_mut_slice(), MIN_SCRATCH_SIZE).unwrap();
+            let (loader, _runner) = arena.split();
+            let plan = common::arena::run_plan(&a);
+            let e = if flash {
+                Interpreter::with_program_ops::<No>(&bytes, &words, loader, plan, io).map(drop)
+            } else {
+                Interpreter::new_ops::<No>(&bytes, loader, plan, io).map(drop)
+            }
+            .unwrap_err();
+            match &e {
+                LoadError::Operator {
+                    name: n,
+                    error:
+                        KernelError::Unsupported {
+                            reason: Unsupported::NotLinked,
+                            ..
+                        },
+                    ..
+                } if *n == op => {}
+                other => panic!("{name} flash {flash}: {other:?}"),
+            }
+        }
+    }
+    check::<Person, PersonGeneral>("person_detect", "CONV_2D");
+    check::<Hello, HelloBias>("hello_world_int8", "FULLY_CONNECTED");
+}
+
 /// Runs `inputs` through `bytes` loaded with `program` on a large arena: each run's graph
 /// output and every operator output.
 fn run_words(

@@ -22,13 +22,16 @@ use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check_window, for_each_pixel, ordered, put32, InPlace};
 use super::tables::Table;
-use super::{Geometry, InPlaceOperands, Kernel, Kind, Operands, Prep, Prepared};
+use super::{
+    paths, AllOps, Geometry, InPlaceOperands, Kernel, Kind, OpSet, Operands, Prep, Prepared,
+};
 use crate::contract::{Access, Channels, Contract, Direction, Window};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{
     activation_range_i8, compute_padding, int8_zero_point, multiply_by_quantized_multiplier,
 };
 use crate::math::{Activation, Padding, QuantParams, RightRequantizer};
+use core::marker::PhantomData;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];
@@ -368,6 +371,40 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
     output: &mut [O],
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
+    conv2d_linked::<AllOps, X, O, W, B, T>(
+        p,
+        multipliers,
+        shifts,
+        input,
+        filter,
+        bias,
+        output,
+        scratch,
+    )
+}
+
+/// [`conv2d`] in an image that links only the paths of `L` ([`OpSet::PATHS`]): parameters of
+/// a path not linked are refused ([`Unsupported::NotLinked`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn conv2d_linked<
+    L: OpSet,
+    X: Int8,
+    O: Int8Out,
+    W: Int8,
+    B: Int32s + ?Sized,
+    T: Int32s + ?Sized,
+>(
+    p: &ConvParams,
+    multipliers: &T,
+    shifts: &T,
+    input: &[X],
+    filter: &[W],
+    bias: Option<&B>,
+    output: &mut [O],
+    scratch: &mut Scratch<'_>,
+) -> Result<(), KernelError> {
+    linked::<L>("CONV_2D", conv_paths(p))?;
     p.check(
         "CONV_2D",
         multipliers,
@@ -378,11 +415,31 @@ pub fn conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Siz
         output.len(),
     )?;
     run_plain(
-        &Filters::new(p, multipliers, shifts, filter, bias),
+        &Filters::<_, _, _, L>::new(p, multipliers, shifts, filter, bias),
         input,
         output,
         scratch,
     )
+}
+
+/// Refuses parameters whose paths `needs` ([`Kernel::paths`]) `L` does not link; nothing
+/// where `L` links every path.
+#[inline(always)]
+pub(crate) fn linked<L: OpSet>(op: &'static str, needs: u64) -> Result<(), KernelError> {
+    if L::PATHS != u64::MAX && needs & !L::PATHS != 0 {
+        return Err(KernelError::unsupported(op, Unsupported::NotLinked));
+    }
+    Ok(())
+}
+
+/// CONV_2D's path ([`paths`]) for `p`: its filter's kind, whatever the ISA.
+pub(crate) fn conv_paths(p: &ConvParams) -> u64 {
+    match filter_kind(p) {
+        (true, _) if p.input_shape[3] <= MAX_WINDOW => paths::CONV_POINTWISE,
+        (true, _) => paths::CONV_POINTWISE_DEEP,
+        (false, true) => paths::CONV_GATHERED,
+        (false, false) => paths::CONV_GENERAL,
+    }
 }
 
 /// A convolution whose output channels are computed in chunks of up to [`BLOCK`] (CONV_2D's
@@ -715,7 +772,9 @@ fn put<O: Int8Out>(o: &mut [O], v: &[i8]) {
 }
 
 /// The filters of a CONV_2D: what every output pixel shares (tables, filter, groups).
-pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
+pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized, L> {
+    /// The paths linked (`L::PATHS`: a test constant where the image links few).
+    linked: PhantomData<L>,
     p: &'a ConvParams,
     multipliers: &'a T,
     shifts: &'a T,
@@ -755,7 +814,7 @@ pub(crate) struct Filters<'a, W, B: ?Sized, T: ?Sized> {
 /// Output channels a convolution computes together: four accumulators in registers.
 pub(crate) const LANES: usize = 4;
 
-impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
+impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'a, W, B, T, L> {
     pub(crate) fn new(
         p: &'a ConvParams,
         multipliers: &'a T,
@@ -769,6 +828,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'a, W, B, T> {
         let right = right_requantized(multipliers, shifts, bias, p.output_shape[3], taps);
         let (pointwise, _) = filter_kind(p);
         Filters {
+            linked: PhantomData,
             p,
             multipliers,
             shifts,
@@ -937,7 +997,7 @@ fn dsp_window(p: &ConvParams) -> DspWindow {
     }
 }
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B, T> {
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filters<'_, W, B, T, L> {
     /// Output channels `oc .. oc + n` of one group.
     type Chunk = (usize, usize);
     const OP: &'static str = "CONV_2D";
@@ -999,7 +1059,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     /// filters take the general path), but in its unit tests.
     #[inline(always)]
     fn pairs(&self) -> bool {
-        pairable(self.p) && (cfg!(test) || !cfg!(synaptic_v6m))
+        if !Self::has(SINGLE_PATHS) {
+            // Only pair paths linked (so only their parameters come here).
+            return true;
+        }
+        Self::has(PAIR_PATHS) && pairable(self.p) && !NO_PAIRS
     }
 
     fn gather2<X: Int8>(
@@ -1009,7 +1073,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         b: (usize, &Taps, &Taps),
         win: &mut Gathered<'_>,
     ) {
-        if self.pointwise {
+        if Self::pick(self.pointwise, paths::CONV_POINTWISE, paths::CONV_GATHERED) {
             self.pointwise2(x, a, b, win)
         } else {
             self.gathered2(x, a, b, win)
@@ -1076,7 +1140,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     #[cfg(synaptic_dsp)]
     #[inline(always)]
     fn padded(&self) -> bool {
-        self.padded
+        // Staged windows: a gathered filter's.
+        self.padded && Self::has(paths::CONV_GATHERED)
     }
 
     /// [`Lanes::outputs2`] of a staged window ([`Filters::staged2`], `win.k` whole quads):
@@ -1102,7 +1167,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
     #[cfg(synaptic_dsp)]
     #[inline(always)]
     fn gather1<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, win: &mut Gathered<'_>) {
-        if self.one {
+        // One window: a general filter's.
+        if self.one && Self::has(paths::CONV_GENERAL) {
             self.gather_one(x, x_b, ys, xs, win);
         }
     }
@@ -1121,13 +1187,16 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
         out: &mut [i8],
         _win: &mut Self::Window<'_>,
     ) {
-        if self.pointwise {
+        // The 1×1 filters whose pixels go one at a time, or the others'.
+        let pointwise_one = paths::CONV_POINTWISE_DEEP & SINGLE_PATHS
+            | if NO_PAIRS { paths::CONV_POINTWISE } else { 0 };
+        if Self::pick(self.pointwise, pointwise_one, SINGLE_PATHS & !pointwise_one) {
             return self.pointwise(x, x_b, ys, xs, oc, out);
         }
         // The pixel's window gathered once ([`Filters::gather_one`]): four filters in one
         // block.
         #[cfg(synaptic_dsp)]
-        if self.one && n == LANES {
+        if self.one && n == LANES && Self::has(paths::CONV_GENERAL) {
             let k: usize = self.p.filter_shape[1..].iter().product();
             if _win.k == k {
                 let acc =
@@ -1151,7 +1220,46 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Filters<'_, W, B
 /// DEPTHWISE_CONV_2D's blocks too): their values on the stack.
 pub(crate) const BLOCK: usize = 64;
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Filters<'_, W, B, T> {
+/// Armv6-M outside tests: every filter's pixels one at a time ([`Lanes::pairs`]).
+const NO_PAIRS: bool = cfg!(synaptic_v6m) && !cfg!(test);
+
+/// The paths ([`paths`]) whose pixels go in pairs on this target.
+const PAIR_PATHS: u64 = if NO_PAIRS {
+    0
+} else {
+    paths::CONV_POINTWISE | paths::CONV_GATHERED
+};
+
+/// The paths whose pixels go one at a time on this target.
+const SINGLE_PATHS: u64 = paths::CONV_POINTWISE_DEEP
+    | paths::CONV_GENERAL
+    | if NO_PAIRS {
+        paths::CONV_POINTWISE | paths::CONV_GATHERED
+    } else {
+        0
+    };
+
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B, T, L> {
+    /// Whether the image links any of the paths `bits`.
+    #[inline(always)]
+    fn has(bits: u64) -> bool {
+        L::PATHS & bits != 0
+    }
+
+    /// `flag`, which is true for the paths `yes` and false for `no` (the only ones that come
+    /// here): a constant where the image links only one side's (a kernel refuses another
+    /// path's parameters at entry, [`linked`]), so the other side's code is not linked.
+    #[inline(always)]
+    fn pick(flag: bool, yes: u64, no: u64) -> bool {
+        if !Self::has(yes) {
+            false
+        } else if !Self::has(no) {
+            true
+        } else {
+            flag
+        }
+    }
+
     /// The output value of channel `c` whose accumulator (bias added) is `acc`,
     /// [`requantize`]d; when [`Filters::right`], by the channel's [`RightRequantizer`], the
     /// same value in a shorter sequence (a branch the same way for the whole operator: one
@@ -2148,11 +2256,36 @@ pub fn conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
     at: InPlace,
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
+    conv2d_in_place_linked::<AllOps, W, B, T>(
+        p,
+        multipliers,
+        shifts,
+        filter,
+        bias,
+        buf,
+        at,
+        scratch,
+    )
+}
+
+/// [`conv2d_in_place`] with only the paths of `L`, as [`conv2d_linked`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv2d_in_place_linked<L: OpSet, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
+    p: &ConvParams,
+    multipliers: &T,
+    shifts: &T,
+    filter: &[W],
+    bias: Option<&B>,
+    buf: &mut [u8],
+    at: InPlace,
+    scratch: &mut Scratch<'_>,
+) -> Result<(), KernelError> {
     const OP: &str = "CONV_2D";
+    linked::<L>(OP, conv_paths(p))?;
     check_tables(OP, p, multipliers, shifts, filter, bias)?;
     check_window(OP, || contract(p, false), buf, &at)?;
     run_overlapped(
-        &Filters::new(p, multipliers, shifts, filter, bias),
+        &Filters::<_, _, _, L>::new(p, multipliers, shifts, filter, bias),
         buf,
         at,
         scratch,
@@ -2508,13 +2641,27 @@ impl Kernel for Conv2d {
 
     #[inline]
     fn run(p: &ConvParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        Self::run_linked::<AllOps>(p, io)
+    }
+
+    const PATHS: bool = true;
+
+    fn paths(p: &ConvParams, _constants: bool) -> u64 {
+        conv_paths(p)
+    }
+
+    #[inline]
+    fn run_linked<L: OpSet>(
+        p: &ConvParams,
+        io: &mut Operands<'_, '_, '_>,
+    ) -> Result<(), KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         // The input and output checked int8, passed as their bytes (see `conv2d`).
         io.i8(0)?;
         io.out_i8()?;
         let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
         let out = io.out.bytes_mut();
-        conv2d(p, m, s, x, w, bias.as_ref(), out, &mut io.scratch)
+        conv2d_linked::<L, _, _, _, _, _>(p, m, s, x, w, bias.as_ref(), out, &mut io.scratch)
     }
 
     fn contract(p: &ConvParams, k: usize, _out: Geometry) -> Option<Contract> {
@@ -2525,9 +2672,17 @@ impl Kernel for Conv2d {
         p: &ConvParams,
         io: &mut InPlaceOperands<'_, '_>,
     ) -> Result<usize, KernelError> {
+        Self::run_in_place_linked::<AllOps>(p, io)
+    }
+
+    fn run_in_place_linked<L: OpSet>(
+        p: &ConvParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let (w, bias) = (io.bytes(1), io.bias(2));
-        conv2d_in_place(p, m, s, w, bias.as_ref(), io.buf, io.at, &mut io.scratch)?;
+        let (buf, at) = (&mut *io.buf, io.at);
+        conv2d_in_place_linked::<L, _, _, _>(p, m, s, w, bias.as_ref(), buf, at, &mut io.scratch)?;
         Ok(p.output_shape.iter().product())
     }
 

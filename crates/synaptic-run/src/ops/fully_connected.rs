@@ -21,7 +21,7 @@ use super::common::{dot2, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, InPlace};
 use super::tables::{Constants, Table};
-use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use super::{paths, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::math::{activation_range_i8, int8_zero_point, Requantizer};
@@ -884,6 +884,23 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     Prepared::with::<FullyConnected>(cx, p, table, constants)
 }
 
+/// Whether a record runs with its folded constants `c` (not empty) or the model's bias, each
+/// way only where the image links it ([`paths::FC_FOLDED`], [`paths::FC_BIAS`]: where it
+/// links one, the other's kernel is not linked); a way not linked is refused.
+#[inline(always)]
+fn folded<O: OpSet>(c: &[u32]) -> Result<bool, KernelError> {
+    let linked = |bit: u64| O::PATHS & bit != 0;
+    match (
+        !c.is_empty(),
+        linked(paths::FC_FOLDED),
+        linked(paths::FC_BIAS),
+    ) {
+        (true, true, _) => Ok(true),
+        (false, _, true) => Ok(false),
+        _ => Err(KernelError::unsupported(OP, Unsupported::NotLinked)),
+    }
+}
+
 /// The FULLY_CONNECTED kernel, int8.
 pub struct FullyConnected;
 
@@ -894,6 +911,29 @@ impl Kernel for FullyConnected {
 
     #[inline]
     fn run(p: &FullyConnectedParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        Self::run_linked::<super::AllOps>(p, io)
+    }
+
+    const PATHS: bool = true;
+
+    fn paths(p: &FullyConnectedParams, constants: bool) -> u64 {
+        let long = if p.accum_depth > FC_ROW_BUFFER {
+            paths::FC_LONG_ROWS
+        } else {
+            0
+        };
+        long | if constants {
+            paths::FC_FOLDED
+        } else {
+            paths::FC_BIAS
+        }
+    }
+
+    #[inline]
+    fn run_linked<O: OpSet>(
+        p: &FullyConnectedParams,
+        io: &mut Operands<'_, '_, '_>,
+    ) -> Result<(), KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let n = p
             .output_depth
@@ -901,7 +941,7 @@ impl Kernel for FullyConnected {
             .ok_or(super::operands::differs(OP))?;
         let filter = io.bytes(1).get(..n).ok_or(super::operands::differs(OP))?;
         let (x, c) = (io.i8(0)?, io.constants());
-        if c.is_empty() {
+        if !folded::<O>(c)? {
             let bias = io.bias(2);
             // The output as bytes, as the in-place rows write it: one instantiation of each
             // loop for both.
@@ -920,6 +960,13 @@ impl Kernel for FullyConnected {
         p: &FullyConnectedParams,
         io: &mut InPlaceOperands<'_, '_>,
     ) -> Result<usize, KernelError> {
+        Self::run_in_place_linked::<super::AllOps>(p, io)
+    }
+
+    fn run_in_place_linked<O: OpSet>(
+        p: &FullyConnectedParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let n = p
             .output_depth
@@ -931,10 +978,14 @@ impl Kernel for FullyConnected {
         // Read only without folded constants (a location decoded per call otherwise).
         let bias = if c.is_empty() { io.bias(2) } else { None };
         let (buf, at) = (&mut *io.buf, io.at);
+        let folded = folded::<O>(c)?;
         if p.accum_depth > FC_ROW_BUFFER {
+            if O::PATHS & paths::FC_LONG_ROWS == 0 {
+                return Err(KernelError::unsupported(OP, Unsupported::NotLinked));
+            }
             // Long rows, read in the buffer at every step: with the program's folded
             // constants when it has them (as the plain kernel), else the bias.
-            if c.is_empty() {
+            if !folded {
                 fully_connected_in_place(p, m, s, filter, bias.as_ref(), buf, at)?;
             } else {
                 fully_connected_in_place_folded(p, m, s, filter, c, buf, at)?;
@@ -950,7 +1001,7 @@ impl Kernel for FullyConnected {
             rows = FullyConnectedParams { batches: 1, ..*p };
             &rows
         };
-        if c.is_empty() {
+        if !folded {
             fully_connected_rows(p, buf, at, |x, o| {
                 fully_connected(one, m, s, x, filter, bias.as_ref(), o)
             })?;

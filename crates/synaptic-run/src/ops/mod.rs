@@ -36,6 +36,7 @@ pub mod common;
 pub mod float;
 pub mod in_place;
 pub(crate) mod operands;
+pub mod paths;
 pub(crate) mod prep;
 pub(crate) mod tables;
 
@@ -63,6 +64,10 @@ pub(crate) trait Kind {
 pub trait OpSet {
     /// Bit `k` set: the kernel of kind `k` is linked (kinds are below 64).
     const KINDS: u64;
+    /// The kernels' paths linked ([`paths`]: the variants a model's operators take, a model's
+    /// [`crate::program::paths`]); every one unless named. A program with a record whose
+    /// path is left out is refused at load, as one of a kernel not linked.
+    const PATHS: u64 = u64::MAX;
 }
 
 /// Every kernel this build has (the interpreter's default [`OpSet`]).
@@ -90,6 +95,39 @@ pub(crate) trait Kernel {
 
     /// Runs the kernel on its resolved operands.
     fn run(p: &Self::Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError>;
+
+    /// Whether the kernel has paths ([`paths`], [`Kernel::paths`]); false: nothing is decoded
+    /// or tested for them.
+    const PATHS: bool = false;
+
+    /// The paths ([`paths`]) the kernel takes for parameters `p` of a record that carries
+    /// folded constants or not (`constants`): every one its [`Kernel::run_linked`] and
+    /// [`Kernel::run_in_place_linked`] may take for them.
+    fn paths(_p: &Self::Params, _constants: bool) -> u64 {
+        0
+    }
+
+    /// [`Kernel::run`] in an image that links only the paths of `O` ([`OpSet::PATHS`]): what
+    /// the interpreter calls (at load it refused a record whose [`Kernel::paths`] are not
+    /// among them). A kernel with paths implements it, its `run` with every path, and
+    /// refuses parameters of a path not linked itself ([`Unsupported::NotLinked`], the
+    /// test constant where the image links one way only), never taking another.
+    #[inline(always)]
+    fn run_linked<O: OpSet>(
+        p: &Self::Params,
+        io: &mut Operands<'_, '_, '_>,
+    ) -> Result<(), KernelError> {
+        Self::run(p, io)
+    }
+
+    /// [`Kernel::run_in_place`] with only the paths of `O`, as [`Kernel::run_linked`].
+    #[inline(always)]
+    fn run_in_place_linked<O: OpSet>(
+        p: &Self::Params,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        Self::run_in_place(p, io)
+    }
 
     /// The access contract for input `k` ([`crate::contract`]) if the output may overlap it
     /// ([`Kernel::run_in_place`] runs then), `out` the output tensor. `None`: no overlap.
@@ -397,19 +435,22 @@ fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
 // inlined: one function, not one per kernel).
 #[cfg_attr(not(synaptic_v6m), inline(never))]
 #[cfg_attr(synaptic_v6m, inline(always))]
-fn run_kernel<K: Kernel>(words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+fn run_kernel<K: Kernel, O: OpSet>(
+    words: &[u32],
+    io: &mut Operands<'_, '_, '_>,
+) -> Result<(), KernelError> {
     io.name = K::NAME;
-    K::run(&params::<K>(words)?, io)
+    K::run_linked::<O>(&params::<K>(words)?, io)
 }
 
 #[cfg_attr(not(synaptic_v6m), inline(never))]
 #[cfg_attr(synaptic_v6m, inline(always))]
-fn run_kernel_in_place<K: Kernel>(
+fn run_kernel_in_place<K: Kernel, O: OpSet>(
     words: &[u32],
     io: &mut InPlaceOperands<'_, '_>,
 ) -> Result<usize, KernelError> {
     io.name = K::NAME;
-    K::run_in_place(&params::<K>(words)?, io)
+    K::run_in_place_linked::<O>(&params::<K>(words)?, io)
 }
 
 fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
@@ -537,7 +578,7 @@ macro_rules! operators {
         #[inline(always)]
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$module::$kernel, O>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
@@ -582,8 +623,22 @@ macro_rules! operators {
         #[inline(never)]
         pub(crate) fn run_in_place<O: OpSet>(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$module::$kernel>(words, io), )+ )+
+                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$module::$kernel, O>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
+            }
+        }
+
+        /// The paths ([`paths`]) kernel `kind` takes for parameters `words` in a record with
+        /// folded constants or not (`constants`); 0 for a kernel without paths, one `O` does
+        /// not link, or words that do not decode (refused as they run).
+        #[inline]
+        pub(crate) fn paths_of<O: OpSet>(kind: u32, words: &[u32], constants: bool) -> u64 {
+            match kind {
+                $( $( $kind if <$module::$kernel as Kernel>::PATHS
+                    && <$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => params::<$module::$kernel>(words)
+                    .map_or(0, |p| <$module::$kernel as Kernel>::paths(&p, constants)), )+ )+
+                _ => 0,
             }
         }
 

@@ -463,6 +463,29 @@ pub fn kinds(program: &[u32]) -> Option<u64> {
     Some(kinds)
 }
 
+/// The kernels' paths `program` takes ([`crate::ops::paths`]), as an [`OpSet::PATHS`] mask:
+/// with [`kinds`], what an image for its model links (`None`: not a readable program).
+///
+/// ```
+/// use synaptic_run::{ops, program, IoPlacement};
+/// let model = synaptic_tflite::tests_support::tiny_model();
+/// let mut words = vec![0u32; program::compiled_len(model, IoPlacement::Plan).unwrap()];
+/// program::compile(model, IoPlacement::Plan, &mut words).unwrap();
+/// // ADD has one path: no bit.
+/// assert_eq!(program::paths(&words), Some(0));
+/// ```
+pub fn paths(program: &[u32]) -> Option<u64> {
+    let p = Program::new(program)?;
+    let mut at = p.header(h::OPS_AT);
+    let mut paths = 0u64;
+    for _ in 0..p.ops() {
+        let (rec, next) = p.op(at, ops::param_words)?;
+        paths |= ops::paths_of::<AllOps>(rec.kind, rec.params, !rec.constants.is_empty());
+        at = next;
+    }
+    Some(paths)
+}
+
 /// The words [`compile`] needs for `model` with graph I/O placed as `placement` (for this
 /// build's kernels, [`Isa::NATIVE`]).
 pub fn compiled_len(model: &[u8], placement: IoPlacement) -> Result<usize, LoadError> {

@@ -40,7 +40,7 @@ pub use crate::model::core_request_of;
 #[cfg(feature = "verify-program")]
 pub(crate) use compile::verify_in;
 pub use compile::{
-    compile, compile_for, compiled_len, compiled_len_for, fingerprint, kinds, verify,
+    compile, compile_for, compiled_len, compiled_len_for, fingerprint, kinds, paths, verify,
     FINGERPRINT_WORDS,
 };
 pub(crate) use compile::{compile_in, compiled_len_in};

@@ -158,9 +158,9 @@ pub fn run_on_arena_with(
 
 /// One inference of `input` on `net` (the model `bytes`), every operator output read out of
 /// the arena at the operator that produces it, and the state after it.
-pub fn observe<'a>(
+pub fn observe<'a, O: synaptic_run::ops::OpSet>(
     bytes: &[u8],
-    net: &mut Interpreter<'_, 'a, '_>,
+    net: &mut Interpreter<'_, 'a, '_, O>,
     runner: &mut synaptic_mem::Runner<'a>,
     input: &[u8],
 ) -> RunResult {

@@ -1,0 +1,37 @@
+//! Paths: the variants of a kernel a model's operators take, so an image links only those
+//! (issue 40), as [`super::OpSet::KINDS`] links only the model's kernels.
+//!
+//! Guarantees:
+//! - A kernel chooses among its paths from its parameters and its program record alone
+//!   ([`super::Kernel::paths`]), never from the data: a program's paths
+//!   ([`crate::program::paths`]) are every path its inferences take.
+//! - A path bit describes the parameters, not the instruction set: the same program's mask
+//!   serves every target (each target's code for those parameters is linked under the bit).
+//! - An image whose [`super::OpSet::PATHS`] leaves a record's path out refuses the program at
+//!   load ([`crate::Unsupported::NotLinked`], naming the operator), and a kernel given such
+//!   parameters anyway refuses them with that error itself: a path not linked is never
+//!   taken by another, and nothing runs wrong.
+//! - [`super::AllOps`], and an [`super::OpSet`] that does not name its paths, link every one.
+//!
+//! The bits, one list (a program's mask is their union over its records):
+
+/// FULLY_CONNECTED with its bias read from the model (no folded constants in the record).
+pub const FC_BIAS: u64 = 1 << 0;
+/// FULLY_CONNECTED with the program's folded constants (input offset and bias in one).
+pub const FC_FOLDED: u64 = 1 << 1;
+/// FULLY_CONNECTED whose rows are too long for the row buffer
+/// ([`super::fully_connected::FC_ROW_BUFFER`]): in place, re-read at every output.
+pub const FC_LONG_ROWS: u64 = 1 << 2;
+/// CONV_2D, a 1×1 filter without groups over at most 320 input channels (the gathered
+/// window's bound: two pixels at a time where the ISA pairs them).
+pub const CONV_POINTWISE: u64 = 1 << 3;
+/// CONV_2D, a 1×1 filter without groups over more input channels.
+pub const CONV_POINTWISE_DEEP: u64 = 1 << 4;
+/// CONV_2D, another filter without groups of at most 320 weights (its windows gathered, two pixels at a time where the ISA pairs them).
+pub const CONV_GATHERED: u64 = 1 << 5;
+/// CONV_2D, any other filter (grouped, or more weights): four filters of a group at a time.
+pub const CONV_GENERAL: u64 = 1 << 6;
+
+/// Every path bit above (an [`super::OpSet::PATHS`] of exactly these links every path; the
+/// rest of the word is for paths to come).
+pub const ALL: u64 = (1 << 7) - 1;
