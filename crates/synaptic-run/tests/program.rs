@@ -562,7 +562,7 @@ fn an_op_set_links_the_models_paths_and_refuses_a_model_needing_another() {
     struct Person;
     impl OpSet for Person {
         const KINDS: u64 = 1 << 1 | 1 << 2 | 1 << 4 | 1 << 6 | 1 << 14;
-        const PATHS: u64 = paths::CONV_POINTWISE;
+        const PATHS: u64 = paths::CONV_POINTWISE | paths::DW_ROWS;
     }
     struct PersonGeneral;
     impl OpSet for PersonGeneral {

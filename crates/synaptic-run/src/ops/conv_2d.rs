@@ -432,6 +432,26 @@ pub(crate) fn linked<L: OpSet>(op: &'static str, needs: u64) -> Result<(), Kerne
     Ok(())
 }
 
+/// Whether the image links any of the paths `bits` (`L::PATHS`: a constant).
+#[inline(always)]
+pub(crate) fn has<L: OpSet>(bits: u64) -> bool {
+    L::PATHS & bits != 0
+}
+
+/// `flag`, which is true for the paths `yes` and false for `no` (the only ones that come
+/// where it is asked): a constant where the image links only one side's (a kernel refuses
+/// another path's parameters at entry, [`linked`]), so the other side's code is not linked.
+#[inline(always)]
+pub(crate) fn pick<L: OpSet>(flag: bool, yes: u64, no: u64) -> bool {
+    if !has::<L>(yes) {
+        false
+    } else if !has::<L>(no) {
+        true
+    } else {
+        flag
+    }
+}
+
 /// CONV_2D's path ([`paths`]) for `p`: its filter's kind, whatever the ISA.
 pub(crate) fn conv_paths(p: &ConvParams) -> u64 {
     match filter_kind(p) {
@@ -458,6 +478,12 @@ pub(crate) trait Lanes {
     fn temps<'s>(&self, scratch: &mut Scratch<'s>) -> Option<Temps<'s, Self::Window<'s>>>;
     /// The parameters.
     fn params(&self) -> &ConvParams;
+    /// Whether the image links the pixel loop for these lanes (false: every parameters its
+    /// paths let in run [`Lanes::whole`]).
+    #[inline(always)]
+    fn pixels_linked() -> bool {
+        true
+    }
     /// Calls `f(chunk, first channel, channels)` on the chunks of one pixel, together each
     /// output channel once, in `dir` order.
     fn pixel(&self, dir: Direction, f: impl FnMut(Self::Chunk, usize, usize));
@@ -603,6 +629,9 @@ fn each_pixel<K: Lanes, X: Int8, S: ?Sized>(
 ) -> Result<(), KernelError> {
     if k.whole(dir, scratch, s, &input, &mut write)? {
         return Ok(());
+    }
+    if !K::pixels_linked() {
+        return Err(KernelError::unsupported(K::OP, Unsupported::NotLinked));
     }
     pixels(k, dir, scratch, s, input, write)
 }
@@ -1059,11 +1088,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
     /// filters take the general path), but in its unit tests.
     #[inline(always)]
     fn pairs(&self) -> bool {
-        if !Self::has(SINGLE_PATHS) {
+        if !has::<L>(SINGLE_PATHS) {
             // Only pair paths linked (so only their parameters come here).
             return true;
         }
-        Self::has(PAIR_PATHS) && pairable(self.p) && !NO_PAIRS
+        has::<L>(PAIR_PATHS) && pairable(self.p) && !NO_PAIRS
     }
 
     fn gather2<X: Int8>(
@@ -1073,7 +1102,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
         b: (usize, &Taps, &Taps),
         win: &mut Gathered<'_>,
     ) {
-        if Self::pick(self.pointwise, paths::CONV_POINTWISE, paths::CONV_GATHERED) {
+        if pick::<L>(self.pointwise, paths::CONV_POINTWISE, paths::CONV_GATHERED) {
             self.pointwise2(x, a, b, win)
         } else {
             self.gathered2(x, a, b, win)
@@ -1141,7 +1170,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
     #[inline(always)]
     fn padded(&self) -> bool {
         // Staged windows: a gathered filter's.
-        self.padded && Self::has(paths::CONV_GATHERED)
+        self.padded && has::<L>(paths::CONV_GATHERED)
     }
 
     /// [`Lanes::outputs2`] of a staged window ([`Filters::staged2`], `win.k` whole quads):
@@ -1168,7 +1197,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
     #[inline(always)]
     fn gather1<X: Int8>(&self, x: &[X], x_b: usize, ys: &Taps, xs: &Taps, win: &mut Gathered<'_>) {
         // One window: a general filter's.
-        if self.one && Self::has(paths::CONV_GENERAL) {
+        if self.one && has::<L>(paths::CONV_GENERAL) {
             self.gather_one(x, x_b, ys, xs, win);
         }
     }
@@ -1190,13 +1219,13 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
         // The 1×1 filters whose pixels go one at a time, or the others'.
         let pointwise_one = paths::CONV_POINTWISE_DEEP & SINGLE_PATHS
             | if NO_PAIRS { paths::CONV_POINTWISE } else { 0 };
-        if Self::pick(self.pointwise, pointwise_one, SINGLE_PATHS & !pointwise_one) {
+        if pick::<L>(self.pointwise, pointwise_one, SINGLE_PATHS & !pointwise_one) {
             return self.pointwise(x, x_b, ys, xs, oc, out);
         }
         // The pixel's window gathered once ([`Filters::gather_one`]): four filters in one
         // block.
         #[cfg(synaptic_dsp)]
-        if self.one && n == LANES && Self::has(paths::CONV_GENERAL) {
+        if self.one && n == LANES && has::<L>(paths::CONV_GENERAL) {
             let k: usize = self.p.filter_shape[1..].iter().product();
             if _win.k == k {
                 let acc =
@@ -1240,26 +1269,6 @@ const SINGLE_PATHS: u64 = paths::CONV_POINTWISE_DEEP
     };
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B, T, L> {
-    /// Whether the image links any of the paths `bits`.
-    #[inline(always)]
-    fn has(bits: u64) -> bool {
-        L::PATHS & bits != 0
-    }
-
-    /// `flag`, which is true for the paths `yes` and false for `no` (the only ones that come
-    /// here): a constant where the image links only one side's (a kernel refuses another
-    /// path's parameters at entry, [`linked`]), so the other side's code is not linked.
-    #[inline(always)]
-    fn pick(flag: bool, yes: u64, no: u64) -> bool {
-        if !Self::has(yes) {
-            false
-        } else if !Self::has(no) {
-            true
-        } else {
-            flag
-        }
-    }
-
     /// The output value of channel `c` whose accumulator (bias added) is `acc`,
     /// [`requantize`]d; when [`Filters::right`], by the channel's [`RightRequantizer`], the
     /// same value in a shorter sequence (a branch the same way for the whole operator: one

@@ -19,18 +19,19 @@ use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
-    check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
-    prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
+    check_f32, check_f32_tables, check_tables, contract, contract_f32, has, is_float, lane_chunks,
+    linked, pick, prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
     run_overlapped, run_plain, spatial, zeroed, ConvF32Params, ConvOptions, ConvParams, Lanes,
     Taps, Temps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
-use super::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+use super::{paths, AllOps, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::contract::Direction;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::{activation_range_i8, int8_zero_point, QuantParams, RightRequantizer};
+use core::marker::PhantomData;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::DEPTHWISE_CONV_2D];
@@ -163,18 +164,31 @@ pub fn depthwise_conv2d<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int
     output: &mut [O],
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
-    let ch = Channels::new(p, multipliers, shifts, filter, bias);
+    let ch = Channels::<_, _, _, AllOps>::new(p, multipliers, shifts, filter, bias);
     plain(&ch, input, output, scratch)
 }
 
+/// DEPTHWISE_CONV_2D's path ([`paths`]) for `p`: the row kernel's, a multiplier's gathered
+/// window, or the channels'.
+pub(crate) fn dw_paths(p: &ConvParams) -> u64 {
+    if row_segment(p).is_some() {
+        paths::DW_ROWS
+    } else if multiplier_taps(p) > 0 {
+        paths::DW_MULTIPLIER
+    } else {
+        paths::DW_CHANNELS
+    }
+}
+
 /// [`depthwise_conv2d`] on the channels `ch` (and their tap pairs, if any).
-fn plain<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
-    ch: &Channels<'_, W, B, T>,
+fn plain<X: Int8, O: Int8Out, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet>(
+    ch: &Channels<'_, W, B, T, L>,
     input: &[X],
     output: &mut [O],
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     let (p, filter) = (ch.p, ch.filter);
+    linked::<L>("DEPTHWISE_CONV_2D", dw_paths(p))?;
     p.check(
         "DEPTHWISE_CONV_2D",
         ch.multipliers,
@@ -204,19 +218,20 @@ pub fn depthwise_conv2d_in_place<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized
     at: InPlace,
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
-    let ch = Channels::new(p, multipliers, shifts, filter, bias);
+    let ch = Channels::<_, _, _, AllOps>::new(p, multipliers, shifts, filter, bias);
     overlapped(&ch, buf, at, scratch)
 }
 
 /// [`depthwise_conv2d_in_place`] on the channels `ch` (and their tap pairs, if any).
-fn overlapped<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized>(
-    ch: &Channels<'_, W, B, T>,
+fn overlapped<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet>(
+    ch: &Channels<'_, W, B, T, L>,
     buf: &mut [u8],
     at: InPlace,
     scratch: &mut Scratch<'_>,
 ) -> Result<(), KernelError> {
     const OP: &str = "DEPTHWISE_CONV_2D";
     let p = ch.p;
+    linked::<L>(OP, dw_paths(p))?;
     check_tables(OP, p, ch.multipliers, ch.shifts, ch.filter, ch.bias)?;
     check_window(OP, || contract(p, true), buf, &at)?;
     run_overlapped(ch, buf, at, scratch)
@@ -311,7 +326,9 @@ const BLOCK_FROM: usize = 32;
 /// The channels of a depthwise convolution: what every output pixel shares (tables, filter).
 /// Nothing in it is mutable: the kernels' loops read it through `&self`, whose fields the
 /// compiler may then keep in registers.
-struct Channels<'a, W, B: ?Sized, T: ?Sized> {
+struct Channels<'a, W, B: ?Sized, T: ?Sized, L> {
+    /// The paths linked (`L::PATHS`: a test constant where the image links few).
+    linked: PhantomData<L>,
     p: &'a ConvParams,
     multipliers: &'a T,
     shifts: &'a T,
@@ -332,7 +349,7 @@ struct RowBufs<'a> {
     cols: &'a mut [u32],
 }
 
-impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> {
+impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'a, W, B, T, L> {
     fn new(
         p: &'a ConvParams,
         multipliers: &'a T,
@@ -342,6 +359,7 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'a, W, B, T> 
     ) -> Self {
         let [_, f_h, f_w, out_d] = p.filter_shape;
         Channels {
+            linked: PhantomData,
             p,
             multipliers,
             shifts,
@@ -430,12 +448,26 @@ impl Kernel for DepthwiseConv2d {
 
     #[inline]
     fn run(p: &ConvParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        Self::run_linked::<AllOps>(p, io)
+    }
+
+    const PATHS: bool = true;
+
+    fn paths(p: &ConvParams, _constants: bool) -> u64 {
+        dw_paths(p)
+    }
+
+    #[inline]
+    fn run_linked<L: OpSet>(
+        p: &ConvParams,
+        io: &mut Operands<'_, '_, '_>,
+    ) -> Result<(), KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         // The input and output checked int8, passed as their bytes (see `depthwise_conv2d`).
         io.i8(0)?;
         io.out_i8()?;
         let (x, w, bias) = (io.bytes(0), io.bytes(1), io.bias(2));
-        let ch = Channels::new(p, m, s, w, bias.as_ref()).paired(io.constants());
+        let ch = Channels::<_, _, _, L>::new(p, m, s, w, bias.as_ref()).paired(io.constants());
         plain(&ch, x, io.out.bytes_mut(), &mut io.scratch)
     }
 
@@ -447,9 +479,16 @@ impl Kernel for DepthwiseConv2d {
         p: &ConvParams,
         io: &mut InPlaceOperands<'_, '_>,
     ) -> Result<usize, KernelError> {
+        Self::run_in_place_linked::<AllOps>(p, io)
+    }
+
+    fn run_in_place_linked<L: OpSet>(
+        p: &ConvParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
         let (w, bias) = (io.bytes(1), io.bias(2));
-        let ch = Channels::new(p, m, s, w, bias.as_ref()).paired(io.constants());
+        let ch = Channels::<_, _, _, L>::new(p, m, s, w, bias.as_ref()).paired(io.constants());
         overlapped(&ch, io.buf, io.at, &mut io.scratch)?;
         Ok(p.output_shape.iter().product())
     }
@@ -461,7 +500,7 @@ impl Kernel for DepthwiseConv2d {
     }
 }
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, B, T> {
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Channels<'_, W, B, T, L> {
     type Chunk = Chunk;
     const OP: &'static str = "DEPTHWISE_CONV_2D";
     type Window<'s> = TapValues<'s>;
@@ -480,6 +519,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         self.p
     }
 
+    #[inline(always)]
+    fn pixels_linked() -> bool {
+        has::<L>(paths::DW_MULTIPLIER | paths::DW_CHANNELS)
+    }
+
     /// The row kernel ([`Channels::rows`]) when [`Channels::segment`] takes the parameters.
     #[inline(always)]
     fn whole<X: Int8, S: ?Sized>(
@@ -490,6 +534,9 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         input: &impl Fn(&S) -> &[X],
         write: &mut impl FnMut(&mut S, usize, &[i8]),
     ) -> Result<bool, KernelError> {
+        if !has::<L>(paths::DW_ROWS) {
+            return Ok(false);
+        }
         let Some((seg, mut bufs)) = take_rows(self.p, scratch)? else {
             return Ok(false);
         };
@@ -558,7 +605,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
         out: &mut [i8],
         win: &mut TapValues<'_>,
     ) {
-        if c.how == How::Multiplier {
+        let (mul, chans) = (paths::DW_MULTIPLIER, paths::DW_CHANNELS);
+        if pick::<L>(c.how == How::Multiplier, mul, chans) {
             return self.multiplier(x, x_b, ys, xs, c, out, win);
         }
         if c.how == How::Block {
@@ -599,7 +647,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Lanes for Channels<'_, W, 
     }
 }
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, B, T, L> {
     /// [`How::Multiplier`]: the `c.n` outputs from `c.oc` of input channel `c.ic` (at most
     /// [`BLOCK`]) at the pixel whose window is `ys` × `xs`. The channel's window values,
     /// offset, gathered once into `win` (0 at the taps outside the input, which TFLM skips),
@@ -1171,7 +1219,7 @@ fn row_buffers(p: &ConvParams, seg: usize) -> (usize, usize) {
     (seg * c, ((seg - 1) * p.stride_w + f_w) * f_h)
 }
 
-impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized> Channels<'_, W, B, T> {
+impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, B, T, L> {
     /// The output a row segment (`seg` pixels) at a time, the segments in `dir` order: the
     /// segment's window rows and padding set up once ([`Channels::segment`]), then per group
     /// of four channels its weights split once ([`Group`]), its words of the window rows

@@ -32,6 +32,15 @@ pub const CONV_GATHERED: u64 = 1 << 5;
 /// CONV_2D, any other filter (grouped, or more weights): four filters of a group at a time.
 pub const CONV_GENERAL: u64 = 1 << 6;
 
+/// DEPTHWISE_CONV_2D by its row kernel (a multiplier of 1 or of fours, channels a multiple
+/// of four, a window of at most 25 taps, no dilation across).
+pub const DW_ROWS: u64 = 1 << 7;
+/// DEPTHWISE_CONV_2D otherwise, a multiplier over 1 (each input channel's window gathered
+/// once for its outputs).
+pub const DW_MULTIPLIER: u64 = 1 << 8;
+/// DEPTHWISE_CONV_2D otherwise, a multiplier of 1 (channels four or a block at a time).
+pub const DW_CHANNELS: u64 = 1 << 9;
+
 /// Every path bit above (an [`super::OpSet::PATHS`] of exactly these links every path; the
 /// rest of the word is for paths to come).
-pub const ALL: u64 = (1 << 7) - 1;
+pub const ALL: u64 = (1 << 10) - 1;
