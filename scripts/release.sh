@@ -2,7 +2,7 @@
 # The C release kit, in one command: the syn_run C library (crates/synaptic-run-ffi, which also
 # holds the syn_mem API) and the syn_mem-only library (crates/synaptic-mem-ffi), built for
 # speed (root Cargo.toml's `release-speed`: opt-level 3, fat LTO, one codegen unit, panic abort;
-# thumbv6m-none-eabi for size, `release-size`: see profile_of below) for every Cortex-M target
+# thumbv6m-none-eabi for size, `release-min`: see profile_of below) for every Cortex-M target
 # and the host, with the headers, a CMake package
 # (find_package(synaptic) + target_link_libraries(app synaptic::run)), pkg-config files, the
 # host `synmem` (to emit a model's header) and the C firmware template:
@@ -39,16 +39,16 @@ SIZES=0
 # Each target's build, chosen by measurement (scripts/bench-kit.sh, docs/c-firmware.md#speed):
 # for speed (profile `release-speed`: opt-level 3, fat LTO), thumbv7em-none-eabihf tuned for the
 # Cortex-M4 (`-C target-cpu=cortex-m4`: 16-21 % fewer instructions than the generic v7E-M
-# code, as the Rust firmware builds), except thumbv6m-none-eabi at `release-size` (opt-level
-# "s"): the Cortex-M0 parts have the least flash (the micro:bit image holds the library with
-# every int8 operator only at "s"). SYNAPTIC_PROFILE=<profile> builds every target at one
+# code, as the Rust firmware builds), except thumbv6m-none-eabi at `release-min` (opt-level
+# "z"): the Cortex-M0 parts have the least flash (the micro:bit image holds the library with
+# every int8 operator only at "z": at "s" it overflowed by 212 B at 8073409). SYNAPTIC_PROFILE=<profile> builds every target at one
 # profile; SYNAPTIC_TARGET_CPU=<cpu|generic> sets thumbv7em's tuning (by default the M4's at
 # release-speed only: at opt-level "s" it ran more instructions, not fewer).
 profile_of() { # TARGET
     if [ -n "${SYNAPTIC_PROFILE:-}" ]; then
         echo "$SYNAPTIC_PROFILE"
     else
-        case "$1" in thumbv6m-*) echo release-size ;; *) echo release-speed ;; esac
+        case "$1" in thumbv6m-*) echo release-min ;; *) echo release-speed ;; esac
     fi
 }
 cpu_of() { # TARGET
@@ -104,7 +104,7 @@ manifest=$OUT/MANIFEST.tmp
     echo "synaptic C release kit $version"
     echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock 2>/dev/null || echo ' (crates/ modified)')"
     echo "rustc $(rustc -V | cut -d' ' -f2-)"
-    for p in release-size release-speed ${SYNAPTIC_PROFILE:-}; do
+    for p in release-min release-size release-speed ${SYNAPTIC_PROFILE:-}; do
         echo "profile $p ($(sed -n "/^\[profile.$p\]/,/^\[/p" Cargo.toml | grep -v '^\[\|^#\|^$' | tr '\n' ' '))"
     done | sort -u
     echo

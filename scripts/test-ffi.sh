@@ -287,6 +287,18 @@ if cargo test -q -p synaptic-run-ffi --features program-given-only --lib program
 else
     fail "synaptic-run-ffi with program-given-only"
 fi
+# Error strings stripped: every failure keeps its errno.
+if cargo test -q -p synaptic-run-ffi --features strip-error-strings --lib stripped_error_strings; then
+    pass "synaptic-run-ffi with strip-error-strings keeps each errno"
+else
+    fail "synaptic-run-ffi with strip-error-strings"
+fi
+# A library linking other kernel paths than a program's refuses it at load.
+if SYNAPTIC_RUN_PATHS=FC_BIAS cargo test -q -p synaptic-run-ffi --lib linked_paths -- --ignored; then
+    pass "synaptic-run-ffi with SYNAPTIC_RUN_PATHS refuses a program taking another path"
+else
+    fail "synaptic-run-ffi with SYNAPTIC_RUN_PATHS"
+fi
 if cargo build -q -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
     pass "synaptic-run-ffi no_std build for thumbv7m-none-eabi"
 else

@@ -11,6 +11,10 @@
 //! `FULLY_CONNECTED,QUANTIZE`; unset or empty: every operator this build has), as an
 //! `OpSet::KINDS` mask from the runtime's list (`synaptic_run::ops::kinds_of`). A model that
 //! needs another operator is refused at load (`NotLinked`); the others' code is not linked.
+//! Likewise `$OUT_DIR/op_paths.rs`, the kernels' paths it links (`SYNAPTIC_RUN_PATHS`: names
+//! of `synaptic_run::ops::paths::NAMES`, such as `FC_FOLDED`; unset or empty: every path), as
+//! an `OpSet::PATHS` mask: `synmem emit --lang c` writes a model's as `<MODEL>_OPS` and
+//! `<MODEL>_PATHS`.
 
 use std::env;
 use std::fs;
@@ -43,10 +47,31 @@ fn main() {
     if kinds == 0 {
         kinds = u64::MAX;
     }
+    println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_PATHS");
+    let names = env::var("SYNAPTIC_RUN_PATHS").unwrap_or_default();
+    let mut paths = 0u64;
+    for name in names
+        .split([',', ' ', '\t', '\n'])
+        .filter(|n| !n.is_empty())
+    {
+        paths |= synaptic_run::ops::paths::of_name(name).unwrap_or_else(|| {
+            fail(&format!(
+                "SYNAPTIC_RUN_PATHS: {name:?} is not a kernel path (synaptic_run::ops::paths::NAMES: \
+                 what `synmem emit --lang c` writes as the model's <MODEL>_PATHS)"
+            ))
+        });
+    }
+    if paths == 0 {
+        paths = u64::MAX;
+    }
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     write_if_changed(
         &out_dir.join("op_set.rs"),
         format!("{kinds:#x}\n").as_bytes(),
+    );
+    write_if_changed(
+        &out_dir.join("op_paths.rs"),
+        format!("{paths:#x}\n").as_bytes(),
     );
 
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))

@@ -201,6 +201,31 @@ fn program_c(s: &mut String, p: &str, words: &[u32]) {
     );
     s.push_str(&word_lines(words, "u"));
     s.push_str("};\n\n");
+    // The operators and paths the program takes: what the C library and the Zephyr module
+    // link for this model (the Rust emission's `Ops`).
+    let (Some(kinds), Some(paths)) = (
+        synaptic_run::program::kinds(words),
+        synaptic_run::program::paths(words),
+    ) else {
+        return;
+    };
+    let join = |names: &mut dyn Iterator<Item = &str>| names.collect::<Vec<_>>().join(",");
+    let _ = writeln!(
+        s,
+        "/* The operators and kernel paths the program takes: a C library built with\n   \
+         SYNAPTIC_RUN_OPS={p}_OPS and SYNAPTIC_RUN_PATHS={p}_PATHS (Zephyr: CONFIG_SYNAPTIC_RUN_OPS,\n   \
+         CONFIG_SYNAPTIC_RUN_PATHS) links only these, and refuses at load a model taking another. */"
+    );
+    let _ = writeln!(
+        s,
+        "#define {p}_OPS \"{}\"",
+        join(&mut synaptic_run::ops::operator_names(kinds))
+    );
+    let _ = writeln!(
+        s,
+        "#define {p}_PATHS \"{}\"\n",
+        join(&mut synaptic_run::ops::paths::names(paths))
+    );
 }
 
 fn header_lines(a: &Analysis) -> Vec<String> {

@@ -45,6 +45,7 @@ impl Failure {
     /// A failure with `errno` and the message `args` (truncated to [`SYN_RUN_MESSAGE_MAX`]),
     /// recorded as the last error now. Make one only to return it: a call that fails returns
     /// the failure it made (no failure is made and then dropped).
+    #[cfg(not(feature = "strip-error-strings"))]
     #[cold]
     #[inline(never)]
     pub fn new(errno: c_int, args: fmt::Arguments<'_>) -> Failure {
@@ -57,7 +58,34 @@ impl Failure {
         critical_section::with(|cs| LAST.borrow(cs).set(m));
         Failure { errno }
     }
+
+    /// With the feature `strip-error-strings`: `errno` recorded with [`STRIPPED`] as its
+    /// message, `args` never formatted (inlined: the arguments are not even made, so no
+    /// `Display` of an error is linked).
+    #[cfg(feature = "strip-error-strings")]
+    #[inline(always)]
+    pub fn new(errno: c_int, _args: fmt::Arguments<'_>) -> Failure {
+        Failure::stripped(errno)
+    }
+
+    /// [`Failure::new`] without its message (`strip-error-strings`).
+    #[cfg(feature = "strip-error-strings")]
+    #[cold]
+    #[inline(never)]
+    fn stripped(errno: c_int) -> Failure {
+        let mut m = Message {
+            errno,
+            ..Message::NONE
+        };
+        let _ = m.write_str(STRIPPED);
+        critical_section::with(|cs| LAST.borrow(cs).set(m));
+        Failure { errno }
+    }
 }
+
+/// The message of every failure in a library built with `strip-error-strings`.
+#[cfg(feature = "strip-error-strings")]
+pub const STRIPPED: &str = "error strings stripped (strip-error-strings): see the errno";
 
 impl Message {
     /// No failure yet.

@@ -97,12 +97,14 @@ fn compile_at_load(
     Interpreter::new_ops::<LinkedOps>(bytes, loader, plan, placement)
 }
 
-/// The operators this library links (`SYNAPTIC_RUN_OPS` at build time, Zephyr's
-/// `CONFIG_SYNAPTIC_RUN_OPS`; every one by default): see the build script.
+/// The operators and kernel paths this library links (`SYNAPTIC_RUN_OPS` and
+/// `SYNAPTIC_RUN_PATHS` at build time, Zephyr's `CONFIG_SYNAPTIC_RUN_OPS` and
+/// `CONFIG_SYNAPTIC_RUN_PATHS`; every one by default): see the build script.
 struct LinkedOps;
 
 impl synaptic_run::ops::OpSet for LinkedOps {
     const KINDS: u64 = include!(concat!(env!("OUT_DIR"), "/op_set.rs"));
+    const PATHS: u64 = include!(concat!(env!("OUT_DIR"), "/op_paths.rs"));
 }
 
 /// A loaded model.

@@ -33,7 +33,12 @@ fn compiled(model: &[u8], io: IoPlacement) -> Vec<u32> {
 }
 
 fn slots(io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
-    let m = PlanModel::from_bytes(model()).unwrap();
+    slots_of(model(), io)
+}
+
+/// The plain plan of model `bytes` for `io`.
+fn slots_of(bytes: &[u8], io: IoPlacement) -> (Vec<synaptic_mem::plan::PlanSlot>, u32) {
+    let m = PlanModel::from_bytes(bytes).unwrap();
     let options = SizingOptions {
         io: match io {
             IoPlacement::Shared => PlanIo::Shared,
@@ -83,6 +88,8 @@ fn reference_with(
 }
 
 struct Setup {
+    /// The model (the tiny one unless [`Setup::of`] says another).
+    model: &'static [u8],
     slots: Vec<synaptic_mem::plan::PlanSlot>,
     /// `Box::into_raw` too: the model owns these while loaded (no Rust reference to them).
     arena: *mut ArenaBuffer<8192>,
@@ -98,8 +105,14 @@ struct Setup {
 
 impl Setup {
     fn new(io: IoPlacement) -> Setup {
-        let (slots, region) = slots(io);
+        Setup::of(model(), io)
+    }
+
+    /// With model `model` and its plain plan.
+    fn of(model: &'static [u8], io: IoPlacement) -> Setup {
+        let (slots, region) = slots_of(model, io);
         Setup {
+            model,
             slots,
             arena: Box::into_raw(Box::new(ArenaBuffer::new())),
             shared: Box::into_raw(Box::new(ArenaBuffer::new())),
@@ -113,15 +126,15 @@ impl Setup {
     /// With the model's compiled program for this placement, as from flash.
     fn with_program(io: IoPlacement) -> Setup {
         let mut s = Setup::new(io);
-        s.program = Some(compiled(model(), io));
+        s.program = Some(compiled(s.model, io));
         s
     }
 
     fn config(&self) -> SynRunConfig {
         let shared = self.io == IoPlacement::Shared;
         SynRunConfig {
-            model: model().as_ptr().cast(),
-            model_size: model().len(),
+            model: self.model.as_ptr().cast(),
+            model_size: self.model.len(),
             slots: self.slots.as_ptr(),
             slot_count: self.slots.len() as u32,
             overlaps: ptr::null(),
@@ -966,5 +979,60 @@ fn program_given_only_refuses_compiling_at_load() {
         let mut s = Setup::with_program(io);
         assert_eq!(s.load(), 0, "{}", message());
         assert_eq!(unsafe { syn_run_unload(s.net) }, 0);
+    }
+}
+
+/// A library built with `strip-error-strings` returns each failure's errno as before, with the
+/// one fixed message, and runs the model as before.
+#[cfg(feature = "strip-error-strings")]
+#[test]
+fn stripped_error_strings_keep_the_errno() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = Setup::new(IoPlacement::Shared);
+    assert_eq!(s.load(), 0, "{}", message());
+    let net = s.net;
+    let (mut data, mut size) = (ptr::null_mut(), 0usize);
+    fails(
+        unsafe { syn_run_input(net, 99, &mut data, &mut size) },
+        EINVAL,
+        crate::error::STRIPPED,
+    );
+    let mut info = SynRunIoInfo::default();
+    assert_eq!(unsafe { syn_run_io_info(net, &mut info) }, 0);
+    let input = vec![3u8; info.input_bytes];
+    let mut out = vec![0u8; info.output_bytes];
+    assert_eq!(invoke_copy(net, &input, &mut out), 0);
+    assert_eq!(out, reference(&input));
+    assert_eq!(unsafe { syn_run_unload(net) }, 0);
+}
+
+/// A library built with `SYNAPTIC_RUN_PATHS=FC_BIAS` (scripts/test-ffi.sh) refuses the
+/// emitted hello_world_int8 program, whose layers take `FC_FOLDED`, at load (-ENOTSUP, naming
+/// the operator), leaving nothing behind: the next load of it fails the same way.
+#[test]
+#[ignore = "needs the library built with SYNAPTIC_RUN_PATHS=FC_BIAS: scripts/test-ffi.sh"]
+fn linked_paths_refuse_a_program_taking_another() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    use synaptic_mem_ffi::errno::ENOTSUP;
+    assert_eq!(
+        option_env!("SYNAPTIC_RUN_PATHS"),
+        Some("FC_BIAS"),
+        "run with SYNAPTIC_RUN_PATHS=FC_BIAS"
+    );
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/models/hello_world_int8.tflite"
+    );
+    let hello: &'static [u8] = Vec::leak(std::fs::read(path).unwrap());
+    for _ in 0..2 {
+        let io = IoPlacement::Shared;
+        let mut s = Setup::of(hello, io);
+        let words = compiled(hello, io);
+        assert_eq!(
+            program::paths(&words),
+            Some(synaptic_run::ops::paths::FC_FOLDED)
+        );
+        s.program = Some(words);
+        fails(s.load(), ENOTSUP, "FULLY_CONNECTED");
     }
 }

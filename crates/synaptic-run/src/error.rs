@@ -350,7 +350,8 @@ pub enum Unsupported {
     /// A kernel this build leaves out (the float32 kernels without the cargo feature
     /// `float32`).
     NotBuilt,
-    /// A kernel the interpreter's operator set leaves out ([`crate::ops::OpSet`]).
+    /// A kernel, or a kernel's path, the interpreter's operator set leaves out
+    /// ([`crate::ops::OpSet`], [`crate::ops::paths`]).
     NotLinked,
     /// A scratch block smaller than the kernel's buffer-size function asks (a kernel called
     /// directly with too little; the interpreter opens what the kernel asks).
@@ -444,7 +445,7 @@ impl Unsupported {
                 "a kernel this build leaves out (cargo feature float32, lstm or signal)"
             }
             Unsupported::NotLinked => {
-                "a kernel this image's operator set leaves out (its OpSet: add the operator)"
+                "a kernel or path this image's operator set leaves out (its OpSet: add it)"
             }
             Unsupported::Scratch => "a scratch block smaller than the kernel's buffer size",
             Unsupported::NotVariable => "a state input that is not a variable tensor",

@@ -333,11 +333,17 @@ fn emit_writes_the_compiled_program_unless_op_data_ram() {
         assert_eq!(words, want, "{io}");
         assert!(text.contains(&format!("pub const PROGRAM_WORDS: usize = {};", want.len())));
         synaptic_run::program::verify(&bytes, run_io, &words).unwrap();
-        // Its operator set: hello_world_int8 is three FULLY_CONNECTEDs (kind 3).
+        // Its operator set: hello_world_int8 is three FULLY_CONNECTEDs (kind 3), each with
+        // its folded constants (path FC_FOLDED, bit 1).
         assert_eq!(synaptic_run::program::kinds(&words), Some(1 << 3));
+        assert_eq!(
+            synaptic_run::program::paths(&words),
+            Some(synaptic_run::ops::paths::FC_FOLDED)
+        );
         assert!(
             text.contains(
-                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: u64 = 0x8;\n}"
+                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: u64 = 0x8;\n    \
+                 const PATHS: u64 = 0x2;\n}"
             ),
             "{text}"
         );
@@ -427,6 +433,22 @@ fn emit_rust_and_c() {
     assert!(rs.contains("pub static PROGRAM: [u32; PROGRAM_WORDS] = ["));
     assert!(hdr.contains("static const uint32_t kws_ref_model_program[] SYNMEM_PLAN_UNUSED = {"));
     assert!(hdr.contains("#define KWS_REF_MODEL_PROGRAM_WORDS "));
+    // What the C library and the Zephyr module link for it: its operators and kernel paths
+    // (the host's portable program folds the FULLY_CONNECTED).
+    assert!(hdr.contains(
+        "#define KWS_REF_MODEL_OPS \"CONV_2D,DEPTHWISE_CONV_2D,FULLY_CONNECTED,AVERAGE_POOL_2D,\
+         SOFTMAX,RESHAPE\""
+    ));
+    assert!(
+        hdr.contains(
+            "#define KWS_REF_MODEL_PATHS \"FC_FOLDED,CONV_POINTWISE,CONV_GATHERED,DW_ROWS\""
+        ),
+        "{}",
+        hdr.lines()
+            .filter(|l| l.contains("_PATHS"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     // Compile and run the header with the system C compiler, when there is one.
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     if std::process::Command::new(&cc)

@@ -21,6 +21,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check_window, for_each_pixel, ordered, put32, InPlace};
+use super::paths::{has, linked, pick};
 use super::tables::Table;
 use super::{
     paths, AllOps, Geometry, InPlaceOperands, Kernel, Kind, OpSet, Operands, Prep, Prepared,
@@ -420,36 +421,6 @@ pub(crate) fn conv2d_linked<
         output,
         scratch,
     )
-}
-
-/// Refuses parameters whose paths `needs` ([`Kernel::paths`]) `L` does not link; nothing
-/// where `L` links every path.
-#[inline(always)]
-pub(crate) fn linked<L: OpSet>(op: &'static str, needs: u64) -> Result<(), KernelError> {
-    if L::PATHS != u64::MAX && needs & !L::PATHS != 0 {
-        return Err(KernelError::unsupported(op, Unsupported::NotLinked));
-    }
-    Ok(())
-}
-
-/// Whether the image links any of the paths `bits` (`L::PATHS`: a constant).
-#[inline(always)]
-pub(crate) fn has<L: OpSet>(bits: u64) -> bool {
-    L::PATHS & bits != 0
-}
-
-/// `flag`, which is true for the paths `yes` and false for `no` (the only ones that come
-/// where it is asked): a constant where the image links only one side's (a kernel refuses
-/// another path's parameters at entry, [`linked`]), so the other side's code is not linked.
-#[inline(always)]
-pub(crate) fn pick<L: OpSet>(flag: bool, yes: u64, no: u64) -> bool {
-    if !has::<L>(yes) {
-        false
-    } else if !has::<L>(no) {
-        true
-    } else {
-        flag
-    }
 }
 
 /// CONV_2D's path ([`paths`]) for `p`: its filter's kind, whatever the ISA.

@@ -19,13 +19,14 @@ use synaptic_tflite::code;
 
 use super::common::{nhwc, offset4, size, Int32s, Int8, Int8Out};
 use super::conv_2d::{
-    check_f32, check_f32_tables, check_tables, contract, contract_f32, has, is_float, lane_chunks,
-    linked, pick, prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
+    check_f32, check_f32_tables, check_tables, contract, contract_f32, is_float, lane_chunks,
+    prepare_conv, prepare_conv_f32, requantize, requantize_chunk, right_requantized,
     run_overlapped, run_plain, spatial, zeroed, ConvF32Params, ConvOptions, ConvParams, Lanes,
     Taps, Temps, BLOCK, LANES,
 };
 use super::float::{F32s, LeF32};
 use super::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
+use super::paths::{has, linked, pick};
 use super::{paths, AllOps, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 use crate::contract::Contract;
 use crate::contract::Direction;

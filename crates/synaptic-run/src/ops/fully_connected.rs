@@ -20,6 +20,7 @@ use synaptic_tflite::{code, TensorType};
 use super::common::{dot2, size, Int32s, Int8, Int8Out};
 use super::float::{F32s, FloatRange, LeF32};
 use super::in_place::{check, drive, InPlace};
+use super::paths::{has, linked, pick};
 use super::tables::{Constants, Table};
 use super::{paths, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 use crate::contract::{Access, Contract, Direction};
@@ -884,23 +885,6 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     Prepared::with::<FullyConnected>(cx, p, table, constants)
 }
 
-/// Whether a record runs with its folded constants `c` (not empty) or the model's bias, each
-/// way only where the image links it ([`paths::FC_FOLDED`], [`paths::FC_BIAS`]: where it
-/// links one, the other's kernel is not linked); a way not linked is refused.
-#[inline(always)]
-fn folded<O: OpSet>(c: &[u32]) -> Result<bool, KernelError> {
-    let linked = |bit: u64| O::PATHS & bit != 0;
-    match (
-        !c.is_empty(),
-        linked(paths::FC_FOLDED),
-        linked(paths::FC_BIAS),
-    ) {
-        (true, true, _) => Ok(true),
-        (false, _, true) => Ok(false),
-        _ => Err(KernelError::unsupported(OP, Unsupported::NotLinked)),
-    }
-}
-
 /// The FULLY_CONNECTED kernel, int8.
 pub struct FullyConnected;
 
@@ -941,7 +925,8 @@ impl Kernel for FullyConnected {
             .ok_or(super::operands::differs(OP))?;
         let filter = io.bytes(1).get(..n).ok_or(super::operands::differs(OP))?;
         let (x, c) = (io.i8(0)?, io.constants());
-        if !folded::<O>(c)? {
+        linked::<O>(OP, Self::paths(p, !c.is_empty()))?;
+        if pick::<O>(c.is_empty(), paths::FC_BIAS, paths::FC_FOLDED) {
             let bias = io.bias(2);
             // The output as bytes, as the in-place rows write it: one instantiation of each
             // loop for both.
@@ -978,14 +963,13 @@ impl Kernel for FullyConnected {
         // Read only without folded constants (a location decoded per call otherwise).
         let bias = if c.is_empty() { io.bias(2) } else { None };
         let (buf, at) = (&mut *io.buf, io.at);
-        let folded = folded::<O>(c)?;
-        if p.accum_depth > FC_ROW_BUFFER {
-            if O::PATHS & paths::FC_LONG_ROWS == 0 {
-                return Err(KernelError::unsupported(OP, Unsupported::NotLinked));
-            }
+        // Each way only where linked (parameters of another refused here and at load).
+        linked::<O>(OP, Self::paths(p, !c.is_empty()))?;
+        let plain = pick::<O>(c.is_empty(), paths::FC_BIAS, paths::FC_FOLDED);
+        if p.accum_depth > FC_ROW_BUFFER && has::<O>(paths::FC_LONG_ROWS) {
             // Long rows, read in the buffer at every step: with the program's folded
             // constants when it has them (as the plain kernel), else the bias.
-            if !folded {
+            if plain {
                 fully_connected_in_place(p, m, s, filter, bias.as_ref(), buf, at)?;
             } else {
                 fully_connected_in_place_folded(p, m, s, filter, c, buf, at)?;
@@ -1001,7 +985,7 @@ impl Kernel for FullyConnected {
             rows = FullyConnectedParams { batches: 1, ..*p };
             &rows
         };
-        if !folded {
+        if plain {
             fully_connected_rows(p, buf, at, |x, o| {
                 fully_connected(one, m, s, x, filter, bias.as_ref(), o)
             })?;

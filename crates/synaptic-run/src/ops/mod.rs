@@ -510,6 +510,25 @@ macro_rules! operators {
             (mask != 0).then_some(mask)
         }
 
+        /// The operators of the kernels `kinds` (an [`OpSet::KINDS`] mask) by TFLite's names,
+        /// each once, in kind order: what `SYNAPTIC_RUN_OPS` takes ([`kinds_of`] of each gives
+        /// back their kernels).
+        ///
+        /// ```
+        /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
+        /// assert!(synaptic_run::ops::operator_names(fc).eq(["FULLY_CONNECTED"]));
+        /// ```
+        pub fn operator_names(kinds: u64) -> impl Iterator<Item = &'static str> {
+            (0..64u32)
+                .filter(move |&k| linked(kinds, k) && param_words(k).is_some())
+                .filter(move |&k| {
+                    // The first kind of its operator in `kinds` names it.
+                    let name = kernel_name(k);
+                    !(0..k).any(|j| linked(kinds, j) && param_words(j).is_some() && kernel_name(j) == name)
+                })
+                .map(kernel_name)
+        }
+
         /// Whether the runtime implements TFLite builtin `code`.
         pub(crate) fn supported(code: i32) -> bool {
             false $( || $module::BUILTINS.contains(&code) )+

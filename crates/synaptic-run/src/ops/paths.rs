@@ -44,3 +44,89 @@ pub const DW_CHANNELS: u64 = 1 << 9;
 /// Every path bit above (an [`super::OpSet::PATHS`] of exactly these links every path; the
 /// rest of the word is for paths to come).
 pub const ALL: u64 = (1 << 10) - 1;
+
+/// Refuses parameters whose paths `needs` ([`super::Kernel::paths`]) `L` does not link; nothing
+/// where `L` links every path.
+#[inline(always)]
+pub(crate) fn linked<L: super::OpSet>(
+    op: &'static str,
+    needs: u64,
+) -> Result<(), crate::error::KernelError> {
+    if L::PATHS != u64::MAX && needs & !L::PATHS != 0 {
+        return Err(crate::error::KernelError::unsupported(
+            op,
+            crate::error::Unsupported::NotLinked,
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the image links any of the paths `bits` (`L::PATHS`: a constant).
+#[inline(always)]
+pub(crate) fn has<L: super::OpSet>(bits: u64) -> bool {
+    L::PATHS & bits != 0
+}
+
+/// `flag`, which is true for the paths `yes` and false for `no` (the only ones that come
+/// where it is asked): a constant where the image links only one side's (a kernel refuses
+/// another path's parameters at entry, [`linked`]), so the other side's code is not linked.
+#[inline(always)]
+pub(crate) fn pick<L: super::OpSet>(flag: bool, yes: u64, no: u64) -> bool {
+    if !has::<L>(yes) {
+        false
+    } else if !has::<L>(no) {
+        true
+    } else {
+        flag
+    }
+}
+
+/// Every path's name (its constant's), as `SYNAPTIC_RUN_PATHS` and `synmem emit` spell it.
+pub const NAMES: [(&str, u64); 10] = [
+    ("FC_BIAS", FC_BIAS),
+    ("FC_FOLDED", FC_FOLDED),
+    ("FC_LONG_ROWS", FC_LONG_ROWS),
+    ("CONV_POINTWISE", CONV_POINTWISE),
+    ("CONV_POINTWISE_DEEP", CONV_POINTWISE_DEEP),
+    ("CONV_GATHERED", CONV_GATHERED),
+    ("CONV_GENERAL", CONV_GENERAL),
+    ("DW_ROWS", DW_ROWS),
+    ("DW_MULTIPLIER", DW_MULTIPLIER),
+    ("DW_CHANNELS", DW_CHANNELS),
+];
+
+/// The path named `name` (one of [`NAMES`]), or `None`.
+///
+/// ```
+/// use synaptic_run::ops::paths;
+/// assert_eq!(paths::of_name("FC_FOLDED"), Some(paths::FC_FOLDED));
+/// assert_eq!(paths::of_name("FC"), None);
+/// ```
+pub fn of_name(name: &str) -> Option<u64> {
+    NAMES.iter().find(|(n, _)| *n == name).map(|&(_, bit)| bit)
+}
+
+/// The names of the paths in `mask`, in [`NAMES`] order.
+///
+/// ```
+/// use synaptic_run::ops::paths;
+/// let m = paths::CONV_POINTWISE | paths::DW_ROWS;
+/// assert!(paths::names(m).eq(["CONV_POINTWISE", "DW_ROWS"]));
+/// ```
+pub fn names(mask: u64) -> impl Iterator<Item = &'static str> {
+    NAMES
+        .iter()
+        .filter(move |(_, bit)| mask & bit != 0)
+        .map(|&(n, _)| n)
+}
+
+const _: () = {
+    let mut all = 0;
+    let mut i = 0;
+    while i < NAMES.len() {
+        assert!(all & NAMES[i].1 == 0, "one bit a path");
+        all |= NAMES[i].1;
+        i += 1;
+    }
+    assert!(all == ALL, "every path named");
+};
