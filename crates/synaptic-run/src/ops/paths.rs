@@ -3,7 +3,7 @@
 //!
 //! Guarantees:
 //! - A kernel chooses among its paths from its parameters and its program record alone
-//!   ([`super::Kernel::paths`]), never from the data: a program's paths
+//!   (each kernel's `paths`), never from the data: a program's paths
 //!   ([`crate::program::paths`]) are every path its inferences take.
 //! - A path bit describes the parameters, not the instruction set: the same program's mask
 //!   serves every target (each target's code for those parameters is linked under the bit).
