@@ -148,6 +148,28 @@ if [ "$OPT_LEVELS" = 1 ]; then
     done
 fi
 
+# The model's own library (issue 40): built with the operators and kernel paths the emitted
+# header names (HELLO_WORLD_INT8_OPS, HELLO_WORLD_INT8_PATHS) and program-given-only, as shipped
+# (release-speed) and at release-size, with the messages and with strip-error-strings.
+model_rows=()
+ops=$(sed -n 's/^#define HELLO_WORLD_INT8_OPS "\(.*\)"$/\1/p' "$WORK/model.h")
+paths=$(sed -n 's/^#define HELLO_WORLD_INT8_PATHS "\(.*\)"$/\1/p' "$WORK/model.h")
+[ -n "$ops" ] && [ -n "$paths" ] || { echo "code-size: model.h names no operators or paths" >&2; exit 1; }
+for t in thumbv7m-none-eabi thumbv7em-none-eabihf; do
+    for prof in release-speed release-size; do
+        for strip in "" strip-error-strings; do
+            name="model-$t-$prof${strip:+-strip}"
+            log "$name: SYNAPTIC_RUN_OPS=$ops SYNAPTIC_RUN_PATHS=$paths"
+            SYNAPTIC_RUN_OPS=$ops SYNAPTIC_RUN_PATHS=$paths \
+                SYNAPTIC_RUN_FEATURES="program-given-only${strip:+,$strip}" SYNAPTIC_PROFILE=$prof \
+                CARGO_TARGET_DIR=$ROOT/target/code-size-model \
+                scripts/release.sh --out "$WORK/kit-$name" --targets "$t" --variants int8 --no-host >&2
+            link "$name" "$t" "$WORK/kit-$name/lib/$t/int8/libsynaptic_run_ffi.a" "$KITSRC/main.c"
+            model_rows+=("$t|$prof|${strip:-messages}|$(flash_of "$name")|$(parts "$name")")
+        done
+    done
+done
+
 # ---- the generated page -----------------------------------------------------------------------
 {
     echo "# Code size of a C firmware (generated)"
@@ -156,13 +178,13 @@ fi
     echo "in [c-firmware.md](c-firmware.md#code-size)."
     echo
     echo "- library: as \`scripts/release.sh\` builds it (root \`Cargo.toml\`'s \`release-speed\`: opt-level 3, fat LTO,"
-    echo "  one codegen unit, panic abort, thumbv7em tuned for the Cortex-M4; thumbv6m at \`release-size\`,"
-    echo "  opt-level \"s\": the kit's MANIFEST), \`$(rustc -V)\`; commit \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet HEAD -- crates Cargo.toml 2>/dev/null || echo ' with local changes in crates/')"
+    echo "  one codegen unit, panic abort, thumbv7em tuned for the Cortex-M4; thumbv6m at \`release-min\`,"
+    echo "  opt-level \"z\": the kit's MANIFEST), \`$(rustc -V)\`; commit \`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet HEAD -- crates Cargo.toml 2>/dev/null || echo ' with local changes in crates/')"
     echo "- C: \`$(arm-none-eabi-gcc --version | head -n 1)\`, \`-Os -ffunction-sections -fdata-sections\`,"
     echo "  linked with \`-nostdlib -Wl,--gc-sections\` (no newlib: the library's compiler_builtins"
     echo "  provides memcpy/memset), the kit's start-up and console, \`boards/mps2-an385.ld\`"
     echo "- images: \`empty\` the kit alone; \`syn_mem\` \`size/mem_only.c\` on \`libsynaptic_mem_ffi.a\`;"
-    echo "  \`syn_run\` the kit's \`main.c\` running hello_world_int8 (model 2,704 B + program 644 B) on"
+    echo "  \`syn_run\` the kit's \`main.c\` running hello_world_int8 (model $(stat -c %s "$WORK/hello_world_int8.tflite") B + program $((4 * $(sed -n 's/^#define HELLO_WORLD_INT8_PROGRAM_WORDS \([0-9]*\)u$/\1/p' "$WORK/model.h"))) B) on"
     echo "  \`lib/<target>/int8\` (int8 kernels) and \`lib/<target>\` (int8 + float32)"
     echo "- columns, bytes: **flash** the whole image (\`.vectors .text .rodata .ARM.* .data\`);"
     echo "  **library** what the linker kept from the Rust archive (code, constant tables,"
@@ -191,6 +213,18 @@ fi
             case "$label" in syn_mem) m=$lib ;; "syn_run int8") i=$lib ;; "syn_run int8+float32") f=$lib ;; esac
         done
         echo "| $t | $m | $i | $((f - i)) |"
+    done
+    echo
+    echo "The model's own library: built with the operators and kernel paths the emitted header names"
+    echo "(\`SYNAPTIC_RUN_OPS=$ops SYNAPTIC_RUN_PATHS=$paths\`) and \`program-given-only\`, the same"
+    echo "hello_world_int8 image; \`strip-error-strings\`: errno only, no formatting (issue 40's goal: library ≤ 32 KB):"
+    echo
+    echo "| target | profile | messages | flash | library |"
+    echo "|---|---|---|---:|---:|"
+    for r in "${model_rows[@]}"; do
+        IFS='|' read -r t prof msg f p <<<"$r"
+        read -r lib _ <<<"$p"
+        echo "| $t | \`$prof\` | $msg | $f | $lib |"
     done
     if [ ${#opt_rows[@]} -gt 0 ]; then
         echo
