@@ -1019,11 +1019,13 @@ fn linked_paths_refuse_a_program_taking_another() {
         Some("FC_BIAS"),
         "run with SYNAPTIC_RUN_PATHS=FC_BIAS"
     );
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/models/hello_world_int8.tflite"
-    );
-    let hello: &'static [u8] = Vec::leak(std::fs::read(path).unwrap());
+    // The shared models: `$SYNAPTIC_SHARED`, or `../shared` beside the repository.
+    let shared = std::env::var_os("SYNAPTIC_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared").into());
+    let path = shared.join("models/hello_world_int8.tflite");
+    let hello: &'static [u8] =
+        Vec::leak(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
     for _ in 0..2 {
         let io = IoPlacement::Shared;
         let mut s = Setup::of(hello, io);
