@@ -27,7 +27,8 @@ pub const FC_LONG_ROWS: u64 = 1 << 2;
 pub const CONV_POINTWISE: u64 = 1 << 3;
 /// CONV_2D, a 1×1 filter without groups over more input channels.
 pub const CONV_POINTWISE_DEEP: u64 = 1 << 4;
-/// CONV_2D, another filter without groups of at most 320 weights (its windows gathered, two pixels at a time where the ISA pairs them).
+/// CONV_2D, another filter without groups of at most 320 weights (its windows gathered, two
+/// pixels at a time where the ISA pairs them).
 pub const CONV_GATHERED: u64 = 1 << 5;
 /// CONV_2D, any other filter (grouped, or more weights): four filters of a group at a time.
 pub const CONV_GENERAL: u64 = 1 << 6;
