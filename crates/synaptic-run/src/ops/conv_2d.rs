@@ -1873,10 +1873,24 @@ impl<'s> Gathered<'s> {
             let (mut s0, mut s1) = (0i64, 0i64);
             let m = v.len().min(w0.len()).min(w1.len());
             let (v, w0, w1) = (&v[..m], &w0[..m], &w1[..m]);
-            for i in 0..m {
-                let x = i64::from(v[i]);
-                s0 = s0.wrapping_add(x.wrapping_mul(i64::from(w0[i].value())));
-                s1 = s1.wrapping_add(x.wrapping_mul(i64::from(w1[i].value())));
+            let mut mac = |x: i32, a: W, b: W| {
+                let x = i64::from(x);
+                s0 = s0.wrapping_add(x.wrapping_mul(i64::from(a.value())));
+                s1 = s1.wrapping_add(x.wrapping_mul(i64::from(b.value())));
+            };
+            // Four taps a step, the step kept rolled: the M3's registers hold its eight
+            // products' operands (LLVM unrolled the plain loop eight taps deep with spills
+            // once the kernels had paths: kws_ref_model 9.81 → 10.53 M instructions).
+            let (v4, a4, b4) = (v.chunks_exact(4), w0.chunks_exact(4), w1.chunks_exact(4));
+            let (vr, ar, br) = (v4.remainder(), a4.remainder(), b4.remainder());
+            for ((v, a), b) in v4.zip(a4).zip(b4) {
+                crate::hint::no_unroll();
+                for j in 0..4 {
+                    mac(v[j], a[j], b[j]);
+                }
+            }
+            for ((&x, &a), &b) in vr.iter().zip(ar).zip(br) {
+                mac(x, a, b);
             }
             (unpack(s0), unpack(s1))
         };
