@@ -49,14 +49,10 @@ impl Failure {
     #[cold]
     #[inline(never)]
     pub fn new(errno: c_int, args: fmt::Arguments<'_>) -> Failure {
-        let mut m = Message {
-            errno,
-            ..Message::NONE
-        };
         // A full buffer only truncates: the writer never fails.
-        let _ = m.write_fmt(args);
-        critical_section::with(|cs| LAST.borrow(cs).set(m));
-        Failure { errno }
+        Failure::recorded(errno, |m| {
+            let _ = m.write_fmt(args);
+        })
     }
 
     /// With the feature `strip-error-strings`: `errno` recorded with [`STRIPPED`] as its
@@ -73,11 +69,19 @@ impl Failure {
     #[cold]
     #[inline(never)]
     fn stripped(errno: c_int) -> Failure {
+        Failure::recorded(errno, |m| {
+            let _ = m.write_str(STRIPPED);
+        })
+    }
+
+    /// `errno` with the message `write` puts in, recorded as the last error now.
+    #[inline(always)]
+    fn recorded(errno: c_int, write: impl FnOnce(&mut Message)) -> Failure {
         let mut m = Message {
             errno,
             ..Message::NONE
         };
-        let _ = m.write_str(STRIPPED);
+        write(&mut m);
         critical_section::with(|cs| LAST.borrow(cs).set(m));
         Failure { errno }
     }

@@ -573,9 +573,9 @@ fn check_slots<O: OpSet>(
             .op(at, ops::param_words)
             .ok_or(bad("program record", 0))?;
         if !ops::linked(O::KINDS, rec.kind)
-            || (O::PATHS != u64::MAX
-                && ops::paths_of::<O>(rec.kind, rec.params, !rec.constants.is_empty()) & !O::PATHS
-                    != 0)
+            || ops::paths::refused::<O>(|| {
+                ops::paths_of::<O>(rec.kind, rec.params, !rec.constants.is_empty())
+            })
         {
             // A kernel this image does not link (a program compiled at load never has one),
             // or a path of one (a model whose layers take another than the image's).

@@ -1188,9 +1188,11 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
         _win: &mut Self::Window<'_>,
     ) {
         // The 1×1 filters whose pixels go one at a time, or the others'.
-        let pointwise_one = paths::CONV_POINTWISE_DEEP & SINGLE_PATHS
-            | if NO_PAIRS { paths::CONV_POINTWISE } else { 0 };
-        if pick::<L>(self.pointwise, pointwise_one, SINGLE_PATHS & !pointwise_one) {
+        if pick::<L>(
+            self.pointwise,
+            SINGLE_POINTWISE,
+            SINGLE_PATHS & !SINGLE_POINTWISE,
+        ) {
             return self.pointwise(x, x_b, ys, xs, oc, out);
         }
         // The pixel's window gathered once ([`Filters::gather_one`]): four filters in one
@@ -1238,6 +1240,10 @@ const SINGLE_PATHS: u64 = paths::CONV_POINTWISE_DEEP
     } else {
         0
     };
+
+/// The 1×1 paths among [`SINGLE_PATHS`] ([`Filters::pointwise`]'s).
+const SINGLE_POINTWISE: u64 =
+    paths::CONV_POINTWISE_DEEP | if NO_PAIRS { paths::CONV_POINTWISE } else { 0 };
 
 impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B, T, L> {
     /// The output value of channel `c` whose accumulator (bias added) is `acc`,

@@ -46,14 +46,21 @@ pub const DW_CHANNELS: u64 = 1 << 9;
 /// rest of the word is for paths to come).
 pub const ALL: u64 = (1 << 10) - 1;
 
-/// Refuses parameters whose paths `needs` ([`super::Kernel::paths`]) `L` does not link; nothing
-/// where `L` links every path.
+/// Whether `L` leaves out one of the paths `needs()` gives (the one rule; `needs` not called
+/// where `L` links every path).
+#[inline(always)]
+pub(crate) fn refused<L: super::OpSet>(needs: impl FnOnce() -> u64) -> bool {
+    L::PATHS != u64::MAX && needs() & !L::PATHS != 0
+}
+
+/// Refuses parameters whose paths `needs` ([`super::Kernel::paths`]) `L` does not link
+/// ([`refused`]); nothing where `L` links every path.
 #[inline(always)]
 pub(crate) fn linked<L: super::OpSet>(
     op: &'static str,
     needs: u64,
 ) -> Result<(), crate::error::KernelError> {
-    if L::PATHS != u64::MAX && needs & !L::PATHS != 0 {
+    if refused::<L>(|| needs) {
         return Err(crate::error::KernelError::unsupported(
             op,
             crate::error::Unsupported::NotLinked,

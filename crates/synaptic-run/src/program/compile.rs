@@ -452,15 +452,24 @@ pub(crate) fn compile_in<O: OpSet>(
 /// assert_eq!(program::kinds(&words).unwrap().count_ones(), 1);
 /// ```
 pub fn kinds(program: &[u32]) -> Option<u64> {
+    union_over_records(program, |rec| 1u64.checked_shl(rec.kind))
+}
+
+/// The union of `bits(record)` over `program`'s records (`None`: not a readable program, or
+/// `bits` gave `None`).
+fn union_over_records(
+    program: &[u32],
+    bits: impl Fn(&crate::format::OpRecord<'_>) -> Option<u64>,
+) -> Option<u64> {
     let p = Program::new(program)?;
     let mut at = p.header(h::OPS_AT);
-    let mut kinds = 0u64;
+    let mut all = 0u64;
     for _ in 0..p.ops() {
         let (rec, next) = p.op(at, ops::param_words)?;
-        kinds |= 1u64.checked_shl(rec.kind)?;
+        all |= bits(&rec)?;
         at = next;
     }
-    Some(kinds)
+    Some(all)
 }
 
 /// The kernels' paths `program` takes ([`crate::ops::paths`]), as an [`OpSet::PATHS`] mask:
@@ -475,15 +484,13 @@ pub fn kinds(program: &[u32]) -> Option<u64> {
 /// assert_eq!(program::paths(&words), Some(0));
 /// ```
 pub fn paths(program: &[u32]) -> Option<u64> {
-    let p = Program::new(program)?;
-    let mut at = p.header(h::OPS_AT);
-    let mut paths = 0u64;
-    for _ in 0..p.ops() {
-        let (rec, next) = p.op(at, ops::param_words)?;
-        paths |= ops::paths_of::<AllOps>(rec.kind, rec.params, !rec.constants.is_empty());
-        at = next;
-    }
-    Some(paths)
+    union_over_records(program, |rec| {
+        Some(ops::paths_of::<AllOps>(
+            rec.kind,
+            rec.params,
+            !rec.constants.is_empty(),
+        ))
+    })
 }
 
 /// The words [`compile`] needs for `model` with graph I/O placed as `placement` (for this
