@@ -238,14 +238,16 @@ pub(crate) fn taps4_pairs<W: crate::ops::common::Int8>(
 /// ±255) are `v`, the weights in tap pairs `w` (the program's, `ops::depthwise_conv_2d::
 /// tap_pair_word`: word `4k + j` holds channel `j`'s weights of taps `2k` and `2k + 1` as
 /// signed halfwords): `acc[j] + Σ_k v[2k] · lo(w[4k + j]) + v[2k + 1] · hi(w[4k + j])`,
-/// wrapping. One `SMLAD` a channel and pair of taps: 9 instructions for eight
-/// multiply-accumulates. `w` shorter than `4 · ⌈v.len() / 2⌉` words: the portable sums of
-/// what it holds (never, for a kernel's own slices).
+/// wrapping. One `SMLAD` a channel and pair of taps, two pairs a step: 15 instructions for
+/// sixteen multiply-accumulates (measured, M4 micro_speech_quantized, 80 taps: a pair a step,
+/// 9 instructions for eight, 1,103,031 instructions an inference; two, 1,060,851). `w` shorter than
+/// `4 · ⌈v.len() / 2⌉` words or `v` not word-aligned (`LDRD` faults on it): the portable sums
+/// (never, for a kernel's own slices: the window is a 16-byte aligned scratch block).
 #[inline(always)]
 pub(crate) fn smlad_pairs4(acc: [i32; 4], v: &[i16], w: &[u32]) -> [i32; 4] {
     let [mut a0, mut a1, mut a2, mut a3] = acc;
     let pairs = v.len() / 2;
-    if w.len() < 4 * v.len().div_ceil(2) {
+    if w.len() < 4 * v.len().div_ceil(2) || !v.as_ptr().cast::<u32>().is_aligned() {
         let mut acc = [a0, a1, a2, a3];
         for (t, &x) in v.iter().enumerate() {
             for (j, a) in acc.iter_mut().enumerate() {
@@ -256,25 +258,43 @@ pub(crate) fn smlad_pairs4(acc: [i32; 4], v: &[i16], w: &[u32]) -> [i32; 4] {
         }
         return acc;
     }
-    if pairs > 0 {
-        let xp = v.as_ptr();
-        let end = xp.wrapping_add(2 * pairs);
-        let wp = w.as_ptr();
-        // SAFETY: reads only. Pair `k < pairs` reads the word of `v[2k]` and `v[2k + 1]`
-        // (within `v`: 2·pairs ≤ v.len()) and words `4k .. 4k + 4` of `w` (two `LDRD`s of a
-        // word-aligned `&[u32]`; 4·pairs ≤ w.len(), checked above). The loop runs `pairs ≥ 1`
-        // times (`xp` advances a word a step to `end`). No stack, no memory written; the
-        // flags are clobbered (the loop's compare), the Q flag may be set (unread).
+    let pair = |k: usize| u32::from(v[2 * k] as u16) | (u32::from(v[2 * k + 1] as u16) << 16);
+    if pairs % 2 == 1 {
+        // The odd first pair alone, then two a step.
+        let x = pair(0);
+        a0 = smlad(x, w[0], a0);
+        a1 = smlad(x, w[1], a1);
+        a2 = smlad(x, w[2], a2);
+        a3 = smlad(x, w[3], a3);
+    }
+    let first = pairs % 2;
+    if pairs > 1 {
+        let xp = v.as_ptr().wrapping_add(2 * first);
+        let end = v.as_ptr().wrapping_add(2 * pairs);
+        let wp = w.as_ptr().wrapping_add(4 * first);
+        // SAFETY: reads only. A step reads the two words of `v[2k .. 2k + 4]` (`LDRD`: `v`
+        // is word-aligned, checked above, and `2k` even) and words `4k .. 4k + 8` of `w`
+        // (four `LDRD`s of a word-aligned `&[u32]`), for the pairs `k = first, first + 2, ..`
+        // below `pairs`: within `v` (2·pairs ≤ v.len()) and `w` (4·pairs ≤ w.len(), checked
+        // above). `pairs − first` is even and ≥ 2, so the loop runs (`xp` advances two
+        // words a step to `end`). No stack, no memory written; the flags are clobbered (the
+        // loop's compare), the Q flag may be set (unread).
         unsafe {
             asm!(
                 "2:",
-                "ldr {x}, [{xp}], #4",
+                "ldrd {x0}, {x1}, [{xp}], #8",
                 "ldrd {w0}, {w1}, [{wp}], #8",
-                "smlad {a0}, {x}, {w0}, {a0}",
-                "smlad {a1}, {x}, {w1}, {a1}",
+                "smlad {a0}, {x0}, {w0}, {a0}",
+                "smlad {a1}, {x0}, {w1}, {a1}",
                 "ldrd {w0}, {w1}, [{wp}], #8",
-                "smlad {a2}, {x}, {w0}, {a2}",
-                "smlad {a3}, {x}, {w1}, {a3}",
+                "smlad {a2}, {x0}, {w0}, {a2}",
+                "smlad {a3}, {x0}, {w1}, {a3}",
+                "ldrd {w0}, {w1}, [{wp}], #8",
+                "smlad {a0}, {x1}, {w0}, {a0}",
+                "smlad {a1}, {x1}, {w1}, {a1}",
+                "ldrd {w0}, {w1}, [{wp}], #8",
+                "smlad {a2}, {x1}, {w0}, {a2}",
+                "smlad {a3}, {x1}, {w1}, {a3}",
                 "cmp {xp}, {end}",
                 "bne 2b",
                 a0 = inout(reg) a0,
@@ -284,7 +304,8 @@ pub(crate) fn smlad_pairs4(acc: [i32; 4], v: &[i16], w: &[u32]) -> [i32; 4] {
                 xp = inout(reg) xp => _,
                 wp = inout(reg) wp => _,
                 end = in(reg) end,
-                x = out(reg) _,
+                x0 = out(reg) _,
+                x1 = out(reg) _,
                 w0 = out(reg) _,
                 w1 = out(reg) _,
                 options(nostack, readonly),
