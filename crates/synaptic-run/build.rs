@@ -6,13 +6,16 @@
 //! `src/isa_rule.rs` (included here and in the crate: `Isa::of_build`; a unit test holds
 //! `Isa::NATIVE` to it through `SYNAPTIC_TARGET` and `SYNAPTIC_RUSTFLAGS`); every other
 //! build runs the portable paths. Sets `cfg(synaptic_v6m)` on Armv6-M (`thumbv6m-*`,
-//! Cortex-M0/M0+).
+//! Cortex-M0/M0+), and `cfg(synaptic_mla)` on the Thumb-2 cores without the DSP extension
+//! (Armv7-M `thumbv7m-*`, the Cortex-M3; a plain Armv8-M Mainline build), where a few loops
+//! are `MLA` assembly (`src/mla.rs`).
 
 include!("src/isa_rule.rs");
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(synaptic_dsp)");
     println!("cargo:rustc-check-cfg=cfg(synaptic_v6m)");
+    println!("cargo:rustc-check-cfg=cfg(synaptic_mla)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/isa_rule.rs");
     let target = std::env::var("TARGET").unwrap_or_default();
@@ -25,6 +28,8 @@ fn main() {
     );
     if has_dsp(&target, &flags) {
         println!("cargo:rustc-cfg=synaptic_dsp");
+    } else if target.starts_with("thumbv7m-") || target.starts_with("thumbv8m.main-") {
+        println!("cargo:rustc-cfg=synaptic_mla");
     }
     // Armv6-M (Cortex-M0/M0+): no multiply-accumulate instruction and the smallest flash
     // parts (a micro:bit's 256 KB): kernels leave out paths that pay only with `MLA`/`SMLAD`.

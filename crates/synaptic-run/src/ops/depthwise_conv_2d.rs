@@ -675,10 +675,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         let (m, s) = (self.multipliers, self.shifts);
         let out = &mut out[..c.n.min(BLOCK)];
         let pass = 2 * LANES;
+        // (`MLA` assembly's passes: four outputs.)
+        let whole = if cfg!(synaptic_mla) { LANES } else { pass };
         if !cfg!(synaptic_dsp)
             && !cfg!(synaptic_v6m)
             && in_d * p.dilation_w == 1
-            && out.len() % pass == 0
+            && out.len() % whole == 0
         {
             // Portable, one input channel (a window row's values adjacent), whole passes of
             // eight outputs: each tap's input read and offset where it lies, not gathered
@@ -691,6 +693,28 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             let t0 = (ys.taps.start * f_w + xs.taps.start) * out_d;
             let (x_step, t_step) = (ys.dilation * in_w * in_d, f_w * out_d);
             let mut oc = c.oc;
+            #[cfg(synaptic_mla)]
+            {
+                // In `MLA` assembly ([`crate::mla::window4`]): four outputs a pass (its
+                // registers hold no more), the window one call (Cortex-M3
+                // micro_speech_quantized 1,517,443 -> 1,428,043 instructions).
+                let xw = x.get(x0..).unwrap_or(&[]);
+                let ww = self.filter.get(t0..).unwrap_or(&[]);
+                let rows = ys.taps.len();
+                for o in out.chunks_exact_mut(LANES) {
+                    let w = ww.get(oc..).unwrap_or(&[]);
+                    let (dims, steps) = ((n, rows), (x_step, t_step));
+                    let a = crate::mla::window4([0; LANES], xw, off, w, out_d, dims, steps);
+                    if self.right {
+                        self.right_outputs(a, oc, o);
+                    } else {
+                        o.copy_from_slice(&requantize_chunk(a, oc, LANES, self.bias, m, s, p));
+                    }
+                    oc += LANES;
+                }
+                return;
+            }
+            #[allow(unreachable_code)]
             for o in out.chunks_exact_mut(pass) {
                 let (mut a0, mut a1) = ([0i32; LANES], [0i32; LANES]);
                 let (mut xi, mut ti) = (x0, t0);
