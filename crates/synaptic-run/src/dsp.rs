@@ -22,6 +22,7 @@
 //! - The arithmetic is the architecture's, fixed by the Arm ARM: halfword lanes are signed
 //!   16-bit, sums wrap modulo 2^32 (exactly `i32::wrapping_add` of the products).
 
+use crate::ops::depthwise_conv_2d::{row_block_fits, row_block_steps};
 use core::arch::asm;
 
 /// `SXTB16 rd, rm`: bytes 0 and 2 of `x`, sign-extended to the two halfwords.
@@ -437,24 +438,7 @@ pub(crate) fn quad3x3_row(
     out: &mut [i8],
     c: usize,
 ) -> bool {
-    // The last pixel's last window word and output byte, without overflow.
-    let last = |step: usize, span: Option<usize>| {
-        n.checked_sub(1)
-            .and_then(|k| k.checked_mul(step))
-            .zip(span)
-            .and_then(|(a, b)| a.checked_add(b))
-    };
-    let need_win = last(sw, ncols.checked_mul(2).and_then(|s| s.checked_add(3)));
-    let need_out = last(c, Some(4));
-    let fits = |need: Option<usize>, len: usize| need.is_some_and(|k| k <= len);
-    if n == 0 || !fits(need_win, win.len()) || !fits(need_out, out.len()) {
-        return false;
-    }
-    // (Word by word: an array's `!=` is a call to `memcmp`.)
-    let Some([s0, s1, s2]) = steps(sw, ncols, c) else {
-        return false;
-    };
-    if s0 != q.steps[0] || s1 != q.steps[1] || s2 != q.steps[2] {
+    if !row_block_fits((win.len(), out.len()), (n, sw, ncols), c, &q.steps) {
         return false;
     }
     let xp = win.as_ptr();
@@ -535,22 +519,12 @@ pub(crate) fn quad3x3_row(
     true
 }
 
-/// The steps of [`quad3x3_row`] for windows `sw` words apart in rows of `ncols` words and
-/// outputs `c` bytes apart: `4·ncols` (a row), `4·sw − 8·ncols` (wrapping: from a window's
-/// third row to the next window's first), `c`; `None` when one does not fit 32 bits.
-fn steps(sw: usize, ncols: usize, c: usize) -> Option<[u32; 3]> {
-    let stride = u32::try_from(ncols.checked_mul(4)?).ok()?;
-    let step = u32::try_from(sw.checked_mul(4)?).ok()?;
-    let c = u32::try_from(c).ok()?;
-    Some([stride, step.wrapping_sub(stride.wrapping_mul(2)), c])
-}
-
 /// Sets `q`'s steps for [`quad3x3_row`] over windows `sw` words apart in rows of `ncols` words
 /// and outputs `c` bytes apart; `false` (the row kernel's own path then) when they do not fit
 /// 32 bits.
 #[inline(always)]
 pub(crate) fn quad_steps(q: &mut Quad, (sw, ncols): (usize, usize), c: usize) -> bool {
-    match steps(sw, ncols, c) {
+    match row_block_steps(sw, ncols, c) {
         Some(s) => {
             q.steps = s;
             true

@@ -438,7 +438,7 @@ impl RightRequantizer {
 
     /// The multiplier, `2^(right − 1)` and the right shift (`right` < 32): what
     /// [`Self::apply`] computes with, for a block that applies it itself.
-    #[cfg(synaptic_dsp)]
+    #[cfg(any(synaptic_dsp, synaptic_mla))]
     #[inline(always)]
     pub(crate) fn parts(&self) -> [i32; 3] {
         [self.multiplier, self.half, self.right as i32]

@@ -1208,6 +1208,50 @@ struct Group {
     fast: [RightRequantizer; LANES],
 }
 
+/// The steps of a row block in assembly (`dsp::quad3x3_row`, `mla::quad3x3_row`) for windows
+/// `sw` words apart in rows of `ncols` words and outputs `c` bytes apart: `4·ncols` (a row),
+/// `4·sw − 8·ncols` (wrapping: from a window's third row to the next window's first), `c`;
+/// `None` when one does not fit 32 bits.
+#[cfg(any(synaptic_dsp, synaptic_mla))]
+pub(crate) fn row_block_steps(sw: usize, ncols: usize, c: usize) -> Option<[u32; 3]> {
+    let stride = u32::try_from(ncols.checked_mul(4)?).ok()?;
+    let step = u32::try_from(sw.checked_mul(4)?).ok()?;
+    let c = u32::try_from(c).ok()?;
+    Some([stride, step.wrapping_sub(stride.wrapping_mul(2)), c])
+}
+
+/// Whether a row block in assembly may run `n` pixels whose windows are `sw` words apart in
+/// rows of `ncols` words, outputs `c` bytes apart, over a window of `lens.0` words and an
+/// output of `lens.1` bytes, with `steps`: `n ≥ 1`, the last pixel's last window word
+/// (`(n − 1)·sw + 2·ncols + 2`) and last output byte (`(n − 1)·c + 3`) inside them, without
+/// overflow, and `steps` [`row_block_steps`]'s.
+#[cfg(any(synaptic_dsp, synaptic_mla))]
+#[inline(always)]
+pub(crate) fn row_block_fits(
+    (win, out): (usize, usize),
+    (n, sw, ncols): (usize, usize, usize),
+    c: usize,
+    steps: &[u32; 3],
+) -> bool {
+    let last = |step: usize, span: Option<usize>| {
+        n.checked_sub(1)
+            .and_then(|k| k.checked_mul(step))
+            .zip(span)
+            .and_then(|(a, b)| a.checked_add(b))
+    };
+    let need_win = last(sw, ncols.checked_mul(2).and_then(|s| s.checked_add(3)));
+    let need_out = last(c, Some(4));
+    let fits = |need: Option<usize>, len: usize| need.is_some_and(|k| k <= len);
+    if n == 0 || !fits(need_win, win) || !fits(need_out, out) {
+        return false;
+    }
+    // (Word by word: an array's `!=` is a call to `memcmp`.)
+    let Some([s0, s1, s2]) = row_block_steps(sw, ncols, c) else {
+        return false;
+    };
+    s0 == steps[0] && s1 == steps[1] && s2 == steps[2]
+}
+
 /// The pixels per row segment of the row kernel, when it takes these parameters:
 /// multiplier 1 or a multiple of four (a group's four outputs then share one input
 /// channel), output channels a multiple of four (at most [`SEG_OUT`]), no dilation across,
@@ -1340,7 +1384,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         let [_, f_h, f_w, c] = p.filter_shape;
         let sw = p.stride_w;
         let oc = g * LANES;
-        let pxs = o.chunks_exact_mut(c).take(n).enumerate();
         #[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
         if let (Ok(t), true) = (<&[Tap; 9]>::try_from(&grp.taps[..9]), f_h == 3 && f_w == 3) {
             // The input offset folded into one constant a channel, `offset · Σ w`: the window
@@ -1353,7 +1396,28 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 let fold: [i32; LANES] = core::array::from_fn(|j| {
                     off.wrapping_mul(t.iter().map(|w| i32::from(w[j])).sum::<i32>())
                 });
-                for (i, px) in pxs {
+                #[cfg(synaptic_mla)]
+                if let (true, Some(steps)) = (self.right, row_block_steps(sw, ncols, c)) {
+                    // The row in `MLA` assembly ([`crate::mla::quad3x3_row`]; Cortex-M3
+                    // kws_ref_model 9,219,393 -> 9,082,385, person_detect 25,902,756 ->
+                    // 25,129,100 instructions).
+                    let q = crate::mla::Quad {
+                        taps: *t,
+                        init: core::array::from_fn(|j| grp.bias[j].wrapping_add(fold[j])),
+                        rq: core::array::from_fn(|j| grp.fast[j].parts()),
+                        out_offset: p.output_offset,
+                        act: if FULL {
+                            [-128, 127]
+                        } else {
+                            [p.act_min, p.act_max]
+                        },
+                        steps,
+                    };
+                    if crate::mla::quad3x3_row(&q, blk, (n, sw, ncols), &mut o[oc..], c) {
+                        return;
+                    }
+                }
+                for (i, px) in o.chunks_exact_mut(c).take(n).enumerate() {
                     let acc = window3x3(blk.get(i * sw..).unwrap_or(&[]), ncols, t);
                     let acc = core::array::from_fn(|j| acc[j].wrapping_add(fold[j]));
                     if let Some(v) = px.get_mut(oc..oc + LANES) {
@@ -1363,7 +1427,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 return;
             }
         }
-        for (i, px) in pxs {
+        for (i, px) in o.chunks_exact_mut(c).take(n).enumerate() {
             let mut acc = [0i32; LANES];
             let taps = grp.taps.chunks_exact(f_w.max(1)).take(f_h);
             for (fy, ts) in taps.enumerate() {
