@@ -697,7 +697,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             {
                 // In `MLA` assembly ([`crate::mla::window4`]): four outputs a pass (its
                 // registers hold no more), the window one call (Cortex-M3
-                // micro_speech_quantized 1,517,443 -> 1,428,043 instructions).
+                // micro_speech_quantized 1,517,443 -> 1,428,543 instructions).
                 let xw = x.get(x0..).unwrap_or(&[]);
                 let ww = self.filter.get(t0..).unwrap_or(&[]);
                 let rows = ys.taps.len();
@@ -1221,10 +1221,10 @@ pub(crate) fn row_block_steps(sw: usize, ncols: usize, c: usize) -> Option<[u32;
 }
 
 /// Whether a row block in assembly may run `n` pixels whose windows are `sw` words apart in
-/// rows of `ncols` words, outputs `c` bytes apart, over a window of `lens.0` words and an
-/// output of `lens.1` bytes, with `steps`: `n ≥ 1`, the last pixel's last window word
-/// (`(n − 1)·sw + 2·ncols + 2`) and last output byte (`(n − 1)·c + 3`) inside them, without
-/// overflow, and `steps` [`row_block_steps`]'s.
+/// rows of `ncols` words, outputs `c` bytes apart, over a window of `win` words and an output
+/// of `out` bytes, with `steps`: `n ≥ 1`, the last pixel's last window word (`(n − 1)·sw +
+/// 2·ncols + 2`) and last output byte (`(n − 1)·c + 3`) inside them, without overflow, and
+/// `steps` [`row_block_steps`]'s.
 #[cfg(any(synaptic_dsp, synaptic_mla))]
 #[inline(always)]
 pub(crate) fn row_block_fits(
@@ -1399,8 +1399,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 #[cfg(synaptic_mla)]
                 if let (true, Some(steps)) = (self.right, row_block_steps(sw, ncols, c)) {
                     // The row in `MLA` assembly ([`crate::mla::quad3x3_row`]; Cortex-M3
-                    // kws_ref_model 9,219,393 -> 9,082,385, person_detect 25,902,756 ->
-                    // 25,129,100 instructions).
+                    // kws_ref_model 9,219,393 -> 9,071,273, person_detect 25,902,756 ->
+                    // 25,113,860 instructions).
                     let q = crate::mla::Quad {
                         taps: *t,
                         init: core::array::from_fn(|j| grp.bias[j].wrapping_add(fold[j])),
@@ -1413,7 +1413,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                         },
                         steps,
                     };
-                    if crate::mla::quad3x3_row(&q, blk, (n, sw, ncols), &mut o[oc..], c) {
+                    let out = o.get_mut(oc..).unwrap_or(&mut []);
+                    if crate::mla::quad3x3_row(&q, blk, (n, sw, ncols), out, c) {
                         return;
                     }
                 }
