@@ -7,8 +7,8 @@ Counts the same symbols as scripts/runtime-code-bytes.py (the runtime's code and
 from core and compiler_builtins; no board support, no model, program or constants) and groups
 them two ways:
 
-* by module: the demangled path without its generic arguments, cut to N segments (default 3:
-  `synaptic_run::ops::conv_2d`, `synaptic_run::interpreter::run`, `compiler_builtins::float`);
+* by module: the demangled path without its generic arguments, cut to N segments (default 3, one more
+  below `synaptic_run::ops`: `synaptic_run::ops::conv::conv_2d`, `synaptic_run::interpreter::run`, `compiler_builtins::float`);
 * by function: every monomorphised copy of one generic function (same path, other type or
   const arguments, or closures of it) is counted under that function, with the number of
   copies, so a function linked ten times shows as one row with 10 copies.
@@ -66,7 +66,9 @@ for size, name in runtime_code_bytes.runtime_symbols(args.elf, args.model):
     total += size
     path = strip_generics(name)
     parts = path.split("::")
-    module = "::".join(parts[: args.depth]) if parts[0] in OURS else "(other: " + parts[0][:24] + ")"
+    # An operator's module lies one level below its family (`synaptic_run::ops::conv::conv_2d`).
+    depth = args.depth + (parts[:2] == ["synaptic_run", "ops"] and len(parts) > 4)
+    module = "::".join(parts[:depth]) if parts[0] in OURS else "(other: " + parts[0][:24] + ")"
     by_module[module] += size
     # A closure is its function's code (its path without the closure segment).
     by_fn[path] += size

@@ -11,7 +11,7 @@
 //! then writes output element `j`; nothing else touches the input or the output. This is what the
 //! kernels actually do, read off their loops:
 //!
-//! * CONV_2D ([`crate::ops::conv_2d::conv2d`]) loops `b, oy, ox, oc` and computes *one output
+//! * CONV_2D ([`crate::ops::conv::conv_2d::conv2d`]) loops `b, oy, ox, oc` and computes *one output
 //!   channel at a time*, re-reading the whole input window for each `oc`: output `(b, oy, ox, oc)`
 //!   reads rows `oy·s_h − p_h … oy·s_h − p_h + (k_h−1)·d_h` (clipped to the input), columns
 //!   likewise, channels `g·f_d … g·f_d + f_d − 1` of its group `g`. So the output pixel `p` must
@@ -22,7 +22,7 @@
 //!   row-major order again; it reads input channel `ic = oc / dm` over the window.
 //! * AVERAGE/MAX_POOL_2D loop `b, oy, ox, c`: channel `c` over the (clipped) window, dilation 1.
 //! * FULLY_CONNECTED loops `b, oc`; output `(b, oc)` reads the whole input row `b`. The
-//!   overlapped kernel copies rows of at most [`crate::ops::fully_connected::FC_ROW_BUFFER`] bytes to the stack at the row's
+//!   overlapped kernel copies rows of at most [`crate::ops::matmul::fully_connected::FC_ROW_BUFFER`] bytes to the stack at the row's
 //!   first step (in its direction), so the row's other steps read nothing from the buffer.
 //! * SOFTMAX reads its row `r` (two passes: maximum, sum of exponentials) before writing any of
 //!   it, then element `(r, k)` reads `x[r, k]` again: element `(r, 0)` reads the row, `(r, k)`
@@ -363,7 +363,7 @@ pub enum Access {
         /// Row length.
         depth: usize,
     },
-    /// FULLY_CONNECTED with a short input row ([`crate::ops::fully_connected::FC_ROW_BUFFER`]
+    /// FULLY_CONNECTED with a short input row ([`crate::ops::matmul::fully_connected::FC_ROW_BUFFER`]
     /// bytes at most), run by its in-place kernel: the first step of row `r` in the
     /// direction of execution copies input row `r` (of `in_row`) to the stack, the row's other
     /// steps read nothing from the buffer.
@@ -1013,7 +1013,7 @@ impl<'c> Digits<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::fully_connected::FC_ROW_BUFFER;
+    use crate::ops::matmul::fully_connected::FC_ROW_BUFFER;
 
     fn pointwise(h: usize, w: usize, cin: usize, cout: usize) -> Contract {
         Contract {

@@ -22,7 +22,7 @@
 //! - The arithmetic is the architecture's, fixed by the Arm ARM: halfword lanes are signed
 //!   16-bit, sums wrap modulo 2^32 (exactly `i32::wrapping_add` of the products).
 
-use crate::ops::depthwise_conv_2d::{row_block_fits, row_block_steps};
+use crate::ops::conv::depthwise_conv_2d::{row_block_fits, row_block_steps};
 use core::arch::asm;
 
 /// `SXTB16 rd, rm`: bytes 0 and 2 of `x`, sign-extended to the two halfwords.
@@ -236,7 +236,7 @@ pub(crate) fn taps4_pairs<W: crate::ops::common::Int8>(
 }
 
 /// The accumulators of four output channels over a window's taps whose values (offset, within
-/// ±255) are `v`, the weights in tap pairs `w` (the program's, `ops::depthwise_conv_2d::
+/// ±255) are `v`, the weights in tap pairs `w` (the program's, `ops::conv::depthwise_conv_2d::
 /// tap_pair_word`: word `4k + j` holds channel `j`'s weights of taps `2k` and `2k + 1` as
 /// signed halfwords): `acc[j] + Σ_k v[2k] · lo(w[4k + j]) + v[2k + 1] · hi(w[4k + j])`,
 /// wrapping. One `SMLAD` a channel and pair of taps, two pairs a step: 15 instructions for

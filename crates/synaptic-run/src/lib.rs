@@ -11,7 +11,7 @@
 //!
 //! | module | what | names an operator? |
 //! |---|---|---|
-//! | [`ops`] | **one module per operator** (`ops/conv_2d.rs`, …): its options and tensor checks (prepare), its parameters, its kernels per data type, its access contract and in-place entry point; and the one list of operators | yes — only here |
+//! | [`ops`] | **one module per operator**, in its family's folder (`ops/conv/conv_2d.rs`, …): its options and tensor checks (prepare), its parameters, its kernels per data type, its access contract and in-place entry point; and the one list of operators | yes — only here |
 //! | `model` (crate-private), [`limits`] | reading a tensor or an operator from the flatbuffer, the graph's data flow; the size limits every check uses | no |
 //! | [`format`] | the program format (header, slot and I/O tables, one record per operator) and its reader | no |
 //! | [`program`] | the compiler: model → program, and its verifier | no |

@@ -10,7 +10,7 @@
 //! portable kernels' (wrapping `i32` sums: the products' order does not change them).
 
 use crate::ops::common::Int8;
-use crate::ops::depthwise_conv_2d::row_block_fits;
+use crate::ops::conv::depthwise_conv_2d::row_block_fits;
 use core::arch::asm;
 
 /// One tap of [`window4`]: its input byte at `{xp}` (advanced one) offset by `{off}`, times

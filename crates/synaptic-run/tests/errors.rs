@@ -3,10 +3,12 @@
 //! lengths are errors naming the slice ([`Operand`]), never panics. The tests match variants;
 //! one checks that every reason's message is one line that says what is wrong.
 
-use synaptic_run::ops::{
-    add, concatenation, conv_2d, depthwise_conv_2d, fully_connected, logistic,
-};
-use synaptic_run::ops::{mean, pool_2d, softmax};
+use synaptic_run::ops::conv::{conv_2d, depthwise_conv_2d};
+use synaptic_run::ops::elementwise::{add, logistic};
+use synaptic_run::ops::matmul::fully_connected;
+use synaptic_run::ops::pooling::pool_2d;
+use synaptic_run::ops::reduction::{mean, softmax};
+use synaptic_run::ops::shape::concatenation;
 use synaptic_run::{Activation, KernelError, Padding, QuantParams};
 use synaptic_run::{Operand, ShapeFault, TensorTypes, Unsupported};
 

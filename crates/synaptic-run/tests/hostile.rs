@@ -8,8 +8,8 @@ mod common;
 
 use synaptic_mem::{Arena, ArenaBuffer, Plan};
 use synaptic_run::math::{activation_range_i8, Activation, Padding, QuantParams};
-use synaptic_run::ops::conv_2d::{ConvOptions, ConvParams};
-use synaptic_run::ops::depthwise_conv_2d::DepthwiseOptions;
+use synaptic_run::ops::conv::conv_2d::{ConvOptions, ConvParams};
+use synaptic_run::ops::conv::depthwise_conv_2d::DepthwiseOptions;
 use synaptic_run::{program, GraphFault, Interpreter, IoPlacement, LoadError, TensorFault};
 use synaptic_run::{KernelError, ShapeFault, Unsupported};
 use synaptic_tflite::fields::{for_each_field, Field};

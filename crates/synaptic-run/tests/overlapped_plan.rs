@@ -6,7 +6,7 @@
 use synaptic_mem::plan::{OverlapDirection, OverlapPair};
 use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot, Scratch};
 use synaptic_run::contract::Direction;
-use synaptic_run::ops::conv_2d::{self, ConvOptions, ConvParams};
+use synaptic_run::ops::conv::conv_2d::{self, ConvOptions, ConvParams};
 use synaptic_run::ops::InPlace;
 use synaptic_run::{Activation, Padding, QuantParams};
 

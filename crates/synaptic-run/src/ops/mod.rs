@@ -1,5 +1,22 @@
 //! The operators: one module per TFLite builtin (or pair of builtins that are one kernel),
-//! holding everything about it, and the one list that names them all.
+//! holding everything about it, in its family's folder, and the one list that names them all.
+//!
+//! ## Layout
+//!
+//! | folder | what |
+//! |---|---|
+//! | [`kernel`] | the plumbing, no operator: element traits and shapes, float32 arithmetic, overlapped execution, operands, preparation, tables, paths |
+//! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D |
+//! | [`matmul`] | FULLY_CONNECTED |
+//! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
+//! | [`elementwise`] | ADD, MUL, DIV, MINIMUM, MAXIMUM, LOGISTIC, QUANTIZE, DEQUANTIZE, CAST |
+//! | [`reduction`] | MEAN, SOFTMAX |
+//! | [`shape`] | RESHAPE, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE |
+//! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
+//! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
+//!
+//! This file: the kernel traits ([`OpSet`], `Kernel`, `Kind`), the list and the dispatch it
+//! generates. An operator module reaches the plumbing as `crate::ops::{common, prep, …}`.
 //!
 //! ## What an operator module holds
 //!
@@ -11,19 +28,20 @@
 //! | one type per kernel, implementing `Kernel` | the kernel per data type (`run`), and where its output may overlap a dying input its access contract (`contract`) and in-place entry point (`run_in_place`), its scratch and state bytes |
 //!
 //! A faster variant of a kernel for one instruction set (Cortex-M4 DSP, M55 Helium) goes in a
-//! file beside the portable one (the module becomes a folder: `conv_2d/mod.rs`,
-//! `conv_2d/dsp.rs`), selected at compile time with `#[cfg(synaptic_dsp)]` (build.rs) inside the
+//! file beside the portable one (the module becomes a folder: `conv/conv_2d/mod.rs`,
+//! `conv/conv_2d/dsp.rs`), selected at compile time with `#[cfg(synaptic_dsp)]` (build.rs) inside the
 //! kernel's `run`; a variant whose access order differs returns its own `contract`.
 //!
 //! ## Adding an operator
 //!
-//! Write `ops/<name>.rs`, declare it (`pub mod <name>;`) and add one line to the list below:
+//! Write `ops/<family>/<name>.rs`, declare it in the family's `mod.rs` (`pub mod <name>;`) and
+//! add one line to the list below (`<family>::<name> { … }`):
 //! its kind codes (stable: the program format stores them) and its kernel types, one per data
 //! type; `if "feature"` builds a kernel only with that cargo feature (the float32 kernels:
 //! without `float32` their dispatch arms are constant-false and their code is not linked;
 //! `if "a" & "b"` with both).
 //! A new kernel of an existing operator (its float32 version) is the same: the operator's
-//! file and its line (the float32 SOFTMAX: `ops/softmax.rs` and `ops/mod.rs`). Nothing else
+//! file and its line (the float32 SOFTMAX: `ops/reduction/softmax.rs` and `ops/mod.rs`). Nothing else
 //! names an operator: the program codec, the compiler, the interpreter and the planner reach
 //! every operator through the functions this list generates (`prepare`, `param_words`, `run`,
 //! `contract`, `run_in_place`, `kernel_name`).
@@ -32,13 +50,10 @@ use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Unsupported};
 use crate::format::codec::Words;
 
-pub mod common;
-pub mod float;
-pub mod in_place;
-pub(crate) mod operands;
-pub mod paths;
-pub(crate) mod prep;
-pub(crate) mod tables;
+pub mod kernel;
+
+pub use kernel::{common, float, in_place, paths};
+pub(crate) use kernel::{operands, prep, tables};
 
 pub use in_place::InPlace;
 pub(crate) use operands::{InPlaceOperands, Operands};
@@ -375,25 +390,26 @@ pub(crate) const fn custom_code(name: &str) -> i32 {
 /// invocations (TFLM keeps it in a persistent buffer and copies it out each call; here the
 /// output tensor itself is that state: persistent, zeroed at load and by a state reset).
 pub(crate) fn state_output(code: i32) -> Option<usize> {
-    (code == signal_spectral_subtraction::CODE).then_some(signal_spectral_subtraction::STATE_OUTPUT)
+    (code == signal::spectral_subtraction::CODE)
+        .then_some(signal::spectral_subtraction::STATE_OUTPUT)
 }
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
 pub(crate) const OWN_STATE_KINDS: u64 =
-    1 << <signal_spectral_subtraction::SpectralSubtraction as Kind>::KIND;
+    1 << <signal::spectral_subtraction::SpectralSubtraction as Kind>::KIND;
 
 /// The kernels whose access contract is a window ([`crate::contract::Access::Window`]: the
 /// convolutions and the poolings, int8 and float32); every other kernel's contract is rows or
 /// elements. An interpreter whose [`OpSet`] links none of them checks its overlaps without
 /// the window's derivation (not linked there).
-pub(crate) const WINDOW_KINDS: u64 = 1 << <conv_2d::Conv2d as Kind>::KIND
-    | 1 << <conv_2d::Conv2dF32 as Kind>::KIND
-    | 1 << <depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND
-    | 1 << <depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND
-    | 1 << <average_pool_2d::AveragePool2d as Kind>::KIND
-    | 1 << <average_pool_2d::AveragePool2dF32 as Kind>::KIND
-    | 1 << <max_pool_2d::MaxPool2d as Kind>::KIND
-    | 1 << <max_pool_2d::MaxPool2dF32 as Kind>::KIND;
+pub(crate) const WINDOW_KINDS: u64 = 1 << <conv::conv_2d::Conv2d as Kind>::KIND
+    | 1 << <conv::conv_2d::Conv2dF32 as Kind>::KIND
+    | 1 << <conv::depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND
+    | 1 << <conv::depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND
+    | 1 << <pooling::average_pool_2d::AveragePool2d as Kind>::KIND
+    | 1 << <pooling::average_pool_2d::AveragePool2dF32 as Kind>::KIND
+    | 1 << <pooling::max_pool_2d::MaxPool2d as Kind>::KIND
+    | 1 << <pooling::max_pool_2d::MaxPool2dF32 as Kind>::KIND;
 
 /// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
 /// if any (in range).
@@ -459,8 +475,8 @@ fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<
 
 /// The list: every operator module, its kernels and their kind codes.
 macro_rules! operators {
-    ($( $module:ident { $( $kind:literal => $kernel:ident $(if $($feature:literal)&+)? ),+ $(,)? } ),+ $(,)?) => {
-        $( $( impl Kind for $module::$kernel {
+    ($( $family:ident :: $module:ident { $( $kind:literal => $kernel:ident $(if $($feature:literal)&+)? ),+ $(,)? } ),+ $(,)?) => {
+        $( $( impl Kind for $family::$module::$kernel {
             const KIND: u32 = $kind;
             const BUILT: bool = true $($(&& cfg!(feature = $feature))+)?;
         } )+ )+
@@ -468,7 +484,7 @@ macro_rules! operators {
         /// Bit `k` set: kernel kind `k` reads and updates state ([`Kernel::STATE`]). An
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
-        pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
+        pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$family::$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
 
         /// The most planned tensors one operator of the kernels `kinds` views at once (its
         /// inputs and outputs, [`Kernel::MAX_INPUTS`] + [`Kernel::OUTPUTS`], at most
@@ -476,7 +492,7 @@ macro_rules! operators {
         pub(crate) const fn views(kinds: u64) -> usize {
             let mut n = 0;
             $( $( if linked(kinds, $kind) {
-                let v = <$module::$kernel as Kernel>::MAX_INPUTS + <$module::$kernel as Kernel>::OUTPUTS;
+                let v = <$family::$module::$kernel as Kernel>::MAX_INPUTS + <$family::$module::$kernel as Kernel>::OUTPUTS;
                 if v > n {
                     n = v;
                 }
@@ -506,7 +522,7 @@ macro_rules! operators {
                 None => synaptic_tflite::BUILTIN_NAMES.iter().position(|n| *n == name)? as i32,
             };
             let mut mask = 0u64;
-            $( if $module::BUILTINS.contains(&code) { $( mask |= 1u64 << $kind; )+ } )+
+            $( if $family::$module::BUILTINS.contains(&code) { $( mask |= 1u64 << $kind; )+ } )+
             (mask != 0).then_some(mask)
         }
 
@@ -531,16 +547,16 @@ macro_rules! operators {
 
         /// Whether the runtime implements TFLite builtin `code`.
         pub(crate) fn supported(code: i32) -> bool {
-            false $( || $module::BUILTINS.contains(&code) )+
+            false $( || $family::$module::BUILTINS.contains(&code) )+
         }
 
         /// Prepares the operator of `cx` (its module's `prepare`; a module none of whose
         /// kernels this build has and `O` links is not called, so not linked).
         pub(crate) fn prepare<'m, O: OpSet>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
             let code = cx.code();
-            $( if $module::BUILTINS.contains(&code) {
-                if false $( || (<$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind)) )+ {
-                    return prepare_with(cx, $module::prepare);
+            $( if $family::$module::BUILTINS.contains(&code) {
+                if false $( || (<$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind)) )+ {
+                    return prepare_with(cx, $family::$module::prepare);
                 }
                 if false $( || linked(O::KINDS, $kind) )+ {
                     return Err(cx.unsupported(Unsupported::NotBuilt));
@@ -570,8 +586,8 @@ macro_rules! operators {
             /// kind masks; every count below 255, checked here).
             const WORDS: [u8; 64] = {
                 let mut t = [u8::MAX; 64];
-                $( $( if <$module::$kernel as Kind>::BUILT {
-                    let n = <<$module::$kernel as Kernel>::Params as Words>::N;
+                $( $( if <$family::$module::$kernel as Kind>::BUILT {
+                    let n = <<$family::$module::$kernel as Kernel>::Params as Words>::N;
                     assert!(($kind as usize) < 64 && n < u8::MAX as usize);
                     t[$kind as usize] = n as u8;
                 } )+ )+
@@ -586,7 +602,7 @@ macro_rules! operators {
         /// The operator of kernel `kind`, as TFLite names it.
         pub(crate) fn kernel_name(kind: u32) -> &'static str {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::NAME, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::NAME, )+ )+
                 _ => "UNKNOWN",
             }
         }
@@ -597,7 +613,7 @@ macro_rules! operators {
         #[inline(always)]
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$module::$kernel, O>(words, io), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$family::$module::$kernel, O>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
@@ -607,7 +623,7 @@ macro_rules! operators {
         #[inline(never)]
         pub(crate) fn contract<O: OpSet>(kind: u32, words: &[u32], k: usize, out: Geometry) -> Option<Contract> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => kernel_contract::<$module::$kernel>(words, k, out), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => kernel_contract::<$family::$module::$kernel>(words, k, out), )+ )+
                 _ => None,
             }
         }
@@ -615,7 +631,7 @@ macro_rules! operators {
         /// Whether kernel `kind` runs in place forward only.
         pub(crate) fn forward_only(kind: u32) -> bool {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
                 _ => true,
             }
         }
@@ -623,7 +639,7 @@ macro_rules! operators {
         /// [`Kernel::STATE_INPUTS`] of kernel `kind`.
         pub(crate) fn state_inputs(kind: u32) -> u32 {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::STATE_INPUTS, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::STATE_INPUTS, )+ )+
                 _ => 0,
             }
         }
@@ -632,7 +648,7 @@ macro_rules! operators {
         #[inline]
         pub(crate) fn pair_input(kind: u32) -> Option<usize> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => <$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
                 _ => None,
             }
         }
@@ -642,7 +658,7 @@ macro_rules! operators {
         #[inline(never)]
         pub(crate) fn run_in_place<O: OpSet>(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$module::$kernel, O>(words, io), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$family::$module::$kernel, O>(words, io), )+ )+
                 _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
@@ -653,10 +669,10 @@ macro_rules! operators {
         #[inline]
         pub(crate) fn paths_of<O: OpSet>(kind: u32, words: &[u32], constants: bool) -> u64 {
             match kind {
-                $( $( $kind if <$module::$kernel as Kernel>::PATHS
-                    && <$module::$kernel as Kind>::BUILT
-                    && linked(O::KINDS, $kind) => params::<$module::$kernel>(words)
-                    .map_or(0, |p| <$module::$kernel as Kernel>::paths(&p, constants)), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kernel>::PATHS
+                    && <$family::$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => params::<$family::$module::$kernel>(words)
+                    .map_or(0, |p| <$family::$module::$kernel as Kernel>::paths(&p, constants)), )+ )+
                 _ => 0,
             }
         }
@@ -666,10 +682,10 @@ macro_rules! operators {
         #[inline]
         pub(crate) fn scratch_bytes<O: OpSet>(kind: u32, words: &[u32]) -> usize {
             match kind {
-                $( $( $kind if <$module::$kernel as Kernel>::SCRATCH
-                    && <$module::$kernel as Kind>::BUILT
-                    && linked(O::KINDS, $kind) => params::<$module::$kernel>(words)
-                    .map_or(0, |p| <$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kernel>::SCRATCH
+                    && <$family::$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => params::<$family::$module::$kernel>(words)
+                    .map_or(0, |p| <$family::$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
                 _ => 0,
             }
         }
@@ -691,7 +707,7 @@ macro_rules! operators {
                 p.put(&mut w[..n]) && &w[..n] == words
             }
             match kind {
-                $( $( $kind if <$module::$kernel as Kind>::BUILT => again::<$module::$kernel>(words), )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => again::<$family::$module::$kernel>(words), )+ )+
                 _ => false,
             }
         }
@@ -700,76 +716,48 @@ macro_rules! operators {
 
 // The operator modules (declared here, not by the list's macro, so that rustfmt and every
 // tool finds them).
-pub mod add;
-pub mod average_pool_2d;
-pub mod cast;
-pub mod concatenation;
-pub mod conv_2d;
-pub mod depthwise_conv_2d;
-pub mod dequantize;
-pub mod div;
-pub mod fully_connected;
-pub mod logistic;
-pub mod lstm;
-pub mod max_pool_2d;
-pub mod mean;
-pub mod minimum_maximum;
-pub mod mul;
-pub mod pad;
-pub mod quantize;
-pub mod reshape;
+pub mod conv;
+pub mod elementwise;
+pub mod matmul;
+pub mod pooling;
+pub mod recurrent;
+pub mod reduction;
+pub mod shape;
 pub mod signal;
-pub mod signal_energy;
-pub mod signal_fft_auto_scale;
-pub mod signal_filter_bank;
-pub mod signal_filter_bank_log;
-pub mod signal_filter_bank_square_root;
-pub mod signal_pcan;
-pub mod signal_rfft;
-pub mod signal_spectral_subtraction;
-pub mod signal_window;
-pub mod softmax;
-pub mod strided_slice;
-pub mod svdf;
-pub mod transpose;
 
 operators! {
-    conv_2d { 1 => Conv2d, 19 => Conv2dF32 if "float32" },
-    depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 if "float32" },
-    fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 if "float32" },
-    average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 if "float32" },
-    max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
-    softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32", 31 => SoftmaxI16 },
-    logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
-    add { 8 => Add, 25 => AddF32 if "float32", 34 => AddI32 },
-    mul { 9 => Mul, 26 => MulF32 if "float32", 35 => MulI32 },
-    div { 36 => DivI32 },
-    minimum_maximum { 37 => MinimumI32, 38 => MaximumI32 },
-    cast { 39 => Cast },
-    strided_slice { 40 => StridedSlice },
-    mean { 10 => Mean },
-    pad { 11 => Pad },
-    concatenation { 12 => Concatenation },
-    transpose { 13 => Transpose },
-    reshape { 14 => ByteCopy },
-    quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
-    dequantize { 17 => Dequantize },
-    svdf { 27 => Svdf, 28 => SvdfI8 },
-    lstm { 32 => Lstm if "lstm", 33 => LstmF32 if "lstm" & "float32" },
-    signal_window { 41 => Window if "signal" },
-    signal_fft_auto_scale { 42 => FftAutoScale if "signal" },
-    signal_rfft { 43 => Rfft if "signal" },
-    signal_energy { 44 => Energy if "signal" },
-    signal_filter_bank { 45 => FilterBank if "signal" },
-    signal_filter_bank_square_root { 46 => SquareRoot if "signal" },
-    signal_spectral_subtraction { 47 => SpectralSubtraction if "signal" },
-    signal_pcan { 48 => Pcan if "signal" },
-    signal_filter_bank_log { 49 => FilterBankLog if "signal" },
+    conv::conv_2d { 1 => Conv2d, 19 => Conv2dF32 if "float32" },
+    conv::depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 if "float32" },
+    matmul::fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 if "float32" },
+    pooling::average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 if "float32" },
+    pooling::max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
+    reduction::softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32", 31 => SoftmaxI16 },
+    elementwise::logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
+    elementwise::add { 8 => Add, 25 => AddF32 if "float32", 34 => AddI32 },
+    elementwise::mul { 9 => Mul, 26 => MulF32 if "float32", 35 => MulI32 },
+    elementwise::div { 36 => DivI32 },
+    elementwise::minimum_maximum { 37 => MinimumI32, 38 => MaximumI32 },
+    elementwise::cast { 39 => Cast },
+    shape::strided_slice { 40 => StridedSlice },
+    reduction::mean { 10 => Mean },
+    shape::pad { 11 => Pad },
+    shape::concatenation { 12 => Concatenation },
+    shape::transpose { 13 => Transpose },
+    shape::reshape { 14 => ByteCopy },
+    elementwise::quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
+    elementwise::dequantize { 17 => Dequantize },
+    recurrent::svdf { 27 => Svdf, 28 => SvdfI8 },
+    recurrent::lstm { 32 => Lstm if "lstm", 33 => LstmF32 if "lstm" & "float32" },
+    signal::window { 41 => Window if "signal" },
+    signal::fft_auto_scale { 42 => FftAutoScale if "signal" },
+    signal::rfft { 43 => Rfft if "signal" },
+    signal::energy { 44 => Energy if "signal" },
+    signal::filter_bank { 45 => FilterBank if "signal" },
+    signal::filter_bank_square_root { 46 => SquareRoot if "signal" },
+    signal::spectral_subtraction { 47 => SpectralSubtraction if "signal" },
+    signal::pcan { 48 => Pcan if "signal" },
+    signal::filter_bank_log { 49 => FilterBankLog if "signal" },
 }
-
-// Shared by two operators each (not operators themselves).
-pub mod binary;
-pub mod pool_2d;
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,20 @@
 //! TFLM's signal library, the audio front end's custom operators (`signal/src/`,
 //! `signal/micro/kernels/`): its integer arithmetic ([`math`], and kissfft's fixed-point real
 //! FFT in [`kissfft`]) and what the operators' preparations share (their FlexBuffer options,
-//! their int16 tables). Each operator is its own module beside the builtins'
-//! (`signal_window`, `signal_rfft`, …), matched by its custom code ([`super::CUSTOM_OPS`]).
+//! their int16 tables). Each operator is its own module here ([`window`], [`rfft`], …),
+//! matched by its custom code ([`super::CUSTOM_OPS`]).
 
+pub mod energy;
+pub mod fft_auto_scale;
+pub mod filter_bank;
+pub mod filter_bank_log;
+pub mod filter_bank_square_root;
 pub mod kissfft;
 pub mod math;
+pub mod pcan;
+pub mod rfft;
+pub mod spectral_subtraction;
+pub mod window;
 
 use synaptic_mem::Scratch;
 use synaptic_tflite::flexbuffers::{FlexMap, FlexValue};

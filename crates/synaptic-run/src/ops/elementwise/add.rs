@@ -1,0 +1,343 @@
+//! ADD, int8, with broadcasting ([`crate::ops::elementwise::binary`]): `reference_integer_ops::AddFunc`
+//! prepared by `CalculateOpDataAdd` (`micro/kernels/add_common.cc`): both inputs are shifted
+//! left by 20 bits, scaled by `input_scale / (2 * max_input_scale)` (multipliers smaller than
+//! one), summed, and scaled by `2 * max_input_scale / (2^20 * output_scale)`, all with the
+//! `SmallerThanOneExp` multiply. Float32: [`AddF32`] (`x + y`, clamped).
+
+use core::cell::Cell;
+
+use synaptic_tflite::code;
+
+use crate::error::{KernelError, LoadError};
+use crate::math::{
+    activation_range_i8, int8_zero_point, quantize_multiplier_smaller_than_one_exp, Activation,
+    Doubled, QuantParams, Requantizer,
+};
+use crate::ops::common::Int8;
+use crate::ops::elementwise::binary::I32Params;
+use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
+use crate::ops::float::FloatRange;
+use crate::ops::{Prep, Prepared};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::ADD];
+
+/// A prepared int8 ADD: made only by [`AddParams::new`] (shapes broadcast and within
+/// [`crate::limits::MAX_TENSOR_SIZE`], zero points in int8's range, a non-empty activation range).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddParams {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// `-input1_zero_point`.
+    pub(crate) input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub(crate) input2_offset: i32,
+    /// `output_zero_point`.
+    pub(crate) output_offset: i32,
+    /// 20 for int8.
+    pub(crate) left_shift: i32,
+    /// Input 1 multiplier and shift.
+    pub(crate) input1: (i32, i32),
+    /// Input 2 multiplier and shift.
+    pub(crate) input2: (i32, i32),
+    /// Output multiplier and shift.
+    pub(crate) output: (i32, i32),
+    /// Activation clamp minimum.
+    pub(crate) act_min: i32,
+    /// Activation clamp maximum.
+    pub(crate) act_max: i32,
+}
+
+impl AddParams {
+    /// Prepares an int8 ADD.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        activation: Activation,
+        input1_shape: &[usize],
+        input2_shape: &[usize],
+        output_shape: &[usize],
+        input1: QuantParams,
+        input2: QuantParams,
+        output: QuantParams,
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "ADD";
+        let broadcast = Broadcast::new(OP, input1_shape, input2_shape, output_shape)?;
+        let left_shift = 20;
+        let twice_max_input_scale = 2.0 * f64::from(input1.scale.max(input2.scale));
+        let real1 = f64::from(input1.scale) / twice_max_input_scale;
+        let real2 = f64::from(input2.scale) / twice_max_input_scale;
+        let real_out =
+            twice_max_input_scale / (f64::from(1i32 << left_shift) * f64::from(output.scale));
+        let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
+        Ok(AddParams {
+            broadcast,
+            input1_offset: -int8_zero_point(OP, input1)?,
+            input2_offset: -int8_zero_point(OP, input2)?,
+            output_offset: int8_zero_point(OP, output)?,
+            left_shift,
+            input1: quantize_multiplier_smaller_than_one_exp(OP, real1)?,
+            input2: quantize_multiplier_smaller_than_one_exp(OP, real2)?,
+            output: quantize_multiplier_smaller_than_one_exp(OP, real_out)?,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+impl AddParams {
+    /// The three `SmallerThanOneExp` multiplies (inputs 1 and 2, output) as [`Requantizer`]s.
+    #[inline(always)]
+    fn requantizers(&self) -> [Requantizer; 3] {
+        [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s))
+    }
+
+    /// Whether `r` (of [`Self::requantizers`]) take the doubled arithmetic: the doubled
+    /// products fit in 32 bits (`Requantizer::apply_doubled`): an offset input is within
+    /// ±255, so `2 · v · 2^20` is below 2^29 and each scaled input below 2^28 (a multiplier
+    /// is below 2^31); their sum, doubled, below 2^30. Checked, not assumed: otherwise the
+    /// general path.
+    #[inline(always)]
+    fn doubled(&self, r: &[Requantizer; 3]) -> bool {
+        (0..=20).contains(&self.left_shift)
+            && r.iter().all(|r| !r.can_saturate() && r.left() == 1)
+            && [self.input1_offset, self.input2_offset]
+                .iter()
+                .all(|o| (-256..=256).contains(o))
+    }
+}
+
+/// ADD's usual int8 case as one loop of its own ([`Elementwise::same`]): operands of one
+/// shape, the doubled arithmetic of [`AddParams::values`] (`left_shift` 20, offsets within
+/// ±256, no multiplier that saturates) with every constant made once and input `which`'s
+/// first: no branch an element (M4 pretrainedResnet_quant: 66 instructions an element in
+/// runs of 16 copied through the stack, now 51).
+#[derive(Debug, Clone, Copy)]
+struct DoubledAdd {
+    /// `offset · 2^21` and the requantizer of the operand read from the buffer (`mine`),
+    /// then of the other.
+    mine: (i32, Doubled),
+    theirs: (i32, Doubled),
+    out: Doubled,
+    zp: i32,
+    lo: i32,
+    hi: i32,
+}
+
+impl DoubledAdd {
+    /// `p`'s loop with input `which` (0 or 1) in the buffer, when the doubled arithmetic
+    /// applies (the conditions [`AddParams::values`] checks, the shift exactly 20).
+    fn new(p: &AddParams, which: usize) -> Option<Self> {
+        let r = p.requantizers();
+        if p.left_shift != 20 || !p.doubled(&r) || which > 1 {
+            return None;
+        }
+        let one = (p.input1_offset << 21, r[0].doubled());
+        let two = (p.input2_offset << 21, r[1].doubled());
+        let (mine, theirs) = if which == 0 { (one, two) } else { (two, one) };
+        Some(DoubledAdd {
+            mine,
+            theirs,
+            out: r[2].doubled(),
+            zp: p.output_offset,
+            lo: p.act_min,
+            hi: p.act_max,
+        })
+    }
+
+    /// The loop (ADD is symmetric but for its constants: `mine`'s are input `which`'s).
+    #[inline(never)]
+    fn run<T: Int8>(self, mine: &[Cell<u8>], out: &[Cell<u8>], theirs: &[T], backward: bool) {
+        let k = self;
+        let step = |((x, o), t): ((&Cell<u8>, &Cell<u8>), &T)| {
+            let a = k.mine.1.apply(k.mine.0 + (i32::from(x.get() as i8) << 21));
+            let b = k.theirs.1.apply(k.theirs.0 + (t.value() << 21));
+            let v = k.out.apply(a.wrapping_add(b) << 1).wrapping_add(k.zp);
+            o.set(v.max(k.lo).min(k.hi) as u8);
+        };
+        let each = mine.iter().zip(out).zip(theirs);
+        if backward {
+            each.rev().for_each(step);
+        } else {
+            each.for_each(step);
+        }
+    }
+}
+
+/// ADD, int8 ([`crate::ops::elementwise::binary::run`]).
+pub fn add<A: Int8, B: Int8>(
+    p: &AddParams,
+    in1: &[A],
+    in2: &[B],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    crate::ops::elementwise::binary::run(p, in1, in2, output)
+}
+
+impl Elementwise for AddParams {
+    const NAME: &'static str = "ADD";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    #[inline]
+    fn value(&self, x: i32, y: i32) -> i8 {
+        (self.values())(x, y)
+    }
+
+    #[inline(always)]
+    fn same<T: Int8>(
+        &self,
+        which: usize,
+        mine: &[Cell<u8>],
+        out: &[Cell<u8>],
+        theirs: &[T],
+        backward: bool,
+    ) -> bool {
+        // Not on Armv6-M: its flash (the micro:bit's all-operator image) keeps the
+        // general loop alone.
+        if cfg!(synaptic_v6m) {
+            return false;
+        }
+        match DoubledAdd::new(self, which) {
+            Some(k) => {
+                k.run(mine, out, theirs, backward);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The three `SmallerThanOneExp` multiplies as [`Requantizer`]s (a shift of at most 0:
+    /// the same arithmetic), made once: per element two shifts, three high multiplies and
+    /// three rounding shifts. The shifted inputs (`±255 · 2^20`) and their sum never reach
+    /// `i32::MIN`, so no multiply saturates unless a multiplier is `i32::MIN` (then the
+    /// saturating form, decided once).
+    #[inline(always)]
+    fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
+        let r = self.requantizers();
+        let plain = !r.iter().any(Requantizer::can_saturate);
+        let doubled = self.doubled(&r);
+        let shift = |v: i32| v.wrapping_mul(1i32.wrapping_shl(self.left_shift as u32));
+        let (l2, off1, off2) = (self.left_shift + 1, self.input1_offset, self.input2_offset);
+        // Their rounding constants made once ([`crate::math::Doubled`]; made for every path,
+        // used by the doubled one: the same values).
+        // (Armv6-M: `apply_doubled`, the same values in less flash.)
+        #[cfg(not(synaptic_v6m))]
+        let d = r.map(|r| r.doubled());
+        #[cfg(synaptic_v6m)]
+        let d = r;
+        #[inline(always)]
+        move |x, y| {
+            if doubled {
+                #[cfg(not(synaptic_v6m))]
+                let apply = |d: &crate::math::Doubled, v| d.apply(v);
+                #[cfg(synaptic_v6m)]
+                let apply = |d: &Requantizer, v| d.apply_doubled(v);
+                let a = apply(&d[0], (off1 + x) << l2);
+                let b = apply(&d[1], (off2 + y) << l2);
+                let raw = apply(&d[2], a.wrapping_add(b) << 1).wrapping_add(self.output_offset);
+                return raw.max(self.act_min).min(self.act_max) as i8;
+            }
+            let (a, b) = (shift(self.input1_offset + x), shift(self.input2_offset + y));
+            let apply = |r: &Requantizer, v| {
+                if plain {
+                    r.apply_unsaturated(v)
+                } else {
+                    r.apply(v)
+                }
+            };
+            let sum = apply(&r[0], a).wrapping_add(apply(&r[1], b));
+            let raw = apply(&r[2], sum).wrapping_add(self.output_offset);
+            raw.max(self.act_min).min(self.act_max) as i8
+        }
+    }
+}
+
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let i32 = crate::ops::elementwise::binary::is_i32(cx);
+    if i32 || crate::ops::elementwise::binary::is_float(cx) {
+        return prepare_wide(cx, i32);
+    }
+    let (ac, a, b, out) = crate::ops::elementwise::binary::prepare(cx)?;
+    // Read where it was returned (not moved out).
+    match &AddParams::new(ac, a.shape(), b.shape(), out.shape(), a.q, b.q, out.q) {
+        Ok(p) => Prepared::of::<Add>(cx, *p),
+        Err(e) => Err(cx.err(*e)),
+    }
+}
+
+/// ADD of int32 (`i32`) or float32 tensors, in a frame of its own: their parameters are not
+/// on the stack under the int8 kernel's (the load's deepest chain).
+#[cold]
+#[inline(never)]
+fn prepare_wide<'m>(cx: &Prep<'_, 'm>, i32: bool) -> Result<Prepared<'m>, LoadError> {
+    if i32 {
+        // TFLM's int32 ADD clamps to the full range whatever the fused activation.
+        let bc = crate::ops::elementwise::binary::prepare_i32(cx)?;
+        return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
+    }
+    let (range, broadcast) = crate::ops::elementwise::binary::prepare_f32(cx)?;
+    Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range })
+}
+
+/// The ADD kernel, int8.
+pub type Add = Binary<AddParams>;
+
+crate::format::codec::words!(AddParams {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    left_shift: i32,
+    input1: (i32, i32),
+    input2: (i32, i32),
+    output: (i32, i32),
+    act_min: i32,
+    act_max: i32,
+});
+
+/// A prepared float32 ADD: the pairing and the fused activation's range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddF32Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+impl ElementwiseF32 for AddF32Params {
+    const NAME: &'static str = "ADD";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    /// `x + y`, clamped (TFLM's reference float ADD).
+    #[inline]
+    fn value(&self, x: f32, y: f32) -> f32 {
+        self.range.apply(x + y)
+    }
+}
+
+/// The ADD kernel, float32.
+pub type AddF32 = BinaryF32<AddF32Params>;
+
+crate::format::codec::words!(AddF32Params {
+    broadcast: Broadcast,
+    range: FloatRange,
+});
+
+/// ADD int32 (unquantized): `reference_ops::Add` on `int32_t`, wrapping.
+pub struct AddOp;
+
+impl crate::ops::elementwise::binary::OpI32 for AddOp {
+    const NAME: &'static str = "ADD";
+    #[inline]
+    fn value(x: i32, y: i32) -> Option<i32> {
+        Some(x.wrapping_add(y))
+    }
+}
+
+/// The ADD kernel, int32.
+pub type AddI32 = crate::ops::elementwise::binary::BinaryI32<AddOp>;
