@@ -28,7 +28,7 @@ use crate::ops::common::{check_nhwc_io, dot2, nhwc, offset4, size, Int32s, Int8,
 use crate::ops::float::{F32s, FloatRange, LeF32};
 use crate::ops::in_place::{check_window, for_each_pixel, ordered, put32, InPlace};
 use crate::ops::paths::{has, linked, pick};
-use crate::ops::tables::Table;
+use crate::ops::tables::{Constants, Table};
 use crate::ops::{
     paths, AllOps, Geometry, InPlaceOperands, Kernel, Kind, OpSet, Operands, Prep, Prepared,
 };
@@ -2331,51 +2331,38 @@ pub fn contract(p: &ConvParams, depthwise: bool) -> Contract {
     }
 }
 
-/// The options and shapes of a CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`, checked: their
-/// parameters with input and output quantizations `xq`, `oq`.
-#[inline(always)]
-fn conv_params(
+/// How an operator of the family reads its options: its parameters from the input, filter and
+/// output shapes and the input and output quantizations, checked (CONV_2D's [`conv2d_params`],
+/// DEPTHWISE_CONV_2D's own).
+pub(crate) type ParamsOf =
+    fn(&Prep<'_, '_>, [&[usize]; 3], QuantParams, QuantParams) -> Result<ConvParams, LoadError>;
+
+/// CONV_2D's [`ParamsOf`].
+fn conv2d_params(
     cx: &Prep<'_, '_>,
-    depthwise: bool,
-    shapes: [&[usize]; 3],
+    [xs, ws, os]: [&[usize]; 3],
     xq: QuantParams,
     oq: QuantParams,
 ) -> Result<ConvParams, LoadError> {
-    let [xs, ws, os] = shapes;
-    if depthwise {
-        let o = cx.op().depthwise_conv2d_options()?;
-        let d = crate::ops::conv::depthwise_conv_2d::DepthwiseOptions {
-            conv: ConvOptions {
-                padding: cx.padding(o.padding)?,
-                stride_w: o.stride_w.max(0) as usize,
-                stride_h: o.stride_h.max(0) as usize,
-                activation: cx.activation(o.fused_activation)?,
-                dilation_w: o.dilation_w.max(0) as usize,
-                dilation_h: o.dilation_h.max(0) as usize,
-            },
-            depth_multiplier: o.depth_multiplier.max(0) as usize,
-        };
-        ConvParams::depthwise(&d, xs, ws, os, xq, oq)
-    } else {
-        let o = cx.op().conv2d_options()?;
-        let c = ConvOptions {
-            padding: cx.padding(o.padding)?,
-            stride_w: o.stride_w.max(0) as usize,
-            stride_h: o.stride_h.max(0) as usize,
-            activation: cx.activation(o.fused_activation)?,
-            dilation_w: o.dilation_w.max(0) as usize,
-            dilation_h: o.dilation_h.max(0) as usize,
-        };
-        ConvParams::conv2d(&c, xs, ws, os, xq, oq)
-    }
-    .map_err(|e| cx.err(e))
+    let o = cx.op().conv2d_options()?;
+    let c = ConvOptions {
+        padding: cx.padding(o.padding)?,
+        stride_w: o.stride_w.max(0) as usize,
+        stride_h: o.stride_h.max(0) as usize,
+        activation: cx.activation(o.fused_activation)?,
+        dilation_w: o.dilation_w.max(0) as usize,
+        dilation_h: o.dilation_h.max(0) as usize,
+    };
+    ConvParams::conv2d(&c, xs, ws, os, xq, oq).map_err(|e| cx.err(e))
 }
 
-/// Prepares CONV_2D, or DEPTHWISE_CONV_2D with `depthwise` (they share the tensors' checks,
-/// the parameters and the per-channel table).
+/// Prepares an int8 operator of the family, its parameters by `params_of` and its program
+/// constants by `constants` (CONV_2D and DEPTHWISE_CONV_2D share the tensors' checks and the
+/// per-channel table).
 pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
     cx: &Prep<'_, 'm>,
-    depthwise: bool,
+    params_of: ParamsOf,
+    constants: impl FnOnce(&ConvParams) -> Result<Constants<'m>, LoadError>,
 ) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
@@ -2390,13 +2377,7 @@ pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
     cx.constant(w, Operand::Filter)?;
     cx.quantized(&[x, out])?;
     // Read where it was returned (not moved out).
-    let params = conv_params(
-        cx,
-        depthwise,
-        [x.shape(), w.shape(), out.shape()],
-        x.q,
-        out.q,
-    );
+    let params = params_of(cx, [x.shape(), w.shape(), out.shape()], x.q, out.q);
     let p = match &params {
         Ok(p) => p,
         Err(e) => return Err(*e),
@@ -2411,23 +2392,8 @@ pub(crate) fn prepare_conv<'m, K: Kernel<Params = ConvParams> + Kind>(
         filter,
         output: out.q.scale,
     };
-    // The DSP extension's depthwise multiplier path multiplies the filter in tap pairs
-    // (`SMLAD`): a program for it carries them (micro_speech_quantized: 320 words).
-    #[cfg(not(synaptic_v6m))]
-    let pairs = match crate::ops::conv::depthwise_conv_2d::tap_pairs_len(p) {
-        len if depthwise && len > 0 && cx.isa == crate::Isa::Dsp => {
-            crate::ops::tables::Constants::DepthwisePairs {
-                filter: cx.data(1)?,
-                taps: w.shape().get(1..3).map_or(0, |s| s.iter().product()),
-                out_d: channels,
-                len,
-            }
-        }
-        _ => crate::ops::tables::Constants::None,
-    };
-    #[cfg(synaptic_v6m)]
-    let pairs = crate::ops::tables::Constants::None;
-    Prepared::with::<K>(cx, *p, table, pairs)
+    let constants = constants(p)?;
+    Prepared::with::<K>(cx, *p, table, constants)
 }
 
 /// Whether the operator's input is float32 and this build has the float kernels (the float
@@ -2436,11 +2402,13 @@ pub(crate) fn is_float(cx: &Prep<'_, '_>) -> bool {
     crate::ops::float::BUILT && cx.input_ty(0) == Some(TensorType::Float32)
 }
 
-/// Prepares a float32 CONV_2D, or DEPTHWISE_CONV_2D with `depthwise`: float activations,
-/// filter and bias (a hybrid model, int8 weights, is refused as TFLM refuses it).
+/// Prepares a float32 operator of the family (DEPTHWISE_CONV_2D with `depthwise`), its
+/// geometry by `params_of`: float activations, filter and bias (a hybrid model, int8 weights,
+/// is refused as TFLM refuses it).
 pub(crate) fn prepare_conv_f32(
     cx: &Prep<'_, '_>,
     depthwise: bool,
+    params_of: ParamsOf,
 ) -> Result<ConvF32Params, LoadError> {
     cx.inputs(2, 3)?;
     let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
@@ -2452,13 +2420,7 @@ pub(crate) fn prepare_conv_f32(
     cx.constant(w, Operand::Filter)?;
     // The geometry checks of the int8 kernels, with a unit quantization (unused).
     let unit = QuantParams::new(1.0, 0);
-    let conv = conv_params(
-        cx,
-        depthwise,
-        [x.shape(), w.shape(), out.shape()],
-        unit,
-        unit,
-    )?;
+    let conv = params_of(cx, [x.shape(), w.shape(), out.shape()], unit, unit)?;
     cx.bias_of(2, conv.output_channels(), TensorType::Float32)?;
     let activation = if depthwise {
         cx.op().depthwise_conv2d_options()?.fused_activation
@@ -2626,9 +2588,9 @@ pub fn conv2d_f32_in_place(
 /// Prepares CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     if is_float(cx) {
-        return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false)?);
+        return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false, conv2d_params)?);
     }
-    prepare_conv::<Conv2d>(cx, false)
+    prepare_conv::<Conv2d>(cx, conv2d_params, |_| Ok(Constants::None))
 }
 
 /// The CONV_2D kernel, int8.

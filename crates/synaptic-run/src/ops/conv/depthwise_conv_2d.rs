@@ -31,6 +31,7 @@ use crate::ops::conv::conv_2d::{
 use crate::ops::float::{F32s, LeF32};
 use crate::ops::in_place::{check_window, for_each_pixel, ordered, put32, x32, InPlace};
 use crate::ops::paths::{has, linked, pick};
+use crate::ops::tables::Constants;
 use crate::ops::{
     paths, AllOps, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared,
 };
@@ -436,9 +437,58 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'a,
 /// Prepares DEPTHWISE_CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     if is_float(cx) {
-        return Prepared::of::<DepthwiseConv2dF32>(cx, prepare_conv_f32(cx, true)?);
+        return Prepared::of::<DepthwiseConv2dF32>(
+            cx,
+            prepare_conv_f32(cx, true, depthwise_params)?,
+        );
     }
-    prepare_conv::<DepthwiseConv2d>(cx, true)
+    prepare_conv::<DepthwiseConv2d>(cx, depthwise_params, |p| tap_pairs(cx, p))
+}
+
+/// DEPTHWISE_CONV_2D's parameters from its options (the family's `ParamsOf`).
+fn depthwise_params(
+    cx: &Prep<'_, '_>,
+    [xs, ws, os]: [&[usize]; 3],
+    xq: QuantParams,
+    oq: QuantParams,
+) -> Result<ConvParams, LoadError> {
+    let o = cx.op().depthwise_conv2d_options()?;
+    let d = DepthwiseOptions {
+        conv: ConvOptions {
+            padding: cx.padding(o.padding)?,
+            stride_w: o.stride_w.max(0) as usize,
+            stride_h: o.stride_h.max(0) as usize,
+            activation: cx.activation(o.fused_activation)?,
+            dilation_w: o.dilation_w.max(0) as usize,
+            dilation_h: o.dilation_h.max(0) as usize,
+        },
+        depth_multiplier: o.depth_multiplier.max(0) as usize,
+    };
+    ConvParams::depthwise(&d, xs, ws, os, xq, oq).map_err(|e| cx.err(e))
+}
+
+/// The program's constants of a DEPTHWISE_CONV_2D: the DSP extension's multiplier path
+/// multiplies the filter in tap pairs (`SMLAD`), so a program for it carries them
+/// (micro_speech_quantized: 320 words); none otherwise, and none in an Armv6-M build.
+#[cfg_attr(synaptic_v6m, allow(unused_variables))]
+fn tap_pairs<'m>(cx: &Prep<'_, 'm>, p: &ConvParams) -> Result<Constants<'m>, LoadError> {
+    #[cfg(not(synaptic_v6m))]
+    if cx.isa == crate::Isa::Dsp {
+        let len = tap_pairs_len(p);
+        if len > 0 {
+            return Ok(Constants::DepthwisePairs {
+                filter: cx.data(1)?,
+                taps: cx
+                    .input_ref(1)?
+                    .shape()
+                    .get(1..3)
+                    .map_or(0, |s| s.iter().product()),
+                out_d: p.output_channels(),
+                len,
+            });
+        }
+    }
+    Ok(Constants::None)
 }
 
 /// The DEPTHWISE_CONV_2D kernel, int8.

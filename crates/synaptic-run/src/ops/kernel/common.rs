@@ -100,6 +100,34 @@ pub(crate) fn word<X: Int8>(v: &[X; 4]) -> u32 {
     u32::from_le_bytes([v[0].byte(), v[1].byte(), v[2].byte(), v[3].byte()])
 }
 
+/// Output channel `oc`'s folded constant `bias[oc] + input_offset · Σ_i filter[oc][i]` of a
+/// filter of `rows` rows of `depth` weights (wrapping, as a kernel's `int32` accumulator: the
+/// same sum modulo 2^32, so the same outputs), or `None` if `oc` is past the rows or the
+/// filter or bias is too short: what an operator without a filter offset folds its input
+/// offset and bias into (FULLY_CONNECTED's `FullyConnectedParams::folded_bias`, the program's
+/// `Constants::FoldedBiases`).
+pub fn folded_bias<W: Int8, B: Int32s + ?Sized>(
+    filter: &[W],
+    bias: Option<&B>,
+    rows: usize,
+    depth: usize,
+    input_offset: i32,
+    oc: usize,
+) -> Option<i32> {
+    if oc >= rows {
+        return None;
+    }
+    let at = oc.checked_mul(depth)?;
+    let row = filter.get(at..at.checked_add(depth)?)?;
+    let sum = int8_sum(row);
+    let b = match bias {
+        Some(b) if oc < b.count() => b.at(oc),
+        Some(_) => return None,
+        None => 0,
+    };
+    Some(b.wrapping_add(input_offset.wrapping_mul(sum)))
+}
+
 /// The sum of `row`'s values, wrapping: `row.iter().fold(0, |a, v| a.wrapping_add(v.value()))`,
 /// four values a word (a FULLY_CONNECTED's folded bias sums each row of its filter at load:
 /// 16,000 weights in micro_speech). On the DSP extension two `SXTAB16` add a word's four

@@ -4,8 +4,7 @@
 
 use crate::error::{KernelError, Unsupported};
 use crate::math::channel_multiplier;
-use crate::ops::common::LeI32;
-use crate::ops::matmul::fully_connected::FullyConnectedParams;
+use crate::ops::common::{folded_bias, LeI32};
 use synaptic_tflite::Floats;
 
 /// An operator's requantization table, derived one entry at a time ([`Table::entry`]) so that
@@ -23,9 +22,10 @@ pub(crate) enum Table<'m> {
         filter: Floats<'m>,
         output: f32,
     },
-    /// One entry: a per-tensor FULLY_CONNECTED (its own derivation, the product in `float`).
-    FullyConnected {
-        params: FullyConnectedParams,
+    /// One entry: a per-tensor FULLY_CONNECTED (the product of the scales in `double`, as the
+    /// oracle wheel's `GetQuantizedConvolutionMultipler`).
+    PerTensor {
+        name: &'static str,
         input: f32,
         filter: f32,
         output: f32,
@@ -38,7 +38,7 @@ impl Table<'_> {
         match self {
             Table::None => 0,
             Table::PerChannel { channels, .. } => *channels,
-            Table::FullyConnected { .. } => 1,
+            Table::PerTensor { .. } => 1,
         }
     }
 
@@ -61,16 +61,12 @@ impl Table<'_> {
                 let sc = sc.ok_or(KernelError::unsupported(name, Unsupported::FilterScales))?;
                 channel_multiplier(name, *input, sc, *output)
             }
-            Table::FullyConnected {
-                params,
+            Table::PerTensor {
+                name,
                 input,
                 filter,
                 output,
-            } => {
-                let (mut m, mut s) = ([0i32], [0i32]);
-                params.multipliers(*input, &[*filter], *output, &mut m, &mut s)?;
-                Ok((m[0], s[0]))
-            }
+            } => channel_multiplier(name, *input, *filter, *output),
         }
     }
 }
@@ -79,12 +75,17 @@ impl Table<'_> {
 /// derived one entry at a time like [`Table`].
 #[derive(Clone, Copy)]
 pub(crate) enum Constants<'m> {
-    /// None (every kind but a foldable FULLY_CONNECTED).
+    /// None.
     None,
-    /// A FULLY_CONNECTED's folded biases ([`FullyConnectedParams::folded_bias`]):
-    /// its filter and bias (empty: none) read in place in the model.
-    FullyConnected {
-        params: FullyConnectedParams,
+    /// A foldable FULLY_CONNECTED's folded biases ([`folded_bias`] of each of its `rows`):
+    /// its filter (`rows × depth` int8) and bias (empty: none) read in place in the model.
+    FoldedBiases {
+        /// Output channels.
+        rows: usize,
+        /// Weights a row.
+        depth: usize,
+        /// `-input_zero_point`.
+        input_offset: i32,
         filter: &'m [u8],
         bias: &'m [u8],
     },
@@ -122,7 +123,7 @@ impl<'m> Constants<'m> {
     pub(crate) fn len(&self) -> usize {
         match self {
             Constants::None => 0,
-            Constants::FullyConnected { params, .. } => params.output_depth,
+            Constants::FoldedBiases { rows, .. } => *rows,
             Constants::Computed { len, .. } => *len,
             #[cfg(not(synaptic_v6m))]
             Constants::DepthwisePairs { len, .. } => *len,
@@ -135,23 +136,20 @@ impl<'m> Constants<'m> {
     pub(crate) fn each<E>(&self, mut f: impl FnMut(Option<i32>) -> Result<(), E>) -> Result<(), E> {
         match self {
             Constants::None => Ok(()),
-            Constants::FullyConnected {
-                params,
+            Constants::FoldedBiases {
+                rows: od,
+                depth: d,
+                input_offset: io,
                 filter,
                 bias,
             } => {
-                let (od, d) = (params.output_depth, params.accum_depth);
+                let (od, d, io) = (*od, *d, *io);
                 let rows = od.checked_mul(d).and_then(|n| filter.get(..n));
                 match rows {
                     // The usual operator, its filter and bias whole: one pass over the rows,
                     // the checks of `folded_bias` made once for all of them (a short row
                     // costs its bytes, not its checks: hello_world_int8's 16 rows of one).
-                    Some(rows)
-                        if params.foldable()
-                            && d > 0
-                            && (bias.is_empty() || bias.len() / 4 >= od) =>
-                    {
-                        let io = params.input_offset;
+                    Some(rows) if d > 0 && (bias.is_empty() || bias.len() / 4 >= od) => {
                         let sum = |row: &[u8]| {
                             if d < 8 {
                                 row.iter()
@@ -175,7 +173,8 @@ impl<'m> Constants<'m> {
                     }
                     _ => {
                         let bias = (!bias.is_empty()).then_some(LeI32(bias));
-                        (0..od).try_for_each(|c| f(params.folded_bias(filter, bias.as_ref(), c)))
+                        (0..od)
+                            .try_for_each(|c| f(folded_bias(filter, bias.as_ref(), od, d, io, c)))
                     }
                 }
             }
@@ -266,8 +265,10 @@ mod tests {
                             act_min: -128,
                             act_max: 127,
                         };
-                        let c = Constants::FullyConnected {
-                            params,
+                        let c = Constants::FoldedBiases {
+                            rows: od,
+                            depth: d,
+                            input_offset: params.input_offset,
                             filter: &filter,
                             bias: &bias,
                         };

@@ -11,7 +11,7 @@
 //! differ by 1 LSB on rare outputs: docs/runtime.md, "Scale products in double").
 //!
 //! Without a filter offset the input offset and the bias fold into one constant per output
-//! channel (the program's constants, `Constants::FullyConnected`), so the inner loop is a plain
+//! channel (the program's constants, `Constants::FoldedBiases`), so the inner loop is a plain
 //! dot product. Overlapped: rows of at most [`FC_ROW_BUFFER`] bytes are copied to the stack at
 //! their first step ([`Access::RowsBuffered`]), longer ones re-read per output.
 
@@ -357,18 +357,11 @@ impl FullyConnectedParams {
         bias: Option<&B>,
         oc: usize,
     ) -> Option<i32> {
-        if !self.foldable() || oc >= self.output_depth {
+        if !self.foldable() {
             return None;
         }
-        let at = oc.checked_mul(self.accum_depth)?;
-        let row = filter.get(at..at.checked_add(self.accum_depth)?)?;
-        let sum = crate::ops::common::int8_sum(row);
-        let b = match bias {
-            Some(b) if oc < b.count() => b.at(oc),
-            Some(_) => return None,
-            None => 0,
-        };
-        Some(b.wrapping_add(self.input_offset.wrapping_mul(sum)))
+        let (rows, depth) = (self.output_depth, self.accum_depth);
+        crate::ops::common::folded_bias(filter, bias, rows, depth, self.input_offset, oc)
     }
 }
 
@@ -866,16 +859,19 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             filter,
             output: out.q.scale,
         },
-        _ => Table::FullyConnected {
-            params: p,
+        _ => Table::PerTensor {
+            name: cx.name(),
             input: x.q.scale,
             filter: w.q.scale,
             output: out.q.scale,
         },
     };
     let constants = if p.folds(cx.isa) {
-        Constants::FullyConnected {
-            params: p,
+        // (Foldable: `folds` says so.)
+        Constants::FoldedBiases {
+            rows: p.output_depth,
+            depth: p.accum_depth,
+            input_offset: p.input_offset,
             filter: cx.data(1)?,
             bias: cx.data(2)?,
         }
