@@ -56,7 +56,7 @@ for m in hello_world_int8 micro_speech_quantized trained_lstm_int8 keyword_scram
   on_target lm3s6965 Cortex-M3 "target/$dir/thumbv7m-none-eabi/release/$m" "$m"
 done
 # Cortex-M4F (thumbv7em-none-eabihf, target-cpu=cortex-m4) on QEMU mps2-an386: the build the
-# speed figures use, and the only one that compiles the DSP path (src/dsp.rs): micro_speech's
+# speed figures use, and the only one that compiles the DSP path (src/dsp.rs, src/ops/conv/*/dsp.rs): micro_speech's
 # DEPTHWISE_CONV_2D (one input channel, multiplier 8), kws_ref_model's CONV_2D (SMLAD) and
 # DEPTHWISE_CONV_2D (four channels a word), each output checked against the host's.
 echo "==> firmware/runtime for mps2-an386 (Cortex-M4F): clippy, build"

@@ -106,8 +106,9 @@
 #![no_std]
 #![deny(missing_docs)]
 // No `unsafe` anywhere but in `dsp`, the Cortex-M DSP instructions (`asm!`), which exists
-// only on targets with the DSP extension, `mla`, the `MLA` loops of the Thumb-2 cores
-// without it, and `hint`'s one empty `asm!` (Arm only).
+// only on targets with the DSP extension, the kernels' ISA variants in assembly beside them
+// (`ops/conv/*/dsp.rs` on the DSP extension, `ops/conv/depthwise_conv_2d/mla.rs` the `MLA`
+// loops of the Thumb-2 cores without it), and `hint`'s one empty `asm!` (Arm only).
 #![deny(unsafe_code)]
 
 pub mod bmp;
@@ -124,9 +125,6 @@ pub mod interpreter;
 mod isa_rule;
 pub mod limits;
 pub mod math;
-#[cfg(synaptic_mla)]
-#[allow(unsafe_code)]
-pub(crate) mod mla;
 pub(crate) mod model;
 pub mod ops;
 pub mod program;

@@ -34,6 +34,11 @@ use crate::ops::{
 };
 use core::marker::PhantomData;
 
+// The ISA variant: the DSP extension's loops in assembly (its own file, its `unsafe` there).
+#[cfg(synaptic_dsp)]
+#[allow(unsafe_code)]
+mod dsp;
+
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];
 
@@ -758,11 +763,11 @@ fn put<O: Int8Out>(o: &mut [O], v: &[i8]) {
             }
         }
     } else {
-        // The DSP extension: the whole words by `crate::dsp::copy_words`, the last bytes
+        // The DSP extension: the whole words by `dsp::copy_words`, the last bytes
         // one at a time.
         #[cfg(synaptic_dsp)]
         let (o, v) = {
-            let done = crate::dsp::copy_words(o, v);
+            let done = dsp::copy_words(o, v);
             (&mut o[done..], &v[done.min(v.len())..])
         };
         for (d, &s) in o.iter_mut().zip(v) {
@@ -945,7 +950,7 @@ pub fn conv2d_scratch_bytes(p: &ConvParams) -> usize {
 }
 
 /// Whether the DSP extension's one-pixel loop gathers each of `p`'s windows once, offset, for
-/// all its chunks of four filters ([`Filters::gather1`], then [`crate::dsp::dot4_quads`]): a
+/// all its chunks of four filters ([`Filters::gather1`], then [`dsp::dot4_quads`]): a
 /// filter without groups, not 1×1, of more weights than a pair of windows may take
 /// ([`MAX_WINDOW`]: pretrainedResnet_quant's 3×3×64) and at most twice as many (its one
 /// window, 2 B a value, then takes no more scratch than a pair of the largest paired
@@ -1201,8 +1206,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
         if self.one && n == LANES && has::<L>(paths::CONV_GENERAL) {
             let k: usize = self.p.filter_shape[1..].iter().product();
             if _win.k == k {
-                let acc =
-                    crate::dsp::dot4_quads([0; LANES], _win.v, &self.filter[oc * k..], k, k / 4);
+                let acc = dsp::dot4_quads([0; LANES], _win.v, &self.filter[oc * k..], k, k / 4);
                 let v =
                     requantize_chunk(acc, oc, n, self.bias, self.multipliers, self.shifts, self.p);
                 for (o, v) in out.iter_mut().zip(v) {
@@ -1469,7 +1473,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
             return;
         }
         // DSP: two whole windows whose rows are runs of whole words, a row of both in one
-        // block ([`crate::dsp::pair_quads`]; tap by tap, a quad at a time: some 9 instructions
+        // block ([`dsp::pair_quads`]; tap by tap, a quad at a time: some 9 instructions
         // a value, M4 pretrainedResnet_quant's 3×3×16).
         #[cfg(synaptic_dsp)]
         if self.rows && (f_w * f_d) % 4 == 0 && whole(a) && whole(b) && win.v.len() >= k {
@@ -1479,7 +1483,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
             for ((fy, ya), (_, yb)) in ysa.iter().zip(ysb.iter()) {
                 let ra = &x[xa_b + (ya * in_w + xsa.first) * in_d..][..n];
                 let rb = &x[xb_b + (yb * in_w + xsb.first) * in_d..][..n];
-                crate::dsp::pair_quads(&mut win.v[fy * n..], ra, rb, pair);
+                dsp::pair_quads(&mut win.v[fy * n..], ra, rb, pair);
             }
             win.k = k;
             return;
@@ -1508,7 +1512,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
     /// staging bytes, a row's taps inside the input one run (words, then the last bytes), the
     /// input zero point at every tap outside it and at a last part-quad's (0 once offset:
     /// what TFLM skips adds nothing), then both windows' quads in one block
-    /// ([`crate::dsp::pair_quads`]); the windows hold whole quads (`win.k` a multiple of
+    /// ([`dsp::pair_quads`]); the windows hold whole quads (`win.k` a multiple of
     /// four). Per value some 3 instructions, where one at a time into the quads' halfwords
     /// took some 40 (M4 pretrainedResnet_quant's first layer, three channels). `false`,
     /// nothing set, when not staged. Not inlined: its code once, apart from the usual
@@ -1532,7 +1536,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
         self.stage(x, b, &mut sb[..kq]);
         let pair = (p.input_offset as u32 & 0xffff) * 0x1_0001;
         let (sa, sb) = win.stage.split_at(kq);
-        if !crate::dsp::pair_quads(&mut win.v[..kq], sa, &sb[..kq], pair) {
+        if !dsp::pair_quads(&mut win.v[..kq], sa, &sb[..kq], pair) {
             return false;
         }
         win.k = kq;
@@ -1564,7 +1568,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
             ) else {
                 continue;
             };
-            let done = crate::dsp::copy_words(dst, src);
+            let done = dsp::copy_words(dst, src);
             for (d, s) in dst[done..].iter_mut().zip(&src[done..]).take(3) {
                 *d = s.byte();
             }
@@ -2030,13 +2034,13 @@ impl<'s> Gathered<'s> {
 
     /// The next pair of windows is `xa` and `xb`, offset, whole ([`Gathered::begin_pair`]
     /// then [`Gathered::set_pair_run`] of each) when they are one length, a multiple of four
-    /// within the capacity: one block ([`crate::dsp::pair_quads`]). `false`, nothing set,
+    /// within the capacity: one block ([`dsp::pair_quads`]). `false`, nothing set,
     /// otherwise.
     #[inline(always)]
     fn set_both_quads<X: Int8>(&mut self, xa: &[X], xb: &[X], offset: i32) -> bool {
         let pair = (offset as u32 & 0xffff) * 0x1_0001;
         let k = xa.len();
-        if k > self.v.len() / 4 * 4 || !crate::dsp::pair_quads(&mut self.v[..k], xa, xb, pair) {
+        if k > self.v.len() / 4 * 4 || !dsp::pair_quads(&mut self.v[..k], xa, xb, pair) {
             return false;
         }
         self.k = k;
@@ -2080,7 +2084,7 @@ impl<'s> Gathered<'s> {
     #[inline(always)]
     fn pair_dot2_quads<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
         let quads = self.k.min(w0.len()).min(w1.len()) / 4;
-        crate::dsp::dot2x2_quads(acc, self.v, w0, w1, quads)
+        dsp::dot2x2_quads(acc, self.v, w0, w1, quads)
     }
 
     /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:

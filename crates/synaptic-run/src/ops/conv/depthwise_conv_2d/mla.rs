@@ -1,5 +1,5 @@
-//! Loops of the Thumb-2 cores without the DSP extension (Armv7-M: the Cortex-M3; Armv8-M
-//! Mainline built without it), written as `MLA` assembly where the compiler's own loop costs
+//! DEPTHWISE_CONV_2D's variant for the Thumb-2 cores without the DSP extension (Armv7-M: the
+//! Cortex-M3; Armv8-M Mainline built without it): its loops written as `MLA` assembly where the compiler's own loop costs
 //! a third more: `cfg(synaptic_mla)`, set by the build script (`src/isa_rule.rs` decides the
 //! DSP extension; these cores are the Thumb-2 ones it leaves out).
 //!
@@ -9,8 +9,8 @@
 //! assembly only reads, within those bounds, and touches no stack. The results equal the
 //! portable kernels' (wrapping `i32` sums: the products' order does not change them).
 
+use super::row_block_fits;
 use crate::ops::common::Int8;
-use crate::ops::conv::depthwise_conv_2d::row_block_fits;
 use core::arch::asm;
 
 /// One tap of [`window4`]: its input byte at `{xp}` (advanced one) offset by `{off}`, times
@@ -276,7 +276,7 @@ macro_rules! quad_out {
 }
 
 /// The outputs of `n` pixels of one output row of a depthwise row kernel's group of four
-/// channels (the Cortex-M3's [`crate::dsp::quad3x3_row`]): pixel `i`'s 3×3 window of words
+/// channels (the Cortex-M3's [`super::dsp::quad3x3_row`]): pixel `i`'s 3×3 window of words
 /// (each the four channels' input bytes at a tap, raw: `q.init` holds the input offset's
 /// part) has row `r` at `win[i · sw + r · ncols ..][.. 3]`; its four output bytes go to
 /// `out[i · c ..][.. 4]`, channel `j` at byte `j`. Each channel: `q.init` plus its nine

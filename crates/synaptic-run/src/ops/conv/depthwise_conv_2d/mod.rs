@@ -37,6 +37,15 @@ use crate::ops::{
 };
 use core::marker::PhantomData;
 
+// The ISA variants: the DSP extension's loops in assembly, and the `MLA` loops of the
+// Thumb-2 cores without it (each its own file, its `unsafe` there).
+#[cfg(synaptic_dsp)]
+#[allow(unsafe_code)]
+mod dsp;
+#[cfg(synaptic_mla)]
+#[allow(unsafe_code)]
+mod mla;
+
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::DEPTHWISE_CONV_2D];
 
@@ -747,7 +756,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             let mut oc = c.oc;
             #[cfg(synaptic_mla)]
             {
-                // In `MLA` assembly ([`crate::mla::window4`]): four outputs a pass (its
+                // In `MLA` assembly ([`mla::window4`]): four outputs a pass (its
                 // registers hold no more), the window one call (Cortex-M3
                 // micro_speech_quantized 1,517,443 -> 1,428,543 instructions).
                 let xw = x.get(x0..).unwrap_or(&[]);
@@ -756,7 +765,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 for o in out.chunks_exact_mut(LANES) {
                     let w = ww.get(oc..).unwrap_or(&[]);
                     let (dims, steps) = ((n, rows), (x_step, t_step));
-                    let a = crate::mla::window4([0; LANES], xw, off, w, out_d, dims, steps);
+                    let a = mla::window4([0; LANES], xw, off, w, out_d, dims, steps);
                     if self.right {
                         self.right_outputs(a, oc, o);
                     } else {
@@ -853,7 +862,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
     }
 
     /// The accumulators of the four outputs `oc ..` over the gathered window `v`: by the
-    /// filter's tap pairs where the program has them ([`crate::dsp::smlad_pairs4`]: two
+    /// filter's tap pairs where the program has them ([`dsp::smlad_pairs4`]: two
     /// multiply-accumulates an instruction), else [`taps4`].
     #[inline(always)]
     fn taps4(&self, v: &[i16], out_d: usize, oc: usize) -> [i32; LANES] {
@@ -862,7 +871,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             let n = 4 * v.len().div_ceil(2);
             let at = (oc / LANES) * n;
             if let Some(w) = self.pairs.get(at..at + n) {
-                return crate::dsp::smlad_pairs4([0; LANES], v, w);
+                return dsp::smlad_pairs4([0; LANES], v, w);
             }
         }
         taps4(v, self.filter, out_d, oc)
@@ -1058,11 +1067,11 @@ fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LAN
     acc
 }
 
-/// [`taps4`] on the DSP extension: two taps a step in registers ([`crate::dsp::taps4_pairs`]).
+/// [`taps4`] on the DSP extension: two taps a step in registers ([`dsp::taps4_pairs`]).
 #[cfg(synaptic_dsp)]
 #[inline(always)]
 fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
-    crate::dsp::taps4_pairs([0; LANES], v, filter.get(oc..).unwrap_or(&[]), out_d)
+    dsp::taps4_pairs([0; LANES], v, filter.get(oc..).unwrap_or(&[]), out_d)
 }
 
 /// `acc[j] += (x[j·SPREAD] + offset)·w[j]` for the four lanes, wrapping (portable).
@@ -1206,7 +1215,7 @@ fn lanes(v: i32) -> u32 {
 /// The sums of a 3×3 window of the row kernel's gathered words (row `r` at
 /// `win[r · ncols ..]`) times the taps `t` (in the filter's order), the input values raw (the
 /// offset folded by the caller): [`mac_word`] with no offset, tap by tap, unrolled (the
-/// Cortex-M3's row kernel; the DSP extension's runs [`crate::dsp::quad3x3_row`], the
+/// Cortex-M3's row kernel; the DSP extension's runs [`dsp::quad3x3_row`], the
 /// Cortex-M0's the general loop, in less flash). Taps past the end of `win` count 0 (never,
 /// for the kernel's own slices).
 #[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
@@ -1372,7 +1381,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         // A 3×3 filter whose requantizers are all right shifts: one block a group's row on
         // the DSP extension ([`Channels::quad_group`]).
         #[cfg(synaptic_dsp)]
-        let mut quad = (self.right && f_h == 3 && f_w == 3).then(|| crate::dsp::Quad {
+        let mut quad = (self.right && f_h == 3 && f_w == 3).then(|| dsp::Quad {
             offset: p.output_offset,
             lo: lanes(p.act_min),
             hi: lanes(p.act_max),
@@ -1450,10 +1459,10 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 });
                 #[cfg(synaptic_mla)]
                 if let (true, Some(steps)) = (self.right, row_block_steps(sw, ncols, c)) {
-                    // The row in `MLA` assembly ([`crate::mla::quad3x3_row`]; Cortex-M3
+                    // The row in `MLA` assembly ([`mla::quad3x3_row`]; Cortex-M3
                     // kws_ref_model 9,219,393 -> 9,071,273, person_detect 25,902,756 ->
                     // 25,113,860 instructions).
-                    let q = crate::mla::Quad {
+                    let q = mla::Quad {
                         taps: *t,
                         init: core::array::from_fn(|j| grp.bias[j].wrapping_add(fold[j])),
                         rq: core::array::from_fn(|j| grp.fast[j].parts()),
@@ -1466,7 +1475,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                         steps,
                     };
                     let out = o.get_mut(oc..).unwrap_or(&mut []);
-                    if crate::mla::quad3x3_row(&q, blk, (n, sw, ncols), out, c) {
+                    if mla::quad3x3_row(&q, blk, (n, sw, ncols), out, c) {
                         return;
                     }
                 }
@@ -1518,7 +1527,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
     }
 
     /// Group `g`'s outputs over a segment of `n` pixels in one block
-    /// ([`crate::dsp::quad3x3_row`]): its taps split ([`crate::dsp::quad_taps`]), biases and
+    /// ([`dsp::quad3x3_row`]): its taps split ([`dsp::quad_taps`]), biases and
     /// requantizers into `q`, its words of the window rows gathered ([`Channels::gather`]).
     /// `false` when a block refuses its slices (never, for the kernel's own): the general
     /// path then computes the group again, whole.
@@ -1527,7 +1536,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
     #[inline(always)]
     fn quad_group<X: Int8>(
         &self,
-        q: &mut crate::dsp::Quad,
+        q: &mut dsp::Quad,
         g: usize,
         (x, at, span): (&[X], &[usize], (usize, usize, usize)),
         blk: &mut [u32],
@@ -1539,7 +1548,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         let (c, ncols) = (p.filter_shape[3], span.2);
         let oc = g * LANES;
         let ws = self.filter.get(oc..).unwrap_or(&[]);
-        if !crate::dsp::quad_taps(q, ws, c) || !crate::dsp::quad_steps(q, (p.stride_w, ncols), c) {
+        if !dsp::quad_taps(q, ws, c) || !dsp::quad_steps(q, (p.stride_w, ncols), c) {
             return false;
         }
         q.bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
@@ -1547,7 +1556,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         q.rq = core::array::from_fn(|j| RightRequantizer::new_checked(m[j], sh[j]).parts());
         self.gather(x, at, span, g, blk);
         let o = o.get_mut(oc..).unwrap_or(&mut []);
-        crate::dsp::quad3x3_row(q, blk, (n, p.stride_w, ncols), pair, o, c)
+        dsp::quad3x3_row(q, blk, (n, p.stride_w, ncols), pair, o, c)
     }
 
     /// The window rows of the segment from output pixel `ox0` of row `oy` (batch input at
@@ -1632,7 +1641,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                 continue;
             };
             #[cfg(synaptic_dsp)]
-            if dm == 1 && crate::dsp::gather_words(dst, src.get(word_at..).unwrap_or(&[]), c) {
+            if dm == 1 && dsp::gather_words(dst, src.get(word_at..).unwrap_or(&[]), c) {
                 continue;
             }
             if dm == 1 {
