@@ -9,6 +9,7 @@
 //! synmem emit MODEL --lang tflite -o OUT.tflite [--strategy …]   # TFLM's offline plan
 //! synmem trace MODEL [sizing options]        # the allocation sequence, as JSON
 //! synmem survey DIR [--strategy …] [--json]  # planner table over a directory of models
+//! synmem ops [--json | --markdown]           # TFLM's operators, the data types we run
 //! synmem run MODEL (--input IN.raw | --random SEED) --output OUT.raw [--io shared|plan]
 //!                  [--arena N] [--scratch N] [--op-data ram|flash] [--no-overlap]
 //!                  [--poison SEED] [--json]   # one inference on the arena
@@ -27,7 +28,7 @@
 //! The text, JSON and SVG forms all come from `synaptic-plan` (`render`, `Report`, `svg`). This
 //! file only parses the command line (clap: `Cli`, `Cmd`; the option types in `args.rs`)
 //! and dispatches to one module per subcommand — `inspect.rs`, `plan.rs`, `emit.rs`,
-//! `trace.rs`, `run.rs`, `survey.rs` — which share `common.rs` (the failure type, sizing
+//! `trace.rs`, `run.rs`, `survey.rs`, `ops.rs` — which share `common.rs` (the failure type, sizing
 //! options, reading and analysing a model file under the size limit, writing files, printing
 //! JSON, compiling synaptic-run's program).
 #![deny(missing_docs)]
@@ -37,6 +38,7 @@ mod args;
 mod common;
 mod emit;
 mod inspect;
+mod ops;
 mod plan;
 mod run;
 mod survey;
@@ -186,6 +188,16 @@ enum Cmd {
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         invocations: u32,
     },
+    /// Every operator TFLM's op resolver registers: the data types TFLM runs, the ones
+    /// synaptic-run runs, and TFLM's it does not (one line each, then a summary).
+    Ops {
+        /// Print the table as JSON.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print the table as Markdown (docs/operators.md).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Plan every .tflite in a directory; print act sum, live bound, planned, TFLM head,
     /// proven optimal and time per model.
     Survey {
@@ -310,5 +322,6 @@ fn dispatch(cli: Cli) -> Result<u8, Failure> {
             max,
         ),
         Cmd::Survey { dir, json, sizing } => survey::run(&dir, &sizing, json, max),
+        Cmd::Ops { json, markdown } => ops::run(json, markdown),
     }
 }

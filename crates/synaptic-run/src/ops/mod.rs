@@ -38,7 +38,7 @@
 //! Write `ops/<family>/<name>.rs`, declare it in the family's `mod.rs` (`pub mod <name>;`) and
 //! add one line to the list below (`<family>::<name> { … }`):
 //! its kind codes (stable: the program format stores them) and its kernel types, one per data
-//! type; `if "feature"` builds a kernel only with that cargo feature (the float32 kernels:
+//! type, each with the data types it runs (its main input's: [`kernel_types`], `synmem ops`); `if "feature"` builds a kernel only with that cargo feature (the float32 kernels:
 //! without `float32` their dispatch arms are constant-false and their code is not linked;
 //! `if "a" & "b"` with both).
 //! A new kernel of an existing operator (its float32 version) is the same: the operator's
@@ -338,7 +338,7 @@ fn kernel_contract<K: Kernel>(words: &[u32], k: usize, out: Geometry) -> Option<
 
 /// The list: every operator module, its kernels and their kind codes.
 macro_rules! operators {
-    ($( $family:ident :: $module:ident { $( $kind:literal => $kernel:ident $(if $($feature:literal)&+)? ),+ $(,)? } ),+ $(,)?) => {
+    ($( $family:ident :: $module:ident { $( $kind:literal => $kernel:ident ( $($ty:ident),+ ) $(if $($feature:literal)&+)? ),+ $(,)? } ),+ $(,)?) => {
         $( $( impl Kind for $family::$module::$kernel {
             const KIND: u32 = $kind;
             const BUILT: bool = true $($(&& cfg!(feature = $feature))+)?;
@@ -463,6 +463,23 @@ macro_rules! operators {
         }
 
         /// The operator of kernel `kind`, as TFLite names it.
+        /// The data types kernel `kind` runs — its main input's, by TFLite's lower-case names
+        /// (`int8`, `int16`, `int32`, `uint32`, `float32`, `bool`, …; QUANTIZE's and CAST's
+        /// input types) — if this build has it; empty otherwise. What `synmem ops` tells
+        /// against TFLM's own kernels.
+        ///
+        /// ```
+        /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
+        /// let int8 = fc.trailing_zeros();
+        /// assert_eq!(synaptic_run::ops::kernel_types(int8), ["int8"]);
+        /// ```
+        pub fn kernel_types(kind: u32) -> &'static [&'static str] {
+            match kind {
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => &[$(stringify!($ty)),+], )+ )+
+                _ => &[],
+            }
+        }
+
         pub(crate) fn kernel_name(kind: u32) -> &'static str {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::NAME, )+ )+
@@ -589,37 +606,37 @@ pub mod shape;
 pub mod signal;
 
 operators! {
-    conv::conv_2d { 1 => Conv2d, 19 => Conv2dF32 if "float32" },
-    conv::depthwise_conv_2d { 2 => DepthwiseConv2d, 20 => DepthwiseConv2dF32 if "float32" },
-    matmul::fully_connected { 3 => FullyConnected, 18 => FullyConnectedF32 if "float32" },
-    pooling::average_pool_2d { 4 => AveragePool2d, 21 => AveragePool2dF32 if "float32" },
-    pooling::max_pool_2d { 5 => MaxPool2d, 22 => MaxPool2dF32 if "float32" },
-    reduction::softmax { 6 => Softmax, 23 => SoftmaxF32 if "float32", 31 => SoftmaxI16 },
-    elementwise::logistic { 7 => Logistic, 24 => LogisticF32 if "float32" },
-    elementwise::add { 8 => Add, 25 => AddF32 if "float32", 34 => AddI32 },
-    elementwise::mul { 9 => Mul, 26 => MulF32 if "float32", 35 => MulI32 },
-    elementwise::div { 36 => DivI32 },
-    elementwise::minimum_maximum { 37 => MinimumI32, 38 => MaximumI32 },
-    elementwise::cast { 39 => Cast },
-    shape::strided_slice { 40 => StridedSlice },
-    reduction::mean { 10 => Mean },
-    shape::pad { 11 => Pad },
-    shape::concatenation { 12 => Concatenation },
-    shape::transpose { 13 => Transpose },
-    shape::reshape { 14 => ByteCopy },
-    elementwise::quantize { 15 => FromFloat, 16 => Requantize, 29 => RequantizeI16, 30 => RequantizeI16I32 },
-    elementwise::dequantize { 17 => Dequantize },
-    recurrent::svdf { 27 => Svdf, 28 => SvdfI8 },
-    recurrent::lstm { 32 => Lstm if "lstm", 33 => LstmF32 if "lstm" & "float32" },
-    signal::window { 41 => Window if "signal" },
-    signal::fft_auto_scale { 42 => FftAutoScale if "signal" },
-    signal::rfft { 43 => Rfft if "signal" },
-    signal::energy { 44 => Energy if "signal" },
-    signal::filter_bank { 45 => FilterBank if "signal" },
-    signal::filter_bank_square_root { 46 => SquareRoot if "signal" },
-    signal::spectral_subtraction { 47 => SpectralSubtraction if "signal" },
-    signal::pcan { 48 => Pcan if "signal" },
-    signal::filter_bank_log { 49 => FilterBankLog if "signal" },
+    conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32" },
+    conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32" },
+    matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32" },
+    pooling::average_pool_2d { 4 => AveragePool2d(int8), 21 => AveragePool2dF32(float32) if "float32" },
+    pooling::max_pool_2d { 5 => MaxPool2d(int8), 22 => MaxPool2dF32(float32) if "float32" },
+    reduction::softmax { 6 => Softmax(int8), 23 => SoftmaxF32(float32) if "float32", 31 => SoftmaxI16(int8) },
+    elementwise::logistic { 7 => Logistic(int8), 24 => LogisticF32(float32) if "float32" },
+    elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },
+    elementwise::mul { 9 => Mul(int8), 26 => MulF32(float32) if "float32", 35 => MulI32(int32) },
+    elementwise::div { 36 => DivI32(int32) },
+    elementwise::minimum_maximum { 37 => MinimumI32(int32), 38 => MaximumI32(int32) },
+    elementwise::cast { 39 => Cast(bool, int8, int16, int32, uint32, float32) },
+    shape::strided_slice { 40 => StridedSlice(bool, int8, uint8, int16, int32, int64, float32) },
+    reduction::mean { 10 => Mean(int8) },
+    shape::pad { 11 => Pad(int8) },
+    shape::concatenation { 12 => Concatenation(int8, int32, float32) },
+    shape::transpose { 13 => Transpose(int8) },
+    shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
+    elementwise::quantize { 15 => FromFloat(float32), 16 => Requantize(int8), 29 => RequantizeI16(int16), 30 => RequantizeI16I32(int16) },
+    elementwise::dequantize { 17 => Dequantize(int8) },
+    recurrent::svdf { 27 => Svdf(int8), 28 => SvdfI8(int8) },
+    recurrent::lstm { 32 => Lstm(int8) if "lstm", 33 => LstmF32(float32) if "lstm" & "float32" },
+    signal::window { 41 => Window(int16) if "signal" },
+    signal::fft_auto_scale { 42 => FftAutoScale(int16) if "signal" },
+    signal::rfft { 43 => Rfft(int16) if "signal" },
+    signal::energy { 44 => Energy(int16) if "signal" },
+    signal::filter_bank { 45 => FilterBank(uint32) if "signal" },
+    signal::filter_bank_square_root { 46 => SquareRoot(uint64) if "signal" },
+    signal::spectral_subtraction { 47 => SpectralSubtraction(uint32) if "signal" },
+    signal::pcan { 48 => Pcan(uint32) if "signal" },
+    signal::filter_bank_log { 49 => FilterBankLog(uint32) if "signal" },
 }
 
 #[cfg(test)]
