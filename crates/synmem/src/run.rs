@@ -118,7 +118,10 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         RunIoArg::Shared => (IoPlacement::Shared, RunIo::Shared),
         RunIoArg::Plan => (IoPlacement::Ephemeral, RunIo::Plan),
     };
-    let load_err = |e: synaptic_run::LoadError| Failure(format!("{}: {e}", path.display()), 1);
+    let load_err = |e: synaptic_run::LoadError| {
+        let line = crate::common::load_error_line(&bytes, &e);
+        Failure(format!("{}: {line}", path.display()), 1)
+    };
     // The program compiled here: loaded from outside the arena with --op-data flash (as
     // `synmem emit` writes it for firmware); with ram only its size, for the RAM figure.
     let compiled = compile_program(path, &bytes, run_io, synaptic_run::Isa::NATIVE)?;

@@ -1687,3 +1687,71 @@ fn isa_dsp_emits_the_program_a_cortex_m4_loads_fastest_and_sizes_its_ram_program
     let ram = json(&["plan", model, "--op-data", "ram", "--json"]);
     assert_eq!(ram["ram"]["program_bytes"].as_u64(), Some(pb));
 }
+
+/// Issue 41: `synmem run` and `synmem plan` on a model with an operator or a data type the
+/// runtime does not run name the operator, the tensor and its data type in one line, and the
+/// data types the runtime runs that operator on (`synmem ops` lists them all).
+#[test]
+fn an_unsupported_operator_is_named_with_its_tensor_and_data_type() {
+    use tflite::{build, quantized, Op, Subgraph};
+    let one = |code: i32, dtype: i8, inputs: Vec<i32>| {
+        let mut ts = vec![
+            quantized("x", &[1, 8], 0, 0.5, 0),
+            quantized("y", &[1, 8], 0, 0.5, 0),
+        ];
+        for t in &mut ts {
+            t.dtype = dtype;
+        }
+        let sg = Subgraph {
+            name: "main".into(),
+            tensors: ts,
+            inputs: vec![0],
+            outputs: vec![1],
+            ops: vec![Op {
+                opcode: 0,
+                inputs,
+                outputs: vec![1],
+            }],
+        };
+        build(&[code], &[sg], &[vec![]])
+    };
+    const ABS: i32 = 101;
+    const INT16: i8 = 7;
+    let out = tmp("unsupported_out.raw");
+    for (file, bytes, want) in [
+        (
+            "abs_int8.tflite",
+            one(ABS, tflite::INT8, vec![0]),
+            "operator 0 (ABS): unsupported: operator not implemented: tensor 0 \"x\" is int8; \
+             synaptic-run does not run ABS yet (synmem ops)",
+        ),
+        (
+            "add_int16.tflite",
+            one(tflite::ADD, INT16, vec![0, 0]),
+            "operator 0 (ADD): unsupported: input 0 of a type other than int8: tensor 0 \"x\" \
+             is int16; synaptic-run runs ADD on int8, float32, int32 (synmem ops)",
+        ),
+    ] {
+        let f = tmp(file);
+        std::fs::write(&f, bytes).unwrap();
+        let path = f.to_str().unwrap();
+        let e = fails(
+            &[
+                "run",
+                path,
+                "--random",
+                "1",
+                "--output",
+                out.to_str().unwrap(),
+            ],
+            1,
+        );
+        assert!(e.contains(want) && e.lines().count() == 1, "{e}");
+        let plan = stdout(&["plan", path]);
+        assert!(
+            plan.lines()
+                .any(|l| l.contains("cannot run this model yet") && l.contains(want)),
+            "{plan}"
+        );
+    }
+}
