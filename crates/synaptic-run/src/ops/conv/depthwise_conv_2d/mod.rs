@@ -37,6 +37,16 @@ use crate::ops::{
 };
 use core::marker::PhantomData;
 
+// The multiply-accumulate primitives, one file per ISA (the same names in each).
+#[cfg(not(synaptic_dsp))]
+mod mac;
+#[cfg(synaptic_dsp)]
+mod mac_dsp;
+#[cfg(not(synaptic_dsp))]
+use mac::*;
+#[cfg(synaptic_dsp)]
+use mac_dsp::*;
+
 // The ISA variants: the DSP extension's loops in assembly, and the `MLA` loops of the
 // Thumb-2 cores without it (each its own file, its `unsafe` there).
 #[cfg(synaptic_dsp)]
@@ -972,35 +982,6 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
     }
 }
 
-/// `acc[j] += (x[j] + offset) · w[j]` for every `j`, wrapping (portable).
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn mac_run<X: Int8, W: Int8>(acc: &mut [i32], x: &[X], w: &[W], offset: i32) {
-    for ((a, x), w) in acc.iter_mut().zip(x).zip(w) {
-        *a = a.wrapping_add(w.value().wrapping_mul(x.value() + offset));
-    }
-}
-
-/// [`mac_run`] on the DSP extension: four channels a step ([`mac4`]), the rest one at a time.
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn mac_run<X: Int8, W: Int8>(acc: &mut [i32], x: &[X], w: &[W], offset: i32) {
-    let n = acc.len() / LANES * LANES;
-    let (a4, x4, w4) = (
-        acc[..n].chunks_exact_mut(LANES),
-        x[..n].chunks_exact(LANES),
-        w[..n].chunks_exact(LANES),
-    );
-    for ((a, x), w) in a4.zip(x4).zip(w4) {
-        if let (Ok(a), Ok(w)) = (<&mut [i32; LANES]>::try_from(a), <&[W; LANES]>::try_from(w)) {
-            mac4::<1, X, W>(a, x, w, offset);
-        }
-    }
-    for ((a, x), w) in acc[n..].iter_mut().zip(&x[n..]).zip(&w[n..]) {
-        *a = a.wrapping_add(w.value().wrapping_mul(x.value() + offset));
-    }
-}
-
 /// One tap of `N` lanes of one input value: `acc[j] += (x + offset)·w[j]`, wrapping
 /// ([`mac4`] for four lanes).
 #[inline(always)]
@@ -1018,98 +999,6 @@ fn mac<const N: usize, X: Int8, W: Int8>(acc: &mut [i32; N], x: X, w: &[W], offs
     }
 }
 
-/// `dst[i] = src[i] + offset` (within ±255), the window row of one input channel.
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn offset_row<X: Int8>(dst: &mut [i16], src: &[X], offset: i32) {
-    for (d, x) in dst.iter_mut().zip(src) {
-        *d = (x.value() + offset) as i16;
-    }
-}
-
-/// [`offset_row`] on the DSP extension: four values a word, offset in two halfword lanes
-/// (`SXTAB16`, values 0 and 2, 1 and 3), repacked in order (`PKHBT`/`PKHTB`).
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn offset_row<X: Int8>(dst: &mut [i16], src: &[X], offset: i32) {
-    use crate::dsp::{sxtab16, sxtab16_ror8};
-    let pair = (offset as u32 & 0xffff) * 0x1_0001;
-    let mut d4 = dst.chunks_exact_mut(4);
-    let mut s4 = src.chunks_exact(4);
-    for (d, s) in (&mut d4).zip(&mut s4) {
-        if let Ok(s) = <&[X; 4]>::try_from(s) {
-            let xw = crate::ops::common::word(s);
-            let (e, o) = (sxtab16(pair, xw), sxtab16_ror8(pair, xw));
-            let (p01, p23) = ((e & 0xffff) | (o << 16), (o & 0xffff_0000) | (e >> 16));
-            d[0] = p01 as i16;
-            d[1] = (p01 >> 16) as i16;
-            d[2] = p23 as i16;
-            d[3] = (p23 >> 16) as i16;
-        }
-    }
-    for (d, x) in d4.into_remainder().iter_mut().zip(s4.remainder()) {
-        *d = (x.value() + offset) as i16;
-    }
-}
-
-/// The accumulators of the four outputs `oc ..` over the taps of a window whose values are
-/// `v` (offset), the weights of tap `t` at `filter[t · out_d + oc ..]`: `Σ_t v[t] · w` each,
-/// wrapping: a tap at a time, its four weights one word ([`mac4_value`]).
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
-    let mut acc = [0i32; LANES];
-    for (&v, row) in v.iter().zip(filter.chunks_exact(out_d.max(1))) {
-        if let Ok(w) = <&[W; LANES]>::try_from(&row[oc..oc + LANES]) {
-            mac4_value(&mut acc, i32::from(v), w);
-        }
-    }
-    acc
-}
-
-/// [`taps4`] on the DSP extension: two taps a step in registers ([`dsp::taps4_pairs`]).
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn taps4<W: Int8>(v: &[i16], filter: &[W], out_d: usize, oc: usize) -> [i32; LANES] {
-    dsp::taps4_pairs([0; LANES], v, filter.get(oc..).unwrap_or(&[]), out_d)
-}
-
-/// `acc[j] += (x[j·SPREAD] + offset)·w[j]` for the four lanes, wrapping (portable).
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
-    acc: &mut [i32; LANES],
-    x: &[X],
-    w: &[W; LANES],
-    offset: i32,
-) {
-    for j in 0..LANES {
-        let xj = x[j * SPREAD].value() + offset;
-        acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(xj));
-    }
-}
-
-/// [`mac4`] on the DSP extension: the four weights (and, with `SPREAD` 1, the four inputs)
-/// as one word each, split into even and odd lanes of signed halfwords (`SXTB16`, the input
-/// offset added by `SXTAB16`: `x + offset` is within ±255, exact in 16 bits), then one
-/// `SMLABB`/`SMLATT` per lane: the same wrapping sums as the portable path.
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn mac4<const SPREAD: usize, X: Int8, W: Int8>(
-    acc: &mut [i32; LANES],
-    x: &[X],
-    w: &[W; LANES],
-    offset: i32,
-) {
-    if SPREAD == 0 {
-        // One input value for the four lanes.
-        return mac4_value(acc, x[0].value() + offset, w);
-    }
-    let pair = (offset as u32 & 0xffff) * 0x1_0001;
-    let xw = crate::ops::common::word(&[x[0], x[1], x[2], x[3]]);
-    mac_word(acc, xw, &tap(w), pair);
-}
-
 /// [`mac4_value`] of `v` into the two accumulators of a pass of eight outputs, against the
 /// eight weights `w` (the caller's slice of that length: nothing for another).
 #[inline(always)]
@@ -1123,32 +1012,6 @@ fn mac8_value<W: Int8>((a0, a1): (&mut [i32; LANES], &mut [i32; LANES]), v: i32,
     }
 }
 
-/// `acc[j] += v · w[j]` for the four lanes, wrapping, `v` an input value already offset
-/// (portable).
-#[cfg(not(synaptic_dsp))]
-#[inline(always)]
-fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
-    for j in 0..LANES {
-        acc[j] = acc[j].wrapping_add(w[j].value().wrapping_mul(v));
-    }
-}
-
-/// [`mac4_value`] on the DSP extension: the weights' word split into even and odd lanes
-/// (`SXTB16`), `v` (within ±32,767) in the bottom halfword against each lane's
-/// (`SMLABB`/`SMLABT`): no packing of `v`.
-#[cfg(synaptic_dsp)]
-#[inline(always)]
-fn mac4_value<W: Int8>(acc: &mut [i32; LANES], v: i32, w: &[W; LANES]) {
-    use crate::dsp::{smlabb, smlabt, sxtb16, sxtb16_ror8};
-    let ww = crate::ops::common::word(w);
-    let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
-    let v = v as u32;
-    acc[0] = smlabb(v, w02, acc[0]);
-    acc[1] = smlabb(v, w13, acc[1]);
-    acc[2] = smlabt(v, w02, acc[2]);
-    acc[3] = smlabt(v, w13, acc[3]);
-}
-
 // ---- The row kernel: a row segment at a time ----
 
 /// The most output bytes of one row segment ([`Channels::rows`], in the scratch block).
@@ -1158,59 +1021,6 @@ const SEG_OUT: usize = 1024;
 const COL_WORDS: usize = 256;
 /// The most taps of a window the row kernel takes.
 const ROW_TAPS: usize = 25;
-
-/// One tap's four weights as the row kernel multiplies them: the word split into even and
-/// odd lanes of signed halfwords (`SXTB16`).
-#[cfg(synaptic_dsp)]
-type Tap = [u32; 2];
-/// One tap's four weights as the row kernel multiplies them.
-#[cfg(not(synaptic_dsp))]
-type Tap = [i8; LANES];
-
-/// The [`Tap`] of four weights.
-#[inline(always)]
-fn tap<W: Int8>(w: &[W; LANES]) -> Tap {
-    #[cfg(synaptic_dsp)]
-    {
-        let ww = crate::ops::common::word(w);
-        [crate::dsp::sxtb16(ww), crate::dsp::sxtb16_ror8(ww)]
-    }
-    #[cfg(not(synaptic_dsp))]
-    {
-        [0, 1, 2, 3].map(|j| w[j].value() as i8)
-    }
-}
-
-/// `acc[j] += (x_j + offset) · w_j` for the four lanes of the input word `x` (bytes, lane
-/// `j` at bits `8j`) and the tap `t`, wrapping. `pair` is the offset in both halfwords. On
-/// the DSP extension: the offset added by `SXTAB16` (`x + offset` is within ±255, exact in
-/// 16 bits), then one `SMLABB`/`SMLATT` per lane ([`mac4`] is this on four inputs).
-#[inline(always)]
-fn mac_word(acc: &mut [i32; LANES], x: u32, t: &Tap, pair: u32) {
-    #[cfg(synaptic_dsp)]
-    {
-        use crate::dsp::{smlabb, smlatt, sxtab16, sxtab16_ror8};
-        let (x02, x13) = (sxtab16(pair, x), sxtab16_ror8(pair, x));
-        acc[0] = smlabb(x02, t[0], acc[0]);
-        acc[1] = smlabb(x13, t[1], acc[1]);
-        acc[2] = smlatt(x02, t[0], acc[2]);
-        acc[3] = smlatt(x13, t[1], acc[3]);
-    }
-    #[cfg(not(synaptic_dsp))]
-    {
-        let off = i32::from(pair as u16 as i16);
-        for j in 0..LANES {
-            let xj = i32::from((x >> (8 * j)) as u8 as i8) + off;
-            acc[j] = acc[j].wrapping_add(xj.wrapping_mul(i32::from(t[j])));
-        }
-    }
-}
-
-/// `v` (an activation bound, within int8) in each byte of a word.
-#[cfg(synaptic_dsp)]
-fn lanes(v: i32) -> u32 {
-    u32::from(v.clamp(-128, 127) as i8 as u8) * 0x0101_0101
-}
 
 /// The sums of a 3×3 window of the row kernel's gathered words (row `r` at
 /// `win[r · ncols ..]`) times the taps `t` (in the filter's order), the input values raw (the
