@@ -28,10 +28,14 @@
 //! | a `*Params` struct | everything its kernel needs besides the data, made by a validating constructor, stored in the program as words (`words!`) |
 //! | one type per kernel, implementing `Kernel` | the kernel per data type (`run`), and where its output may overlap a dying input its access contract (`contract`) and in-place entry point (`run_in_place`), its scratch and state bytes |
 //!
-//! A faster variant of a kernel for one instruction set (Cortex-M4 DSP, M55 Helium) goes in a
-//! file beside the portable one (the module becomes a folder: `conv/conv_2d/mod.rs`,
-//! `conv/conv_2d/dsp.rs`), selected at compile time with `#[cfg(synaptic_dsp)]` (build.rs) inside the
-//! kernel's `run`; a variant whose access order differs returns its own `contract`.
+//! A faster variant of a kernel for one instruction set (Cortex-M4 DSP, M3 `MLA`, M55 Helium)
+//! goes in a file beside the portable one (the module becomes a folder), chosen by `cfg` at
+//! its declaration (build.rs sets `synaptic_dsp`, `synaptic_mla`, `synaptic_v6m`): the loops
+//! in assembly in `dsp.rs` / `mla.rs` (`conv/depthwise_conv_2d/{dsp,mla}.rs`, their `unsafe`
+//! there alone), a layout or primitives with one file per ISA under the same names
+//! (`conv/conv_2d/gathered{,_dsp,_v6m}.rs`, `conv/depthwise_conv_2d/mac{,_dsp}.rs`); the
+//! kernel's `run` picks between paths with `#[cfg]` on a statement at most. A variant whose
+//! access order differs returns its own `contract`.
 //!
 //! ## Adding an operator
 //!
