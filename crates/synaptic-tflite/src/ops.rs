@@ -192,6 +192,8 @@ pub mod code {
     pub const LOGISTIC: i32 = 14;
     pub const MAX_POOL_2D: i32 = 17;
     pub const MUL: i32 = 18;
+    pub const RELU: i32 = 19;
+    pub const RELU6: i32 = 21;
     pub const RESHAPE: i32 = 22;
     pub const SOFTMAX: i32 = 25;
     pub const SVDF: i32 = 27;

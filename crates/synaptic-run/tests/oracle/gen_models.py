@@ -188,6 +188,15 @@ def logistic(name, shape, scale, zp):
     b.write(name, OPS.LOGISTIC, [i], [o])
 
 
+def relu(name, opcode, shape, in_q, out_q):
+    """RELU (its own output quantization: a requantization) or RELU6 (TFLM clamps the input's
+    values: the output's quantization is the input's)."""
+    b = Builder()
+    i = b.tensor("input", shape, T.INT8, quant(*in_q))
+    o = b.tensor("output", shape, T.INT8, quant(*out_q))
+    b.write(name, opcode, [i], [o])
+
+
 def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
     r = rng(seed)
     b = Builder()
@@ -375,6 +384,13 @@ def logistic_f32(name, shape):
     b.write(name, OPS.LOGISTIC, [i], [o])
 
 
+def relu_f32(name, opcode, shape):
+    b = Builder()
+    i = b.tensor("input", shape, T.FLOAT32)
+    o = b.tensor("output", shape, T.FLOAT32)
+    b.write(name, opcode, [i], [o])
+
+
 def binary_f32(name, seed, opcode, a_shape, b_shape, out_shape, act, const_b=False):
     r = rng(seed)
     b = Builder()
@@ -518,6 +534,12 @@ def main():
     softmax("softmax_small_scale", [4, 12], 1.0, 0.01, 20)
     logistic("logistic_q007", [1, 256], 0.07, 5)
     logistic("logistic_q002", [4, 64], 0.02, -10)
+    # RELU: a scale ratio below one and above one (a left shift), zero points either side;
+    # RELU6: six inside int8, and clamped to 127 (a small scale).
+    relu("relu_requant_down", OPS.RELU, [2, 3, 5, 7], (0.05, -7), (0.09, 11))
+    relu("relu_requant_up", OPS.RELU, [1, 300], (0.11, 20), (0.037, -100))
+    relu("relu6_q005", OPS.RELU6, [3, 50], (0.05, -10), (0.05, -10))
+    relu("relu6_six_clamped", OPS.RELU6, [1, 4, 4, 8], (0.021, 60), (0.021, 60))
     binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
     binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
@@ -550,6 +572,8 @@ def main():
     softmax_f32("f32_softmax_beta07", [3, 10], 0.7)
     softmax_f32("f32_softmax_4d_wide", [1, 2, 3, 40], 1.0)
     logistic_f32("f32_logistic", [4, 64])
+    relu_f32("f32_relu", OPS.RELU, [2, 5, 13])
+    relu_f32("f32_relu6", OPS.RELU6, [1, 200])
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
     binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)

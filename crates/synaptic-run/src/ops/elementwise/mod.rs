@@ -1,6 +1,7 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, MUL, DIV, MINIMUM, MAXIMUM over what they share
-//! ([`binary`]), the activation LOGISTIC, and the conversions QUANTIZE, DEQUANTIZE and CAST.
+//! ([`binary`]), the activations LOGISTIC, RELU and RELU6, and the conversions QUANTIZE,
+//! DEQUANTIZE and CAST.
 
 pub mod add;
 pub mod binary;
@@ -11,3 +12,4 @@ pub mod logistic;
 pub mod minimum_maximum;
 pub mod mul;
 pub mod quantize;
+pub mod relu;

@@ -1,0 +1,325 @@
+//! RELU and RELU6, int8 and float32: TFLM's `micro/kernels/activations.cc`.
+//!
+//! - RELU int8 (`ReluQuantized<int8_t>`, prepared by `CalculateReluOpData<int8_t>`): each
+//!   value requantized from the input's scale to the output's (`MultiplyByQuantizedMultiplier`
+//!   of `x - input_zero_point` by `QuantizeMultiplier(double(input_scale / output_scale))`, the
+//!   quotient in `float` first, exactly as TFLM), plus the output zero point, clamped to
+//!   `[max(-128, output_zero_point), 127]`.
+//! - RELU6 int8 (`Relu6Quantized<int8_t>`): no requantization — TFLM clamps the input's own
+//!   values to `[zero, six]`, `zero` the input zero point and `six` =
+//!   `FloatToQuantizedType<int8_t>(6.0f, input_scale, input_zero_point)` (`round(6.0f /
+//!   scale) + zero_point`, clamped to int8), in TFLM's order of tests (`x > six` first).
+//! - float32 (`ReluFloat`, `Relu6Float`): `x < 0 ? 0 : x`, `x > 6 ? 6 : x < 0 ? 0 : x` (a NaN
+//!   and −0 pass through, as there).
+//!
+//! Every kernel is element-wise: its output may overlap its dying input (in place).
+
+use synaptic_tflite::{code, TensorType};
+
+use crate::contract::Contract;
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
+use crate::math::{int8_zero_point, multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::math::{round_f64, QuantParams};
+use crate::ops::float::{F32s, LeF32};
+use crate::ops::in_place::{check, drive, x8};
+use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+
+/// The builtins this module prepares.
+pub const BUILTINS: &[i32] = &[code::RELU, code::RELU6];
+
+const RELU: &str = "RELU";
+const RELU6: &str = "RELU6";
+
+/// A prepared int8 RELU: made only by [`ReluParams::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReluParams {
+    /// Input zero point.
+    pub(crate) input_offset: i32,
+    /// Output zero point.
+    pub(crate) output_offset: i32,
+    /// The requantization's multiplier (input scale over output scale).
+    pub(crate) multiplier: i32,
+    /// Its shift.
+    pub(crate) shift: i32,
+    /// The clamp's low end: `max(-128, output_zero_point)`.
+    pub(crate) act_min: i32,
+}
+
+impl ReluParams {
+    /// Prepares an int8 RELU from its input and output quantizations (`CalculateReluOpData`).
+    pub fn new(input: QuantParams, output: QuantParams) -> Result<Self, KernelError> {
+        let input_offset = int8_zero_point(RELU, input)?;
+        let output_offset = int8_zero_point(RELU, output)?;
+        // `static_cast<double>(input->params.scale / output->params.scale)`: the quotient
+        // in float, then widened.
+        let real = f64::from(input.scale / output.scale);
+        if !real.is_finite() || real <= 0.0 {
+            return Err(KernelError::unsupported(RELU, Unsupported::InputScale));
+        }
+        let (multiplier, shift) = quantize_multiplier(real);
+        // `output_zero_point + roundf(0.0f / output_scale)`: the zero point itself.
+        Ok(ReluParams {
+            input_offset,
+            output_offset,
+            multiplier,
+            shift,
+            act_min: output_offset.max(i32::from(i8::MIN)),
+        })
+    }
+
+    /// One output value.
+    #[inline]
+    fn value(&self, x: i8) -> i8 {
+        let v = self
+            .output_offset
+            .wrapping_add(multiply_by_quantized_multiplier(
+                i32::from(x) - self.input_offset,
+                self.multiplier,
+                self.shift,
+            ));
+        v.max(self.act_min).min(i32::from(i8::MAX)) as i8
+    }
+}
+
+/// A prepared int8 RELU6: the input's own values clamped to `[zero, six]`; made only by
+/// [`Relu6Params::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relu6Params {
+    /// The input zero point (TFLM's `zero`).
+    pub(crate) zero: i32,
+    /// 6.0 in the input's quantization, clamped to int8 (TFLM's `six`).
+    pub(crate) six: i32,
+}
+
+impl Relu6Params {
+    /// Prepares an int8 RELU6 from its input quantization (`Relu6Prepare`).
+    pub fn new(input: QuantParams) -> Result<Self, KernelError> {
+        let zero = int8_zero_point(RELU6, input)?;
+        // `FloatToQuantizedType<int8_t>`: `round(6.0f / scale)` (the quotient in float,
+        // rounded half away from zero) plus the zero point, clamped to int8.
+        let q = 6.0f32 / input.scale;
+        if !q.is_finite() || input.scale <= 0.0 {
+            return Err(KernelError::unsupported(RELU6, Unsupported::InputScale));
+        }
+        let six = (round_f64(f64::from(q)) as i64)
+            .saturating_add(i64::from(zero))
+            .clamp(i64::from(i8::MIN), i64::from(i8::MAX)) as i32;
+        Ok(Relu6Params { zero, six })
+    }
+
+    /// One output value: `x > six ? six : x < zero ? zero : x`.
+    #[inline]
+    fn value(&self, x: i8) -> i8 {
+        let v = i32::from(x);
+        (if v > self.six {
+            self.six
+        } else if v < self.zero {
+            self.zero
+        } else {
+            v
+        }) as i8
+    }
+}
+
+/// RELU, int8 in and out.
+pub fn relu(p: &ReluParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    KernelError::check_len(RELU, Operand::Output, input.len(), output.len())?;
+    for (&x, o) in input.iter().zip(output.iter_mut()) {
+        *o = p.value(x);
+    }
+    Ok(())
+}
+
+/// RELU6, int8 in and out.
+pub fn relu6(p: &Relu6Params, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+    KernelError::check_len(RELU6, Operand::Output, input.len(), output.len())?;
+    for (&x, o) in input.iter().zip(output.iter_mut()) {
+        *o = p.value(x);
+    }
+    Ok(())
+}
+
+/// One float32 RELU output (`ReluFloat`).
+#[inline]
+pub fn relu_f32_value(x: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// One float32 RELU6 output (`Relu6Float`), its tests in TFLM's order.
+#[inline]
+#[allow(clippy::manual_clamp)]
+pub fn relu6_f32_value(x: f32) -> f32 {
+    if x > 6.0 {
+        6.0
+    } else if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// Prepares RELU or RELU6.
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(1, 1)?;
+    let (x, out) = (cx.input(0)?, cx.output()?);
+    let six = cx.code() == code::RELU6;
+    if crate::ops::float::BUILT && x.ty == TensorType::Float32 {
+        cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+        cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
+        if x.bytes != out.bytes {
+            return Err(cx.shape(ShapeFault::SizeDiffers));
+        }
+        return if six {
+            Prepared::of::<Relu6F32>(cx, ())
+        } else {
+            Prepared::of::<ReluF32>(cx, ())
+        };
+    }
+    cx.int8_activation(&x, Operand::Input(0))?;
+    cx.int8_activation(&out, Operand::Output)?;
+    if x.bytes != out.bytes {
+        return Err(cx.shape(ShapeFault::SizeDiffers));
+    }
+    if six {
+        cx.quantized(&[&x])?;
+        Prepared::of::<Relu6>(cx, Relu6Params::new(x.q).map_err(|e| cx.err(e))?)
+    } else {
+        cx.quantized(&[&x, &out])?;
+        Prepared::of::<Relu>(cx, ReluParams::new(x.q, out.q).map_err(|e| cx.err(e))?)
+    }
+}
+
+/// The element-wise kernels of this module: an int8 one over its parameters' `value`, a
+/// float32 one over a value function.
+macro_rules! elementwise_kernels {
+    ($name:literal, $int8:ident, $params:ty, $f32:ident, $f32_value:path) => {
+        #[doc = concat!("The ", $name, " kernel, int8.")]
+        pub struct $int8;
+
+        impl Kernel for $int8 {
+            const NAME: &'static str = $name;
+            const MAX_INPUTS: usize = 1;
+            type Params = $params;
+
+            #[inline]
+            fn run(p: &$params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+                let x = io.i8(0)?;
+                let out = io.out_i8()?;
+                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
+                for (&v, o) in x.iter().zip(out.iter_mut()) {
+                    *o = p.value(v);
+                }
+                Ok(())
+            }
+
+            fn contract(_p: &$params, k: usize, out: Geometry) -> Option<Contract> {
+                (k == 0).then(|| Contract::elementwise(out.elems, 1, 1))
+            }
+
+            fn run_in_place(
+                p: &$params,
+                io: &mut InPlaceOperands<'_, '_>,
+            ) -> Result<usize, KernelError> {
+                let n = io.out()?.elems;
+                let at = io.at;
+                check($name, || Contract::elementwise(n, 1, 1), io.buf, &at)?;
+                drive::<1>(io.buf, at.output, n, at.direction, |buf, j| {
+                    Ok([p.value(x8(buf, at.input, j)) as u8])
+                })?;
+                Ok(n)
+            }
+        }
+
+        #[doc = concat!("The ", $name, " kernel, float32.")]
+        pub struct $f32;
+
+        impl Kernel for $f32 {
+            const NAME: &'static str = $name;
+            const MAX_INPUTS: usize = 1;
+            type Params = ();
+
+            #[inline]
+            fn run(_: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+                let x = io.f32(0)?;
+                let out = io.out_f32()?;
+                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
+                for (o, &v) in out.iter_mut().zip(x) {
+                    *o = $f32_value(v);
+                }
+                Ok(())
+            }
+
+            fn contract(_: &(), k: usize, out: Geometry) -> Option<Contract> {
+                (k == 0).then(|| Contract::elementwise(out.elems, 4, 4))
+            }
+
+            fn run_in_place(
+                _: &(),
+                io: &mut InPlaceOperands<'_, '_>,
+            ) -> Result<usize, KernelError> {
+                let n = io.out()?.elems;
+                let at = io.at;
+                check($name, || Contract::elementwise(n, 4, 4), io.buf, &at)?;
+                drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
+                    Ok($f32_value(LeF32(&buf[at.input..]).at(j)).to_le_bytes())
+                })?;
+                Ok(4 * n)
+            }
+        }
+    };
+}
+
+elementwise_kernels!("RELU", Relu, ReluParams, ReluF32, relu_f32_value);
+elementwise_kernels!("RELU6", Relu6, Relu6Params, Relu6F32, relu6_f32_value);
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(ReluParams {
+    input_offset: i32,
+    output_offset: i32,
+    multiplier: i32,
+    shift: i32,
+    act_min: i32,
+});
+crate::format::codec::words!(Relu6Params {
+    zero: i32,
+    six: i32
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RELU6's `six` as TFLM's `FloatToQuantizedType`: rounded half away from zero, plus the
+    /// zero point, clamped to int8.
+    #[test]
+    fn six_is_tflm_float_to_quantized() {
+        let p = Relu6Params::new(QuantParams::new(0.05, -10)).unwrap();
+        assert_eq!((p.zero, p.six), (-10, 110));
+        let p = Relu6Params::new(QuantParams::new(0.024, 100)).unwrap();
+        assert_eq!(p.six, 127); // 250 + 100, clamped
+                                // 6 / 0.48 = 12.5 (in float): half away from zero.
+        let p = Relu6Params::new(QuantParams::new(0.48, 0)).unwrap();
+        assert_eq!(p.six, 13);
+        // Order of the tests: a zero point above six clamps everything above six to six.
+        let p = Relu6Params { zero: 20, six: 10 };
+        assert_eq!([p.value(30), p.value(15), p.value(5)], [10, 10, 20]);
+    }
+
+    /// RELU int8 with equal scales is a clamp at the output zero point; float RELU keeps −0
+    /// and NaN, as TFLM's.
+    #[test]
+    fn relu_values() {
+        let p = ReluParams::new(QuantParams::new(0.1, 3), QuantParams::new(0.1, 3)).unwrap();
+        let x = [-128i8, -1, 2, 3, 4, 127];
+        let mut o = [0i8; 6];
+        relu(&p, &x, &mut o).unwrap();
+        assert_eq!(o, [3, 3, 3, 3, 4, 127]);
+        assert!(relu_f32_value(-0.0).is_sign_negative());
+        assert!(relu_f32_value(f32::NAN).is_nan());
+        assert_eq!(relu6_f32_value(7.5), 6.0);
+    }
+}
