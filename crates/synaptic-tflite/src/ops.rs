@@ -206,6 +206,7 @@ pub mod code {
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
     pub const STRIDED_SLICE: i32 = 45;
     pub const CAST: i32 = 53;
+    pub const EXPAND_DIMS: i32 = 70;
     pub const MAXIMUM: i32 = 55;
     pub const MINIMUM: i32 = 57;
     pub const QUANTIZE: i32 = 114;

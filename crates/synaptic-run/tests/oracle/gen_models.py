@@ -197,6 +197,17 @@ def relu(name, opcode, shape, in_q, out_q):
     b.write(name, opcode, [i], [o])
 
 
+def expand_dims(name, ttype, in_shape, axis):
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    i = b.tensor("input", in_shape, ttype, q)
+    a = b.tensor("axis", [1], T.INT32, None, np.array([axis], dtype=np.int32))
+    r = len(in_shape)
+    at = axis if axis >= 0 else r + 1 + axis
+    o = b.tensor("output", in_shape[:at] + [1] + in_shape[at:], ttype, q)
+    b.write(name, OPS.EXPAND_DIMS, [i, a], [o])
+
+
 def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
     r = rng(seed)
     b = Builder()
@@ -540,6 +551,8 @@ def main():
     relu("relu_requant_up", OPS.RELU, [1, 300], (0.11, 20), (0.037, -100))
     relu("relu6_q005", OPS.RELU6, [3, 50], (0.05, -10), (0.05, -10))
     relu("relu6_six_clamped", OPS.RELU6, [1, 4, 4, 8], (0.021, 60), (0.021, 60))
+    expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
+    expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
     binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
     binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
@@ -574,6 +587,7 @@ def main():
     logistic_f32("f32_logistic", [4, 64])
     relu_f32("f32_relu", OPS.RELU, [2, 5, 13])
     relu_f32("f32_relu6", OPS.RELU6, [1, 200])
+    expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
     binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)

@@ -1,8 +1,9 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
-//! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), CONCATENATION,
-//! PAD, STRIDED_SLICE and TRANSPOSE.
+//! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
+//! CONCATENATION, PAD, STRIDED_SLICE and TRANSPOSE.
 
 pub mod concatenation;
+pub mod expand_dims;
 pub mod pad;
 pub mod reshape;
 pub mod strided_slice;
