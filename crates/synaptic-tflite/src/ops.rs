@@ -207,6 +207,7 @@ pub mod code {
     pub const STRIDED_SLICE: i32 = 45;
     pub const CAST: i32 = 53;
     pub const EXPAND_DIMS: i32 = 70;
+    pub const SHAPE: i32 = 77;
     pub const MAXIMUM: i32 = 55;
     pub const MINIMUM: i32 = 57;
     pub const QUANTIZE: i32 = 114;

@@ -11,7 +11,7 @@
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
 //! | [`elementwise`] | ADD, MUL, DIV, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SOFTMAX |
-//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE |
+//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE, SHAPE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
 //!
@@ -630,6 +630,7 @@ operators! {
     shape::transpose { 13 => Transpose(int8) },
     shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
     shape::expand_dims { 54 => ExpandDims(bool, int8, uint8, int16, int32, int64, float32) },
+    shape::shape_of { 55 => Shape(bool, int8, uint8, int16, int32, int64, float32) },
     elementwise::quantize { 15 => FromFloat(float32), 16 => Requantize(int8), 29 => RequantizeI16(int16), 30 => RequantizeI16I32(int16) },
     elementwise::dequantize { 17 => Dequantize(int8) },
     recurrent::svdf { 27 => Svdf(int8), 28 => SvdfI8(int8) },

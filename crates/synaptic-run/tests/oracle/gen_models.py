@@ -208,6 +208,14 @@ def expand_dims(name, ttype, in_shape, axis):
     b.write(name, OPS.EXPAND_DIMS, [i, a], [o])
 
 
+def shape_of(name, ttype, in_shape):
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    i = b.tensor("input", in_shape, ttype, q)
+    o = b.tensor("output", [len(in_shape)], T.INT32)
+    b.write(name, OPS.SHAPE, [i], [o])
+
+
 def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
     r = rng(seed)
     b = Builder()
@@ -553,6 +561,7 @@ def main():
     relu("relu6_six_clamped", OPS.RELU6, [1, 4, 4, 8], (0.021, 60), (0.021, 60))
     expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
     expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
+    shape_of("shape_4d", T.INT8, [2, 3, 5, 7])
     binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
     binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
@@ -588,6 +597,7 @@ def main():
     relu_f32("f32_relu", OPS.RELU, [2, 5, 13])
     relu_f32("f32_relu6", OPS.RELU6, [1, 200])
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
+    shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
     binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)
