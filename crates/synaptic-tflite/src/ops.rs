@@ -207,6 +207,10 @@ pub mod code {
     pub const STRIDED_SLICE: i32 = 45;
     pub const CAST: i32 = 53;
     pub const EXPAND_DIMS: i32 = 70;
+    pub const NEG: i32 = 59;
+    pub const FLOOR: i32 = 8;
+    pub const CEIL: i32 = 104;
+    pub const SQUARE: i32 = 92;
     pub const SHAPE: i32 = 77;
     pub const MAXIMUM: i32 = 55;
     pub const MINIMUM: i32 = 57;

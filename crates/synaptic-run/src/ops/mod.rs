@@ -9,7 +9,7 @@
 //! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D |
 //! | [`matmul`] | FULLY_CONNECTED |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
-//! | [`elementwise`] | ADD, MUL, DIV, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, QUANTIZE, DEQUANTIZE, CAST |
+//! | [`elementwise`] | ADD, MUL, DIV, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, NEG, FLOOR, CEIL, SQUARE, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SOFTMAX |
 //! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE, SHAPE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
@@ -617,6 +617,7 @@ operators! {
     pooling::max_pool_2d { 5 => MaxPool2d(int8), 22 => MaxPool2dF32(float32) if "float32" },
     reduction::softmax { 6 => Softmax(int8), 23 => SoftmaxF32(float32) if "float32", 31 => SoftmaxI16(int8) },
     elementwise::logistic { 7 => Logistic(int8), 24 => LogisticF32(float32) if "float32" },
+    elementwise::float_unary { 56 => NegF32(float32) if "float32", 57 => FloorF32(float32) if "float32", 58 => CeilF32(float32) if "float32", 59 => SquareF32(float32) if "float32" },
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },
     elementwise::mul { 9 => Mul(int8), 26 => MulF32(float32) if "float32", 35 => MulI32(int32) },

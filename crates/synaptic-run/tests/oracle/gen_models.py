@@ -404,6 +404,7 @@ def logistic_f32(name, shape):
 
 
 def relu_f32(name, opcode, shape):
+    """A float32 operator of one input and no options (RELU, RELU6, NEG, FLOOR, CEIL, SQUARE)."""
     b = Builder()
     i = b.tensor("input", shape, T.FLOAT32)
     o = b.tensor("output", shape, T.FLOAT32)
@@ -596,6 +597,10 @@ def main():
     logistic_f32("f32_logistic", [4, 64])
     relu_f32("f32_relu", OPS.RELU, [2, 5, 13])
     relu_f32("f32_relu6", OPS.RELU6, [1, 200])
+    relu_f32("f32_neg", OPS.NEG, [3, 40])
+    relu_f32("f32_floor", OPS.FLOOR, [2, 4, 25])
+    relu_f32("f32_ceil", OPS.CEIL, [200])
+    relu_f32("f32_square", OPS.SQUARE, [5, 31])
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)

@@ -194,7 +194,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
 }
 
 /// The element-wise kernels of this module: an int8 one over its parameters' `value`, a
-/// float32 one over a value function.
+/// float32 one over a value function ([`f32_unary_kernel`](super)).
 macro_rules! elementwise_kernels {
     ($name:literal, $int8:ident, $params:ty, $f32:ident, $f32_value:path) => {
         #[doc = concat!("The ", $name, " kernel, int8.")]
@@ -234,42 +234,7 @@ macro_rules! elementwise_kernels {
             }
         }
 
-        #[doc = concat!("The ", $name, " kernel, float32.")]
-        pub struct $f32;
-
-        impl Kernel for $f32 {
-            const NAME: &'static str = $name;
-            const MAX_INPUTS: usize = 1;
-            type Params = ();
-
-            #[inline]
-            fn run(_: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-                let x = io.f32(0)?;
-                let out = io.out_f32()?;
-                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
-                for (o, &v) in out.iter_mut().zip(x) {
-                    *o = $f32_value(v);
-                }
-                Ok(())
-            }
-
-            fn contract(_: &(), k: usize, out: Geometry) -> Option<Contract> {
-                (k == 0).then(|| Contract::elementwise(out.elems, 4, 4))
-            }
-
-            fn run_in_place(
-                _: &(),
-                io: &mut InPlaceOperands<'_, '_>,
-            ) -> Result<usize, KernelError> {
-                let n = io.out()?.elems;
-                let at = io.at;
-                check($name, || Contract::elementwise(n, 4, 4), io.buf, &at)?;
-                drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
-                    Ok($f32_value(LeF32(&buf[at.input..]).at(j)).to_le_bytes())
-                })?;
-                Ok(4 * n)
-            }
-        }
+        f32_unary_kernel!($name, $f32, $f32_value);
     };
 }
 
