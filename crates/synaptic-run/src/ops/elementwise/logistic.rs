@@ -176,37 +176,4 @@ pub fn logistic_f32_value(x: f32) -> f32 {
     }
 }
 
-/// The LOGISTIC kernel, float32 (element-wise: in place where the planner overlaps it).
-pub struct LogisticF32;
-
-impl Kernel for LogisticF32 {
-    const NAME: &'static str = "LOGISTIC";
-    const MAX_INPUTS: usize = 1;
-    type Params = ();
-
-    #[inline]
-    fn run(_: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-        let x = io.f32(0)?;
-        let out = io.out_f32()?;
-        KernelError::check_len("LOGISTIC", Operand::Output, x.len(), out.len())?;
-        for (o, &v) in out.iter_mut().zip(x) {
-            *o = logistic_f32_value(v);
-        }
-        Ok(())
-    }
-
-    fn contract(_: &(), k: usize, out: Geometry) -> Option<Contract> {
-        (k == 0).then(|| Contract::elementwise(out.elems, 4, 4))
-    }
-
-    fn run_in_place(_: &(), io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
-        let n = io.out()?.elems;
-        let at = io.at;
-        check("LOGISTIC", || Contract::elementwise(n, 4, 4), io.buf, &at)?;
-        drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
-            let x = LeF32(&buf[at.input..]).at(j);
-            Ok(logistic_f32_value(x).to_le_bytes())
-        })?;
-        Ok(4 * n)
-    }
-}
+f32_unary_kernel!("LOGISTIC", LogisticF32, logistic_f32_value);

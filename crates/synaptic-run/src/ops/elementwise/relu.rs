@@ -194,7 +194,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
 }
 
 /// The element-wise kernels of this module: an int8 one over its parameters' `value`, a
-/// float32 one over a value function ([`f32_unary_kernel`](super)).
+/// float32 one over a value function (the family's `f32_unary_kernel`).
 macro_rules! elementwise_kernels {
     ($name:literal, $int8:ident, $params:ty, $f32:ident, $f32_value:path) => {
         #[doc = concat!("The ", $name, " kernel, int8.")]

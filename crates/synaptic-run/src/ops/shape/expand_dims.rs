@@ -9,7 +9,6 @@ use synaptic_tflite::{code, TensorType};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::ops::prep::small_i32s;
-use crate::ops::shape::reshape::{copy, copy_in_place};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -67,28 +66,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     Ok(Prepared::of::<ExpandDims>(cx, ())?.unread(1))
 }
 
-/// The EXPAND_DIMS kernel: a copy of the bytes.
-pub struct ExpandDims;
-
-impl Kernel for ExpandDims {
-    const NAME: &'static str = "EXPAND_DIMS";
-    const MAX_INPUTS: usize = 2;
-    type Params = ();
-
-    #[inline]
-    fn run(_p: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-        let x = io.bytes(0);
-        copy(io.name, x, io.out_bytes())
-    }
-
-    fn contract(_p: &(), k: usize, out: Geometry) -> Option<Contract> {
-        // A byte copy: the contract is in bytes.
-        (k == 0).then(|| Contract::elementwise(out.bytes, 1, 1))
-    }
-
-    fn run_in_place(_p: &(), io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
-        let n = io.out()?.bytes;
-        copy_in_place(io.name, n, io.buf, io.at)?;
-        Ok(n)
-    }
-}
+crate::ops::shape::reshape::byte_copy_kernel!(
+    /// The EXPAND_DIMS kernel: a copy of the bytes.
+    ExpandDims,
+    "EXPAND_DIMS",
+    2
+);

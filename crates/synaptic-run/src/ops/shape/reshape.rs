@@ -55,28 +55,45 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     Ok(Prepared::of::<ByteCopy>(cx, ())?.unread(1))
 }
 
-/// The copy kernel of RESHAPE and SQUEEZE (bytes).
-pub struct ByteCopy;
+/// A byte-copy kernel `$kernel` named `$name` with at most `$inputs` inputs (the others never
+/// read): [`copy`], in place at delta 0 ([`copy_in_place`]).
+macro_rules! byte_copy_kernel {
+    ($(#[$doc:meta])* $kernel:ident, $name:literal, $inputs:literal) => {
+        $(#[$doc])*
+        pub struct $kernel;
 
-impl Kernel for ByteCopy {
-    const NAME: &'static str = "RESHAPE";
-    const MAX_INPUTS: usize = 2;
-    type Params = ();
+        impl Kernel for $kernel {
+            const NAME: &'static str = $name;
+            const MAX_INPUTS: usize = $inputs;
+            type Params = ();
 
-    #[inline]
-    fn run(_p: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-        let x = io.bytes(0);
-        copy(io.name, x, io.out_bytes())
-    }
+            #[inline]
+            fn run(_p: &(), io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+                let x = io.bytes(0);
+                $crate::ops::shape::reshape::copy(io.name, x, io.out_bytes())
+            }
 
-    fn contract(_p: &(), k: usize, out: Geometry) -> Option<Contract> {
-        // A byte copy: the contract is in bytes.
-        (k == 0).then(|| Contract::elementwise(out.bytes, 1, 1))
-    }
+            fn contract(_p: &(), k: usize, out: Geometry) -> Option<Contract> {
+                // A byte copy: the contract is in bytes.
+                (k == 0).then(|| Contract::elementwise(out.bytes, 1, 1))
+            }
 
-    fn run_in_place(_p: &(), io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
-        let n = io.out()?.bytes;
-        copy_in_place(io.name, n, io.buf, io.at)?;
-        Ok(n)
-    }
+            fn run_in_place(
+                _p: &(),
+                io: &mut InPlaceOperands<'_, '_>,
+            ) -> Result<usize, KernelError> {
+                let n = io.out()?.bytes;
+                $crate::ops::shape::reshape::copy_in_place(io.name, n, io.buf, io.at)?;
+                Ok(n)
+            }
+        }
+    };
 }
+pub(crate) use byte_copy_kernel;
+
+byte_copy_kernel!(
+    /// The copy kernel of RESHAPE and SQUEEZE (bytes).
+    ByteCopy,
+    "RESHAPE",
+    2
+);
