@@ -280,9 +280,11 @@ pub(crate) fn plan_error(py: Python<'_>, src: &Source, e: ImportError) -> PyErr 
     error::<PlanError>(py, format!("{}: {e}", src.shown), &e)
 }
 
-/// `e` about `src` as a [`LoadError`].
+/// `e` about `src` as a [`LoadError`] (for a refused operator, with its tensor and data type, as
+/// `synmem` says it: `synaptic_plan::runtime_refusal`).
 pub(crate) fn load_error(py: Python<'_>, src: &Source, e: synaptic_run::LoadError) -> PyErr {
-    error::<LoadError>(py, format!("{}: {e}", src.shown), &e)
+    let why = synaptic_plan::runtime_refusal(&src.bytes, &e);
+    error::<LoadError>(py, format!("{}: {why}", src.shown), &e)
 }
 
 /// The analysis `synmem plan` reports for `src` with `o` (`Analysis::for_runtime` with
@@ -299,7 +301,7 @@ pub(crate) fn analyse(
     // synmem strips its "<path>: " prefix: the reason alone, the runtime's Display text.
     let said = match &program {
         Ok(w) => Ok(w.len()),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(synaptic_plan::runtime_refusal(&src.bytes, e)),
     };
     let a = Analysis::for_runtime(m, &o.sizing(), o.op_data == Some(OpData::Ram), said)
         .map_err(|e| plan_error(py, src, e))?;

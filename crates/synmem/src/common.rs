@@ -172,69 +172,15 @@ pub(crate) fn compile_program(
     use synaptic_run::program;
     let err = |e: synaptic_run::LoadError| {
         Failure(
-            format!("{}: {}", path.display(), load_error_line(bytes, &e)),
+            format!(
+                "{}: {}",
+                path.display(),
+                synaptic_plan::runtime_refusal(bytes, &e)
+            ),
             1,
         )
     };
     let mut w = vec![0u32; program::compiled_len_for(bytes, io, isa).map_err(err)?];
     program::compile_for(bytes, io, isa, &mut w).map_err(err)?;
     Ok(w)
-}
-
-/// A load error `e` of the model `bytes` as one line; for an operator the runtime refuses,
-/// also the tensor the refusal concerns (the operand it names, else the operator's first
-/// input), its data type, and the data types synaptic-run runs that operator on (`synmem
-/// ops`): `operator 0 (SOFTMAX): unsupported: input 0 of a type other than int8: tensor 0 "x"
-/// is int16; synaptic-run runs SOFTMAX on int8, float32`.
-pub(crate) fn load_error_line(bytes: &[u8], e: &synaptic_run::LoadError) -> String {
-    use synaptic_run::{KernelError, LoadError, Operand, Unsupported};
-    let line = e.to_string();
-    let LoadError::Operator {
-        op,
-        name,
-        error: KernelError::Unsupported { reason, .. },
-    } = e
-    else {
-        return line;
-    };
-    let Ok(m) = Model::from_bytes(bytes) else {
-        return line;
-    };
-    let Some(o) = m.operators.get(*op) else {
-        return line;
-    };
-    let operand = match reason {
-        Unsupported::TensorType { operand, .. } => Some(*operand),
-        _ => None,
-    };
-    let tensor = match operand {
-        Some(Operand::Output) => o.outputs.first(),
-        Some(Operand::Filter) => o.inputs.get(1),
-        Some(Operand::Bias) => o.inputs.get(2),
-        Some(Operand::Input(k)) => o.inputs.get(usize::from(k)),
-        _ => o.inputs.first(),
-    };
-    let Some(t) = tensor.and_then(|&i| m.tensors.get(i)) else {
-        return line;
-    };
-    let kinds = synaptic_run::ops::kinds_of(name).unwrap_or(0);
-    let mut runs: Vec<&str> = Vec::new();
-    for k in (0..64u32).filter(|k| kinds >> k & 1 == 1) {
-        for ty in synaptic_run::ops::kernel_types(k) {
-            if !runs.contains(ty) {
-                runs.push(ty);
-            }
-        }
-    }
-    let runs = if runs.is_empty() {
-        format!("synaptic-run does not run {name} yet")
-    } else {
-        format!("synaptic-run runs {name} on {}", runs.join(", "))
-    };
-    format!(
-        "{line}: tensor {} {:?} is {}; {runs} (synmem ops)",
-        t.index,
-        t.name,
-        format!("{:?}", t.dtype).to_lowercase()
-    )
 }

@@ -119,7 +119,7 @@ pub(crate) fn run(path: &Path, args: RunArgs<'_>, max: u64) -> Result<u8, Failur
         RunIoArg::Plan => (IoPlacement::Ephemeral, RunIo::Plan),
     };
     let load_err = |e: synaptic_run::LoadError| {
-        let line = crate::common::load_error_line(&bytes, &e);
+        let line = synaptic_plan::runtime_refusal(&bytes, &e);
         Failure(format!("{}: {line}", path.display()), 1)
     };
     // The program compiled here: loaded from outside the arena with --op-data flash (as
