@@ -821,15 +821,7 @@ pub fn runtime_refusal(bytes: &[u8], e: &synaptic_run::LoadError) -> String {
     let Some(t) = tensor.and_then(|&i| m.tensors.get(i)) else {
         return line;
     };
-    let kinds = synaptic_run::ops::kinds_of(name).unwrap_or(0);
-    let mut runs: Vec<&str> = Vec::new();
-    for k in (0..64u32).filter(|k| kinds >> k & 1 == 1) {
-        for ty in synaptic_run::ops::kernel_types(k) {
-            if !runs.contains(ty) {
-                runs.push(ty);
-            }
-        }
-    }
+    let runs = runtime_types(name);
     let runs = if runs.is_empty() {
         format!("synaptic-run does not run {name} yet")
     } else {
@@ -841,4 +833,20 @@ pub fn runtime_refusal(bytes: &[u8], e: &synaptic_run::LoadError) -> String {
         t.name,
         format!("{:?}", t.dtype).to_lowercase()
     )
+}
+
+/// The data types synaptic-run runs operator `name` on (TFLite's builtin name or custom code),
+/// each once, in its kernels' order: the union of `synaptic_run::ops::kernel_types` over the
+/// kernels `kinds_of(name)`; empty for an operator it does not run.
+pub fn runtime_types(name: &str) -> Vec<&'static str> {
+    let kinds = synaptic_run::ops::kinds_of(name).unwrap_or(0);
+    let mut types: Vec<&'static str> = Vec::new();
+    for k in (0..64u32).filter(|k| kinds >> k & 1 == 1) {
+        for &ty in synaptic_run::ops::kernel_types(k) {
+            if !types.contains(&ty) {
+                types.push(ty);
+            }
+        }
+    }
+    types
 }

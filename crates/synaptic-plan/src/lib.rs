@@ -61,8 +61,8 @@ pub mod tflm_arena;
 pub mod trace;
 
 pub use analysis::{
-    runtime_refusal, scratch_table_pool, Analysis, IoPlacement, OverlapInfo, PersistentBreakdown,
-    Report, RuntimeNeed, Shortfall, SizingOptions, WeightsPlacement,
+    runtime_refusal, runtime_types, scratch_table_pool, Analysis, IoPlacement, OverlapInfo,
+    PersistentBreakdown, Report, RuntimeNeed, Shortfall, SizingOptions, WeightsPlacement,
 };
 pub use error::ImportError;
 pub use lifetime::{lifetimes, live_lower_bound, Lifetime};

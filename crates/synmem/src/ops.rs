@@ -1,7 +1,7 @@
 //! `synmem ops`: the operator table — every operator TFLM's op resolver registers
 //! (`MicroMutableOpResolver`, tflite-micro at 90b983c: `data/tflm_ops.json`, one entry per
 //! `Add…` method, with the data types its reference kernel's `Eval` accepts), the data types
-//! synaptic-run runs for it (`synaptic_run::ops::kernel_types` of the kernels the operator's
+//! synaptic-run runs for it (`synaptic_plan::runtime_types`: the kernels the operator's
 //! name maps to, `kinds_of`), and TFLM's types it does not. Text, `--json`, or `--markdown`
 //! (what `docs/operators.md` is: a test keeps the two equal).
 
@@ -67,15 +67,10 @@ pub(crate) fn table() -> Result<Table, Failure> {
     let operators: Vec<Row> = tflm
         .into_iter()
         .map(|t| {
-            let kinds = synaptic_run::ops::kinds_of(&t.name).unwrap_or(0);
-            let mut ours: Vec<String> = Vec::new();
-            for k in (0..64u32).filter(|k| kinds >> k & 1 == 1) {
-                for ty in synaptic_run::ops::kernel_types(k) {
-                    if !ours.iter().any(|o| o == ty) {
-                        ours.push((*ty).to_string());
-                    }
-                }
-            }
+            let mut ours: Vec<String> = synaptic_plan::runtime_types(&t.name)
+                .into_iter()
+                .map(String::from)
+                .collect();
             // In TFLM's order first, then ours that TFLM's list does not name.
             ours.sort_by_key(|o| t.types.iter().position(|x| x == o).unwrap_or(usize::MAX));
             let missing = t
