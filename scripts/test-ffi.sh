@@ -81,7 +81,7 @@ else
 fi
 
 # ---- 3. Kconfig values from the environment ---------------------------------------------------
-if CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE=1000 cargo check -q -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1; then
+if CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE=1000 cargo check -q --release -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1; then
     fail "CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE=1000 should fail the build"
 elif grep -q 'CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE=1000,.*arena size 1000 B is outside 4096..=524288' "$tmp/kc.log"; then
     pass "out-of-range CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE fails the build with a clear message"
@@ -89,13 +89,13 @@ else
     cat "$tmp/kc.log" >&2
     fail "out-of-range Kconfig value: message missing"
 fi
-if CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE=70000 cargo check -q -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1; then
+if CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE=70000 cargo check -q --release -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1; then
     fail "CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE=70000 should fail the build"
 else
     pass "out-of-range CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE fails the build"
 fi
 if CONFIG_SYNAPTIC_TENSOR_ARENA_SIZE=65536 CONFIG_SYNAPTIC_SCRATCH_POOL_SIZE=8192 \
-    SYN_MEM_HEADER_DIR="$tmp/inc" cargo check -q -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1 \
+    SYN_MEM_HEADER_DIR="$tmp/inc" cargo check -q --release -p synaptic-mem-ffi >"$tmp/kc.log" 2>&1 \
     && grep -qx '#define SYN_MEM_TENSOR_ARENA_SIZE 65536' "$tmp/inc/synaptic/syn_mem.h" \
     && grep -qx '#define SYN_MEM_SCRATCH_POOL_SIZE 8192' "$tmp/inc/synaptic/syn_mem.h"; then
     pass "Kconfig values reach the header macros"
@@ -129,11 +129,11 @@ run_c test_mem_stress
 run_c test_mem_bench
 
 # ---- 5. Rust tests and the no_std Cortex-M build ---------------------------------------------
-if cargo test -p synaptic-mem-ffi; then pass "cargo test -p synaptic-mem-ffi"; else fail "cargo test -p synaptic-mem-ffi"; fi
+if cargo test -q --release -p synaptic-mem-ffi; then pass "cargo test -p synaptic-mem-ffi"; else fail "cargo test -p synaptic-mem-ffi"; fi
 if ! rustup target list --installed 2>/dev/null | grep -qx thumbv7m-none-eabi; then
     rustup target add thumbv7m-none-eabi || true
 fi
-if cargo build -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-eabi; then
+if cargo build -q --release -p synaptic-mem-ffi --no-default-features --target thumbv7m-none-eabi; then
     pass "no_std build for thumbv7m-none-eabi"
 else
     fail "no_std build for thumbv7m-none-eabi"
@@ -280,26 +280,26 @@ if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
         fail "syn_run.h for Cortex-M3"
     fi
 fi
-if cargo test -q -p synaptic-run-ffi; then pass "cargo test -p synaptic-run-ffi"; else fail "cargo test -p synaptic-run-ffi"; fi
+if cargo test -q --release -p synaptic-run-ffi; then pass "cargo test -p synaptic-run-ffi"; else fail "cargo test -p synaptic-run-ffi"; fi
 # A library for a given program only (no compiler linked): a load with none is refused.
-if cargo test -q -p synaptic-run-ffi --features program-given-only --lib program_given_only; then
+if cargo test -q --release -p synaptic-run-ffi --features program-given-only --lib program_given_only; then
     pass "synaptic-run-ffi with program-given-only refuses compiling at load"
 else
     fail "synaptic-run-ffi with program-given-only"
 fi
 # Error strings stripped: every failure keeps its errno.
-if cargo test -q -p synaptic-run-ffi --features strip-error-strings --lib stripped_error_strings; then
+if cargo test -q --release -p synaptic-run-ffi --features strip-error-strings --lib stripped_error_strings; then
     pass "synaptic-run-ffi with strip-error-strings keeps each errno"
 else
     fail "synaptic-run-ffi with strip-error-strings"
 fi
 # A library linking other kernel paths than a program's refuses it at load.
-if SYNAPTIC_RUN_PATHS=FC_BIAS cargo test -q -p synaptic-run-ffi --lib linked_paths -- --ignored; then
+if SYNAPTIC_RUN_PATHS=FC_BIAS cargo test -q --release -p synaptic-run-ffi --lib linked_paths -- --ignored; then
     pass "synaptic-run-ffi with SYNAPTIC_RUN_PATHS refuses a program taking another path"
 else
     fail "synaptic-run-ffi with SYNAPTIC_RUN_PATHS"
 fi
-if cargo build -q -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
+if cargo build -q --release -p synaptic-run-ffi --no-default-features --target thumbv7m-none-eabi; then
     pass "synaptic-run-ffi no_std build for thumbv7m-none-eabi"
 else
     fail "synaptic-run-ffi no_std build for thumbv7m-none-eabi"

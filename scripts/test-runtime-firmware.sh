@@ -37,23 +37,25 @@ on_target() {
   }
 }
 
+# One target directory for every board and feature set: the host build-dependencies (the
+# runtime crates at opt-level 3, for build.rs's reference inference) built once, and clippy's
+# build-script runs the build's own.
+t=target/ci
 echo "==> firmware/runtime: fmt, clippy, build"
 cargo fmt --check
-cargo clippy --release -q --target-dir target/lm3s6965 -- -D warnings
-cargo build --release -q --target-dir target/lm3s6965
+cargo clippy --release -q --target-dir $t -- -D warnings
+cargo build --release -q --target-dir $t
 # The float image apart, with the float32 kernels (the int8 images keep their flash).
 f32_bins=(--bin hello_world_float --bin trained_lstm --bin audio_preprocessor_float)
 cargo clippy --release -q --features float32 "${f32_bins[@]}" \
-  --target-dir target/lm3s6965-f32 -- -D warnings
+  --target-dir $t -- -D warnings
 cargo build --release -q --features float32 "${f32_bins[@]}" \
-  --target-dir target/lm3s6965-f32
+  --target-dir $t
 
 for m in hello_world_int8 micro_speech_quantized trained_lstm_int8 keyword_scrambled_8bit \
   keyword_scrambled audio_preprocessor_int8 hello_world_float trained_lstm \
   audio_preprocessor_float; do
-  dir=lm3s6965
-  case "$m" in hello_world_float | trained_lstm | audio_preprocessor_float) dir=lm3s6965-f32 ;; esac
-  on_target lm3s6965 Cortex-M3 "target/$dir/thumbv7m-none-eabi/release/$m" "$m"
+  on_target lm3s6965 Cortex-M3 "$t/thumbv7m-none-eabi/release/$m" "$m"
 done
 # Cortex-M4F (thumbv7em-none-eabihf, target-cpu=cortex-m4) on QEMU mps2-an386: the build the
 # speed figures use, and the only one that compiles the DSP path (src/dsp.rs, src/ops/conv/*/dsp.rs): micro_speech's
@@ -61,14 +63,14 @@ done
 # DEPTHWISE_CONV_2D (four channels a word), each output checked against the host's.
 echo "==> firmware/runtime for mps2-an386 (Cortex-M4F): clippy, build"
 an386=(--release -q --no-default-features --features mps2-an386 --target thumbv7em-none-eabihf
-  --target-dir target/mps2-an386)
+  --target-dir $t)
 # Between them every DSP path: pretrainedResnet_quant for ADD's.
 cargo clippy "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
   --bin pretrainedResnet_quant -- -D warnings
 cargo build "${an386[@]}" --bin hello_world_int8 --bin micro_speech_quantized --bin kws_ref_model \
   --bin pretrainedResnet_quant
 for m in hello_world_int8 micro_speech_quantized kws_ref_model pretrainedResnet_quant; do
-  on_target mps2-an386 Cortex-M4 "target/mps2-an386/thumbv7em-none-eabihf/release/$m" "$m"
+  on_target mps2-an386 Cortex-M4 "$t/thumbv7em-none-eabihf/release/$m" "$m"
 done
 # Cortex-M7 (target-cpu=cortex-m7) on QEMU mps2-an500: the bench's M7 board, its clock and
 # memory map, and the DSP path as the M7's scheduling compiles it.
@@ -76,28 +78,27 @@ echo "==> firmware/runtime for mps2-an500 (Cortex-M7): build, run"
 for m in hello_world_int8 micro_speech_quantized; do
   CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS="-C target-cpu=cortex-m7" \
     cargo build --release -q --no-default-features --features mps2-an500 \
-    --target thumbv7em-none-eabihf --target-dir target/mps2-an500 --bin "$m"
-  on_target mps2-an500 Cortex-M7 "target/mps2-an500/thumbv7em-none-eabihf/release/$m" "$m"
+    --target thumbv7em-none-eabihf --target-dir $t --bin "$m"
+  on_target mps2-an500 Cortex-M7 "$t/thumbv7em-none-eabihf/release/$m" "$m"
 done
 # Cortex-M33 with the DSP extension (thumbv8m.main-none-eabihf, target-cpu=cortex-m33) on QEMU
 # mps2-an505: the bench's M33 board, its Secure memory map and 20 MHz SysTick, and the DSP path
 # as Armv8-M Mainline compiles it (synaptic-run's build script: the DSP rule of its flags).
-# (The M7's target directory: the host build dependencies built once for both.)
 echo "==> firmware/runtime for mps2-an505 (Cortex-M33): build, run"
 cargo build --release -q --no-default-features --features mps2-an505 \
-  --target thumbv8m.main-none-eabihf --target-dir target/mps2-an500 \
+  --target thumbv8m.main-none-eabihf --target-dir $t \
   --bin hello_world_int8 --bin micro_speech_quantized
 for m in hello_world_int8 micro_speech_quantized; do
-  on_target mps2-an505 Cortex-M33 "target/mps2-an500/thumbv8m.main-none-eabihf/release/$m" "$m"
+  on_target mps2-an505 Cortex-M33 "$t/thumbv8m.main-none-eabihf/release/$m" "$m"
 done
 echo "==> deploy images (feature deploy: what a product links) for mps2-an386: clippy, build"
 deploy=(--release -q --no-default-features --features mps2-an386,deploy
-  --target thumbv7em-none-eabihf --target-dir target/mps2-an386-deploy)
+  --target thumbv7em-none-eabihf --target-dir $t)
 cargo clippy "${deploy[@]}" --bin hello_world_int8 --bin micro_speech_quantized -- -D warnings
 cargo build "${deploy[@]}" --bin hello_world_int8 --bin micro_speech_quantized
 for m in hello_world_int8 micro_speech_quantized; do
   out=$(timeout 120 ./qemu-run.sh mps2-an386 \
-    "target/mps2-an386-deploy/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || true
+    "$t/thumbv7em-none-eabihf/release/$m" </dev/null 2>/dev/null) || true
   [ "$out" = "deploy ok" ] || {
     echo "$out"
     echo "$m: its deploy image FAILED on the Cortex-M4" >&2

@@ -15,6 +15,9 @@ root=$(pwd)
 source scripts/zephyr-env.sh
 out=$root/target/zephyr
 mkdir -p "$out"
+# One cargo target directory for every build here (boards and refused configurations): the
+# library's host build-dependencies compiled once.
+export SYNAPTIC_CARGO_TARGET_DIR=$out/cargo
 start=$SECONDS
 failed=0
 ok() { echo "zephyr $1 ok"; }
