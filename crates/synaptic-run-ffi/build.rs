@@ -35,7 +35,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SYN_RUN_HEADER_DIR");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_OPS");
     let ops = env::var("SYNAPTIC_RUN_OPS").unwrap_or_default();
-    let mut kinds = 0u64;
+    let mut kinds: synaptic_run::ops::Kinds = 0;
     for name in ops.split([',', ' ', '\t', '\n']).filter(|n| !n.is_empty()) {
         kinds |= synaptic_run::ops::kinds_of(name).unwrap_or_else(|| {
             fail(&format!(
@@ -45,7 +45,7 @@ fn main() {
         });
     }
     if kinds == 0 {
-        kinds = u64::MAX;
+        kinds = synaptic_run::ops::Kinds::MAX;
     }
     println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_PATHS");
     let names = env::var("SYNAPTIC_RUN_PATHS").unwrap_or_default();

@@ -841,7 +841,7 @@ pub fn runtime_refusal(bytes: &[u8], e: &synaptic_run::LoadError) -> String {
 pub fn runtime_types(name: &str) -> Vec<&'static str> {
     let kinds = synaptic_run::ops::kinds_of(name).unwrap_or(0);
     let mut types: Vec<&'static str> = Vec::new();
-    for k in (0..64u32).filter(|k| kinds >> k & 1 == 1) {
+    for k in (0..synaptic_run::ops::Kinds::BITS).filter(|k| kinds >> k & 1 == 1) {
         for &ty in synaptic_run::ops::kernel_types(k) {
             if !types.contains(&ty) {
                 types.push(ty);

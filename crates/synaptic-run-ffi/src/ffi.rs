@@ -103,7 +103,7 @@ fn compile_at_load(
 struct LinkedOps;
 
 impl synaptic_run::ops::OpSet for LinkedOps {
-    const KINDS: u64 = include!(concat!(env!("OUT_DIR"), "/op_set.rs"));
+    const KINDS: synaptic_run::ops::Kinds = include!(concat!(env!("OUT_DIR"), "/op_set.rs"));
     const PATHS: u64 = include!(concat!(env!("OUT_DIR"), "/op_paths.rs"));
 }
 

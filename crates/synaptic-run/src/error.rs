@@ -387,6 +387,9 @@ pub enum Unsupported {
     /// A STRIDED_SLICE variant the kernel does not take (ellipsis, new or shrunk axes, or
     /// strides that are not constants).
     StridedSlice,
+    /// A SLICE whose `begin` and `size` are not int32 or int64 constants, one per input
+    /// dimension, giving a box inside the input.
+    Slice,
 }
 
 impl Unsupported {
@@ -465,6 +468,9 @@ impl Unsupported {
             Unsupported::CastTypes => "a CAST between types TFLM does not convert",
             Unsupported::StridedSlice => {
                 "a STRIDED_SLICE with ellipsis, new or shrunk axes, or non-constant indices"
+            }
+            Unsupported::Slice => {
+                "a SLICE whose begin and size are not constants giving a box inside the input"
             }
             _ => "",
         }

@@ -516,14 +516,14 @@ impl<'m> Graph<'m> {
     /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
     /// operators or graph I/O, or I/O indices out of range.
     pub(crate) fn open(model: &'m [u8]) -> Result<Self, LoadError> {
-        Self::open_for(model, u64::MAX)
+        Self::open_for(model, crate::ops::Kinds::MAX)
     }
 
     /// [`Graph::open`] for an interpreter that links the kernels `kinds`
     /// ([`crate::ops::OpSet::KINDS`]): the operators are looked through for a kernel's own
     /// state output only if one of `kinds` keeps one ([`crate::ops::OWN_STATE_KINDS`]; an
     /// operator of another kernel is refused by its record as not linked).
-    pub(crate) fn open_for(model: &'m [u8], kinds: u64) -> Result<Self, LoadError> {
+    pub(crate) fn open_for(model: &'m [u8], kinds: crate::ops::Kinds) -> Result<Self, LoadError> {
         // Each part read where it is used, checked there (no walk over the whole model first).
         let m = Model::open(model)?;
         if m.subgraphs_len()? == 0 {

@@ -201,11 +201,11 @@ fn single_operator_models() {
 
 /// A sweep of single-operator models of random structure and quantization, generated at test
 /// time by `gen_models.py --sweep` (seed and count from `SWEEP_SEED`, `SWEEP_COUNT`; defaults
-/// 2026 and 480: thirty models of each of the 16 kinds).
+/// 2026 and 510: thirty models of each of the 17 kinds).
 #[test]
 fn random_operator_sweep() {
     let seed: u64 = std::env::var("SWEEP_SEED").map_or(2026, |s| s.parse().unwrap());
-    let count: usize = std::env::var("SWEEP_COUNT").map_or(480, |s| s.parse().unwrap());
+    let count: usize = std::env::var("SWEEP_COUNT").map_or(510, |s| s.parse().unwrap());
     let dir = common::scratch("sweep");
     let status = std::process::Command::new(common::python())
         .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/gen_models.py"))

@@ -201,10 +201,13 @@ pub mod code {
     pub const PAD: i32 = 34;
     pub const TRANSPOSE: i32 = 39;
     pub const MEAN: i32 = 40;
+    pub const SUB: i32 = 41;
     pub const DIV: i32 = 42;
     pub const SQUEEZE: i32 = 43;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
     pub const STRIDED_SLICE: i32 = 45;
+    pub const SLICE: i32 = 65;
+    pub const PACK: i32 = 83;
     pub const CAST: i32 = 53;
     pub const EXPAND_DIMS: i32 = 70;
     pub const NEG: i32 = 59;

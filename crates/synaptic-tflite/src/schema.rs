@@ -614,9 +614,11 @@ pub mod options_type {
     pub const RESHAPE: u8 = 17;
     pub const MUL: u8 = 21;
     pub const REDUCER: u8 = 27;
+    pub const SUB: u8 = 28;
     pub const DIV: u8 = 29;
     pub const SQUEEZE: u8 = 30;
     pub const STRIDED_SLICE: u8 = 32;
+    pub const PACK: u8 = 59;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
 }
 
@@ -761,22 +763,18 @@ impl<'m> Operator<'m> {
         }
     }
 
-    /// The fused activation of `AddOptions` / `MulOptions` (0 if absent).
-    pub fn add_mul_activation(&self, code: i32) -> Result<i8, Error> {
-        let ty = if code == crate::code::MUL {
-            options_type::MUL
-        } else {
-            options_type::ADD
+    /// The fused activation of an arithmetic operator's options (`AddOptions`, `SubOptions`,
+    /// `MulOptions`, `DivOptions`: field 0 of each) for builtin `code` (0 if absent; 0 for
+    /// any other code).
+    pub fn arithmetic_activation(&self, code: i32) -> Result<i8, Error> {
+        let ty = match code {
+            crate::code::ADD => options_type::ADD,
+            crate::code::SUB => options_type::SUB,
+            crate::code::MUL => options_type::MUL,
+            crate::code::DIV => options_type::DIV,
+            _ => return Ok(0),
         };
         match self.options(ty)? {
-            Some(t) => t.i8_or(0, 0),
-            None => Ok(0),
-        }
-    }
-
-    /// `DivOptions.fused_activation_function` (0 if absent).
-    pub fn div_activation(&self) -> Result<i8, Error> {
-        match self.options(options_type::DIV)? {
             Some(t) => t.i8_or(0, 0),
             None => Ok(0),
         }
@@ -801,6 +799,14 @@ impl<'m> Operator<'m> {
     pub fn concatenation_options(&self) -> Result<(i32, i8), Error> {
         match self.options(options_type::CONCATENATION)? {
             Some(t) => Ok((t.i32_or(0, 0)?, t.i8_or(1, 0)?)),
+            None => Ok((0, 0)),
+        }
+    }
+
+    /// `PackOptions` as (values_count, axis) ((0, 0) if absent).
+    pub fn pack_options(&self) -> Result<(i32, i32), Error> {
+        match self.options(options_type::PACK)? {
+            Some(t) => Ok((t.i32_or(0, 0)?, t.i32_or(1, 0)?)),
             None => Ok((0, 0)),
         }
     }

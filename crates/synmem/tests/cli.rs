@@ -342,7 +342,7 @@ fn emit_writes_the_compiled_program_unless_op_data_ram() {
         );
         assert!(
             text.contains(
-                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: u64 = 0x8;\n    \
+                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: synaptic_run::ops::Kinds = 0x8;\n    \
                  const PATHS: u64 = 0x2;\n}"
             ),
             "{text}"

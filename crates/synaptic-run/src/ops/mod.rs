@@ -65,7 +65,7 @@ pub(crate) use operands::{InPlaceOperands, Operands};
 pub(crate) use prep::{Prep, Prepared, Seen};
 
 pub(crate) use kernel::{linked, Kernel, Kind};
-pub use kernel::{AllOps, OpSet};
+pub use kernel::{AllOps, Kinds, OpSet};
 
 pub use crate::format::Geometry;
 
@@ -262,14 +262,14 @@ pub(crate) fn state_output(code: i32) -> Option<usize> {
 }
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
-pub(crate) const OWN_STATE_KINDS: u64 =
+pub(crate) const OWN_STATE_KINDS: Kinds =
     1 << <signal::spectral_subtraction::SpectralSubtraction as Kind>::KIND;
 
 /// The kernels whose access contract is a window ([`crate::contract::Access::Window`]: the
 /// convolutions and the poolings, int8 and float32); every other kernel's contract is rows or
 /// elements. An interpreter whose [`OpSet`] links none of them checks its overlaps without
 /// the window's derivation (not linked there).
-pub(crate) const WINDOW_KINDS: u64 = 1 << <conv::conv_2d::Conv2d as Kind>::KIND
+pub(crate) const WINDOW_KINDS: Kinds = 1 << <conv::conv_2d::Conv2d as Kind>::KIND
     | 1 << <conv::conv_2d::Conv2dF32 as Kind>::KIND
     | 1 << <conv::depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND
     | 1 << <conv::depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND
@@ -351,12 +351,12 @@ macro_rules! operators {
         /// Bit `k` set: kernel kind `k` reads and updates state ([`Kernel::STATE`]). An
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
-        pub(crate) const STATE_KINDS: u64 = 0 $( $( | if <$family::$module::$kernel as Kernel>::STATE { 1u64 << $kind } else { 0 } )+ )+;
+        pub(crate) const STATE_KINDS: Kinds = 0 $( $( | if <$family::$module::$kernel as Kernel>::STATE { 1 << $kind } else { 0 } )+ )+;
 
         /// The most planned tensors one operator of the kernels `kinds` views at once (its
         /// inputs and outputs, [`Kernel::MAX_INPUTS`] + [`Kernel::OUTPUTS`], at most
         /// [`crate::limits::MAX_OP_TENSORS`]): the interpreter's view lists go no longer.
-        pub(crate) const fn views(kinds: u64) -> usize {
+        pub(crate) const fn views(kinds: Kinds) -> usize {
             let mut n = 0;
             $( $( if linked(kinds, $kind) {
                 let v = <$family::$module::$kernel as Kernel>::MAX_INPUTS + <$family::$module::$kernel as Kernel>::OUTPUTS;
@@ -383,13 +383,13 @@ macro_rules! operators {
         /// assert!(synaptic_run::ops::kinds_of("SignalRfft").is_some());
         /// assert_eq!(synaptic_run::ops::kinds_of("WHILE"), None);
         /// ```
-        pub fn kinds_of(name: &str) -> Option<u64> {
+        pub fn kinds_of(name: &str) -> Option<Kinds> {
             let code = match CUSTOM_OPS.iter().position(|n| *n == name) {
                 Some(i) => CUSTOM_BASE + i as i32,
                 None => synaptic_tflite::BUILTIN_NAMES.iter().position(|n| *n == name)? as i32,
             };
-            let mut mask = 0u64;
-            $( if $family::$module::BUILTINS.contains(&code) { $( mask |= 1u64 << $kind; )+ } )+
+            let mut mask: Kinds = 0;
+            $( if $family::$module::BUILTINS.contains(&code) { $( mask |= 1 << $kind; )+ } )+
             (mask != 0).then_some(mask)
         }
 
@@ -401,8 +401,8 @@ macro_rules! operators {
         /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
         /// assert!(synaptic_run::ops::operator_names(fc).eq(["FULLY_CONNECTED"]));
         /// ```
-        pub fn operator_names(kinds: u64) -> impl Iterator<Item = &'static str> {
-            (0..64u32)
+        pub fn operator_names(kinds: Kinds) -> impl Iterator<Item = &'static str> {
+            (0..Kinds::BITS)
                 .filter(move |&k| linked(kinds, k) && param_words(k).is_some())
                 .filter(move |&k| {
                     // The first kind of its operator in `kinds` names it.
@@ -449,13 +449,13 @@ macro_rules! operators {
         /// test a kind.
         #[inline]
         pub(crate) fn param_words(kind: u32) -> Option<usize> {
-            /// Kind `k`'s parameter words, `u8::MAX` for none (every kind is below 64: the
-            /// kind masks; every count below 255, checked here).
-            const WORDS: [u8; 64] = {
-                let mut t = [u8::MAX; 64];
+            /// Kind `k`'s parameter words, `u8::MAX` for none (every kind is below
+            /// [`Kinds::BITS`]: the kind masks; every count below 255, checked here).
+            const WORDS: [u8; Kinds::BITS as usize] = {
+                let mut t = [u8::MAX; Kinds::BITS as usize];
                 $( $( if <$family::$module::$kernel as Kind>::BUILT {
                     let n = <<$family::$module::$kernel as Kernel>::Params as Words>::N;
-                    assert!(($kind as usize) < 64 && n < u8::MAX as usize);
+                    assert!(($kind as usize) < Kinds::BITS as usize && n < u8::MAX as usize);
                     t[$kind as usize] = n as u8;
                 } )+ )+
                 t
@@ -620,11 +620,14 @@ operators! {
     elementwise::float_unary { 56 => NegF32(float32) if "float32", 57 => FloorF32(float32) if "float32", 58 => CeilF32(float32) if "float32", 59 => SquareF32(float32) if "float32" },
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },
+    elementwise::sub { 60 => Sub(int8), 61 => SubF32(float32) if "float32", 62 => SubI32(int32) },
     elementwise::mul { 9 => Mul(int8), 26 => MulF32(float32) if "float32", 35 => MulI32(int32) },
     elementwise::div { 36 => DivI32(int32) },
     elementwise::minimum_maximum { 37 => MinimumI32(int32), 38 => MaximumI32(int32) },
     elementwise::cast { 39 => Cast(bool, int8, int16, int32, uint32, float32) },
     shape::strided_slice { 40 => StridedSlice(bool, int8, uint8, int16, int32, int64, float32) },
+    shape::slice { 63 => Slice(bool, int8, int16, int32, float32) },
+    shape::pack { 64 => Pack(int8, int16, int32, int64, float32) },
     reduction::mean { 10 => Mean(int8) },
     shape::pad { 11 => Pad(int8) },
     shape::concatenation { 12 => Concatenation(int8, int32, float32) },

@@ -451,22 +451,22 @@ pub(crate) fn compile_in<O: OpSet>(
 /// // The tiny model is one ADD: one kernel.
 /// assert_eq!(program::kinds(&words).unwrap().count_ones(), 1);
 /// ```
-pub fn kinds(program: &[u32]) -> Option<u64> {
-    union_over_records(program, |rec| 1u64.checked_shl(rec.kind))
+pub fn kinds(program: &[u32]) -> Option<ops::Kinds> {
+    union_over_records(program, |rec| ops::Kinds::checked_shl(1, rec.kind))
 }
 
 /// The union of `bits(record)` over `program`'s records (`None`: not a readable program, or
 /// `bits` gave `None`).
-fn union_over_records(
+fn union_over_records<T: Copy + Default + core::ops::BitOr<Output = T>>(
     program: &[u32],
-    bits: impl Fn(&crate::format::OpRecord<'_>) -> Option<u64>,
-) -> Option<u64> {
+    bits: impl Fn(&crate::format::OpRecord<'_>) -> Option<T>,
+) -> Option<T> {
     let p = Program::new(program)?;
     let mut at = p.header(h::OPS_AT);
-    let mut all = 0u64;
+    let mut all = T::default();
     for _ in 0..p.ops() {
         let (rec, next) = p.op(at, ops::param_words)?;
-        all |= bits(&rec)?;
+        all = all | bits(&rec)?;
         at = next;
     }
     Some(all)

@@ -130,6 +130,12 @@ pub fn random_inputs(model: &Model, rng: &mut Rng) -> Vec<u8> {
                     out.extend_from_slice(&v.to_le_bytes());
                 }
             }
+            // A C++ bool is 0 or 1.
+            DType::Bool => {
+                for _ in 0..t.bytes() {
+                    out.push(rng.next_u64() as u8 & 1);
+                }
+            }
             _ => {
                 for _ in 0..t.bytes() {
                     out.push(rng.next_u64() as u8);

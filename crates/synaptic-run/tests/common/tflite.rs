@@ -137,6 +137,7 @@ pub enum DType {
     I8,
     U64,
     U32,
+    Bool,
     Other(u8),
 }
 
@@ -147,6 +148,7 @@ impl DType {
             2 => DType::I32,
             3 => DType::U8,
             4 => DType::I64,
+            6 => DType::Bool,
             7 => DType::I16,
             9 => DType::I8,
             12 => DType::U64,
@@ -159,7 +161,7 @@ impl DType {
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::I64 | DType::U64 => 8,
             DType::I16 => 2,
-            DType::U8 | DType::I8 => 1,
+            DType::U8 | DType::I8 | DType::Bool => 1,
             DType::Other(_) => 0,
         }
     }

@@ -208,6 +208,32 @@ def expand_dims(name, ttype, in_shape, axis):
     b.write(name, OPS.EXPAND_DIMS, [i, a], [o])
 
 
+def slice_(name, ttype, in_shape, begin, size, itype=T.INT32):
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    i = b.tensor("input", in_shape, ttype, q)
+    it = np.int32 if itype == T.INT32 else np.int64
+    bg = b.tensor("begin", [len(begin)], itype, None, np.array(begin, dtype=it))
+    sz = b.tensor("size", [len(size)], itype, None, np.array(size, dtype=it))
+    out = [d - f if n == -1 else n for d, f, n in zip(in_shape, begin, size)]
+    o = b.tensor("output", out, ttype, q)
+    b.write(name, OPS.SLICE, [i, bg, sz], [o])
+
+
+def pack(name, ttype, shape, n, axis, const_first=False):
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    dt = {T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32, T.INT64: np.int64,
+          T.FLOAT32: np.float32}[ttype]
+    first = np.arange(int(np.prod(shape))).reshape(shape).astype(dt) if const_first else None
+    ins = [b.tensor(f"in{k}", shape, ttype, q, first if k == 0 else None) for k in range(n)]
+    at = axis if axis >= 0 else len(shape) + 1 + axis
+    o = b.tensor("output", shape[:at] + [n] + shape[at:], ttype, q)
+    opt = s.PackOptionsT()
+    opt.valuesCount, opt.axis = n, axis
+    b.write(name, OPS.PACK, ins, [o], OPT.PackOptions, opt)
+
+
 def shape_of(name, ttype, in_shape):
     b = Builder()
     q = quant(0.07, -3) if ttype == T.INT8 else None
@@ -225,14 +251,24 @@ def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
     x = b.tensor("a", a_shape, T.INT8, qa)
     y = b.tensor("b", b_shape, T.INT8, qb)
     o = b.tensor("output", out_shape, T.INT8, qo)
-    if opcode == OPS.ADD:
-        opt = s.AddOptionsT()
-        opt.fusedActivationFunction = act
-        b.write(name, opcode, [x, y], [o], OPT.AddOptions, opt)
-    else:
-        opt = s.MulOptionsT()
-        opt.fusedActivationFunction = act
-        b.write(name, opcode, [x, y], [o], OPT.MulOptions, opt)
+    b.write(name, opcode, [x, y], [o], *arithmetic_options(opcode, act))
+
+
+def arithmetic_options(opcode, act):
+    """The (options type, options) of ADD, SUB or MUL with fused activation `act`."""
+    opt, ty = {OPS.ADD: (s.AddOptionsT, OPT.AddOptions), OPS.SUB: (s.SubOptionsT, OPT.SubOptions),
+               OPS.MUL: (s.MulOptionsT, OPT.MulOptions)}[opcode]
+    opt = opt()
+    opt.fusedActivationFunction = act
+    return ty, opt
+
+
+def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
+    b = Builder()
+    x = b.tensor("a", a_shape, T.INT32)
+    y = b.tensor("b", b_shape, T.INT32)
+    o = b.tensor("output", out_shape, T.INT32)
+    b.write(name, opcode, [x, y], [o], *arithmetic_options(opcode, act))
 
 
 def pad(name, in_shape, paddings):
@@ -418,9 +454,7 @@ def binary_f32(name, seed, opcode, a_shape, b_shape, out_shape, act, const_b=Fal
     y = b.tensor("b", b_shape, T.FLOAT32, None,
                  r.normal(0, 2, b_shape).astype(np.float32) if const_b else None)
     o = b.tensor("output", out_shape, T.FLOAT32)
-    opt = s.AddOptionsT() if opcode == OPS.ADD else s.MulOptionsT()
-    opt.fusedActivationFunction = act
-    b.write(name, opcode, [x, y], [o], OPT.AddOptions if opcode == OPS.ADD else OPT.MulOptions, opt)
+    b.write(name, opcode, [x, y], [o], *arithmetic_options(opcode, act))
 
 
 def concat_f32(name, shapes, axis):
@@ -452,7 +486,7 @@ def sweep(seed, count):
     r = rng(seed)
     pads, acts = [PAD.SAME, PAD.VALID], [ACT.NONE, ACT.RELU, ACT.RELU_N1_TO_1, ACT.RELU6]
     kinds = ["conv", "dw", "fc", "avg", "max", "softmax", "logistic", "add", "mul", "mean",
-             "pad", "concat", "transpose", "quantize", "requantize", "dequantize"]
+             "pad", "concat", "transpose", "quantize", "requantize", "dequantize", "sub"]
 
     def ri(lo, hi):
         return int(r.integers(lo, hi + 1))
@@ -487,12 +521,12 @@ def sweep(seed, count):
                     float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
         elif kind == "logistic":
             logistic(name, [1, 256], float(np.exp(r.uniform(np.log(0.002), np.log(0.5)))), ri(-128, 127))
-        elif kind in ("add", "mul"):
+        elif kind in ("add", "mul", "sub"):
             out = [ri(1, 5) for _ in range(ri(1, 4))]
             a = [d if r.random() < 0.7 else 1 for d in out]
             b = [d if r.random() < 0.7 else 1 for d in out][ri(0, len(out) - 1):]
-            binary(name, sd, OPS.ADD if kind == "add" else OPS.MUL, a, b,
-                   list(np.broadcast_shapes(tuple(a), tuple(b))), act)
+            opcode = {"add": OPS.ADD, "mul": OPS.MUL, "sub": OPS.SUB}[kind]
+            binary(name, sd, opcode, a, b, list(np.broadcast_shapes(tuple(a), tuple(b))), act)
         elif kind == "mean":
             shape = [ri(1, 6) for _ in range(ri(1, 4))]
             axes = sorted({ri(-len(shape), len(shape) - 1) for _ in range(ri(1, len(shape)))})
@@ -563,11 +597,23 @@ def main():
     expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
     expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
     shape_of("shape_4d", T.INT8, [2, 3, 5, 7])
+    slice_("slice_4d", T.INT8, [2, 6, 5, 7], [1, 2, 0, 3], [1, 3, 5, 4])
+    slice_("slice_to_end_i16_i64", T.INT16, [7, 9], [3, 4], [-1, 5], T.INT64)
+    slice_("slice_i32_data", T.INT32, [4, 6], [1, 1], [2, -1])
+    slice_("slice_bool_3d", T.BOOL, [3, 4, 5], [0, 1, 2], [3, 2, -1])
+    pack("pack_axis1_3", T.INT8, [2, 3, 4], 3, 1)
+    pack("pack_last_i64", T.INT64, [3, 5], 2, -1)
+    pack("pack_first_i16_const", T.INT16, [4, 6], 4, 0, const_first=True)
     binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
     binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
     binary("mul_bcast_relun1", 18, OPS.MUL, [1, 3, 4, 6], [6], [1, 3, 4, 6], ACT.RELU_N1_TO_1)
     binary("mul_same_none", 19, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
+    binary("sub_same_none", 60, OPS.SUB, [3, 40], [3, 40], [3, 40], ACT.NONE)
+    binary("sub_bcast_relu", 61, OPS.SUB, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
+    binary("sub_bcast_first_relu6", 62, OPS.SUB, [1, 1, 5, 1], [2, 4, 5, 3], [2, 4, 5, 3], ACT.RELU6)
+    binary_i32("i32_sub_bcast_relu", OPS.SUB, [2, 3, 4], [4], [2, 3, 4], ACT.RELU)
+    binary_i32("i32_sub_same_none", OPS.SUB, [5, 7], [5, 7], [5, 7], ACT.NONE)
     pad("pad_4d", [1, 5, 6, 3], [[0, 0], [1, 2], [2, 1], [0, 1]])
     pad("pad_2d", [3, 7], [[2, 0], [1, 3]])
     mean("mean_hw_keep", [1, 7, 9, 10], [1, 2], True, (0.05, -5), (0.02, 7))
@@ -603,11 +649,15 @@ def main():
     relu_f32("f32_square", OPS.SQUARE, [5, 31])
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
+    slice_("f32_slice_5d", T.FLOAT32, [2, 3, 4, 5, 6], [0, 1, 1, 2, 0], [2, 2, -1, 3, 6])
+    pack("f32_pack_axis2", T.FLOAT32, [2, 3, 4], 2, 2)
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
     binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)
     binary_f32("f32_mul_bcast_relun1", 41, OPS.MUL, [1, 3, 4, 6], [6], [1, 3, 4, 6], ACT.RELU_N1_TO_1)
     binary_f32("f32_mul_same_none", 42, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
+    binary_f32("f32_sub_bcast_relu", 63, OPS.SUB, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
+    binary_f32("f32_sub_const_none", 64, OPS.SUB, [2, 5, 4], [4], [2, 5, 4], ACT.NONE, const_b=True)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

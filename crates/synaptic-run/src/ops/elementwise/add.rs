@@ -15,8 +15,7 @@ use crate::math::{
 };
 use crate::ops::common::Int8;
 use crate::ops::elementwise::binary::I32Params;
-use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
-use crate::ops::float::FloatRange;
+use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise};
 use crate::ops::{Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -60,29 +59,45 @@ impl AddParams {
         input2: QuantParams,
         output: QuantParams,
     ) -> Result<Self, KernelError> {
-        const OP: &str = "ADD";
-        let broadcast = Broadcast::new(OP, input1_shape, input2_shape, output_shape)?;
-        let left_shift = 20;
+        // `CalculateOpDataAdd`: the multipliers in double.
         let twice_max_input_scale = 2.0 * f64::from(input1.scale.max(input2.scale));
         let real1 = f64::from(input1.scale) / twice_max_input_scale;
         let real2 = f64::from(input2.scale) / twice_max_input_scale;
         let real_out =
-            twice_max_input_scale / (f64::from(1i32 << left_shift) * f64::from(output.scale));
-        let (act_min, act_max) = activation_range_i8(OP, activation, output)?;
+            twice_max_input_scale / (f64::from(1i32 << LEFT_SHIFT) * f64::from(output.scale));
+        let shapes = [input1_shape, input2_shape, output_shape];
+        let q = [input1, input2, output];
+        Self::with_multipliers("ADD", activation, shapes, q, [real1, real2, real_out])
+    }
+
+    /// The parameters of ADD or SUB (operator `op`) from the three real multipliers (inputs
+    /// 1 and 2, output), each operator computing them its own way.
+    pub(crate) fn with_multipliers(
+        op: &'static str,
+        activation: Activation,
+        [input1_shape, input2_shape, output_shape]: [&[usize]; 3],
+        [input1, input2, output]: [QuantParams; 3],
+        [real1, real2, real_out]: [f64; 3],
+    ) -> Result<Self, KernelError> {
+        let broadcast = Broadcast::new(op, input1_shape, input2_shape, output_shape)?;
+        let (act_min, act_max) = activation_range_i8(op, activation, output)?;
         Ok(AddParams {
             broadcast,
-            input1_offset: -int8_zero_point(OP, input1)?,
-            input2_offset: -int8_zero_point(OP, input2)?,
-            output_offset: int8_zero_point(OP, output)?,
-            left_shift,
-            input1: quantize_multiplier_smaller_than_one_exp(OP, real1)?,
-            input2: quantize_multiplier_smaller_than_one_exp(OP, real2)?,
-            output: quantize_multiplier_smaller_than_one_exp(OP, real_out)?,
+            input1_offset: -int8_zero_point(op, input1)?,
+            input2_offset: -int8_zero_point(op, input2)?,
+            output_offset: int8_zero_point(op, output)?,
+            left_shift: LEFT_SHIFT,
+            input1: quantize_multiplier_smaller_than_one_exp(op, real1)?,
+            input2: quantize_multiplier_smaller_than_one_exp(op, real2)?,
+            output: quantize_multiplier_smaller_than_one_exp(op, real_out)?,
             act_min,
             act_max,
         })
     }
 }
+
+/// The left shift of int8 ADD and SUB's inputs (TFLM's `left_shift`, 15 for int16).
+pub(crate) const LEFT_SHIFT: i32 = 20;
 
 impl AddParams {
     /// The three `SmallerThanOneExp` multiplies (inputs 1 and 2, output) as [`Requantizer`]s.
@@ -125,10 +140,11 @@ struct DoubledAdd {
 
 impl DoubledAdd {
     /// `p`'s loop with input `which` (0 or 1) in the buffer, when the doubled arithmetic
-    /// applies (the conditions [`AddParams::values`] checks, the shift exactly 20).
-    fn new(p: &AddParams, which: usize) -> Option<Self> {
+    /// applies (the conditions [`AddParams::values`] checks, the shift exactly 20). SUB
+    /// (`SUB`): input 1 in the buffer only (its operands do not commute).
+    fn new<const SUB: bool>(p: &AddParams, which: usize) -> Option<Self> {
         let r = p.requantizers();
-        if p.left_shift != 20 || !p.doubled(&r) || which > 1 {
+        if p.left_shift != 20 || !p.doubled(&r) || which > 1 || (SUB && which != 0) {
             return None;
         }
         let one = (p.input1_offset << 21, r[0].doubled());
@@ -144,14 +160,21 @@ impl DoubledAdd {
         })
     }
 
-    /// The loop (ADD is symmetric but for its constants: `mine`'s are input `which`'s).
+    /// The loop (ADD is symmetric but for its constants: `mine`'s are input `which`'s; SUB's
+    /// `mine` is input 1).
     #[inline(never)]
-    fn run<T: Int8>(self, mine: &[Cell<u8>], out: &[Cell<u8>], theirs: &[T], backward: bool) {
+    fn run<T: Int8, const SUB: bool>(
+        self,
+        mine: &[Cell<u8>],
+        out: &[Cell<u8>],
+        theirs: &[T],
+        backward: bool,
+    ) {
         let k = self;
         let step = |((x, o), t): ((&Cell<u8>, &Cell<u8>), &T)| {
             let a = k.mine.1.apply(k.mine.0 + (i32::from(x.get() as i8) << 21));
             let b = k.theirs.1.apply(k.theirs.0 + (t.value() << 21));
-            let v = k.out.apply(a.wrapping_add(b) << 1).wrapping_add(k.zp);
+            let v = k.out.apply(combine::<SUB>(a, b) << 1).wrapping_add(k.zp);
             o.set(v.max(k.lo).min(k.hi) as u8);
         };
         let each = mine.iter().zip(out).zip(theirs);
@@ -194,27 +217,58 @@ impl Elementwise for AddParams {
         theirs: &[T],
         backward: bool,
     ) -> bool {
+        self.same_of::<T, false>(which, mine, out, theirs, backward)
+    }
+
+    #[inline(always)]
+    fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
+        self.values_of::<false>()
+    }
+}
+
+/// The scaled inputs combined: ADD's sum, SUB's difference (`SUB`), wrapping as C's.
+#[inline(always)]
+fn combine<const SUB: bool>(a: i32, b: i32) -> i32 {
+    if SUB {
+        a.wrapping_sub(b)
+    } else {
+        a.wrapping_add(b)
+    }
+}
+
+impl AddParams {
+    /// [`Elementwise::same`] of ADD or SUB (`SUB`).
+    #[inline(always)]
+    pub(crate) fn same_of<T: Int8, const SUB: bool>(
+        &self,
+        which: usize,
+        mine: &[Cell<u8>],
+        out: &[Cell<u8>],
+        theirs: &[T],
+        backward: bool,
+    ) -> bool {
         // Not on Armv6-M: its flash (the micro:bit's all-operator image) keeps the
         // general loop alone.
         if cfg!(synaptic_v6m) {
             return false;
         }
-        match DoubledAdd::new(self, which) {
+        match DoubledAdd::new::<SUB>(self, which) {
             Some(k) => {
-                k.run(mine, out, theirs, backward);
+                k.run::<T, SUB>(mine, out, theirs, backward);
                 true
             }
             None => false,
         }
     }
 
-    /// The three `SmallerThanOneExp` multiplies as [`Requantizer`]s (a shift of at most 0:
-    /// the same arithmetic), made once: per element two shifts, three high multiplies and
-    /// three rounding shifts. The shifted inputs (`±255 · 2^20`) and their sum never reach
-    /// `i32::MIN`, so no multiply saturates unless a multiplier is `i32::MIN` (then the
-    /// saturating form, decided once).
+    /// [`Elementwise::values`] of ADD or SUB (`SUB`: the scaled inputs subtracted, as
+    /// `SubElementwise`): the three `SmallerThanOneExp` multiplies as [`Requantizer`]s (a
+    /// shift of at most 0: the same arithmetic), made once: per element two shifts, three
+    /// high multiplies and three rounding shifts. The shifted inputs (`±255 · 2^20`) and
+    /// their sum or difference never reach `i32::MIN`, so no multiply saturates unless a
+    /// multiplier is `i32::MIN` (then the saturating form, decided once).
     #[inline(always)]
-    fn values(&self) -> impl Fn(i32, i32) -> i8 + '_ {
+    pub(crate) fn values_of<const SUB: bool>(&self) -> impl Fn(i32, i32) -> i8 + '_ {
         let r = self.requantizers();
         let plain = !r.iter().any(Requantizer::can_saturate);
         let doubled = self.doubled(&r);
@@ -236,7 +290,7 @@ impl Elementwise for AddParams {
                 let apply = |d: &Requantizer, v| d.apply_doubled(v);
                 let a = apply(&d[0], (off1 + x) << l2);
                 let b = apply(&d[1], (off2 + y) << l2);
-                let raw = apply(&d[2], a.wrapping_add(b) << 1).wrapping_add(self.output_offset);
+                let raw = apply(&d[2], combine::<SUB>(a, b) << 1).wrapping_add(self.output_offset);
                 return raw.max(self.act_min).min(self.act_max) as i8;
             }
             let (a, b) = (shift(self.input1_offset + x), shift(self.input2_offset + y));
@@ -247,7 +301,7 @@ impl Elementwise for AddParams {
                     r.apply(v)
                 }
             };
-            let sum = apply(&r[0], a).wrapping_add(apply(&r[1], b));
+            let sum = combine::<SUB>(apply(&r[0], a), apply(&r[1], b));
             let raw = apply(&r[2], sum).wrapping_add(self.output_offset);
             raw.max(self.act_min).min(self.act_max) as i8
         }
@@ -277,8 +331,7 @@ fn prepare_wide<'m>(cx: &Prep<'_, 'm>, i32: bool) -> Result<Prepared<'m>, LoadEr
         let bc = crate::ops::elementwise::binary::prepare_i32(cx)?;
         return Prepared::of::<AddI32>(cx, I32Params::new(bc, None));
     }
-    let (range, broadcast) = crate::ops::elementwise::binary::prepare_f32(cx)?;
-    Prepared::of::<AddF32>(cx, AddF32Params { broadcast, range })
+    Prepared::of::<AddF32>(cx, crate::ops::elementwise::binary::prepare_f32(cx)?)
 }
 
 /// The ADD kernel, int8.
@@ -297,36 +350,17 @@ crate::format::codec::words!(AddParams {
     act_max: i32,
 });
 
-/// A prepared float32 ADD: the pairing and the fused activation's range.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AddF32Params {
-    /// The element pairing.
-    pub(crate) broadcast: Broadcast,
-    /// The fused activation's output range.
-    pub(crate) range: FloatRange,
-}
-
-impl ElementwiseF32 for AddF32Params {
+impl crate::ops::elementwise::binary::OpF32 for AddOp {
     const NAME: &'static str = "ADD";
-
-    fn broadcast(&self) -> &Broadcast {
-        &self.broadcast
-    }
-
-    /// `x + y`, clamped (TFLM's reference float ADD).
+    /// `x + y` (TFLM's reference float ADD; then the clamp).
     #[inline]
-    fn value(&self, x: f32, y: f32) -> f32 {
-        self.range.apply(x + y)
+    fn value(x: f32, y: f32) -> f32 {
+        x + y
     }
 }
 
 /// The ADD kernel, float32.
-pub type AddF32 = BinaryF32<AddF32Params>;
-
-crate::format::codec::words!(AddF32Params {
-    broadcast: Broadcast,
-    range: FloatRange,
-});
+pub type AddF32 = BinaryF32<AddOp>;
 
 /// ADD int32 (unquantized): `reference_ops::Add` on `int32_t`, wrapping.
 pub struct AddOp;

@@ -341,89 +341,102 @@ impl<P: Elementwise + Words> Kernel for Binary<P> {
 }
 
 /// An element-wise float32 operator of two (possibly broadcast) operands: TFLM's reference
-/// float ADD / MUL (`Add`, `BroadcastAdd6DSlow`, ...), one float operation then the clamp.
-pub trait ElementwiseF32: Copy {
+/// float ADD, SUB, MUL (`Add`, `BroadcastAdd6DSlow`, ...), its one float operation, then the
+/// fused activation's clamp ([`F32Params`]).
+pub trait OpF32 {
     /// The operator, as TFLite names it.
     const NAME: &'static str;
-    /// The element pairing.
-    fn broadcast(&self) -> &Broadcast;
-    /// One output from the two input values.
-    fn value(&self, x: f32, y: f32) -> f32;
+    /// The operation on the two input values (input 1's, input 2's), before the clamp.
+    fn value(x: f32, y: f32) -> f32;
 }
 
-/// Runs float element-wise operator `p` on its operands' little-endian float bytes.
-pub fn run_f32<P: ElementwiseF32>(
-    p: &P,
+/// A prepared float32 element-wise operator: the pairing and the fused activation's range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct F32Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// The fused activation's output range.
+    pub(crate) range: FloatRange,
+}
+
+crate::format::codec::words!(F32Params {
+    broadcast: Broadcast,
+    range: FloatRange,
+});
+
+/// Runs float element-wise operator `O` on its operands' little-endian float bytes.
+pub fn run_f32<O: OpF32>(
+    p: &F32Params,
     in1: &[u8],
     in2: &[u8],
     output: &mut [f32],
 ) -> Result<(), KernelError> {
-    let bc = p.broadcast();
+    let bc = &p.broadcast;
     let [n1, n2, n] = bc.sizes();
-    KernelError::check_len(P::NAME, Operand::Input(0), n1, in1.len() / 4)?;
-    KernelError::check_len(P::NAME, Operand::Input(1), n2, in2.len() / 4)?;
-    KernelError::check_len(P::NAME, Operand::Output, n, output.len())?;
+    KernelError::check_len(O::NAME, Operand::Input(0), n1, in1.len() / 4)?;
+    KernelError::check_len(O::NAME, Operand::Input(1), n2, in2.len() / 4)?;
+    KernelError::check_len(O::NAME, Operand::Output, n, output.len())?;
     let (a, b) = (LeF32(in1), LeF32(in2));
-    bc.for_each_pair(|j, i1, i2| output[j] = p.value(a.at(i1), b.at(i2)));
+    bc.for_each_pair(|j, i1, i2| output[j] = p.range.apply(O::value(a.at(i1), b.at(i2))));
     Ok(())
 }
 
-/// The kernel of float element-wise operator `P` (float ADD is `BinaryF32<AddF32Params>`):
-/// either operand may be overlapped by the output where it has the output's shape.
-pub struct BinaryF32<P>(PhantomData<P>);
+/// The kernel of float element-wise operator `O` (float ADD is `BinaryF32<AddOp>`): either
+/// operand may be overlapped by the output where it has the output's shape.
+pub struct BinaryF32<O>(PhantomData<O>);
 
-impl<P: ElementwiseF32 + Words> Kernel for BinaryF32<P> {
-    const NAME: &'static str = P::NAME;
+impl<O: OpF32> Kernel for BinaryF32<O> {
+    const NAME: &'static str = O::NAME;
     const MAX_INPUTS: usize = 2;
-    type Params = P;
+    type Params = F32Params;
     const PAIR_INPUT: Option<usize> = None;
 
     #[inline]
-    fn run(p: &P, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+    fn run(p: &F32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let (a, b) = (io.bytes(0), io.bytes(1));
-        run_f32(p, a, b, io.out_f32()?)
+        run_f32::<O>(p, a, b, io.out_f32()?)
     }
 
-    fn contract(p: &P, k: usize, _out: Geometry) -> Option<Contract> {
-        let bc = p.broadcast();
+    fn contract(p: &F32Params, k: usize, _out: Geometry) -> Option<Contract> {
+        let bc = &p.broadcast;
         (k < 2 && bc.full(k)).then(|| Contract::elementwise(bc.sizes()[2], 4, 4))
     }
 
-    fn run_in_place(p: &P, io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
-        let (k, bc) = (io.k, p.broadcast());
+    fn run_in_place(p: &F32Params, io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        let (k, bc) = (io.k, &p.broadcast);
         if k > 1 || !bc.full(k) {
             return Err(KernelError::unsupported(
-                P::NAME,
+                O::NAME,
                 Unsupported::BroadcastOverlap,
             ));
         }
         let theirs = LeF32(io.bytes(1 - k));
         let [n1, n2, n] = bc.sizes();
         KernelError::check_len(
-            P::NAME,
+            O::NAME,
             Operand::Input(1 - k as u8),
             if k == 0 { n2 } else { n1 },
             theirs.count(),
         )?;
         let at = io.at;
-        check(P::NAME, || Contract::elementwise(n, 4, 4), io.buf, &at)?;
+        check(O::NAME, || Contract::elementwise(n, 4, 4), io.buf, &at)?;
         drive::<4>(io.buf, at.output, n, at.direction, |buf, j| {
             let mine = LeF32(&buf[at.input..]).at(j);
             let other = theirs.at(bc.index(1 - k, j));
             let v = if k == 0 {
-                p.value(mine, other)
+                O::value(mine, other)
             } else {
-                p.value(other, mine)
+                O::value(other, mine)
             };
-            Ok(v.to_le_bytes())
+            Ok(p.range.apply(v).to_le_bytes())
         })?;
         Ok(4 * n)
     }
 }
 
-/// Prepares a float32 ADD or MUL: two float operands (activations or constants), a float
-/// output; returns the fused activation's range and the pairing.
-pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), LoadError> {
+/// Prepares a float32 ADD, SUB or MUL: two float operands (activations or constants), a
+/// float output; returns the pairing and the fused activation's range.
+pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<F32Params, LoadError> {
     cx.inputs(2, 2)?;
     let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
     for (k, t) in [a, b].into_iter().enumerate() {
@@ -438,9 +451,12 @@ pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<(FloatRange, Broadcast), 
         }
     }
     cx.activation_of(out, Operand::Output, TensorType::Float32)?;
-    let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+    let ac = cx.activation(cx.op().arithmetic_activation(cx.code())?)?;
     let bc = Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
-    Ok((FloatRange::new(ac), bc))
+    Ok(F32Params {
+        broadcast: bc,
+        range: FloatRange::new(ac),
+    })
 }
 
 /// Whether the operator's first input is float32 and this build has the float kernels (the
@@ -475,7 +491,7 @@ pub(crate) fn prepare<'a, 'm>(
     }
     cx.int8_activation(out, Operand::Output)?;
     cx.quantized(&[a, b, out])?;
-    let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+    let ac = cx.activation(cx.op().arithmetic_activation(cx.code())?)?;
     Ok((ac, a, b, out))
 }
 

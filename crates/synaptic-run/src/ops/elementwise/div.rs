@@ -33,7 +33,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     {
         return Err(cx.unsupported(Unsupported::DivisionByZero));
     }
-    let ac = cx.activation(cx.op().div_activation()?)?;
+    let ac = cx.activation(cx.op().arithmetic_activation(cx.code())?)?;
     Prepared::of::<DivI32>(cx, I32Params::new(bc, Some(ac)))
 }
 

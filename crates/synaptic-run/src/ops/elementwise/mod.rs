@@ -1,5 +1,5 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
-//! the broadcasting binary operators ADD, MUL, DIV, MINIMUM, MAXIMUM over what they share
+//! the broadcasting binary operators ADD, SUB, MUL, DIV, MINIMUM, MAXIMUM over what they share
 //! ([`binary`]), the activations LOGISTIC, RELU and RELU6, float32's NEG, FLOOR, CEIL and
 //! SQUARE ([`float_unary`]), and the conversions QUANTIZE, DEQUANTIZE and CAST.
 
@@ -57,3 +57,4 @@ pub mod minimum_maximum;
 pub mod mul;
 pub mod quantize;
 pub mod relu;
+pub mod sub;

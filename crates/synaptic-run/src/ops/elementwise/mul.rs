@@ -11,8 +11,7 @@ use crate::math::{
 };
 use crate::ops::common::Int8;
 use crate::ops::elementwise::binary::I32Params;
-use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise, ElementwiseF32};
-use crate::ops::float::FloatRange;
+use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise};
 use crate::ops::{Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -105,12 +104,11 @@ impl Elementwise for MulParams {
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     if crate::ops::elementwise::binary::is_i32(cx) {
         let bc = crate::ops::elementwise::binary::prepare_i32(cx)?;
-        let ac = cx.activation(cx.op().add_mul_activation(cx.code())?)?;
+        let ac = cx.activation(cx.op().arithmetic_activation(cx.code())?)?;
         return Prepared::of::<MulI32>(cx, I32Params::new(bc, Some(ac)));
     }
     if crate::ops::elementwise::binary::is_float(cx) {
-        let (range, broadcast) = crate::ops::elementwise::binary::prepare_f32(cx)?;
-        return Prepared::of::<MulF32>(cx, MulF32Params { broadcast, range });
+        return Prepared::of::<MulF32>(cx, crate::ops::elementwise::binary::prepare_f32(cx)?);
     }
     let (ac, a, b, out) = crate::ops::elementwise::binary::prepare(cx)?;
     // Read where it was returned (not moved out).
@@ -134,36 +132,17 @@ crate::format::codec::words!(MulParams {
     act_max: i32,
 });
 
-/// A prepared float32 MUL: the pairing and the fused activation's range.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MulF32Params {
-    /// The element pairing.
-    pub(crate) broadcast: Broadcast,
-    /// The fused activation's output range.
-    pub(crate) range: FloatRange,
-}
-
-impl ElementwiseF32 for MulF32Params {
+impl crate::ops::elementwise::binary::OpF32 for MulOp {
     const NAME: &'static str = "MUL";
-
-    fn broadcast(&self) -> &Broadcast {
-        &self.broadcast
-    }
-
-    /// `x * y`, clamped (TFLM's reference float MUL).
+    /// `x * y` (TFLM's reference float MUL; then the clamp).
     #[inline]
-    fn value(&self, x: f32, y: f32) -> f32 {
-        self.range.apply(x * y)
+    fn value(x: f32, y: f32) -> f32 {
+        x * y
     }
 }
 
 /// The MUL kernel, float32.
-pub type MulF32 = BinaryF32<MulF32Params>;
-
-crate::format::codec::words!(MulF32Params {
-    broadcast: Broadcast,
-    range: FloatRange,
-});
+pub type MulF32 = BinaryF32<MulOp>;
 
 /// MUL int32 (unquantized): `reference_ops::Mul` on `int32_t`, wrapping.
 pub struct MulOp;

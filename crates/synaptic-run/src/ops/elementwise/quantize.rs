@@ -134,7 +134,8 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if !x.data.is_empty() {
         return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
     }
-    if x.bytes / element_bytes(x.ty) != out.bytes / element_bytes(out.ty) {
+    let elems = |t: &crate::model::TInfo<'_>| t.bytes.checked_div(element_bytes(t.ty));
+    if elems(&x).is_none() || elems(&x) != elems(&out) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
     // int16 → int8 or int32 (`Requantize<int16_t, ...>`; the keyword models' first and

@@ -39,8 +39,8 @@ pub(crate) trait Kind {
 /// every kernel of this build; a model's set is [`crate::program::kinds`] of its program
 /// (`synmem emit` and the firmware's build script write it as an `OpSet` type).
 pub trait OpSet {
-    /// Bit `k` set: the kernel of kind `k` is linked (kinds are below 64).
-    const KINDS: u64;
+    /// Bit `k` set: the kernel of kind `k` is linked (kinds are below [`Kinds::BITS`]).
+    const KINDS: Kinds;
     /// The kernels' paths linked ([`paths`]: the variants a model's operators take, a model's
     /// [`crate::program::paths`]); every one unless named. A program with a record whose
     /// path is left out is refused at load, as one of a kernel not linked.
@@ -52,13 +52,16 @@ pub trait OpSet {
 pub struct AllOps;
 
 impl OpSet for AllOps {
-    const KINDS: u64 = u64::MAX;
+    const KINDS: Kinds = Kinds::MAX;
 }
+
+/// A set of kernel kinds, bit `k` for kind `k` ([`OpSet::KINDS`]).
+pub type Kinds = u128;
 
 /// Whether kernel `kind` is in `kinds` (an [`OpSet::KINDS`] mask).
 #[inline(always)]
-pub(crate) const fn linked(kinds: u64, kind: u32) -> bool {
-    kind < 64 && (kinds >> kind) & 1 == 1
+pub(crate) const fn linked(kinds: Kinds, kind: u32) -> bool {
+    kind < Kinds::BITS && (kinds >> kind) & 1 == 1
 }
 
 /// One kernel of an operator: what the interpreter runs for a program record of its kind.

@@ -27,7 +27,7 @@ pub(crate) struct Prep<'a, 'm> {
     pub(crate) v: &'a OpView<'m>,
     pub(crate) index: usize,
     /// The kernels the interpreter links ([`crate::ops::OpSet::KINDS`]).
-    pub(crate) kinds: u64,
+    pub(crate) kinds: crate::ops::Kinds,
     /// The tensors read last (a kernel's prepare reads its filter, say, for its type, its
     /// scales and its data): each is read from the model once while it stays here. The
     /// compiler keeps one across its operator records, so an operator finds the output of
@@ -583,12 +583,12 @@ pub(crate) fn small_i32s<const N: usize>(data: &[u8]) -> Option<([i32; N], usize
     Some((out, n))
 }
 
-/// Bytes of one element of the activation types the kernels move.
+/// Bytes of one element of type `t` ([`TensorType::bits`], the one size rule); 0 for a type
+/// without whole-byte elements (INT4, string, resource, variant), which no kernel moves.
 pub(crate) fn element_bytes(t: TensorType) -> usize {
-    match t {
-        TensorType::Float32 | TensorType::Int32 => 4,
-        TensorType::Int16 => 2,
-        _ => 1,
+    match t.bits() {
+        Some(b) if b % 8 == 0 => (b / 8) as usize,
+        _ => 0,
     }
 }
 

@@ -118,14 +118,24 @@ pub fn concatenation<T: Copy>(
     axis_sizes: &[usize],
     output: &mut [T],
 ) -> Result<(), KernelError> {
-    const OP: &str = "CONCATENATION";
-    KernelError::check_len(OP, Operand::Output, p.output_len, output.len())?;
-    KernelError::check_len(OP, Operand::AxisSizes, inputs.len(), axis_sizes.len())?;
+    concatenate("CONCATENATION", p, inputs, axis_sizes, output)
+}
+
+/// [`concatenation`] for operator `op` (CONCATENATION, PACK: its errors name it).
+pub(crate) fn concatenate<T: Copy>(
+    op: &'static str,
+    p: &ConcatParams,
+    inputs: &[&[T]],
+    axis_sizes: &[usize],
+    output: &mut [T],
+) -> Result<(), KernelError> {
+    KernelError::check_len(op, Operand::Output, p.output_len, output.len())?;
+    KernelError::check_len(op, Operand::AxisSizes, inputs.len(), axis_sizes.len())?;
     let mut along = 0usize;
     for (k, (x, &n)) in inputs.iter().zip(axis_sizes).enumerate() {
         let expected = p.outer.checked_mul(n).and_then(|v| v.checked_mul(p.inner));
         let input = Operand::Input(k as u8);
-        KernelError::check_len(OP, input, expected.unwrap_or(usize::MAX), x.len())?;
+        KernelError::check_len(op, input, expected.unwrap_or(usize::MAX), x.len())?;
         along = along.saturating_add(n);
     }
     // The inputs fill the output exactly: none of its bytes is left as the arena held it (an
@@ -135,7 +145,7 @@ pub fn concatenation<T: Copy>(
         .checked_mul(along)
         .and_then(|v| v.checked_mul(p.inner));
     if filled != Some(p.output_len) {
-        return Err(KernelError::shape(OP, ShapeFault::AxisSum));
+        return Err(KernelError::shape(op, ShapeFault::AxisSum));
     }
     let mut off = 0;
     for o in 0..p.outer {

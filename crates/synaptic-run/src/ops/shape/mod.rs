@@ -1,11 +1,13 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
-//! CONCATENATION, PAD, STRIDED_SLICE and TRANSPOSE; and SHAPE (the input's dimensions).
+//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE and TRANSPOSE; and SHAPE (the input's dimensions).
 
 pub mod concatenation;
 pub mod expand_dims;
+pub mod pack;
 pub mod pad;
 pub mod reshape;
 pub mod shape_of;
+pub mod slice;
 pub mod strided_slice;
 pub mod transpose;

@@ -14,7 +14,7 @@ use crate::ops::{Kernel, Operands, Prep, Prepared};
 pub const BUILTINS: &[i32] = &[code::STRIDED_SLICE];
 
 /// Dimensions of the padded slice.
-const DIMS: usize = 5;
+pub(crate) const DIMS: usize = 5;
 
 /// A prepared STRIDED_SLICE: per padded dimension the first index, the count and the
 /// step, in elements of the input; made only by its `prepare` (every index in range).
@@ -99,11 +99,21 @@ pub fn strided_slice(
     input: &[u8],
     output: &mut [u8],
 ) -> Result<(), KernelError> {
-    const OP: &str = "STRIDED_SLICE";
+    copy_box("STRIDED_SLICE", p, input, output)
+}
+
+/// The elements `p` takes of `input`'s bytes into `output`'s, for operator `op` (STRIDED_SLICE,
+/// SLICE).
+pub(crate) fn copy_box(
+    op: &'static str,
+    p: &StridedSliceParams,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<(), KernelError> {
     let n_in = p.dims.iter().product::<usize>() * p.elem;
     let n_out = p.count.iter().product::<usize>() * p.elem;
-    KernelError::check_len(OP, Operand::Input(0), n_in, input.len())?;
-    KernelError::check_len(OP, Operand::Output, n_out, output.len())?;
+    KernelError::check_len(op, Operand::Input(0), n_in, input.len())?;
+    KernelError::check_len(op, Operand::Output, n_out, output.len())?;
     // Element strides of the input per dimension.
     let mut step = [1usize; DIMS];
     for d in (0..DIMS - 1).rev() {
@@ -121,7 +131,7 @@ pub fn strided_slice(
     } else {
         (1, DIMS)
     };
-    let bad = || KernelError::unsupported(OP, Unsupported::ProgramMismatch);
+    let bad = || KernelError::unsupported(op, Unsupported::ProgramMismatch);
     loop {
         let mut at = 0usize;
         for d in 0..DIMS {
