@@ -202,6 +202,7 @@ pub mod code {
     pub const TRANSPOSE: i32 = 39;
     pub const MEAN: i32 = 40;
     pub const SUB: i32 = 41;
+    pub const SQUARED_DIFFERENCE: i32 = 99;
     pub const DIV: i32 = 42;
     pub const SQUEEZE: i32 = 43;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;

@@ -621,6 +621,7 @@ operators! {
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },
     elementwise::sub { 60 => Sub(int8), 61 => SubF32(float32) if "float32", 62 => SubI32(int32) },
+    elementwise::squared_difference { 65 => SquaredDifference(int8), 66 => SquaredDifferenceF32(float32) if "float32", 67 => SquaredDifferenceI32(int32) },
     elementwise::mul { 9 => Mul(int8), 26 => MulF32(float32) if "float32", 35 => MulI32(int32) },
     elementwise::div { 36 => DivI32(int32) },
     elementwise::minimum_maximum { 37 => MinimumI32(int32), 38 => MaximumI32(int32) },

@@ -255,12 +255,28 @@ def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
 
 
 def arithmetic_options(opcode, act):
-    """The (options type, options) of ADD, SUB or MUL with fused activation `act`."""
+    """The (options type, options) of ADD, SUB or MUL with fused activation `act`
+    (SQUARED_DIFFERENCE: its empty options, no activation)."""
+    if opcode == OPS.SQUARED_DIFFERENCE:
+        return OPT.SquaredDifferenceOptions, s.SquaredDifferenceOptionsT()
     opt, ty = {OPS.ADD: (s.AddOptionsT, OPT.AddOptions), OPS.SUB: (s.SubOptionsT, OPT.SubOptions),
                OPS.MUL: (s.MulOptionsT, OPT.MulOptions)}[opcode]
     opt = opt()
     opt.fusedActivationFunction = act
     return ty, opt
+
+
+def squared_difference(name, seed, a_shape, b_shape, out_shape):
+    """int8 SQUARED_DIFFERENCE, the output scale the squares' range over int8's."""
+    r = rng(seed)
+    b = Builder()
+    sa, sb = 0.01 + r.random() * 0.05, 0.01 + r.random() * 0.05
+    qa, qb = quant(sa, r.integers(-30, 30)), quant(sb, r.integers(-30, 30))
+    qo = quant((255 * max(sa, sb)) ** 2 / 255 * (0.3 + r.random()), r.integers(-128, -100))
+    x = b.tensor("a", a_shape, T.INT8, qa)
+    y = b.tensor("b", b_shape, T.INT8, qb)
+    o = b.tensor("output", out_shape, T.INT8, qo)
+    b.write(name, OPS.SQUARED_DIFFERENCE, [x, y], [o], *arithmetic_options(OPS.SQUARED_DIFFERENCE, 0))
 
 
 def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
@@ -614,6 +630,10 @@ def main():
     binary("sub_bcast_first_relu6", 62, OPS.SUB, [1, 1, 5, 1], [2, 4, 5, 3], [2, 4, 5, 3], ACT.RELU6)
     binary_i32("i32_sub_bcast_relu", OPS.SUB, [2, 3, 4], [4], [2, 3, 4], ACT.RELU)
     binary_i32("i32_sub_same_none", OPS.SUB, [5, 7], [5, 7], [5, 7], ACT.NONE)
+    squared_difference("sqdiff_same", 65, [3, 40], [3, 40], [3, 40])
+    squared_difference("sqdiff_bcast", 66, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3])
+    squared_difference("sqdiff_bcast_first", 67, [1, 1, 5, 1], [2, 4, 5, 3], [2, 4, 5, 3])
+    binary_i32("i32_sqdiff_bcast", OPS.SQUARED_DIFFERENCE, [2, 3, 4], [4], [2, 3, 4], ACT.NONE)
     pad("pad_4d", [1, 5, 6, 3], [[0, 0], [1, 2], [2, 1], [0, 1]])
     pad("pad_2d", [3, 7], [[2, 0], [1, 3]])
     mean("mean_hw_keep", [1, 7, 9, 10], [1, 2], True, (0.05, -5), (0.02, 7))
@@ -658,6 +678,7 @@ def main():
     binary_f32("f32_mul_same_none", 42, OPS.MUL, [5, 13], [5, 13], [5, 13], ACT.NONE)
     binary_f32("f32_sub_bcast_relu", 63, OPS.SUB, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_sub_const_none", 64, OPS.SUB, [2, 5, 4], [4], [2, 5, 4], ACT.NONE, const_b=True)
+    binary_f32("f32_sqdiff_bcast", 68, OPS.SQUARED_DIFFERENCE, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.NONE)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

@@ -1,8 +1,11 @@
-//! What ADD ([`crate::ops::elementwise::add`]) and MUL ([`crate::ops::elementwise::mul`]) share: NumPy-style broadcasting up to 6
-//! dimensions ([`Broadcast`]: the same element pairs as TFLM's `BroadcastBinaryOpSimple`), the
-//! kernel written once over the operator's element function ([`Elementwise`], [`Binary`]:
-//! plain and in place; float32: [`ElementwiseF32`], [`BinaryF32`]), and the preparation. Either operand may be an activation or a model constant;
-//! the kernels read both as bytes (`Int8` for `u8`: one instantiation, sign-extending loads).
+//! What the binary operators share — ADD ([`crate::ops::elementwise::add`]), SUB, MUL
+//! ([`crate::ops::elementwise::mul`]), SQUARED_DIFFERENCE, DIV, MINIMUM, MAXIMUM: NumPy-style
+//! broadcasting up to 6 dimensions ([`Broadcast`]: the same element pairs as TFLM's
+//! `BroadcastBinaryOpSimple`), the kernel written once over the operator's element function
+//! (int8: [`Elementwise`], [`Binary`], plain and in place; float32: [`OpF32`], [`BinaryF32`];
+//! int32: [`OpI32`], [`BinaryI32`]), and the preparation. Either operand may be an activation
+//! or a model constant; the kernels read both as bytes (`Int8` for `u8`: one instantiation,
+//! sign-extending loads).
 
 use synaptic_tflite::TensorType;
 
@@ -204,7 +207,8 @@ impl Broadcast {
 }
 
 /// An element-wise int8 operator of two (possibly broadcast) operands, by its parameters:
-/// how one output comes from two input values. ADD and MUL are this and nothing else.
+/// how one output comes from two input values. ADD, SUB, MUL and SQUARED_DIFFERENCE are this
+/// and nothing else.
 pub trait Elementwise: Copy {
     /// The operator, as TFLite names it.
     const NAME: &'static str;
@@ -471,8 +475,9 @@ pub(crate) fn contract(bc: &Broadcast, k: usize) -> Option<Contract> {
     (k < 2 && bc.full(k)).then(|| Contract::elementwise(bc.sizes()[2], 1, 1))
 }
 
-/// Prepares ADD or MUL: two int8 operands (activations or constants), an int8 output, all
-/// quantized; returns the fused activation and the three tensors.
+/// Prepares an int8 binary operator (ADD, SUB, MUL, SQUARED_DIFFERENCE): two int8 operands
+/// (activations or constants), an int8 output, all quantized; returns the fused activation
+/// and the three tensors.
 pub(crate) fn prepare<'a, 'm>(
     cx: &Prep<'a, 'm>,
 ) -> Result<(Activation, &'a TInfo<'m>, &'a TInfo<'m>, &'a TInfo<'m>), LoadError> {

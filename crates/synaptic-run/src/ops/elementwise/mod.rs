@@ -1,7 +1,8 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
-//! the broadcasting binary operators ADD, SUB, MUL, DIV, MINIMUM, MAXIMUM over what they share
-//! ([`binary`]), the activations LOGISTIC, RELU and RELU6, float32's NEG, FLOOR, CEIL and
-//! SQUARE ([`float_unary`]), and the conversions QUANTIZE, DEQUANTIZE and CAST.
+//! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
+//! over what they share ([`binary`]), the activations LOGISTIC, RELU and RELU6, float32's
+//! NEG, FLOOR, CEIL and SQUARE ([`float_unary`]), and the conversions QUANTIZE, DEQUANTIZE
+//! and CAST.
 
 /// A float32 element-wise kernel `$kernel` of operator `$name`: each output `$value(x)` of
 /// its input's element (no parameters), element-wise in place where the plan overlaps it.
@@ -57,4 +58,5 @@ pub mod minimum_maximum;
 pub mod mul;
 pub mod quantize;
 pub mod relu;
+pub mod squared_difference;
 pub mod sub;
