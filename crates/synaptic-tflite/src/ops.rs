@@ -209,6 +209,8 @@ pub mod code {
     pub const STRIDED_SLICE: i32 = 45;
     pub const SLICE: i32 = 65;
     pub const PACK: i32 = 83;
+    pub const ZEROS_LIKE: i32 = 93;
+    pub const FILL: i32 = 94;
     pub const CAST: i32 = 53;
     pub const EXPAND_DIMS: i32 = 70;
     pub const NEG: i32 = 59;

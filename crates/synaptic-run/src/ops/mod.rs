@@ -629,6 +629,8 @@ operators! {
     shape::strided_slice { 40 => StridedSlice(bool, int8, uint8, int16, int32, int64, float32) },
     shape::slice { 63 => Slice(bool, int8, int16, int32, float32) },
     shape::pack { 64 => Pack(int8, int16, int32, int64, float32) },
+    shape::fill { 68 => Fill(int8, int32, float32) },
+    shape::zeros_like { 69 => ZerosLike(int8, int32, int64, float32) },
     reduction::mean { 10 => Mean(int8) },
     shape::pad { 11 => Pad(int8) },
     shape::concatenation { 12 => Concatenation(int8, int32, float32) },

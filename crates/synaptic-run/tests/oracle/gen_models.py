@@ -234,6 +234,27 @@ def pack(name, ttype, shape, n, axis, const_first=False):
     b.write(name, OPS.PACK, ins, [o], OPT.PackOptions, opt)
 
 
+def fill(name, ttype, out_shape, dims_type, value=None):
+    """FILL of `out_shape` (a `dims_type` constant) with a scalar: a graph input, or the
+    constant `value`."""
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    it = {T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32, T.INT64: np.int64}[dims_type]
+    d = b.tensor("dims", [len(out_shape)], dims_type, None, np.array(out_shape, dtype=it))
+    vt = {T.INT8: np.int8, T.INT32: np.int32, T.FLOAT32: np.float32}[ttype]
+    v = b.tensor("value", [], ttype, q, None if value is None else np.array(value, dtype=vt))
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, OPS.FILL, [d, v], [o])
+
+
+def zeros_like(name, ttype, shape):
+    b = Builder()
+    q = quant(0.07, -3) if ttype == T.INT8 else None
+    i = b.tensor("input", shape, ttype, q)
+    o = b.tensor("output", shape, ttype, q)
+    b.write(name, OPS.ZEROS_LIKE, [i], [o])
+
+
 def shape_of(name, ttype, in_shape):
     b = Builder()
     q = quant(0.07, -3) if ttype == T.INT8 else None
@@ -620,6 +641,10 @@ def main():
     pack("pack_axis1_3", T.INT8, [2, 3, 4], 3, 1)
     pack("pack_last_i64", T.INT64, [3, 5], 2, -1)
     pack("pack_first_i16_const", T.INT16, [4, 6], 4, 0, const_first=True)
+    fill("fill_i8_input", T.INT8, [3, 4, 5], T.INT32)
+    fill("fill_i32_const_dims_i64", T.INT32, [2, 7], T.INT64, value=-123456)
+    zeros_like("zeros_like_i8", T.INT8, [4, 9])
+    zeros_like("zeros_like_i64", T.INT64, [3, 5])
     binary("add_bcast_relu6", 15, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary("add_same_relu", 16, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.RELU)
     binary("add_bcast_both_none", 17, OPS.ADD, [3, 1, 4], [1, 5, 4], [3, 5, 4], ACT.NONE)
@@ -671,6 +696,8 @@ def main():
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     slice_("f32_slice_5d", T.FLOAT32, [2, 3, 4, 5, 6], [0, 1, 1, 2, 0], [2, 2, -1, 3, 6])
     pack("f32_pack_axis2", T.FLOAT32, [2, 3, 4], 2, 2)
+    fill("f32_fill_input", T.FLOAT32, [2, 3, 4], T.INT32)
+    zeros_like("f32_zeros_like", T.FLOAT32, [2, 3, 4])
     binary_f32("f32_add_bcast_relu6", 38, OPS.ADD, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU6)
     binary_f32("f32_add_same_none", 39, OPS.ADD, [2, 33], [2, 33], [2, 33], ACT.NONE)
     binary_f32("f32_add_const_relu", 40, OPS.ADD, [2, 5, 4], [4], [2, 5, 4], ACT.RELU, const_b=True)

@@ -1,9 +1,11 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
-//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE and TRANSPOSE; and SHAPE (the input's dimensions).
+//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE and TRANSPOSE; SHAPE (the input's dimensions),
+//! FILL and ZEROS_LIKE (no input data but a scalar).
 
 pub mod concatenation;
 pub mod expand_dims;
+pub mod fill;
 pub mod pack;
 pub mod pad;
 pub mod reshape;
@@ -11,3 +13,4 @@ pub mod shape_of;
 pub mod slice;
 pub mod strided_slice;
 pub mod transpose;
+pub mod zeros_like;
