@@ -583,6 +583,24 @@ pub(crate) fn small_i32s<const N: usize>(data: &[u8]) -> Option<([i32; N], usize
     Some((out, n))
 }
 
+/// The values of a constant integer tensor's bytes `data` of type `ty` (int8, int16, int32 or
+/// int64, little-endian), sign-extended to `i64`; `None` for another type. A trailing partial
+/// element is not read (callers compare the count).
+pub(crate) fn int_values(ty: TensorType, data: &[u8]) -> Option<impl Iterator<Item = i64> + '_> {
+    let width = match ty {
+        TensorType::Int8 | TensorType::Int16 | TensorType::Int32 | TensorType::Int64 => {
+            element_bytes(ty)
+        }
+        _ => return None,
+    };
+    let unused = 64 - 8 * width as u32;
+    Some(data.chunks_exact(width).map(move |c| {
+        let mut b = [0u8; 8];
+        b[..width].copy_from_slice(c);
+        (i64::from_le_bytes(b) << unused) >> unused
+    }))
+}
+
 /// Bytes of one element of type `t` ([`TensorType::bits`], the one size rule); 0 for a type
 /// without whole-byte elements (INT4, string, resource, variant), which no kernel moves.
 pub(crate) fn element_bytes(t: TensorType) -> usize {

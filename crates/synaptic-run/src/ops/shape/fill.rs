@@ -6,7 +6,7 @@
 use synaptic_tflite::{code, TensorType};
 
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::ops::prep::element_bytes;
+use crate::ops::prep::{element_bytes, int_values};
 use crate::ops::{Kernel, Operands, Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -41,24 +41,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         cx.constant(&value, Operand::Input(1))?;
     }
     // `dims` equal to the output's shape, whatever its integer type.
-    let width = match dims.ty {
-        TensorType::Int8 => 1,
-        TensorType::Int16 => 2,
-        TensorType::Int32 => 4,
-        TensorType::Int64 => 8,
-        _ => 0,
-    };
     let data = dims.data.get(..dims.bytes).unwrap_or(&[]);
-    let same = width > 0
-        && dims.rank == 1
-        && data.len() == out.rank * width
-        && data.chunks_exact(width).zip(out.shape()).all(|(c, &d)| {
-            let mut b = [0u8; 8];
-            b[..width].copy_from_slice(c);
-            // Sign-extended from its width.
-            let v = i64::from_le_bytes(b) << (64 - 8 * width) >> (64 - 8 * width);
-            v == d as i64
-        });
+    let same = dims.rank == 1
+        && data.len() == out.rank * element_bytes(dims.ty)
+        && int_values(dims.ty, data)
+            .is_some_and(|mut v| out.shape().iter().all(|&d| v.next() == Some(d as i64)));
     if !same {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }

@@ -7,7 +7,7 @@
 use synaptic_tflite::{code, TensorType};
 
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::ops::prep::element_bytes;
+use crate::ops::prep::{element_bytes, int_values};
 use crate::ops::shape::strided_slice::{copy_box, StridedSliceParams, DIMS};
 use crate::ops::{Kernel, Operands, Prep, Prepared};
 
@@ -15,28 +15,21 @@ use crate::ops::{Kernel, Operands, Prep, Prepared};
 pub const BUILTINS: &[i32] = &[code::SLICE];
 
 /// The values of constant `begin` or `size` (input `k`): int32 or int64, one per input
-/// dimension (`None`: another type or count, or an int64 outside int32's range).
+/// dimension (`None`: another type or count).
 fn indices(cx: &Prep<'_, '_>, k: usize, rank: usize) -> Result<Option<[i64; DIMS]>, LoadError> {
     let t = cx.input(k)?;
     cx.constant(&t, Operand::Input(k as u8))?;
-    let width = match t.ty {
-        TensorType::Int32 => 4,
-        TensorType::Int64 => 8,
-        _ => return Ok(None),
-    };
     let data = t.data.get(..t.bytes).unwrap_or(&[]);
-    if t.rank != 1 || data.len() != rank * width {
+    let ints = matches!(t.ty, TensorType::Int32 | TensorType::Int64);
+    if !ints || t.rank != 1 || data.len() != rank * element_bytes(t.ty) {
         return Ok(None);
     }
     let mut v = [0i64; DIMS];
-    for (o, c) in v.iter_mut().zip(data.chunks_exact(width)) {
-        let mut b = [0u8; 8];
-        b[..width].copy_from_slice(c);
-        *o = if width == 4 {
-            i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        } else {
-            i64::from_le_bytes(b)
-        };
+    for (o, x) in v
+        .iter_mut()
+        .zip(int_values(t.ty, data).into_iter().flatten())
+    {
+        *o = x;
     }
     Ok(Some(v))
 }
