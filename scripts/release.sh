@@ -107,6 +107,9 @@ manifest=$OUT/MANIFEST.tmp
     for p in release-min release-size release-speed ${SYNAPTIC_PROFILE:-}; do
         echo "profile $p ($(sed -n "/^\[profile.$p\]/,/^\[/p" Cargo.toml | grep -v '^\[\|^#\|^$' | tr '\n' ' '))"
     done | sort -u
+    # A library cut to a model's operators names them (the devices' libraries only).
+    [ -n "${SYNAPTIC_RUN_OPS:-}" ] && echo "SYNAPTIC_RUN_OPS $SYNAPTIC_RUN_OPS"
+    [ -n "${SYNAPTIC_RUN_PATHS:-}" ] && echo "SYNAPTIC_RUN_PATHS $SYNAPTIC_RUN_PATHS"
     echo
     echo "library features profile target-cpu sha256"
 } >"$manifest"

@@ -8,9 +8,12 @@
 #      thumbv8m.main-none-eabihf;
 #   2. builds the release kit (scripts/release.sh: bare-metal libraries, CMake package,
 #      pkg-config files) for thumbv7m-none-eabi and thumbv7em-none-eabihf with and without
-#      float32, for thumbv6m-none-eabi and thumbv8m.main-none-eabihf the int8 library only
-#      (one library each: the cold cost of the two extra targets is kept to two builds), and
-#      the host synmem;
+#      float32, for thumbv8m.main-none-eabihf the int8 library only (one library: the cold
+#      cost of the extra target is kept to one build), and the host synmem; for the micro:bit
+#      a second kit (target/c-kit-test/kit-m0), as a Cortex-M0 user with 256 KB of flash
+#      builds one: the thumbv6m-none-eabi int8 library with only hello_world_int8's
+#      operators and kernel paths (SYNAPTIC_RUN_OPS / SYNAPTIC_RUN_PATHS from the header
+#      synmem emit wrote; the library with every operator no longer fits the micro:bit);
 #   3. takes the models: ad01_int8 (../shared/models, run by no other firmware test), two
 #      single-operator models generated now with random structure and quantization
 #      (crates/synaptic-run/tests/oracle/gen_models.py --sweep SEED, the oracle's venv): a
@@ -25,8 +28,8 @@
 #      Secure state, the thumbv8m.main-none-eabihf int8 library: CMake for ad01_int8, plain
 #      make for the generated models), and for ad01_int8 also with plain make (mps2-an385) and
 #      with --io shared (mps2-an386: the input filled in place, syn_run_invoke,
-#      syn_run_output); hello_world_int8 for microbit (Cortex-M0, the thumbv6m-none-eabi int8
-#      library) with CMake and with make; checks that each image links the library of its
+#      syn_run_output); hello_world_int8 for microbit (Cortex-M0, kit-m0's thumbv6m-none-eabi
+#      int8 library) with CMake and with make; checks that each image links the library of its
 #      CPU's target; every image with KIT_CHECK_ARENA: on target an
 #      arena of <MODEL>_ARENA_BYTES - 16 must fail with -ENOMEM, <MODEL>_ARENA_BYTES must load
 #      and syn_run_memory() must report exactly it;
@@ -39,6 +42,7 @@ T0=$SECONDS
 SHARED_DIR=${SYNAPTIC_SHARED:-$ROOT/../shared}
 WORK=$ROOT/target/c-kit-test
 KIT=$WORK/kit
+KIT_M0=$WORK/kit-m0
 SEED=${C_KIT_SEED:-$(($(date +%s) % 1000000))}
 log() { echo "c-kit: $*"; }
 die() { echo "c-kit: FAIL: $*" >&2; exit 1; }
@@ -80,22 +84,22 @@ log "scripts/release.sh --out $KIT (thumbv7m-none-eabi, thumbv7em-none-eabihf; d
 scripts/release.sh --out "$KIT" --targets "thumbv7m-none-eabi thumbv7em-none-eabihf" \
     --variants "default int8" --no-host >"$WORK/release.log" 2>&1 \
     || { cat "$WORK/release.log" >&2; die "scripts/release.sh"; }
-# The other two Cortex-M targets: the int8 library only, into the same kit (its MANIFEST then
-# lists the libraries of both runs).
+# The Cortex-M33's target: the int8 library only, into the same kit (its MANIFEST then lists
+# the libraries of both runs).
 t_kit=$SECONDS
-log "scripts/release.sh --out $KIT (thumbv6m-none-eabi, thumbv8m.main-none-eabihf; int8)"
+log "scripts/release.sh --out $KIT (thumbv8m.main-none-eabihf; int8)"
 mv "$KIT/MANIFEST" "$WORK/MANIFEST.v7"
-scripts/release.sh --out "$KIT" --targets "thumbv6m-none-eabi thumbv8m.main-none-eabihf" \
-    --variants int8 --no-host >"$WORK/release-v6-v8.log" 2>&1 \
-    || { cat "$WORK/release-v6-v8.log" >&2; die "scripts/release.sh (thumbv6m, thumbv8m.main)"; }
-mv "$KIT/MANIFEST" "$WORK/MANIFEST.v6-v8"
+scripts/release.sh --out "$KIT" --targets "thumbv8m.main-none-eabihf" \
+    --variants int8 --no-host >"$WORK/release-v8.log" 2>&1 \
+    || { cat "$WORK/release-v8.log" >&2; die "scripts/release.sh (thumbv8m.main)"; }
+mv "$KIT/MANIFEST" "$WORK/MANIFEST.v8"
 {
     sed '/^layout:/,$d' "$WORK/MANIFEST.v7" | sed '$d'
-    sed -n '/^library features sha256$/,/^$/p' "$WORK/MANIFEST.v6-v8" | sed '1d;$d'
+    sed -n '/^library features /,/^$/p' "$WORK/MANIFEST.v8" | sed '1d;$d'
     echo
-    sed -n '/^layout:/,$p' "$WORK/MANIFEST.v6-v8"
+    sed -n '/^layout:/,$p' "$WORK/MANIFEST.v8"
 } >"$KIT/MANIFEST"
-log "kit: $(grep -c '^lib/' "$KIT/MANIFEST") libraries ($((SECONDS - t_kit)) s for the thumbv6m and thumbv8m.main ones)"
+log "kit: $(grep -c '^lib/' "$KIT/MANIFEST") libraries ($((SECONDS - t_kit)) s for the thumbv8m.main one)"
 log "cargo build --release -p synmem"
 nice cargo build -q --release -p synmem
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
@@ -201,13 +205,15 @@ rust_target_of() {
         *) echo thumbv7m-none-eabi ;;
     esac
 }
+# The kit a board's images link: the micro:bit's own (kit-m0, the model's operators only).
+kit_of() { [ "$1" = microbit ] && echo "$KIT_M0" || echo "$KIT"; }
 # cmake_image MODEL IO BOARD FLOAT32(ON|OFF)
 cmake_image() {
     local m=$1 io=$2 board=$3 f32=$4 d=$WORK/$1-$2 label b
     label="$m $io $board cmake float32=$f32"
     b=$d/cmake-$board-$f32
     if ! cmake -S examples/c-firmware -B "$b" -DCMAKE_TOOLCHAIN_FILE="$ROOT/examples/c-firmware/cmake/arm-none-eabi.cmake" \
-        -DCMAKE_PREFIX_PATH="$KIT" -DKIT_BOARD="$board" -DKIT_MODEL_HEADER="$d/model.h" \
+        -DCMAKE_PREFIX_PATH="$(kit_of "$board")" -DKIT_BOARD="$board" -DKIT_MODEL_HEADER="$d/model.h" \
         -DKIT_INPUT="$d/in.raw" -DKIT_CHECK_ARENA=ON -DSYNAPTIC_FLOAT32="$f32" \
         -DKIT_OUTPUT_MAX="$(cat "$d/outmax")" \
         -DKIT_DEFINES="$(cat "$d/defines")" >"$b.log" 2>&1 \
@@ -230,7 +236,7 @@ make_image() { # MODEL IO BOARD [VARIANT]
     b=$d/make-$board
     [ -s "$d/defines" ] && defs="-D$(cat "$d/defines")"
     if ! make -s -C examples/c-firmware BOARD="$board" MODEL_HEADER="$d/model.h" INPUT="$d/in.raw" \
-        CHECK_ARENA=1 SYNAPTIC_KIT="$KIT" VARIANT="$variant" BUILD="$b" DEFINES="$defs" \
+        CHECK_ARENA=1 SYNAPTIC_KIT="$(kit_of "$board")" VARIANT="$variant" BUILD="$b" DEFINES="$defs" \
         OUTPUT_MAX="$(cat "$d/outmax")" >"$b.log" 2>&1; then
         cat "$b.log" >&2
         fail "$label: build"
@@ -255,10 +261,28 @@ for m in "${models[@]}"; do
         make_image "$m" ephemeral mps2-an505 int8
     fi
 done
-# Cortex-M0: 256 KB of flash (the v6-M int8 library takes ~150 KB), 16 KB of RAM.
+# Cortex-M0: 256 KB of flash, 16 KB of RAM. The library a micro:bit user builds: the model's
+# operators and kernel paths only (the header's <MODEL>_OPS / <MODEL>_PATHS), int8, at the
+# thumbv6m-none-eabi default (release-min). The library with every operator (~250 KB) no
+# longer leaves room for the rest of the image.
 if prepare hello_world_int8 ephemeral; then
-    cmake_image hello_world_int8 ephemeral microbit OFF
-    make_image hello_world_int8 ephemeral microbit int8
+    h=$WORK/hello_world_int8-ephemeral/model.h
+    m0_ops=$(sed -n 's/^#define HELLO_WORLD_INT8_OPS "\(.*\)"$/\1/p' "$h")
+    m0_paths=$(sed -n 's/^#define HELLO_WORLD_INT8_PATHS "\(.*\)"$/\1/p' "$h")
+    log "SYNAPTIC_RUN_OPS=$m0_ops SYNAPTIC_RUN_PATHS=$m0_paths scripts/release.sh --out $KIT_M0 (thumbv6m-none-eabi; int8)"
+    if [ -z "$m0_ops" ]; then
+        fail "hello_world_int8: the header names no HELLO_WORLD_INT8_OPS"
+    elif ! SYNAPTIC_RUN_OPS=$m0_ops SYNAPTIC_RUN_PATHS=$m0_paths scripts/release.sh --out "$KIT_M0" \
+        --targets thumbv6m-none-eabi --variants int8 --no-host >"$WORK/release-m0.log" 2>&1; then
+        cat "$WORK/release-m0.log" >&2
+        fail "scripts/release.sh (thumbv6m-none-eabi, hello_world_int8's operators)"
+    elif ! grep -qx "SYNAPTIC_RUN_OPS $m0_ops" "$KIT_M0/MANIFEST"; then
+        fail "kit-m0's MANIFEST does not name its operators (SYNAPTIC_RUN_OPS $m0_ops)"
+    else
+        log "kit-m0: lib/thumbv6m-none-eabi/int8/libsynaptic_run_ffi.a $(stat -c %s "$KIT_M0/lib/thumbv6m-none-eabi/int8/libsynaptic_run_ffi.a") B (archive)"
+        cmake_image hello_world_int8 ephemeral microbit OFF
+        make_image hello_world_int8 ephemeral microbit int8
+    fi
 else
     fail "hello_world_int8: synmem plan/emit/run"
 fi
