@@ -292,6 +292,12 @@ pub trait Int32s {
     fn at4(&self, i: usize) -> [i32; 4];
     /// Elements `i`, `i + 1` (`i + 2 <= count()`): one bounds check for the two.
     fn at2(&self, i: usize) -> [i32; 2];
+    /// The elements as words in memory (two's complement), if they are: a program's
+    /// constants (`[u32]`), for a loop in assembly that reads them in place.
+    #[inline(always)]
+    fn words(&self) -> Option<&[u32]> {
+        None
+    }
 }
 
 impl Int32s for [i32] {
@@ -384,6 +390,10 @@ impl Int32s for [u32] {
     #[inline(always)]
     fn count(&self) -> usize {
         self.len()
+    }
+    #[inline(always)]
+    fn words(&self) -> Option<&[u32]> {
+        Some(self)
     }
     #[inline(always)]
     fn at(&self, i: usize) -> i32 {

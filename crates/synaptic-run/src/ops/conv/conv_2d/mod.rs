@@ -37,7 +37,7 @@ use core::marker::PhantomData;
 // The ISA variant: the DSP extension's loops in assembly (its own file, its `unsafe` there).
 #[cfg(synaptic_dsp)]
 #[allow(unsafe_code)]
-mod dsp;
+pub(crate) mod dsp;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];

@@ -29,6 +29,11 @@ use crate::ops::paths::{has, linked, pick};
 use crate::ops::tables::{Constants, Table};
 use crate::ops::{paths, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 
+// The ISA variant: the DSP extension's loop in assembly (its own file, its `unsafe` there).
+#[cfg(synaptic_dsp)]
+#[allow(unsafe_code)]
+mod dsp;
+
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
 
@@ -395,7 +400,7 @@ pub fn fully_connected<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, O: Int8O
         input,
         filter,
         (p.input_offset, filter_offset),
-        bias_at,
+        (bias_at, bias.and_then(|b| b.words())),
         output,
     )
 }
@@ -421,7 +426,7 @@ pub fn fully_connected_folded<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         input,
         filter,
         (0, 0),
-        |oc| folded.at(oc),
+        (|oc| folded.at(oc), folded.words()),
         output,
     )
 }
@@ -450,7 +455,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     input: &[i8],
     filter: &[W],
     (io, filter_offset): (i32, i32),
-    bias_at: impl Fn(usize) -> i32,
+    (bias_at, bias_words): (impl Fn(usize) -> i32, Option<&[u32]>),
     output: &mut [O],
 ) -> Result<(), KernelError> {
     KernelError::check_len(OP, Operand::Multipliers, p.table_len(), multipliers.count())?;
@@ -487,7 +492,8 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         if cfg!(synaptic_dsp) {
             // With the DSP extension, a right shift (the usual scale below one half)
             // requantizes each accumulator whose double fits in 32 bits (one flag a value)
-            // by the short sequence (`SMMULR`), the same result, any other value out of line;
+            // by the short sequence (`SMMULR`), the same result, any other value out of line:
+            // the variant's blocks of dot products and requantization ([`dsp::rows_right`]);
             // another scale takes the general loop below (one per-tensor loop in the image).
             // Not elsewhere: there its 64-bit product costs what it saves (M3
             // micro_speech_quantized 9 instructions slower).
@@ -496,6 +502,19 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 // The activation range all of int8 (no activation, or a ReLU whose zero point
                 // is the lowest value): one saturation (`SSAT`), its bounds in no register.
                 let full = lo == -128 && hi == 127;
+                // The bias words in place and the whole range: the variant's loops (for one
+                // input, or at least four filters of one chunk of inputs: a single row or
+                // pair, or longer rows, cost their setup more than they save: measured,
+                // pretrainedResnet_quant's 10 × 64 layer 141 instructions slower).
+                #[cfg(not(synaptic_dsp))]
+                let _ = bias_words;
+                #[cfg(synaptic_dsp)]
+                if let Some(bias) = bias_words.filter(|b| {
+                    full && b.len() >= od && (depth == 1 || od >= 4 && depth <= dsp::CHUNK)
+                }) {
+                    dsp::rows_right(p, filter, input, io, bias, f, (m, s), output);
+                    return Ok(());
+                }
                 for b in 0..p.batches {
                     let row = &input[b * depth..(b + 1) * depth];
                     let orow = &mut output[b * od..(b + 1) * od];

@@ -1,0 +1,298 @@
+//! FULLY_CONNECTED's DSP-extension variant (`cfg(synaptic_dsp)`: Cortex-M4, M7, M33, M55) of
+//! the usual per-tensor layer (no filter offset, a right-shift requantizer, the whole int8
+//! range, its biases words in memory — the program's folded constants): the requantization
+//! in assembly, its constants in registers, the bias read in place (the compiler's loop
+//! spilled them: some 22 instructions an output, here 14), fused with the product for a row of
+//! one input (15 an output); otherwise the dot products of a block of output channels first,
+//! into accumulators on the stack, four filters a pass over the input (its words split once
+//! for the four: CONV_2D's [`dot4_quads`]).
+//!
+//! ## Guarantees
+//!
+//! Every function here is safe to call with any arguments. The assembly loops check the
+//! lengths they read and write against their slices first and touch no stack; [`rows_right`]
+//! returns early, writing what it wrote, on slices too short for the parameters (never:
+//! [`super::run`] checked every length). The results are the portable kernel's
+//! (`RightRequantizer::try_apply`'s arithmetic; an accumulator whose double does not fit in
+//! 32 bits takes the general requantization).
+
+use core::arch::asm;
+
+use super::{dot, dot2, requantize_wide, FullyConnectedParams};
+use crate::dsp::{sxtab16, sxtab16_ror8};
+use crate::math::RightRequantizer;
+use crate::ops::common::{word, Int8, Int8Out};
+use crate::ops::conv::conv_2d::dsp::dot4_quads;
+
+/// The output channels a block: their accumulators on the stack (64 bytes).
+const BLOCK: usize = 16;
+/// The input values a pass of [`dot4_quads`] takes, split into words on the stack (two words
+/// per four values: 64 bytes); the longest row the variant takes ([`super::run`]).
+pub(super) const CHUNK: usize = 32;
+
+/// The layer's outputs, the activation range all of int8: for each row of `input` (`p.batches`
+/// rows of `p.accum_depth`) and each output channel `oc`, `Σ_i w[oc][i] · (x[i] + io) +
+/// bias[oc]` requantized by `f` (by `requantize_wide(·, m, s)` when its double does not fit
+/// in 32 bits), plus the output offset, saturated to int8. Not inlined: its loops' registers
+/// are their own.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub(super) fn rows_right<W: Int8, O: Int8Out>(
+    p: &FullyConnectedParams,
+    filter: &[W],
+    input: &[i8],
+    io: i32,
+    bias: &[u32],
+    f: RightRequantizer,
+    (m, s): (i32, i32),
+    output: &mut [O],
+) {
+    let (depth, od, zp) = (p.accum_depth, p.output_depth, p.output_offset);
+    let parts = f.parts();
+    // The one accumulator the short sequence cannot take, by the general requantization.
+    let wide =
+        |a: i32| O::from_i8(requantize_wide(a, m, s).wrapping_add(zp).clamp(-128, 127) as i8);
+    let (Some(filter), Some(bias)) = (filter.get(..od * depth), bias.get(..od)) else {
+        return;
+    };
+    for b in 0..p.batches {
+        let (Some(row), Some(orow)) = (
+            input.get(b * depth..(b + 1) * depth),
+            output.get_mut(b * od..(b + 1) * od),
+        ) else {
+            return;
+        };
+        if let [x] = *row {
+            let x = i32::from(x) + io;
+            let mut done = 0;
+            while done < od {
+                done += one_input(
+                    &filter[done..],
+                    x,
+                    &bias[done..],
+                    &mut orow[done..],
+                    parts,
+                    zp,
+                );
+                if let (Some(w), Some(&b), Some(o)) =
+                    (filter.get(done), bias.get(done), orow.get_mut(done))
+                {
+                    *o = wide(w.value().wrapping_mul(x).wrapping_add(b as i32));
+                    done += 1;
+                }
+            }
+            continue;
+        }
+        let mut acc = [0i32; BLOCK];
+        let mut at = 0;
+        while at < od {
+            let n = (od - at).min(BLOCK);
+            let (acc, o, b) = (&mut acc[..n], &mut orow[at..at + n], &bias[at..at + n]);
+            dots(&filter[at * depth..(at + n) * depth], row, io, acc);
+            let mut done = 0;
+            while done < n {
+                done += with_bias(&acc[done..], &b[done..], &mut o[done..], parts, zp);
+                if let (Some(&a), Some(&b), Some(o)) = (acc.get(done), b.get(done), o.get_mut(done))
+                {
+                    *o = wide(a.wrapping_add(b as i32));
+                    done += 1;
+                }
+            }
+            at += n;
+        }
+    }
+}
+
+/// Values `x` (at most [`CHUNK`]) offset by `io`, split as [`dot4_quads`] takes them: per
+/// four the words `(v0, v2)`, `(v1, v3)`; the last values (fewer than four) and the rest of
+/// the array 0.
+#[inline(always)]
+fn chunk_words(x: &[i8], io: i32) -> [u32; CHUNK / 2] {
+    let pair = (io as u32 & 0xffff) * 0x1_0001;
+    // Made as the array is, not over a zeroed one (measured: the zeroing and a second pass
+    // cost more than the per-word test).
+    core::array::from_fn(|i| match x.get(i / 2 * 4..i / 2 * 4 + 4) {
+        Some(q) if i % 2 == 0 => sxtab16(pair, word(&[q[0], q[1], q[2], q[3]])),
+        Some(q) => sxtab16_ror8(pair, word(&[q[0], q[1], q[2], q[3]])),
+        None => 0,
+    })
+}
+
+/// `acc[j] = Σ_i w[j][i] · (row[i] + io)` for the `acc.len()` filters of `filter` (rows of
+/// `row.len()` ≥ 2 weights; nothing if it holds fewer): four filters a pass over each chunk of
+/// the input, split into words once ([`dot4_quads`], [`chunk_words`]), the last filters of the block in a pair ([`dot2`]) or alone ([`dot`]),
+/// the chunks' last values (fewer than four) one at a time. Not inlined: its setup (the steps
+/// of the four filters) made only where it runs.
+#[inline(never)]
+fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
+    let depth = row.len();
+    let n = acc.len();
+    if depth == 0 || filter.len() < n * depth {
+        return;
+    }
+    let quads = if depth >= 4 { n / 4 * 4 } else { 0 };
+    if quads > 0 {
+        let mut c = 0;
+        while c + 4 <= depth {
+            let len = (depth - c).min(CHUNK) / 4 * 4;
+            let words = chunk_words(&row[c..c + len], io);
+            for (k, a) in acc[..quads].chunks_exact_mut(4).enumerate() {
+                let w = &filter[4 * k * depth + c..];
+                let from = if c == 0 {
+                    [0; 4]
+                } else {
+                    [a[0], a[1], a[2], a[3]]
+                };
+                a.copy_from_slice(&dot4_quads(from, &words, w, depth, len / 4));
+            }
+            c += len;
+        }
+        // The last values of every row (fewer than four).
+        if c < depth {
+            for (k, a) in acc[..quads].iter_mut().enumerate() {
+                *a = a.wrapping_add(dot(&filter[k * depth + c..(k + 1) * depth], &row[c..], io));
+            }
+        }
+    }
+    let mut k = quads;
+    while k + 2 <= n {
+        let (w0, w1) = filter[k * depth..(k + 2) * depth].split_at(depth);
+        (acc[k], acc[k + 1]) = dot2(0, 0, row, w0, w1, io);
+        k += 2;
+    }
+    if k < n {
+        acc[k] = dot(&filter[k * depth..(k + 1) * depth], row, io);
+    }
+}
+
+/// One output's requantization, after its accumulator's double in `{a}` (`ADDS`: V set if it
+/// does not fit in 32 bits, then the branch out to `3f`): `RightRequantizer::of_double` (the
+/// rounded high word of the product with `{m}`, plus `{half}` and its sign, shifted right by
+/// `{right}`), plus `{zp}`, saturated to int8, stored at `{op}` (advanced one): 9 instructions.
+macro_rules! requantize_store {
+    () => {
+        concat!(
+            "bvs 3f\n",
+            "smmulr {a}, {a}, {m}\n",
+            "add {t}, {half}, {a}, asr #31\n",
+            "add {a}, {a}, {t}\n",
+            "asr {a}, {a}, {right}\n",
+            "add {a}, {a}, {zp}\n",
+            "ssat {a}, #8, {a}\n",
+            "strb {a}, [{op}], #1\n",
+        )
+    };
+}
+
+/// `out[j] = requantize(acc[j] + bias[j])` for the shorter's length, by `parts` (multiplier,
+/// `2^(right − 1)`, right: `RightRequantizer::parts`), plus `zp`, saturated to int8, until the
+/// first sum whose double does not fit in 32 bits; returns how many it wrote. 14
+/// instructions an output.
+#[inline(always)]
+fn with_bias<O: Int8Out>(
+    acc: &[i32],
+    bias: &[u32],
+    out: &mut [O],
+    [m, half, right]: [i32; 3],
+    zp: i32,
+) -> usize {
+    let n = acc.len().min(bias.len()).min(out.len());
+    if n == 0 || core::mem::size_of::<O>() != 1 {
+        return 0;
+    }
+    let ap = acc.as_ptr();
+    let end = ap.wrapping_add(n);
+    let op = out.as_mut_ptr().cast::<u8>();
+    let stop: *const i32;
+    // SAFETY: reads words `0 .. k` of `acc` and of `bias` and writes bytes `0 .. k` of `out`,
+    // `k ≤ n`, the shortest's length: `ap`, `bp` advance a word and `op` a byte a step until
+    // `ap` is `end` (`n ≥ 1` steps), or a step whose doubled sum overflows, which writes
+    // nothing and backs `ap` up to it. `O` is one byte (`Int8Out` is sealed to `i8` and `u8`,
+    // for which every byte is a value); the slices do not overlap (`&` and `&mut`). No stack;
+    // the flags are set (the double, the compare), the Q flag may be (`SSAT`).
+    unsafe {
+        asm!(
+            "2:",
+            "ldr {a}, [{ap}], #4",
+            "ldr {t}, [{bp}], #4",
+            "add {a}, {a}, {t}",
+            "adds {a}, {a}, {a}",
+            requantize_store!(),
+            "cmp {ap}, {end}",
+            "bne 2b",
+            "b 4f",
+            "3:",
+            "sub {ap}, {ap}, #4",
+            "4:",
+            ap = inout(reg) ap => stop,
+            bp = inout(reg) bias.as_ptr() => _,
+            op = inout(reg) op => _,
+            end = in(reg) end,
+            m = in(reg) m,
+            half = in(reg) half,
+            right = in(reg) right,
+            zp = in(reg) zp,
+            a = out(reg) _,
+            t = out(reg) _,
+            options(nostack),
+        );
+    }
+    (stop as usize - ap as usize) / 4
+}
+
+/// `out[j] = requantize(w[j] · x + bias[j])` for the shortest's length (a layer of one input,
+/// `x` offset), as [`with_bias`]; returns how many it wrote. 15 instructions an output.
+#[inline(always)]
+fn one_input<W: Int8, O: Int8Out>(
+    w: &[W],
+    x: i32,
+    bias: &[u32],
+    out: &mut [O],
+    [m, half, right]: [i32; 3],
+    zp: i32,
+) -> usize {
+    let n = w.len().min(bias.len()).min(out.len());
+    if n == 0 || core::mem::size_of::<O>() != 1 || core::mem::size_of::<W>() != 1 {
+        return 0;
+    }
+    let wp = w.as_ptr().cast::<u8>();
+    let end = wp.wrapping_add(n);
+    let op = out.as_mut_ptr().cast::<u8>();
+    let stop: *const u8;
+    // SAFETY: reads bytes `0 .. k` of `w`, words `0 .. k` of `bias` and writes bytes `0 .. k`
+    // of `out`, `k ≤ n`, the shortest's length: `wp`, `op` advance a byte and `bp` a word a
+    // step until `wp` is `end` (`n ≥ 1` steps), or a step whose doubled sum overflows, which
+    // writes nothing and backs `wp` up to it. `W` and `O` are one byte (`Int8`, `Int8Out`
+    // are sealed to `i8` and `u8`, whose `value` is the byte sign-extended either way: what
+    // `LDRSB` loads). The slices do not overlap. No stack; the flags are set, the Q flag may
+    // be.
+    unsafe {
+        asm!(
+            "2:",
+            "ldrsb {a}, [{wp}], #1",
+            "ldr {t}, [{bp}], #4",
+            "mla {a}, {a}, {x}, {t}",
+            "adds {a}, {a}, {a}",
+            requantize_store!(),
+            "cmp {wp}, {end}",
+            "bne 2b",
+            "b 4f",
+            "3:",
+            "sub {wp}, {wp}, #1",
+            "4:",
+            wp = inout(reg) wp => stop,
+            bp = inout(reg) bias.as_ptr() => _,
+            op = inout(reg) op => _,
+            end = in(reg) end,
+            x = in(reg) x,
+            m = in(reg) m,
+            half = in(reg) half,
+            right = in(reg) right,
+            zp = in(reg) zp,
+            a = out(reg) _,
+            t = out(reg) _,
+            options(nostack),
+        );
+    }
+    stop as usize - wp as usize
+}
