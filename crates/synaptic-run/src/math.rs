@@ -286,7 +286,13 @@ impl Requantizer {
     /// [`quantize_multiplier`] derives) times `i32::MIN` does.
     #[inline(always)]
     pub fn can_saturate(&self) -> bool {
-        self.multiplier == i32::MIN
+        Self::saturates(self.multiplier)
+    }
+
+    /// [`Self::can_saturate`] of the requantizer by `multiplier` (any shift), before making it.
+    #[inline(always)]
+    pub fn saturates(multiplier: i32) -> bool {
+        multiplier == i32::MIN
     }
 
     /// [`Self::apply`] for a requantizer that cannot saturate ([`Self::can_saturate`] is

@@ -482,9 +482,10 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         output.len(),
     )?;
     let (depth, od) = (p.accum_depth, p.output_depth);
-    // Per-tensor: one requantization for every output (the table has one entry, checked above).
-    let r0 = Requantizer::new(multipliers.at(0), shifts.at(0));
-    if !p.per_channel && depth > 0 && filter_offset == 0 && !r0.can_saturate() {
+    // Per-tensor: one requantization for every output (the table has one entry, checked
+    // above), made where a loop takes it (the DSP loop takes its own).
+    let (m0, s0) = (multipliers.at(0), shifts.at(0));
+    if !p.per_channel && depth > 0 && filter_offset == 0 && !Requantizer::saturates(m0) {
         // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
         // saturation test, the clamp bounds and offsets in registers.
         let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
@@ -497,7 +498,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
             // another scale takes the general loop below (one per-tensor loop in the image).
             // Not elsewhere: there its 64-bit product costs what it saves (M3
             // micro_speech_quantized 9 instructions slower).
-            let (m, s) = (multipliers.at(0), shifts.at(0));
+            let (m, s) = (m0, s0);
             if let Some(f) = RightRequantizer::new(m, s) {
                 // The activation range all of int8 (no activation, or a ReLU whose zero point
                 // is the lowest value): one saturation (`SSAT`), its bounds in no register.
@@ -538,6 +539,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 return Ok(());
             }
         } else {
+            let r0 = Requantizer::new(m0, s0);
             // Row `b` of the input and of the output (their lengths were checked above).
             for b in 0..p.batches {
                 let row = &input[b * depth..(b + 1) * depth];
@@ -554,6 +556,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
             return Ok(());
         }
     }
+    let r0 = Requantizer::new(m0, s0);
     let table = |oc: usize| {
         if p.per_channel {
             Requantizer::new(multipliers.at(oc), shifts.at(oc))
