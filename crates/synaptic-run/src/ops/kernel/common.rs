@@ -498,6 +498,35 @@ pub(crate) fn dot2<X: Int8, W: Int8>(
     dot2_scalar(a0, a1, &x[t..], &w0[t..], &w1[t..], offset)
 }
 
+/// One dot product on the DSP extension, `a + Σ (x[c] + offset) · w[c]`: [`dot2`]'s steps for
+/// one filter (four inputs a word, two `SMLAD`s), the last `n mod 4` inputs one at a time. The
+/// same wrapping sum as the portable path.
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+pub(crate) fn dot1<X: Int8, W: Int8>(mut a: i32, x: &[X], w: &[W], offset: i32) -> i32 {
+    use crate::dsp::{smlad, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+    let n = x.len().min(w.len());
+    let (x, w) = (&x[..n], &w[..n]);
+    let pair = (offset as u32 & 0xffff) * 0x1_0001;
+    let t = n / 4 * 4;
+    let mut c = 0;
+    while c < t {
+        let (xq, q) = (&x[c..c + 4], &w[c..c + 4]);
+        let xw = word(&[xq[0], xq[1], xq[2], xq[3]]);
+        let v = word(&[q[0], q[1], q[2], q[3]]);
+        a = smlad(
+            sxtab16_ror8(pair, xw),
+            sxtb16_ror8(v),
+            smlad(sxtab16(pair, xw), sxtb16(v), a),
+        );
+        c += 4;
+    }
+    for (x, w) in x[t..].iter().zip(&w[t..]) {
+        a = a.wrapping_add(w.value().wrapping_mul(x.value() + offset));
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

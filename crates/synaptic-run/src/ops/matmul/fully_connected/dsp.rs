@@ -21,13 +21,14 @@ use core::arch::asm;
 use super::{dot, dot2, requantize_wide, FullyConnectedParams};
 use crate::dsp::{sxtab16, sxtab16_ror8};
 use crate::math::RightRequantizer;
-use crate::ops::common::{word, Int8, Int8Out};
+use crate::ops::common::{dot1, word, Int8, Int8Out};
 use crate::ops::conv::conv_2d::dsp::dot4_quads;
 
 /// The output channels a block: their accumulators on the stack (64 bytes).
 const BLOCK: usize = 16;
-/// The input values a pass of [`dot4_quads`] takes, split into words on the stack (two words
-/// per four values: 64 bytes); the longest row the variant takes ([`super::run`]).
+/// The longest row whose filters [`dots`] takes four at a time, its values split into words
+/// on the stack (two words per four values: 64 bytes); the longest row the variant takes
+/// ([`super::dsp_rows`]).
 pub(super) const CHUNK: usize = 32;
 
 /// The layer's outputs, the activation range all of int8: for each row of `input` (`p.batches`
@@ -119,10 +120,11 @@ fn chunk_words(x: &[i8], io: i32) -> [u32; CHUNK / 2] {
 }
 
 /// `acc[j] = Σ_i w[j][i] · (row[i] + io)` for the `acc.len()` filters of `filter` (rows of
-/// `row.len()` ≥ 2 weights; nothing if it holds fewer): four filters a pass over each chunk of
-/// the input, split into words once ([`dot4_quads`], [`chunk_words`]), the last filters of the block in a pair ([`dot2`]) or alone ([`dot`]),
-/// the chunks' last values (fewer than four) one at a time. Not inlined: its setup (the steps
-/// of the four filters) made only where it runs.
+/// `row.len()` ≥ 2 weights; nothing if it holds fewer): a row of at most [`CHUNK`] inputs four
+/// filters a pass, its words split once ([`chunk_words`], [`dot4_quads`]), its last values
+/// (fewer than four) one at a time; the block's last filters, and every filter of a longer
+/// row, in pairs ([`dot2`]) or alone ([`dot1`]). Not inlined: its setup (the steps of the four
+/// filters) made only where it runs.
 #[inline(never)]
 fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
     let depth = row.len();
@@ -130,27 +132,23 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
     if depth == 0 || filter.len() < n * depth {
         return;
     }
-    let quads = if depth >= 4 { n / 4 * 4 } else { 0 };
+    let quads = if (4..=CHUNK).contains(&depth) {
+        n / 4 * 4
+    } else {
+        0
+    };
     if quads > 0 {
-        let mut c = 0;
-        while c + 4 <= depth {
-            let len = (depth - c).min(CHUNK) / 4 * 4;
-            let words = chunk_words(&row[c..c + len], io);
-            for (k, a) in acc[..quads].chunks_exact_mut(4).enumerate() {
-                let w = &filter[4 * k * depth + c..];
-                let from = if c == 0 {
-                    [0; 4]
-                } else {
-                    [a[0], a[1], a[2], a[3]]
-                };
-                a.copy_from_slice(&dot4_quads(from, &words, w, depth, len / 4));
-            }
-            c += len;
+        let words = chunk_words(row, io);
+        let whole = depth / 4 * 4;
+        for (k, a) in acc[..quads].chunks_exact_mut(4).enumerate() {
+            let w = &filter[4 * k * depth..];
+            a.copy_from_slice(&dot4_quads([0; 4], &words, w, depth, depth / 4));
         }
         // The last values of every row (fewer than four).
-        if c < depth {
+        if whole < depth {
             for (k, a) in acc[..quads].iter_mut().enumerate() {
-                *a = a.wrapping_add(dot(&filter[k * depth + c..(k + 1) * depth], &row[c..], io));
+                let w = &filter[k * depth + whole..(k + 1) * depth];
+                *a = a.wrapping_add(dot(w, &row[whole..], io));
             }
         }
     }
@@ -161,7 +159,7 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
         k += 2;
     }
     if k < n {
-        acc[k] = dot(&filter[k * depth..(k + 1) * depth], row, io);
+        acc[k] = dot1(0, row, &filter[k * depth..(k + 1) * depth], io);
     }
 }
 

@@ -283,8 +283,38 @@ fn each_dot<W: Int8>(
         oc += 2;
     }
     if let Some(w) = pairs.remainder().get(..depth) {
+        // The odd last filter: two `SMLAD`s a word of inputs (the portable loop's products
+        // one at a time took twice the instructions, hello_world_int8's last layer).
+        #[cfg(synaptic_dsp)]
+        f(oc, crate::ops::common::dot1(0, row, w, io));
+        #[cfg(not(synaptic_dsp))]
         f(oc, dot(w, row, io));
     }
+}
+
+/// The requantizer of the DSP variant's loops ([`dsp::rows_right`]) for a layer with
+/// per-tensor multiplier `m` and shift `s`, filter offset `filter_offset` and bias words
+/// `bias` (the program's folded constants), or `None` where they do not apply: per-channel
+/// scales, a filter offset, a multiplier that can saturate or a shift that is not right, an
+/// activation range short of all of int8, a bias word missing, or rows that are neither one
+/// input nor, four filters or more, at most [`dsp::CHUNK`] inputs (a single row or pair, or
+/// longer rows, cost the blocks' setup more than they save: measured, pretrainedResnet_quant's
+/// 10 × 64 layer 141 instructions slower).
+#[cfg(synaptic_dsp)]
+#[inline(always)]
+fn dsp_rows(
+    p: &FullyConnectedParams,
+    filter_offset: i32,
+    (m, s): (i32, i32),
+    bias: Option<&[u32]>,
+) -> Option<RightRequantizer> {
+    let (depth, od) = (p.accum_depth, p.output_depth);
+    let shape = depth == 1 || od >= 4 && depth > 0 && depth <= dsp::CHUNK;
+    let full = p.act_min == -128 && p.act_max == 127;
+    if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
+        return None;
+    }
+    RightRequantizer::new(m, s).filter(|_| !Requantizer::saturates(m))
 }
 
 /// [`Requantizer::apply_unsaturated`] by `multiplier` and `shift` of an accumulator outside
@@ -503,16 +533,13 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 // The activation range all of int8 (no activation, or a ReLU whose zero point
                 // is the lowest value): one saturation (`SSAT`), its bounds in no register.
                 let full = lo == -128 && hi == 127;
-                // The bias words in place and the whole range: the variant's loops (for one
-                // input, or at least four filters of one chunk of inputs: a single row or
-                // pair, or longer rows, cost their setup more than they save: measured,
-                // pretrainedResnet_quant's 10 × 64 layer 141 instructions slower).
+                // The bias words in place: the variant's loops where they pay ([`dsp_rows`]).
                 #[cfg(not(synaptic_dsp))]
                 let _ = bias_words;
                 #[cfg(synaptic_dsp)]
-                if let Some(bias) = bias_words.filter(|b| {
-                    full && b.len() >= od && (depth == 1 || od >= 4 && depth <= dsp::CHUNK)
-                }) {
+                if let (Some(f), Some(bias)) =
+                    (dsp_rows(p, filter_offset, (m, s), bias_words), bias_words)
+                {
                     dsp::rows_right(p, filter, input, io, bias, f, (m, s), output);
                     return Ok(());
                 }
@@ -999,6 +1026,31 @@ impl Kernel for FullyConnected {
                 fully_connected_in_place_folded(p, m, s, filter, c, buf, at)?;
             }
             return Ok(out);
+        }
+        // One short row with the program's folded constants, on the DSP extension: the
+        // variant's loops straight on the buffer, the row copied first (so any placement of
+        // input and output is safe, as `fully_connected_rows` says), where they apply.
+        #[cfg(synaptic_dsp)]
+        if let (false, 1, true, Some(&m0), Some(&s0)) = (
+            plain,
+            p.batches,
+            p.accum_depth <= SHORT_ROW,
+            m.first(),
+            s.first(),
+        ) {
+            let (m0, s0) = (m0 as i32, s0 as i32);
+            if let Some(f) = dsp_rows(p, p.filter_offset, (m0, s0), Some(c)) {
+                let (ad, od) = (p.accum_depth, p.output_depth);
+                let fits =
+                    |start: usize, n: usize| start.checked_add(n).filter(|&e| e <= buf.len());
+                if let (Some(in_end), Some(out_end)) = (fits(at.input, ad), fits(at.output, od)) {
+                    let mut x = [0i8; SHORT_ROW];
+                    short_copy(&mut x, &buf[at.input..in_end]);
+                    let o = &mut buf[at.output..out_end];
+                    dsp::rows_right(p, filter, &x[..ad], 0, c, f, (m0, s0), o);
+                    return Ok(out);
+                }
+            }
         }
         // Short rows: a row at a time from its copy on the stack, through the plain kernel
         // writing into the buffer (folded constants when the program has them, as in `run`).
