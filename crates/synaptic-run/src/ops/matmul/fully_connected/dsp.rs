@@ -27,9 +27,9 @@ use crate::ops::conv::conv_2d::dsp::dot4_quads;
 /// The output channels a block: their accumulators on the stack (64 bytes).
 const BLOCK: usize = 16;
 /// The longest row whose filters [`dots`] takes four at a time, its values split into words
-/// on the stack (two words per four values: 64 bytes); the longest row the variant takes
+/// on the stack (two words per four values: 32 bytes); the longest row the variant takes
 /// ([`super::dsp_rows`]).
-pub(super) const CHUNK: usize = 32;
+pub(super) const CHUNK: usize = 16;
 
 /// The layer's outputs, the activation range all of int8: for each row of `input` (`p.batches`
 /// rows of `p.accum_depth`) and each output channel `oc`, `Σ_i w[oc][i] · (x[i] + io) +
