@@ -29,10 +29,11 @@ use crate::ops::paths::{has, linked, pick};
 use crate::ops::tables::{Constants, Table};
 use crate::ops::{paths, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep, Prepared};
 
-// The ISA variant: the DSP extension's loop in assembly (its own file, its `unsafe` there).
-#[cfg(synaptic_dsp)]
+// The ISA variant: the Thumb-2 cores' loops in assembly (the DSP extension's, and the
+// Cortex-M3's without it; its own file, its `unsafe` there).
+#[cfg(any(synaptic_dsp, synaptic_mla))]
 #[allow(unsafe_code)]
-mod dsp;
+mod thumb2;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
@@ -292,15 +293,15 @@ fn each_dot<W: Int8>(
     }
 }
 
-/// The requantizer of the DSP variant's loops ([`dsp::rows_right`]) for a layer with
+/// The requantizer of the DSP variant's loops ([`thumb2::rows_right`]) for a layer with
 /// per-tensor multiplier `m` and shift `s`, filter offset `filter_offset` and bias words
 /// `bias` (the program's folded constants), or `None` where they do not apply: per-channel
 /// scales, a filter offset, a multiplier that can saturate or a shift that is not right, an
 /// activation range short of all of int8, a bias word missing, or rows that are neither one
-/// input nor, four filters or more, at most [`dsp::CHUNK`] inputs (a single row or pair, or
+/// input nor, four filters or more, at most [`thumb2::CHUNK`] inputs (a single row or pair, or
 /// longer rows, cost the blocks' setup more than they save: measured, pretrainedResnet_quant's
 /// 10 × 64 layer 141 instructions slower).
-#[cfg(synaptic_dsp)]
+#[cfg(any(synaptic_dsp, synaptic_mla))]
 #[inline(always)]
 fn dsp_rows(
     p: &FullyConnectedParams,
@@ -309,7 +310,7 @@ fn dsp_rows(
     bias: Option<&[u32]>,
 ) -> Option<RightRequantizer> {
     let (depth, od) = (p.accum_depth, p.output_depth);
-    let shape = depth == 1 || od >= 4 && depth > 0 && depth <= dsp::CHUNK;
+    let shape = depth == 1 || od >= 4 && depth > 0 && depth <= thumb2::CHUNK;
     let full = p.act_min == -128 && p.act_max == 127;
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;
@@ -515,6 +516,8 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
     // Per-tensor: one requantization for every output (the table has one entry, checked
     // above), made where a loop takes it (the DSP loop takes its own).
     let (m0, s0) = (multipliers.at(0), shifts.at(0));
+    #[cfg(not(any(synaptic_dsp, synaptic_mla)))]
+    let _ = bias_words;
     if !p.per_channel && depth > 0 && filter_offset == 0 && !Requantizer::saturates(m0) {
         // The usual per-tensor layer, its own loop: the requantization hoisted, no per-value
         // saturation test, the clamp bounds and offsets in registers.
@@ -524,7 +527,7 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
             // With the DSP extension, a right shift (the usual scale below one half)
             // requantizes each accumulator whose double fits in 32 bits (one flag a value)
             // by the short sequence (`SMMULR`), the same result, any other value out of line:
-            // the variant's blocks of dot products and requantization ([`dsp::rows_right`]);
+            // the variant's blocks of dot products and requantization ([`thumb2::rows_right`]);
             // another scale takes the general loop below (one per-tensor loop in the image).
             // Not elsewhere: there its 64-bit product costs what it saves (M3
             // micro_speech_quantized 9 instructions slower).
@@ -534,13 +537,11 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 // is the lowest value): one saturation (`SSAT`), its bounds in no register.
                 let full = lo == -128 && hi == 127;
                 // The bias words in place: the variant's loops where they pay ([`dsp_rows`]).
-                #[cfg(not(synaptic_dsp))]
-                let _ = bias_words;
                 #[cfg(synaptic_dsp)]
                 if let (Some(f), Some(bias)) =
                     (dsp_rows(p, filter_offset, (m, s), bias_words), bias_words)
                 {
-                    dsp::rows_right(p, filter, input, io, bias, f, (m, s), output);
+                    thumb2::rows_right(p, filter, input, io, bias, f, (m, s), output);
                     return Ok(());
                 }
                 for b in 0..p.batches {
@@ -566,6 +567,14 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 return Ok(());
             }
         } else {
+            // The Cortex-M3's variant (its requantization by `SMULL`) where it applies.
+            #[cfg(synaptic_mla)]
+            if let (Some(f), Some(bias)) =
+                (dsp_rows(p, filter_offset, (m0, s0), bias_words), bias_words)
+            {
+                thumb2::rows_right(p, filter, input, io, bias, f, (m0, s0), output);
+                return Ok(());
+            }
             let r0 = Requantizer::new(m0, s0);
             // Row `b` of the input and of the output (their lengths were checked above).
             for b in 0..p.batches {
@@ -1027,10 +1036,10 @@ impl Kernel for FullyConnected {
             }
             return Ok(out);
         }
-        // One short row with the program's folded constants, on the DSP extension: the
+        // One short row with the program's folded constants, on a Thumb-2 core: the
         // variant's loops straight on the buffer, the row copied first (so any placement of
         // input and output is safe, as `fully_connected_rows` says), where they apply.
-        #[cfg(synaptic_dsp)]
+        #[cfg(any(synaptic_dsp, synaptic_mla))]
         if let (false, 1, true, Some(&m0), Some(&s0)) = (
             plain,
             p.batches,
@@ -1047,7 +1056,7 @@ impl Kernel for FullyConnected {
                     let mut x = [0i8; SHORT_ROW];
                     short_copy(&mut x, &buf[at.input..in_end]);
                     let o = &mut buf[at.output..out_end];
-                    dsp::rows_right(p, filter, &x[..ad], 0, c, f, (m0, s0), o);
+                    thumb2::rows_right(p, filter, &x[..ad], 0, c, f, (m0, s0), o);
                     return Ok(out);
                 }
             }

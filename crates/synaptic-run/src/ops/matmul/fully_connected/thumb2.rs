@@ -1,11 +1,12 @@
-//! FULLY_CONNECTED's DSP-extension variant (`cfg(synaptic_dsp)`: Cortex-M4, M7, M33, M55) of
-//! the usual per-tensor layer (no filter offset, a right-shift requantizer, the whole int8
-//! range, its biases words in memory — the program's folded constants): the requantization
-//! in assembly, its constants in registers, the bias read in place (the compiler's loop
-//! spilled them: some 22 instructions an output, here 14), fused with the product for a row of
+//! FULLY_CONNECTED's variant for the Thumb-2 cores (`cfg(synaptic_dsp)`: Cortex-M4, M7, M33,
+//! M55; `cfg(synaptic_mla)`: the Cortex-M3) of the usual per-tensor layer (no filter offset, a
+//! right-shift requantizer, the whole int8 range, its biases words in memory — the program's
+//! folded constants): the requantization in assembly, its constants in registers, the bias
+//! read in place (the compiler's loop spilled them: some 22 instructions an output on the M4,
+//! here 14; `SMMULR` there, `SMULL` and a carry on the M3), fused with the product for a row of
 //! one input (15 an output); otherwise the dot products of a block of output channels first,
-//! into accumulators on the stack, four filters a pass over the input (its words split once
-//! for the four: CONV_2D's [`dot4_quads`]).
+//! into accumulators on the stack: on the DSP extension four filters a pass over the input
+//! (its words split once for the four: CONV_2D's `dot4_quads`), on the M3 two.
 //!
 //! ## Guarantees
 //!
@@ -19,10 +20,14 @@
 use core::arch::asm;
 
 use super::{dot, dot2, requantize_wide, FullyConnectedParams};
-use crate::dsp::{sxtab16, sxtab16_ror8};
 use crate::math::RightRequantizer;
-use crate::ops::common::{dot1, word, Int8, Int8Out};
-use crate::ops::conv::conv_2d::dsp::dot4_quads;
+use crate::ops::common::{Int8, Int8Out};
+#[cfg(synaptic_dsp)]
+use crate::{
+    dsp::{sxtab16, sxtab16_ror8},
+    ops::common::{dot1, word},
+    ops::conv::conv_2d::dsp::dot4_quads,
+};
 
 /// The output channels a block: their accumulators on the stack (64 bytes).
 const BLOCK: usize = 16;
@@ -107,6 +112,7 @@ pub(super) fn rows_right<W: Int8, O: Int8Out>(
 /// Values `x` (at most [`CHUNK`]) offset by `io`, split as [`dot4_quads`] takes them: per
 /// four the words `(v0, v2)`, `(v1, v3)`; the last values (fewer than four) and the rest of
 /// the array 0.
+#[cfg(synaptic_dsp)]
 #[inline(always)]
 fn chunk_words(x: &[i8], io: i32) -> [u32; CHUNK / 2] {
     let pair = (io as u32 & 0xffff) * 0x1_0001;
@@ -132,11 +138,13 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
     if depth == 0 || filter.len() < n * depth {
         return;
     }
-    let quads = if (4..=CHUNK).contains(&depth) {
+    // The filters four at a time on the DSP extension (`SMLAD`); the Cortex-M3's pairs.
+    let quads = if cfg!(synaptic_dsp) && (4..=CHUNK).contains(&depth) {
         n / 4 * 4
     } else {
         0
     };
+    #[cfg(synaptic_dsp)]
     if quads > 0 {
         let words = chunk_words(row, io);
         let whole = depth / 4 * 4;
@@ -159,7 +167,12 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
         k += 2;
     }
     if k < n {
-        acc[k] = dot1(0, row, &filter[k * depth..(k + 1) * depth], io);
+        let w = &filter[k * depth..(k + 1) * depth];
+        #[cfg(synaptic_dsp)]
+        let a = dot1(0, row, w, io);
+        #[cfg(not(synaptic_dsp))]
+        let a = dot(w, row, io);
+        acc[k] = a;
     }
 }
 
@@ -167,11 +180,32 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
 /// does not fit in 32 bits, then the branch out to `3f`): `RightRequantizer::of_double` (the
 /// rounded high word of the product with `{m}`, plus `{half}` and its sign, shifted right by
 /// `{right}`), plus `{zp}`, saturated to int8, stored at `{op}` (advanced one): 9 instructions.
+#[cfg(synaptic_dsp)]
 macro_rules! requantize_store {
     () => {
         concat!(
             "bvs 3f\n",
             "smmulr {a}, {a}, {m}\n",
+            "add {t}, {half}, {a}, asr #31\n",
+            "add {a}, {a}, {t}\n",
+            "asr {a}, {a}, {right}\n",
+            "add {a}, {a}, {zp}\n",
+            "ssat {a}, #8, {a}\n",
+            "strb {a}, [{op}], #1\n",
+        )
+    };
+}
+
+/// [`requantize_store`] without the DSP extension (the Cortex-M3): the rounded high word by
+/// `SMULL` and the carry of `2^31` into it (`{t}` the low word): 11 instructions.
+#[cfg(not(synaptic_dsp))]
+macro_rules! requantize_store {
+    () => {
+        concat!(
+            "bvs 3f\n",
+            "smull {t}, {a}, {a}, {m}\n",
+            "adds {t}, {t}, #0x80000000\n",
+            "adc {a}, {a}, #0\n",
             "add {t}, {half}, {a}, asr #31\n",
             "add {a}, {a}, {t}\n",
             "asr {a}, {a}, {right}\n",
