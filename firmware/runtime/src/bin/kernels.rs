@@ -25,13 +25,9 @@ const MAX_FILTER: usize = 40 * 100;
 const MAX_INPUT: usize = 3 * 100;
 const MAX_OUTPUT: usize = 3 * 40;
 
-static mut FILTER: [i8; MAX_FILTER] = [0; MAX_FILTER];
-
 #[cortex_m_rt::entry]
 fn main() -> ! {
-    // SAFETY: the only borrow of the buffer, taken once (the image is single-threaded).
-    let filter = unsafe { &mut *core::ptr::addr_of_mut!(FILTER) };
-    let cases = fully_connected(filter);
+    let cases = fully_connected();
     hprintln!("kernels fully_connected {} cases ok", cases);
     debug::exit(debug::EXIT_SUCCESS);
     #[allow(clippy::empty_loop)]
@@ -46,10 +42,11 @@ fn fail(what: core::fmt::Arguments<'_>) -> ! {
 }
 
 /// Every case of FULLY_CONNECTED with folded constants; returns their number.
-fn fully_connected(filter: &mut [i8]) -> usize {
+fn fully_connected() -> usize {
     let mut state = 0x5eed_f00d_u64;
     let mut next = move || splitmix64(&mut state);
     let mut cases = 0;
+    let mut filter = [0i8; MAX_FILTER];
     let mut input = [0i8; MAX_INPUT];
     let mut folded = [0u32; 40];
     let mut out = [0i8; MAX_OUTPUT];

@@ -296,7 +296,8 @@ fn each_dot<W: Int8>(
 /// The requantizer of the DSP variant's loops ([`thumb2::rows_right`]) for a layer with
 /// per-tensor multiplier `m` and shift `s`, filter offset `filter_offset` and bias words
 /// `bias` (the program's folded constants), or `None` where they do not apply: per-channel
-/// scales, a filter offset, a multiplier that can saturate or a shift that is not right, an
+/// scales, a filter offset, a negative multiplier (`i32::MIN`, the one that can saturate,
+/// among them) or a shift that is not right, an
 /// activation range short of all of int8, a bias word missing, or rows that are neither one
 /// input nor, four filters or more, at most [`thumb2::CHUNK`] inputs (a single row or pair, or
 /// longer rows, cost the blocks' setup more than they save: measured, pretrainedResnet_quant's
@@ -315,7 +316,7 @@ fn dsp_rows(
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;
     }
-    RightRequantizer::new(m, s).filter(|_| !Requantizer::saturates(m))
+    RightRequantizer::new(m, s)
 }
 
 /// [`dot2`] of a pair of filters from [`each_dot`]: on the DSP extension the variant's loop in
@@ -535,11 +536,20 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
         // saturation test, the clamp bounds and offsets in registers.
         let (zp, lo, hi) = (p.output_offset, p.act_min, p.act_max);
         let filter = &filter[..od * depth];
+        // On a Thumb-2 core, the bias words in place: the variant's loops where they pay
+        // ([`dsp_rows`]; the Cortex-M3's requantization by `SMULL`).
+        #[cfg(any(synaptic_dsp, synaptic_mla))]
+        if let (Some(f), Some(bias)) =
+            (dsp_rows(p, filter_offset, (m0, s0), bias_words), bias_words)
+        {
+            thumb2::rows_right(p, filter, input, io, bias, f, (m0, s0), output);
+            return Ok(());
+        }
         if cfg!(synaptic_dsp) {
             // With the DSP extension, a right shift (the usual scale below one half)
             // requantizes each accumulator whose double fits in 32 bits (one flag a value)
-            // by the short sequence (`SMMULR`), the same result, any other value out of line:
-            // the variant's blocks of dot products and requantization ([`thumb2::rows_right`]);
+            // by the short sequence (`SMMULR`), the same result, any other value out of line
+            // (where the variant's loops above do not apply);
             // another scale takes the general loop below (one per-tensor loop in the image).
             // Not elsewhere: there its 64-bit product costs what it saves (M3
             // micro_speech_quantized 9 instructions slower).
@@ -548,14 +558,6 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 // The activation range all of int8 (no activation, or a ReLU whose zero point
                 // is the lowest value): one saturation (`SSAT`), its bounds in no register.
                 let full = lo == -128 && hi == 127;
-                // The bias words in place: the variant's loops where they pay ([`dsp_rows`]).
-                #[cfg(synaptic_dsp)]
-                if let (Some(f), Some(bias)) =
-                    (dsp_rows(p, filter_offset, (m, s), bias_words), bias_words)
-                {
-                    thumb2::rows_right(p, filter, input, io, bias, f, (m, s), output);
-                    return Ok(());
-                }
                 for b in 0..p.batches {
                     let row = &input[b * depth..(b + 1) * depth];
                     let orow = &mut output[b * od..(b + 1) * od];
@@ -579,14 +581,6 @@ fn run<W: Int8, T: Int32s + ?Sized, O: Int8Out>(
                 return Ok(());
             }
         } else {
-            // The Cortex-M3's variant (its requantization by `SMULL`) where it applies.
-            #[cfg(synaptic_mla)]
-            if let (Some(f), Some(bias)) =
-                (dsp_rows(p, filter_offset, (m0, s0), bias_words), bias_words)
-            {
-                thumb2::rows_right(p, filter, input, io, bias, f, (m0, s0), output);
-                return Ok(());
-            }
             let r0 = Requantizer::new(m0, s0);
             // Row `b` of the input and of the output (their lengths were checked above).
             for b in 0..p.batches {
