@@ -583,6 +583,34 @@ impl<'i> PlannedInference<'i, '_> {
             .overlapped_view(&self.plan, self.region, pair, others)
     }
 
+    /// The plan's whole region (its `region_size` bytes) as one slice, for a caller that
+    /// reaches each operator's tensors by their planned offsets ([`Plan::slots`], validated
+    /// at load) rather than through a checked view per operator ([`Self::at`],
+    /// [`Self::overlapped`]): a slice borrows this inference exclusively, so no view coexists
+    /// with it. Its bytes are what the placed tensors hold (descriptors are not in it).
+    ///
+    /// ```
+    /// use synaptic_mem::{Arena, ArenaBuffer, DType, Plan, PlanSlot};
+    /// const SLOTS: &[PlanSlot] = &[
+    ///     PlanSlot { offset: 0, size: 16, first_op: 0, last_op: 0 },
+    ///     PlanSlot { offset: 16, size: 16, first_op: 0, last_op: 0 },
+    /// ];
+    /// let mut buf = ArenaBuffer::<4096>::new();
+    /// let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+    /// let (loader, mut runner) = arena.split();
+    /// let plan = loader.load_plan(Plan { region_size: 32, slots: SLOTS }).unwrap();
+    /// runner.planned(&plan, |p| {
+    ///     p.alloc(1, &[16], DType::Int8).unwrap();
+    ///     p.region_bytes().unwrap()[16..].fill(5);
+    ///     let [t1] = p.at(0, [1]).unwrap();
+    ///     assert!(t1.bytes().iter().all(|&b| b == 5));
+    /// }).unwrap();
+    /// ```
+    #[inline]
+    pub fn region_bytes(&mut self) -> Result<&mut [u8], AllocError> {
+        self.inf.raw.region_bytes(&self.plan, self.region)
+    }
+
     /// Runs `f` with this inference and a `size`-byte block of the scratch pool for one
     /// scope, one operator's call: the spec's per-layer intermediates. The block goes back to
     /// the pool when `f` returns, in O(1), so the pool needs what one operator takes at a

@@ -478,6 +478,39 @@ mod overlapped_views {
     }
 
     #[test]
+    fn the_region_is_the_plans_bytes_at_their_offsets() {
+        let mut buf = ArenaBuffer::<8192>::new();
+        let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();
+        let (loader, mut runner) = arena.split();
+        let plan = loader.load_overlapped_plan(PLAN, PAIRS).unwrap();
+        runner
+            .planned(&plan, |p| {
+                for (s, n) in [(0, 32), (1, 64), (2, 16)] {
+                    p.alloc(s, &[n], DType::Int8).unwrap();
+                }
+                let failed = p.inference().stats().failed_count;
+                let region = p.region_bytes().unwrap();
+                assert_eq!(region.len(), 144);
+                // Pair 0's span at the planned offsets, as the core's checked span has it.
+                region[..16].fill(3);
+                region[16..80].fill(4);
+                region[96..112].fill(9);
+                let (span, []) = p.overlapped(0, []).unwrap().unwrap();
+                assert_eq!(span.bytes[..16], [3; 16]);
+                assert!(span.bytes[16..].iter().all(|&b| b == 4));
+                let [t2] = p.at(0, [2]).unwrap();
+                assert_eq!(t2.bytes(), &[9; 16]);
+                // Nothing refused, no failure counted.
+                assert_eq!(p.inference().stats().failed_count, failed);
+            })
+            .unwrap();
+        // Reset with the inference: the next region starts where this one did.
+        runner
+            .planned(&plan, |p| assert_eq!(p.region_bytes().unwrap().len(), 144))
+            .unwrap();
+    }
+
+    #[test]
     fn a_pair_is_one_span_never_two_tensors() {
         let mut buf = ArenaBuffer::<8192>::new();
         let mut arena = Arena::with_scratch(buf.as_mut_slice(), 1024).unwrap();

@@ -586,6 +586,36 @@ impl RawArena<'_> {
             && d.size <= s.size
     }
 
+    /// The whole of `region`, the plan's `region_size` bytes, as one slice: what a caller
+    /// that reaches each operator's tensors by their planned offsets (validated at load) takes
+    /// once, instead of a checked view per operator. Contract as for
+    /// [`RawArena::planned_views`]: `'t` ends before the next call for the same region, and
+    /// no view of the region lives meanwhile (the caller's exclusive borrow of its planned
+    /// inference).
+    ///
+    /// Errors: [`ErrorKind::PlanMismatch`] (a plan not loaded into this arena as it is now).
+    #[inline(always)]
+    pub(crate) fn region_bytes<'t>(
+        &self,
+        plan: &LoadedPlan<'_>,
+        region: PlanRegion,
+    ) -> Result<&'t mut [u8], AllocError> {
+        if !self.owns(plan) {
+            return Err(self.fail(ErrorKind::PlanMismatch, Region::Ephemeral, 0));
+        }
+        // SAFETY: `begin_plan` reserved `region_size` bytes at `region.offset` of this arena's
+        // ephemeral region for this plan (which this arena owns, checked above), so the range
+        // is in bounds of the arena's buffer; no other reference to it exists for `'t` (the
+        // contract above), and nothing else lies in it (descriptors sit in the persistent
+        // region, later ephemeral tensors after the region, scratch blocks in the pool).
+        Ok(unsafe {
+            core::slice::from_raw_parts_mut(
+                self.base.get().add(region.offset),
+                plan.plan.region_size as usize,
+            )
+        })
+    }
+
     /// The one span holding both slots of declared overlap `pair` (both allocated in
     /// `region`), and views of the tensors in `others`, live at the pair's operator, distinct
     /// and disjoint from the span and from each other; `None` (no failure) if the pair's

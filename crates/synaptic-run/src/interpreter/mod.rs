@@ -46,8 +46,8 @@
 //! ## Layout
 //!
 //! [`load`](self) (construction and the load checks: slots, declared overlaps), `run` (the
-//! inference loop, plain operators), `overlap` (an operator of a declared overlap on the
-//! core's one span).
+//! inference loop, plain operators), `overlap` (an operator of a declared overlap on one span
+//! of the plan's region).
 
 mod load;
 mod overlap;

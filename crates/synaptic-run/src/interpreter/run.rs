@@ -1,12 +1,12 @@
-//! The inference: graph inputs in, every operator in order — a declared overlap's on the
-//! core's one span ([`super::overlap`]), every other with its distinct planned tensors as
+//! The inference: graph inputs in, every operator in order — a declared overlap's on one span
+//! of the plan's region ([`super::overlap`]), every other with its distinct planned tensors as
 //! views ([`run_op`]) —, graph outputs out. Every kernel is reached through the operator list
 //! ([`crate::ops::run`]); nothing here names an operator.
 
 // Loops index several parallel fixed-size arrays (slots, view indices) by one counter.
 #![allow(clippy::needless_range_loop)]
 
-use synaptic_mem::plan::OverlapPair;
+use synaptic_mem::plan::{OverlapPair, PlanSlot};
 use synaptic_mem::{AllocError, PlannedInference, Runner, Scratch, Tensor};
 
 use super::{overlap, Interpreter, IoPlacement, Store};
@@ -44,6 +44,7 @@ pub(super) fn run<'a, O: OpSet>(
     } = net;
     let state: &mut [Option<Tensor<'a>>] = &mut state[..*n_state];
     let overlaps: &[OverlapPair] = plan.overlaps();
+    let slots: &[PlanSlot] = plan.plan().slots;
     let words: &[u32] = match program {
         Store::Flash(w) => w,
         Store::Ram(t) => t.as_slice::<u32>().unwrap_or(&[]),
@@ -80,7 +81,7 @@ pub(super) fn run<'a, O: OpSet>(
     let n_ops = prog.ops();
     let bad = |at: usize| RunError::Program { at };
     runner.planned(plan, |p| -> Result<(), RunError> {
-        place_inputs(p, &prog, input, io)?;
+        place_inputs(p, &prog, slots, input, io)?;
         let mut at = prog.header(program::h::OPS_AT);
         let shared_io = *placement == IoPlacement::Shared;
         // The next declared overlap (in operator order, checked at load).
@@ -95,7 +96,7 @@ pub(super) fn run<'a, O: OpSet>(
             at = next;
 
             // A declared overlap whose slots share bytes: the operator runs overlapped, on
-            // the core's one span holding its input and output.
+            // one span of the plan's region holding its input and output.
             // (The planner may declare a pair whose blocks do not share bytes: the operator
             // then runs as in a plain plan.)
             if let Some(pair) = overlaps.get(next_pair).filter(|q| usize::from(q.op) == i) {
@@ -108,6 +109,7 @@ pub(super) fn run<'a, O: OpSet>(
                     &rec,
                     q,
                     pair,
+                    slots,
                     shared,
                     model,
                     observe.as_deref_mut(),
@@ -134,7 +136,7 @@ pub(super) fn run<'a, O: OpSet>(
         }
         // Graph outputs: out of the SHARED region or their slots.
         if let Some(output) = output {
-            take_outputs(p, &prog, output, io, n_ops)?;
+            take_outputs(p, &prog, slots, output, io)?;
         }
         Ok(())
     })?
@@ -147,6 +149,7 @@ pub(super) fn run<'a, O: OpSet>(
 fn place_inputs(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
+    slots: &[PlanSlot],
     input: Option<&[u8]>,
     io: &mut [Option<Tensor<'_>>],
 ) -> Result<(), RunError> {
@@ -170,8 +173,8 @@ fn place_inputs(
             let src = input.get(off..off + n).ok_or(bad(program::HEADER_WORDS))?;
             off += n;
             match loc {
-                // Its one view directly (not through `with_views`' closure).
-                Loc::Slot(s) => slot_in(p, s, src)?,
+                // Its planned bytes in the region (no view).
+                Loc::Slot(s) => slot_in(p, slots, s, src)?,
                 _ => {
                     if let Some(t) = io.get_mut(k).and_then(|t| t.as_mut()) {
                         copy_bytes(t.bytes_mut(), src);
@@ -183,19 +186,18 @@ fn place_inputs(
     Ok(())
 }
 
-/// Copies the graph outputs out of the SHARED region (`io`) or their slots (as at the last
-/// of the `n_ops` operators) into `output`.
+/// Copies the graph outputs out of the SHARED region (`io`) or their slots (`slots`: the
+/// plan's) into `output`.
 #[inline(always)]
 fn take_outputs(
     p: &mut PlannedInference<'_, '_>,
     prog: &Program<'_>,
+    slots: &[PlanSlot],
     output: &mut [u8],
     io: &[Option<Tensor<'_>>],
-    n_ops: usize,
 ) -> Result<(), RunError> {
     let bad = |at: usize| RunError::Program { at };
     let mut off = 0;
-    let last = n_ops.saturating_sub(1) as u16;
     let n_inputs = prog.inputs();
     for k in n_inputs..n_inputs + prog.outputs() {
         let (_, loc, n) = prog.io(k).ok_or(bad(program::HEADER_WORDS))?;
@@ -204,7 +206,7 @@ fn take_outputs(
             .ok_or(bad(program::HEADER_WORDS))?;
         off += n;
         match loc {
-            Loc::Slot(s) => slot_out(p, last, s, dst)?,
+            Loc::Slot(s) => slot_out(p, slots, s, dst)?,
             Loc::Shared(first) => {
                 if let Some(t) = io.get(first).and_then(|t| t.as_ref()) {
                     copy_bytes(dst, t.bytes());
@@ -216,26 +218,50 @@ fn take_outputs(
     Ok(())
 }
 
-/// Copies `src` into slot `s` (its view at the first operator). A frame of its own, not
-/// inlined into the inference's (which stays under every kernel).
+/// Copies `src` into slot `s` of `slots` (the plan's): its planned bytes in the region. A
+/// frame of its own, not inlined into the inference's (which stays under every kernel).
 #[inline(never)]
-fn slot_in(p: &mut PlannedInference<'_, '_>, s: usize, src: &[u8]) -> Result<(), AllocError> {
-    let [mut v] = p.at::<1>(0, [s])?;
-    copy_bytes(v.bytes_mut(), src);
+fn slot_in(
+    p: &mut PlannedInference<'_, '_>,
+    slots: &[PlanSlot],
+    s: usize,
+    src: &[u8],
+) -> Result<(), RunError> {
+    copy_bytes(slot_bytes(p, slots, s, src.len())?, src);
     Ok(())
 }
 
-/// Copies slot `s` (its view at operator `op`) into `dst`; apart as [`slot_in`].
+/// Copies slot `s` into `dst`; apart as [`slot_in`].
 #[inline(never)]
 fn slot_out(
     p: &mut PlannedInference<'_, '_>,
-    op: u16,
+    slots: &[PlanSlot],
     s: usize,
     dst: &mut [u8],
-) -> Result<(), AllocError> {
-    let [v] = p.at::<1>(op, [s])?;
-    copy_bytes(dst, v.bytes());
+) -> Result<(), RunError> {
+    copy_bytes(dst, slot_bytes(p, slots, s, dst.len())?);
     Ok(())
+}
+
+/// The first `n` bytes of slot `s` of `slots` (the plan's) in the plan's region, at its
+/// planned offset: a graph input's or output's (live at the first or last operator and placed
+/// before the first, both checked — at load and by [`place_inputs`]), so no view is taken. A
+/// slot of fewer than `n` bytes is a program error.
+#[inline(always)]
+fn slot_bytes<'t>(
+    p: &'t mut PlannedInference<'_, '_>,
+    slots: &[PlanSlot],
+    s: usize,
+    n: usize,
+) -> Result<&'t mut [u8], RunError> {
+    let bad = RunError::Program {
+        at: program::HEADER_WORDS,
+    };
+    let slot = slots.get(s).filter(|t| n <= t.size as usize).ok_or(bad)?;
+    let start = slot.offset as usize;
+    p.region_bytes()?
+        .get_mut(start..start.wrapping_add(n))
+        .ok_or(bad)
 }
 
 /// `dst.copy_from_slice(src)` (equal lengths, or it panics as that does), a one-byte tensor

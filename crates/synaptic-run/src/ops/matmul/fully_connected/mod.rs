@@ -299,9 +299,9 @@ fn each_dot<W: Int8>(
 /// scales, a filter offset, a negative multiplier (`i32::MIN`, the one that can saturate,
 /// among them) or a shift that is not right, an
 /// activation range short of all of int8, a bias word missing, or rows that are neither one
-/// input nor, four filters or more, at most [`thumb2::CHUNK`] inputs (a single row or pair, or
-/// longer rows, cost the blocks' setup more than they save: measured, pretrainedResnet_quant's
-/// 10 × 64 layer 141 instructions slower).
+/// input nor at most [`thumb2::CHUNK`] inputs (longer rows cost the blocks' setup more than
+/// they save: measured, pretrainedResnet_quant's 10 × 64 layer 141 instructions slower), for
+/// four filters or more without the DSP extension.
 #[cfg(any(synaptic_dsp, synaptic_mla))]
 #[inline(always)]
 fn dsp_rows(
@@ -311,7 +311,10 @@ fn dsp_rows(
     bias: Option<&[u32]>,
 ) -> Option<RightRequantizer> {
     let (depth, od) = (p.accum_depth, p.output_depth);
-    let shape = depth == 1 || od >= 4 && depth > 0 && depth <= thumb2::CHUNK;
+    // Fewer than four filters only with `SMLAD` (measured, hello_world_int8's 16 × 1 layer:
+    // M4 31 instructions faster, M3 33 slower).
+    let fewest = if cfg!(synaptic_dsp) { 1 } else { 4 };
+    let shape = depth == 1 || od >= fewest && depth > 0 && depth <= thumb2::CHUNK;
     let full = p.act_min == -128 && p.act_max == 127;
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;
