@@ -44,21 +44,40 @@ struct Header {
     this: usize,
 }
 
-/// An address range `[start, start + len)` of memory the model uses.
+/// An address range `[start, end)` of memory the model uses; an empty one is always
+/// `[usize::MAX, 0)` ([`Span::new`]), so two ranges overlap exactly when each starts before
+/// the other ends (two compares: a call checks its buffers against every range of the model).
 #[derive(Clone, Copy)]
 struct Span {
     start: usize,
-    len: usize,
+    end: usize,
 }
 
 impl Span {
-    const EMPTY: Span = Span { start: 0, len: 0 };
+    const EMPTY: Span = Span {
+        start: usize::MAX,
+        end: 0,
+    };
 
+    /// `[start, start + len)`: the caller checked that the end does not wrap.
+    fn new(start: usize, len: usize) -> Span {
+        if len == 0 {
+            Span::EMPTY
+        } else {
+            Span {
+                start,
+                end: start + len,
+            }
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        self.start >= self.end
+    }
+
+    #[inline(always)]
     fn overlaps(self, o: Span) -> bool {
-        self.len != 0
-            && o.len != 0
-            && self.start < o.start + o.len
-            && o.start < self.start + self.len
+        self.start < o.end && o.start < self.end
     }
 }
 
@@ -153,7 +172,7 @@ fn span(p: *const c_void, len: usize, what: &str) -> Result<Span, Failure> {
             format_args!("{what}: {len} bytes at {start:#x} wrap the address space"),
         ));
     }
-    Ok(Span { start, len })
+    Ok(Span::new(start, len))
 }
 
 /// `n` elements of `size` bytes at `p` as a span ([`span`]; the byte count must not overflow
@@ -261,7 +280,7 @@ struct Parts<'b> {
     net: &'b mut Interpreter<'static, 'static, 'static, LinkedOps>,
     runner: &'b mut Runner<'static>,
     placement: IoPlacement,
-    spans: [Span; SPANS],
+    spans: &'b [Span; SPANS],
 }
 
 /// Runs `f` on the loaded model of `model`, marked busy meanwhile.
@@ -307,7 +326,7 @@ unsafe fn with_model<R>(
             net: &mut *addr_of_mut!((*body).net),
             runner: &mut *addr_of_mut!((*body).runner),
             placement: ptr::addr_of!((*body).placement).read(),
-            spans: ptr::addr_of!((*body).spans).read(),
+            spans: &*ptr::addr_of!((*body).spans),
         }
     };
     let r = f(&mut parts);
@@ -363,10 +382,7 @@ unsafe fn load(model: *mut SynRunModel, config: *const SynRunConfig) -> Result<(
     // an integer or a raw pointer, valid for any bits.
     let c = unsafe { config.read() };
     let p = model.cast::<Storage>();
-    let object = Span {
-        start: p as usize,
-        len: size_of::<SynRunModel>(),
-    };
+    let object = Span::new(p as usize, size_of::<SynRunModel>());
     let placement = SynRunIo::from_raw(c.io).ok_or_else(|| {
         Failure::new(
             -EINVAL,
@@ -642,8 +658,8 @@ pub unsafe extern "C" fn syn_run_input(
         // SAFETY: forwarded contract.
         let (p, n) = unsafe {
             with_model(model, |m| {
-                let d = out_ptr(data, "data", &m.spans, &[])?;
-                out_ptr(size, "size", &m.spans, &[d])?;
+                let d = out_ptr(data, "data", m.spans, &[])?;
+                out_ptr(size, "size", m.spans, &[d])?;
                 shared_only(m.placement, "syn_run_input")?;
                 let k = io_index("input", index, m.net.inputs())?;
                 let b = m.net.input_mut(k).ok_or_else(|| {
@@ -691,8 +707,8 @@ pub unsafe extern "C" fn syn_run_output(
         // SAFETY: forwarded contract.
         let (p, n) = unsafe {
             with_model(model, |m| {
-                let d = out_ptr(data, "data", &m.spans, &[])?;
-                out_ptr(size, "size", &m.spans, &[d])?;
+                let d = out_ptr(data, "data", m.spans, &[])?;
+                out_ptr(size, "size", m.spans, &[d])?;
                 shared_only(m.placement, "syn_run_output")?;
                 let k = io_index("output", index, m.net.outputs())?;
                 let b = m.net.output(k).ok_or_else(|| {
@@ -798,28 +814,31 @@ pub unsafe extern "C" fn syn_run_invoke_copy(
         // SAFETY: forwarded contract.
         unsafe {
             with_model(model, |m| {
-                for ((&s, name), written) in m.spans.iter().zip(SPAN_NAMES).zip(SPAN_WRITTEN) {
-                    // The model bytes, slots and program are only read: the input may overlap
-                    // them.
-                    if outs.overlaps(s) || (written && ins.overlaps(s)) {
+                // The model bytes, slots and program are only read: the input may overlap
+                // them. (By index over the constant table: the compiler unrolls it, the
+                // read-only ranges with the output's test alone.)
+                for k in 0..SPANS {
+                    let s = m.spans[k];
+                    if outs.overlaps(s) || (SPAN_WRITTEN[k] && ins.overlaps(s)) {
                         let which = if outs.overlaps(s) { "output" } else { "input" };
                         return Err(Failure::new(
                             -EINVAL,
                             format_args!(
-                                "{which} overlaps {name} (for I/O in place use syn_run_input and \
-                                 syn_run_invoke)"
+                                "{which} overlaps {} (for I/O in place use syn_run_input and \
+                                 syn_run_invoke)",
+                                SPAN_NAMES[k]
                             ),
                         ));
                     }
                 }
-                let i: &[u8] = if ins.len == 0 {
+                let i: &[u8] = if ins.is_empty() {
                     &[]
                 } else {
                     // SAFETY: a valid span (checked), readable by the caller's contract,
                     // disjoint from everything written during the call.
                     core::slice::from_raw_parts(input.cast::<u8>(), input_size)
                 };
-                let o: &mut [u8] = if outs.len == 0 {
+                let o: &mut [u8] = if outs.is_empty() {
                     &mut []
                 } else {
                     // SAFETY: a valid span (checked), writable by the caller's contract,
@@ -850,7 +869,7 @@ pub unsafe extern "C" fn syn_run_memory(
         // SAFETY: forwarded contract.
         let m = unsafe {
             with_model(model, |m| {
-                out_ptr(memory, "memory", &m.spans, &[])?;
+                out_ptr(memory, "memory", m.spans, &[])?;
                 Ok(SynRunMemory::from(m.net.memory()))
             })?
         };
@@ -875,7 +894,7 @@ pub unsafe extern "C" fn syn_run_io_info(
         // SAFETY: forwarded contract.
         let v = unsafe {
             with_model(model, |m| {
-                out_ptr(info, "info", &m.spans, &[])?;
+                out_ptr(info, "info", m.spans, &[])?;
                 Ok(SynRunIoInfo {
                     io: SynRunIo::to_raw(m.placement),
                     inputs: m.net.inputs() as u32,

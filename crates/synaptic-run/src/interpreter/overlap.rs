@@ -94,7 +94,7 @@ pub(super) fn run_pair<O: OpSet>(
     };
     // The kernel's scratch: one block of the pool for this call, given back when it returns.
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
-    p.with_scratch(scratch_bytes, |p, scratch| match other {
+    let body = |p: &mut PlannedInference<'_, '_>, scratch: Scratch<'_>| match other {
         // No other planned input: the span straight from the plan's region at the pair's
         // planned offsets (the plan validated at load: both slots live at the pair's
         // operator, inside the region, no other slot live there sharing their bytes), not a
@@ -108,7 +108,13 @@ pub(super) fn run_pair<O: OpSet>(
             Some((span, [v])) => ran(span, k, &[s], core::slice::from_ref(&v), scratch),
             None => Ok(false),
         },
-    })?
+    };
+    if scratch_bytes == 0 {
+        // No block to take (the usual in-place kernel): no scope (in the C kit's library,
+        // whose every kernel is linked, the scope's closure was a call of its own).
+        return body(p, Scratch::empty());
+    }
+    p.with_scratch(scratch_bytes, body)?
 }
 
 /// The one span of the plan's region holding both slots of `pair` (`slots`: the plan's), as
