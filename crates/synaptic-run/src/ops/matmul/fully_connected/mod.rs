@@ -372,6 +372,13 @@ fn dot<W: Int8>(w: &[W], x: &[i8], input_offset: i32) -> i32 {
 }
 
 impl FullyConnectedParams {
+    /// The int8 filter's `output_depth × accum_depth` weights at the start of `bytes` (input
+    /// 1's, read in place; the filter may have more rows than the output uses), or `None` if
+    /// they are not all there.
+    fn filter_of<'x>(&self, bytes: &'x [u8]) -> Option<&'x [u8]> {
+        bytes.get(..self.output_depth.checked_mul(self.accum_depth)?)
+    }
+
     /// Whether the input offset can be folded into per-output-channel constants
     /// ([`Self::folded_bias`], [`fully_connected_folded`]): when no filter offset applies
     /// (every per-channel filter, and a per-tensor one with zero point 0), the accumulator
@@ -982,13 +989,8 @@ impl Kernel for FullyConnected {
         io: &mut Operands<'_, '_, '_>,
     ) -> Result<(), KernelError> {
         let (m, s) = (io.multipliers(), io.shifts());
-        let n = p
-            .output_depth
-            .checked_mul(p.accum_depth)
-            .ok_or(crate::ops::operands::differs(OP))?;
-        let filter = io
-            .bytes(1)
-            .get(..n)
+        let filter = p
+            .filter_of(io.bytes(1))
             .ok_or(crate::ops::operands::differs(OP))?;
         let (x, c) = (io.i8(0)?, io.constants());
         linked::<O>(OP, Self::paths(p, !c.is_empty()))?;
@@ -1048,7 +1050,7 @@ fn short_row_thumb2<O: OpSet>(
     let (m0, s0) = (m0 as i32, s0 as i32);
     let f = dsp_rows(p, p.filter_offset, (m0, s0), Some(c))?;
     let (ad, od) = (p.accum_depth, p.output_depth);
-    let filter = io.bytes(1).get(..od.checked_mul(ad)?)?;
+    let filter = p.filter_of(io.bytes(1))?;
     let (buf, at) = (&mut *io.buf, io.at);
     let fits = |start: usize, n: usize| start.checked_add(n).filter(|&e| e <= buf.len());
     let (in_end, out_end) = (fits(at.input, ad)?, fits(at.output, od)?);
@@ -1066,13 +1068,8 @@ fn in_place_rows<O: OpSet>(
     io: &mut InPlaceOperands<'_, '_>,
 ) -> Result<usize, KernelError> {
     let (m, s) = (io.multipliers(), io.shifts());
-    let n = p
-        .output_depth
-        .checked_mul(p.accum_depth)
-        .ok_or(crate::ops::operands::differs(OP))?;
-    let filter = io
-        .bytes(1)
-        .get(..n)
+    let filter = p
+        .filter_of(io.bytes(1))
         .ok_or(crate::ops::operands::differs(OP))?;
     let out = p.batches * p.output_depth;
     let c = io.constants();
