@@ -95,6 +95,14 @@ impl<'s> Gathered<'s> {
         (a, b)
     }
 
+    /// [`Gathered::pair_dot2`] under the DSP layout's name ([`Filters::outputs2_right`] on the
+    /// Cortex-M3: any `k`, not only whole quads).
+    #[cfg(synaptic_mla)]
+    #[inline(always)]
+    pub(super) fn pair_dot2_quads<W: Int8>(&self, acc: [i32; 4], w0: &[W], w1: &[W]) -> [i32; 4] {
+        self.pair_dot2(acc, w0, w1)
+    }
+
     /// Two filters' weights `w0`, `w1` (each at least `k`) over both windows of the pair:
     /// [`Gathered::pair_dot1`] of each, `[a0, b0, a1, b1]` from `acc` in that order; each
     /// packed word read once for both filters (two `SMLAL`s: four products).
@@ -107,6 +115,13 @@ impl<'s> Gathered<'s> {
             let (mut s0, mut s1) = (0i64, 0i64);
             let m = v.len().min(w0.len()).min(w1.len());
             let (v, w0, w1) = (&v[..m], &w0[..m], &w1[..m]);
+            // The Cortex-M3: the whole quads in assembly, the rest (fewer than four) below.
+            #[cfg(synaptic_mla)]
+            let (v, w0, w1) = {
+                let done;
+                (s0, s1, done) = super::mla::pair_quads(v, w0, w1, (s0, s1));
+                (&v[done..], &w0[done..], &w1[done..])
+            };
             let mut mac = |x: i32, a: W, b: W| {
                 let x = i64::from(x);
                 s0 = s0.wrapping_add(x.wrapping_mul(i64::from(a.value())));

@@ -1102,6 +1102,22 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Filter
                 (oc, oa, ob)
             }
         };
+        // The Cortex-M3: the pairs of filters with each channel's requantizer made once for
+        // both pixels and the clamp chosen once a call; the rest (a last filter) below.
+        #[cfg(synaptic_mla)]
+        let (oc, oa, ob) = if self.right {
+            let done = if self.full {
+                self.outputs2_right::<true, false>(win, oc, oa, ob)
+            } else {
+                self.outputs2_right::<false, false>(win, oc, oa, ob)
+            };
+            if done == oa.len() {
+                return;
+            }
+            (oc + done, &mut oa[done..], &mut ob[done..])
+        } else {
+            (oc, oa, ob)
+        };
         let [_, f_h, f_w, f_d] = self.p.filter_shape;
         let k = (f_h * f_w * f_d).max(1);
         let ws = &self.filter[oc * k..][..oa.len() * k];
@@ -1285,7 +1301,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
     /// weights to `win.k`, the next filter's first (times 0): every pair but one whose last
     /// filter ends the tensor. Returns the channels written (the last of an odd count, and
     /// such a pair, are left to the general path).
-    #[cfg(synaptic_dsp)]
+    #[cfg(any(synaptic_dsp, synaptic_mla))]
     #[inline(always)]
     fn outputs2_right<const FULL: bool, const PAD: bool>(
         &self,
@@ -1691,6 +1707,11 @@ mod gathered;
 mod gathered_dsp;
 #[cfg(all(not(synaptic_dsp), synaptic_v6m))]
 mod gathered_v6m;
+// The packed pair windows' dot products on the Thumb-2 cores without the DSP extension, in
+// assembly (its own file, its `unsafe` there).
+#[cfg(synaptic_mla)]
+#[allow(unsafe_code)]
+mod mla;
 #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]
 pub(crate) use gathered::Gathered;
 #[cfg(all(not(synaptic_dsp), not(synaptic_v6m)))]

@@ -55,6 +55,9 @@ mod dsp;
 #[cfg(synaptic_mla)]
 #[allow(unsafe_code)]
 mod mla;
+#[cfg(any(synaptic_dsp, synaptic_mla))]
+#[allow(unsafe_code)]
+mod thumb2;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::DEPTHWISE_CONV_2D];
@@ -1197,6 +1200,19 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             hi: lanes(p.act_max),
             ..Default::default()
         });
+        // The same on the Cortex-M3 ([`Channels::mla_group`]), the input offset folded into
+        // each channel's constant: an offset whose negation is an int8 value (the padding's
+        // zero-point bytes then count `-offset · w` against it: 0, as TFLM's skipped taps).
+        #[cfg(synaptic_mla)]
+        let mut mq = {
+            let off = p.input_offset;
+            let folds = i32::from(off.wrapping_neg() as i8) == off.wrapping_neg();
+            (self.right && f_h == 3 && f_w == 3 && folds).then(|| mla::Quad {
+                out_offset: p.output_offset,
+                act: [p.act_min, p.act_max],
+                ..Default::default()
+            })
+        };
         // Each window row's first inside pixel in the input ([`Channels::segment`]).
         let mut at = [usize::MAX; ROW_TAPS];
         for b in ordered(batches, dir) {
@@ -1220,6 +1236,12 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                         #[cfg(synaptic_dsp)]
                         if let Some(q) = quad.as_mut() {
                             if self.quad_group(q, g, (x, at, span), blk, n, pair, o) {
+                                continue;
+                            }
+                        }
+                        #[cfg(synaptic_mla)]
+                        if let Some(q) = mq.as_mut() {
+                            if self.mla_group(q, g, (x, at, span), blk, n, o) {
                                 continue;
                             }
                         }
@@ -1369,6 +1391,59 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         dsp::quad3x3_row(q, blk, (n, p.stride_w, ncols), pair, o, c)
     }
 
+    /// Group `g`'s outputs over a segment of `n` pixels in one `MLA` block on the Cortex-M3
+    /// ([`mla::quad3x3_row`]): its taps, its constants (bias plus the input offset times the
+    /// weights' sum) and requantizers written into `q` straight from the tables, its words of
+    /// the window rows gathered ([`Channels::gather`]). `false` when a slice is short or the
+    /// block refuses (never, for the kernel's own): the general path then computes the group
+    /// whole.
+    #[cfg(synaptic_mla)]
+    #[inline(always)]
+    fn mla_group<X: Int8>(
+        &self,
+        q: &mut mla::Quad,
+        g: usize,
+        (x, at, span): (&[X], &[usize], (usize, usize, usize)),
+        blk: &mut [u32],
+        n: usize,
+        o: &mut [i8],
+    ) -> bool {
+        let p = self.p;
+        let (c, ncols, sw) = (p.filter_shape[3], span.2, p.stride_w);
+        let oc = g * LANES;
+        let (Some(steps), Some(ws)) = (
+            row_block_steps(sw, ncols, c),
+            self.filter.get(oc..).and_then(|w| w.get(..8 * c + LANES)),
+        ) else {
+            return false;
+        };
+        q.steps = steps;
+        let mut sum = [0i32; LANES];
+        for (tap, w) in q.taps.iter_mut().zip(ws.chunks(c.max(1))) {
+            if let Some(w) = w.first_chunk::<LANES>() {
+                for j in 0..LANES {
+                    let v = w[j].value();
+                    tap[j] = v as i8;
+                    sum[j] = sum[j].wrapping_add(v);
+                }
+            }
+        }
+        let bias = self.bias.map_or([0; LANES], |b| b.at4(oc));
+        let (m, sh) = (self.multipliers.at4(oc), self.shifts.at4(oc));
+        for j in 0..LANES {
+            q.init[j] = bias[j].wrapping_add(p.input_offset.wrapping_mul(sum[j]));
+            q.rq[j] = RightRequantizer::new_checked(m[j], sh[j]).parts();
+        }
+        self.gather(x, at, span, g, blk);
+        mla::quad3x3_row(
+            q,
+            blk,
+            (n, sw, ncols),
+            o.get_mut(oc..).unwrap_or(&mut []),
+            c,
+        )
+    }
+
     /// The window rows of the segment from output pixel `ox0` of row `oy` (batch input at
     /// `x[x_b..]`, `x_len` elements) that are the same for every group: the input's zero
     /// point in each byte of every word whose tap is outside the input (the columns left of
@@ -1450,8 +1525,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
             ) else {
                 continue;
             };
-            #[cfg(synaptic_dsp)]
-            if dm == 1 && dsp::gather_words(dst, src.get(word_at..).unwrap_or(&[]), c) {
+            #[cfg(any(synaptic_dsp, synaptic_mla))]
+            if dm == 1 && thumb2::gather_words(dst, src.get(word_at..).unwrap_or(&[]), c) {
                 continue;
             }
             if dm == 1 {
