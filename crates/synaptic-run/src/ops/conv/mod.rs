@@ -4,3 +4,15 @@
 
 pub mod conv_2d;
 pub mod depthwise_conv_2d;
+
+/// The two sums `(A, B)` of a packed sum `s = A + B · 2²³` (two pixels' products summed by
+/// one `SMLAL` a pair on the Thumb-2 cores without the DSP extension: CONV_2D's pair windows,
+/// DEPTHWISE_CONV_2D's pixel pairs), `|A| < 2²²`: `A` the low 23 bits sign-extended, `B` the
+/// rest.
+#[cfg(not(any(synaptic_dsp, synaptic_v6m)))]
+#[inline(always)]
+pub(crate) fn unpack23(s: i64) -> (i32, i32) {
+    let a = ((s as i32) << 9) >> 9;
+    let b = (s.wrapping_sub(i64::from(a)) >> 23) as i32;
+    (a, b)
+}

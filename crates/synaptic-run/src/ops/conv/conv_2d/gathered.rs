@@ -3,6 +3,7 @@
 //! a `SMLAL`.
 
 use super::*;
+use crate::ops::conv::unpack23;
 
 /// Taps a packed accumulator of [`Gathered`] takes before it is split (portable, not Armv6-M):
 /// a window value `|x + offset| ≤ 255` times a weight `|w| ≤ 128` is at most 32,640, so
@@ -14,7 +15,7 @@ pub(super) const PACKED_TAPS: usize = 128;
 /// filter's order, packed one word a tap (portable, not Armv6-M): `a + b · 2²³` for window
 /// `a`'s value and window `b`'s (an exact integer within `i32`). One `SMLAL` of a packed
 /// word and a weight multiply-accumulates both pixels into a 64-bit sum `A + B · 2²³`,
-/// split every [`PACKED_TAPS`] taps ([`unpack`]): two products an instruction where `MLA`
+/// split every [`PACKED_TAPS`] taps ([`unpack23`]): two products an instruction where `MLA`
 /// takes one.
 pub(crate) struct Gathered<'s> {
     /// `cap` packed words.
@@ -88,7 +89,7 @@ impl<'s> Gathered<'s> {
             for (&x, w) in v.iter().zip(w) {
                 s = s.wrapping_add(i64::from(x).wrapping_mul(i64::from(w.value())));
             }
-            let (p, q) = unpack(s);
+            let (p, q) = unpack23(s);
             a = a.wrapping_add(p);
             b = b.wrapping_add(q);
         }
@@ -141,7 +142,7 @@ impl<'s> Gathered<'s> {
             for ((&x, &a), &b) in vr.iter().zip(ar).zip(br) {
                 mac(x, a, b);
             }
-            (unpack(s0), unpack(s1))
+            (unpack23(s0), unpack23(s1))
         };
         if n <= self.span {
             let ((p0, q0), (p1, q1)) = sums(v, w0, w1);
@@ -165,13 +166,4 @@ impl<'s> Gathered<'s> {
         }
         [a0, b0, a1, b1]
     }
-}
-
-/// The two sums `(A, B)` of a packed sum `s = A + B · 2²³` of at most [`PACKED_TAPS`]
-/// products, `|A| < 2²²`: `A` the low 23 bits sign-extended, `B` the rest.
-#[inline(always)]
-pub(super) fn unpack(s: i64) -> (i32, i32) {
-    let a = ((s as i32) << 9) >> 9;
-    let b = (s.wrapping_sub(i64::from(a)) >> 23) as i32;
-    (a, b)
 }

@@ -360,3 +360,163 @@ pub(crate) fn quad3x3_row(
     }
     true
 }
+
+/// One tap of [`pair4`]: the pixel pair's two input bytes at `{vp}` (pixel `a`'s, then `b`'s;
+/// advanced two) packed into `{p}` = `a + b · 2²³`, times the tap's four weights at `{wp}`
+/// (advanced `{step}`) into the packed sums `{s0l}:{s0h}` .. `{s3l}:{s3h}`: 12 instructions
+/// for eight products.
+macro_rules! pair_tap {
+    () => {
+        concat!(
+            "ldrsb {p}, [{vp}, #1]\n",
+            "ldrsb {w}, [{vp}], #2\n",
+            "add {p}, {w}, {p}, lsl #23\n",
+            "ldrsb {w}, [{wp}]\n",
+            "smlal {s0l}, {s0h}, {w}, {p}\n",
+            "ldrsb {w}, [{wp}, #1]\n",
+            "smlal {s1l}, {s1h}, {w}, {p}\n",
+            "ldrsb {w}, [{wp}, #2]\n",
+            "smlal {s2l}, {s2h}, {w}, {p}\n",
+            "ldrsb {w}, [{wp}, #3]\n",
+            "add {wp}, {wp}, {step}\n",
+            "smlal {s3l}, {s3h}, {w}, {p}\n",
+        )
+    };
+}
+
+/// The sums of four output channels over the windows of two pixels, `a` and `b`, of a
+/// depthwise convolution with one input channel: `(Σ_t a_t · w[t·step + j], Σ_t b_t ·
+/// w[t·step + j])` for `j < 4`, `t < k`, each window's raw input bytes interleaved one tap a
+/// half-word in `v` (`a_t` the low byte of `v[t]`, `b_t` the high), wrapping. Both pixels'
+/// bytes packed one word a tap (`a + b · 2²³`), one `SMLAL` two products (the Cortex-M3 has
+/// no `SMLAD`): 12 instructions for eight products, where [`window4`] takes 11 for four. The
+/// packed sums stay exact for `k ≤ 255` (`|a · w| ≤ 2¹⁴`: each pixel's sum within ±2²²);
+/// longer windows, or slices shorter than `k` taps need, get the portable sums.
+#[inline(always)]
+pub(crate) fn pair4<W: Int8>(v: &[i16], w: &[W], step: usize, k: usize) -> [(i32, i32); 4] {
+    let need = k
+        .checked_sub(1)
+        .and_then(|t| t.checked_mul(step))
+        .and_then(|t| t.checked_add(4));
+    if k == 0 || k > 255 || v.len() < k || need.is_none_or(|n| n > w.len()) || size_of::<W>() != 1 {
+        return core::array::from_fn(|j| {
+            let taps = v
+                .iter()
+                .zip(w.get(j..).unwrap_or(&[]).iter().step_by(step.max(1)));
+            taps.take(k).fold((0i32, 0i32), |(a, b), (&x, w)| {
+                let (xa, xb) = (i32::from(x as i8), i32::from(x >> 8));
+                let w = w.value();
+                (a.wrapping_add(xa * w), b.wrapping_add(xb * w))
+            })
+        });
+    }
+    let mut s = [0u32; 8];
+    let vp = v.as_ptr().cast::<u8>();
+    let end = vp.wrapping_add(2 * k);
+    // SAFETY: reads only: bytes `0 .. 2k` of `v` (`vp` advanced two a tap to `end` = `vp +
+    // 2k`, `k ≤ v.len()` half-words) and bytes `t·step + j`, `t < k`, `j < 4`, of `w` (`wp`
+    // advanced `step` a tap; the last byte `(k − 1)·step + 3 < w.len()`, checked above
+    // without overflow; `W` is one byte, `Int8` being sealed to `i8` and `u8`). `k ≥ 1`: an
+    // odd `k` enters the two-tap step at its second tap, so `vp` meets `end` exactly. The one
+    // stack slot (`end`, eight bytes keeping the stack's alignment) is freed before the end;
+    // no other memory is written. The flags are set (the tests).
+    unsafe {
+        asm!(
+            "sub sp, sp, #8",
+            "str {p}, [sp]",
+            "sub {p}, {p}, {vp}",
+            "tst {p}, #2",
+            "bne 3f",
+            "2:",
+            pair_tap!(),
+            "3:",
+            pair_tap!(),
+            "ldr {w}, [sp]",
+            "cmp {vp}, {w}",
+            "bne 2b",
+            "add sp, sp, #8",
+            s0l = inout(reg) s[0],
+            s0h = inout(reg) s[1],
+            s1l = inout(reg) s[2],
+            s1h = inout(reg) s[3],
+            s2l = inout(reg) s[4],
+            s2h = inout(reg) s[5],
+            s3l = inout(reg) s[6],
+            s3h = inout(reg) s[7],
+            p = inout(reg) end => _,
+            vp = inout(reg) vp => _,
+            wp = inout(reg) w.as_ptr() => _,
+            step = in(reg) step,
+            w = out(reg) _,
+        );
+    }
+    core::array::from_fn(|j| {
+        let sum = ((u64::from(s[2 * j + 1]) << 32) | u64::from(s[2 * j])) as i64;
+        crate::ops::conv::unpack23(sum)
+    })
+}
+
+/// Byte `lane` (0 or 1) of the half-words of `dst` set from `src`, `rows` rows of `n` bytes:
+/// byte `lane` of `dst[r·d_step + t]` = `src[r·s_step + t]` for `r < rows`, `t < n` (one
+/// pixel's window rows into [`pair4`]'s interleaved window). Four instructions a byte.
+/// Returns `false`, writing nothing, when a slice is too short for that, a row longer than
+/// its step, or `lane`, `rows` or `n` out of range.
+#[inline(always)]
+pub(crate) fn set_lane<X: Int8>(
+    dst: &mut [i16],
+    lane: usize,
+    src: &[X],
+    (rows, n): (usize, usize),
+    (s_step, d_step): (usize, usize),
+) -> bool {
+    let last = |step: usize| {
+        rows.checked_sub(1)
+            .and_then(|r| r.checked_mul(step))
+            .and_then(|r| r.checked_add(n))
+    };
+    let fits = |need: Option<usize>, len: usize| need.is_some_and(|k| k <= len);
+    if lane > 1
+        || rows == 0
+        || n == 0
+        || n > s_step
+        || n > d_step
+        || !fits(last(s_step), src.len())
+        || !fits(last(d_step), dst.len())
+        || size_of::<X>() != 1
+    {
+        return false;
+    }
+    let (s_skip, d_skip) = (s_step - n, 2 * (d_step - n));
+    // SAFETY: row `r < rows` reads bytes `r·s_step + t`, `t < n`, of `src` (`sp` advanced one
+    // a byte, then `s_skip` to the next row's start) and writes byte `lane` of half-words
+    // `r·d_step + t` of `dst` (`dp` at byte `lane`, advanced two a byte, then `d_skip` bytes);
+    // the last of each within its slice (checked above without overflow; `X` is one byte,
+    // `Int8` being sealed to `i8` and `u8`, and every byte of an `i16` is a value). `n ≥ 1`:
+    // each row's loop meets its end (`sp + n`) exactly; `rows ≥ 1` counted down to 0. No
+    // stack; the flags are set.
+    unsafe {
+        asm!(
+            "1:",
+            "add {e}, {sp}, {n}",
+            "2:",
+            "ldrb {t}, [{sp}], #1",
+            "strb {t}, [{dp}], #2",
+            "cmp {sp}, {e}",
+            "bne 2b",
+            "add {sp}, {sp}, {s_skip}",
+            "add {dp}, {dp}, {d_skip}",
+            "subs {rows}, {rows}, #1",
+            "bne 1b",
+            sp = inout(reg) src.as_ptr().cast::<u8>() => _,
+            dp = inout(reg) dst.as_mut_ptr().cast::<u8>().wrapping_add(lane) => _,
+            rows = inout(reg) rows => _,
+            n = in(reg) n,
+            s_skip = in(reg) s_skip,
+            d_skip = in(reg) d_skip,
+            e = out(reg) _,
+            t = out(reg) _,
+            options(nostack),
+        );
+    }
+    true
+}

@@ -366,7 +366,16 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized, L> {
     /// The filter in tap pairs (`tap_pair_word`, the program's constants on the DSP extension;
     /// empty: none), what [`Channels::multiplier`] multiplies by `SMLAD`.
     pairs: &'a [u32],
+    /// The Cortex-M3's pixel pairs ([`Channels::pixel_pairs`]): each output channel's input
+    /// offset times its weights' sum, `off · Σ_t w` (the pairs' windows hold raw bytes, the
+    /// zero point at the taps outside the input); `None`: the pixels one at a time.
+    #[cfg(synaptic_mla)]
+    folds: Option<[i32; FOLDS]>,
 }
+
+/// The most output channels the Cortex-M3's pixel pairs take ([`Channels::pixel_pairs`]).
+#[cfg(synaptic_mla)]
+const FOLDS: usize = 16;
 
 /// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
 /// ([`Lanes::whole`]): one segment's outputs and one group's gathered window rows.
@@ -393,7 +402,48 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'a,
             bias,
             right: right_requantized(multipliers, shifts, bias, out_d, f_h * f_w),
             pairs: &[],
+            #[cfg(synaptic_mla)]
+            folds: None,
         }
+        .pixel_pairs()
+    }
+
+    /// These channels with the Cortex-M3's pixel pairs ([`Lanes::pairs`], [`mla::pair4`])
+    /// when they take the parameters: the multiplier path ([`multiplier_taps`]) of one input
+    /// channel without dilation across, a multiplier a multiple of four and at most [`FOLDS`], every channel's
+    /// requantizer a right shift, an input offset whose negation is an int8 value (the
+    /// windows' padding bytes) and a filter as long as its shape. Each channel's `off · Σ_t w`
+    /// computed here, once a call.
+    #[inline(always)]
+    fn pixel_pairs(self) -> Self {
+        #[cfg(synaptic_mla)]
+        {
+            let mut ch = self;
+            let p = ch.p;
+            let [_, f_h, f_w, out_d] = p.filter_shape;
+            let off = p.input_offset;
+            let k = f_h * f_w;
+            let takes = has::<L>(paths::DW_MULTIPLIER)
+                && ch.right
+                && p.input_shape[3] == 1
+                && p.dilation_w == 1
+                && out_d % LANES == 0
+                && out_d <= FOLDS
+                && multiplier_taps(p) == k
+                && i32::from(off.wrapping_neg() as i8) == off.wrapping_neg();
+            if let (true, Some(w)) = (takes, ch.filter.get(..k * out_d)) {
+                let mut folds = [0i32; FOLDS];
+                for tap in w.chunks_exact(out_d) {
+                    for (f, w) in folds.iter_mut().zip(tap) {
+                        *f = f.wrapping_add(w.value());
+                    }
+                }
+                ch.folds = Some(folds.map(|f| f.wrapping_mul(off)));
+            }
+            ch
+        }
+        #[cfg(not(synaptic_mla))]
+        self
     }
 
     /// These channels with the filter's tap pairs `pairs` (the record's constants): used
@@ -617,6 +667,96 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Lanes for Channe
         };
         self.rows(seg, dir, &mut bufs, &mut Io { s, input, write });
         Ok(true)
+    }
+
+    /// The Cortex-M3's pixel pairs ([`Channels::pixel_pairs`]).
+    #[cfg(synaptic_mla)]
+    #[inline(always)]
+    fn pairs(&self) -> bool {
+        self.folds.is_some()
+    }
+
+    /// Both pixels' windows, raw, into `win`, one tap a half-word (pixel `a`'s byte low,
+    /// `b`'s high), the zero point at the taps outside the input (which then contribute
+    /// `-off · w`, cancelling the fold: 0, as TFLM's skipped taps).
+    #[cfg(synaptic_mla)]
+    #[inline(always)]
+    fn gather2<X: Int8>(
+        &self,
+        x: &[X],
+        a: (usize, &Taps, &Taps),
+        b: (usize, &Taps, &Taps),
+        win: &mut TapValues<'_>,
+    ) {
+        let p = self.p;
+        let [_, f_h, f_w, _] = p.filter_shape;
+        let in_w = p.input_shape[2];
+        let k = (f_h * f_w).min(win.v.len());
+        let v = &mut win.v[..k];
+        let zp = u16::from(p.input_offset.wrapping_neg() as u8);
+        let whole =
+            |(_, ys, xs): (usize, &Taps, &Taps)| ys.taps.len() == f_h && xs.taps.len() == f_w;
+        if !(whole(a) && whole(b)) {
+            v.fill((zp | zp << 8) as i16);
+        }
+        // Each pixel's inside taps into its byte (dilation 1 across, one input channel):
+        // window row `fy` from the input row at `iy`.
+        for (lane, (x_b, ys, xs)) in [(0, a), (1, b)] {
+            let (rows, n) = (ys.taps.len(), xs.taps.len());
+            let at = x_b + ys.first * in_w + xs.first;
+            let d0 = ys.taps.start * f_w + xs.taps.start;
+            let (src, dst) = (
+                x.get(at..).unwrap_or(&[]),
+                v.get_mut(d0..).unwrap_or(&mut []),
+            );
+            let steps = (ys.dilation * in_w, f_w);
+            if rows == 0 || n == 0 || mla::set_lane(dst, lane, src, (rows, n), steps) {
+                continue;
+            }
+            // (Never, for the kernel's own slices.)
+            let keep = !(0xffu16 << (8 * lane));
+            for (fy, iy) in ys.iter() {
+                let row = x.get(x_b + iy * in_w + xs.first..).unwrap_or(&[]);
+                let dst = v.get_mut(fy * f_w + xs.taps.start..).unwrap_or(&mut []);
+                for (v, x) in dst.iter_mut().zip(row).take(n) {
+                    *v = ((*v as u16 & keep) | u16::from(x.byte()) << (8 * lane)) as i16;
+                }
+            }
+        }
+    }
+
+    /// Channels `oc ..` (a multiple of [`LANES`]: the multiplier is) of both pixels
+    /// [`Lanes::gather2`] gathered, four a pass ([`mla::pair4`]).
+    #[cfg(synaptic_mla)]
+    #[inline(never)]
+    fn outputs2(&self, win: &TapValues<'_>, oc: usize, oa: &mut [i8], ob: &mut [i8]) {
+        let Some(folds) = &self.folds else {
+            return;
+        };
+        let p = self.p;
+        let [_, f_h, f_w, out_d] = p.filter_shape;
+        let k = f_h * f_w;
+        let v = win.v.get(..k).unwrap_or(&[]);
+        let (pa, pb) = (oa.chunks_exact_mut(LANES), ob.chunks_exact_mut(LANES));
+        for (j, (qa, qb)) in pa.zip(pb).enumerate() {
+            let c = oc + j * LANES;
+            let sums = mla::pair4(v, self.filter.get(c..).unwrap_or(&[]), out_d, k);
+            let b = self.bias.map_or([0; LANES], |b| b.at4(c));
+            let (m, s) = (self.multipliers.at4(c), self.shifts.at4(c));
+            let fold = folds.get(c..c + LANES).unwrap_or(&[0; LANES]);
+            for l in 0..LANES {
+                let r = RightRequantizer::new_checked(m[l], s[l]);
+                let init = b[l].wrapping_add(fold[l]);
+                let out = |a: i32| {
+                    r.apply(a.wrapping_add(init))
+                        .wrapping_add(p.output_offset)
+                        .max(p.act_min)
+                        .min(p.act_max) as i8
+                };
+                qa[l] = out(sums[l].0);
+                qb[l] = out(sums[l].1);
+            }
+        }
     }
 
     /// Calls `f` on the chunks of one pixel's output channels, together covering each channel
