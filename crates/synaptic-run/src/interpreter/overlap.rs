@@ -51,38 +51,6 @@ pub(super) fn run_pair<O: OpSet>(
     model: &[u8],
     observe: Observer<'_, '_>,
 ) -> Result<bool, PairError> {
-    // The pair's output is a plan slot: every SHARED entry is an input.
-    let shared = SharedIns::all(io);
-    let ran = |span: OverlapSpan<'_>,
-               k: usize,
-               slots: &[usize],
-               views: &[Tensor<'_>],
-               scratch: Scratch<'_>| {
-        let ins = Inputs {
-            rec,
-            slots,
-            views,
-            shared,
-            model,
-        };
-        let mut io = InPlaceOperands {
-            name: "",
-            ins,
-            buf: span.bytes,
-            at: InPlace::checked_at_load(span.input, span.output, span.direction.into()),
-            k,
-            prog: *prog,
-            out_slot: usize::from(pair.output),
-            scratch,
-        };
-        let n = ops::run_in_place::<O>(rec.kind, rec.params, &mut io)?;
-        if let Some(observe) = observe {
-            let output = span.output;
-            let bytes = io.buf.get(output..output + n).ok_or(PairError::Program)?;
-            observe(usize::from(pair.op), rec.output, bytes);
-        }
-        Ok(true)
-    };
     // Checked at load: a kernel with a fixed pair input views no other input; otherwise the
     // pair's input is read once and at most one other input is planned.
     let (k, other) = match ops::pair_input(rec.kind) {
@@ -92,29 +60,106 @@ pub(super) fn run_pair<O: OpSet>(
             (found.k, found.other)
         }
     };
+    let run = PairRun {
+        rec,
+        prog,
+        pair,
+        slots,
+        // The pair's output is a plan slot: every SHARED entry is an input.
+        shared: SharedIns::all(io),
+        model,
+        observe,
+        q,
+        k,
+        other: other.map(|(_, s)| s),
+    };
     // The kernel's scratch: one block of the pool for this call, given back when it returns.
     let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
-    let body = |p: &mut PlannedInference<'_, '_>, scratch: Scratch<'_>| match other {
-        // No other planned input: the span straight from the plan's region at the pair's
-        // planned offsets (the plan validated at load: both slots live at the pair's
-        // operator, inside the region, no other slot live there sharing their bytes), not a
-        // checked view per operator (hello_world_int8: 97 instructions an inference fewer on
-        // the M4, 36 on the M3, its three operators).
-        None => match span_in(p, slots, pair)? {
-            Some(span) => ran(span, k, &[], &[], scratch),
-            None => Ok(false),
-        },
-        Some((_, s)) => match p.overlapped(q, [s])? {
-            Some((span, [v])) => ran(span, k, &[s], core::slice::from_ref(&v), scratch),
-            None => Ok(false),
-        },
-    };
     if scratch_bytes == 0 {
-        // No block to take (the usual in-place kernel): no scope (in the C kit's library,
-        // whose every kernel is linked, the scope's closure was a call of its own).
-        return body(p, Scratch::empty());
+        // No block to take (the usual in-place kernel): no scope, and the body inlined here
+        // (methods, not closures: the C kit's library, whose every kernel is linked, had made
+        // the shared closure a call of its own, ~90 instructions an operator).
+        return run.body::<O>(p, Scratch::empty());
     }
-    p.with_scratch(scratch_bytes, body)?
+    p.with_scratch(scratch_bytes, move |p, scratch| run.body::<O>(p, scratch))?
+}
+
+/// What [`run_pair`] runs its operator with: the record, the pair, the inputs' sources and
+/// the pair's input operand `k` and other planned input `other` (a plan slot).
+struct PairRun<'r, 'o, 'f> {
+    rec: &'r OpRecord<'r>,
+    prog: &'r Program<'r>,
+    pair: &'r OverlapPair,
+    slots: &'r [PlanSlot],
+    shared: SharedIns<'r, 'r>,
+    model: &'r [u8],
+    observe: Observer<'o, 'f>,
+    /// The pair's index among the plan's declared overlaps.
+    q: usize,
+    k: usize,
+    other: Option<usize>,
+}
+
+impl PairRun<'_, '_, '_> {
+    /// The operator on its span: straight from the plan's region at the pair's planned
+    /// offsets when it has no other planned input (the plan validated at load: both slots
+    /// live at the pair's operator, inside the region, no other slot live there sharing their
+    /// bytes), not a checked view per operator (hello_world_int8: 97 instructions an
+    /// inference fewer on the M4, 36 on the M3, its three operators); else the core's checked
+    /// span with the other input's view beside it.
+    #[inline(always)]
+    fn body<O: OpSet>(
+        self,
+        p: &mut PlannedInference<'_, '_>,
+        scratch: Scratch<'_>,
+    ) -> Result<bool, PairError> {
+        match self.other {
+            None => match span_in(p, self.slots, self.pair)? {
+                Some(span) => self.ran::<O>(span, &[], &[], scratch),
+                None => Ok(false),
+            },
+            Some(s) => match p.overlapped(self.q, [s])? {
+                Some((span, [v])) => self.ran::<O>(span, &[s], core::slice::from_ref(&v), scratch),
+                None => Ok(false),
+            },
+        }
+    }
+
+    /// The kernel's in-place entry on `span`, its other input `views` (of plan `slots`).
+    #[inline(always)]
+    fn ran<O: OpSet>(
+        self,
+        span: OverlapSpan<'_>,
+        slots: &[usize],
+        views: &[Tensor<'_>],
+        scratch: Scratch<'_>,
+    ) -> Result<bool, PairError> {
+        let rec = self.rec;
+        let ins = Inputs {
+            rec,
+            slots,
+            views,
+            shared: self.shared,
+            model: self.model,
+        };
+        let mut io = InPlaceOperands {
+            name: "",
+            ins,
+            buf: span.bytes,
+            at: InPlace::checked_at_load(span.input, span.output, span.direction.into()),
+            k: self.k,
+            prog: *self.prog,
+            out_slot: usize::from(self.pair.output),
+            scratch,
+        };
+        let n = ops::run_in_place::<O>(rec.kind, rec.params, &mut io)?;
+        if let Some(observe) = self.observe {
+            let output = span.output;
+            let bytes = io.buf.get(output..output + n).ok_or(PairError::Program)?;
+            observe(usize::from(self.pair.op), rec.output, bytes);
+        }
+        Ok(true)
+    }
 }
 
 /// The one span of the plan's region holding both slots of `pair` (`slots`: the plan's), as
