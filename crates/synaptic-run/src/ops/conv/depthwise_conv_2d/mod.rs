@@ -377,6 +377,36 @@ struct Channels<'a, W, B: ?Sized, T: ?Sized, L> {
 #[cfg(synaptic_mla)]
 const FOLDS: usize = 16;
 
+/// A segment's window rows in the input ([`Channels::segment`]): `at[fy]`, the element of
+/// window row `fy`'s first inside pixel (`usize::MAX`: outside the input), and, when the rows
+/// inside are one run each the same step after the one before, `run` = (its first row, its
+/// rows, the step): the Thumb-2 cores' gather takes them in one call ([`Channels::gather`]).
+struct WinRows<'a> {
+    at: &'a [usize],
+    #[cfg_attr(not(any(synaptic_dsp, synaptic_mla)), allow(dead_code))]
+    run: Option<(usize, usize, usize)>,
+}
+
+impl<'a> WinRows<'a> {
+    /// The rows of `at`, their run found once a segment (not once a group).
+    #[inline(always)]
+    fn new(at: &'a [usize]) -> Self {
+        let inside = |a: &usize| *a != usize::MAX;
+        let run = at.iter().position(inside).and_then(|f0| {
+            let a0 = at[f0];
+            let rows = at[f0..].iter().take_while(|a| inside(a)).count();
+            let step = at
+                .get(f0 + 1)
+                .filter(|a| inside(a))
+                .map_or(usize::MAX, |&a| a.wrapping_sub(a0));
+            let even = (0..rows).all(|r| at[f0 + r] == a0.wrapping_add(r.wrapping_mul(step)))
+                && !at[f0 + rows..].iter().any(inside);
+            even.then_some((f0, rows, step))
+        });
+        WinRows { at, run }
+    }
+}
+
 /// The row kernel's buffers ([`Channels::rows`]), from the operator's scratch block
 /// ([`Lanes::whole`]): one segment's outputs and one group's gathered window rows.
 struct RowBufs<'a> {
@@ -1247,16 +1277,13 @@ pub(crate) fn row_block_fits(
     c: usize,
     steps: &[u32; 3],
 ) -> bool {
-    let last = |step: usize, span: Option<usize>| {
-        n.checked_sub(1)
-            .and_then(|k| k.checked_mul(step))
-            .zip(span)
-            .and_then(|(a, b)| a.checked_add(b))
-    };
-    let need_win = last(sw, ncols.checked_mul(2).and_then(|s| s.checked_add(3)));
-    let need_out = last(c, Some(4));
-    let fits = |need: Option<usize>, len: usize| need.is_some_and(|k| k <= len);
-    if n == 0 || !fits(need_win, win) || !fits(need_out, out) {
+    // In 64 bits (no product of two 32-bit `usize`s plus a small sum overflows: these cores'
+    // `usize`, asserted in `thumb2.rs`): one multiply a bound, not a checked chain.
+    let wide = |v: usize| v as u64;
+    if n == 0
+        || wide(n - 1) * wide(sw) + 2 * wide(ncols) + 3 > wide(win)
+        || wide(n - 1) * wide(c) + 4 > wide(out)
+    {
         return false;
     }
     // (Word by word: an array's `!=` is a call to `memcmp`.)
@@ -1371,7 +1398,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
                     let x = io.input();
                     let (left, inside) = self.segment(x.len(), b * pixel, (oy, ox0), blk, &mut at);
                     let span = (left, inside, ncols);
-                    let at = &at[..f_h.min(ROW_TAPS)];
+                    let at = WinRows::new(&at[..f_h.min(ROW_TAPS)]);
+                    let at = &at;
                     for g in 0..c / LANES {
                         #[cfg(synaptic_dsp)]
                         if let Some(q) = quad.as_mut() {
@@ -1510,7 +1538,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         &self,
         q: &mut dsp::Quad,
         g: usize,
-        (x, at, span): (&[X], &[usize], (usize, usize, usize)),
+        (x, at, span): (&[X], &WinRows<'_>, (usize, usize, usize)),
         blk: &mut [u32],
         n: usize,
         pair: u32,
@@ -1543,7 +1571,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         &self,
         q: &mut mla::Quad,
         g: usize,
-        (x, at, span): (&[X], &[usize], (usize, usize, usize)),
+        (x, at, span): (&[X], &WinRows<'_>, (usize, usize, usize)),
         blk: &mut [u32],
         n: usize,
         o: &mut [i8],
@@ -1643,7 +1671,7 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
     fn gather<X: Int8>(
         &self,
         x: &[X],
-        at: &[usize],
+        rows: &WinRows<'_>,
         (left, inside, ncols): (usize, usize, usize),
         g: usize,
         blk: &mut [u32],
@@ -1657,7 +1685,17 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'_, W, 
         if (dm == 1 && word_at + LANES > c) || ic >= c || inside == 0 {
             return;
         }
-        for (&a, row) in at.iter().zip(blk.chunks_exact_mut(ncols.max(1))) {
+        // Thumb-2: the window rows inside the input (a run of them, each the same step after
+        // the one before: [`WinRows::run`]) in one call.
+        #[cfg(any(synaptic_dsp, synaptic_mla))]
+        if let (1, Some((f0, n, step))) = (dm, rows.run) {
+            let src = x.get(rows.at[f0] + word_at..).unwrap_or(&[]);
+            let dst = blk.get_mut(f0 * ncols + left..).unwrap_or(&mut []);
+            if thumb2::gather_rows(dst, src, (n, inside), (step, ncols), c) {
+                return;
+            }
+        }
+        for (&a, row) in rows.at.iter().zip(blk.chunks_exact_mut(ncols.max(1))) {
             // Pixel j's values at `x[a + j·c ..][.. c]` (`usize::MAX`: not gathered).
             let (Some(dst), Some(src)) = (
                 row.get_mut(left..left + inside),
