@@ -5,6 +5,19 @@
 pub mod conv_2d;
 pub mod depthwise_conv_2d;
 
+// The requantization of the whole int8 range in assembly, one file per Thumb-2 ISA (the same
+// names in each; their `unsafe` there).
+#[cfg(synaptic_dsp)]
+#[allow(unsafe_code)]
+pub(crate) mod requant_dsp;
+#[cfg(synaptic_dsp)]
+pub(crate) use requant_dsp as requant;
+#[cfg(synaptic_mla)]
+#[allow(unsafe_code)]
+pub(crate) mod requant_mla;
+#[cfg(synaptic_mla)]
+pub(crate) use requant_mla as requant;
+
 /// The two sums `(A, B)` of a packed sum `s = A + B · 2²³` (two pixels' products summed by
 /// one `SMLAL` a pair on the Thumb-2 cores without the DSP extension: CONV_2D's pair windows,
 /// DEPTHWISE_CONV_2D's pixel pairs), `|A| < 2²²`: `A` the low 23 bits sign-extended, `B` the

@@ -1325,6 +1325,15 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
         let rq =
             |c: usize| RightRequantizer::new_checked(self.multipliers.at(c), self.shifts.at(c));
         let put = |[a0, b0, a1, b1]: [i32; 4], o: &mut [i8], q: &mut [i8], c: usize| {
+            if FULL {
+                // The whole int8 range: each channel's pair in assembly (`requant::requant2`).
+                let (m, s) = (self.multipliers, self.shifts);
+                let (v0, w0) = crate::ops::conv::requant::requant2(a0, b0, m.at(c), s.at(c), off);
+                let (v1, w1) =
+                    crate::ops::conv::requant::requant2(a1, b1, m.at(c + 1), s.at(c + 1), off);
+                (o[0], q[0], o[1], q[1]) = (v0 as i8, w0 as i8, v1 as i8, w1 as i8);
+                return;
+            }
             let (r0, r1) = (rq(c), rq(c + 1));
             o[0] = fin(&r0, a0);
             q[0] = fin(&r0, b0);

@@ -1,0 +1,93 @@
+//! The convolutions' requantization of the whole int8 range in assembly on the Thumb-2 cores
+//! without the DSP extension (`cfg(synaptic_mla)`: the Cortex-M3): `RightRequantizer::apply`
+//! by `SMULL` and the carry of `2^31`, plus the output offset, saturated by `SSAT` — one
+//! output ([`requant1`]) or a channel's pixel pair ([`requant2`]). The DSP extension's twin is
+//! `requant_dsp.rs` (the same names).
+//!
+//! Guarantees: registers only, no memory and no stack; any arguments give some value, never a
+//! fault; for a requantizer `RightRequantizer::new` takes (shift within `-31 ..= -1`), the
+//! portable kernels' values exactly.
+
+use core::arch::asm;
+
+/// One channel's two outputs (a pixel pair's accumulators `a` and `b`, bias added) by its
+/// right-shift requantizer (multiplier `m`, shift `s` within `-31 ..= -1`: what
+/// `RightRequantizer::new` takes, the caller's tables all did) plus the output offset `zp`,
+/// saturated to int8: `RightRequantizer::apply` (the doubled value's rounded high word of its
+/// product with `m`: `SMULL` and the carry of `2^31` into it, the Cortex-M3 having no
+/// `SMMULR`; then the rounding divide) with the clamp of the whole int8 range (`SSAT`). 24
+/// instructions for the two, `2^(right − 1)` made once for both.
+#[inline(always)]
+pub(crate) fn requant2(a: i32, b: i32, m: i32, s: i32, zp: i32) -> (i32, i32) {
+    let (mut a, mut b) = (a, b);
+    // SAFETY: registers only (no memory, no stack); a shift by a register takes its low
+    // byte, so any `s` gives some value, never a fault; the condition flags are set (the
+    // carry), the Q flag may be (`SSAT`).
+    unsafe {
+        asm!(
+            "rsb {s}, {s}, #0",
+            "mov {h}, #1",
+            "lsl {h}, {h}, {s}",
+            "lsr {h}, {h}, #1",
+            "lsl {a}, {a}, #1",
+            "smull {t}, {a}, {a}, {m}",
+            "adds {t}, {t}, #0x80000000",
+            "adc {a}, {a}, #0",
+            "lsl {b}, {b}, #1",
+            "smull {t}, {b}, {b}, {m}",
+            "adds {t}, {t}, #0x80000000",
+            "adc {b}, {b}, #0",
+            "add {a}, {a}, {a}, asr #31",
+            "add {b}, {b}, {b}, asr #31",
+            "add {a}, {a}, {h}",
+            "add {b}, {b}, {h}",
+            "asr {a}, {a}, {s}",
+            "asr {b}, {b}, {s}",
+            "add {a}, {a}, {zp}",
+            "add {b}, {b}, {zp}",
+            "ssat {a}, #8, {a}",
+            "ssat {b}, #8, {b}",
+            a = inout(reg) a,
+            b = inout(reg) b,
+            m = in(reg) m,
+            s = inout(reg) s => _,
+            zp = in(reg) zp,
+            h = out(reg) _,
+            t = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    (a, b)
+}
+
+/// [`requant2`] of one output: 13 instructions.
+#[inline(always)]
+pub(crate) fn requant1(a: i32, m: i32, s: i32, zp: i32) -> i32 {
+    let mut a = a;
+    // SAFETY: as [`requant2`]'s: registers only.
+    unsafe {
+        asm!(
+            "rsb {s}, {s}, #0",
+            "mov {h}, #1",
+            "lsl {h}, {h}, {s}",
+            "lsr {h}, {h}, #1",
+            "lsl {a}, {a}, #1",
+            "smull {t}, {a}, {a}, {m}",
+            "adds {t}, {t}, #0x80000000",
+            "adc {a}, {a}, #0",
+            "add {a}, {a}, {a}, asr #31",
+            "add {a}, {a}, {h}",
+            "asr {a}, {a}, {s}",
+            "add {a}, {a}, {zp}",
+            "ssat {a}, #8, {a}",
+            a = inout(reg) a,
+            m = in(reg) m,
+            s = inout(reg) s => _,
+            zp = in(reg) zp,
+            h = out(reg) _,
+            t = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    a
+}
