@@ -9,6 +9,65 @@
 
 use core::arch::asm;
 
+/// `2^(right − 1)` into `{h}` and the right shift into `{s}` (from the shift, within
+/// `-31 ..= -1`): 4 instructions.
+macro_rules! half {
+    () => {
+        concat!(
+            "rsb {s}, {s}, #0\n",
+            "mov {h}, #1\n",
+            "lsl {h}, {h}, {s}\n",
+            "lsr {h}, {h}, #1\n",
+        )
+    };
+}
+
+/// Output `{$a}`: doubled, its rounded high word of the product with `{m}`, the rounding
+/// divide by [`half`]'s parts, plus `{zp}`, saturated to int8.
+macro_rules! apply {
+    ($a:literal) => {
+        concat!(
+            "lsl {",
+            $a,
+            "}, {",
+            $a,
+            "}, #1\n",
+            "smmulr {",
+            $a,
+            "}, {",
+            $a,
+            "}, {m}\n",
+            "add {",
+            $a,
+            "}, {",
+            $a,
+            "}, {",
+            $a,
+            "}, asr #31\n",
+            "add {",
+            $a,
+            "}, {",
+            $a,
+            "}, {h}\n",
+            "asr {",
+            $a,
+            "}, {",
+            $a,
+            "}, {s}\n",
+            "add {",
+            $a,
+            "}, {",
+            $a,
+            "}, {zp}\n",
+            "ssat {",
+            $a,
+            "}, #8, {",
+            $a,
+            "}\n",
+        )
+    };
+}
+
 /// One channel's two outputs (a pixel pair's accumulators `a` and `b`, bias added) by its
 /// right-shift requantizer (multiplier `m`, shift `s` within `-31 ..= -1`: what
 /// `RightRequantizer::new` takes, the caller's tables all did) plus the output offset `zp`,
@@ -23,24 +82,9 @@ pub(crate) fn requant2(a: i32, b: i32, m: i32, s: i32, zp: i32) -> (i32, i32) {
     // condition flags are kept.
     unsafe {
         asm!(
-            "rsb {s}, {s}, #0",
-            "mov {h}, #1",
-            "lsl {h}, {h}, {s}",
-            "lsr {h}, {h}, #1",
-            "lsl {a}, {a}, #1",
-            "lsl {b}, {b}, #1",
-            "smmulr {a}, {a}, {m}",
-            "smmulr {b}, {b}, {m}",
-            "add {a}, {a}, {a}, asr #31",
-            "add {b}, {b}, {b}, asr #31",
-            "add {a}, {a}, {h}",
-            "add {b}, {b}, {h}",
-            "asr {a}, {a}, {s}",
-            "asr {b}, {b}, {s}",
-            "add {a}, {a}, {zp}",
-            "add {b}, {b}, {zp}",
-            "ssat {a}, #8, {a}",
-            "ssat {b}, #8, {b}",
+            half!(),
+            apply!("a"),
+            apply!("b"),
             a = inout(reg) a,
             b = inout(reg) b,
             m = in(reg) m,
@@ -60,17 +104,8 @@ pub(crate) fn requant1(a: i32, m: i32, s: i32, zp: i32) -> i32 {
     // SAFETY: as [`requant2`]'s: registers only.
     unsafe {
         asm!(
-            "rsb {s}, {s}, #0",
-            "mov {h}, #1",
-            "lsl {h}, {h}, {s}",
-            "lsr {h}, {h}, #1",
-            "lsl {a}, {a}, #1",
-            "smmulr {a}, {a}, {m}",
-            "add {a}, {a}, {a}, asr #31",
-            "add {a}, {a}, {h}",
-            "asr {a}, {a}, {s}",
-            "add {a}, {a}, {zp}",
-            "ssat {a}, #8, {a}",
+            half!(),
+            apply!("a"),
             a = inout(reg) a,
             m = in(reg) m,
             s = inout(reg) s => _,
