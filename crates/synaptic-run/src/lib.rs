@@ -5,7 +5,8 @@
 //! into a [`program`] (in flash beside the model, or in the persistent region), activations
 //! through the core's planned path, graph I/O in the SHARED region or in the plan — and runs
 //! it ([`interpreter`] says where every byte lives). `#![no_std]`, no `alloc`, no `unsafe` but
-//! the Cortex-M DSP instructions (`dsp`) and one empty `asm!` (`hint`).
+//! the Cortex-M DSP instructions (`dsp`), the kernels' loops in assembly in their ISA files and
+//! one empty `asm!` (`hint`).
 //!
 //! ## Where things live
 //!
@@ -107,8 +108,9 @@
 #![deny(missing_docs)]
 // No `unsafe` anywhere but in `dsp`, the Cortex-M DSP instructions (`asm!`), which exists
 // only on targets with the DSP extension, the kernels' ISA variants in assembly beside them
-// (`ops/conv/*/dsp.rs` on the DSP extension, `ops/conv/depthwise_conv_2d/mla.rs` the `MLA`
-// loops of the Thumb-2 cores without it), and `hint`'s one empty `asm!` (Arm only).
+// (`dsp.rs` on the DSP extension, `mla.rs` on the Thumb-2 cores without it, `thumb2.rs` on
+// both, `ops/conv/requant_dsp.rs` and `requant_mla.rs`: each module `#[allow(unsafe_code)]`
+// where it is declared), and `hint`'s one empty `asm!` (Arm only).
 #![deny(unsafe_code)]
 
 pub mod bmp;
