@@ -382,6 +382,26 @@ impl Doubled {
         );
         v.wrapping_add((v >> 31) & self.neg).wrapping_add(self.half) >> self.right
     }
+
+    /// Whether [`Self::apply`] of a multiple of 4 is that value over 4, exactly: the
+    /// multiplier `2^30` (one half, TFLM's scale of ADD's input of the larger scale) and no
+    /// right shift (`round(v2 · 2^30 / 2^32)`, `v2 / 4` with no remainder).
+    #[inline(always)]
+    pub fn quarter(&self) -> bool {
+        self.multiplier == 1 << 30 && self.right == 0
+    }
+
+    /// This requantizer with `zp` added to every result in its rounding constant
+    /// (`zp · 2^right`, a multiple of what the shift divides by: `apply(v2) + zp` exactly),
+    /// when the sum before the shift stays within 32 bits: the high word is within ±2^30,
+    /// so the constant is kept below 2^30 − 1 in magnitude. `None` otherwise.
+    pub fn plus(self, zp: i32) -> Option<Self> {
+        let half = i64::from(self.half) + (i64::from(zp) << self.right);
+        (half.abs() < (1 << 30) - 1).then_some(Doubled {
+            half: half as i32,
+            ..self
+        })
+    }
 }
 
 /// [`Requantizer::apply`] for a right shift of 1 to 31 (no left shift: a scale below one
@@ -1407,6 +1427,45 @@ mod tests {
                 for _ in 0..3_000 {
                     let v2 = ((next() as i32) >> (next() % 31)).max(i32::MIN + 1);
                     assert_eq!(d.apply(v2), q.apply_doubled(v2), "{v2} {m} {shift}");
+                }
+            }
+        }
+    }
+
+    /// [`Doubled::plus`] adds its zero point to every result, or is refused when the sum
+    /// before the shift could leave 32 bits; [`Doubled::quarter`] is a division by 4 of
+    /// multiples of 4, exactly.
+    #[test]
+    fn doubled_plus_and_quarter() {
+        for shift in -31..=0 {
+            for m in [1 << 30, i32::MAX, 1_518_500_250, 1_073_741_825] {
+                let d = Requantizer::new(m, shift).doubled();
+                for zp in [-128, -1, 0, 1, 127] {
+                    let Some(z) = d.plus(zp) else {
+                        let half = (1i64 << -shift) >> 1;
+                        let folded = half + (i64::from(zp) << -shift);
+                        assert!(folded.abs() >= (1 << 30) - 1, "{shift} {zp}");
+                        continue;
+                    };
+                    for v2 in [
+                        i32::MIN + 1,
+                        -(1 << 29) - 7,
+                        -3,
+                        -1,
+                        0,
+                        1,
+                        5,
+                        1 << 28,
+                        i32::MAX,
+                    ] {
+                        assert_eq!(z.apply(v2), d.apply(v2) + zp, "{v2} {m} {shift} {zp}");
+                    }
+                }
+                assert_eq!(d.quarter(), m == 1 << 30 && shift == 0);
+                if d.quarter() {
+                    for t in -256..=256 {
+                        assert_eq!(d.apply(t << 21), t << 19);
+                    }
                 }
             }
         }

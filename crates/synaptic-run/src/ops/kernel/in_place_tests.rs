@@ -520,7 +520,8 @@ fn pool_case(rng: &mut Rng) -> Option<(PoolParams, bool)> {
         rng.range(1, 2),
         rng.range(1, 10),
         rng.range(1, 10),
-        rng.range(1, 5),
+        // Past a group of eight (AVERAGE_POOL_2D's word lanes) and its remainder.
+        rng.range(1, 20),
     );
     let opts = PoolOptions {
         padding: rng.padding(),
