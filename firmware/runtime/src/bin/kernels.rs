@@ -16,7 +16,8 @@ use cortex_m_semihosting::{debug, hprintln};
 use synaptic_fw_runtime as _;
 use synaptic_run::math::{Activation, QuantParams, Requantizer};
 use synaptic_run::ops::matmul::fully_connected::{
-    fully_connected_folded, FullyConnectedOptions, FullyConnectedParams,
+    fully_connected as fully_connected_plain, fully_connected_folded, FullyConnectedOptions,
+    FullyConnectedParams,
 };
 use synaptic_run::seeded::splitmix64;
 
@@ -51,7 +52,7 @@ fn fully_connected() -> usize {
     let mut folded = [0u32; 40];
     let mut out = [0i8; MAX_OUTPUT];
     for depth in [
-        1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 36, 63, 64, 65, 100,
+        1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 36, 39, 63, 64, 65, 100,
     ] {
         for od in (1..=20).chain([23, 32, 40]) {
             let batches = 1 + (next() % 3) as usize;
@@ -129,6 +130,50 @@ fn fully_connected() -> usize {
                         fail(format_args!(
                             "fully_connected depth {} od {} batches {} row {} oc {}: {} (want {}; acc {}, m {}, s {}, zp {})",
                             depth, od, batches, b, oc, got, want, acc, m, s, zp
+                        ));
+                    }
+                }
+            }
+            cases += 1;
+            // The same layer unfolded, with an input zero point (the DSP loops' offset input
+            // words, `SXTAB16`): the bias the folded words, the accumulator
+            // `bias + Σ w·(x − izp)`.
+            let izp = (r >> 40) as i8 as i32;
+            let p = FullyConnectedParams::new(
+                &opts,
+                &[batches, depth],
+                &[od, depth],
+                &[batches, od],
+                QuantParams::new(0.5, izp),
+                &[0.25],
+                0,
+                QuantParams::new(1.0, zp),
+            )
+            .unwrap_or_else(|e| fail(format_args!("params: {}", e)));
+            let bias = folded.map(|b| b as i32);
+            fully_connected_plain(
+                &p,
+                &mw[..],
+                &sw[..],
+                &input[..ni],
+                &filter[..nf],
+                Some(&bias[..od]),
+                &mut out[..no],
+            )
+            .unwrap_or_else(|e| fail(format_args!("kernel: {}", e)));
+            for b in 0..batches {
+                for oc in 0..od {
+                    let x = &input[b * depth..(b + 1) * depth];
+                    let w = &filter[oc * depth..(oc + 1) * depth];
+                    let acc = x.iter().zip(w).fold(bias[oc], |a, (&x, &w)| {
+                        a.wrapping_add((i32::from(x) - izp) * i32::from(w))
+                    });
+                    let want = req.apply(acc).wrapping_add(zp).max(lo).min(hi) as i8;
+                    let got = out[b * od + oc];
+                    if got != want {
+                        fail(format_args!(
+                            "fully_connected (input zero point {}) depth {} od {} batches {} row {} oc {}: {} (want {}; acc {})",
+                            izp, depth, od, batches, b, oc, got, want, acc
                         ));
                     }
                 }

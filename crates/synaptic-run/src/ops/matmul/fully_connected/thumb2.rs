@@ -461,6 +461,100 @@ fn one_input<W: Int8, O: Int8Out>(
     stop as usize - wp as usize
 }
 
+/// One word of inputs for [`quad_dot`]'s four filters: split once (`SXTAB16` with the
+/// offset), each filter's word by `SXTB16`, two `SMLAD`s a filter.
+#[cfg(synaptic_dsp)]
+macro_rules! quad_word {
+    () => {
+        concat!(
+            "ldr {v}, [{xp}], #4\n",
+            "sxtab16 {x02}, {pair}, {v}\n",
+            "sxtab16 {x13}, {pair}, {v}, ror #8\n",
+            "ldr {v}, [{wp}, {n}]\n",
+            "sxtb16 {end}, {v}\n",
+            "smlad {a1}, {x02}, {end}, {a1}\n",
+            "sxtb16 {v}, {v}, ror #8\n",
+            "smlad {a1}, {x13}, {v}, {a1}\n",
+            "ldr {v}, [{wp}], #4\n",
+            "sxtb16 {end}, {v}\n",
+            "smlad {a0}, {x02}, {end}, {a0}\n",
+            "sxtb16 {v}, {v}, ror #8\n",
+            "smlad {a0}, {x13}, {v}, {a0}\n",
+            "ldr {v}, [{wp2}, {n}]\n",
+            "sxtb16 {end}, {v}\n",
+            "smlad {a3}, {x02}, {end}, {a3}\n",
+            "sxtb16 {v}, {v}, ror #8\n",
+            "smlad {a3}, {x13}, {v}, {a3}\n",
+            "ldr {v}, [{wp2}], #4\n",
+            "sxtb16 {end}, {v}\n",
+            "smlad {a2}, {x02}, {end}, {a2}\n",
+            "sxtb16 {v}, {v}, ror #8\n",
+            "smlad {a2}, {x13}, {v}, {a2}\n",
+        )
+    };
+}
+
+/// `Σ (x[c] + io) · w_k[c]` of four filters `w` (rows of `x.len()` weights, one after the
+/// other) over `x`'s whole pairs of words, the rest of `x` one value at a time; `None` for a
+/// shorter `w`, one other than bytes, or `x` shorter than two words. On the DSP extension
+/// ([`quad_word`]): 49 instructions for 32 multiply-accumulates (two [`pair_dot`]s, 60).
+/// Thirteen registers hold the loop; the end of `x` is read from the stack.
+#[cfg(synaptic_dsp)]
+#[inline(never)]
+pub(super) fn quad_dot<W: Int8>(x: &[i8], w: &[W], io: i32) -> Option<[i32; 4]> {
+    let n = x.len();
+    if core::mem::size_of::<W>() != 1 || w.len() / 4 < n || n < 8 {
+        return None;
+    }
+    let q = n / 8 * 8;
+    let pair = (io as u32 & 0xffff) * 0x1_0001;
+    let xp = x.as_ptr();
+    let end = xp.wrapping_add(q);
+    let wp = w.as_ptr();
+    let mut a = [0i32; 4];
+    // SAFETY: reads: words `0 .. q/4` of `x` (`xp` advanced 4 a word, two words a step, to
+    // `end` = `xp + q`, `q ≤ n = x.len()`) and of the four rows of `w` (`wp` and `wp + n`
+    // for rows 0 and 1, `wp2 = wp + 2n` and `wp2 + n` for rows 2 and 3, all advanced with
+    // `xp`: the last read ends at `3n + q ≤ 4n ≤ w.len()`); `W` is one byte (checked; `Int8`
+    // is sealed to `i8` and `u8`); unaligned loads, which every core with this extension
+    // makes. `q ≥ 8`: the loop runs until `xp` is `end`, reached exactly. Writes: the word
+    // below the stack pointer (the end, pushed with 8 bytes reserved to keep the stack's
+    // alignment; popped before the block ends). The flags are set (the compare), the Q flag
+    // may be.
+    unsafe {
+        asm!(
+            "str {end}, [sp, #-8]!",
+            "2:",
+            quad_word!(),
+            quad_word!(),
+            "ldr {end}, [sp]",
+            "cmp {xp}, {end}",
+            "bne 2b",
+            "add sp, sp, #8",
+            a0 = inout(reg) a[0],
+            a1 = inout(reg) a[1],
+            a2 = inout(reg) a[2],
+            a3 = inout(reg) a[3],
+            xp = inout(reg) xp => _,
+            wp = inout(reg) wp => _,
+            wp2 = inout(reg) wp.wrapping_add(2 * n) => _,
+            n = in(reg) n,
+            end = inout(reg) end => _,
+            pair = in(reg) pair,
+            x02 = out(reg) _,
+            x13 = out(reg) _,
+            v = out(reg) _,
+        );
+    }
+    for c in q..n {
+        let v = i32::from(x[c]) + io;
+        for (k, a) in a.iter_mut().enumerate() {
+            *a = a.wrapping_add(w[k * n + c].value().wrapping_mul(v));
+        }
+    }
+    Some(a)
+}
+
 /// `(Σ (x[c] + io) · w0[c], Σ (x[c] + io) · w1[c])` over the whole words of `x` when `w1`
 /// follows `w0` in memory by the same distance as every step (a filter's rows: `w1` at
 /// `w0 + x.len()`), the rest of `x` one value at a time; `None` for other slices (the caller's
