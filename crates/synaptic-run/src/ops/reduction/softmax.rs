@@ -135,13 +135,14 @@ fn softmax_into<T: QInt, const BITS: i32>(
     const OP: &str = "SOFTMAX";
     KernelError::check_len(OP, Operand::Input(0), p.outer * p.depth, input.len())?;
     KernelError::check_len(OP, Operand::Output, p.outer * p.depth, output.len())?;
+    let mut exps = Exps::new();
     for (row, out) in input
         .chunks_exact(p.depth.max(1))
         .zip(output.chunks_exact_mut(p.depth.max(1)))
     {
-        let r = softmax_row::<BITS>(p, row.iter().copied())?;
-        for (&x, o) in row.iter().zip(out.iter_mut()) {
-            *o = T::from_i32(softmax_out::<BITS>(p, &r, x));
+        let r = softmax_row::<BITS>(p, row.iter().copied(), &mut exps)?;
+        for (j, (&x, o)) in row.iter().zip(out.iter_mut()).enumerate() {
+            *o = T::from_i32(softmax_out::<BITS>(p, &r, &exps, j, x));
         }
     }
     Ok(())
@@ -156,28 +157,65 @@ pub(crate) struct SoftmaxRow {
     exponent: u32,
 }
 
-fn softmax_scaled(p: &SoftmaxParams, max: i8, x: i8) -> Option<i32> {
+/// The exponentials of a row's first [`EXPS`] elements, kept by its sum's pass for its
+/// outputs' (each computed once, not twice: some hundred instructions an element; a
+/// classifier's row is all of them: ten or twelve classes). `NONE` for an element below
+/// the row's `diff_min` (no exponential: the output is the least value).
+pub(crate) struct Exps([i32; EXPS]);
+
+/// The elements of a row whose exponentials [`Exps`] keeps (64 bytes of stack).
+const EXPS: usize = 16;
+
+impl Exps {
+    /// Not an exponential (they are at least 0).
+    const NONE: i32 = -1;
+
+    pub(crate) fn new() -> Self {
+        Exps([Self::NONE; EXPS])
+    }
+
+    /// The exponential of element `j` (of input `x`, row maximum `max`): kept, or computed.
+    #[inline(always)]
+    fn get(&self, p: &SoftmaxParams, max: i8, j: usize, x: i8) -> Option<i32> {
+        match self.0.get(j) {
+            Some(&e) => (e != Self::NONE).then_some(e),
+            None => softmax_exp(p, max, x),
+        }
+    }
+}
+
+/// `exp(x − max)` of an element at or above the row's `diff_min`, in Q0.
+#[inline(always)]
+fn softmax_exp(p: &SoftmaxParams, max: i8, x: i8) -> Option<i32> {
     let diff = i32::from(x) - i32::from(max);
     (diff >= p.diff_min).then(|| {
-        multiply_by_quantized_multiplier_greater_than_one(
-            diff,
-            p.input_multiplier,
-            p.input_left_shift,
+        exp_on_negative_values(
+            multiply_by_quantized_multiplier_greater_than_one(
+                diff,
+                p.input_multiplier,
+                p.input_left_shift,
+            ),
+            SCALED_DIFF_INTEGER_BITS,
         )
     })
 }
 
 /// The two passes over a row before any of its outputs: maximum, then sum of exponentials
-/// (the reciprocal's exponent for an output of `BITS` bits).
+/// (the reciprocal's exponent for an output of `BITS` bits), the first [`EXPS`] kept in
+/// `exps`.
 pub(crate) fn softmax_row<const BITS: i32>(
     p: &SoftmaxParams,
     row: impl Iterator<Item = i8> + Clone,
+    exps: &mut Exps,
 ) -> Result<SoftmaxRow, KernelError> {
     let max = row.clone().max().unwrap_or(i8::MIN);
     let mut sum_of_exps: i32 = 0; // Q12.19
-    for x in row {
-        if let Some(d) = softmax_scaled(p, max, x) {
-            let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
+    for (j, x) in row.enumerate() {
+        let e = softmax_exp(p, max, x);
+        if let Some(k) = exps.0.get_mut(j) {
+            *k = e.unwrap_or(Exps::NONE);
+        }
+        if let Some(e) = e {
             sum_of_exps = sum_of_exps.wrapping_add(rescale(e, 0, ACCUMULATION_INTEGER_BITS));
         }
     }
@@ -194,20 +232,25 @@ pub(crate) fn softmax_row<const BITS: i32>(
     })
 }
 
-/// One int8 SOFTMAX output of row `r` for input `x`.
+/// One int8 SOFTMAX output of row `r` (its exponentials `exps`) for element `j`, input `x`.
 #[inline]
-pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i8 {
-    softmax_out::<8>(p, r, x) as i8
+pub(crate) fn softmax_value(p: &SoftmaxParams, r: &SoftmaxRow, exps: &Exps, j: usize, x: i8) -> i8 {
+    softmax_out::<8>(p, r, exps, j, x) as i8
 }
 
-/// One SOFTMAX output of `BITS` bits (8 or 16) of row `r` (made by `softmax_row::<BITS>`)
-/// for input `x`, within the output type's range.
+/// One SOFTMAX output of `BITS` bits (8 or 16) of row `r` (made by `softmax_row::<BITS>`,
+/// with `exps`) for element `j`, input `x`, within the output type's range.
 #[inline]
-fn softmax_out<const BITS: i32>(p: &SoftmaxParams, r: &SoftmaxRow, x: i8) -> i32 {
+fn softmax_out<const BITS: i32>(
+    p: &SoftmaxParams,
+    r: &SoftmaxRow,
+    exps: &Exps,
+    j: usize,
+    x: i8,
+) -> i32 {
     let min = -(1i32 << (BITS - 1));
-    match softmax_scaled(p, r.max, x) {
-        Some(d) => {
-            let e = exp_on_negative_values(d, SCALED_DIFF_INTEGER_BITS);
+    match exps.get(p, r.max, j, x) {
+        Some(e) => {
             let unsat = rounding_divide_by_pot(
                 saturating_rounding_doubling_high_mul(r.shifted_scale, e),
                 r.exponent,
@@ -230,12 +273,14 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
     check("SOFTMAX", || contract(p), buf, &at)?;
     let depth = p.depth.max(1);
     let mut row = None;
+    let mut exps = Exps::new();
     drive::<1>(buf, at.output, p.outer * p.depth, at.direction, |buf, j| {
         if j % depth == 0 {
             let start = at.input + j;
             row = Some(softmax_row::<8>(
                 p,
                 buf[start..start + depth].iter().map(|&b| b as i8),
+                &mut exps,
             )?);
         }
         // Forward (checked above): the row was prepared at its first element.
@@ -243,7 +288,7 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
             "SOFTMAX",
             Unsupported::BackwardExecution,
         ))?;
-        Ok([softmax_value(p, r, x8(buf, at.input, j)) as u8])
+        Ok([softmax_value(p, r, &exps, j % depth, x8(buf, at.input, j)) as u8])
     })
 }
 
