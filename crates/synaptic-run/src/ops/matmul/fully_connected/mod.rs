@@ -311,7 +311,7 @@ fn each_dot<W: Int8>(
 
 /// The shortest row [`each_dot`] takes four filters at a time (its setup against the pair's;
 /// micro_speech_quantized's 4 × 4,000 layer).
-#[cfg(synaptic_dsp)]
+#[cfg(any(synaptic_dsp, synaptic_mla))]
 const QUAD_DEPTH: usize = 32;
 
 /// The requantizer of the DSP variant's loops ([`thumb2::rows_right`]) for a layer with
@@ -335,7 +335,12 @@ fn dsp_rows(
     // Fewer than four filters only with `SMLAD` (measured, hello_world_int8's 16 × 1 layer:
     // M4 31 instructions faster, M3 33 slower).
     let fewest = if cfg!(synaptic_dsp) { 1 } else { 4 };
-    let shape = depth == 1 || od >= fewest && depth > 0 && depth <= thumb2::CHUNK;
+    // Rows of up to a chunk (their words split once for every filter), and on the DSP
+    // extension long rows too (four filters a pass, `thumb2::quad_dot`: M4 kws_ref_model's
+    // 12 × 64 layer 73 instructions faster than by [`each_dot`], pretrainedResnet_quant's
+    // 10 × 64 40).
+    let long = cfg!(synaptic_dsp) && depth >= QUAD_DEPTH;
+    let shape = depth == 1 || od >= fewest && depth > 0 && (depth <= thumb2::CHUNK || long);
     let full = p.act_min == -128 && p.act_max == 127;
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;

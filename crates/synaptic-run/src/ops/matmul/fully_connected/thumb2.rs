@@ -19,7 +19,7 @@
 
 use core::arch::asm;
 
-use super::{dot, dot2, requantize_wide, FullyConnectedParams};
+use super::{dot, requantize_wide, FullyConnectedParams};
 use crate::math::RightRequantizer;
 use crate::ops::common::{Int8, Int8Out};
 #[cfg(synaptic_dsp)]
@@ -151,8 +151,9 @@ fn chunk_words(x: &[i8], io: i32) -> [u32; CHUNK / 2] {
 /// `acc[j] = Σ_i w[j][i] · (row[i] + io)` for the `acc.len()` filters of `filter` (rows of
 /// `row.len()` ≥ 2 weights; nothing if it holds fewer): a row of at most [`CHUNK`] inputs four
 /// filters a pass, its words split once ([`chunk_words`], [`dot4_quads`]), its last values
-/// (fewer than four) one at a time; the block's last filters, and every filter of a longer
-/// row, in pairs ([`dot2`]) or alone ([`dot1`]). Not inlined: its setup (the steps of the four
+/// (fewer than four) one at a time; a row of [`super::QUAD_DEPTH`] inputs or more on the DSP
+/// extension four filters a pass ([`quad_dot`]); the block's last filters, and every filter of
+/// another row, in pairs ([`super::pair_dot`]) or alone ([`dot1`]). Not inlined: its setup (the steps of the four
 /// filters) made only where it runs.
 #[inline(never)]
 fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
@@ -184,6 +185,17 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
         }
     }
     let mut k = quads;
+    // A long row on the DSP extension: four filters a pass over it ([`quad_dot`]).
+    #[cfg(synaptic_dsp)]
+    if depth >= super::QUAD_DEPTH {
+        while k + 4 <= n {
+            let Some(sums) = quad_dot(row, &filter[k * depth..(k + 4) * depth], io) else {
+                break;
+            };
+            acc[k..k + 4].copy_from_slice(&sums);
+            k += 4;
+        }
+    }
     // On the M3, a row of at most `CHUNK` values: offset once, each filter a word at a time.
     #[cfg(not(synaptic_dsp))]
     if depth <= CHUNK {
@@ -192,7 +204,7 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
     }
     while k + 2 <= n {
         let (w0, w1) = filter[k * depth..(k + 2) * depth].split_at(depth);
-        (acc[k], acc[k + 1]) = dot2(0, 0, row, w0, w1, io);
+        (acc[k], acc[k + 1]) = super::pair_dot(row, w0, w1, io);
         k += 2;
     }
     if k < n {
@@ -558,7 +570,7 @@ pub(super) fn quad_dot<W: Int8>(x: &[i8], w: &[W], io: i32) -> Option<[i32; 4]> 
 /// `(Σ (x[c] + io) · w0[c], Σ (x[c] + io) · w1[c])` over the whole words of `x` when `w1`
 /// follows `w0` in memory by the same distance as every step (a filter's rows: `w1` at
 /// `w0 + x.len()`), the rest of `x` one value at a time; `None` for other slices (the caller's
-/// portable [`dot2`]). On the DSP extension: a word of inputs split once (`SXTAB16` with the
+/// portable [`super::dot2`]). On the DSP extension: a word of inputs split once (`SXTAB16` with the
 /// offset), each filter's word by `SXTB16`, two `SMLAD`s a filter: 15 instructions for eight
 /// multiply-accumulates.
 #[cfg(synaptic_dsp)]
