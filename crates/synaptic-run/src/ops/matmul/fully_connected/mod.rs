@@ -274,20 +274,15 @@ fn each_dot<W: Int8>(
         }
         return;
     }
-    let mut oc = 0;
-    // Four filters a pass over a long row ([`thumb2::quad_dot`]), then pairs.
+    // Four filters a pass over a long row ([`long_quads`]), then pairs.
     #[cfg(synaptic_dsp)]
-    if depth >= QUAD_DEPTH {
-        for w in filter.chunks_exact(4 * depth) {
-            let Some(sums) = thumb2::quad_dot(row, w, io) else {
-                break;
-            };
-            for (k, a) in sums.into_iter().enumerate() {
-                f(oc + k, a);
-            }
-            oc += 4;
-        }
-    }
+    let mut oc = if depth >= QUAD_DEPTH {
+        long_quads(filter, row, io, depth, &mut f)
+    } else {
+        0
+    };
+    #[cfg(not(synaptic_dsp))]
+    let mut oc = 0;
     let mut pairs = filter
         .get(oc * depth..)
         .unwrap_or_default()
@@ -309,9 +304,34 @@ fn each_dot<W: Int8>(
     }
 }
 
+/// [`each_dot`]'s filters of a long row four at a time ([`thumb2::quad_dot`]): `f(oc, sum)`
+/// for the first `4·⌊n/4⌋`; returns how many. Apart (one copy, `f` a `dyn`): its loop is not
+/// repeated in every kernel [`each_dot`] is inlined into (flash; four calls of `f` a pass).
+#[cfg(synaptic_dsp)]
+#[inline(never)]
+fn long_quads<W: Int8>(
+    filter: &[W],
+    row: &[i8],
+    io: i32,
+    depth: usize,
+    f: &mut dyn FnMut(usize, i32),
+) -> usize {
+    let mut oc = 0;
+    for w in filter.chunks_exact(4 * depth) {
+        let Some(sums) = thumb2::quad_dot(row, w, io) else {
+            break;
+        };
+        for (k, a) in sums.into_iter().enumerate() {
+            f(oc + k, a);
+        }
+        oc += 4;
+    }
+    oc
+}
+
 /// The shortest row [`each_dot`] takes four filters at a time (its setup against the pair's;
 /// micro_speech_quantized's 4 × 4,000 layer).
-#[cfg(any(synaptic_dsp, synaptic_mla))]
+#[cfg(synaptic_dsp)]
 const QUAD_DEPTH: usize = 32;
 
 /// The requantizer of the DSP variant's loops ([`thumb2::rows_right`]) for a layer with
@@ -335,12 +355,7 @@ fn dsp_rows(
     // Fewer than four filters only with `SMLAD` (measured, hello_world_int8's 16 × 1 layer:
     // M4 31 instructions faster, M3 33 slower).
     let fewest = if cfg!(synaptic_dsp) { 1 } else { 4 };
-    // Rows of up to a chunk (their words split once for every filter), and on the DSP
-    // extension long rows too (four filters a pass, `thumb2::quad_dot`: M4 kws_ref_model's
-    // 12 × 64 layer 73 instructions faster than by [`each_dot`], pretrainedResnet_quant's
-    // 10 × 64 40).
-    let long = cfg!(synaptic_dsp) && depth >= QUAD_DEPTH;
-    let shape = depth == 1 || od >= fewest && depth > 0 && (depth <= thumb2::CHUNK || long);
+    let shape = depth == 1 || od >= fewest && depth > 0 && depth <= thumb2::CHUNK;
     let full = p.act_min == -128 && p.act_max == 127;
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;

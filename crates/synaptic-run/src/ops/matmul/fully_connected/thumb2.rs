@@ -19,7 +19,7 @@
 
 use core::arch::asm;
 
-use super::{dot, requantize_wide, FullyConnectedParams};
+use super::{dot, dot2, requantize_wide, FullyConnectedParams};
 use crate::math::RightRequantizer;
 use crate::ops::common::{Int8, Int8Out};
 #[cfg(synaptic_dsp)]
@@ -151,9 +151,8 @@ fn chunk_words(x: &[i8], io: i32) -> [u32; CHUNK / 2] {
 /// `acc[j] = Σ_i w[j][i] · (row[i] + io)` for the `acc.len()` filters of `filter` (rows of
 /// `row.len()` ≥ 2 weights; nothing if it holds fewer): a row of at most [`CHUNK`] inputs four
 /// filters a pass, its words split once ([`chunk_words`], [`dot4_quads`]), its last values
-/// (fewer than four) one at a time; a row of [`super::QUAD_DEPTH`] inputs or more on the DSP
-/// extension four filters a pass ([`quad_dot`]); the block's last filters, and every filter of
-/// another row, in pairs ([`super::pair_dot`]) or alone ([`dot1`]). Not inlined: its setup (the steps of the four
+/// (fewer than four) one at a time; the block's last filters, and every filter of a longer
+/// row, in pairs ([`dot2`]) or alone ([`dot1`]). Not inlined: its setup (the steps of the four
 /// filters) made only where it runs.
 #[inline(never)]
 fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
@@ -185,17 +184,6 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
         }
     }
     let mut k = quads;
-    // A long row on the DSP extension: four filters a pass over it ([`quad_dot`]).
-    #[cfg(synaptic_dsp)]
-    if depth >= super::QUAD_DEPTH {
-        while k + 4 <= n {
-            let Some(sums) = quad_dot(row, &filter[k * depth..(k + 4) * depth], io) else {
-                break;
-            };
-            acc[k..k + 4].copy_from_slice(&sums);
-            k += 4;
-        }
-    }
     // On the M3, a row of at most `CHUNK` values: offset once, each filter a word at a time.
     #[cfg(not(synaptic_dsp))]
     if depth <= CHUNK {
@@ -204,7 +192,7 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
     }
     while k + 2 <= n {
         let (w0, w1) = filter[k * depth..(k + 2) * depth].split_at(depth);
-        (acc[k], acc[k + 1]) = super::pair_dot(row, w0, w1, io);
+        (acc[k], acc[k + 1]) = dot2(0, 0, row, w0, w1, io);
         k += 2;
     }
     if k < n {
@@ -507,29 +495,29 @@ macro_rules! quad_word {
 }
 
 /// `Σ (x[c] + io) · w_k[c]` of four filters `w` (rows of `x.len()` weights, one after the
-/// other) over `x`'s whole pairs of words, the rest of `x` one value at a time; `None` for a
-/// shorter `w`, one other than bytes, or `x` shorter than two words. On the DSP extension
+/// other) when `x` is whole pairs of words; `None` for a shorter `w`, one other than bytes,
+/// or another `x` (the caller's pairs take it: no tail loop here, its flash in every image
+/// that links FULLY_CONNECTED). On the DSP extension
 /// ([`quad_word`]): 49 instructions for 32 multiply-accumulates (two [`pair_dot`]s, 60).
 /// Thirteen registers hold the loop; the end of `x` is read from the stack.
 #[cfg(synaptic_dsp)]
 #[inline(never)]
 pub(super) fn quad_dot<W: Int8>(x: &[i8], w: &[W], io: i32) -> Option<[i32; 4]> {
     let n = x.len();
-    if core::mem::size_of::<W>() != 1 || w.len() / 4 < n || n < 8 {
+    if core::mem::size_of::<W>() != 1 || w.len() / 4 < n || n < 8 || n % 8 != 0 {
         return None;
     }
-    let q = n / 8 * 8;
     let pair = (io as u32 & 0xffff) * 0x1_0001;
     let xp = x.as_ptr();
-    let end = xp.wrapping_add(q);
+    let end = xp.wrapping_add(n);
     let wp = w.as_ptr();
     let mut a = [0i32; 4];
-    // SAFETY: reads: words `0 .. q/4` of `x` (`xp` advanced 4 a word, two words a step, to
-    // `end` = `xp + q`, `q ≤ n = x.len()`) and of the four rows of `w` (`wp` and `wp + n`
-    // for rows 0 and 1, `wp2 = wp + 2n` and `wp2 + n` for rows 2 and 3, all advanced with
-    // `xp`: the last read ends at `3n + q ≤ 4n ≤ w.len()`); `W` is one byte (checked; `Int8`
-    // is sealed to `i8` and `u8`); unaligned loads, which every core with this extension
-    // makes. `q ≥ 8`: the loop runs until `xp` is `end`, reached exactly. Writes: the word
+    // SAFETY: reads: words `0 .. n/4` of `x` (`xp` advanced 4 a word, two words a step, to
+    // `end` = `xp + n`, `n = x.len()`) and of the four rows of `w` (`wp` and `wp + n` for
+    // rows 0 and 1, `wp2 = wp + 2n` and `wp2 + n` for rows 2 and 3, all advanced with `xp`:
+    // the last read ends at `4n ≤ w.len()`); `W` is one byte (checked; `Int8` is sealed to
+    // `i8` and `u8`); unaligned loads, which every core with this extension makes. `n ≥ 8`,
+    // a multiple of 8: the loop runs until `xp` is `end`, reached exactly. Writes: the word
     // below the stack pointer (the end, pushed with 8 bytes reserved to keep the stack's
     // alignment; popped before the block ends). The flags are set (the compare), the Q flag
     // may be.
@@ -558,19 +546,13 @@ pub(super) fn quad_dot<W: Int8>(x: &[i8], w: &[W], io: i32) -> Option<[i32; 4]> 
             v = out(reg) _,
         );
     }
-    for c in q..n {
-        let v = i32::from(x[c]) + io;
-        for (k, a) in a.iter_mut().enumerate() {
-            *a = a.wrapping_add(w[k * n + c].value().wrapping_mul(v));
-        }
-    }
     Some(a)
 }
 
 /// `(Σ (x[c] + io) · w0[c], Σ (x[c] + io) · w1[c])` over the whole words of `x` when `w1`
 /// follows `w0` in memory by the same distance as every step (a filter's rows: `w1` at
 /// `w0 + x.len()`), the rest of `x` one value at a time; `None` for other slices (the caller's
-/// portable [`super::dot2`]). On the DSP extension: a word of inputs split once (`SXTAB16` with the
+/// portable [`dot2`]). On the DSP extension: a word of inputs split once (`SXTAB16` with the
 /// offset), each filter's word by `SXTB16`, two `SMLAD`s a filter: 15 instructions for eight
 /// multiply-accumulates.
 #[cfg(synaptic_dsp)]
