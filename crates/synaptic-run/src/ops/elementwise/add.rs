@@ -125,7 +125,7 @@ impl AddParams {
 /// shape, the doubled arithmetic of [`AddParams::values`] (`left_shift` 20, offsets within
 /// ±256, no multiplier that saturates) with every constant made once and input `which`'s
 /// first: no branch an element (M4 pretrainedResnet_quant: 66 instructions an element in
-/// runs of 16 copied through the stack, now 51).
+/// runs of 16 copied through the stack, 51 as one loop, 36 in blocks: [`DoubledAdd::run`]).
 #[derive(Debug, Clone, Copy)]
 struct DoubledAdd {
     /// `offset · 2^21` and the requantizer of the operand read from the buffer (`mine`),
@@ -210,8 +210,8 @@ impl DoubledAdd {
     }
 }
 
-/// One pass of [`DoubledAdd::run`]: `sums[j] = with(sums[j], scaled(value(xs[j])))`, the operand's
-/// offset (`off`, times 2^21) and requantizer `d` as locals (a shift when
+/// One pass of [`DoubledAdd::run`]: `sums[j] = with(sums[j], scaled(value(xs[j])))`, the
+/// operand's offset (`off`, times 2^21) and requantizer `d` as locals (a shift when
 /// [`Doubled::quarter`]).
 #[inline(always)]
 fn scale<X>(

@@ -170,6 +170,7 @@ impl Exps {
     /// Not an exponential (they are at least 0).
     const NONE: i32 = -1;
 
+    /// Nothing kept yet (a row's sum pass writes each entry before its outputs read it).
     pub(crate) fn new() -> Self {
         Exps([Self::NONE; EXPS])
     }

@@ -462,7 +462,8 @@ fn one_input<W: Int8, O: Int8Out>(
 }
 
 /// One word of inputs for [`quad_dot`]'s four filters: split once (`SXTAB16` with the
-/// offset), each filter's word by `SXTB16`, two `SMLAD`s a filter.
+/// offset), each filter's word by `SXTB16`, two `SMLAD`s a filter. `{end}` is a scratch
+/// register here (the end itself is on the stack, [`quad_dot`]).
 #[cfg(synaptic_dsp)]
 macro_rules! quad_word {
     () => {
