@@ -1362,6 +1362,33 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
             return 2 * pairs;
         }
         let ws = &self.filter[oc * k..][..2 * pairs * k];
+        // The whole range with the record's tables: each pair's multipliers and shifts walked
+        // with its weights (no index, no bounds check a pair).
+        #[cfg(synaptic_dsp)]
+        if FULL {
+            let n = 2 * pairs;
+            let ms = self.multipliers.words().and_then(|w| w.get(oc..oc + n));
+            let ss = self.shifts.words().and_then(|w| w.get(oc..oc + n));
+            if let (Some(ms), Some(ss)) = (ms, ss) {
+                let rq = crate::ops::conv::requant::requant2;
+                for ((((w, o), q), m), s) in ws
+                    .chunks_exact(2 * k)
+                    .zip(pa)
+                    .zip(pb)
+                    .zip(ms.chunks_exact(2))
+                    .zip(ss.chunks_exact(2))
+                {
+                    let (w0, w1) = w.split_at(k);
+                    let [c0, c1] = self.bias.map_or([0; 2], |b| b.at2(c));
+                    let [a0, b0, a1, b1] = win.pair_dot2_quads([c0, c0, c1, c1], w0, w1);
+                    let (v0, u0) = rq(a0, b0, m[0] as i32, s[0] as i32, off);
+                    let (v1, u1) = rq(a1, b1, m[1] as i32, s[1] as i32, off);
+                    (o[0], q[0], o[1], q[1]) = (v0 as i8, u0 as i8, v1 as i8, u1 as i8);
+                    c += 2;
+                }
+                return 2 * pairs;
+            }
+        }
         for ((w, o), q) in ws.chunks_exact(2 * k).zip(pa).zip(pb) {
             let (w0, w1) = w.split_at(k);
             // The pair's biases: one bounds check.
