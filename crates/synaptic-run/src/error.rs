@@ -382,6 +382,9 @@ pub enum Unsupported {
     SignalParams,
     /// An integer division by zero (DIV int32: TFLM's kernel would trap).
     DivisionByZero,
+    /// An input value below the input's zero point where the operator is defined for none
+    /// (RSQRT int8: TFLM's kernel fails, "Rsqrt is only defined for positive values").
+    NegativeInput,
     /// A CAST between types TFLM's kernel does not convert.
     CastTypes,
     /// A STRIDED_SLICE variant the kernel does not take (ellipsis, new or shrunk axes, or
@@ -465,6 +468,7 @@ impl Unsupported {
             }
             Unsupported::SignalParams => "a parameter outside the range the kernel computes with",
             Unsupported::DivisionByZero => "integer division by zero",
+            Unsupported::NegativeInput => "an input below zero (defined for none)",
             Unsupported::CastTypes => "a CAST between types TFLM does not convert",
             Unsupported::StridedSlice => {
                 "a STRIDED_SLICE with ellipsis, new or shrunk axes, or non-constant indices"

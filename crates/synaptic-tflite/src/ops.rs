@@ -221,4 +221,18 @@ pub mod code {
     pub const MAXIMUM: i32 = 55;
     pub const MINIMUM: i32 = 57;
     pub const QUANTIZE: i32 = 114;
+    pub const ABS: i32 = 101;
+    pub const SQRT: i32 = 75;
+    pub const RSQRT: i32 = 76;
+    pub const ROUND: i32 = 116;
+    pub const EXP: i32 = 47;
+    pub const LESS: i32 = 58;
+    pub const GREATER: i32 = 61;
+    pub const GREATER_EQUAL: i32 = 62;
+    pub const LESS_EQUAL: i32 = 63;
+    pub const EQUAL: i32 = 71;
+    pub const NOT_EQUAL: i32 = 72;
+    pub const LOGICAL_OR: i32 = 84;
+    pub const LOGICAL_AND: i32 = 86;
+    pub const LOGICAL_NOT: i32 = 87;
 }

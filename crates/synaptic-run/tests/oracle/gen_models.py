@@ -476,11 +476,22 @@ def logistic_f32(name, shape):
     b.write(name, OPS.LOGISTIC, [i], [o])
 
 
-def relu_f32(name, opcode, shape):
-    """A float32 operator of one input and no options (RELU, RELU6, NEG, FLOOR, CEIL, SQUARE)."""
+def relu_f32(name, opcode, shape, out_scale=None):
+    """A float32 operator of one input and no options (RELU, RELU6, NEG, FLOOR, CEIL, SQUARE,
+    ABS, SQRT, RSQRT, ROUND, EXP). `out_scale` on the output (TFLM ignores it on a float
+    tensor) sets the test inputs' range and step: 200 steps of it either side of 0, every
+    seventh input halfway between two steps (ROUND's ties at a scale of 1)."""
     b = Builder()
     i = b.tensor("input", shape, T.FLOAT32)
-    o = b.tensor("output", shape, T.FLOAT32)
+    o = b.tensor("output", shape, T.FLOAT32, None if out_scale is None else quant(out_scale, 0))
+    b.write(name, opcode, [i], [o])
+
+
+def unary_i16(name, opcode, shape, q_in=None, q_out=None):
+    """An int16 operator of one input and no options (ABS), quantized or not."""
+    b = Builder()
+    i = b.tensor("input", shape, T.INT16, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, T.INT16, None if q_out is None else quant(*q_out))
     b.write(name, opcode, [i], [o])
 
 
@@ -631,6 +642,14 @@ def main():
     relu("relu_requant_up", OPS.RELU, [1, 300], (0.11, 20), (0.037, -100))
     relu("relu6_q005", OPS.RELU6, [3, 50], (0.05, -10), (0.05, -10))
     relu("relu6_six_clamped", OPS.RELU6, [1, 4, 4, 8], (0.021, 60), (0.021, 60))
+    # ABS: scales that differ (a requantization) and one scale; int16 quantized (zero points
+    # 0) and plain. RSQRT int8: an input zero point of -128 (TFLM fails on an input below it).
+    relu("abs_rescale", OPS.ABS, [2, 3, 40], (0.05, -7), (0.03, -100))
+    relu("abs_same_scale", OPS.ABS, [1, 300], (0.07, 20), (0.07, 5))
+    unary_i16("abs_i16_quantized", OPS.ABS, [4, 50], (0.01, 0), (0.007, 0))
+    unary_i16("abs_i16_plain", OPS.ABS, [3, 64])
+    relu("rsqrt_q", OPS.RSQRT, [2, 128], (0.05, -128), (0.02, -100))
+    relu("rsqrt_q_small_scale", OPS.RSQRT, [1, 256], (0.003, -128), (0.15, 10))
     expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
     expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
     shape_of("shape_4d", T.INT8, [2, 3, 5, 7])
@@ -692,6 +711,11 @@ def main():
     relu_f32("f32_floor", OPS.FLOOR, [2, 4, 25])
     relu_f32("f32_ceil", OPS.CEIL, [200])
     relu_f32("f32_square", OPS.SQUARE, [5, 31])
+    relu_f32("f32_abs", OPS.ABS, [3, 40])
+    relu_f32("f32_sqrt", OPS.SQRT, [2, 100], out_scale=0.3)
+    relu_f32("f32_rsqrt", OPS.RSQRT, [2, 100], out_scale=0.3)
+    relu_f32("f32_round", OPS.ROUND, [4, 70], out_scale=1.0)
+    relu_f32("f32_exp", OPS.EXP, [3, 90])
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     slice_("f32_slice_5d", T.FLOAT32, [2, 3, 4, 5, 6], [0, 1, 1, 2, 0], [2, 2, -1, 3, 6])

@@ -1,19 +1,29 @@
-//! NEG, FLOOR, CEIL and SQUARE, float32 (TFLM runs them on float32 only): `reference_ops::
-//! Negate` (`-x`), `Floor` (`std::floor`), `Ceil` (`std::ceil`) and `elementwise.cc`'s
-//! `SquareEval` (`x * x`) — each exact in IEEE arithmetic, so the same bits as TFLM's on every
-//! target (FLOOR and CEIL written here, `core` having neither: −0 and a NaN kept, halves going
-//! the C library's way). Element-wise: in place where the plan overlaps them.
+//! NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP, float32 (TFLM runs them on float32 only):
+//! `reference_ops::Negate` (`-x`), `Floor` (`std::floor`), `Ceil` (`std::ceil`),
+//! `elementwise.cc`'s `SquareEval` (`x * x`) and `SqrtEval` (`std::sqrt`, correctly rounded:
+//! [`sqrtf`]), `reference_ops::Round` (`RoundToNearest`: halves to the even neighbour) and
+//! `exp.cc` (`std::exp`: glibc's `expf`, [`expf`]) — the same bits as TFLM's in the wheel on
+//! every target (FLOOR and CEIL written here, `core` having neither: −0 and a NaN kept,
+//! halves going the C library's way). Element-wise: in place where the plan overlaps them.
 
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault};
-use crate::ops::float::{F32s, LeF32};
+use crate::ops::float::{expf, sqrtf, F32s, LeF32};
 use crate::ops::in_place::{check, drive};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
 /// The builtins this module prepares.
-pub const BUILTINS: &[i32] = &[code::NEG, code::FLOOR, code::CEIL, code::SQUARE];
+pub const BUILTINS: &[i32] = &[
+    code::NEG,
+    code::FLOOR,
+    code::CEIL,
+    code::SQUARE,
+    code::SQRT,
+    code::ROUND,
+    code::EXP,
+];
 
 /// `x` with its fraction dropped, toward zero, its sign kept (−0.5 → −0); a NaN, an
 /// infinity and every value of magnitude 2^23 or more (already integral) as they are.
@@ -64,7 +74,23 @@ pub fn square_f32(x: f32) -> f32 {
     x * x
 }
 
-/// Prepares NEG, FLOOR, CEIL or SQUARE: float32 input and output of one size.
+/// `reference_ops::Round` (`RoundToNearest`): the floor, or the next integer above when the
+/// fraction is above one half or exactly one half with an odd floor (a NaN or an infinity
+/// takes the second way, as in C: `floor + 1`).
+#[inline]
+pub fn round_f32(x: f32) -> f32 {
+    let f = floor_f32(x);
+    let diff = x - f;
+    // `static_cast<int>(floor_val) % 2`: only reached for |x| < 2^23 (a fraction of one half).
+    if diff < 0.5 || (diff == 0.5 && (f as i32) % 2 == 0) {
+        f
+    } else {
+        f + 1.0
+    }
+}
+
+/// Prepares NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND or EXP: float32 input and output of one
+/// size.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
@@ -77,6 +103,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         code::NEG => Prepared::of::<NegF32>(cx, ()),
         code::FLOOR => Prepared::of::<FloorF32>(cx, ()),
         code::CEIL => Prepared::of::<CeilF32>(cx, ()),
+        code::SQRT => Prepared::of::<SqrtF32>(cx, ()),
+        code::ROUND => Prepared::of::<RoundF32>(cx, ()),
+        code::EXP => Prepared::of::<ExpF32>(cx, ()),
         _ => Prepared::of::<SquareF32>(cx, ()),
     }
 }
@@ -85,6 +114,9 @@ f32_unary_kernel!("NEG", NegF32, neg_f32);
 f32_unary_kernel!("FLOOR", FloorF32, floor_f32);
 f32_unary_kernel!("CEIL", CeilF32, ceil_f32);
 f32_unary_kernel!("SQUARE", SquareF32, square_f32);
+f32_unary_kernel!("SQRT", SqrtF32, sqrtf);
+f32_unary_kernel!("ROUND", RoundF32, round_f32);
+f32_unary_kernel!("EXP", ExpF32, expf);
 
 #[cfg(test)]
 mod tests {
@@ -135,5 +167,27 @@ mod tests {
             assert_eq!(f.to_bits(), v.floor().to_bits(), "floor {v:e}");
             assert_eq!(c.to_bits(), v.ceil().to_bits(), "ceil {v:e}");
         }
+    }
+
+    /// ROUND sends halves to the even neighbour and keeps −0, NaN and infinities.
+    #[test]
+    fn round_is_tflm_s() {
+        let cases = [
+            (0.5, 0.0),
+            (1.5, 2.0),
+            (2.5, 2.0),
+            (-0.5, 0.0),
+            (-1.5, -2.0),
+            (-2.5, -2.0),
+            (0.49, 0.0),
+            (-3.7, -4.0),
+            (8_388_607.5, 8_388_608.0),
+            (1e30, 1e30),
+        ];
+        for (x, want) in cases {
+            assert_eq!(round_f32(x).to_bits(), f32::to_bits(want), "{x}");
+        }
+        assert!(round_f32(f32::NAN).is_nan());
+        assert_eq!(round_f32(f32::INFINITY), f32::INFINITY);
     }
 }

@@ -1,7 +1,8 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
-//! over what they share ([`binary`]), the activations LOGISTIC, RELU and RELU6, float32's
-//! NEG, FLOOR, CEIL and SQUARE ([`float_unary`]), and the conversions QUANTIZE, DEQUANTIZE
+//! over what they share ([`binary`]), the activations LOGISTIC, RELU and RELU6, ABS and RSQRT
+//! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
+//! LOGICAL_NOT, and the conversions QUANTIZE, DEQUANTIZE
 //! and CAST.
 
 /// A float32 element-wise kernel `$kernel` of operator `$name`: each output `$value(x)` of
@@ -47,6 +48,51 @@ macro_rules! f32_unary_kernel {
     };
 }
 
+/// An int8 element-wise kernel `$kernel` of operator `$name`: each output `p.value(x)` of its
+/// input's element, `p` its parameters (`$params`, with an `fn value(&self, i8) -> i8`),
+/// element-wise in place where the plan overlaps it.
+macro_rules! i8_unary_kernel {
+    ($name:literal, $kernel:ident, $params:ty) => {
+        #[doc = concat!("The ", $name, " kernel, int8.")]
+        pub struct $kernel;
+
+        impl Kernel for $kernel {
+            const NAME: &'static str = $name;
+            const MAX_INPUTS: usize = 1;
+            type Params = $params;
+
+            #[inline]
+            fn run(p: &$params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+                let x = io.i8(0)?;
+                let out = io.out_i8()?;
+                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
+                for (&v, o) in x.iter().zip(out.iter_mut()) {
+                    *o = p.value(v);
+                }
+                Ok(())
+            }
+
+            fn contract(_p: &$params, k: usize, out: Geometry) -> Option<Contract> {
+                (k == 0).then(|| Contract::elementwise(out.elems, 1, 1))
+            }
+
+            fn run_in_place(
+                p: &$params,
+                io: &mut InPlaceOperands<'_, '_>,
+            ) -> Result<usize, KernelError> {
+                let n = io.out()?.elems;
+                let at = io.at;
+                check($name, || Contract::elementwise(n, 1, 1), io.buf, &at)?;
+                drive::<1>(io.buf, at.output, n, at.direction, |buf, j| {
+                    Ok([p.value(x8(buf, at.input, j)) as u8])
+                })?;
+                Ok(n)
+            }
+        }
+    };
+}
+
+pub mod abs_rsqrt;
 pub mod add;
 pub mod binary;
 pub mod cast;

@@ -193,53 +193,10 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
 }
 
-/// The element-wise kernels of this module: an int8 one over its parameters' `value`, a
-/// float32 one over a value function (the family's `f32_unary_kernel`).
-macro_rules! elementwise_kernels {
-    ($name:literal, $int8:ident, $params:ty, $f32:ident, $f32_value:path) => {
-        #[doc = concat!("The ", $name, " kernel, int8.")]
-        pub struct $int8;
-
-        impl Kernel for $int8 {
-            const NAME: &'static str = $name;
-            const MAX_INPUTS: usize = 1;
-            type Params = $params;
-
-            #[inline]
-            fn run(p: &$params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-                let x = io.i8(0)?;
-                let out = io.out_i8()?;
-                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
-                for (&v, o) in x.iter().zip(out.iter_mut()) {
-                    *o = p.value(v);
-                }
-                Ok(())
-            }
-
-            fn contract(_p: &$params, k: usize, out: Geometry) -> Option<Contract> {
-                (k == 0).then(|| Contract::elementwise(out.elems, 1, 1))
-            }
-
-            fn run_in_place(
-                p: &$params,
-                io: &mut InPlaceOperands<'_, '_>,
-            ) -> Result<usize, KernelError> {
-                let n = io.out()?.elems;
-                let at = io.at;
-                check($name, || Contract::elementwise(n, 1, 1), io.buf, &at)?;
-                drive::<1>(io.buf, at.output, n, at.direction, |buf, j| {
-                    Ok([p.value(x8(buf, at.input, j)) as u8])
-                })?;
-                Ok(n)
-            }
-        }
-
-        f32_unary_kernel!($name, $f32, $f32_value);
-    };
-}
-
-elementwise_kernels!("RELU", Relu, ReluParams, ReluF32, relu_f32_value);
-elementwise_kernels!("RELU6", Relu6, Relu6Params, Relu6F32, relu6_f32_value);
+i8_unary_kernel!("RELU", Relu, ReluParams);
+i8_unary_kernel!("RELU6", Relu6, Relu6Params);
+f32_unary_kernel!("RELU", ReluF32, relu_f32_value);
+f32_unary_kernel!("RELU6", Relu6F32, relu6_f32_value);
 
 // The program's word codec of the parameters (`crate::format::codec`).
 crate::format::codec::words!(ReluParams {

@@ -23,6 +23,10 @@
 //!   has no FMA variant of either, so this plain-arithmetic port equals the host's `tanhf` on
 //!   all 2^32 inputs (`cargo test --release -p synaptic-run --lib -- --ignored
 //!   tanhf_every_float`).
+//! * **`sqrt`** ([`sqrtf`]): IEEE-754's square root, correctly rounded (what x86-64's
+//!   `SQRTSS` and glibc's `sqrtf` give), computed here with integers (`core` has no float
+//!   square root): the same bits on every target; the NaN of a negative input is x86-64's
+//!   default NaN (`0xFFC0_0000`), as the wheel's.
 //! * **Reading in place**: float weights and constants stay in the model bytes, read as
 //!   little-endian words ([`LeF32`]; a flatbuffer does not promise their alignment), and the
 //!   arena's float tensors are `[f32]` slices ([`F32s`] covers both).
@@ -486,6 +490,45 @@ fn round(r: u128, e: i32, negative: bool) -> f64 {
     }
 }
 
+/// `std::sqrt(float)` as the wheel computes it on x86-64 (`SQRTSS`): the correctly rounded
+/// square root (round to nearest; a square root is never halfway), ±0 and +∞ as they are, a
+/// NaN quieted, and x86-64's default NaN (`0xFFC0_0000`) for a negative input.
+pub fn sqrtf(x: f32) -> f32 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return f32::from_bits(bits | 0x0040_0000);
+    }
+    if x == 0.0 || x == f32::INFINITY {
+        return x;
+    }
+    if bits >> 31 != 0 {
+        return f32::from_bits(0xFFC0_0000);
+    }
+    // x = m · 2^(e − 23), m of 24 bits (a subnormal's normalized).
+    let (mut m, mut e) = match (bits >> 23) as i32 {
+        0 => {
+            let m = bits & 0x007F_FFFF;
+            let shift = m.leading_zeros() as i32 - 8;
+            (m << shift, -126 - shift)
+        }
+        biased => ((bits & 0x007F_FFFF) | 0x0080_0000, biased - 127),
+    };
+    // An even exponent: x = m · 2^(e − 23), m now below 2^25.
+    if e & 1 != 0 {
+        m <<= 1;
+        e -= 1;
+    }
+    // √x = √(m · 2^23) · 2^(e/2 − 23): q = ⌊√(m · 2^23)⌋ has 24 bits (2^23 ≤ q < 2^24).
+    let n = u64::from(m) << 23;
+    let mut q = n.isqrt();
+    // Up when √n > q + ½, i.e. n − q² > q (integers: never equal to q + ¼).
+    if n - q * q > q {
+        q += 1;
+    }
+    // The exponent's field plus q (its bit 23 the leading one: a q of 2^24 carries into it).
+    f32::from_bits((((e / 2 + 126) as u32) << 23).wrapping_add(q as u32))
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -706,5 +749,49 @@ mod tests {
         let relu6 = FloatRange::new(Activation::Relu6);
         assert_eq!(relu6.apply(7.0), 6.0);
         assert!(relu6.apply(f32::NAN).is_nan());
+    }
+
+    /// [`sqrtf`] equals the host's correctly rounded `f32::sqrt` on the edges (zeros,
+    /// subnormals, the largest float, powers of two and their neighbours) and on a sweep of
+    /// bit patterns; NaNs as x86-64 makes them.
+    #[test]
+    fn sqrtf_is_the_host_s() {
+        let mut x = 0x9E37_79B9u32;
+        let mut values: std::vec::Vec<u32> = std::vec![
+            0,
+            1,
+            2,
+            3,
+            0x007F_FFFF,
+            0x0080_0000,
+            0x0080_0001,
+            0x3F80_0000,
+            0x3F80_0001,
+            0x3F7F_FFFF,
+            0x4000_0000,
+            0x7F7F_FFFF,
+            0x7F80_0000,
+        ];
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            values.push(x & 0x7FFF_FFFF);
+        }
+        for b in values {
+            let v = f32::from_bits(b);
+            if v.is_nan() {
+                assert_eq!(sqrtf(v).to_bits(), b | 0x0040_0000);
+                continue;
+            }
+            assert_eq!(
+                sqrtf(v).to_bits(),
+                v.sqrt().to_bits(),
+                "sqrt {v:e} ({b:#x})"
+            );
+        }
+        assert_eq!(sqrtf(-0.0).to_bits(), 0x8000_0000);
+        assert_eq!(sqrtf(-1.0).to_bits(), 0xFFC0_0000);
+        assert_eq!(sqrtf(f32::NEG_INFINITY).to_bits(), 0xFFC0_0000);
     }
 }
