@@ -220,6 +220,13 @@ pub enum TensorTypes {
     UInt64,
     /// `INT32` or `FLOAT32`.
     Int32OrFloat32,
+    /// What the comparisons take: `INT8`, `INT32`, `INT64`, `FLOAT32` (and `BOOL` for EQUAL
+    /// and NOT_EQUAL).
+    Comparable,
+    /// The first input's type.
+    FirstInputType,
+    /// `BOOL` only.
+    Bool,
 }
 
 impl TensorTypes {
@@ -238,6 +245,9 @@ impl TensorTypes {
             TensorTypes::UInt32 => "uint32",
             TensorTypes::UInt64 => "uint64",
             TensorTypes::Int32OrFloat32 => "int32 or float32",
+            TensorTypes::Comparable => "int8, int32, int64, float32 (or bool: EQUAL, NOT_EQUAL)",
+            TensorTypes::FirstInputType => "the first input's type",
+            TensorTypes::Bool => "bool",
         }
     }
 }

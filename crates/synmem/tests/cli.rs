@@ -1715,15 +1715,15 @@ fn an_unsupported_operator_is_named_with_its_tensor_and_data_type() {
         };
         build(&[code], &[sg], &[vec![]])
     };
-    const ABS: i32 = 101;
+    const SIN: i32 = 66;
     const INT16: i8 = 7;
     let out = tmp("unsupported_out.raw");
     for (file, bytes, want) in [
         (
-            "abs_int8.tflite",
-            one(ABS, tflite::INT8, vec![0]),
-            "operator 0 (ABS): unsupported: operator not implemented: tensor 0 \"x\" is int8; \
-             synaptic-run does not run ABS yet (synmem ops)",
+            "sin_int8.tflite",
+            one(SIN, tflite::INT8, vec![0]),
+            "operator 0 (SIN): unsupported: operator not implemented: tensor 0 \"x\" is int8; \
+             synaptic-run does not run SIN yet (synmem ops)",
         ),
         (
             "add_int16.tflite",

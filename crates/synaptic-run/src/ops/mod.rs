@@ -9,7 +9,7 @@
 //! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D |
 //! | [`matmul`] | FULLY_CONNECTED |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
-//! | [`elementwise`] | ADD, MUL, DIV, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, NEG, FLOOR, CEIL, SQUARE, QUANTIZE, DEQUANTIZE, CAST |
+//! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SOFTMAX |
 //! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE, SHAPE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
@@ -389,7 +389,12 @@ macro_rules! operators {
                 None => synaptic_tflite::BUILTIN_NAMES.iter().position(|n| *n == name)? as i32,
             };
             let mut mask: Kinds = 0;
-            $( if $family::$module::BUILTINS.contains(&code) { $( mask |= 1 << $kind; )+ } )+
+            $( if $family::$module::BUILTINS.contains(&code) { $(
+                let only = <$family::$module::$kernel as Kernel>::ONLY;
+                if only.is_empty() || only.contains(&code) {
+                    mask |= 1 << $kind;
+                }
+            )+ } )+
             (mask != 0).then_some(mask)
         }
 
@@ -619,6 +624,8 @@ operators! {
     elementwise::logistic { 7 => Logistic(int8), 24 => LogisticF32(float32) if "float32" },
     elementwise::float_unary { 56 => NegF32(float32) if "float32", 57 => FloorF32(float32) if "float32", 58 => CeilF32(float32) if "float32", 59 => SquareF32(float32) if "float32", 70 => SqrtF32(float32) if "float32", 71 => RoundF32(float32) if "float32", 72 => ExpF32(float32) if "float32" },
     elementwise::abs_rsqrt { 73 => Abs(int8), 74 => AbsI16(int16), 75 => AbsF32(float32) if "float32", 76 => Rsqrt(int8), 77 => RsqrtF32(float32) if "float32" },
+    elementwise::comparisons { 78 => CompareI8(int8), 79 => CompareF32(float32) if "float32", 80 => CompareI32(int32), 81 => CompareI64(int64), 82 => CompareBool(bool) },
+    elementwise::logical { 83 => Logical(bool), 84 => LogicalNot(bool) },
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },
     elementwise::sub { 60 => Sub(int8), 61 => SubF32(float32) if "float32", 62 => SubI32(int32) },

@@ -487,6 +487,25 @@ def relu_f32(name, opcode, shape, out_scale=None):
     b.write(name, opcode, [i], [o])
 
 
+def compare(name, opcode, ttype, a_shape, b_shape, out_shape, qa=None, qb=None, const_b=None,
+            out_type=None):
+    """A comparison (bool output) or LOGICAL_AND / LOGICAL_OR of two inputs of `ttype`, input
+    2 a constant when `const_b` holds its values."""
+    b = Builder()
+    x = b.tensor("a", a_shape, ttype, None if qa is None else quant(*qa))
+    y = b.tensor("b", b_shape, ttype, None if qb is None else quant(*qb), const_b)
+    o = b.tensor("out", out_shape, T.BOOL if out_type is None else out_type)
+    b.write(name, opcode, [x, y], [o])
+
+
+def unary_bool(name, opcode, shape):
+    """A bool operator of one input and no options (LOGICAL_NOT)."""
+    b = Builder()
+    i = b.tensor("input", shape, T.BOOL)
+    o = b.tensor("output", shape, T.BOOL)
+    b.write(name, opcode, [i], [o])
+
+
 def unary_i16(name, opcode, shape, q_in=None, q_out=None):
     """An int16 operator of one input and no options (ABS), quantized or not."""
     b = Builder()
@@ -650,6 +669,24 @@ def main():
     unary_i16("abs_i16_plain", OPS.ABS, [3, 64])
     relu("rsqrt_q", OPS.RSQRT, [2, 128], (0.05, -128), (0.02, -100))
     relu("rsqrt_q_small_scale", OPS.RSQRT, [1, 256], (0.003, -128), (0.15, 10))
+    # The comparisons: int8 of two quantizations (compared by value), broadcast; float32,
+    # int32, int64, bool; a constant operand. LOGICAL_AND / OR broadcast, LOGICAL_NOT.
+    compare("cmp_equal_i8_bcast", OPS.EQUAL, T.INT8, [2, 3, 4], [4], [2, 3, 4], (0.05, -3), (0.1, 7))
+    compare("cmp_greater_i8_same", OPS.GREATER, T.INT8, [3, 40], [3, 40], [3, 40], (0.02, 10), (0.03, -20))
+    compare("cmp_less_equal_f32_bcast", OPS.LESS_EQUAL, T.FLOAT32, [2, 1, 5], [3, 1], [2, 3, 5])
+    compare("cmp_greater_f32_const", OPS.GREATER, T.FLOAT32, [2, 50], [50], [2, 50],
+            const_b=rng(70).uniform(-8, 8, 50).astype(np.float32))
+    compare("cmp_greater_equal_i32", OPS.GREATER_EQUAL, T.INT32, [4, 6], [4, 6], [4, 6])
+    compare("cmp_not_equal_i32_const", OPS.NOT_EQUAL, T.INT32, [3, 8], [8], [3, 8],
+            const_b=rng(71).integers(-5, 5, 8, dtype=np.int32))
+    compare("cmp_less_i64_bcast", OPS.LESS, T.INT64, [3, 4], [1, 4], [3, 4])
+    compare("cmp_equal_bool_bcast", OPS.EQUAL, T.BOOL, [2, 5, 3], [5, 1], [2, 5, 3])
+    compare("cmp_not_equal_bool", OPS.NOT_EQUAL, T.BOOL, [40], [40], [40])
+    compare("cmp_less_i8_const", OPS.LESS, T.INT8, [5, 9], [1], [5, 9], (0.04, 0), (0.04, 0),
+            const_b=np.array([3], dtype=np.int8))
+    compare("logical_and_bcast", OPS.LOGICAL_AND, T.BOOL, [2, 3, 4], [3, 1], [2, 3, 4])
+    compare("logical_or_same", OPS.LOGICAL_OR, T.BOOL, [60], [60], [60])
+    unary_bool("logical_not", OPS.LOGICAL_NOT, [3, 17])
     expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
     expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
     shape_of("shape_4d", T.INT8, [2, 3, 5, 7])

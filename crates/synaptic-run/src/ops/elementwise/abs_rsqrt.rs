@@ -329,6 +329,7 @@ pub struct AbsI16;
 
 impl Kernel for AbsI16 {
     const NAME: &'static str = ABS;
+    const ONLY: &'static [i32] = &[code::ABS];
     const MAX_INPUTS: usize = 1;
     type Params = AbsI16Params;
 

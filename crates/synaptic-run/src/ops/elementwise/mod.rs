@@ -2,8 +2,9 @@
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
 //! over what they share ([`binary`]), the activations LOGISTIC, RELU and RELU6, ABS and RSQRT
 //! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
-//! LOGICAL_NOT, and the conversions QUANTIZE, DEQUANTIZE
-//! and CAST.
+//! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
+//! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
+//! DEQUANTIZE and CAST.
 
 /// A float32 element-wise kernel `$kernel` of operator `$name`: each output `$value(x)` of
 /// its input's element (no parameters), element-wise in place where the plan overlaps it.
@@ -96,9 +97,11 @@ pub mod abs_rsqrt;
 pub mod add;
 pub mod binary;
 pub mod cast;
+pub mod comparisons;
 pub mod dequantize;
 pub mod div;
 pub mod float_unary;
+pub mod logical;
 pub mod logistic;
 pub mod minimum_maximum;
 pub mod mul;

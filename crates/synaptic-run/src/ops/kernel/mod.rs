@@ -68,6 +68,10 @@ pub(crate) const fn linked(kinds: Kinds, kind: u32) -> bool {
 pub(crate) trait Kernel {
     /// The operator, as TFLite names it (errors).
     const NAME: &'static str;
+    /// The builtins (of its module's `BUILTINS`) this kernel runs when not all of them (the
+    /// comparisons' bool kernel: EQUAL and NOT_EQUAL only); empty: every one. What
+    /// [`crate::ops::kinds_of`] and `synmem ops` say a builtin runs on.
+    const ONLY: &'static [i32] = &[];
     /// Everything the kernel needs besides the data, as stored in the program.
     type Params: Words + Copy;
 
