@@ -33,7 +33,7 @@ pub const BUILTINS: &[i32] = &[
     code::LESS_EQUAL,
 ];
 
-/// A prepared comparison: made only by [`prepare`].
+/// A prepared comparison: made only by its module's preparation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompareParams {
     /// The element pairing.

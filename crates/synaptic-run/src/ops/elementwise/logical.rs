@@ -16,7 +16,7 @@ use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::LOGICAL_AND, code::LOGICAL_OR, code::LOGICAL_NOT];
 
-/// A prepared LOGICAL_AND or LOGICAL_OR: made only by [`prepare`].
+/// A prepared LOGICAL_AND or LOGICAL_OR: made only by its module's preparation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogicalParams {
     /// The element pairing.
