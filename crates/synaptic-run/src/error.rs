@@ -227,6 +227,8 @@ pub enum TensorTypes {
     FirstInputType,
     /// `BOOL` only.
     Bool,
+    /// What MINIMUM and MAXIMUM take: `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
+    MinMax,
 }
 
 impl TensorTypes {
@@ -248,6 +250,7 @@ impl TensorTypes {
             TensorTypes::Comparable => "int8, int32, int64, float32 (or bool: EQUAL, NOT_EQUAL)",
             TensorTypes::FirstInputType => "the first input's type",
             TensorTypes::Bool => "bool",
+            TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
         }
     }
 }

@@ -92,7 +92,7 @@ fn hostile_mutants_never_panic_and_run_deterministically() {
         v
     });
     let mut rng = Rng(env("RUN_MODEL_SEED", 0x5EED_1818));
-    let (mut refused, mut no_plan, mut too_large, mut ran, mut divided) = (0, 0, 0, 0, 0);
+    let (mut refused, mut no_plan, mut too_large, mut ran, mut out_of_domain) = (0, 0, 0, 0, 0);
     let mut slowest = (Duration::ZERO, String::new());
     for case in 0..cases {
         // Mostly the small models: the large ones cost a whole inference per run.
@@ -122,13 +122,14 @@ fn hostile_mutants_never_panic_and_run_deterministically() {
             Outcome::NoPlan => no_plan += 1,
             Outcome::TooLarge => too_large += 1,
             Outcome::Ran => ran += 1,
-            Outcome::DividedByZero => divided += 1,
+            Outcome::OutOfDomain => out_of_domain += 1,
         }
     }
     eprintln!(
         "run_model: {cases} mutants: {refused} refused, {no_plan} not planned, {too_large} too \
-         large, {ran} ran (three identical inferences each), {divided} stopped at every \
-         inference by a DIV by a zero activation (the same typed error each); slowest {:.1} ms: {}",
+         large, {ran} ran (three identical inferences each), {out_of_domain} stopped at every \
+         inference by an input outside its operator's domain (a DIV by a zero activation, an \
+         RSQRT below zero: the same typed error each); slowest {:.1} ms: {}",
         slowest.0.as_secs_f64() * 1e3,
         slowest.1
     );

@@ -276,12 +276,13 @@ def binary(name, seed, opcode, a_shape, b_shape, out_shape, act):
 
 
 def arithmetic_options(opcode, act):
-    """The (options type, options) of ADD, SUB or MUL with fused activation `act`
+    """The (options type, options) of ADD, SUB, MUL or DIV with fused activation `act`
     (SQUARED_DIFFERENCE: its empty options, no activation)."""
     if opcode == OPS.SQUARED_DIFFERENCE:
         return OPT.SquaredDifferenceOptions, s.SquaredDifferenceOptionsT()
     opt, ty = {OPS.ADD: (s.AddOptionsT, OPT.AddOptions), OPS.SUB: (s.SubOptionsT, OPT.SubOptions),
-               OPS.MUL: (s.MulOptionsT, OPT.MulOptions)}[opcode]
+               OPS.MUL: (s.MulOptionsT, OPT.MulOptions),
+               OPS.DIV: (s.DivOptionsT, OPT.DivOptions)}[opcode]
     opt = opt()
     opt.fusedActivationFunction = act
     return ty, opt
@@ -687,6 +688,13 @@ def main():
     compare("logical_and_bcast", OPS.LOGICAL_AND, T.BOOL, [2, 3, 4], [3, 1], [2, 3, 4])
     compare("logical_or_same", OPS.LOGICAL_OR, T.BOOL, [60], [60], [60])
     unary_bool("logical_not", OPS.LOGICAL_NOT, [3, 17])
+    # MINIMUM / MAXIMUM on the stored values of each type (TFLM neither rescales nor checks).
+    compare("max_i8_bcast", OPS.MAXIMUM, T.INT8, [2, 3, 4], [4], [2, 3, 4], (0.05, -3), (0.05, -3),
+            out_type=T.INT8)
+    compare("min_i16_same", OPS.MINIMUM, T.INT16, [3, 40], [3, 40], [3, 40], out_type=T.INT16)
+    compare("max_i64_bcast", OPS.MAXIMUM, T.INT64, [3, 1, 4], [1, 5, 4], [3, 5, 4], out_type=T.INT64)
+    compare("min_f32_const", OPS.MINIMUM, T.FLOAT32, [2, 50], [50], [2, 50],
+            const_b=rng(72).uniform(-8, 8, 50).astype(np.float32), out_type=T.FLOAT32)
     expand_dims("expand_dims_last", T.INT8, [2, 3, 5], -1)
     expand_dims("expand_dims_mid_i16", T.INT16, [4, 6], 1)
     shape_of("shape_4d", T.INT8, [2, 3, 5, 7])
@@ -749,6 +757,8 @@ def main():
     relu_f32("f32_ceil", OPS.CEIL, [200])
     relu_f32("f32_square", OPS.SQUARE, [5, 31])
     relu_f32("f32_abs", OPS.ABS, [3, 40])
+    binary_f32("f32_div_bcast_relu", 73, OPS.DIV, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
+    binary_f32("f32_div_same_none", 74, OPS.DIV, [3, 40], [3, 40], [3, 40], ACT.NONE)
     relu_f32("f32_sqrt", OPS.SQRT, [2, 100], out_scale=0.3)
     relu_f32("f32_rsqrt", OPS.RSQRT, [2, 100], out_scale=0.3)
     relu_f32("f32_round", OPS.ROUND, [4, 70], out_scale=1.0)

@@ -438,25 +438,12 @@ impl<O: OpF32> Kernel for BinaryF32<O> {
     }
 }
 
-/// Prepares a float32 ADD, SUB or MUL: two float operands (activations or constants), a
+/// Prepares a float32 ADD, SUB, MUL or DIV: two float operands (activations or constants), a
 /// float output; returns the pairing and the fused activation's range.
 pub(crate) fn prepare_f32(cx: &Prep<'_, '_>) -> Result<F32Params, LoadError> {
-    cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
-    for (k, t) in [a, b].into_iter().enumerate() {
-        if t.ty != TensorType::Float32 {
-            return Err(cx.unsupported(Unsupported::TensorType {
-                operand: Operand::Input(k as u8),
-                expected: TensorTypes::Float32,
-            }));
-        }
-        if !t.data.is_empty() {
-            cx.constant(t, Operand::Input(k as u8))?;
-        }
-    }
-    cx.activation_of(out, Operand::Output, TensorType::Float32)?;
+    let ty = TensorType::Float32;
+    let bc = prepare_pairing(cx, ty, TensorTypes::Float32, ty, None)?;
     let ac = cx.activation(cx.op().arithmetic_activation(cx.code())?)?;
-    let bc = Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
     Ok(F32Params {
         broadcast: bc,
         range: FloatRange::new(ac),
@@ -601,21 +588,46 @@ impl<P: OpI32> Kernel for BinaryI32<P> {
 /// Prepares an int32 element-wise operator: two int32 operands (activations or constants,
 /// unquantized as TFLM requires), an int32 output; returns the pairing.
 pub(crate) fn prepare_i32(cx: &Prep<'_, '_>) -> Result<Broadcast, LoadError> {
+    prepare_pairing(
+        cx,
+        TensorType::Int32,
+        TensorTypes::Int32,
+        TensorType::Int32,
+        None,
+    )
+}
+
+/// Prepares a binary operator of two inputs of type `ty` (`expected`, in a refusal), either
+/// a constant, and an output of type `out`: their pairing. `max_rank`: the most dimensions a
+/// broadcast (inputs of different shapes) takes where TFLM's kernel has a fixed-rank slow path
+/// (4 for the comparisons and logical operators); `None`: [`Broadcast`]'s own bound.
+pub(crate) fn prepare_pairing(
+    cx: &Prep<'_, '_>,
+    ty: TensorType,
+    expected: TensorTypes,
+    out: TensorType,
+    max_rank: Option<usize>,
+) -> Result<Broadcast, LoadError> {
     cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    let (a, b, o) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
     for (k, t) in [a, b].into_iter().enumerate() {
-        if t.ty != TensorType::Int32 {
+        if t.ty != ty {
             return Err(cx.unsupported(Unsupported::TensorType {
                 operand: Operand::Input(k as u8),
-                expected: TensorTypes::Int32,
+                expected,
             }));
         }
         if !t.data.is_empty() {
             cx.constant(t, Operand::Input(k as u8))?;
         }
     }
-    cx.activation_of(out, Operand::Output, TensorType::Int32)?;
-    Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))
+    cx.activation_of(o, Operand::Output, out)?;
+    if let Some(most) = max_rank {
+        if a.shape() != b.shape() && a.shape().len().max(b.shape().len()) > most {
+            return Err(cx.unsupported(Unsupported::Rank));
+        }
+    }
+    Broadcast::new(cx.name(), a.shape(), b.shape(), o.shape()).map_err(|e| cx.err(e))
 }
 
 /// Whether the operator's output is int32 (the int32 kernel then prepares it).

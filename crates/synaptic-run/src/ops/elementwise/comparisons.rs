@@ -20,7 +20,7 @@ use synaptic_tflite::{code, TensorType};
 use crate::error::{KernelError, LoadError, Operand, TensorTypes, Unsupported};
 use crate::math::quantize_multiplier_smaller_than_one_exp;
 use crate::math::{multiply_by_quantized_multiplier_smaller_than_one_exp, zero_point_in};
-use crate::ops::elementwise::binary::Broadcast;
+use crate::ops::elementwise::binary::{prepare_pairing, Broadcast};
 use crate::ops::{Kernel, Operands, Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -182,7 +182,7 @@ compare_kernel!(
 /// a constant, a bool output of the broadcast shape.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    let (a, b) = (cx.input_ref(0)?, cx.input_ref(1)?);
     let equality = matches!(cx.code(), code::EQUAL | code::NOT_EQUAL);
     let ty = a.ty;
     let ok = match ty {
@@ -197,23 +197,13 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             expected: TensorTypes::Comparable,
         }));
     }
-    for (k, t) in [a, b].into_iter().enumerate() {
-        if t.ty != ty {
-            return Err(cx.unsupported(Unsupported::TensorType {
-                operand: Operand::Input(k as u8),
-                expected: TensorTypes::FirstInputType,
-            }));
-        }
-        if !t.data.is_empty() {
-            cx.constant(t, Operand::Input(k as u8))?;
-        }
-    }
-    cx.activation_of(out, Operand::Output, TensorType::Bool)?;
-    if a.shape() != b.shape() && a.shape().len().max(b.shape().len()) > 4 {
-        return Err(cx.unsupported(Unsupported::Rank));
-    }
-    let broadcast =
-        Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
+    let broadcast = prepare_pairing(
+        cx,
+        ty,
+        TensorTypes::FirstInputType,
+        TensorType::Bool,
+        Some(4),
+    )?;
     let mut p = CompareParams {
         broadcast,
         truth: truth(cx.code()),

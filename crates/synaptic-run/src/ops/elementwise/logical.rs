@@ -8,8 +8,8 @@
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
-use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::ops::elementwise::binary::Broadcast;
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes};
+use crate::ops::elementwise::binary::{prepare_pairing, Broadcast};
 use crate::ops::in_place::{check, drive};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
@@ -98,25 +98,13 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }
         return Prepared::of::<LogicalNot>(cx, ());
     }
-    cx.inputs(2, 2)?;
-    let (a, b, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
-    for (k, t) in [a, b].into_iter().enumerate() {
-        if t.ty != TensorType::Bool {
-            return Err(cx.unsupported(Unsupported::TensorType {
-                operand: Operand::Input(k as u8),
-                expected: TensorTypes::Bool,
-            }));
-        }
-        if !t.data.is_empty() {
-            cx.constant(t, Operand::Input(k as u8))?;
-        }
-    }
-    cx.activation_of(out, Operand::Output, TensorType::Bool)?;
-    if a.shape() != b.shape() && a.shape().len().max(b.shape().len()) > 4 {
-        return Err(cx.unsupported(Unsupported::Rank));
-    }
-    let broadcast =
-        Broadcast::new(cx.name(), a.shape(), b.shape(), out.shape()).map_err(|e| cx.err(e))?;
+    let broadcast = prepare_pairing(
+        cx,
+        TensorType::Bool,
+        TensorTypes::Bool,
+        TensorType::Bool,
+        Some(4),
+    )?;
     // Bits (x, y) = (0,0), (0,1), (1,0), (1,1): AND 1000, OR 1110.
     let truth = if cx.code() == code::LOGICAL_AND {
         0b1000
