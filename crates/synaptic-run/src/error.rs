@@ -395,6 +395,10 @@ pub enum Unsupported {
     SignalParams,
     /// An integer division by zero (DIV int32: TFLM's kernel would trap).
     DivisionByZero,
+    /// A block size below 1 (SPACE_TO_DEPTH, DEPTH_TO_SPACE).
+    BlockSize,
+    /// An index outside its axis (GATHER: TFLM's kernel would read outside its input).
+    IndexOutOfRange,
     /// An input value below the input's zero point where the operator is defined for none
     /// (RSQRT int8: TFLM's kernel fails, "Rsqrt is only defined for positive values").
     NegativeInput,
@@ -481,6 +485,8 @@ impl Unsupported {
             }
             Unsupported::SignalParams => "a parameter outside the range the kernel computes with",
             Unsupported::DivisionByZero => "integer division by zero",
+            Unsupported::BlockSize => "block size must be positive",
+            Unsupported::IndexOutOfRange => "an index outside its axis",
             Unsupported::NegativeInput => "an input below zero (defined for none)",
             Unsupported::CastTypes => "a CAST between types TFLM does not convert",
             Unsupported::StridedSlice => {

@@ -235,4 +235,13 @@ pub mod code {
     pub const LOGICAL_OR: i32 = 84;
     pub const LOGICAL_AND: i32 = 86;
     pub const LOGICAL_NOT: i32 = 87;
+    pub const DEPTH_TO_SPACE: i32 = 5;
+    pub const SPACE_TO_DEPTH: i32 = 26;
+    pub const GATHER: i32 = 36;
+    pub const ARG_MAX: i32 = 56;
+    pub const ARG_MIN: i32 = 79;
+    pub const RESIZE_NEAREST_NEIGHBOR: i32 = 97;
+    pub const LEAKY_RELU: i32 = 98;
+    pub const REVERSE_V2: i32 = 105;
+    pub const SELECT_V2: i32 = 123;
 }

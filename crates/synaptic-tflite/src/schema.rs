@@ -618,7 +618,14 @@ pub mod options_type {
     pub const DIV: u8 = 29;
     pub const SQUEEZE: u8 = 30;
     pub const STRIDED_SLICE: u8 = 32;
+    pub const SPACE_TO_DEPTH: u8 = 19;
+    pub const GATHER: u8 = 23;
+    pub const ARG_MAX: u8 = 40;
+    pub const ARG_MIN: u8 = 57;
     pub const PACK: u8 = 59;
+    pub const RESIZE_NEAREST_NEIGHBOR: u8 = 74;
+    pub const LEAKY_RELU: u8 = 75;
+    pub const DEPTH_TO_SPACE: u8 = 94;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
 }
 
@@ -806,6 +813,28 @@ impl<'m> Operator<'m> {
     /// `PackOptions` as (values_count, axis) ((0, 0) if absent).
     pub fn pack_options(&self) -> Result<(i32, i32), Error> {
         match self.options(options_type::PACK)? {
+            Some(t) => Ok((t.i32_or(0, 0)?, t.i32_or(1, 0)?)),
+            None => Ok((0, 0)),
+        }
+    }
+
+    /// `SpaceToDepthOptions.block_size` or `DepthToSpaceOptions.block_size` (`depth`: the
+    /// latter), 0 if absent.
+    pub fn block_size(&self, depth: bool) -> Result<i32, Error> {
+        let ty = if depth {
+            options_type::DEPTH_TO_SPACE
+        } else {
+            options_type::SPACE_TO_DEPTH
+        };
+        match self.options(ty)? {
+            Some(t) => t.i32_or(0, 0),
+            None => Ok(0),
+        }
+    }
+
+    /// `GatherOptions` as (axis, batch_dims) ((0, 0) if absent).
+    pub fn gather_options(&self) -> Result<(i32, i32), Error> {
+        match self.options(options_type::GATHER)? {
             Some(t) => Ok((t.i32_or(0, 0)?, t.i32_or(1, 0)?)),
             None => Ok((0, 0)),
         }

@@ -10,8 +10,8 @@
 //! | [`matmul`] | FULLY_CONNECTED |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
 //! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
-//! | [`reduction`] | MEAN, SOFTMAX |
-//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, TRANSPOSE, SHAPE |
+//! | [`reduction`] | MEAN, SOFTMAX, ARG_MAX, ARG_MIN |
+//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER, SHAPE, FILL, ZEROS_LIKE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
 //!
@@ -640,9 +640,12 @@ operators! {
     shape::fill { 68 => Fill(int8, int32, float32) },
     shape::zeros_like { 69 => ZerosLike(int8, int32, int64, float32) },
     reduction::mean { 10 => Mean(int8) },
+    reduction::arg_min_max { 92 => ArgMinMaxI8(int8), 93 => ArgMinMaxF32(float32) if "float32" },
     shape::pad { 11 => Pad(int8) },
     shape::concatenation { 12 => Concatenation(int8, int32, float32) },
     shape::transpose { 13 => Transpose(int8) },
+    shape::space_depth { 90 => SpaceDepth(int8, float32) },
+    shape::gather { 91 => Gather(int8, float32) },
     shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
     shape::expand_dims { 54 => ExpandDims(bool, int8, uint8, int16, int32, int64, float32) },
     shape::shape_of { 55 => Shape(bool, int8, uint8, int16, int32, int64, float32) },

@@ -499,6 +499,52 @@ def compare(name, opcode, ttype, a_shape, b_shape, out_shape, qa=None, qb=None, 
     b.write(name, opcode, [x, y], [o])
 
 
+def space_depth(name, opcode, ttype, in_shape, block):
+    """SPACE_TO_DEPTH or DEPTH_TO_SPACE of block `block` (the output's shape derived)."""
+    n, h, w, d = in_shape
+    if opcode == OPS.SPACE_TO_DEPTH:
+        out_shape, opt, ty = [n, h // block, w // block, d * block * block], s.SpaceToDepthOptionsT(), OPT.SpaceToDepthOptions
+    else:
+        out_shape, opt, ty = [n, h * block, w * block, d // (block * block)], s.DepthToSpaceOptionsT(), OPT.DepthToSpaceOptions
+    opt.blockSize = block
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, opcode, [i], [o], ty, opt)
+
+
+def gather(name, ttype, in_shape, indices, axis, batch_dims=0):
+    """GATHER of an activation by constant int32 `indices` (an array)."""
+    idx = np.asarray(indices, dtype=np.int32)
+    a = axis + len(in_shape) if axis < 0 else axis
+    out_shape = list(in_shape[:a]) + list(idx.shape[batch_dims:]) + list(in_shape[a + 1:])
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    k = b.tensor("indices", list(idx.shape), T.INT32, None, idx)
+    o = b.tensor("output", out_shape, ttype, q)
+    opt = s.GatherOptionsT()
+    opt.axis, opt.batchDims = axis, batch_dims
+    b.write(name, OPS.GATHER, [i, k], [o], OPT.GatherOptions, opt)
+
+
+def arg_min_max(name, opcode, ttype, in_shape, axis):
+    """ARG_MAX or ARG_MIN along the constant int32 `axis`, an int32 output."""
+    a = axis + len(in_shape) if axis < 0 else axis
+    out_shape = list(in_shape[:a]) + list(in_shape[a + 1:])
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, quant(0.05, 3) if ttype == T.INT8 else None)
+    k = b.tensor("axis", [1], T.INT32, None, np.array([axis], dtype=np.int32))
+    o = b.tensor("output", out_shape, T.INT32)
+    if opcode == OPS.ARG_MAX:
+        opt, ty = s.ArgMaxOptionsT(), OPT.ArgMaxOptions
+    else:
+        opt, ty = s.ArgMinOptionsT(), OPT.ArgMinOptions
+    opt.outputType = T.INT32
+    b.write(name, opcode, [i, k], [o], ty, opt)
+
+
 def unary_bool(name, opcode, shape):
     """A bool operator of one input and no options (LOGICAL_NOT)."""
     b = Builder()
@@ -688,6 +734,17 @@ def main():
     compare("logical_and_bcast", OPS.LOGICAL_AND, T.BOOL, [2, 3, 4], [3, 1], [2, 3, 4])
     compare("logical_or_same", OPS.LOGICAL_OR, T.BOOL, [60], [60], [60])
     unary_bool("logical_not", OPS.LOGICAL_NOT, [3, 17])
+    space_depth("space_to_depth_b2", OPS.SPACE_TO_DEPTH, T.INT8, [1, 4, 6, 3], 2)
+    space_depth("depth_to_space_b2", OPS.DEPTH_TO_SPACE, T.INT8, [2, 2, 3, 12], 2)
+    space_depth("f32_space_to_depth_b3", OPS.SPACE_TO_DEPTH, T.FLOAT32, [1, 6, 3, 2], 3)
+    space_depth("f32_depth_to_space_b3", OPS.DEPTH_TO_SPACE, T.FLOAT32, [1, 3, 2, 18], 3)
+    gather("gather_axis0", T.INT8, [10, 4], [3, 0, 9, 3, 7], 0)
+    gather("f32_gather_axis1_2d_indices", T.FLOAT32, [2, 5, 3], [[4, 0], [2, 2]], 1)
+    gather("gather_batch_dims1_last_axis", T.INT8, [2, 3, 6], [[5, 1, 0], [2, 2, 4]], -1, 1)
+    arg_min_max("arg_max_last", OPS.ARG_MAX, T.INT8, [3, 5, 10], -1)
+    arg_min_max("arg_min_axis1", OPS.ARG_MIN, T.INT8, [2, 40, 3], 1)
+    arg_min_max("f32_arg_max_axis0", OPS.ARG_MAX, T.FLOAT32, [7, 12], 0)
+    arg_min_max("f32_arg_min_last", OPS.ARG_MIN, T.FLOAT32, [4, 9], 1)
     # MINIMUM / MAXIMUM on the stored values of each type (TFLM neither rescales nor checks).
     compare("max_i8_bcast", OPS.MAXIMUM, T.INT8, [2, 3, 4], [4], [2, 3, 4], (0.05, -3), (0.05, -3),
             out_type=T.INT8)

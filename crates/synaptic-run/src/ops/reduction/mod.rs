@@ -1,5 +1,7 @@
 //! The reduction family: operators whose outputs each read a whole axis of the input —
-//! MEAN ([`mean`]) and SOFTMAX ([`softmax`], its maximum and sum along the last axis).
+//! MEAN ([`mean`]), SOFTMAX ([`softmax`], its maximum and sum along the last axis), ARG_MAX
+//! and ARG_MIN ([`arg_min_max`]).
 
+pub mod arg_min_max;
 pub mod mean;
 pub mod softmax;

@@ -1,16 +1,19 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
-//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE and TRANSPOSE; SHAPE (the input's dimensions),
+//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
+//! DEPTH_TO_SPACE ([`space_depth`]), GATHER; SHAPE (the input's dimensions),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
 
 pub mod concatenation;
 pub mod expand_dims;
 pub mod fill;
+pub mod gather;
 pub mod pack;
 pub mod pad;
 pub mod reshape;
 pub mod shape_of;
 pub mod slice;
+pub mod space_depth;
 pub mod strided_slice;
 pub mod transpose;
 pub mod zeros_like;
