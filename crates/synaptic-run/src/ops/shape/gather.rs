@@ -1,7 +1,7 @@
 //! GATHER (int8, float32 data; int32 indices, as TFLM's `micro/kernels/gather.cc`): slices of
 //! the input along `axis` picked by the indices, `batch_dims` leading dimensions shared by
-//! both. Output element block `((batch·outer + o)·coords + c)` is input block `((batch·outer
-//! + o)·axis_size + index[batch·coords + c])`, each block the `inner` elements after the axis.
+//! both. With `row = batch·outer + o`, output block `row·coords + c` is input block
+//! `row·axis_size + index[batch·coords + c]`, each block the `inner` elements after the axis.
 //! An index outside `0 .. axis_size` (TFLM only asserts it) fails the operator
 //! ([`Unsupported::IndexOutOfRange`]), a constant one at load. The output has the shape TFLM
 //! computes (the input's dimensions before the axis, the indices' after the batch ones, the
