@@ -840,6 +840,15 @@ impl<'m> Operator<'m> {
         }
     }
 
+    /// `ResizeNearestNeighborOptions` as (align_corners, half_pixel_centers) (both false if
+    /// absent).
+    pub fn resize_nearest_options(&self) -> Result<(bool, bool), Error> {
+        match self.options(options_type::RESIZE_NEAREST_NEIGHBOR)? {
+            Some(t) => Ok((t.bool_or(0, false)?, t.bool_or(1, false)?)),
+            None => Ok((false, false)),
+        }
+    }
+
     /// `ReducerOptions.keep_dims`.
     pub fn reducer_keep_dims(&self) -> Result<bool, Error> {
         match self.options(options_type::REDUCER)? {

@@ -11,7 +11,7 @@
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
 //! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SOFTMAX, ARG_MAX, ARG_MIN |
-//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER, SHAPE, FILL, ZEROS_LIKE |
+//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, SHAPE, FILL, ZEROS_LIKE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
 //!
@@ -646,6 +646,8 @@ operators! {
     shape::transpose { 13 => Transpose(int8) },
     shape::space_depth { 90 => SpaceDepth(int8, float32) },
     shape::gather { 91 => Gather(int8, float32) },
+    shape::reverse { 94 => Reverse(bool, int8, uint8, int16, int32, int64, float32) },
+    shape::resize_nearest { 95 => ResizeNearest(int8, int16, float32) },
     shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
     shape::expand_dims { 54 => ExpandDims(bool, int8, uint8, int16, int32, int64, float32) },
     shape::shape_of { 55 => Shape(bool, int8, uint8, int16, int32, int64, float32) },

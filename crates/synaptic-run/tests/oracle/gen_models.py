@@ -545,6 +545,27 @@ def arg_min_max(name, opcode, ttype, in_shape, axis):
     b.write(name, opcode, [i, k], [o], ty, opt)
 
 
+def reverse(name, ttype, shape, axes):
+    """REVERSE_V2 of an activation along the constant int32 `axes`."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, quant(0.05, 3) if ttype == T.INT8 else None)
+    k = b.tensor("axis", [len(axes)], T.INT32, None, np.array(axes, dtype=np.int32))
+    o = b.tensor("output", shape, ttype, quant(0.05, 3) if ttype == T.INT8 else None)
+    b.write(name, OPS.REVERSE_V2, [i, k], [o], OPT.ReverseV2Options, s.ReverseV2OptionsT())
+
+
+def resize_nearest(name, ttype, in_shape, size, align_corners=False, half_pixel_centers=False):
+    """RESIZE_NEAREST_NEIGHBOR of an activation to the constant `size` (height, width)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else (quant(0.01, 0) if ttype == T.INT16 else None)
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    k = b.tensor("size", [2], T.INT32, None, np.array(size, dtype=np.int32))
+    o = b.tensor("output", [in_shape[0], size[0], size[1], in_shape[3]], ttype, q)
+    opt = s.ResizeNearestNeighborOptionsT()
+    opt.alignCorners, opt.halfPixelCenters = align_corners, half_pixel_centers
+    b.write(name, OPS.RESIZE_NEAREST_NEIGHBOR, [i, k], [o], OPT.ResizeNearestNeighborOptions, opt)
+
+
 def unary_bool(name, opcode, shape):
     """A bool operator of one input and no options (LOGICAL_NOT)."""
     b = Builder()
@@ -745,6 +766,14 @@ def main():
     arg_min_max("arg_min_axis1", OPS.ARG_MIN, T.INT8, [2, 40, 3], 1)
     arg_min_max("f32_arg_max_axis0", OPS.ARG_MAX, T.FLOAT32, [7, 12], 0)
     arg_min_max("f32_arg_min_last", OPS.ARG_MIN, T.FLOAT32, [4, 9], 1)
+    reverse("reverse_last", T.INT8, [3, 4, 7], [-1])
+    reverse("reverse_mid_two_i16", T.INT16, [2, 3, 4, 5], [2, 1])
+    reverse("reverse_all_i64", T.INT64, [4, 6], [0, 1])
+    reverse("f32_reverse_first", T.FLOAT32, [5, 2, 3], [0])
+    resize_nearest("resize_nn_up2", T.INT8, [1, 3, 4, 5], [6, 8])
+    resize_nearest("resize_nn_half_pixel_i16", T.INT16, [2, 5, 5, 3], [3, 7], half_pixel_centers=True)
+    resize_nearest("f32_resize_nn_align", T.FLOAT32, [1, 4, 6, 2], [7, 5], align_corners=True)
+    resize_nearest("resize_nn_align_half", T.INT8, [1, 7, 3, 4], [5, 9], True, True)
     # MINIMUM / MAXIMUM on the stored values of each type (TFLM neither rescales nor checks).
     compare("max_i8_bcast", OPS.MAXIMUM, T.INT8, [2, 3, 4], [4], [2, 3, 4], (0.05, -3), (0.05, -3),
             out_type=T.INT8)

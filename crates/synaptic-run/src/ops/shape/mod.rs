@@ -1,7 +1,8 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
 //! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
-//! DEPTH_TO_SPACE ([`space_depth`]), GATHER; SHAPE (the input's dimensions),
+//! DEPTH_TO_SPACE ([`space_depth`]), GATHER, REVERSE_V2,
+//! RESIZE_NEAREST_NEIGHBOR; SHAPE (the input's dimensions),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
 
 pub mod concatenation;
@@ -11,6 +12,8 @@ pub mod gather;
 pub mod pack;
 pub mod pad;
 pub mod reshape;
+pub mod resize_nearest;
+pub mod reverse;
 pub mod shape_of;
 pub mod slice;
 pub mod space_depth;
