@@ -849,6 +849,14 @@ impl<'m> Operator<'m> {
         }
     }
 
+    /// `LeakyReluOptions.alpha` (0 if absent).
+    pub fn leaky_relu_alpha(&self) -> Result<f32, Error> {
+        match self.options(options_type::LEAKY_RELU)? {
+            Some(t) => t.f32_or(0, 0.0),
+            None => Ok(0.0),
+        }
+    }
+
     /// `ReducerOptions.keep_dims`.
     pub fn reducer_keep_dims(&self) -> Result<bool, Error> {
         match self.options(options_type::REDUCER)? {

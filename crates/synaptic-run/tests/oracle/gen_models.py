@@ -566,6 +566,16 @@ def resize_nearest(name, ttype, in_shape, size, align_corners=False, half_pixel_
     b.write(name, OPS.RESIZE_NEAREST_NEIGHBOR, [i, k], [o], OPT.ResizeNearestNeighborOptions, opt)
 
 
+def leaky_relu(name, ttype, shape, alpha, q_in=None, q_out=None):
+    """LEAKY_RELU of slope `alpha` (int8 / int16 with their quantizations, or float32)."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    opt = s.LeakyReluOptionsT()
+    opt.alpha = alpha
+    b.write(name, OPS.LEAKY_RELU, [i], [o], OPT.LeakyReluOptions, opt)
+
+
 def unary_bool(name, opcode, shape):
     """A bool operator of one input and no options (LOGICAL_NOT)."""
     b = Builder()
@@ -774,6 +784,10 @@ def main():
     resize_nearest("resize_nn_half_pixel_i16", T.INT16, [2, 5, 5, 3], [3, 7], half_pixel_centers=True)
     resize_nearest("f32_resize_nn_align", T.FLOAT32, [1, 4, 6, 2], [7, 5], align_corners=True)
     resize_nearest("resize_nn_align_half", T.INT8, [1, 7, 3, 4], [5, 9], True, True)
+    leaky_relu("leaky_relu_02", T.INT8, [2, 3, 40], 0.2, (0.05, -7), (0.04, 10))
+    leaky_relu("leaky_relu_i16", T.INT16, [4, 50], 0.1, (0.001, 0), (0.0007, 0))
+    leaky_relu("f32_leaky_relu", T.FLOAT32, [3, 60], 0.3)
+    leaky_relu("f32_leaky_relu_negative_alpha", T.FLOAT32, [100], -0.5)
     # MINIMUM / MAXIMUM on the stored values of each type (TFLM neither rescales nor checks).
     compare("max_i8_bcast", OPS.MAXIMUM, T.INT8, [2, 3, 4], [4], [2, 3, 4], (0.05, -3), (0.05, -3),
             out_type=T.INT8)

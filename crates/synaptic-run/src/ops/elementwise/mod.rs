@@ -1,6 +1,6 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
-//! over what they share ([`binary`]), the activations LOGISTIC, RELU and RELU6, ABS and RSQRT
+//! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6 and LEAKY_RELU, ABS and RSQRT
 //! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
 //! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
@@ -101,6 +101,7 @@ pub mod comparisons;
 pub mod dequantize;
 pub mod div;
 pub mod float_unary;
+pub mod leaky_relu;
 pub mod logical;
 pub mod logistic;
 pub mod minimum_maximum;
