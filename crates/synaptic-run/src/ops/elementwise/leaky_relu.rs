@@ -55,7 +55,7 @@ impl LeakyReluParams {
             f64::from(input.scale / output.scale),
             f64::from(input.scale * alpha / output.scale),
         ];
-        if reals.iter().any(|r| !r.is_finite() || *r < 0.0) || !(reals[0] > 0.0) {
+        if reals.iter().any(|r| !r.is_finite() || *r < 0.0) || reals[0] <= 0.0 {
             return Err(KernelError::unsupported(OP, Unsupported::Multiplier));
         }
         let q = |r: f64| {
