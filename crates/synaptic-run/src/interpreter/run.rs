@@ -16,7 +16,7 @@ use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
 
 // `with_views` has an arm for every list length up to this.
 const _: () = assert!(MAX_OP_TENSORS == 18);
-use crate::ops::operands::{split_io, Inputs, SharedIns, MAX_OP_STATES};
+use crate::ops::operands::{split_io, Inputs, MAX_OP_STATES};
 use crate::ops::{self, OpSet, Operands};
 
 /// What gets each operator's output (`op, tensor, bytes`), if anything does.
@@ -286,83 +286,12 @@ pub(super) fn run_op<O: OpSet>(
     model: &[u8],
     observe: Observer<'_, '_>,
 ) -> Result<(), RunError> {
-    // The usual operator: its output and one input planned, nothing else of the arena.
-    if let Some((o, s)) = one_planned(rec) {
-        return run_one::<O>(p, rec, i, [o, s], model, observe);
-    }
     // The distinct planned tensors: the outputs first, then the inputs (a short list for the
     // usual operator: zeroing the long one costs more than the rest of the list).
     if rec.n_inputs().min(MAX_OP_INPUTS) + rec.n_extra() >= 4 {
         return run_op_many::<O>(p, rec, (i, rec_at), (io, state), model, observe);
     }
     run_op_list::<4, O>(p, rec, (i, rec_at), (io, state), model, observe)
-}
-
-/// The output's slot and the one planned input's of record `rec` when those are all it has
-/// of the arena: one output, a plan slot; one input a plan slot, another than the output's;
-/// every other input a model constant or absent (none SHARED, none a state). `None`: any
-/// other record (a location that does not decode included), run by the general path.
-#[inline(always)]
-fn one_planned(rec: &OpRecord<'_>) -> Option<(usize, usize)> {
-    let Loc::Slot(o) = rec.out_loc else {
-        return None;
-    };
-    if !rec.extra.is_empty() {
-        return None;
-    }
-    let mut planned = None;
-    for w in rec.inputs.chunks_exact(program::LOC_WORDS) {
-        match Loc::get(w)? {
-            Loc::Slot(s) if planned.is_none() && s != o => planned = Some(s),
-            Loc::Absent | Loc::Model { .. } => {}
-            _ => return None,
-        }
-    }
-    Some((o, planned?))
-}
-
-/// [`run_op`] of an operator whose arena tensors are its output and one input (`slots`: their
-/// plan slots, [`one_planned`]): both views from the core in one call, the kernel called
-/// straight from here (no list of distinct slots, no views' closure, no state or SHARED
-/// lookups: M4, some 400 instructions an operator fewer than the general path).
-fn run_one<O: OpSet>(
-    p: &mut PlannedInference<'_, '_>,
-    rec: &OpRecord<'_>,
-    i: usize,
-    slots: [usize; 2],
-    model: &[u8],
-    observe: Observer<'_, '_>,
-) -> Result<(), RunError> {
-    let body = move |p: &mut PlannedInference<'_, '_>, scratch: Scratch<'_>| {
-        let [mut out, x] = p.at::<2>(i as u16, slots)?;
-        let ins = Inputs {
-            rec,
-            slots: &slots[1..],
-            views: core::slice::from_ref(&x),
-            shared: SharedIns::all(&[]),
-            model,
-        };
-        Ok(call::<O>(
-            rec,
-            i,
-            observe,
-            &mut Operands {
-                name: "",
-                ins,
-                out: &mut out,
-                out2: None,
-                scratch,
-                states: Default::default(),
-            },
-        ))
-    };
-    let scratch_bytes = ops::scratch_bytes::<O>(rec.kind, rec.params);
-    let ran: Result<Result<(), RunError>, AllocError> = if scratch_bytes == 0 {
-        body(p, Scratch::empty())
-    } else {
-        p.with_scratch(scratch_bytes, body)?
-    };
-    ran?
 }
 
 /// [`run_op`] of an operator with four tensors or more (a concatenation, an LSTM): their
