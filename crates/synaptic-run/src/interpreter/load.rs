@@ -701,7 +701,7 @@ fn check_overlap<O: OpSet>(
         return Err("declared overlap of an operator with two outputs");
     }
     let found = pair_inputs(rec, pair)?;
-    if let Some(k) = ops::pair_input(rec.kind) {
+    if let Some(k) = ops::pair_input::<O>(rec.kind) {
         // The kernel takes that input in place and views no other one.
         if found.k != k || found.other.is_some() {
             return Err(

@@ -53,7 +53,7 @@ pub(super) fn run_pair<O: OpSet>(
 ) -> Result<bool, PairError> {
     // Checked at load: a kernel with a fixed pair input views no other input; otherwise the
     // pair's input is read once and at most one other input is planned.
-    let (k, other) = match ops::pair_input(rec.kind) {
+    let (k, other) = match ops::pair_input::<O>(rec.kind) {
         Some(k) => (k, None),
         None => {
             let found = pair_inputs(rec, pair).map_err(|_| PairError::Program)?;

@@ -503,7 +503,7 @@ macro_rules! operators {
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$family::$module::$kernel, O>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
+                _ => Err(KernelError::unsupported(linked_name::<O>(kind), Unsupported::ProgramMismatch)),
             }
         }
 
@@ -533,12 +533,23 @@ macro_rules! operators {
             }
         }
 
-        /// [`Kernel::PAIR_INPUT`] of kernel `kind`.
+        /// [`Kernel::PAIR_INPUT`] of kernel `kind` among those of `O` (`None` for another:
+        /// the image's table holds its own kernels' only).
         #[inline]
-        pub(crate) fn pair_input(kind: u32) -> Option<usize> {
+        pub(crate) fn pair_input<O: OpSet>(kind: u32) -> Option<usize> {
             match kind {
-                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => <$family::$module::$kernel as Kernel>::PAIR_INPUT, )+ )+
                 _ => None,
+            }
+        }
+
+        /// [`kernel_name`] of a kernel of `O` ("UNKNOWN" for another): the run's error
+        /// names, their table only the image's kernels'.
+        #[inline]
+        pub(crate) fn linked_name<O: OpSet>(kind: u32) -> &'static str {
+            match kind {
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => <$family::$module::$kernel as Kernel>::NAME, )+ )+
+                _ => "UNKNOWN",
             }
         }
 
@@ -548,7 +559,7 @@ macro_rules! operators {
         pub(crate) fn run_in_place<O: OpSet>(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$family::$module::$kernel, O>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
+                _ => Err(KernelError::unsupported(linked_name::<O>(kind), Unsupported::ProgramMismatch)),
             }
         }
 
