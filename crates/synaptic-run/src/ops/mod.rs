@@ -503,7 +503,7 @@ macro_rules! operators {
         pub(crate) fn run<O: OpSet>(kind: u32, words: &[u32], io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel::<$family::$module::$kernel, O>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(linked_name::<O>(kind), Unsupported::ProgramMismatch)),
+                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
 
@@ -543,23 +543,13 @@ macro_rules! operators {
             }
         }
 
-        /// [`kernel_name`] of a kernel of `O` ("UNKNOWN" for another): the run's error
-        /// names, their table only the image's kernels'.
-        #[inline]
-        pub(crate) fn linked_name<O: OpSet>(kind: u32) -> &'static str {
-            match kind {
-                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => <$family::$module::$kernel as Kernel>::NAME, )+ )+
-                _ => "UNKNOWN",
-            }
-        }
-
         /// Runs kernel `kind` in place ([`Kernel::run_in_place`]); returns the output's bytes
         /// (not inlined, as `run`).
         #[inline(never)]
         pub(crate) fn run_in_place<O: OpSet>(kind: u32, words: &[u32], io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => run_kernel_in_place::<$family::$module::$kernel, O>(words, io), )+ )+
-                _ => Err(KernelError::unsupported(linked_name::<O>(kind), Unsupported::ProgramMismatch)),
+                _ => Err(KernelError::unsupported(kernel_name(kind), Unsupported::ProgramMismatch)),
             }
         }
 

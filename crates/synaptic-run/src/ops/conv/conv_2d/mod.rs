@@ -1363,7 +1363,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
         }
         let ws = &self.filter[oc * k..][..2 * pairs * k];
         // The whole range with the record's tables: each pair's multipliers and shifts walked
-        // with its weights (no index, no bounds check a pair).
+        // with its weights (no index, no bounds check a pair); the loop below then serves the
+        // padded windows and the narrower activations only (one copy of this path in flash).
         #[cfg(synaptic_dsp)]
         if FULL {
             let n = 2 * pairs;
@@ -1388,6 +1389,8 @@ impl<W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Filters<'_, W, B
                 }
                 return 2 * pairs;
             }
+            // Tables not the record's words (never, for the kernel's own): the general path.
+            return 0;
         }
         for ((w, o), q) in ws.chunks_exact(2 * k).zip(pa).zip(pb) {
             let (w0, w1) = w.split_at(k);
