@@ -228,7 +228,7 @@ pub struct AbsI16Params {
 impl AbsI16Params {
     /// One output value.
     #[inline]
-    fn value(&self, x: i16) -> i16 {
+    fn value_i16(&self, x: i16) -> i16 {
         if self.quantized {
             self.q.of(i32::from(x)) as i16
         } else {
@@ -324,43 +324,7 @@ impl Kernel for Rsqrt {
     }
 }
 
-/// The ABS kernel, int16.
-pub struct AbsI16;
-
-impl Kernel for AbsI16 {
-    const NAME: &'static str = ABS;
-    const ONLY: &'static [i32] = &[code::ABS];
-    const MAX_INPUTS: usize = 1;
-    type Params = AbsI16Params;
-
-    fn run(p: &AbsI16Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-        let x = io.i16(0)?;
-        let out = io.out_i16()?;
-        KernelError::check_len(ABS, Operand::Output, x.len(), out.len())?;
-        for (&v, o) in x.iter().zip(out.iter_mut()) {
-            *o = p.value(v);
-        }
-        Ok(())
-    }
-
-    fn contract(_p: &AbsI16Params, k: usize, out: Geometry) -> Option<Contract> {
-        (k == 0).then(|| Contract::elementwise(out.elems, 2, 2))
-    }
-
-    fn run_in_place(
-        p: &AbsI16Params,
-        io: &mut InPlaceOperands<'_, '_>,
-    ) -> Result<usize, KernelError> {
-        let n = io.out()?.elems;
-        let at = io.at;
-        check(ABS, || Contract::elementwise(n, 2, 2), io.buf, &at)?;
-        drive::<2>(io.buf, at.output, n, at.direction, |buf, j| {
-            let b = &buf[at.input + 2 * j..at.input + 2 * j + 2];
-            Ok(p.value(i16::from_le_bytes([b[0], b[1]])).to_le_bytes())
-        })?;
-        Ok(2 * n)
-    }
-}
+i16_unary_kernel!("ABS", AbsI16, AbsI16Params, &[code::ABS]);
 
 // The program's word codec of the parameters (`crate::format::codec`).
 crate::format::codec::words!(AbsParams {

@@ -86,46 +86,17 @@ impl LeakyReluParams {
     fn value(&self, x: i8) -> i8 {
         self.of(i32::from(x)) as i8
     }
+
+    /// One int16 output value.
+    #[inline]
+    fn value_i16(&self, x: i16) -> i16 {
+        self.of(i32::from(x)) as i16
+    }
 }
 
 i8_unary_kernel!("LEAKY_RELU", LeakyRelu, LeakyReluParams);
 
-/// The LEAKY_RELU kernel, int16.
-pub struct LeakyReluI16;
-
-impl Kernel for LeakyReluI16 {
-    const NAME: &'static str = OP;
-    const MAX_INPUTS: usize = 1;
-    type Params = LeakyReluParams;
-
-    fn run(p: &LeakyReluParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
-        let x = io.i16(0)?;
-        let out = io.out_i16()?;
-        KernelError::check_len(OP, Operand::Output, x.len(), out.len())?;
-        for (&v, o) in x.iter().zip(out.iter_mut()) {
-            *o = p.of(i32::from(v)) as i16;
-        }
-        Ok(())
-    }
-
-    fn contract(_p: &LeakyReluParams, k: usize, out: Geometry) -> Option<Contract> {
-        (k == 0).then(|| Contract::elementwise(out.elems, 2, 2))
-    }
-
-    fn run_in_place(
-        p: &LeakyReluParams,
-        io: &mut InPlaceOperands<'_, '_>,
-    ) -> Result<usize, KernelError> {
-        let n = io.out()?.elems;
-        let at = io.at;
-        check(OP, || Contract::elementwise(n, 2, 2), io.buf, &at)?;
-        drive::<2>(io.buf, at.output, n, at.direction, |buf, j| {
-            let b = &buf[at.input + 2 * j..at.input + 2 * j + 2];
-            Ok((p.of(i32::from(i16::from_le_bytes([b[0], b[1]]))) as i16).to_le_bytes())
-        })?;
-        Ok(2 * n)
-    }
-}
+i16_unary_kernel!("LEAKY_RELU", LeakyReluI16, LeakyReluParams);
 
 /// The float32 LEAKY_RELU's parameter: `alpha`.
 #[derive(Debug, Clone, Copy, PartialEq)]

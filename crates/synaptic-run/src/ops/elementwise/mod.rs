@@ -93,6 +93,50 @@ macro_rules! i8_unary_kernel {
     };
 }
 
+/// [`i8_unary_kernel`]'s int16 twin: each output `p.value_i16(x)` (`$params` with an
+/// `fn value_i16(&self, i16) -> i16`); `$only`, the builtins it runs if not all of its module's.
+macro_rules! i16_unary_kernel {
+    ($name:literal, $kernel:ident, $params:ty $(, $only:expr)?) => {
+        #[doc = concat!("The ", $name, " kernel, int16.")]
+        pub struct $kernel;
+
+        impl Kernel for $kernel {
+            const NAME: &'static str = $name;
+            $(const ONLY: &'static [i32] = $only;)?
+            const MAX_INPUTS: usize = 1;
+            type Params = $params;
+
+            fn run(p: &$params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+                let x = io.i16(0)?;
+                let out = io.out_i16()?;
+                KernelError::check_len($name, Operand::Output, x.len(), out.len())?;
+                for (&v, o) in x.iter().zip(out.iter_mut()) {
+                    *o = p.value_i16(v);
+                }
+                Ok(())
+            }
+
+            fn contract(_p: &$params, k: usize, out: Geometry) -> Option<Contract> {
+                (k == 0).then(|| Contract::elementwise(out.elems, 2, 2))
+            }
+
+            fn run_in_place(
+                p: &$params,
+                io: &mut InPlaceOperands<'_, '_>,
+            ) -> Result<usize, KernelError> {
+                let n = io.out()?.elems;
+                let at = io.at;
+                check($name, || Contract::elementwise(n, 2, 2), io.buf, &at)?;
+                drive::<2>(io.buf, at.output, n, at.direction, |buf, j| {
+                    let b = &buf[at.input + 2 * j..at.input + 2 * j + 2];
+                    Ok(p.value_i16(i16::from_le_bytes([b[0], b[1]])).to_le_bytes())
+                })?;
+                Ok(2 * n)
+            }
+        }
+    };
+}
+
 pub mod abs_rsqrt;
 pub mod add;
 pub mod binary;
