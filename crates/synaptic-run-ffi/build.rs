@@ -35,7 +35,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SYN_RUN_HEADER_DIR");
     println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_OPS");
     let ops = env::var("SYNAPTIC_RUN_OPS").unwrap_or_default();
-    let mut kinds: synaptic_run::ops::Kinds = 0;
+    let mut kinds = synaptic_run::ops::Kinds::NONE;
     for name in ops.split([',', ' ', '\t', '\n']).filter(|n| !n.is_empty()) {
         kinds |= synaptic_run::ops::kinds_of(name).unwrap_or_else(|| {
             fail(&format!(
@@ -44,8 +44,8 @@ fn main() {
             ))
         });
     }
-    if kinds == 0 {
-        kinds = synaptic_run::ops::Kinds::MAX;
+    if kinds.is_empty() {
+        kinds = synaptic_run::ops::Kinds::ALL;
     }
     println!("cargo:rerun-if-env-changed=SYNAPTIC_RUN_PATHS");
     let names = env::var("SYNAPTIC_RUN_PATHS").unwrap_or_default();
@@ -67,7 +67,7 @@ fn main() {
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     write_if_changed(
         &out_dir.join("op_set.rs"),
-        format!("{kinds:#x}\n").as_bytes(),
+        format!("synaptic_run::ops::{kinds}\n").as_bytes(),
     );
     write_if_changed(
         &out_dir.join("op_paths.rs"),

@@ -466,7 +466,7 @@ pub mod {name} {{
     /// (`synaptic_run::program::kinds`, `synaptic_run::program::paths`).
     pub struct Ops;
     impl synaptic_run::ops::OpSet for Ops {{
-        const KINDS: synaptic_run::ops::Kinds = {kinds:#x};
+        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::{kinds};
         const PATHS: u64 = {paths:#x};
     }}
     /// The model bytes (flash), 16-byte aligned.

@@ -839,9 +839,9 @@ pub fn runtime_refusal(bytes: &[u8], e: &synaptic_run::LoadError) -> String {
 /// each once, in its kernels' order: the union of `synaptic_run::ops::kernel_types` over the
 /// kernels `kinds_of(name)`; empty for an operator it does not run.
 pub fn runtime_types(name: &str) -> Vec<&'static str> {
-    let kinds = synaptic_run::ops::kinds_of(name).unwrap_or(0);
+    let kinds = synaptic_run::ops::kinds_of(name).unwrap_or_default();
     let mut types: Vec<&'static str> = Vec::new();
-    for k in (0..synaptic_run::ops::Kinds::BITS).filter(|k| kinds >> k & 1 == 1) {
+    for k in kinds.iter() {
         for &ty in synaptic_run::ops::kernel_types(k) {
             if !types.contains(&ty) {
                 types.push(ty);

@@ -185,7 +185,10 @@ fn program_rust(s: &mut String, words: &[u32]) {
         );
         let _ = writeln!(s, "pub struct Ops;");
         let _ = writeln!(s, "impl synaptic_run::ops::OpSet for Ops {{");
-        let _ = writeln!(s, "    const KINDS: synaptic_run::ops::Kinds = {kinds:#x};");
+        let _ = writeln!(
+            s,
+            "    const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::{kinds};"
+        );
         let _ = writeln!(s, "    const PATHS: u64 = {paths:#x};");
         let _ = writeln!(s, "}}");
     }

@@ -516,7 +516,7 @@ impl<'m> Graph<'m> {
     /// Opens the model's main subgraph: refuses models with control flow, too many tensors,
     /// operators or graph I/O, or I/O indices out of range.
     pub(crate) fn open(model: &'m [u8]) -> Result<Self, LoadError> {
-        Self::open_for(model, crate::ops::Kinds::MAX)
+        Self::open_for(model, crate::ops::Kinds::ALL)
     }
 
     /// [`Graph::open`] for an interpreter that links the kernels `kinds`
@@ -591,7 +591,7 @@ impl<'m> Graph<'m> {
         // (Only if an operator code of the model is such a kernel's: most models have none, and
         // their operators are not read for it. A code that does not read is looked for among
         // the operators all the same, as each operator reads it.)
-        let kernel_state = kinds & crate::ops::OWN_STATE_KINDS != 0
+        let kernel_state = kinds.intersects(crate::ops::OWN_STATE_KINDS)
             && (0..m.operator_codes_len()?).any(|c| {
                 m.operator_code(c).map_or(true, |c| {
                     crate::ops::state_output(crate::ops::identify(c.builtin, c.custom).0).is_some()

@@ -503,11 +503,12 @@ fn an_op_set_links_the_models_kernels_and_refuses_a_model_needing_another() {
     struct PersonDetect;
     impl OpSet for PersonDetect {
         // CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, SOFTMAX, RESHAPE (kinds 1, 2, 4, 6, 14).
-        const KINDS: synaptic_run::ops::Kinds = 1 << 1 | 1 << 2 | 1 << 4 | 1 << 6 | 1 << 14;
+        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::of(&[1, 2, 4, 6, 14]);
     }
     struct NoSoftmax;
     impl OpSet for NoSoftmax {
-        const KINDS: synaptic_run::ops::Kinds = PersonDetect::KINDS & !(1 << 6);
+        const KINDS: synaptic_run::ops::Kinds =
+            PersonDetect::KINDS.without(synaptic_run::ops::Kinds::of(&[6]));
     }
     let bytes = model_bytes("person_detect");
     let io = IoPlacement::Plan;
@@ -561,7 +562,7 @@ fn an_op_set_links_the_models_paths_and_refuses_a_model_needing_another() {
     use synaptic_run::{KernelError, Unsupported};
     struct Person;
     impl OpSet for Person {
-        const KINDS: synaptic_run::ops::Kinds = 1 << 1 | 1 << 2 | 1 << 4 | 1 << 6 | 1 << 14;
+        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::of(&[1, 2, 4, 6, 14]);
         const PATHS: u64 = paths::CONV_POINTWISE | paths::DW_ROWS;
     }
     struct PersonGeneral;
@@ -571,12 +572,12 @@ fn an_op_set_links_the_models_paths_and_refuses_a_model_needing_another() {
     }
     struct Hello;
     impl OpSet for Hello {
-        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::MAX;
+        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::ALL;
         const PATHS: u64 = paths::FC_FOLDED;
     }
     struct HelloBias;
     impl OpSet for HelloBias {
-        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::MAX;
+        const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::ALL;
         const PATHS: u64 = paths::FC_BIAS | paths::FC_LONG_ROWS;
     }
     fn check<Yes: OpSet, No: OpSet>(name: &str, op: &str) {

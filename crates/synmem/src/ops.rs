@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn every_operator_we_run_is_in_the_table() {
         let t = table().unwrap_or_else(|f| panic!("{}", f.0));
-        for name in synaptic_run::ops::operator_names(synaptic_run::ops::Kinds::MAX) {
+        for name in synaptic_run::ops::operator_names(synaptic_run::ops::Kinds::ALL) {
             let row = t.operators.iter().find(|r| r.name == name);
             assert!(
                 row.is_some_and(|r| !r.ours.is_empty()),

@@ -335,14 +335,17 @@ fn emit_writes_the_compiled_program_unless_op_data_ram() {
         synaptic_run::program::verify(&bytes, run_io, &words).unwrap();
         // Its operator set: hello_world_int8 is three FULLY_CONNECTEDs (kind 3), each with
         // its folded constants (path FC_FOLDED, bit 1).
-        assert_eq!(synaptic_run::program::kinds(&words), Some(1 << 3));
+        assert_eq!(
+            synaptic_run::program::kinds(&words),
+            Some(synaptic_run::ops::Kinds::of(&[3]))
+        );
         assert_eq!(
             synaptic_run::program::paths(&words),
             Some(synaptic_run::ops::paths::FC_FOLDED)
         );
         assert!(
             text.contains(
-                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: synaptic_run::ops::Kinds = 0x8;\n    \
+                "impl synaptic_run::ops::OpSet for Ops {\n    const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::of(&[3]);\n    \
                  const PATHS: u64 = 0x2;\n}"
             ),
             "{text}"

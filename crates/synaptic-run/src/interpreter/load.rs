@@ -419,7 +419,7 @@ fn build_checked<'m, 'a, 'p, O: OpSet>(
     let mut state_of = [(0u16, 0u8); MAX_STATE];
     let st0 = loader.stats();
     // (None without a stateful kernel in `O`: such a model's operators are refused anyway.)
-    let n_states = if O::KINDS & ops::STATE_KINDS != 0 {
+    let n_states = if O::KINDS.intersects(ops::STATE_KINDS) {
         prog.states()
     } else {
         0
@@ -723,7 +723,7 @@ fn check_overlap<O: OpSet>(
     };
     // Only the declared direction's bound: the one both checks below read.
     let dir = Direction::from(pair.direction);
-    let windows = O::KINDS & ops::WINDOW_KINDS != 0;
+    let windows = O::KINDS.intersects(ops::WINDOW_KINDS);
     let safe = contract
         .safe_overlap_in_kinds(dir, windows)
         .ok_or("declared overlap of tensors too large for a contract")?;

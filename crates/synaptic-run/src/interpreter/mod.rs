@@ -330,7 +330,7 @@ impl<'m, 'a, 'p> Interpreter<'m, 'a, 'p> {
     /// /// The tiny model's one kernel (ADD, int8: kind 8).
     /// struct TinyOps;
     /// impl OpSet for TinyOps {
-    ///     const KINDS: synaptic_run::ops::Kinds = 1 << 8;
+    ///     const KINDS: synaptic_run::ops::Kinds = synaptic_run::ops::Kinds::of(&[8]);
     /// }
     /// assert_eq!(program::kinds(&words), Some(TinyOps::KINDS));
     /// let net = Interpreter::with_program_ops::<TinyOps>(

@@ -391,7 +391,7 @@ fn run_op_slots<O: OpSet>(
     };
     let (mut shared_out, shared) = split_io(io, out_shared);
     // Constant-false for an operator set without a stateful kernel.
-    let stateful = O::KINDS & ops::STATE_KINDS != 0;
+    let stateful = O::KINDS.intersects(ops::STATE_KINDS);
     let mut states = Some(if stateful {
         state_views(rec, state)
     } else {

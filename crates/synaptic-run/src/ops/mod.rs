@@ -263,20 +263,22 @@ pub(crate) fn state_output(code: i32) -> Option<usize> {
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
 pub(crate) const OWN_STATE_KINDS: Kinds =
-    1 << <signal::spectral_subtraction::SpectralSubtraction as Kind>::KIND;
+    Kinds::of(&[<signal::spectral_subtraction::SpectralSubtraction as Kind>::KIND]);
 
 /// The kernels whose access contract is a window ([`crate::contract::Access::Window`]: the
 /// convolutions and the poolings, int8 and float32); every other kernel's contract is rows or
 /// elements. An interpreter whose [`OpSet`] links none of them checks its overlaps without
 /// the window's derivation (not linked there).
-pub(crate) const WINDOW_KINDS: Kinds = 1 << <conv::conv_2d::Conv2d as Kind>::KIND
-    | 1 << <conv::conv_2d::Conv2dF32 as Kind>::KIND
-    | 1 << <conv::depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND
-    | 1 << <conv::depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND
-    | 1 << <pooling::average_pool_2d::AveragePool2d as Kind>::KIND
-    | 1 << <pooling::average_pool_2d::AveragePool2dF32 as Kind>::KIND
-    | 1 << <pooling::max_pool_2d::MaxPool2d as Kind>::KIND
-    | 1 << <pooling::max_pool_2d::MaxPool2dF32 as Kind>::KIND;
+pub(crate) const WINDOW_KINDS: Kinds = Kinds::of(&[
+    <conv::conv_2d::Conv2d as Kind>::KIND,
+    <conv::conv_2d::Conv2dF32 as Kind>::KIND,
+    <conv::depthwise_conv_2d::DepthwiseConv2d as Kind>::KIND,
+    <conv::depthwise_conv_2d::DepthwiseConv2dF32 as Kind>::KIND,
+    <pooling::average_pool_2d::AveragePool2d as Kind>::KIND,
+    <pooling::average_pool_2d::AveragePool2dF32 as Kind>::KIND,
+    <pooling::max_pool_2d::MaxPool2d as Kind>::KIND,
+    <pooling::max_pool_2d::MaxPool2dF32 as Kind>::KIND,
+]);
 
 /// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
 /// if any (in range).
@@ -351,7 +353,7 @@ macro_rules! operators {
         /// Bit `k` set: kernel kind `k` reads and updates state ([`Kernel::STATE`]). An
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
-        pub(crate) const STATE_KINDS: Kinds = 0 $( $( | if <$family::$module::$kernel as Kernel>::STATE { 1 << $kind } else { 0 } )+ )+;
+        pub(crate) const STATE_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::STATE { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
 
         /// The most planned tensors one operator of the kernels `kinds` views at once (its
         /// inputs and outputs, [`Kernel::MAX_INPUTS`] + [`Kernel::OUTPUTS`], at most
@@ -379,7 +381,7 @@ macro_rules! operators {
         ///
         /// ```
         /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
-        /// assert_eq!(fc.count_ones(), 2); // int8 and float32
+        /// assert_eq!(fc.count(), 2); // int8 and float32
         /// assert!(synaptic_run::ops::kinds_of("SignalRfft").is_some());
         /// assert_eq!(synaptic_run::ops::kinds_of("WHILE"), None);
         /// ```
@@ -388,14 +390,14 @@ macro_rules! operators {
                 Some(i) => CUSTOM_BASE + i as i32,
                 None => synaptic_tflite::BUILTIN_NAMES.iter().position(|n| *n == name)? as i32,
             };
-            let mut mask: Kinds = 0;
+            let mut mask = Kinds::NONE;
             $( if $family::$module::BUILTINS.contains(&code) { $(
                 let only = <$family::$module::$kernel as Kernel>::ONLY;
                 if only.is_empty() || only.contains(&code) {
-                    mask |= 1 << $kind;
+                    mask = mask.with($kind);
                 }
             )+ } )+
-            (mask != 0).then_some(mask)
+            (!mask.is_empty()).then_some(mask)
         }
 
         /// The operators of the kernels `kinds` (an [`OpSet::KINDS`] mask) by TFLite's names,
@@ -407,8 +409,9 @@ macro_rules! operators {
         /// assert!(synaptic_run::ops::operator_names(fc).eq(["FULLY_CONNECTED"]));
         /// ```
         pub fn operator_names(kinds: Kinds) -> impl Iterator<Item = &'static str> {
-            (0..Kinds::BITS)
-                .filter(move |&k| linked(kinds, k) && param_words(k).is_some())
+            kinds
+                .iter()
+                .filter(move |&k| param_words(k).is_some())
                 .filter(move |&k| {
                     // The first kind of its operator in `kinds` names it.
                     let name = kernel_name(k);
@@ -454,10 +457,19 @@ macro_rules! operators {
         /// test a kind.
         #[inline]
         pub(crate) fn param_words(kind: u32) -> Option<usize> {
+            /// One past the highest kind of the list (the table's length: it grows with
+            /// the list, not with [`Kinds::BITS`]).
+            const KIND_END: usize = {
+                let mut end = 0;
+                $( $( if $kind + 1 > end {
+                    end = $kind + 1;
+                } )+ )+
+                end
+            };
             /// Kind `k`'s parameter words, `u8::MAX` for none (every kind is below
             /// [`Kinds::BITS`]: the kind masks; every count below 255, checked here).
-            const WORDS: [u8; Kinds::BITS as usize] = {
-                let mut t = [u8::MAX; Kinds::BITS as usize];
+            const WORDS: [u8; KIND_END] = {
+                let mut t = [u8::MAX; KIND_END];
                 $( $( if <$family::$module::$kernel as Kind>::BUILT {
                     let n = <<$family::$module::$kernel as Kernel>::Params as Words>::N;
                     assert!(($kind as usize) < Kinds::BITS as usize && n < u8::MAX as usize);
@@ -479,7 +491,7 @@ macro_rules! operators {
         ///
         /// ```
         /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
-        /// let int8 = fc.trailing_zeros();
+        /// let int8 = fc.iter().next().unwrap();
         /// assert_eq!(synaptic_run::ops::kernel_types(int8), ["int8"]);
         /// ```
         pub fn kernel_types(kind: u32) -> &'static [&'static str] {

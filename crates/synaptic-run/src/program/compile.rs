@@ -449,10 +449,10 @@ pub(crate) fn compile_in<O: OpSet>(
 /// let mut words = vec![0u32; program::compiled_len(model, IoPlacement::Plan).unwrap()];
 /// program::compile(model, IoPlacement::Plan, &mut words).unwrap();
 /// // The tiny model is one ADD: one kernel.
-/// assert_eq!(program::kinds(&words).unwrap().count_ones(), 1);
+/// assert_eq!(program::kinds(&words).unwrap().count(), 1);
 /// ```
 pub fn kinds(program: &[u32]) -> Option<ops::Kinds> {
-    union_over_records(program, |rec| ops::Kinds::checked_shl(1, rec.kind))
+    union_over_records(program, |rec| ops::Kinds::checked_one(rec.kind))
 }
 
 /// The union of `bits(record)` over `program`'s records (`None`: not a readable program, or

@@ -10,6 +10,7 @@
 pub mod common;
 pub mod float;
 pub mod in_place;
+mod kinds;
 pub(crate) mod operands;
 pub mod paths;
 pub(crate) mod prep;
@@ -19,6 +20,7 @@ use crate::contract::Contract;
 use crate::error::{KernelError, Unsupported};
 use crate::format::codec::Words;
 use crate::format::Geometry;
+pub use kinds::Kinds;
 use operands::{InPlaceOperands, Operands};
 
 /// The kind code of a kernel: which kernel a program record runs (given by the list).
@@ -39,7 +41,8 @@ pub(crate) trait Kind {
 /// every kernel of this build; a model's set is [`crate::program::kinds`] of its program
 /// (`synmem emit` and the firmware's build script write it as an `OpSet` type).
 pub trait OpSet {
-    /// Bit `k` set: the kernel of kind `k` is linked (kinds are below [`Kinds::BITS`]).
+    /// The kernels linked: kind `k` in the set, the kernel of kind `k` (kinds are below
+    /// [`Kinds::BITS`]).
     const KINDS: Kinds;
     /// The kernels' paths linked ([`paths`]: the variants a model's operators take, a model's
     /// [`crate::program::paths`]); every one unless named. A program with a record whose
@@ -52,16 +55,13 @@ pub trait OpSet {
 pub struct AllOps;
 
 impl OpSet for AllOps {
-    const KINDS: Kinds = Kinds::MAX;
+    const KINDS: Kinds = Kinds::ALL;
 }
-
-/// A set of kernel kinds, bit `k` for kind `k` ([`OpSet::KINDS`]).
-pub type Kinds = u128;
 
 /// Whether kernel `kind` is in `kinds` (an [`OpSet::KINDS`] mask).
 #[inline(always)]
 pub(crate) const fn linked(kinds: Kinds, kind: u32) -> bool {
-    kind < Kinds::BITS && (kinds >> kind) & 1 == 1
+    kinds.contains(kind)
 }
 
 /// One kernel of an operator: what the interpreter runs for a program record of its kind.
