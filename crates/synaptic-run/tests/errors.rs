@@ -7,7 +7,7 @@ use synaptic_run::ops::conv::{conv_2d, depthwise_conv_2d};
 use synaptic_run::ops::elementwise::{add, logistic};
 use synaptic_run::ops::matmul::fully_connected;
 use synaptic_run::ops::pooling::pool_2d;
-use synaptic_run::ops::reduction::{mean, softmax};
+use synaptic_run::ops::reduction::{reduce, softmax};
 use synaptic_run::ops::shape::concatenation;
 use synaptic_run::{Activation, KernelError, Padding, QuantParams};
 use synaptic_run::{Operand, ShapeFault, TensorTypes, Unsupported};
@@ -237,7 +237,7 @@ fn kernels_check_slice_lengths() {
     let e = add::AddParams::new(Activation::None, &[4], &[3], &[4], Q, Q, Q).unwrap_err();
     assert_eq!(e, shape("ADD", ShapeFault::NotBroadcastable));
 
-    let mp = mean::MeanParams::new(&[2, 3], &[5], &[2], Q, Q).map(|_| ());
+    let mp = reduce::MeanParams::new(&[2, 3], &[5], &[2], Q, Q).map(|_| ());
     assert_eq!(mp, Err(shape("MEAN", ShapeFault::AxisOutOfRange(5))));
 }
 

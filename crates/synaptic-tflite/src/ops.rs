@@ -201,6 +201,10 @@ pub mod code {
     pub const PAD: i32 = 34;
     pub const TRANSPOSE: i32 = 39;
     pub const MEAN: i32 = 40;
+    pub const SUM: i32 = 74;
+    pub const REDUCE_MAX: i32 = 82;
+    pub const REDUCE_MIN: i32 = 89;
+    pub const REDUCE_ALL: i32 = 140;
     pub const SUB: i32 = 41;
     pub const SQUARED_DIFFERENCE: i32 = 99;
     pub const DIV: i32 = 42;

@@ -653,7 +653,7 @@ operators! {
     shape::pack { 64 => Pack(int8, int16, int32, int64, float32) },
     shape::fill { 68 => Fill(int8, int32, float32) },
     shape::zeros_like { 69 => ZerosLike(int8, int32, int64, float32) },
-    reduction::mean { 10 => Mean(int8) },
+    reduction::reduce { 10 => Mean(int8), 128 => MeanI16(int16), 129 => ReduceF32(float32) if "float32", 130 => ReduceI8(int8), 131 => ReduceAll(bool) },
     reduction::arg_min_max { 92 => ArgMinMaxI8(int8), 93 => ArgMinMaxF32(float32) if "float32" },
     shape::pad { 11 => Pad(int8) },
     shape::concatenation { 12 => Concatenation(int8, int32, float32) },

@@ -319,18 +319,22 @@ def pad(name, in_shape, paddings):
     b.write(name, OPS.PAD, [i, p], [o], OPT.PadOptions, s.PadOptionsT())
 
 
-def mean(name, in_shape, axes, keep, in_q, out_q):
+def mean(name, in_shape, axes, keep, in_q, out_q, opcode=None, ttype=T.INT8):
+    """MEAN (or `opcode`: SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL) of `ttype` over `axes`
+    (quantizations `None` for float32 and bool)."""
     b = Builder()
-    i = b.tensor("input", in_shape, T.INT8, quant(*in_q))
+    qi = quant(*in_q) if in_q else None
+    qo = quant(*out_q) if out_q else None
+    i = b.tensor("input", in_shape, ttype, qi)
     a = b.tensor("axis", [len(axes)], T.INT32, None, np.array(axes, dtype=np.int32))
     rank = len(in_shape)
     red = {(x + rank) % rank for x in axes}
     out = [1 if k in red else d for k, d in enumerate(in_shape)] if keep else \
         [d for k, d in enumerate(in_shape) if k not in red]
-    o = b.tensor("output", out, T.INT8, quant(*out_q))
+    o = b.tensor("output", out, ttype, qo)
     opt = s.ReducerOptionsT()
     opt.keepDims = keep
-    b.write(name, OPS.MEAN, [i, a], [o], OPT.ReducerOptions, opt)
+    b.write(name, OPS.MEAN if opcode is None else opcode, [i, a], [o], OPT.ReducerOptions, opt)
 
 
 def concat(name, shapes, axis):
@@ -828,6 +832,22 @@ def main():
     mean("mean_hw_keep", [1, 7, 9, 10], [1, 2], True, (0.05, -5), (0.02, 7))
     mean("mean_last_nokeep", [2, 3, 20], [-1], False, (0.1, 3), (0.1, 3))
     mean("mean_all_keep", [2, 4, 5], [0, 1, 2], True, (0.3, -100), (0.01, 0))
+    # The other reductions (reduce.cc): SUM int8/int16/float32, MEAN int16/float32, REDUCE_MAX
+    # and REDUCE_MIN int8/float32, REDUCE_ALL bool.
+    mean("sum_last", [2, 3, 20], [-1], False, (0.1, 3), (0.9, -4), OPS.SUM)
+    mean("sum_hw_keep_dup_axes", [1, 5, 6, 7], [1, 2, -3], True, (0.05, -7), (1.5, 2), OPS.SUM)
+    mean("sum_i16", [3, 4, 9], [0, 2], False, (0.02, 0), (0.5, 0), OPS.SUM, T.INT16)
+    mean("mean_i16_hw", [1, 6, 5, 8], [1, 2], True, (0.03, 0), (0.02, 0), OPS.MEAN, T.INT16)
+    mean("f32_mean_hw_keep", [2, 7, 9, 10], [1, 2], True, None, None, OPS.MEAN, T.FLOAT32)
+    mean("f32_mean_first_nokeep", [5, 3, 4], [0], False, None, None, OPS.MEAN, T.FLOAT32)
+    mean("f32_sum_all", [3, 4, 5], [0, 1, 2], False, None, None, OPS.SUM, T.FLOAT32)
+    mean("f32_sum_mid_keep", [2, 6, 5], [1], True, None, None, OPS.SUM, T.FLOAT32)
+    mean("reduce_max_last", [2, 3, 11], [-1], False, (0.1, 3), (0.1, 3), OPS.REDUCE_MAX)
+    mean("reduce_min_axes02", [4, 3, 6], [0, 2], True, (0.07, -9), (0.07, -9), OPS.REDUCE_MIN)
+    mean("f32_reduce_max_hw", [1, 5, 4, 6], [1, 2], False, None, None, OPS.REDUCE_MAX, T.FLOAT32)
+    mean("f32_reduce_min_first", [6, 2, 3], [0], True, None, None, OPS.REDUCE_MIN, T.FLOAT32)
+    mean("reduce_all_last", [3, 4, 5], [-1], False, None, None, OPS.REDUCE_ALL, T.BOOL)
+    mean("reduce_all_first_keep", [6, 7], [0], True, None, None, OPS.REDUCE_ALL, T.BOOL)
     concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
     concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
     transpose("transpose_0231", [2, 3, 4, 5], [0, 2, 3, 1])

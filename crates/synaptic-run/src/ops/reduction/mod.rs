@@ -1,7 +1,7 @@
 //! The reduction family: operators whose outputs each read a whole axis of the input —
-//! MEAN ([`mean`]), SOFTMAX ([`softmax`], its maximum and sum along the last axis), ARG_MAX
-//! and ARG_MIN ([`arg_min_max`]).
+//! MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL ([`reduce`]), SOFTMAX ([`softmax`], its
+//! maximum and sum along the last axis), ARG_MAX and ARG_MIN ([`arg_min_max`]).
 
 pub mod arg_min_max;
-pub mod mean;
+pub mod reduce;
 pub mod softmax;
