@@ -231,6 +231,8 @@ pub enum TensorTypes {
     MinMax,
     /// `INT8`, `INT16` or `FLOAT32`.
     Int8Int16OrFloat32,
+    /// `INT8`, `INT16`, `INT32` or `FLOAT32`.
+    Int8Int16Int32OrFloat32,
 }
 
 impl TensorTypes {
@@ -254,6 +256,7 @@ impl TensorTypes {
             TensorTypes::Bool => "bool",
             TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
             TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
+            TensorTypes::Int8Int16Int32OrFloat32 => "int8, int16, int32 or float32",
         }
     }
 }

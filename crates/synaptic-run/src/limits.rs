@@ -6,16 +6,20 @@ use crate::error::{KernelError, ShapeFault};
 pub const MAX_IO: usize = 8;
 /// Most variable tensors (state kept across invocations: SVDF, LSTM) a model may have.
 pub const MAX_STATE: usize = 8;
-/// Most outputs an operator may have (SignalFftAutoScale's output and scale, the spectral
-/// subtraction's output and noise estimate).
-pub const MAX_OP_OUTPUTS: usize = 2;
+/// Most outputs an operator may have: two for a kernel that writes both in one run
+/// (SignalFftAutoScale's output and scale, the spectral subtraction's output and noise
+/// estimate), this many for one that runs once per output (SPLIT, SPLIT_V, UNPACK:
+/// `Kernel::PER_OUTPUT`), the program record's bound.
+pub const MAX_OP_OUTPUTS: usize = 16;
+/// Most outputs a kernel writes in one run (its views).
+pub const MAX_RUN_OUTPUTS: usize = 2;
 /// Most inputs an operator may have (UNIDIRECTIONAL_SEQUENCE_LSTM's 24).
 pub const MAX_OP_INPUTS: usize = 24;
 /// Most of an operator's inputs that may be activations (planned tensors, or graph I/O in
 /// the SHARED region): CONCATENATION's limit here. The others are constants, state or absent.
 pub const MAX_OP_ACTIVATIONS: usize = 16;
-/// Most distinct planned tensors one operator may touch (inputs and outputs).
-pub const MAX_OP_TENSORS: usize = MAX_OP_ACTIVATIONS + MAX_OP_OUTPUTS;
+/// Most distinct planned tensors one kernel run may touch (inputs and outputs).
+pub const MAX_OP_TENSORS: usize = MAX_OP_ACTIVATIONS + MAX_RUN_OUTPUTS;
 /// The largest tensor rank the kernels accept (TFLM's broadcast and transpose limit).
 pub const MAX_DIMS: usize = 6;
 

@@ -205,6 +205,9 @@ pub mod code {
     pub const REDUCE_MAX: i32 = 82;
     pub const REDUCE_MIN: i32 = 89;
     pub const REDUCE_ALL: i32 = 140;
+    pub const SPLIT: i32 = 49;
+    pub const SPLIT_V: i32 = 102;
+    pub const UNPACK: i32 = 88;
     pub const SUB: i32 = 41;
     pub const SQUARED_DIFFERENCE: i32 = 99;
     pub const DIV: i32 = 42;

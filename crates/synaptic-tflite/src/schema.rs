@@ -623,6 +623,7 @@ pub mod options_type {
     pub const ARG_MAX: u8 = 40;
     pub const ARG_MIN: u8 = 57;
     pub const PACK: u8 = 59;
+    pub const UNPACK: u8 = 64;
     pub const RESIZE_NEAREST_NEIGHBOR: u8 = 74;
     pub const LEAKY_RELU: u8 = 75;
     pub const DEPTH_TO_SPACE: u8 = 94;
@@ -813,6 +814,14 @@ impl<'m> Operator<'m> {
     /// `PackOptions` as (values_count, axis) ((0, 0) if absent).
     pub fn pack_options(&self) -> Result<(i32, i32), Error> {
         match self.options(options_type::PACK)? {
+            Some(t) => Ok((t.i32_or(0, 0)?, t.i32_or(1, 0)?)),
+            None => Ok((0, 0)),
+        }
+    }
+
+    /// `UnpackOptions` as (num, axis) ((0, 0) if absent).
+    pub fn unpack_options(&self) -> Result<(i32, i32), Error> {
+        match self.options(options_type::UNPACK)? {
             Some(t) => Ok((t.i32_or(0, 0)?, t.i32_or(1, 0)?)),
             None => Ok((0, 0)),
         }

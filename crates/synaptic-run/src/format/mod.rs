@@ -285,6 +285,10 @@ pub(crate) struct OpRecord<'w> {
     pub inputs: &'w [u32],
     /// The outputs after the first, [`OUT_WORDS`] each (tensor index, location).
     pub extra: &'w [u32],
+    /// The output a run writes: 0 as read; output `k` of a kernel run once per output
+    /// (`Kernel::PER_OUTPUT`: the interpreter's record of that run has `output`, `out_loc`
+    /// of output `k`, no `extra`).
+    pub part: usize,
     /// Multipliers.
     pub multipliers: &'w [u32],
     /// Shifts.
@@ -464,6 +468,7 @@ impl<'w> Program<'w> {
                 out_loc: Loc::get(&[t, a, b])?,
                 inputs,
                 extra,
+                part: 0,
                 multipliers,
                 shifts,
                 constants,

@@ -125,6 +125,17 @@ pub(super) fn run<'a, O: OpSet>(
             }
 
             let io_now: &mut [Option<Tensor<'a>>] = if shared_io { io } else { &mut [] };
+            if rec.n_extra() > 0 && ops::per_output_in::<O>(rec.kind) {
+                run_each_output::<O>(
+                    p,
+                    &rec,
+                    (i, rec_at),
+                    (io_now, &mut *state),
+                    model,
+                    observe.as_deref_mut(),
+                )?;
+                continue;
+            }
             run_op::<O>(
                 p,
                 &rec,
@@ -292,6 +303,44 @@ pub(super) fn run_op<O: OpSet>(
         return run_op_many::<O>(p, rec, (i, rec_at), (io, state), model, observe);
     }
     run_op_list::<4, O>(p, rec, (i, rec_at), (io, state), model, observe)
+}
+
+/// Runs operator `i` (record `rec` at word `rec_at`) of a kernel run once per output
+/// ([`crate::ops::Kernel::PER_OUTPUT`]): [`run_op`] for each output in turn, on a record of
+/// that output alone (`part` its position), so each run views the inputs and one output.
+#[inline(never)]
+fn run_each_output<O: OpSet>(
+    p: &mut PlannedInference<'_, '_>,
+    rec: &OpRecord<'_>,
+    (i, rec_at): (usize, usize),
+    (io, state): (&mut [Option<Tensor<'_>>], &mut [Option<Tensor<'_>>]),
+    model: &[u8],
+    mut observe: Observer<'_, '_>,
+) -> Result<(), RunError> {
+    for part in 0..=rec.n_extra() {
+        let (output, out_loc) = match part {
+            0 => (rec.output, rec.out_loc),
+            k => rec
+                .extra_output(k - 1)
+                .ok_or(RunError::Program { at: rec_at })?,
+        };
+        let one = OpRecord {
+            output,
+            out_loc,
+            extra: &[],
+            part,
+            ..*rec
+        };
+        run_op::<O>(
+            p,
+            &one,
+            (i, rec_at),
+            (&mut *io, &mut *state),
+            model,
+            observe.as_deref_mut(),
+        )?;
+    }
+    Ok(())
 }
 
 /// [`run_op`] of an operator with four tensors or more (a concatenation, an LSTM): their

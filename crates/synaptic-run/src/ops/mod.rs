@@ -537,6 +537,26 @@ macro_rules! operators {
             }
         }
 
+        /// Whether kernel `kind` runs once per output ([`Kernel::PER_OUTPUT`]).
+        pub(crate) fn per_output(kind: u32) -> bool {
+            match kind {
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::PER_OUTPUT, )+ )+
+                _ => false,
+            }
+        }
+
+        /// [`per_output`] among the kernels of `O` (constant-false in an image that links
+        /// none).
+        #[inline]
+        pub(crate) fn per_output_in<O: OpSet>(kind: u32) -> bool {
+            match kind {
+                $( $( $kind if <$family::$module::$kernel as Kernel>::PER_OUTPUT
+                    && <$family::$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => true, )+ )+
+                _ => false,
+            }
+        }
+
         /// [`Kernel::STATE_INPUTS`] of kernel `kind`.
         pub(crate) fn state_inputs(kind: u32) -> u32 {
             match kind {
@@ -661,6 +681,7 @@ operators! {
     shape::space_depth { 90 => SpaceDepth(int8, float32) },
     shape::gather { 91 => Gather(int8, float32) },
     shape::reverse { 94 => Reverse(bool, int8, uint8, int16, int32, int64, float32) },
+    shape::split { 132 => Split(int8, int16, int32, float32) },
     shape::resize_nearest { 95 => ResizeNearest(int8, int16, float32) },
     shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
     shape::expand_dims { 54 => ExpandDims(bool, int8, uint8, int16, int32, int64, float32) },

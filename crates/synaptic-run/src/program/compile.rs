@@ -1259,9 +1259,11 @@ fn record_words<'m, S: Sink>(
         }
         push_loc(e, l)?;
     }
-    // The further outputs: planned, or the kernel's own state; never graph I/O in the
-    // SHARED region (the interpreter splits that region around one output only).
+    // The further outputs: planned, or the kernel's own state; graph I/O in the SHARED
+    // region only for a kernel run once per output (the interpreter splits that region
+    // around one output a run).
     let own_state = g.own_state(i);
+    let per_output = ops::per_output(kind);
     for &t in &v.outputs[1..v.n_out] {
         let (data, bytes) = cx.data_of(t)?;
         let l = loc_of(g, placement, e.emitted(), n_slots, t, data, bytes)?;
@@ -1273,6 +1275,7 @@ fn record_words<'m, S: Sink>(
                 }
             }
             Loc::State(_) if own_state == Some(t) => {}
+            Loc::Shared(_) if per_output => fill_io_output(e, g, placement, n_slots, cx, t)?,
             _ => {
                 return Err(LoadError::Unsupported {
                     what: "a second output that is graph I/O in the SHARED region, a \

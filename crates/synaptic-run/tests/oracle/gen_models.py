@@ -58,19 +58,33 @@ class Builder:
         return len(self.tensors) - 1
 
     def write(self, name, opcode, inputs, outputs, options_type=0, options=None):
-        op = s.OperatorT()
-        op.opcodeIndex, op.inputs, op.outputs = 0, inputs, outputs
-        op.builtinOptionsType, op.builtinOptions = options_type, options
-        code = s.OperatorCodeT()
-        code.builtinCode = opcode
-        code.deprecatedBuiltinCode = min(opcode, 127)
-        code.version = 1
+        graph_inputs = [i for i in inputs if i >= 0 and self.tensors[i].buffer == 0]
+        self.write_ops(name, [(opcode, inputs, outputs, options_type, options)], graph_inputs,
+                       outputs)
+
+    def write_ops(self, name, ops, graph_inputs, graph_outputs):
+        """A model of `ops` ((opcode, inputs, outputs, options type, options) each, in order)."""
+        codes, operators = [], []
+        for opcode, inputs, outputs, options_type, options in ops:
+            if opcode not in codes:
+                codes.append(opcode)
+            op = s.OperatorT()
+            op.opcodeIndex, op.inputs, op.outputs = codes.index(opcode), inputs, outputs
+            op.builtinOptionsType, op.builtinOptions = options_type, options
+            operators.append(op)
+        op_codes = []
+        for opcode in codes:
+            code = s.OperatorCodeT()
+            code.builtinCode = opcode
+            code.deprecatedBuiltinCode = min(opcode, 127)
+            code.version = 1
+            op_codes.append(code)
         sg = s.SubGraphT()
-        sg.tensors, sg.operators, sg.name = self.tensors, [op], "main"
-        sg.inputs = [i for i in inputs if i >= 0 and self.tensors[i].buffer == 0]
-        sg.outputs = outputs
+        sg.tensors, sg.operators, sg.name = self.tensors, operators, "main"
+        sg.inputs = graph_inputs
+        sg.outputs = graph_outputs
         m = s.ModelT()
-        m.version, m.operatorCodes, m.subgraphs, m.buffers = 3, [code], [sg], self.buffers
+        m.version, m.operatorCodes, m.subgraphs, m.buffers = 3, op_codes, [sg], self.buffers
         m.description = "synaptic-run single-operator test model"
         fb = flatbuffers.Builder(1024)
         fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
@@ -232,6 +246,59 @@ def pack(name, ttype, shape, n, axis, const_first=False):
     opt = s.PackOptionsT()
     opt.valuesCount, opt.axis = n, axis
     b.write(name, OPS.PACK, ins, [o], OPT.PackOptions, opt)
+
+
+def split(name, ttype, in_shape, axis, parts, sizes=None, opcode=None):
+    """SPLIT into `parts` equal parts along `axis` (a constant); SPLIT_V (`sizes`, one may be
+    -1) or UNPACK (`opcode`) otherwise."""
+    b = Builder()
+    q = quant(0.07, -3) if ttype in (T.INT8, T.INT16) else None
+    if ttype == T.INT16:
+        q = quant(0.002, 0)
+    rank = len(in_shape)
+    a = axis + rank if axis < 0 else axis
+    if opcode == OPS.UNPACK:
+        x = b.tensor("input", in_shape, ttype, q)
+        outs = [b.tensor(f"out{k}", in_shape[:a] + in_shape[a + 1:], ttype, q)
+                for k in range(in_shape[a])]
+        opt = s.UnpackOptionsT()
+        opt.num, opt.axis = in_shape[a], axis
+        b.write(name, OPS.UNPACK, [x], outs, OPT.UnpackOptions, opt)
+        return
+    if sizes is None:
+        lens = [in_shape[a] // parts] * parts
+    else:
+        known = sum(v for v in sizes if v >= 0)
+        lens = [v if v >= 0 else in_shape[a] - known for v in sizes]
+    ax = b.tensor("axis", [], T.INT32, None, np.array([axis], dtype=np.int32))
+    x = b.tensor("input", in_shape, ttype, q)
+    outs = [b.tensor(f"out{k}", in_shape[:a] + [n] + in_shape[a + 1:], ttype, q)
+            for k, n in enumerate(lens)]
+    if sizes is None:
+        opt = s.SplitOptionsT()
+        opt.numSplits = parts
+        b.write(name, OPS.SPLIT, [ax, x], outs, OPT.SplitOptions, opt)
+    else:
+        sz = b.tensor("size_splits", [len(sizes)], T.INT32, None, np.array(sizes, dtype=np.int32))
+        opt = s.SplitVOptionsT()
+        opt.numSplits = len(sizes)
+        b.write(name, OPS.SPLIT_V, [x, sz, ax], outs, OPT.SplitVOptions, opt)
+
+
+def unpack_pack(name, ttype, in_shape):
+    """UNPACK along axis 0 into in_shape[0] outputs (more than a model's graph I/O may have),
+    then PACK of them in reverse order: the outputs are activations of a two-operator model."""
+    b = Builder()
+    n = in_shape[0]
+    x = b.tensor("input", in_shape, ttype, None)
+    outs = [b.tensor(f"part{k}", in_shape[1:], ttype, None) for k in range(n)]
+    o = b.tensor("output", [n] + in_shape[1:], ttype, None)
+    u = s.UnpackOptionsT()
+    u.num, u.axis = n, 0
+    pk = s.PackOptionsT()
+    pk.valuesCount, pk.axis = n, 0
+    b.write_ops(name, [(OPS.UNPACK, [x], outs, OPT.UnpackOptions, u),
+                       (OPS.PACK, outs[::-1], [o], OPT.PackOptions, pk)], [x], [o])
 
 
 def fill(name, ttype, out_shape, dims_type, value=None):
@@ -848,6 +915,18 @@ def main():
     mean("f32_reduce_min_first", [6, 2, 3], [0], True, None, None, OPS.REDUCE_MIN, T.FLOAT32)
     mean("reduce_all_last", [3, 4, 5], [-1], False, None, None, OPS.REDUCE_ALL, T.BOOL)
     mean("reduce_all_first_keep", [6, 7], [0], True, None, None, OPS.REDUCE_ALL, T.BOOL)
+    # SPLIT, SPLIT_V, UNPACK: one output a run (up to 16 outputs).
+    split("split_axis1_3", T.INT8, [2, 6, 5], 1, 3)
+    split("split_last_2_i16", T.INT16, [3, 4, 8], -1, 2)
+    split("split_first_4_i32", T.INT32, [4, 3], 0, 4)
+    split("f32_split_mid_2", T.FLOAT32, [2, 4, 3, 2], 2, 3)
+    split("split_v_sizes", T.INT8, [2, 9, 3], 1, 3, [2, -1, 4])
+    split("f32_split_v_last", T.FLOAT32, [3, 10], -1, 2, [7, 3])
+    split("unpack_axis0", T.INT8, [3, 4, 5], 0, 0, opcode=OPS.UNPACK)
+    split("unpack_last_i16", T.INT16, [2, 3, 6], -1, 0, opcode=OPS.UNPACK)
+    split("f32_unpack_mid", T.FLOAT32, [2, 5, 3], 1, 0, opcode=OPS.UNPACK)
+    split("unpack_6_i32", T.INT32, [6, 3], 0, 0, opcode=OPS.UNPACK)
+    unpack_pack("unpack_16_pack_i32", T.INT32, [16, 3])
     concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
     concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
     transpose("transpose_0231", [2, 3, 4, 5], [0, 2, 3, 1])

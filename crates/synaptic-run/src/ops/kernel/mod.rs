@@ -147,6 +147,12 @@ pub(crate) trait Kernel {
     /// `Operands::out2`, or `Operands::states` when it holds the kernel's own state).
     const OUTPUTS: usize = 1;
 
+    /// Whether the operator has one output or more (up to [`crate::limits::MAX_OP_OUTPUTS`],
+    /// each planned or graph I/O) and its kernel runs once per output, writing output
+    /// `Operands::part` (SPLIT, UNPACK: each output a part of the input); [`Kernel::OUTPUTS`]
+    /// is then 1, the views of one run.
+    const PER_OUTPUT: bool = false;
+
     /// Whether the kernel reads and updates variable tensors (state kept across invocations:
     /// `Operands::states`).
     const STATE: bool = false;

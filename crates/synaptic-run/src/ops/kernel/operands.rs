@@ -242,6 +242,13 @@ impl<'x, 't> Operands<'x, 't, '_> {
         self.ins.get(k).f32().ok_or_else(|| differs(self.name))
     }
 
+    /// The output this run writes (0 but for a kernel run once per output:
+    /// [`crate::ops::Kernel::PER_OUTPUT`]).
+    #[inline]
+    pub(crate) fn part(&self) -> usize {
+        self.ins.rec.part
+    }
+
     /// The output's element type.
     #[inline]
     pub(crate) fn out_dtype(&self) -> DType {

@@ -176,8 +176,11 @@ impl<'m> Prepared<'m> {
         if !crate::ops::linked(cx.kinds, K::KIND) {
             return Err(cx.unsupported(Unsupported::NotLinked));
         }
-        // Every output written: the kernel's count exactly.
-        if cx.v.n_out != K::OUTPUTS {
+        // Every output written: the kernel's count exactly (a kernel run once per output:
+        // any count the record holds).
+        if (K::PER_OUTPUT && cx.v.n_out > crate::limits::MAX_OP_OUTPUTS)
+            || (!K::PER_OUTPUT && cx.v.n_out != K::OUTPUTS)
+        {
             return Err(cx.unsupported(Unsupported::OutputCount));
         }
         // No more inputs than the kernel's bound (its views: [`crate::ops::views`]).

@@ -2,7 +2,8 @@
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
 //! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
 //! DEPTH_TO_SPACE ([`space_depth`]), GATHER, REVERSE_V2,
-//! RESIZE_NEAREST_NEIGHBOR; SHAPE (the input's dimensions),
+//! RESIZE_NEAREST_NEIGHBOR, SPLIT, SPLIT_V and UNPACK ([`split`]: one run an output); SHAPE
+//! (the input's dimensions),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
 
 pub mod concatenation;
@@ -17,6 +18,7 @@ pub mod reverse;
 pub mod shape_of;
 pub mod slice;
 pub mod space_depth;
+pub mod split;
 pub mod strided_slice;
 pub mod transpose;
 pub mod zeros_like;
