@@ -452,20 +452,21 @@ macro_rules! operators {
             prepare(cx)
         }
 
+        /// One past the highest kind of the list (the per-kind tables' length: they grow
+        /// with the list, not with [`Kinds::BITS`]).
+        const KIND_END: usize = {
+            let mut end = 0;
+            $( $( if $kind + 1 > end {
+                end = $kind + 1;
+            } )+ )+
+            end
+        };
+
         /// Parameter words of kernel `kind` (`None`: no such kind): one load from a table of
         /// every kind (the interpreter decodes a record an operator, every inference), not a
         /// test a kind.
         #[inline]
         pub(crate) fn param_words(kind: u32) -> Option<usize> {
-            /// One past the highest kind of the list (the table's length: it grows with
-            /// the list, not with [`Kinds::BITS`]).
-            const KIND_END: usize = {
-                let mut end = 0;
-                $( $( if $kind + 1 > end {
-                    end = $kind + 1;
-                } )+ )+
-                end
-            };
             /// Kind `k`'s parameter words, `u8::MAX` for none (every kind is below
             /// [`Kinds::BITS`]: the kind masks; every count below 255, checked here).
             const WORDS: [u8; KIND_END] = {
@@ -501,11 +502,28 @@ macro_rules! operators {
             }
         }
 
+        /// The operator of kernel `kind`, as TFLite names it (`"UNKNOWN"` for a kind this
+        /// build has no kernel of): from one compact table ([`kernel::names`]: a byte a kind).
+        /// Apart and cold: only error paths call it.
+        #[cold]
+        #[inline(never)]
         pub(crate) fn kernel_name(kind: u32) -> &'static str {
-            match kind {
-                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::NAME, )+ )+
-                _ => "UNKNOWN",
-            }
+            /// Every kernel's kind and name (`""`: not built), for the tables below only.
+            const NAMES: &[(u32, &str)] = &[ $( $( ($kind, if <$family::$module::$kernel as Kind>::BUILT {
+                <$family::$module::$kernel as Kernel>::NAME
+            } else {
+                ""
+            }), )+ )+ ];
+            const SIZES: (usize, usize) = kernel::names::sizes(NAMES);
+            const TEXT: [u8; SIZES.0] = kernel::names::text(NAMES);
+            const STARTS: [u16; SIZES.1 + 1] = kernel::names::starts(NAMES);
+            const OF_KIND: [u8; KIND_END] = kernel::names::of_kind(NAMES);
+            static TABLE: kernel::names::NameTable<'static> = kernel::names::NameTable {
+                text: kernel::names::as_str(&TEXT),
+                starts: &STARTS,
+                of_kind: &OF_KIND,
+            };
+            TABLE.name(kind)
         }
 
         /// Runs kernel `kind` with parameters `words` on `io`: one jump to the kernel's.

@@ -11,6 +11,7 @@ pub mod common;
 pub mod float;
 pub mod in_place;
 mod kinds;
+pub(crate) mod names;
 pub(crate) mod operands;
 pub mod paths;
 pub(crate) mod prep;
