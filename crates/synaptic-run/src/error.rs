@@ -229,6 +229,8 @@ pub enum TensorTypes {
     Bool,
     /// What MINIMUM and MAXIMUM take: `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
     MinMax,
+    /// `INT32` or `INT64`.
+    Int32OrInt64,
 }
 
 impl TensorTypes {
@@ -251,6 +253,7 @@ impl TensorTypes {
             TensorTypes::FirstInputType => "the first input's type",
             TensorTypes::Bool => "bool",
             TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
+            TensorTypes::Int32OrInt64 => "int32 or int64",
         }
     }
 }
@@ -410,6 +413,9 @@ pub enum Unsupported {
     /// A SLICE whose `begin` and `size` are not int32 or int64 constants, one per input
     /// dimension, giving a box inside the input.
     Slice,
+    /// A MIRROR_PAD left padding wider than its dimension allows (REFLECT: the dimension less
+    /// one; SYMMETRIC: the dimension): TFLM's kernel would read outside the input.
+    MirrorPadding,
 }
 
 impl Unsupported {
@@ -494,6 +500,9 @@ impl Unsupported {
             }
             Unsupported::Slice => {
                 "a SLICE whose begin and size are not constants giving a box inside the input"
+            }
+            Unsupported::MirrorPadding => {
+                "a mirror padding wider than its dimension (TFLM reads outside the input)"
             }
             _ => "",
         }

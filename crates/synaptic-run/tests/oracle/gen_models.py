@@ -625,6 +625,23 @@ def reshape_f32(name, in_shape, out_shape):
     b.write(name, OPS.RESHAPE, [i, sh], [o], OPT.ReshapeOptions, opt)
 
 
+def mirror_pad(name, ttype, in_shape, paddings, mode, ptype=T.INT32):
+    """MIRROR_PAD of an activation by constant `paddings` (`mode` None: no options)."""
+    b = Builder()
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    i = b.tensor("input", in_shape, ttype, q)
+    pt = np.int32 if ptype == T.INT32 else np.int64
+    p = b.tensor("paddings", [len(in_shape), 2], ptype, None, np.array(paddings, dtype=pt))
+    out = [d + a + c for d, (a, c) in zip(in_shape, paddings)]
+    o = b.tensor("output", out, ttype, q)
+    if mode is None:
+        b.write(name, OPS.MIRROR_PAD, [i, p], [o])
+    else:
+        opt = s.MirrorPadOptionsT()
+        opt.mode = mode
+        b.write(name, OPS.MIRROR_PAD, [i, p], [o], OPT.MirrorPadOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -877,6 +894,10 @@ def main():
     binary_f32("f32_sub_bcast_relu", 63, OPS.SUB, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_sub_const_none", 64, OPS.SUB, [2, 5, 4], [4], [2, 5, 4], ACT.NONE, const_b=True)
     binary_f32("f32_sqdiff_bcast", 68, OPS.SQUARED_DIFFERENCE, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.NONE)
+    mirror_pad("mirror_pad_reflect_4d", T.INT8, [1, 4, 5, 3], [[0, 0], [3, 1], [2, 4], [0, 2]], 0)
+    mirror_pad("f32_mirror_pad_symmetric", T.FLOAT32, [3, 4, 2], [[1, 2], [4, 0], [2, 5]], 1, T.INT64)
+    mirror_pad("mirror_pad_reflect_one_wide", T.INT8, [2, 1, 6], [[1, 0], [0, 3], [5, 2]], 0)
+    mirror_pad("mirror_pad_no_options", T.INT8, [5, 3], [[2, 3], [3, 1]], None)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

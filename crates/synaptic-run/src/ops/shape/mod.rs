@@ -1,6 +1,6 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
-//! CONCATENATION, PACK, PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
+//! CONCATENATION, PACK, PAD and PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
 //! DEPTH_TO_SPACE ([`space_depth`]), GATHER, REVERSE_V2,
 //! RESIZE_NEAREST_NEIGHBOR; SHAPE (the input's dimensions),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
@@ -9,6 +9,7 @@ pub mod concatenation;
 pub mod expand_dims;
 pub mod fill;
 pub mod gather;
+pub mod mirror_pad;
 pub mod pack;
 pub mod pad;
 pub mod reshape;
