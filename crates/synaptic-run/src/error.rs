@@ -231,6 +231,8 @@ pub enum TensorTypes {
     MinMax,
     /// `INT32` or `INT64`.
     Int32OrInt64,
+    /// What PAD and PADV2 take: `INT8`, `INT16`, `INT32`, `FLOAT32`.
+    PadTypes,
 }
 
 impl TensorTypes {
@@ -254,6 +256,7 @@ impl TensorTypes {
             TensorTypes::Bool => "bool",
             TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
             TensorTypes::Int32OrInt64 => "int32 or int64",
+            TensorTypes::PadTypes => "int8, int16, int32 or float32",
         }
     }
 }
@@ -416,6 +419,8 @@ pub enum Unsupported {
     /// A MIRROR_PAD left padding wider than its dimension allows (REFLECT: the dimension less
     /// one; SYMMETRIC: the dimension): TFLM's kernel would read outside the input.
     MirrorPadding,
+    /// A SPACE_TO_BATCH_ND padding: TFLM pads with a value its `Prepare` never sets.
+    SpaceToBatchPadding,
 }
 
 impl Unsupported {
@@ -503,6 +508,9 @@ impl Unsupported {
             }
             Unsupported::MirrorPadding => {
                 "a mirror padding wider than its dimension (TFLM reads outside the input)"
+            }
+            Unsupported::SpaceToBatchPadding => {
+                "a SPACE_TO_BATCH_ND padding (TFLM pads with a value it never sets)"
             }
             _ => "",
         }
@@ -627,6 +635,8 @@ pub enum ShapeFault {
     ExpSum,
     /// An SVDF rank that is not a positive divisor of its filter count.
     SvdfRank,
+    /// A value that must be a single element (a pad value) is not.
+    NotScalar,
 }
 
 impl ShapeFault {
@@ -665,6 +675,7 @@ impl ShapeFault {
             ShapeFault::EmptyWindow => "a pooling window lies entirely in the padding",
             ShapeFault::ExpSum => "sum of exponentials out of range",
             ShapeFault::SvdfRank => "rank is not a positive divisor of the filter count",
+            ShapeFault::NotScalar => "a value that must be a single element is not",
             _ => "",
         }
     }

@@ -642,6 +642,62 @@ def mirror_pad(name, ttype, in_shape, paddings, mode, ptype=T.INT32):
         b.write(name, OPS.MIRROR_PAD, [i, p], [o], OPT.MirrorPadOptions, opt)
 
 
+def pad_value(name, opcode, ttype, in_shape, paddings, value=None, q=None):
+    """PAD or PADV2 of any type: `value` None (no constant_values input), "input" (a graph
+    input scalar) or a constant scalar; int8 tensors quantized as `q`."""
+    b = Builder()
+    dt = {T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32, T.FLOAT32: np.float32}[ttype]
+    qq = None if q is None else quant(*q)
+    i = b.tensor("input", in_shape, ttype, qq)
+    p = b.tensor("paddings", [len(in_shape), 2], T.INT32, None, np.array(paddings, dtype=np.int32))
+    ins = [i, p]
+    if value is not None:
+        data = None if isinstance(value, str) else np.array(value, dtype=dt)
+        ins.append(b.tensor("constant_values", [], ttype, None if q is None else quant(*q), data))
+    out = [d + a + c for d, (a, c) in zip(in_shape, paddings)]
+    o = b.tensor("output", out, ttype, qq)
+    if opcode == OPS.PAD:
+        b.write(name, opcode, ins, [o], OPT.PadOptions, s.PadOptionsT())
+    else:
+        b.write(name, opcode, ins, [o], OPT.PadV2Options, s.PadV2OptionsT())
+
+
+def space_batch(name, opcode, ttype, in_shape, block, pads):
+    """SPACE_TO_BATCH_ND (paddings) or BATCH_TO_SPACE_ND (crops) of an activation, 3-D NHC or
+    4-D NHWC, by constant int32 `block` and `pads` (the output's shape derived)."""
+    sp = len(in_shape) - 2
+    out = list(in_shape)
+    k = int(np.prod(block))
+    if opcode == OPS.SPACE_TO_BATCH_ND:
+        out[0] = in_shape[0] * k
+        for d in range(sp):
+            out[1 + d] = (in_shape[1 + d] + pads[d][0] + pads[d][1]) // block[d]
+        opt, ty = s.SpaceToBatchNDOptionsT(), OPT.SpaceToBatchNDOptions
+    else:
+        out[0] = in_shape[0] // k
+        for d in range(sp):
+            out[1 + d] = in_shape[1 + d] * block[d] - pads[d][0] - pads[d][1]
+        opt, ty = s.BatchToSpaceNDOptionsT(), OPT.BatchToSpaceNDOptions
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    bl = b.tensor("block_shape", [sp], T.INT32, None, np.array(block, dtype=np.int32))
+    p = b.tensor("paddings", [sp, 2], T.INT32, None, np.array(pads, dtype=np.int32))
+    o = b.tensor("output", out, ttype, q)
+    b.write(name, opcode, [i, bl, p], [o], ty, opt)
+
+
+def broadcast_to(name, ttype, in_shape, out_shape, stype=T.INT32):
+    """BROADCAST_TO of an activation to the constant shape `out_shape` (a `stype` vector)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    st = np.int32 if stype == T.INT32 else np.int64
+    k = b.tensor("shape", [len(out_shape)], stype, None, np.array(out_shape, dtype=st))
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, OPS.BROADCAST_TO, [i, k], [o], OPT.BroadcastToOptions, s.BroadcastToOptionsT())
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -898,6 +954,29 @@ def main():
     mirror_pad("f32_mirror_pad_symmetric", T.FLOAT32, [3, 4, 2], [[1, 2], [4, 0], [2, 5]], 1, T.INT64)
     mirror_pad("mirror_pad_reflect_one_wide", T.INT8, [2, 1, 6], [[1, 0], [0, 3], [5, 2]], 0)
     mirror_pad("mirror_pad_no_options", T.INT8, [5, 3], [[2, 3], [3, 1]], None)
+    pad_value("f32_pad_4d", OPS.PAD, T.FLOAT32, [1, 5, 6, 3], [[0, 0], [1, 2], [2, 1], [0, 1]])
+    pad_value("pad_i16_3d", OPS.PAD, T.INT16, [3, 4, 5], [[1, 0], [0, 2], [3, 1]], q=(0.001, 0))
+    pad_value("pad_i32_2d", OPS.PAD, T.INT32, [4, 7], [[2, 1], [0, 3]])
+    pad_value("pad_i8_value_input", OPS.PAD, T.INT8, [2, 3, 4], [[1, 1], [0, 2], [1, 0]], "input", (0.07, 9))
+    pad_value("padv2_i8_const_value", OPS.PADV2, T.INT8, [1, 4, 4, 3], [[0, 0], [2, 1], [1, 2], [0, 0]], -77, (0.05, -3))
+    pad_value("padv2_i8_no_value", OPS.PADV2, T.INT8, [3, 5], [[1, 2], [2, 0]], None, (0.05, -3))
+    pad_value("padv2_i16_value_input_5d", OPS.PADV2, T.INT16, [2, 1, 3, 2, 2], [[0, 1], [1, 1], [0, 0], [2, 0], [1, 1]], "input", (0.002, 0))
+    pad_value("padv2_i32_const_value", OPS.PADV2, T.INT32, [5, 3], [[0, 2], [3, 3]], -123456)
+    pad_value("f32_padv2_const_value", OPS.PADV2, T.FLOAT32, [2, 3, 4], [[1, 0], [2, 2], [0, 3]], 2.75)
+    pad_value("f32_padv2_value_input", OPS.PADV2, T.FLOAT32, [6, 5], [[3, 0], [1, 4]], "input")
+    space_batch("space_to_batch_2x3", OPS.SPACE_TO_BATCH_ND, T.INT8, [2, 6, 9, 3], [2, 3], [[0, 0], [0, 0]])
+    space_batch("space_to_batch_3d", OPS.SPACE_TO_BATCH_ND, T.INT8, [1, 9, 4], [3], [[0, 0]])
+    space_batch("f32_space_to_batch", OPS.SPACE_TO_BATCH_ND, T.FLOAT32, [1, 4, 6, 2], [2, 2], [[0, 0], [0, 0]])
+    space_batch("batch_to_space_crop", OPS.BATCH_TO_SPACE_ND, T.INT8, [12, 3, 2, 3], [2, 3], [[1, 0], [0, 2]])
+    space_batch("batch_to_space_3d", OPS.BATCH_TO_SPACE_ND, T.INT8, [6, 3, 5], [3], [[1, 2]])
+    space_batch("f32_batch_to_space", OPS.BATCH_TO_SPACE_ND, T.FLOAT32, [8, 2, 3, 2], [2, 2], [[0, 0], [0, 0]])
+    broadcast_to("broadcast_to_i8_mid", T.INT8, [3, 1, 4], [2, 3, 5, 4])
+    broadcast_to("broadcast_to_bool_5d", T.BOOL, [2, 1, 3, 1], [2, 2, 4, 3, 2], T.INT64)
+    broadcast_to("broadcast_to_i16_last", T.INT16, [4, 1], [4, 7])
+    broadcast_to("broadcast_to_i64_first", T.INT64, [1, 5], [3, 5])
+    broadcast_to("broadcast_to_u8_same", T.UINT8, [2, 3], [2, 3])
+    broadcast_to("broadcast_to_i32_scalarish", T.INT32, [1], [3, 2, 4])
+    broadcast_to("f32_broadcast_to", T.FLOAT32, [1, 3, 1], [2, 3, 6])
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

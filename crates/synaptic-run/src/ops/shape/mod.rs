@@ -1,10 +1,11 @@
 //! The shape and data-movement family: operators that move bytes without arithmetic on
 //! them — RESHAPE (and the byte copies that share its kernel, [`reshape`]), EXPAND_DIMS,
 //! CONCATENATION, PACK, PAD and PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, TRANSPOSE, SPACE_TO_DEPTH and
-//! DEPTH_TO_SPACE ([`space_depth`]), GATHER, REVERSE_V2,
-//! RESIZE_NEAREST_NEIGHBOR; SHAPE (the input's dimensions),
+//! DEPTH_TO_SPACE ([`space_depth`]), SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND ([`space_batch`]), GATHER, REVERSE_V2,
+//! RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO; SHAPE (the input's dimensions),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
 
+pub mod broadcast_to;
 pub mod concatenation;
 pub mod expand_dims;
 pub mod fill;
@@ -17,6 +18,7 @@ pub mod resize_nearest;
 pub mod reverse;
 pub mod shape_of;
 pub mod slice;
+pub mod space_batch;
 pub mod space_depth;
 pub mod strided_slice;
 pub mod transpose;
