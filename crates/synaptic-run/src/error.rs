@@ -421,6 +421,8 @@ pub enum Unsupported {
     MirrorPadding,
     /// A SPACE_TO_BATCH_ND padding: TFLM pads with a value its `Prepare` never sets.
     SpaceToBatchPadding,
+    /// A GATHER_ND index depth (the indices' last dimension) over the params' rank or 5.
+    IndexDepth,
 }
 
 impl Unsupported {
@@ -512,6 +514,7 @@ impl Unsupported {
             Unsupported::SpaceToBatchPadding => {
                 "a SPACE_TO_BATCH_ND padding (TFLM pads with a value it never sets)"
             }
+            Unsupported::IndexDepth => "an index depth over the params' rank or 5",
             _ => "",
         }
     }

@@ -698,6 +698,74 @@ def broadcast_to(name, ttype, in_shape, out_shape, stype=T.INT32):
     b.write(name, OPS.BROADCAST_TO, [i, k], [o], OPT.BroadcastToOptions, s.BroadcastToOptionsT())
 
 
+def gather_nd(name, ttype, in_shape, indices):
+    """GATHER_ND of an activation by constant int32 `indices` (an array)."""
+    idx = np.asarray(indices, dtype=np.int32)
+    nd = idx.shape[-1]
+    out_shape = list(idx.shape[:-1]) + list(in_shape[nd:])
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("params", in_shape, ttype, q)
+    k = b.tensor("indices", list(idx.shape), T.INT32, None, idx)
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, OPS.GATHER_ND, [i, k], [o], OPT.GatherNdOptions, s.GatherNdOptionsT())
+
+
+def embedding_lookup(name, ttype, table_shape, ids, out_type=None):
+    """EMBEDDING_LOOKUP of constant int32 `ids` in an activation table (`out_type` float32 of
+    an int8 table: TFLM's hybrid path, the table's zero point 0)."""
+    out_type = ttype if out_type is None else out_type
+    b = Builder()
+    k = b.tensor("ids", [len(ids)], T.INT32, None, np.array(ids, dtype=np.int32))
+    q = quant(0.05, 0 if out_type == T.FLOAT32 else 3) if ttype == T.INT8 else None
+    t = b.tensor("table", table_shape, ttype, q)
+    o = b.tensor("output", [len(ids)] + list(table_shape[1:]), out_type,
+                 q if out_type == T.INT8 else None)
+    b.write(name, OPS.EMBEDDING_LOOKUP, [k, t], [o])
+
+
+def dynamic_update_slice(name, ttype, shape, upd_shape, starts=None, itype=T.INT32):
+    """DYNAMIC_UPDATE_SLICE of an activation by an activation update at `starts` (None: an
+    activation, random and clamped; else a constant of type `itype`)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else (quant(0.01, 0) if ttype == T.INT16 else None)
+    b = Builder()
+    i = b.tensor("operand", shape, ttype, q)
+    u = b.tensor("update", upd_shape, ttype, q)
+    it = np.int32 if itype == T.INT32 else np.int64
+    k = b.tensor("start_indices", [len(shape)], itype, None,
+                 None if starts is None else np.array(starts, dtype=it))
+    o = b.tensor("output", shape, ttype, q)
+    b.write(name, OPS.DYNAMIC_UPDATE_SLICE, [i, u, k], [o],
+            OPT.DynamicUpdateSliceOptions, s.DynamicUpdateSliceOptionsT())
+
+
+def broadcast_args(name, ttype, s1, s2):
+    """BROADCAST_ARGS of two shape vectors: a list (a constant) or an int (an activation of
+    that length)."""
+    it = np.int32 if ttype == T.INT32 else np.int64
+    b = Builder()
+    ins = []
+    for k, v in enumerate([s1, s2]):
+        if isinstance(v, int):
+            ins.append(b.tensor(f"shape{k}", [v], ttype))
+        else:
+            ins.append(b.tensor(f"shape{k}", [len(v)], ttype, None, np.array(v, dtype=it)))
+    n = max(v if isinstance(v, int) else len(v) for v in [s1, s2])
+    o = b.tensor("output", [n], ttype)
+    b.write(name, OPS.BROADCAST_ARGS, ins, [o])
+
+
+def cumsum(name, ttype, shape, axis, exclusive, reverse, q_in=None, q_out=None):
+    """CUMSUM of an activation along the constant int32 `axis`."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, None if q_in is None else quant(*q_in))
+    a = b.tensor("axis", [], T.INT32, None, np.array(axis, dtype=np.int32))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    opt = s.CumsumOptionsT()
+    opt.exclusive, opt.reverse = exclusive, reverse
+    b.write(name, OPS.CUMSUM, [i, a], [o], OPT.CumsumOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -977,6 +1045,24 @@ def main():
     broadcast_to("broadcast_to_u8_same", T.UINT8, [2, 3], [2, 3])
     broadcast_to("broadcast_to_i32_scalarish", T.INT32, [1], [3, 2, 4])
     broadcast_to("f32_broadcast_to", T.FLOAT32, [1, 3, 1], [2, 3, 6])
+    gather_nd("gather_nd_elements", T.INT8, [4, 5], [[1, 2], [3, 4], [0, 0]])
+    gather_nd("f32_gather_nd_slices", T.FLOAT32, [3, 4, 2], [[2], [0]])
+    gather_nd("gather_nd_3d_indices", T.INT8, [3, 4, 5], [[[2, 1], [0, 3]], [[1, 1], [2, 0]]])
+    gather_nd("gather_nd_flat_spill", T.INT8, [3, 4], [[0, 5], [2, -1]])
+    embedding_lookup("embedding_lookup_i8", T.INT8, [4, 5], [2, 0, 2])
+    embedding_lookup("f32_embedding_lookup_3d", T.FLOAT32, [5, 2, 3], [4, 1])
+    embedding_lookup("f32_embedding_lookup_hybrid", T.INT8, [6, 7], [5, 0, 3, 3], T.FLOAT32)
+    dynamic_update_slice("dus_i8_starts_input", T.INT8, [4, 5, 3], [2, 3, 3])
+    dynamic_update_slice("f32_dus_i64_starts", T.FLOAT32, [6, 4], [2, 4], [3, 0], T.INT64)
+    dynamic_update_slice("dus_i16_clamped", T.INT16, [5, 6], [2, 3], [10, -3])
+    dynamic_update_slice("dus_i32_whole", T.INT32, [3, 4], [3, 4], [1, 1])
+    broadcast_args("broadcast_args_i32", T.INT32, 3, [1, 1, 1, 1])
+    broadcast_args("broadcast_args_i64", T.INT64, [1, 1], 3)
+    cumsum("cumsum_i8_axis1", T.INT8, [3, 10], 1, False, False, (0.05, -7), (0.2, 10))
+    cumsum("cumsum_i8_exclusive_reverse", T.INT8, [2, 5, 4], -1, True, True, (0.02, 3), (0.1, -20))
+    cumsum("cumsum_i8_axis0_reverse", T.INT8, [6, 3], 0, False, True, (0.1, 0), (0.3, 0))
+    cumsum("f32_cumsum_exclusive", T.FLOAT32, [4, 7], 1, True, False)
+    cumsum("f32_cumsum_axis0_reverse", T.FLOAT32, [3, 4, 5], 0, False, True)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

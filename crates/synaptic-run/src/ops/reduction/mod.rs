@@ -1,7 +1,8 @@
 //! The reduction family: operators whose outputs each read a whole axis of the input —
 //! MEAN ([`mean`]), SOFTMAX ([`softmax`], its maximum and sum along the last axis), ARG_MAX
-//! and ARG_MIN ([`arg_min_max`]).
+//! and ARG_MIN ([`arg_min_max`]), CUMSUM ([`cumsum`], the running sum along an axis).
 
 pub mod arg_min_max;
+pub mod cumsum;
 pub mod mean;
 pub mod softmax;
