@@ -201,6 +201,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let mut value = 0u32;
     if with_value {
         let v = cx.input(2)?;
+        if !v.data.is_empty() {
+            cx.constant(&v, Operand::Input(2))?;
+        }
         if v.ty != ty {
             return Err(cx.unsupported(Unsupported::TensorType {
                 operand: Operand::Input(2),
