@@ -1063,6 +1063,8 @@ def main():
     cumsum("cumsum_i8_axis0_reverse", T.INT8, [6, 3], 0, False, True, (0.1, 0), (0.3, 0))
     cumsum("f32_cumsum_exclusive", T.FLOAT32, [4, 7], 1, True, False)
     cumsum("f32_cumsum_axis0_reverse", T.FLOAT32, [3, 4, 5], 0, False, True)
+    broadcast_args("broadcast_args_constants", T.INT32, [2, 1, 3], [4, 1])
+    cumsum("cumsum_i8_long_wrapping", T.INT8, [2, 64], 1, False, False, (0.5, -128), (0.001, 0))
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 
