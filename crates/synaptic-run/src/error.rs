@@ -233,6 +233,8 @@ pub enum TensorTypes {
     Int8Int16OrFloat32,
     /// `INT8`, `INT16`, `INT32` or `FLOAT32`.
     Int8Int16Int32OrFloat32,
+    /// `INT32` or `INT64`.
+    Int32OrInt64,
 }
 
 impl TensorTypes {
@@ -257,6 +259,7 @@ impl TensorTypes {
             TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
             TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
             TensorTypes::Int8Int16Int32OrFloat32 => "int8, int16, int32 or float32",
+            TensorTypes::Int32OrInt64 => "int32 or int64",
         }
     }
 }
@@ -416,6 +419,13 @@ pub enum Unsupported {
     /// A SLICE whose `begin` and `size` are not int32 or int64 constants, one per input
     /// dimension, giving a box inside the input.
     Slice,
+    /// A MIRROR_PAD left padding wider than its dimension allows (REFLECT: the dimension less
+    /// one; SYMMETRIC: the dimension): TFLM's kernel would read outside the input.
+    MirrorPadding,
+    /// A SPACE_TO_BATCH_ND padding: TFLM pads with a value its `Prepare` never sets.
+    SpaceToBatchPadding,
+    /// A GATHER_ND index depth (the indices' last dimension) over the params' rank or 5.
+    IndexDepth,
 }
 
 impl Unsupported {
@@ -501,6 +511,13 @@ impl Unsupported {
             Unsupported::Slice => {
                 "a SLICE whose begin and size are not constants giving a box inside the input"
             }
+            Unsupported::MirrorPadding => {
+                "a mirror padding wider than its dimension (TFLM reads outside the input)"
+            }
+            Unsupported::SpaceToBatchPadding => {
+                "a SPACE_TO_BATCH_ND padding (TFLM pads with a value it never sets)"
+            }
+            Unsupported::IndexDepth => "an index depth over the params' rank or 5",
             _ => "",
         }
     }
@@ -624,6 +641,8 @@ pub enum ShapeFault {
     ExpSum,
     /// An SVDF rank that is not a positive divisor of its filter count.
     SvdfRank,
+    /// A value that must be a single element (a pad value) is not.
+    NotScalar,
 }
 
 impl ShapeFault {
@@ -662,6 +681,7 @@ impl ShapeFault {
             ShapeFault::EmptyWindow => "a pooling window lies entirely in the padding",
             ShapeFault::ExpSum => "sum of exponentials out of range",
             ShapeFault::SvdfRank => "rank is not a positive divisor of the filter count",
+            ShapeFault::NotScalar => "a value that must be a single element is not",
             _ => "",
         }
     }

@@ -290,6 +290,24 @@ fn every_reason_displays_one_line_with_the_key_fact() {
         (s(S::NotBroadcastable), "do not broadcast"),
         (s(S::Overflow), "overflows"),
         (s(S::EmptyWindow), "entirely in the padding"),
+        (s(S::NotScalar), "single element"),
+        (u(U::MirrorPadding), "mirror padding wider"),
+        (u(U::SpaceToBatchPadding), "never sets"),
+        (u(U::IndexDepth), "index depth"),
+        (
+            u(U::TensorType {
+                operand: O::Paddings,
+                expected: TensorTypes::Int32OrInt64,
+            }),
+            "paddings of a type other than int32 or int64",
+        ),
+        (
+            u(U::TensorType {
+                operand: O::Input(0),
+                expected: TensorTypes::Int8Int16Int32OrFloat32,
+            }),
+            "int8, int16, int32 or float32",
+        ),
         // Lengths.
         (
             KernelError::Length {
@@ -327,4 +345,66 @@ fn reasons_are_small() {
     assert_eq!(size_of::<TensorTypes>(), 1);
     assert!(size_of::<Unsupported>() <= 8);
     assert!(size_of::<ShapeFault>() <= 8);
+}
+
+/// The committed single-operator model `name` with the first occurrence of the int32 values
+/// `from` in its bytes (a constant's data) replaced by `to`.
+fn patched_model(name: &str, from: &[i32], to: &[i32]) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/models")
+        .join(format!("{name}.tflite"));
+    let mut bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let le = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (from, to) = (le(from), le(to));
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from.as_slice())
+        .unwrap_or_else(|| panic!("{name}: values not found"));
+    bytes[at..at + to.len()].copy_from_slice(&to);
+    bytes
+}
+
+/// The load error of `bytes`, as the kernel error of its operator.
+fn load_error(bytes: &[u8]) -> KernelError {
+    match synaptic_run::program::compiled_len(bytes, synaptic_run::IoPlacement::Plan) {
+        Err(synaptic_run::LoadError::Operator { error, .. }) => error,
+        other => panic!("not refused by its operator: {other:?}"),
+    }
+}
+
+/// What TFLM's MIRROR_PAD, SPACE_TO_BATCH_ND, GATHER_ND, EMBEDDING_LOOKUP and CUMSUM only
+/// assert, or compute from bytes nothing wrote, is refused at load with its reason.
+#[test]
+fn new_shape_operators_refuse_what_tflm_misreads() {
+    // A REFLECT left padding of 4 on a dimension of 4 (at most 3).
+    let m = patched_model("mirror_pad_reflect_4d", &[3, 1, 2, 4], &[4, 0, 2, 4]);
+    assert_eq!(
+        load_error(&m),
+        unsupported("MIRROR_PAD", Unsupported::MirrorPadding)
+    );
+    // A negative padding.
+    let m = patched_model("mirror_pad_reflect_4d", &[3, 1, 2, 4], &[3, 1, -1, 7]);
+    assert_eq!(
+        load_error(&m),
+        unsupported("MIRROR_PAD", Unsupported::NegativePadding)
+    );
+    // SPACE_TO_BATCH_ND's padding: TFLM's pad value is never set. (The paddings' buffer, 16
+    // bytes of zeros after their length, made [[0, 0], [0, 3]].)
+    let m = patched_model("space_to_batch_2x3", &[16, 0, 0, 0, 0], &[16, 0, 0, 0, 3]);
+    assert_eq!(
+        load_error(&m),
+        unsupported("SPACE_TO_BATCH_ND", Unsupported::SpaceToBatchPadding)
+    );
+    // A GATHER_ND tuple whose slice ends past the params ([3, 4] of [4, 5]: position 20).
+    let m = patched_model("gather_nd_elements", &[3, 4], &[3, 5]);
+    assert_eq!(
+        load_error(&m),
+        unsupported("GATHER_ND", Unsupported::IndexOutOfRange)
+    );
+    // An EMBEDDING_LOOKUP id past the table's 4 rows.
+    let m = patched_model("embedding_lookup_i8", &[2, 0, 2], &[2, 4, 2]);
+    assert_eq!(
+        load_error(&m),
+        unsupported("EMBEDDING_LOOKUP", Unsupported::IndexOutOfRange)
+    );
 }

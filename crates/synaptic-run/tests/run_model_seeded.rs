@@ -129,7 +129,8 @@ fn hostile_mutants_never_panic_and_run_deterministically() {
         "run_model: {cases} mutants: {refused} refused, {no_plan} not planned, {too_large} too \
          large, {ran} ran (three identical inferences each), {out_of_domain} stopped at every \
          inference by an input outside its operator's domain (a DIV by a zero activation, an \
-         RSQRT below zero: the same typed error each); slowest {:.1} ms: {}",
+         RSQRT below zero, an index outside its axis, shapes that do not broadcast: the same \
+         typed error each); slowest {:.1} ms: {}",
         slowest.0.as_secs_f64() * 1e3,
         slowest.1
     );

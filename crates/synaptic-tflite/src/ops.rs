@@ -251,4 +251,14 @@ pub mod code {
     pub const LEAKY_RELU: i32 = 98;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
+    pub const EMBEDDING_LOOKUP: i32 = 7;
+    pub const BATCH_TO_SPACE_ND: i32 = 37;
+    pub const SPACE_TO_BATCH_ND: i32 = 38;
+    pub const PADV2: i32 = 60;
+    pub const MIRROR_PAD: i32 = 100;
+    pub const GATHER_ND: i32 = 107;
+    pub const CUMSUM: i32 = 128;
+    pub const BROADCAST_TO: i32 = 130;
+    pub const BROADCAST_ARGS: i32 = 145;
+    pub const DYNAMIC_UPDATE_SLICE: i32 = 151;
 }

@@ -628,6 +628,8 @@ pub mod options_type {
     pub const LEAKY_RELU: u8 = 75;
     pub const DEPTH_TO_SPACE: u8 = 94;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
+    pub const MIRROR_PAD: u8 = 77;
+    pub const CUMSUM: u8 = 102;
 }
 
 impl<'m> Operator<'m> {
@@ -863,6 +865,23 @@ impl<'m> Operator<'m> {
         match self.options(options_type::LEAKY_RELU)? {
             Some(t) => t.f32_or(0, 0.0),
             None => Ok(0.0),
+        }
+    }
+
+    /// `MirrorPadOptions.mode` (0 REFLECT, the field's default; 1 SYMMETRIC); `None` if the
+    /// operator has no options (TFLM's parser then leaves the mode unknown).
+    pub fn mirror_pad_mode(&self) -> Result<Option<i8>, Error> {
+        match self.options(options_type::MIRROR_PAD)? {
+            Some(t) => Ok(Some(t.i8_or(0, 0)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// `CumsumOptions` as (exclusive, reverse) (both false if absent).
+    pub fn cumsum_options(&self) -> Result<(bool, bool), Error> {
+        match self.options(options_type::CUMSUM)? {
+            Some(t) => Ok((t.bool_or(0, false)?, t.bool_or(1, false)?)),
+            None => Ok((false, false)),
         }
     }
 

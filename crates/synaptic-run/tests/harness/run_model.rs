@@ -29,7 +29,8 @@ use synaptic_mem::{Arena, ArenaBuffer, Loader, MIN_SCRATCH_SIZE};
 use synaptic_plan::SizingOptions;
 use synaptic_plan::{Analysis, IoPlacement as PlanIo, Model as PlanModel, PlanOptions};
 use synaptic_run::{
-    program, Interpreter, IoPlacement, KernelError, LoadError, RunError, RunPlan, Unsupported,
+    program, Interpreter, IoPlacement, KernelError, LoadError, RunError, RunPlan, ShapeFault,
+    Unsupported,
 };
 use synaptic_tflite::fields::{for_each_field, Field, Kind};
 
@@ -122,7 +123,9 @@ pub enum Outcome {
     /// Loaded; every inference stopped with the same typed error, an input outside its
     /// operator's domain known only at invoke: an integer DIV by a divisor that is an
     /// activation and zero (TFLM's kernel traps), an int8 RSQRT of a value below its zero
-    /// point (TFLM's fails).
+    /// point (TFLM's fails), an index that is an activation outside its axis (GATHER,
+    /// GATHER_ND, EMBEDDING_LOOKUP: TFLM's fail), shapes that are activations and do not
+    /// broadcast (BROADCAST_ARGS: TFLM's aborts).
     OutOfDomain,
 }
 
@@ -295,8 +298,15 @@ fn cases(
         Err(RunError::Kernel {
             error:
                 KernelError::Unsupported {
-                    reason: Unsupported::DivisionByZero | Unsupported::NegativeInput,
+                    reason:
+                        Unsupported::DivisionByZero
+                        | Unsupported::NegativeInput
+                        | Unsupported::IndexOutOfRange,
                     ..
+                }
+                | KernelError::Shape {
+                    op: "BROADCAST_ARGS",
+                    reason: ShapeFault::NotBroadcastable,
                 },
             ..
         }) => Outcome::OutOfDomain,

@@ -696,6 +696,147 @@ def reshape_f32(name, in_shape, out_shape):
     b.write(name, OPS.RESHAPE, [i, sh], [o], OPT.ReshapeOptions, opt)
 
 
+def mirror_pad(name, ttype, in_shape, paddings, mode, ptype=T.INT32):
+    """MIRROR_PAD of an activation by constant `paddings` (`mode` None: no options)."""
+    b = Builder()
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    i = b.tensor("input", in_shape, ttype, q)
+    pt = np.int32 if ptype == T.INT32 else np.int64
+    p = b.tensor("paddings", [len(in_shape), 2], ptype, None, np.array(paddings, dtype=pt))
+    out = [d + a + c for d, (a, c) in zip(in_shape, paddings)]
+    o = b.tensor("output", out, ttype, q)
+    if mode is None:
+        b.write(name, OPS.MIRROR_PAD, [i, p], [o])
+    else:
+        opt = s.MirrorPadOptionsT()
+        opt.mode = mode
+        b.write(name, OPS.MIRROR_PAD, [i, p], [o], OPT.MirrorPadOptions, opt)
+
+
+def pad_value(name, opcode, ttype, in_shape, paddings, value=None, q=None):
+    """PAD or PADV2 of any type: `value` None (no constant_values input), "input" (a graph
+    input scalar) or a constant scalar; int8 tensors quantized as `q`."""
+    b = Builder()
+    dt = {T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32, T.FLOAT32: np.float32}[ttype]
+    qq = None if q is None else quant(*q)
+    i = b.tensor("input", in_shape, ttype, qq)
+    p = b.tensor("paddings", [len(in_shape), 2], T.INT32, None, np.array(paddings, dtype=np.int32))
+    ins = [i, p]
+    if value is not None:
+        data = None if isinstance(value, str) else np.array(value, dtype=dt)
+        ins.append(b.tensor("constant_values", [], ttype, None if q is None else quant(*q), data))
+    out = [d + a + c for d, (a, c) in zip(in_shape, paddings)]
+    o = b.tensor("output", out, ttype, qq)
+    if opcode == OPS.PAD:
+        b.write(name, opcode, ins, [o], OPT.PadOptions, s.PadOptionsT())
+    else:
+        b.write(name, opcode, ins, [o], OPT.PadV2Options, s.PadV2OptionsT())
+
+
+def space_batch(name, opcode, ttype, in_shape, block, pads):
+    """SPACE_TO_BATCH_ND (paddings) or BATCH_TO_SPACE_ND (crops) of an activation, 3-D NHC or
+    4-D NHWC, by constant int32 `block` and `pads` (the output's shape derived)."""
+    sp = len(in_shape) - 2
+    out = list(in_shape)
+    k = int(np.prod(block))
+    if opcode == OPS.SPACE_TO_BATCH_ND:
+        out[0] = in_shape[0] * k
+        for d in range(sp):
+            out[1 + d] = (in_shape[1 + d] + pads[d][0] + pads[d][1]) // block[d]
+        opt, ty = s.SpaceToBatchNDOptionsT(), OPT.SpaceToBatchNDOptions
+    else:
+        out[0] = in_shape[0] // k
+        for d in range(sp):
+            out[1 + d] = in_shape[1 + d] * block[d] - pads[d][0] - pads[d][1]
+        opt, ty = s.BatchToSpaceNDOptionsT(), OPT.BatchToSpaceNDOptions
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    bl = b.tensor("block_shape", [sp], T.INT32, None, np.array(block, dtype=np.int32))
+    p = b.tensor("paddings", [sp, 2], T.INT32, None, np.array(pads, dtype=np.int32))
+    o = b.tensor("output", out, ttype, q)
+    b.write(name, opcode, [i, bl, p], [o], ty, opt)
+
+
+def broadcast_to(name, ttype, in_shape, out_shape, stype=T.INT32):
+    """BROADCAST_TO of an activation to the constant shape `out_shape` (a `stype` vector)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    st = np.int32 if stype == T.INT32 else np.int64
+    k = b.tensor("shape", [len(out_shape)], stype, None, np.array(out_shape, dtype=st))
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, OPS.BROADCAST_TO, [i, k], [o], OPT.BroadcastToOptions, s.BroadcastToOptionsT())
+
+
+def gather_nd(name, ttype, in_shape, indices):
+    """GATHER_ND of an activation by constant int32 `indices` (an array)."""
+    idx = np.asarray(indices, dtype=np.int32)
+    nd = idx.shape[-1]
+    out_shape = list(idx.shape[:-1]) + list(in_shape[nd:])
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("params", in_shape, ttype, q)
+    k = b.tensor("indices", list(idx.shape), T.INT32, None, idx)
+    o = b.tensor("output", out_shape, ttype, q)
+    b.write(name, OPS.GATHER_ND, [i, k], [o], OPT.GatherNdOptions, s.GatherNdOptionsT())
+
+
+def embedding_lookup(name, ttype, table_shape, ids, out_type=None):
+    """EMBEDDING_LOOKUP of constant int32 `ids` in an activation table (`out_type` float32 of
+    an int8 table: TFLM's hybrid path, the table's zero point 0)."""
+    out_type = ttype if out_type is None else out_type
+    b = Builder()
+    k = b.tensor("ids", [len(ids)], T.INT32, None, np.array(ids, dtype=np.int32))
+    q = quant(0.05, 0 if out_type == T.FLOAT32 else 3) if ttype == T.INT8 else None
+    t = b.tensor("table", table_shape, ttype, q)
+    o = b.tensor("output", [len(ids)] + list(table_shape[1:]), out_type,
+                 q if out_type == T.INT8 else None)
+    b.write(name, OPS.EMBEDDING_LOOKUP, [k, t], [o])
+
+
+def dynamic_update_slice(name, ttype, shape, upd_shape, starts=None, itype=T.INT32):
+    """DYNAMIC_UPDATE_SLICE of an activation by an activation update at `starts` (None: an
+    activation, random and clamped; else a constant of type `itype`)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else (quant(0.01, 0) if ttype == T.INT16 else None)
+    b = Builder()
+    i = b.tensor("operand", shape, ttype, q)
+    u = b.tensor("update", upd_shape, ttype, q)
+    it = np.int32 if itype == T.INT32 else np.int64
+    k = b.tensor("start_indices", [len(shape)], itype, None,
+                 None if starts is None else np.array(starts, dtype=it))
+    o = b.tensor("output", shape, ttype, q)
+    b.write(name, OPS.DYNAMIC_UPDATE_SLICE, [i, u, k], [o],
+            OPT.DynamicUpdateSliceOptions, s.DynamicUpdateSliceOptionsT())
+
+
+def broadcast_args(name, ttype, s1, s2):
+    """BROADCAST_ARGS of two shape vectors: a list (a constant) or an int (an activation of
+    that length)."""
+    it = np.int32 if ttype == T.INT32 else np.int64
+    b = Builder()
+    ins = []
+    for k, v in enumerate([s1, s2]):
+        if isinstance(v, int):
+            ins.append(b.tensor(f"shape{k}", [v], ttype))
+        else:
+            ins.append(b.tensor(f"shape{k}", [len(v)], ttype, None, np.array(v, dtype=it)))
+    n = max(v if isinstance(v, int) else len(v) for v in [s1, s2])
+    o = b.tensor("output", [n], ttype)
+    b.write(name, OPS.BROADCAST_ARGS, ins, [o])
+
+
+def cumsum(name, ttype, shape, axis, exclusive, reverse, q_in=None, q_out=None):
+    """CUMSUM of an activation along the constant int32 `axis`."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, None if q_in is None else quant(*q_in))
+    a = b.tensor("axis", [], T.INT32, None, np.array(axis, dtype=np.int32))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    opt = s.CumsumOptionsT()
+    opt.exclusive, opt.reverse = exclusive, reverse
+    b.write(name, OPS.CUMSUM, [i, a], [o], OPT.CumsumOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -976,6 +1117,53 @@ def main():
     binary_f32("f32_sub_bcast_relu", 63, OPS.SUB, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_sub_const_none", 64, OPS.SUB, [2, 5, 4], [4], [2, 5, 4], ACT.NONE, const_b=True)
     binary_f32("f32_sqdiff_bcast", 68, OPS.SQUARED_DIFFERENCE, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.NONE)
+    mirror_pad("mirror_pad_reflect_4d", T.INT8, [1, 4, 5, 3], [[0, 0], [3, 1], [2, 4], [0, 2]], 0)
+    mirror_pad("f32_mirror_pad_symmetric", T.FLOAT32, [3, 4, 2], [[1, 2], [4, 0], [2, 5]], 1, T.INT64)
+    mirror_pad("mirror_pad_reflect_one_wide", T.INT8, [2, 1, 6], [[1, 0], [0, 3], [5, 2]], 0)
+    mirror_pad("mirror_pad_no_options", T.INT8, [5, 3], [[2, 3], [3, 1]], None)
+    pad_value("f32_pad_4d", OPS.PAD, T.FLOAT32, [1, 5, 6, 3], [[0, 0], [1, 2], [2, 1], [0, 1]])
+    pad_value("pad_i16_3d", OPS.PAD, T.INT16, [3, 4, 5], [[1, 0], [0, 2], [3, 1]], q=(0.001, 0))
+    pad_value("pad_i32_2d", OPS.PAD, T.INT32, [4, 7], [[2, 1], [0, 3]])
+    pad_value("pad_i8_value_input", OPS.PAD, T.INT8, [2, 3, 4], [[1, 1], [0, 2], [1, 0]], "input", (0.07, 9))
+    pad_value("padv2_i8_const_value", OPS.PADV2, T.INT8, [1, 4, 4, 3], [[0, 0], [2, 1], [1, 2], [0, 0]], -77, (0.05, -3))
+    pad_value("padv2_i8_no_value", OPS.PADV2, T.INT8, [3, 5], [[1, 2], [2, 0]], None, (0.05, -3))
+    pad_value("padv2_i16_value_input_5d", OPS.PADV2, T.INT16, [2, 1, 3, 2, 2], [[0, 1], [1, 1], [0, 0], [2, 0], [1, 1]], "input", (0.002, 0))
+    pad_value("padv2_i32_const_value", OPS.PADV2, T.INT32, [5, 3], [[0, 2], [3, 3]], -123456)
+    pad_value("f32_padv2_const_value", OPS.PADV2, T.FLOAT32, [2, 3, 4], [[1, 0], [2, 2], [0, 3]], 2.75)
+    pad_value("f32_padv2_value_input", OPS.PADV2, T.FLOAT32, [6, 5], [[3, 0], [1, 4]], "input")
+    space_batch("space_to_batch_2x3", OPS.SPACE_TO_BATCH_ND, T.INT8, [2, 6, 9, 3], [2, 3], [[0, 0], [0, 0]])
+    space_batch("space_to_batch_3d", OPS.SPACE_TO_BATCH_ND, T.INT8, [1, 9, 4], [3], [[0, 0]])
+    space_batch("f32_space_to_batch", OPS.SPACE_TO_BATCH_ND, T.FLOAT32, [1, 4, 6, 2], [2, 2], [[0, 0], [0, 0]])
+    space_batch("batch_to_space_crop", OPS.BATCH_TO_SPACE_ND, T.INT8, [12, 3, 2, 3], [2, 3], [[1, 0], [0, 2]])
+    space_batch("batch_to_space_3d", OPS.BATCH_TO_SPACE_ND, T.INT8, [6, 3, 5], [3], [[1, 2]])
+    space_batch("f32_batch_to_space", OPS.BATCH_TO_SPACE_ND, T.FLOAT32, [8, 2, 3, 2], [2, 2], [[0, 0], [0, 0]])
+    broadcast_to("broadcast_to_i8_mid", T.INT8, [3, 1, 4], [2, 3, 5, 4])
+    broadcast_to("broadcast_to_bool_5d", T.BOOL, [2, 1, 3, 1], [2, 2, 4, 3, 2], T.INT64)
+    broadcast_to("broadcast_to_i16_last", T.INT16, [4, 1], [4, 7])
+    broadcast_to("broadcast_to_i64_first", T.INT64, [1, 5], [3, 5])
+    broadcast_to("broadcast_to_u8_same", T.UINT8, [2, 3], [2, 3])
+    broadcast_to("broadcast_to_i32_scalarish", T.INT32, [1], [3, 2, 4])
+    broadcast_to("f32_broadcast_to", T.FLOAT32, [1, 3, 1], [2, 3, 6])
+    gather_nd("gather_nd_elements", T.INT8, [4, 5], [[1, 2], [3, 4], [0, 0]])
+    gather_nd("f32_gather_nd_slices", T.FLOAT32, [3, 4, 2], [[2], [0]])
+    gather_nd("gather_nd_3d_indices", T.INT8, [3, 4, 5], [[[2, 1], [0, 3]], [[1, 1], [2, 0]]])
+    gather_nd("gather_nd_flat_spill", T.INT8, [3, 4], [[0, 5], [2, -1]])
+    embedding_lookup("embedding_lookup_i8", T.INT8, [4, 5], [2, 0, 2])
+    embedding_lookup("f32_embedding_lookup_3d", T.FLOAT32, [5, 2, 3], [4, 1])
+    embedding_lookup("f32_embedding_lookup_hybrid", T.INT8, [6, 7], [5, 0, 3, 3], T.FLOAT32)
+    dynamic_update_slice("dus_i8_starts_input", T.INT8, [4, 5, 3], [2, 3, 3])
+    dynamic_update_slice("f32_dus_i64_starts", T.FLOAT32, [6, 4], [2, 4], [3, 0], T.INT64)
+    dynamic_update_slice("dus_i16_clamped", T.INT16, [5, 6], [2, 3], [10, -3])
+    dynamic_update_slice("dus_i32_whole", T.INT32, [3, 4], [3, 4], [1, 1])
+    broadcast_args("broadcast_args_i32", T.INT32, 3, [1, 1, 1, 1])
+    broadcast_args("broadcast_args_i64", T.INT64, [1, 1], 3)
+    cumsum("cumsum_i8_axis1", T.INT8, [3, 10], 1, False, False, (0.05, -7), (0.2, 10))
+    cumsum("cumsum_i8_exclusive_reverse", T.INT8, [2, 5, 4], -1, True, True, (0.02, 3), (0.1, -20))
+    cumsum("cumsum_i8_axis0_reverse", T.INT8, [6, 3], 0, False, True, (0.1, 0), (0.3, 0))
+    cumsum("f32_cumsum_exclusive", T.FLOAT32, [4, 7], 1, True, False)
+    cumsum("f32_cumsum_axis0_reverse", T.FLOAT32, [3, 4, 5], 0, False, True)
+    broadcast_args("broadcast_args_constants", T.INT32, [2, 1, 3], [4, 1])
+    cumsum("cumsum_i8_long_wrapping", T.INT8, [2, 64], 1, False, False, (0.5, -128), (0.001, 0))
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
 

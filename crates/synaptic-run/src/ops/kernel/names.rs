@@ -93,26 +93,29 @@ pub(crate) const fn starts<const N: usize>(names: &[(u32, &str)]) -> [u16; N] {
     s
 }
 
-/// Which distinct name each kind below `K` has (`u8::MAX`: no kernel).
+/// Which distinct name each kind below `K` has (`u8::MAX`: no kernel). One pass: each entry
+/// takes the position of the first entry with its name, or the next one.
 pub(crate) const fn of_kind<const K: usize>(names: &[(u32, &str)]) -> [u8; K] {
+    const MAX: usize = 512;
+    assert!(names.len() <= MAX, "at most 512 kernels");
+    let mut pos = [u8::MAX; MAX];
     let mut t = [u8::MAX; K];
+    let mut next = 0usize;
     let mut i = 0;
     while i < names.len() {
         if !names[i].1.is_empty() {
-            // The distinct name's position: the first entries before the first with it.
-            let mut d = 0;
             let mut j = 0;
-            while j < names.len() {
-                if first(names, j) {
-                    if same(names[j].1, names[i].1) {
-                        break;
-                    }
-                    d += 1;
-                }
+            while j < i && !same(names[j].1, names[i].1) {
                 j += 1;
             }
-            assert!(d < u8::MAX as usize, "fewer than 255 operator names");
-            t[names[i].0 as usize] = d as u8;
+            pos[i] = if j < i {
+                pos[j]
+            } else {
+                assert!(next < u8::MAX as usize, "fewer than 255 operator names");
+                next += 1;
+                (next - 1) as u8
+            };
+            t[names[i].0 as usize] = pos[i];
         }
         i += 1;
     }
