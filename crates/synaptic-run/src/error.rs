@@ -413,6 +413,8 @@ pub enum Unsupported {
     NegativeInput,
     /// A CAST between types TFLM's kernel does not convert.
     CastTypes,
+    /// RESIZE_BILINEAR's `align_corners` with `half_pixel_centers` (TFLM's `Prepare` fails).
+    AlignCornersHalfPixel,
     /// A STRIDED_SLICE variant the kernel does not take (ellipsis, new or shrunk axes, or
     /// strides that are not constants).
     StridedSlice,
@@ -505,6 +507,9 @@ impl Unsupported {
             Unsupported::IndexOutOfRange => "an index outside its axis",
             Unsupported::NegativeInput => "an input below zero (defined for none)",
             Unsupported::CastTypes => "a CAST between types TFLM does not convert",
+            Unsupported::AlignCornersHalfPixel => {
+                "align_corners with half_pixel_centers (TFLM refuses the pair)"
+            }
             Unsupported::StridedSlice => {
                 "a STRIDED_SLICE with ellipsis, new or shrunk axes, or non-constant indices"
             }

@@ -208,6 +208,7 @@ pub mod code {
     pub const SPLIT: i32 = 49;
     pub const SPLIT_V: i32 = 102;
     pub const UNPACK: i32 = 88;
+    pub const RESIZE_BILINEAR: i32 = 23;
     pub const SUB: i32 = 41;
     pub const SQUARED_DIFFERENCE: i32 = 99;
     pub const DIV: i32 = 42;

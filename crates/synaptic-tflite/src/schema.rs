@@ -625,6 +625,7 @@ pub mod options_type {
     pub const PACK: u8 = 59;
     pub const UNPACK: u8 = 64;
     pub const RESIZE_NEAREST_NEIGHBOR: u8 = 74;
+    pub const RESIZE_BILINEAR: u8 = 15;
     pub const LEAKY_RELU: u8 = 75;
     pub const DEPTH_TO_SPACE: u8 = 94;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
@@ -856,6 +857,15 @@ impl<'m> Operator<'m> {
     pub fn resize_nearest_options(&self) -> Result<(bool, bool), Error> {
         match self.options(options_type::RESIZE_NEAREST_NEIGHBOR)? {
             Some(t) => Ok((t.bool_or(0, false)?, t.bool_or(1, false)?)),
+            None => Ok((false, false)),
+        }
+    }
+
+    /// `ResizeBilinearOptions` as (align_corners, half_pixel_centers) (both false if absent;
+    /// fields 0 and 1 are the deprecated sizes).
+    pub fn resize_bilinear_options(&self) -> Result<(bool, bool), Error> {
+        match self.options(options_type::RESIZE_BILINEAR)? {
+            Some(t) => Ok((t.bool_or(2, false)?, t.bool_or(3, false)?)),
             None => Ok((false, false)),
         }
     }

@@ -708,6 +708,7 @@ operators! {
     shape::gather { 91 => Gather(int8, float32) },
     shape::reverse { 94 => Reverse(bool, int8, uint8, int16, int32, int64, float32) },
     shape::split { 132 => Split(int8, int16, int32, float32) },
+    shape::resize_bilinear { 133 => ResizeBilinear(int8), 134 => ResizeBilinearF32(float32) if "float32" },
     shape::resize_nearest { 95 => ResizeNearest(int8, int16, float32) },
     shape::reshape { 14 => ByteCopy(bool, int8, uint8, int16, int32, int64, float32) },
     shape::expand_dims { 54 => ExpandDims(bool, int8, uint8, int16, int32, int64, float32) },

@@ -637,6 +637,18 @@ def resize_nearest(name, ttype, in_shape, size, align_corners=False, half_pixel_
     b.write(name, OPS.RESIZE_NEAREST_NEIGHBOR, [i, k], [o], OPT.ResizeNearestNeighborOptions, opt)
 
 
+def resize_bilinear(name, ttype, in_shape, size, align_corners=False, half_pixel_centers=False):
+    """RESIZE_BILINEAR of an activation to the constant `size` (height, width)."""
+    q = quant(0.05, 3) if ttype == T.INT8 else None
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, q)
+    k = b.tensor("size", [2], T.INT32, None, np.array(size, dtype=np.int32))
+    o = b.tensor("output", [in_shape[0], size[0], size[1], in_shape[3]], ttype, q)
+    opt = s.ResizeBilinearOptionsT()
+    opt.alignCorners, opt.halfPixelCenters = align_corners, half_pixel_centers
+    b.write(name, OPS.RESIZE_BILINEAR, [i, k], [o], OPT.ResizeBilinearOptions, opt)
+
+
 def leaky_relu(name, ttype, shape, alpha, q_in=None, q_out=None):
     """LEAKY_RELU of slope `alpha` (int8 / int16 with their quantizations, or float32)."""
     b = Builder()
@@ -996,6 +1008,12 @@ def main():
     resize_nearest("resize_nn_half_pixel_i16", T.INT16, [2, 5, 5, 3], [3, 7], half_pixel_centers=True)
     resize_nearest("f32_resize_nn_align", T.FLOAT32, [1, 4, 6, 2], [7, 5], align_corners=True)
     resize_nearest("resize_nn_align_half", T.INT8, [1, 7, 3, 4], [5, 9], True, True)
+    resize_bilinear("resize_bl_up", T.INT8, [1, 3, 4, 5], [7, 9])
+    resize_bilinear("resize_bl_half_down", T.INT8, [2, 9, 7, 3], [4, 5], half_pixel_centers=True)
+    resize_bilinear("resize_bl_align", T.INT8, [1, 5, 6, 2], [9, 4], align_corners=True)
+    resize_bilinear("f32_resize_bl_up", T.FLOAT32, [1, 3, 4, 5], [7, 9])
+    resize_bilinear("f32_resize_bl_half", T.FLOAT32, [2, 6, 5, 3], [9, 3], half_pixel_centers=True)
+    resize_bilinear("f32_resize_bl_align", T.FLOAT32, [1, 4, 7, 2], [6, 13], align_corners=True)
     leaky_relu("leaky_relu_02", T.INT8, [2, 3, 40], 0.2, (0.05, -7), (0.04, 10))
     leaky_relu("leaky_relu_i16", T.INT16, [4, 50], 0.1, (0.001, 0), (0.0007, 0))
     leaky_relu("f32_leaky_relu", T.FLOAT32, [3, 60], 0.3)

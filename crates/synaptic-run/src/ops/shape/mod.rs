@@ -3,7 +3,7 @@
 //! CONCATENATION, PACK, PAD and PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, TRANSPOSE,
 //! SPACE_TO_DEPTH and DEPTH_TO_SPACE ([`space_depth`]), SPACE_TO_BATCH_ND and
 //! BATCH_TO_SPACE_ND ([`space_batch`]), GATHER, GATHER_ND, EMBEDDING_LOOKUP,
-//! DYNAMIC_UPDATE_SLICE, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO, SPLIT, SPLIT_V and
+//! DYNAMIC_UPDATE_SLICE, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR, BROADCAST_TO, SPLIT, SPLIT_V and
 //! UNPACK ([`split`]: one run an output); SHAPE (the input's dimensions) and BROADCAST_ARGS
 //! (shapes as data),
 //! FILL and ZEROS_LIKE (no input data but a scalar).
@@ -21,6 +21,7 @@ pub mod mirror_pad;
 pub mod pack;
 pub mod pad;
 pub mod reshape;
+pub mod resize_bilinear;
 pub mod resize_nearest;
 pub mod reverse;
 pub mod shape_of;
