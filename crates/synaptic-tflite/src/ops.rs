@@ -242,6 +242,9 @@ pub mod code {
     pub const ARG_MIN: i32 = 79;
     pub const RESIZE_NEAREST_NEIGHBOR: i32 = 97;
     pub const LEAKY_RELU: i32 = 98;
+    pub const ELU: i32 = 111;
+    pub const HARD_SWISH: i32 = 117;
+    pub const PRELU: i32 = 54;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
 }

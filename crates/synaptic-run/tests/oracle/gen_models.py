@@ -625,6 +625,32 @@ def reshape_f32(name, in_shape, out_shape):
     b.write(name, OPS.RESHAPE, [i, sh], [o], OPT.ReshapeOptions, opt)
 
 
+def unary(name, opcode, ttype, shape, q_in=None, q_out=None, options=(0, None)):
+    """An operator of one input (`ttype`, quantized by `q_in`/`q_out` when given) and its
+    builtin options `(type, table)` if any: ELU, HARD_SWISH, TANH, LOG_SOFTMAX, ..."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, opcode, [i], [o], *options)
+
+
+def prelu(name, seed, ttype, in_shape, alpha_shape, out_shape, q_in=None, q_alpha=None, q_out=None,
+          const_alpha=True):
+    """PRELU of `alpha` (int8 for a quantized input, float32 otherwise), a constant or a
+    graph input, broadcast against the input."""
+    r = rng(seed)
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, None if q_in is None else quant(*q_in))
+    aty = T.FLOAT32 if ttype == T.FLOAT32 else T.INT8
+    data = None
+    if const_alpha:
+        data = (r.uniform(-1, 1, alpha_shape).astype(np.float32) if aty == T.FLOAT32
+                else r.integers(-128, 128, alpha_shape).astype(np.int8))
+    a = b.tensor("alpha", alpha_shape, aty, None if q_alpha is None else quant(*q_alpha), data)
+    o = b.tensor("output", out_shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, OPS.PRELU, [i, a], [o])
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -879,6 +905,25 @@ def main():
     binary_f32("f32_sqdiff_bcast", 68, OPS.SQUARED_DIFFERENCE, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.NONE)
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
+    # ELU: int8 by its lookup table (zero points either side, an output scale that clamps),
+    # float32 by expm1.
+    unary("elu_i8", OPS.ELU, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
+    unary("elu_i8_clamped", OPS.ELU, T.INT8, [1, 256], (0.11, 30), (0.013, -100))
+    unary("f32_elu", OPS.ELU, T.FLOAT32, [3, 70])
+    # HARD_SWISH int8: a relu-ish multiplier shifted left (input scale 0.05) and right (0.004),
+    # an output multiplier near one; float32 over [-8, 8].
+    unary("hard_swish_i8", OPS.HARD_SWISH, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
+    unary("hard_swish_i8_small_scale", OPS.HARD_SWISH, T.INT8, [1, 256], (0.004, 30), (0.0039, -100))
+    unary("hard_swish_i8_wide", OPS.HARD_SWISH, T.INT8, [4, 64], (0.3, 0), (0.2, -128))
+    unary("f32_hard_swish", OPS.HARD_SWISH, T.FLOAT32, [3, 70])
+    # PRELU: alpha per channel (a constant, the converter's [1, 1, C]), an alpha input
+    # broadcast both ways, int16 with int8 alpha, float32.
+    prelu("prelu_i8_channel", 80, T.INT8, [1, 4, 5, 6], [1, 1, 6], [1, 4, 5, 6], (0.05, -7), (0.01, 3), (0.04, 10))
+    prelu("prelu_i8_input_alpha_bcast", 81, T.INT8, [3, 1, 5], [4, 1], [3, 4, 5], (0.1, 20), (0.02, -5), (0.07, -3),
+          const_alpha=False)
+    prelu("prelu_i16_channel", 82, T.INT16, [2, 3, 8], [8], [2, 3, 8], (0.001, 0), (0.008, 0), (0.0009, 0))
+    prelu("f32_prelu_channel", 83, T.FLOAT32, [1, 3, 4, 5], [1, 1, 5], [1, 3, 4, 5])
+    prelu("f32_prelu_input_alpha", 84, T.FLOAT32, [4, 30], [4, 30], [4, 30], const_alpha=False)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
-//! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6 and LEAKY_RELU, ABS and RSQRT
+//! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6, LEAKY_RELU,
+//! ELU ([`elu`]), HARD_SWISH ([`hard_swish`]) and PRELU ([`prelu`]), ABS and RSQRT
 //! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
 //! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
@@ -144,12 +145,15 @@ pub mod cast;
 pub mod comparisons;
 pub mod dequantize;
 pub mod div;
+pub mod elu;
 pub mod float_unary;
+pub mod hard_swish;
 pub mod leaky_relu;
 pub mod logical;
 pub mod logistic;
 pub mod minimum_maximum;
 pub mod mul;
+pub mod prelu;
 pub mod quantize;
 pub mod relu;
 pub mod squared_difference;
