@@ -245,6 +245,9 @@ pub mod code {
     pub const ELU: i32 = 111;
     pub const HARD_SWISH: i32 = 117;
     pub const PRELU: i32 = 54;
+    pub const TANH: i32 = 28;
+    pub const FLOOR_DIV: i32 = 90;
+    pub const FLOOR_MOD: i32 = 95;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
 }

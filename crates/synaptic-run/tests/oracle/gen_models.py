@@ -651,6 +651,16 @@ def prelu(name, seed, ttype, in_shape, alpha_shape, out_shape, q_in=None, q_alph
     b.write(name, OPS.PRELU, [i, a], [o])
 
 
+def binary_plain(name, opcode, ttype, a_shape, b_shape, out_shape, const_b=None):
+    """An operator of two inputs of type `ttype` and no options (FLOOR_DIV, FLOOR_MOD), the
+    second a constant when `const_b` is given."""
+    b = Builder()
+    x = b.tensor("a", a_shape, ttype)
+    y = b.tensor("b", b_shape, ttype, None, const_b)
+    o = b.tensor("output", out_shape, ttype)
+    b.write(name, opcode, [x, y], [o])
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -924,6 +934,23 @@ def main():
     prelu("prelu_i16_channel", 82, T.INT16, [2, 3, 8], [8], [2, 3, 8], (0.001, 0), (0.008, 0), (0.0009, 0))
     prelu("f32_prelu_channel", 83, T.FLOAT32, [1, 3, 4, 5], [1, 1, 5], [1, 3, 4, 5])
     prelu("f32_prelu_input_alpha", 84, T.FLOAT32, [4, 30], [4, 30], [4, 30], const_alpha=False)
+    # TANH: int8 (its output 1/128, 0), int16 of power-of-two scales (the table's own
+    # scale, shifts 0 and 1) and of another scale (a multiplier), float32.
+    unary("tanh_i8", OPS.TANH, T.INT8, [2, 3, 50], (0.05, -7), (1.0 / 128, 0))
+    unary("tanh_i8_small_scale", OPS.TANH, T.INT8, [1, 256], (0.01, 30), (1.0 / 128, 0))
+    unary("tanh_i16_pot", OPS.TANH, T.INT16, [4, 64], (2.0 ** -12, 0), (2.0 ** -15, 0))
+    unary("tanh_i16_pot_shift1", OPS.TANH, T.INT16, [2, 100], (2.0 ** -11, 0), (2.0 ** -15, 0))
+    unary("tanh_i16_scale", OPS.TANH, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
+    unary("f32_tanh", OPS.TANH, T.FLOAT32, [3, 70])
+    # FLOOR_DIV / FLOOR_MOD (float32 only in TFLM): same shapes, a broadcast constant divisor
+    # of either sign, a broadcast of both.
+    binary_plain("f32_floor_div_same", OPS.FLOOR_DIV, T.FLOAT32, [3, 40], [3, 40], [3, 40])
+    binary_plain("f32_floor_div_const", OPS.FLOOR_DIV, T.FLOAT32, [2, 5, 6], [6], [2, 5, 6],
+                 np.array([-3.5, -1.0, -0.25, 0.3, 2.0, 7.0], dtype=np.float32))
+    binary_plain("f32_floor_mod_same", OPS.FLOOR_MOD, T.FLOAT32, [3, 40], [3, 40], [3, 40])
+    binary_plain("f32_floor_mod_bcast", OPS.FLOOR_MOD, T.FLOAT32, [2, 1, 5], [3, 1], [2, 3, 5])
+    binary_plain("f32_floor_mod_const", OPS.FLOOR_MOD, T.FLOAT32, [4, 6], [6], [4, 6],
+                 np.array([-3.5, -1.0, -0.25, 0.3, 2.0, 7.0], dtype=np.float32))
 
 
 if __name__ == "__main__":

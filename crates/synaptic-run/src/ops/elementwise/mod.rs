@@ -1,8 +1,9 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
 //! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6, LEAKY_RELU,
-//! ELU ([`elu`]), HARD_SWISH ([`hard_swish`]) and PRELU ([`prelu`]), ABS and RSQRT
-//! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
+//! ELU ([`elu`]), HARD_SWISH ([`hard_swish`]), PRELU ([`prelu`]) and TANH ([`tanh`]), ABS and
+//! RSQRT ([`abs_rsqrt`]), float32's FLOOR_DIV and FLOOR_MOD ([`floor_div_mod`]), NEG, FLOOR,
+//! CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
 //! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
 //! DEQUANTIZE and CAST.
@@ -147,6 +148,7 @@ pub mod dequantize;
 pub mod div;
 pub mod elu;
 pub mod float_unary;
+pub mod floor_div_mod;
 pub mod hard_swish;
 pub mod leaky_relu;
 pub mod logical;
@@ -158,3 +160,4 @@ pub mod quantize;
 pub mod relu;
 pub mod squared_difference;
 pub mod sub;
+pub mod tanh;
