@@ -229,6 +229,8 @@ pub enum TensorTypes {
     Bool,
     /// What MINIMUM and MAXIMUM take: `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
     MinMax,
+    /// `INT8`, `INT16` or `FLOAT32` (PRELU, TANH, SELECT_V2).
+    Int8Int16OrFloat32,
 }
 
 impl TensorTypes {
@@ -251,6 +253,7 @@ impl TensorTypes {
             TensorTypes::FirstInputType => "the first input's type",
             TensorTypes::Bool => "bool",
             TensorTypes::MinMax => "int8, int16, int32, int64 or float32",
+            TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
         }
     }
 }

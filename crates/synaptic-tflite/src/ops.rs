@@ -248,6 +248,8 @@ pub mod code {
     pub const TANH: i32 = 28;
     pub const FLOOR_DIV: i32 = 90;
     pub const FLOOR_MOD: i32 = 95;
+    pub const ADD_N: i32 = 106;
+    pub const L2_NORMALIZATION: i32 = 11;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
 }

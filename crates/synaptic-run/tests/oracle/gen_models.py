@@ -661,6 +661,38 @@ def binary_plain(name, opcode, ttype, a_shape, b_shape, out_shape, const_b=None)
     b.write(name, opcode, [x, y], [o])
 
 
+def add_n(name, seed, ttype, shape, n, q_in=None, q_out=None, const=()):
+    """ADD_N of `n` inputs of one shape and quantization, those of `const` constants."""
+    r = rng(seed)
+    b = Builder()
+    ins = []
+    for k in range(n):
+        data = None
+        if k in const:
+            data = (r.uniform(-4, 4, shape).astype(np.float32) if ttype == T.FLOAT32
+                    else r.integers(-128, 128, shape).astype(np.int8))
+        ins.append(b.tensor(f"in{k}", shape, ttype, None if q_in is None else quant(*q_in), data))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, OPS.ADD_N, ins, [o], OPT.AddNOptions, s.AddNOptionsT())
+
+
+def select_v2(name, seed, ttype, c_shape, x_shape, y_shape, out_shape, q=None, const_y=False):
+    """SELECT_V2 of a bool condition and two inputs of `ttype` (one quantization `q`),
+    broadcast together; `y` a constant if `const_y`."""
+    r = rng(seed)
+    b = Builder()
+    c = b.tensor("condition", c_shape, T.BOOL)
+    x = b.tensor("x", x_shape, ttype, None if q is None else quant(*q))
+    data = None
+    if const_y:
+        data = {T.FLOAT32: lambda: r.uniform(-4, 4, y_shape).astype(np.float32),
+                T.INT8: lambda: r.integers(-128, 128, y_shape).astype(np.int8),
+                T.INT16: lambda: r.integers(-32768, 32768, y_shape).astype(np.int16)}[ttype]()
+    y = b.tensor("y", y_shape, ttype, None if q is None else quant(*q), data)
+    o = b.tensor("output", out_shape, ttype, None if q is None else quant(*q))
+    b.write(name, OPS.SELECT_V2, [c, x, y], [o], OPT.SelectV2Options, s.SelectV2OptionsT())
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -951,6 +983,20 @@ def main():
     binary_plain("f32_floor_mod_bcast", OPS.FLOOR_MOD, T.FLOAT32, [2, 1, 5], [3, 1], [2, 3, 5])
     binary_plain("f32_floor_mod_const", OPS.FLOOR_MOD, T.FLOAT32, [4, 6], [6], [4, 6],
                  np.array([-3.5, -1.0, -0.25, 0.3, 2.0, 7.0], dtype=np.float32))
+    # ADD_N: int8 of three inputs (TFLM's sum starts from the input offset), one of them a
+    # constant; float32 of four.
+    add_n("add_n_i8_3", 90, T.INT8, [2, 3, 10], 3, (0.05, -7), (0.09, 12))
+    add_n("add_n_i8_const", 91, T.INT8, [4, 25], 2, (0.02, 30), (0.03, -20), const=(1,))
+    add_n("f32_add_n_4", 92, T.FLOAT32, [3, 7, 5], 4)
+    # SELECT_V2: one shape, a three-way broadcast (int16), a constant broadcast y (float32).
+    select_v2("select_v2_i8_same", 93, T.INT8, [3, 20], [3, 20], [3, 20], [3, 20], (0.05, 3))
+    select_v2("select_v2_i16_bcast", 94, T.INT16, [2, 1, 4], [3, 1], [1], [2, 3, 4])
+    select_v2("f32_select_v2_const_y", 95, T.FLOAT32, [4, 1], [4, 6], [6], [4, 6], const_y=True)
+    # L2_NORMALIZATION: int8 (its output 1/128, 0), rows of one, float32.
+    l2norm_opts = (OPT.L2NormOptions, s.L2NormOptionsT())
+    unary("l2norm_i8", OPS.L2_NORMALIZATION, T.INT8, [2, 3, 16], (0.05, -5), (1.0 / 128, 0), l2norm_opts)
+    unary("l2norm_i8_depth1", OPS.L2_NORMALIZATION, T.INT8, [6, 1], (0.1, 3), (1.0 / 128, 0), l2norm_opts)
+    unary("f32_l2norm", OPS.L2_NORMALIZATION, T.FLOAT32, [3, 20], options=l2norm_opts)
 
 
 if __name__ == "__main__":

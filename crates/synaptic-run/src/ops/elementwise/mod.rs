@@ -5,7 +5,8 @@
 //! RSQRT ([`abs_rsqrt`]), float32's FLOOR_DIV and FLOOR_MOD ([`floor_div_mod`]), NEG, FLOOR,
 //! CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
-//! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
+//! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), ADD_N ([`add_n`]: any number of
+//! inputs), SELECT_V2 ([`select_v2`]: a three-way broadcast), and the conversions QUANTIZE,
 //! DEQUANTIZE and CAST.
 
 /// A float32 element-wise kernel `$kernel` of operator `$name`: each output `$value(x)` of
@@ -141,6 +142,7 @@ macro_rules! i16_unary_kernel {
 
 pub mod abs_rsqrt;
 pub mod add;
+pub mod add_n;
 pub mod binary;
 pub mod cast;
 pub mod comparisons;
@@ -158,6 +160,7 @@ pub mod mul;
 pub mod prelu;
 pub mod quantize;
 pub mod relu;
+pub mod select_v2;
 pub mod squared_difference;
 pub mod sub;
 pub mod tanh;

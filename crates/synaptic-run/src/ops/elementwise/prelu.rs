@@ -219,7 +219,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if x.ty != ty {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Input(0),
-            expected: TensorTypes::Int8OrInt16,
+            expected: TensorTypes::Int8Int16OrFloat32,
         }));
     }
     cx.type_of(a, Operand::Input(1), alpha_ty, expected)?;
