@@ -250,6 +250,7 @@ pub mod code {
     pub const FLOOR_MOD: i32 = 95;
     pub const ADD_N: i32 = 106;
     pub const L2_NORMALIZATION: i32 = 11;
+    pub const LOG_SOFTMAX: i32 = 50;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
 }

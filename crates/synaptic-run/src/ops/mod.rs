@@ -10,7 +10,7 @@
 //! | [`matmul`] | FULLY_CONNECTED |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
 //! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, FLOOR_DIV, FLOOR_MOD, LOGISTIC, RELU, RELU6, LEAKY_RELU, ELU, HARD_SWISH, PRELU, TANH, ADD_N, SELECT_V2, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
-//! | [`reduction`] | MEAN, SOFTMAX, ARG_MAX, ARG_MIN, L2_NORMALIZATION |
+//! | [`reduction`] | MEAN, SOFTMAX, LOG_SOFTMAX, ARG_MAX, ARG_MIN, L2_NORMALIZATION |
 //! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, SHAPE, FILL, ZEROS_LIKE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
@@ -635,6 +635,7 @@ operators! {
     elementwise::add_n { 124 => AddN(int8, float32) },
     elementwise::select_v2 { 125 => SelectV2(int8, int16, float32) },
     reduction::l2_normalization { 126 => L2Norm(int8, float32) },
+    reduction::log_softmax { 127 => LogSoftmax(int8, float32) },
     elementwise::leaky_relu { 96 => LeakyRelu(int8), 97 => LeakyReluI16(int16), 98 => LeakyReluF32(float32) if "float32" },
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },

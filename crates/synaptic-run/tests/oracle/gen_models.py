@@ -997,6 +997,12 @@ def main():
     unary("l2norm_i8", OPS.L2_NORMALIZATION, T.INT8, [2, 3, 16], (0.05, -5), (1.0 / 128, 0), l2norm_opts)
     unary("l2norm_i8_depth1", OPS.L2_NORMALIZATION, T.INT8, [6, 1], (0.1, 3), (1.0 / 128, 0), l2norm_opts)
     unary("f32_l2norm", OPS.L2_NORMALIZATION, T.FLOAT32, [3, 20], options=l2norm_opts)
+    # LOG_SOFTMAX: int8 (its output 16/256, 127) of two input scales, rows of one, float32.
+    ls_opts = (OPT.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
+    unary("log_softmax_i8", OPS.LOG_SOFTMAX, T.INT8, [3, 10], (0.1, 0), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_4d", OPS.LOG_SOFTMAX, T.INT8, [1, 2, 3, 40], (0.02, -20), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_depth1", OPS.LOG_SOFTMAX, T.INT8, [5, 1], (0.3, 4), (16.0 / 256, 127), ls_opts)
+    unary("f32_log_softmax", OPS.LOG_SOFTMAX, T.FLOAT32, [4, 25], options=ls_opts)
 
 
 if __name__ == "__main__":
