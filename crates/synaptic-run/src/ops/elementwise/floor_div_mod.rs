@@ -5,7 +5,7 @@
 //!
 //! - FLOOR_DIV: `floor(double(x) / double(y))` rounded to float; TFLM first checks every
 //!   denominator and fails the call on a zero (here: [`Unsupported::DivisionByZero`], nothing
-//!   written).
+//!   written; a constant denominator holding a zero is refused at load).
 //! - FLOOR_MOD: `r = fmodf(x, y)` (exact: [`fmodf`]); `r + y` where `r ≠ 0` and its sign
 //!   differs from `y`'s, else `r`. A zero divisor gives NaN (no check, as TFLM).
 //!
@@ -240,6 +240,15 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         broadcast,
         modulo: cx.code() == code::FLOOR_MOD,
     };
+    // A constant denominator with a zero: every FLOOR_DIV invocation would fail (as TFLM's
+    // does), so it is refused here. (An activation's zero is known only at its invocation.)
+    if !p.modulo {
+        let d = cx.input(1)?;
+        let values = LeF32(d.data);
+        if (0..values.count().min(d.bytes / 4)).any(|i| values.at(i) == 0.0) {
+            return Err(cx.unsupported(Unsupported::DivisionByZero));
+        }
+    }
     Prepared::of::<FloorDivModF32>(cx, p)
 }
 

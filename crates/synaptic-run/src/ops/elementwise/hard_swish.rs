@@ -58,7 +58,7 @@ fn sdhm_i16(a: i16, b: i16) -> i16 {
 /// (`0 <= amount <= 30`).
 #[inline]
 fn saturating_left_shift(value: i16, amount: i32) -> i16 {
-    (i64::from(value) << amount).clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
+    (i64::from(value) << amount.clamp(0, 30)).clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
 }
 
 /// gemmlowp's `RoundingDivideByPOT` instantiated on `int16` (`0 <= exponent <= 31`): its
@@ -66,6 +66,8 @@ fn saturating_left_shift(value: i16, amount: i32) -> i16 {
 /// more truncates its mask to all ones).
 #[inline]
 pub fn rounding_divide_by_pot_i16(x: i16, exponent: i32) -> i16 {
+    // (Prepared exponents are in range; any other is held there, never a shift overflow.)
+    let exponent = exponent.clamp(0, 31);
     let mask = ((1i64 << exponent) - 1) as i16;
     let remainder = x & mask;
     let threshold = (mask >> 1).wrapping_add(i16::from(x < 0));
