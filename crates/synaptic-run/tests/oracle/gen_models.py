@@ -952,6 +952,9 @@ def main():
     unary("elu_i8", OPS.ELU, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
     unary("elu_i8_clamped", OPS.ELU, T.INT8, [1, 256], (0.11, 30), (0.013, -100))
     unary("f32_elu", OPS.ELU, T.FLOAT32, [3, 70])
+    # (An output scale so small that the table's float-to-int conversion overflows: x86-64's
+    # INT32_MIN, clamped to -128, as the wheel computes it.)
+    unary("elu_i8_overflow", OPS.ELU, T.INT8, [2, 128], (0.05, 0), (1e-10, 0))
     # HARD_SWISH int8: a relu-ish multiplier shifted left (input scale 0.05) and right (0.004),
     # an output multiplier near one; float32 over [-8, 8].
     unary("hard_swish_i8", OPS.HARD_SWISH, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
@@ -992,6 +995,8 @@ def main():
     select_v2("select_v2_i8_same", 93, T.INT8, [3, 20], [3, 20], [3, 20], [3, 20], (0.05, 3))
     select_v2("select_v2_i16_bcast", 94, T.INT16, [2, 1, 4], [3, 1], [1], [2, 3, 4])
     select_v2("f32_select_v2_const_y", 95, T.FLOAT32, [4, 1], [4, 6], [6], [4, 6], const_y=True)
+    # (One-element tensors of different ranks: TFLM's "mixed scalar" case.)
+    select_v2("select_v2_i8_scalars", 96, T.INT8, [1, 1], [1], [], [1], (0.05, 3))
     # L2_NORMALIZATION: int8 (its output 1/128, 0), rows of one, float32.
     l2norm_opts = (OPT.L2NormOptions, s.L2NormOptionsT())
     unary("l2norm_i8", OPS.L2_NORMALIZATION, T.INT8, [2, 3, 16], (0.05, -5), (1.0 / 128, 0), l2norm_opts)
@@ -1001,6 +1006,7 @@ def main():
     ls_opts = (OPT.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
     unary("log_softmax_i8", OPS.LOG_SOFTMAX, T.INT8, [3, 10], (0.1, 0), (16.0 / 256, 127), ls_opts)
     unary("log_softmax_i8_4d", OPS.LOG_SOFTMAX, T.INT8, [1, 2, 3, 40], (0.02, -20), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_coarse", OPS.LOG_SOFTMAX, T.INT8, [2, 64], (0.9, -3), (16.0 / 256, 127), ls_opts)
     unary("log_softmax_i8_depth1", OPS.LOG_SOFTMAX, T.INT8, [5, 1], (0.3, 4), (16.0 / 256, 127), ls_opts)
     unary("f32_log_softmax", OPS.LOG_SOFTMAX, T.FLOAT32, [4, 25], options=ls_opts)
 
