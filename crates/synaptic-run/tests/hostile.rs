@@ -654,3 +654,65 @@ fn a_constant_divisor_with_a_zero_is_refused_at_load() {
         "{e}"
     );
 }
+
+/// The single-operator test model `tests/models/<name>.tflite`.
+fn single_op_model(name: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/models")
+        .join(format!("{name}.tflite"));
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// What TFLM only asserts in the issue 41 element-wise and activation operators (ELU …
+/// LOG_SOFTMAX), each a one-field edit of its single-operator model: refused at load naming
+/// the operator and the reason, never run into TFLM's undefined arithmetic or a failing
+/// invocation.
+#[test]
+fn activation_operators_refuse_what_tflm_asserts() {
+    let refused = |model: &str, bytes: Vec<u8>, name: &'static str, why: Unsupported| {
+        assert!(program::compiled_len(&single_op_model(model), IoPlacement::Plan).is_ok());
+        let e = refusal(&bytes);
+        assert_eq!(
+            e,
+            LoadError::Operator {
+                op: 0,
+                name,
+                error: KernelError::unsupported(name, why),
+            },
+            "{model}: {e}"
+        );
+    };
+    let scale = |s: f32| i64::from(s.to_bits());
+    // LOG_SOFTMAX int8: the output's zero point must be 127 (and its scale 16/256).
+    let m = single_op_model("log_softmax_i8");
+    let e = edited(&m, "quantization.zero_point", 1, 0, 0);
+    refused(
+        "log_softmax_i8",
+        e,
+        "LOG_SOFTMAX",
+        Unsupported::OutputZeroPoint(0),
+    );
+    let e = edited(&m, "quantization.scale", 1, 0, scale(0.125));
+    refused("log_softmax_i8", e, "LOG_SOFTMAX", Unsupported::OutputScale);
+    // HARD_SWISH int8: an output multiplier of 1 or more (`output_multiplier_exponent <= 0`).
+    let m = single_op_model("hard_swish_i8");
+    let e = edited(&m, "quantization.scale", 1, 0, scale(1e-6));
+    refused("hard_swish_i8", e, "HARD_SWISH", Unsupported::Multiplier);
+    // TANH int16: an output scale other than 2^-15.
+    let m = single_op_model("tanh_i16_pot");
+    let e = edited(&m, "quantization.scale", 1, 0, scale(1.0 / 16384.0));
+    refused("tanh_i16_pot", e, "TANH", Unsupported::OutputScale);
+    // ADD_N int8: inputs of different quantizations.
+    let m = single_op_model("add_n_i8_3");
+    let e = edited(&m, "quantization.zero_point", 1, 0, 0);
+    refused("add_n_i8_3", e, "ADD_N", Unsupported::QuantizationDiffers);
+    // FLOOR_DIV: a constant denominator holding a zero (every invocation would fail).
+    let m = single_op_model("f32_floor_div_const");
+    let e = with_constant_i32(&m, 1, 3, 0);
+    refused(
+        "f32_floor_div_const",
+        e,
+        "FLOOR_DIV",
+        Unsupported::DivisionByZero,
+    );
+}

@@ -250,6 +250,15 @@ pub mod code {
     pub const ARG_MIN: i32 = 79;
     pub const RESIZE_NEAREST_NEIGHBOR: i32 = 97;
     pub const LEAKY_RELU: i32 = 98;
+    pub const ELU: i32 = 111;
+    pub const HARD_SWISH: i32 = 117;
+    pub const PRELU: i32 = 54;
+    pub const TANH: i32 = 28;
+    pub const FLOOR_DIV: i32 = 90;
+    pub const FLOOR_MOD: i32 = 95;
+    pub const ADD_N: i32 = 106;
+    pub const L2_NORMALIZATION: i32 = 11;
+    pub const LOG_SOFTMAX: i32 = 50;
     pub const REVERSE_V2: i32 = 105;
     pub const SELECT_V2: i32 = 123;
     pub const EMBEDDING_LOOKUP: i32 = 7;

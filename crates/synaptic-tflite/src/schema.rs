@@ -627,6 +627,7 @@ pub mod options_type {
     pub const RESIZE_NEAREST_NEIGHBOR: u8 = 74;
     pub const RESIZE_BILINEAR: u8 = 15;
     pub const LEAKY_RELU: u8 = 75;
+    pub const L2_NORM: u8 = 12;
     pub const DEPTH_TO_SPACE: u8 = 94;
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
     pub const MIRROR_PAD: u8 = 77;
@@ -783,6 +784,7 @@ impl<'m> Operator<'m> {
             crate::code::SUB => options_type::SUB,
             crate::code::MUL => options_type::MUL,
             crate::code::DIV => options_type::DIV,
+            crate::code::L2_NORMALIZATION => options_type::L2_NORM,
             _ => return Ok(0),
         };
         match self.options(ty)? {

@@ -9,9 +9,9 @@
 //! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D |
 //! | [`matmul`] | FULLY_CONNECTED |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
-//! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, LOGISTIC, RELU, RELU6, LEAKY_RELU, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
-//! | [`reduction`] | MEAN, SOFTMAX, ARG_MAX, ARG_MIN, CUMSUM |
-//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, GATHER, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, SHAPE, FILL, ZEROS_LIKE, MIRROR_PAD, PADV2, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, BROADCAST_TO, BROADCAST_ARGS, GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE |
+//! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, FLOOR_DIV, FLOOR_MOD, LOGISTIC, RELU, RELU6, LEAKY_RELU, ELU, HARD_SWISH, PRELU, TANH, ADD_N, SELECT_V2, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
+//! | [`reduction`] | MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, SOFTMAX, LOG_SOFTMAX, ARG_MAX, ARG_MIN, CUMSUM, L2_NORMALIZATION |
+//! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER, GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, SPLIT, SPLIT_V, UNPACK, BROADCAST_TO, BROADCAST_ARGS, SHAPE, FILL, ZEROS_LIKE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
 //!
@@ -677,6 +677,15 @@ operators! {
     elementwise::abs_rsqrt { 73 => Abs(int8), 74 => AbsI16(int16), 75 => AbsF32(float32) if "float32", 76 => Rsqrt(int8), 77 => RsqrtF32(float32) if "float32" },
     elementwise::comparisons { 78 => CompareI8(int8), 79 => CompareF32(float32) if "float32", 80 => CompareI32(int32), 81 => CompareI64(int64), 82 => CompareBool(bool) },
     elementwise::logical { 83 => Logical(bool), 84 => LogicalNot(bool) },
+    elementwise::elu { 113 => Elu(int8), 114 => EluF32(float32) if "float32" },
+    elementwise::hard_swish { 115 => HardSwish(int8), 116 => HardSwishF32(float32) if "float32" },
+    elementwise::prelu { 117 => Prelu(int8), 118 => PreluI16(int16), 119 => PreluF32(float32) if "float32" },
+    elementwise::tanh { 120 => Tanh(int8), 121 => TanhI16(int16), 122 => TanhF32(float32) if "float32" },
+    elementwise::floor_div_mod { 123 => FloorDivModF32(float32) if "float32" },
+    elementwise::add_n { 124 => AddN(int8, float32) },
+    elementwise::select_v2 { 125 => SelectV2(int8, int16, float32) },
+    reduction::l2_normalization { 126 => L2Norm(int8, float32) },
+    reduction::log_softmax { 127 => LogSoftmax(int8, float32) },
     elementwise::leaky_relu { 96 => LeakyRelu(int8), 97 => LeakyReluI16(int16), 98 => LeakyReluF32(float32) if "float32" },
     elementwise::relu { 50 => Relu(int8), 51 => ReluF32(float32) if "float32", 52 => Relu6(int8), 53 => Relu6F32(float32) if "float32" },
     elementwise::add { 8 => Add(int8), 25 => AddF32(float32) if "float32", 34 => AddI32(int32) },

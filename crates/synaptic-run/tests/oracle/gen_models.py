@@ -847,6 +847,72 @@ def cumsum(name, ttype, shape, axis, exclusive, reverse, q_in=None, q_out=None):
     opt = s.CumsumOptionsT()
     opt.exclusive, opt.reverse = exclusive, reverse
     b.write(name, OPS.CUMSUM, [i, a], [o], OPT.CumsumOptions, opt)
+def unary(name, opcode, ttype, shape, q_in=None, q_out=None, options=(0, None)):
+    """An operator of one input (`ttype`, quantized by `q_in`/`q_out` when given) and its
+    builtin options `(type, table)` if any: ELU, HARD_SWISH, TANH, LOG_SOFTMAX, ..."""
+    b = Builder()
+    i = b.tensor("input", shape, ttype, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, opcode, [i], [o], *options)
+
+
+def prelu(name, seed, ttype, in_shape, alpha_shape, out_shape, q_in=None, q_alpha=None, q_out=None,
+          const_alpha=True):
+    """PRELU of `alpha` (int8 for a quantized input, float32 otherwise), a constant or a
+    graph input, broadcast against the input."""
+    r = rng(seed)
+    b = Builder()
+    i = b.tensor("input", in_shape, ttype, None if q_in is None else quant(*q_in))
+    aty = T.FLOAT32 if ttype == T.FLOAT32 else T.INT8
+    data = None
+    if const_alpha:
+        data = (r.uniform(-1, 1, alpha_shape).astype(np.float32) if aty == T.FLOAT32
+                else r.integers(-128, 128, alpha_shape).astype(np.int8))
+    a = b.tensor("alpha", alpha_shape, aty, None if q_alpha is None else quant(*q_alpha), data)
+    o = b.tensor("output", out_shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, OPS.PRELU, [i, a], [o])
+
+
+def binary_plain(name, opcode, ttype, a_shape, b_shape, out_shape, const_b=None):
+    """An operator of two inputs of type `ttype` and no options (FLOOR_DIV, FLOOR_MOD), the
+    second a constant when `const_b` is given."""
+    b = Builder()
+    x = b.tensor("a", a_shape, ttype)
+    y = b.tensor("b", b_shape, ttype, None, const_b)
+    o = b.tensor("output", out_shape, ttype)
+    b.write(name, opcode, [x, y], [o])
+
+
+def add_n(name, seed, ttype, shape, n, q_in=None, q_out=None, const=()):
+    """ADD_N of `n` inputs of one shape and quantization, those of `const` constants."""
+    r = rng(seed)
+    b = Builder()
+    ins = []
+    for k in range(n):
+        data = None
+        if k in const:
+            data = (r.uniform(-4, 4, shape).astype(np.float32) if ttype == T.FLOAT32
+                    else r.integers(-128, 128, shape).astype(np.int8))
+        ins.append(b.tensor(f"in{k}", shape, ttype, None if q_in is None else quant(*q_in), data))
+    o = b.tensor("output", shape, ttype, None if q_out is None else quant(*q_out))
+    b.write(name, OPS.ADD_N, ins, [o], OPT.AddNOptions, s.AddNOptionsT())
+
+
+def select_v2(name, seed, ttype, c_shape, x_shape, y_shape, out_shape, q=None, const_y=False):
+    """SELECT_V2 of a bool condition and two inputs of `ttype` (one quantization `q`),
+    broadcast together; `y` a constant if `const_y`."""
+    r = rng(seed)
+    b = Builder()
+    c = b.tensor("condition", c_shape, T.BOOL)
+    x = b.tensor("x", x_shape, ttype, None if q is None else quant(*q))
+    data = None
+    if const_y:
+        data = {T.FLOAT32: lambda: r.uniform(-4, 4, y_shape).astype(np.float32),
+                T.INT8: lambda: r.integers(-128, 128, y_shape).astype(np.int8),
+                T.INT16: lambda: r.integers(-32768, 32768, y_shape).astype(np.int16)}[ttype]()
+    y = b.tensor("y", y_shape, ttype, None if q is None else quant(*q), data)
+    o = b.tensor("output", out_shape, ttype, None if q is None else quant(*q))
+    b.write(name, OPS.SELECT_V2, [c, x, y], [o], OPT.SelectV2Options, s.SelectV2OptionsT())
 
 
 def sweep(seed, count):
@@ -1184,6 +1250,68 @@ def main():
     cumsum("cumsum_i8_long_wrapping", T.INT8, [2, 64], 1, False, False, (0.5, -128), (0.001, 0))
     reshape_f32("f32_reshape_4d_2d", [1, 6, 1, 4], [6, 4])
     concat_f32("f32_concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3]], -1)
+    # ELU: int8 by its lookup table (zero points either side, an output scale that clamps),
+    # float32 by expm1.
+    unary("elu_i8", OPS.ELU, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
+    unary("elu_i8_clamped", OPS.ELU, T.INT8, [1, 256], (0.11, 30), (0.013, -100))
+    unary("f32_elu", OPS.ELU, T.FLOAT32, [3, 70])
+    # (An output scale so small that the table's float-to-int conversion overflows: x86-64's
+    # INT32_MIN, clamped to -128, as the wheel computes it.)
+    unary("elu_i8_overflow", OPS.ELU, T.INT8, [2, 128], (0.05, 0), (1e-10, 0))
+    # HARD_SWISH int8: a relu-ish multiplier shifted left (input scale 0.05) and right (0.004),
+    # an output multiplier near one; float32 over [-8, 8].
+    unary("hard_swish_i8", OPS.HARD_SWISH, T.INT8, [2, 3, 50], (0.05, -7), (0.04, 10))
+    unary("hard_swish_i8_small_scale", OPS.HARD_SWISH, T.INT8, [1, 256], (0.004, 30), (0.0039, -100))
+    unary("hard_swish_i8_wide", OPS.HARD_SWISH, T.INT8, [4, 64], (0.3, 0), (0.2, -128))
+    unary("f32_hard_swish", OPS.HARD_SWISH, T.FLOAT32, [3, 70])
+    # PRELU: alpha per channel (a constant, the converter's [1, 1, C]), an alpha input
+    # broadcast both ways, int16 with int8 alpha, float32.
+    prelu("prelu_i8_channel", 80, T.INT8, [1, 4, 5, 6], [1, 1, 6], [1, 4, 5, 6], (0.05, -7), (0.01, 3), (0.04, 10))
+    prelu("prelu_i8_input_alpha_bcast", 81, T.INT8, [3, 1, 5], [4, 1], [3, 4, 5], (0.1, 20), (0.02, -5), (0.07, -3),
+          const_alpha=False)
+    prelu("prelu_i16_channel", 82, T.INT16, [2, 3, 8], [8], [2, 3, 8], (0.001, 0), (0.008, 0), (0.0009, 0))
+    prelu("f32_prelu_channel", 83, T.FLOAT32, [1, 3, 4, 5], [1, 1, 5], [1, 3, 4, 5])
+    prelu("f32_prelu_input_alpha", 84, T.FLOAT32, [4, 30], [4, 30], [4, 30], const_alpha=False)
+    # TANH: int8 (its output 1/128, 0), int16 of power-of-two scales (the table's own
+    # scale, shifts 0 and 1) and of another scale (a multiplier), float32.
+    unary("tanh_i8", OPS.TANH, T.INT8, [2, 3, 50], (0.05, -7), (1.0 / 128, 0))
+    unary("tanh_i8_small_scale", OPS.TANH, T.INT8, [1, 256], (0.01, 30), (1.0 / 128, 0))
+    unary("tanh_i16_pot", OPS.TANH, T.INT16, [4, 64], (2.0 ** -12, 0), (2.0 ** -15, 0))
+    unary("tanh_i16_pot_shift1", OPS.TANH, T.INT16, [2, 100], (2.0 ** -11, 0), (2.0 ** -15, 0))
+    unary("tanh_i16_scale", OPS.TANH, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
+    unary("f32_tanh", OPS.TANH, T.FLOAT32, [3, 70])
+    # FLOOR_DIV / FLOOR_MOD (float32 only in TFLM): same shapes, a broadcast constant divisor
+    # of either sign, a broadcast of both.
+    binary_plain("f32_floor_div_same", OPS.FLOOR_DIV, T.FLOAT32, [3, 40], [3, 40], [3, 40])
+    binary_plain("f32_floor_div_const", OPS.FLOOR_DIV, T.FLOAT32, [2, 5, 6], [6], [2, 5, 6],
+                 np.array([-3.5, -1.0, -0.25, 0.3, 2.0, 7.0], dtype=np.float32))
+    binary_plain("f32_floor_mod_same", OPS.FLOOR_MOD, T.FLOAT32, [3, 40], [3, 40], [3, 40])
+    binary_plain("f32_floor_mod_bcast", OPS.FLOOR_MOD, T.FLOAT32, [2, 1, 5], [3, 1], [2, 3, 5])
+    binary_plain("f32_floor_mod_const", OPS.FLOOR_MOD, T.FLOAT32, [4, 6], [6], [4, 6],
+                 np.array([-3.5, -1.0, -0.25, 0.3, 2.0, 7.0], dtype=np.float32))
+    # ADD_N: int8 of three inputs (TFLM's sum starts from the input offset), one of them a
+    # constant; float32 of four.
+    add_n("add_n_i8_3", 90, T.INT8, [2, 3, 10], 3, (0.05, -7), (0.09, 12))
+    add_n("add_n_i8_const", 91, T.INT8, [4, 25], 2, (0.02, 30), (0.03, -20), const=(1,))
+    add_n("f32_add_n_4", 92, T.FLOAT32, [3, 7, 5], 4)
+    # SELECT_V2: one shape, a three-way broadcast (int16), a constant broadcast y (float32).
+    select_v2("select_v2_i8_same", 93, T.INT8, [3, 20], [3, 20], [3, 20], [3, 20], (0.05, 3))
+    select_v2("select_v2_i16_bcast", 94, T.INT16, [2, 1, 4], [3, 1], [1], [2, 3, 4])
+    select_v2("f32_select_v2_const_y", 95, T.FLOAT32, [4, 1], [4, 6], [6], [4, 6], const_y=True)
+    # (One-element tensors of different ranks: TFLM's "mixed scalar" case.)
+    select_v2("select_v2_i8_scalars", 96, T.INT8, [1, 1], [1], [], [1], (0.05, 3))
+    # L2_NORMALIZATION: int8 (its output 1/128, 0), rows of one, float32.
+    l2norm_opts = (OPT.L2NormOptions, s.L2NormOptionsT())
+    unary("l2norm_i8", OPS.L2_NORMALIZATION, T.INT8, [2, 3, 16], (0.05, -5), (1.0 / 128, 0), l2norm_opts)
+    unary("l2norm_i8_depth1", OPS.L2_NORMALIZATION, T.INT8, [6, 1], (0.1, 3), (1.0 / 128, 0), l2norm_opts)
+    unary("f32_l2norm", OPS.L2_NORMALIZATION, T.FLOAT32, [3, 20], options=l2norm_opts)
+    # LOG_SOFTMAX: int8 (its output 16/256, 127) of two input scales, rows of one, float32.
+    ls_opts = (OPT.LogSoftmaxOptions, s.LogSoftmaxOptionsT())
+    unary("log_softmax_i8", OPS.LOG_SOFTMAX, T.INT8, [3, 10], (0.1, 0), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_4d", OPS.LOG_SOFTMAX, T.INT8, [1, 2, 3, 40], (0.02, -20), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_coarse", OPS.LOG_SOFTMAX, T.INT8, [2, 64], (0.9, -3), (16.0 / 256, 127), ls_opts)
+    unary("log_softmax_i8_depth1", OPS.LOG_SOFTMAX, T.INT8, [5, 1], (0.3, 4), (16.0 / 256, 127), ls_opts)
+    unary("f32_log_softmax", OPS.LOG_SOFTMAX, T.FLOAT32, [4, 25], options=ls_opts)
 
 
 if __name__ == "__main__":

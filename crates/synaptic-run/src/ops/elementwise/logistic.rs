@@ -39,14 +39,21 @@ impl LogisticParams {
     /// scale 1/256).
     pub fn new(input: QuantParams, output: QuantParams) -> Result<Self, KernelError> {
         const OP: &str = "LOGISTIC";
-        const INPUT_INTEGER_BITS: i32 = 4;
         if output.zero_point != -128 {
             return Err(KernelError::unsupported(
                 OP,
                 Unsupported::OutputZeroPoint(output.zero_point),
             ));
         }
-        let input_zero_point = int8_zero_point(OP, input)?;
+        Self::q4_input(OP, input)
+    }
+
+    /// The int8 input side alone, as TANH's int8 preparation shares it (operator `op`):
+    /// the zero point (int8), and `frexp` of `input_scale · 2^27` as the Q31 multiplier and
+    /// shift into Q4.27 with the radius beyond which the input saturates.
+    pub(crate) fn q4_input(op: &'static str, input: QuantParams) -> Result<Self, KernelError> {
+        const INPUT_INTEGER_BITS: i32 = 4;
+        let input_zero_point = int8_zero_point(op, input)?;
         let real = f64::from(input.scale) * f64::from(1i32 << (31 - INPUT_INTEGER_BITS));
         let (q, shift) = frexp(real);
         // static_cast<int32_t>(TfLiteRound(q * 2^31)): no renormalisation here.
@@ -55,7 +62,7 @@ impl LogisticParams {
         // 2^-28 or more and below 2^35).
         let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31)
             .filter(|_| real.is_finite() && real > 0.0)
-            .ok_or(KernelError::unsupported(OP, Unsupported::InputScale))?;
+            .ok_or(KernelError::unsupported(op, Unsupported::InputScale))?;
         Ok(LogisticParams {
             input_zero_point,
             input_range_radius: radius,

@@ -1,9 +1,12 @@
 //! The elementwise family: one output element from the inputs' elements at its position —
 //! the broadcasting binary operators ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM
-//! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6 and LEAKY_RELU, ABS and RSQRT
-//! ([`abs_rsqrt`]), float32's NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
+//! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6, LEAKY_RELU,
+//! ELU ([`elu`]), HARD_SWISH ([`hard_swish`]), PRELU ([`prelu`]) and TANH ([`tanh`]), ABS and
+//! RSQRT ([`abs_rsqrt`]), float32's FLOOR_DIV and FLOOR_MOD ([`floor_div_mod`]), NEG, FLOOR,
+//! CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
-//! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), and the conversions QUANTIZE,
+//! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), ADD_N ([`add_n`]: any number of
+//! inputs), SELECT_V2 ([`select_v2`]: a three-way broadcast), and the conversions QUANTIZE,
 //! DEQUANTIZE and CAST.
 
 /// A float32 element-wise kernel `$kernel` of operator `$name`: each output `$value(x)` of
@@ -139,18 +142,25 @@ macro_rules! i16_unary_kernel {
 
 pub mod abs_rsqrt;
 pub mod add;
+pub mod add_n;
 pub mod binary;
 pub mod cast;
 pub mod comparisons;
 pub mod dequantize;
 pub mod div;
+pub mod elu;
 pub mod float_unary;
+pub mod floor_div_mod;
+pub mod hard_swish;
 pub mod leaky_relu;
 pub mod logical;
 pub mod logistic;
 pub mod minimum_maximum;
 pub mod mul;
+pub mod prelu;
 pub mod quantize;
 pub mod relu;
+pub mod select_v2;
 pub mod squared_difference;
 pub mod sub;
+pub mod tanh;

@@ -232,8 +232,9 @@ fn add_exponent(y: f32, k: i32) -> f32 {
 /// 1993): `x = k·ln 2 + r` (`r` as `hi - lo` with a correction `c`), `e^r - 1` from a
 /// rational approximation in `r²/2`, then scaled by `2^k`; every step a float operation in
 /// the C source's order, so that it rounds exactly as the C code compiled without FMA does
-/// (glibc builds it so on x86-64: there is no FMA variant of it). Only [`tanhf`] calls it.
-fn expm1f(x: f32) -> f32 {
+/// (glibc builds it so on x86-64: there is no FMA variant of it). [`tanhf`] and float32
+/// ELU (`TfLiteExpm1`) call it.
+pub fn expm1f(x: f32) -> f32 {
     let mut x = x;
     let hx_signed = x.to_bits();
     let negative = hx_signed >> 31 != 0;

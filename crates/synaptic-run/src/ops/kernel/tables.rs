@@ -105,16 +105,16 @@ pub(crate) enum Constants<'m> {
         len: usize,
     },
     /// Words computed one at a time by the kernel's own function (SignalRfft's kissfft
-    /// tables: `word(arg, c)` is `kissfft::rfft_table_word(fft_length, c)`). A function
-    /// pointer set by the operator's `prepare`, so that an image without that kernel links
-    /// none of its code.
+    /// tables: `word(arg, c)` is `kissfft::rfft_table_word(fft_length, c)`; ELU's int8
+    /// lookup table from its tensors' quantizations). A function pointer set by the
+    /// operator's `prepare`, so that an image without that kernel links none of its code.
     Computed {
         /// Entries.
         len: usize,
         /// Entry `c` of the table for `arg`.
-        word: fn(usize, usize) -> Option<u32>,
-        /// The table's parameter.
-        arg: usize,
+        word: fn([u32; 4], usize) -> Option<u32>,
+        /// The table's parameters (up to four words, the function's to read).
+        arg: [u32; 4],
     },
 }
 

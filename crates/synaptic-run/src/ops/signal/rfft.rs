@@ -61,8 +61,8 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let len = kissfft::rfft_table_words(fft_length).unwrap_or(0);
     let tables = Constants::Computed {
         len,
-        word: kissfft::rfft_table_word,
-        arg: fft_length,
+        word: |a, c| kissfft::rfft_table_word(a[0] as usize, c),
+        arg: [fft_length as u32, 0, 0, 0],
     };
     Prepared::with::<Rfft>(cx, p, crate::ops::tables::Table::None, tables)
 }
