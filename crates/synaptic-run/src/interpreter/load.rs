@@ -737,7 +737,7 @@ fn check_overlap<O: OpSet>(
             "declared overlap's bound claims more than the kernel's access contract allows",
         );
     }
-    if ops::forward_only(rec.kind) && dir == Direction::Backward {
+    if ops::forward_only::<O>(rec.kind) && dir == Direction::Backward {
         return Err("declared overlap: the kernel runs forward only");
     }
     let d = i64::from(so.offset) - i64::from(si.offset);

@@ -547,10 +547,11 @@ macro_rules! operators {
             }
         }
 
-        /// Whether kernel `kind` runs in place forward only.
-        pub(crate) fn forward_only(kind: u32) -> bool {
+        /// Whether kernel `kind` of `O` runs in place forward only (a kind `O` does not
+        /// link: true). Over the image's kernels only: no table of every kind.
+        pub(crate) fn forward_only<O: OpSet>(kind: u32) -> bool {
             match kind {
-                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT => <$family::$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
+                $( $( $kind if <$family::$module::$kernel as Kind>::BUILT && linked(O::KINDS, $kind) => <$family::$module::$kernel as Kernel>::FORWARD_ONLY, )+ )+
                 _ => true,
             }
         }
