@@ -1,13 +1,13 @@
 //! TANH (int8, int16, float32): TFLM's `micro/kernels/tanh.cc`.
 //!
 //! - int8 (`reference_integer_ops::Tanh`): prepared as LOGISTIC's int8 input
-//!   ([`LogisticParams::q4_input`]: the input scaled into Q4.27 by `frexp` of
+//!   (`LogisticParams::q4_input`: the input scaled into Q4.27 by `frexp` of
 //!   `input_scale · 2^27`, saturated beyond the input radius), then gemmlowp's fixed-point
 //!   `tanh` ([`tanh_q0`]), `RoundingDivideByPOT(·, 24)`, clamped to int8: an output of scale
 //!   1/128 and zero point 0 (TFLM neither checks nor reads the output's quantization; nor does
 //!   this kernel).
 //! - int16 (`reference_integer_ops::Tanh` on int16: the interpolated sigmoid table,
-//!   [`tanh_i16`], the LSTM's): zero points 0 (TFLM's `TF_LITE_ENSURE_EQ`); an input scale
+//!   `tanh_i16`, the LSTM's): zero points 0 (TFLM's `TF_LITE_ENSURE_EQ`); an input scale
 //!   within `2^±0.001` of a power of two with `12 + log2(scale)` of 0 or 1 takes the table's
 //!   own scale (`3 << shift`), any other the multiplier `scale · 4096 · 3` doubled up to above
 //!   16383.5 (refused when above 32767 or not positive: TFLM's `DCHECK`, an overflowing
@@ -77,7 +77,7 @@ pub fn tanh_q0(a: i32) -> i32 {
     }
 }
 
-/// A prepared int8 TANH: its input side as LOGISTIC's ([`LogisticParams::q4_input`]).
+/// A prepared int8 TANH: its input side as LOGISTIC's (`LogisticParams::q4_input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TanhParams {
     /// Zero point, radius, Q4.27 multiplier and shift.
