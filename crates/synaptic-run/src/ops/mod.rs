@@ -671,7 +671,7 @@ operators! {
     conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32" },
     matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32" },
     matmul::batch_matmul { 135 => BatchMatMul(int8, int16, float32) },
-    conv::transpose_conv { 136 => TransposeConv(int8, float32) },
+    conv::transpose_conv { 136 => TransposeConv(int8, int16, float32) },
     pooling::average_pool_2d { 4 => AveragePool2d(int8), 21 => AveragePool2dF32(float32) if "float32" },
     pooling::max_pool_2d { 5 => MaxPool2d(int8), 22 => MaxPool2dF32(float32) if "float32" },
     reduction::softmax { 6 => Softmax(int8), 23 => SoftmaxF32(float32) if "float32", 31 => SoftmaxI16(int8) },

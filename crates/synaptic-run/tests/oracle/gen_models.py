@@ -936,9 +936,10 @@ def batch_matmul(name, seed, ttype, lhs_shape, rhs_shape, out_shape, adj_x=False
 
 
 def transpose_conv(name, seed, ttype, in_shape, out_c, kh, kw, stride, padding, out_hw, act=0,
-                   per_channel=True, bias=True):
-    """TRANSPOSE_CONV of `ttype` (int8: per-channel or per-tensor filter scales, int32 bias),
-    its output `[batch, *out_hw, out_c]` (the output-shape input a constant)."""
+                   per_channel=True, bias=True, bias_type=T.INT64):
+    """TRANSPOSE_CONV of `ttype` (int8: per-channel or per-tensor filter scales, int32 bias;
+    int16: an int8 filter, a `bias_type` bias, zero points 0), its output
+    `[batch, *out_hw, out_c]` (the output-shape input a constant)."""
     r = rng(seed)
     b = Builder()
     f_shape = [out_c, kh, kw, in_shape[3]]
@@ -949,6 +950,20 @@ def transpose_conv(name, seed, ttype, in_shape, out_c, kh, kw, stride, padding, 
         i = b.tensor("input", in_shape, T.FLOAT32)
         bi = b.tensor("bias", [out_c], T.FLOAT32, None, r.normal(0, 1, out_c).astype(np.float32)) if bias else -1
         o = b.tensor("output", out_shape, T.FLOAT32)
+    elif ttype == T.INT16:
+        in_q = quant(0.0005 + r.random() * 0.001, 0)
+        f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
+        out_q = quant(0.002 + r.random() * 0.003, 0)
+        f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                     r.integers(-127, 128, f_shape, dtype=np.int8))
+        i = b.tensor("input", in_shape, T.INT16, in_q)
+        bi = -1
+        if bias:
+            bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+            bnp = np.int64 if bias_type == T.INT64 else np.int16
+            bi = b.tensor("bias", [out_c], bias_type, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                          r.integers(-30000, 30000, out_c).astype(bnp))
+        o = b.tensor("output", out_shape, T.INT16, out_q)
     else:
         in_q = quant(0.05 + r.random() * 0.1, r.integers(-20, 20))
         f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
@@ -1389,6 +1404,9 @@ def main():
                    act=ACT.RELU, per_channel=False, bias=False)
     transpose_conv("tconv_i8_same_odd_out", 112, T.INT8, [1, 5, 3, 4], 3, 4, 2, (3, 2), PAD.SAME, (14, 5))
     transpose_conv("tconv_i8_s1_3x3", 113, T.INT8, [1, 6, 6, 8], 5, 3, 3, (1, 1), PAD.SAME, (6, 6))
+    transpose_conv("tconv_i16_same_s2_b64", 116, T.INT16, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
+    transpose_conv("tconv_i16_valid_b16_relu", 117, T.INT16, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
+                   act=ACT.RELU, bias_type=T.INT16)
     transpose_conv("f32_tconv_same_s2", 114, T.FLOAT32, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
     transpose_conv("f32_tconv_valid_relu6", 115, T.FLOAT32, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
                    act=ACT.RELU6, bias=False)

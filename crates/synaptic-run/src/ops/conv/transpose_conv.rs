@@ -1,4 +1,4 @@
-//! TRANSPOSE_CONV (int8, float32): TFLM's `micro/kernels/transpose_conv.cc`,
+//! TRANSPOSE_CONV (int8, int16, float32): TFLM's `micro/kernels/transpose_conv.cc`,
 //! `reference_integer_ops::TransposeConv` (int8) and `reference_ops::TransposeConv` (float32).
 //! Inputs: the output shape (TFLM never reads it: neither does this kernel), the filter
 //! `[out_channels, height, width, in_channels]` (a constant), the NHWC input, an optional
@@ -17,18 +17,26 @@
 //!   by the output channel's multiplier (per-channel or per-tensor filter scales, TFLM's
 //!   `PopulateConvolutionQuantizationParams`), `+ output_zero_point`, clamped to the fused
 //!   activation's range. The filter's zero point is not read (TFLM's neither).
+//! - int16 (16x8: int8 filter): the sums `input · filter` (no zero point: TFLM reads neither
+//!   the input's nor the output's) in an `int64` buffer (the scratch, two words an element),
+//!   `+ bias` (int64, or int16 widened as TFLM's converted copy), the 64-bit
+//!   `MultiplyByQuantizedMultiplier`, clamped to the fused activation's range.
 //!
 //! Refused at load where TFLM only asserts (`TFLITE_DCHECK`, `MatchingDim`): tensors not 4-D,
 //! batches, input channels or output channels that differ between input, filter and output,
 //! a stride of 0, a window whose coordinates do not fit `int`; and a hybrid model (a filter
 //! of another type than the input) or an output of another type than the input, as TFLM
-//! refuses them. Not implemented: the int16 (16x8) kernel.
+//! refuses them; an int16 kernel's int32 bias (TFLM would read it as int64) or a channel
+//! multiplier whose shift the 64-bit form cannot apply (over 14).
 
 use synaptic_mem::Scratch;
 use synaptic_tflite::{code, TensorType};
 
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
-use crate::math::{activation_range_i8, compute_padding, zero_point_in, Requantizer};
+use crate::math::{
+    activation_range, activation_range_i8, channel_multiplier, compute_padding,
+    multiply_by_quantized_multiplier_i64, zero_point_in, Requantizer,
+};
 use crate::ops::common::offset4;
 use crate::ops::float::{F32s, FloatRange, LeF32};
 use crate::ops::tables::{Constants, Table};
@@ -52,8 +60,12 @@ pub struct TransposeConvParams {
     pub(crate) stride: [usize; 2],
     /// The padding before (height, width).
     pub(crate) pad: [usize; 2],
-    /// float32 (else int8).
+    /// float32 (else int8 or int16).
     pub(crate) float: bool,
+    /// int16 input and output (int8 filter).
+    pub(crate) int16: bool,
+    /// Bytes of one bias element (4; an int16 kernel's: 8 or 2).
+    pub(crate) bias_width: usize,
     /// `-input_zero_point` (int8).
     pub(crate) input_offset: i32,
     /// The output zero point (int8).
@@ -109,7 +121,7 @@ impl TransposeConvParams {
     }
 }
 
-/// The TRANSPOSE_CONV kernel, int8 and float32.
+/// The TRANSPOSE_CONV kernel, int8, int16 and float32.
 pub struct TransposeConv;
 
 impl Kernel for TransposeConv {
@@ -121,13 +133,18 @@ impl Kernel for TransposeConv {
         let n = p.out_elems();
         let out_d = p.output_shape[3];
         let (x, w, bias) = (io.bytes(2), io.bytes(1), io.bytes(3));
-        let eb = if p.float { 4 } else { 1 };
+        let (xb, wb) = match (p.float, p.int16) {
+            (true, _) => (4, 4),
+            (false, true) => (2, 1),
+            _ => (1, 1),
+        };
         let input_elems: usize = p.input_shape.iter().product();
-        KernelError::check_len(OP, Operand::Input(2), input_elems * eb, x.len())?;
+        KernelError::check_len(OP, Operand::Input(2), input_elems * xb, x.len())?;
         let filter_elems: usize = p.filter_shape.iter().product();
-        KernelError::check_len(OP, Operand::Filter, filter_elems * eb, w.len())?;
+        KernelError::check_len(OP, Operand::Filter, filter_elems * wb, w.len())?;
+        let bw = if p.int16 { p.bias_width } else { 4 };
         if !bias.is_empty() {
-            KernelError::check_len(OP, Operand::Bias, out_d * 4, bias.len())?;
+            KernelError::check_len(OP, Operand::Bias, out_d * bw, bias.len())?;
         }
         // Every index the scatter forms lies within these shapes (checked at load).
         let consistent = p.filter_shape[0] == out_d
@@ -152,6 +169,46 @@ impl Kernel for TransposeConv {
                     acc += f32::from_le_bytes(bias_at(i % out_d));
                 }
                 *o = p.range.apply(acc);
+            }
+        } else if p.int16 {
+            let (m, s) = (io.multipliers(), io.shifts());
+            if m.len() != out_d || s.len() != out_d || s.iter().any(|&s| s as i32 > 14) {
+                return Err(KernelError::unsupported(OP, Unsupported::ProgramMismatch));
+            }
+            io.i16(2)?;
+            let mut scratch = core::mem::replace(&mut io.scratch, Scratch::empty());
+            // The int64 sums as (low, high) words.
+            let acc = scratch
+                .take::<u32>(2 * n)
+                .ok_or(KernelError::unsupported(OP, Unsupported::Scratch))?;
+            acc.fill(0);
+            p.scatter(|xi, oi, wi| {
+                let v = i32::from(i16::from_le_bytes([x[2 * xi], x[2 * xi + 1]]));
+                let prod = i64::from(v * i32::from(w[wi] as i8));
+                let a = (u64::from(acc[2 * oi + 1]) << 32 | u64::from(acc[2 * oi])) as i64;
+                let a = a.wrapping_add(prod) as u64;
+                acc[2 * oi] = a as u32;
+                acc[2 * oi + 1] = (a >> 32) as u32;
+            });
+            let bias_of = |c: usize| -> i64 {
+                if p.bias_width == 2 {
+                    i64::from(i16::from_le_bytes([bias[2 * c], bias[2 * c + 1]]))
+                } else {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&bias[8 * c..8 * c + 8]);
+                    i64::from_le_bytes(b)
+                }
+            };
+            let out = io.out_i16()?;
+            KernelError::check_len(OP, Operand::Output, n, out.len())?;
+            for (i, (o, a)) in out.iter_mut().zip(acc.chunks_exact(2)).enumerate() {
+                let c = i % out_d;
+                let mut a = (u64::from(a[1]) << 32 | u64::from(a[0])) as i64;
+                if !bias.is_empty() {
+                    a = a.wrapping_add(bias_of(c));
+                }
+                let v = multiply_by_quantized_multiplier_i64(a, m[c] as i32, s[c] as i32);
+                *o = v.clamp(p.act[0], p.act[1]) as i16;
             }
         } else {
             let (m, s) = (io.multipliers(), io.shifts());
@@ -191,6 +248,8 @@ impl Kernel for TransposeConv {
     fn scratch_bytes(p: &TransposeConvParams) -> usize {
         if p.float {
             0
+        } else if p.int16 {
+            Scratch::span::<u32>(p.out_elems().saturating_mul(2))
         } else {
             Scratch::span::<i32>(p.out_elems())
         }
@@ -204,20 +263,21 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     cx.inputs(3, 4)?;
     let (x, w, out) = (cx.input(2)?, cx.input(1)?, cx.output()?);
     let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
-    let ty = if float {
-        TensorType::Float32
-    } else {
-        TensorType::Int8
+    let int16 = x.ty == TensorType::Int16;
+    let ty = match x.ty {
+        TensorType::Int8 | TensorType::Int16 => x.ty,
+        _ if float => x.ty,
+        _ => {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(2),
+                expected: TensorTypes::Int8Int16OrFloat32,
+            }))
+        }
     };
-    if x.ty != ty {
-        return Err(cx.unsupported(Unsupported::TensorType {
-            operand: Operand::Input(2),
-            expected: TensorTypes::Int8OrFloat32,
-        }));
-    }
     cx.activation_of(&x, Operand::Input(2), ty)?;
     cx.activation_of(&out, Operand::Output, ty)?;
-    if w.ty != ty {
+    let w_ty = if int16 { TensorType::Int8 } else { ty };
+    if w.ty != w_ty {
         return Err(cx.unsupported(Unsupported::Hybrid));
     }
     cx.constant(&w, Operand::Filter)?;
@@ -260,6 +320,8 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         stride: [sh, sw],
         pad: [ph, pw],
         float,
+        int16,
+        bias_width: 4,
         input_offset: 0,
         output_offset: 0,
         act: [-128, 127],
@@ -271,6 +333,51 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     cx.quantized(&[&x, &out])?;
     let filter = cx.filter_scales(1, &w, channels)?;
+    if int16 {
+        // An int64 bias, or an int16 one TFLM widens; an int32 one it would misread.
+        if cx.has(3) {
+            let b = cx.input(3)?;
+            p.bias_width = match b.ty {
+                TensorType::Int64 => 8,
+                TensorType::Int16 => 2,
+                _ => {
+                    return Err(cx.unsupported(Unsupported::TensorType {
+                        operand: Operand::Bias,
+                        expected: TensorTypes::Int32OrInt64,
+                    }))
+                }
+            };
+            cx.constant(&b, Operand::Bias)?;
+            if channels.checked_mul(p.bias_width) != Some(b.bytes) {
+                return Err(cx.shape(ShapeFault::Channels));
+            }
+        }
+        // Every channel's shift within the 64-bit form's (`15 - shift` positive).
+        for c in 0..channels {
+            let sc = if filter.len() == 1 {
+                filter.get(0)
+            } else {
+                filter.get(c)
+            };
+            let sc = sc.ok_or(cx.unsupported(Unsupported::FilterScales))?;
+            let (_, s) =
+                channel_multiplier(OP, x.q.scale, sc, out.q.scale).map_err(|e| cx.err(e))?;
+            if s > 14 {
+                return Err(cx.unsupported(Unsupported::Multiplier));
+            }
+        }
+        let (lo, hi) =
+            activation_range(OP, activation, out.q, -32768, 32767).map_err(|e| cx.err(e))?;
+        p.act = [lo, hi];
+        let table = Table::PerChannel {
+            name: cx.name(),
+            channels,
+            input: x.q.scale,
+            filter,
+            output: out.q.scale,
+        };
+        return Ok(Prepared::with::<TransposeConv>(cx, p, table, Constants::None)?.unread(0));
+    }
     cx.bias(3, channels)?;
     let zp = |q| zero_point_in(OP, q, -128, 127).map_err(|e| cx.err(e));
     p.input_offset = -zp(x.q)?;
@@ -295,6 +402,8 @@ crate::format::codec::words!(TransposeConvParams {
     stride: [usize; 2],
     pad: [usize; 2],
     float: bool,
+    int16: bool,
+    bias_width: usize,
     input_offset: i32,
     output_offset: i32,
     act: [i32; 2],
