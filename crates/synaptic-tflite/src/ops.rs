@@ -268,6 +268,8 @@ pub mod code {
     pub const MIRROR_PAD: i32 = 100;
     pub const GATHER_ND: i32 = 107;
     pub const CUMSUM: i32 = 128;
+    pub const BATCH_MATMUL: i32 = 126;
+    pub const TRANSPOSE_CONV: i32 = 67;
     pub const BROADCAST_TO: i32 = 130;
     pub const BROADCAST_ARGS: i32 = 145;
     pub const DYNAMIC_UPDATE_SLICE: i32 = 151;

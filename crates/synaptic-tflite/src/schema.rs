@@ -632,6 +632,8 @@ pub mod options_type {
     pub const UNIDIRECTIONAL_SEQUENCE_LSTM: u8 = 71;
     pub const MIRROR_PAD: u8 = 77;
     pub const CUMSUM: u8 = 102;
+    pub const BATCH_MATMUL: u8 = 101;
+    pub const TRANSPOSE_CONV: u8 = 49;
 }
 
 impl<'m> Operator<'m> {
@@ -894,6 +896,29 @@ impl<'m> Operator<'m> {
         match self.options(options_type::CUMSUM)? {
             Some(t) => Ok((t.bool_or(0, false)?, t.bool_or(1, false)?)),
             None => Ok((false, false)),
+        }
+    }
+
+    /// `BatchMatMulOptions` as (adj_x, adj_y) (both false if absent; field 2,
+    /// `asymmetric_quantize_inputs`, is the hybrid kernels' only).
+    pub fn batch_matmul_options(&self) -> Result<(bool, bool), Error> {
+        match self.options(options_type::BATCH_MATMUL)? {
+            Some(t) => Ok((t.bool_or(0, false)?, t.bool_or(1, false)?)),
+            None => Ok((false, false)),
+        }
+    }
+
+    /// `TransposeConvOptions` as (padding, stride_w, stride_h, fused_activation_function)
+    /// (all 0 if absent; field 4, `quantized_bias_type`, is not read).
+    pub fn transpose_conv_options(&self) -> Result<(i8, i32, i32, i8), Error> {
+        match self.options(options_type::TRANSPOSE_CONV)? {
+            Some(t) => Ok((
+                t.i8_or(0, 0)?,
+                t.i32_or(1, 0)?,
+                t.i32_or(2, 0)?,
+                t.i8_or(3, 0)?,
+            )),
+            None => Ok((0, 0, 0, 0)),
         }
     }
 

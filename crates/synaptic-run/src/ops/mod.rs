@@ -6,8 +6,8 @@
 //! | folder | what |
 //! |---|---|
 //! | [`kernel`] | the plumbing, no operator: the kernel traits, element traits and shapes, float32 arithmetic, overlapped execution, operands, preparation, tables, paths |
-//! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D |
-//! | [`matmul`] | FULLY_CONNECTED |
+//! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV |
+//! | [`matmul`] | FULLY_CONNECTED, BATCH_MATMUL |
 //! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
 //! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, FLOOR_DIV, FLOOR_MOD, LOGISTIC, RELU, RELU6, LEAKY_RELU, ELU, HARD_SWISH, PRELU, TANH, ADD_N, SELECT_V2, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, SOFTMAX, LOG_SOFTMAX, ARG_MAX, ARG_MIN, CUMSUM, L2_NORMALIZATION |
@@ -670,6 +670,8 @@ operators! {
     conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32" },
     conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32" },
     matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32" },
+    matmul::batch_matmul { 135 => BatchMatMul(int8, int16, float32) },
+    conv::transpose_conv { 136 => TransposeConv(int8, int16, float32) },
     pooling::average_pool_2d { 4 => AveragePool2d(int8), 21 => AveragePool2dF32(float32) if "float32" },
     pooling::max_pool_2d { 5 => MaxPool2d(int8), 22 => MaxPool2dF32(float32) if "float32" },
     reduction::softmax { 6 => Softmax(int8), 23 => SoftmaxF32(float32) if "float32", 31 => SoftmaxI16(int8) },

@@ -915,6 +915,74 @@ def select_v2(name, seed, ttype, c_shape, x_shape, y_shape, out_shape, q=None, c
     b.write(name, OPS.SELECT_V2, [c, x, y], [o], OPT.SelectV2Options, s.SelectV2OptionsT())
 
 
+def batch_matmul(name, seed, ttype, lhs_shape, rhs_shape, out_shape, adj_x=False, adj_y=False,
+                 q=None, const_rhs=False):
+    """BATCH_MATMUL of `ttype`, `q` its (lhs, rhs, output) quantizations; the rhs a constant
+    if `const_rhs`."""
+    r = rng(seed)
+    b = Builder()
+    qs = [None, None, None] if q is None else [quant(*x) for x in q]
+    x = b.tensor("lhs", lhs_shape, ttype, qs[0])
+    data = None
+    if const_rhs:
+        data = {T.FLOAT32: lambda: r.uniform(-2, 2, rhs_shape).astype(np.float32),
+                T.INT8: lambda: r.integers(-128, 128, rhs_shape).astype(np.int8),
+                T.INT16: lambda: r.integers(-32768, 32768, rhs_shape).astype(np.int16)}[ttype]()
+    y = b.tensor("rhs", rhs_shape, ttype, qs[1], data)
+    o = b.tensor("output", out_shape, ttype, qs[2])
+    opt = s.BatchMatMulOptionsT()
+    opt.adjX, opt.adjY = adj_x, adj_y
+    b.write(name, OPS.BATCH_MATMUL, [x, y], [o], OPT.BatchMatMulOptions, opt)
+
+
+def transpose_conv(name, seed, ttype, in_shape, out_c, kh, kw, stride, padding, out_hw, act=0,
+                   per_channel=True, bias=True, bias_type=T.INT64):
+    """TRANSPOSE_CONV of `ttype` (int8: per-channel or per-tensor filter scales, int32 bias;
+    int16: an int8 filter, a `bias_type` bias, zero points 0), its output
+    `[batch, *out_hw, out_c]` (the output-shape input a constant)."""
+    r = rng(seed)
+    b = Builder()
+    f_shape = [out_c, kh, kw, in_shape[3]]
+    out_shape = [in_shape[0], out_hw[0], out_hw[1], out_c]
+    shape = b.tensor("output_shape", [4], T.INT32, None, np.array(out_shape, dtype=np.int32))
+    if ttype == T.FLOAT32:
+        f = b.tensor("filter", f_shape, T.FLOAT32, None, r.normal(0, 0.3, f_shape).astype(np.float32))
+        i = b.tensor("input", in_shape, T.FLOAT32)
+        bi = b.tensor("bias", [out_c], T.FLOAT32, None, r.normal(0, 1, out_c).astype(np.float32)) if bias else -1
+        o = b.tensor("output", out_shape, T.FLOAT32)
+    elif ttype == T.INT16:
+        in_q = quant(0.0005 + r.random() * 0.001, 0)
+        f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
+        out_q = quant(0.002 + r.random() * 0.003, 0)
+        f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                     r.integers(-127, 128, f_shape, dtype=np.int8))
+        i = b.tensor("input", in_shape, T.INT16, in_q)
+        bi = -1
+        if bias:
+            bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+            bnp = np.int64 if bias_type == T.INT64 else np.int16
+            bi = b.tensor("bias", [out_c], bias_type, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                          r.integers(-30000, 30000, out_c).astype(bnp))
+        o = b.tensor("output", out_shape, T.INT16, out_q)
+    else:
+        in_q = quant(0.05 + r.random() * 0.1, r.integers(-20, 20))
+        f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
+        out_q = quant(0.1 + r.random() * 0.3, r.integers(-30, 30))
+        f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                     r.integers(-127, 128, f_shape, dtype=np.int8))
+        i = b.tensor("input", in_shape, T.INT8, in_q)
+        bi = -1
+        if bias:
+            bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+            bi = b.tensor("bias", [out_c], T.INT32, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                          r.integers(-3000, 3000, out_c, dtype=np.int32))
+        o = b.tensor("output", out_shape, T.INT8, out_q)
+    opt = s.TransposeConvOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.fusedActivationFunction = padding, stride[0], stride[1], act
+    ins = [shape, f, i] + ([bi] if bias else [])
+    b.write(name, OPS.TRANSPOSE_CONV, ins, [o], OPT.TransposeConvOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -1312,6 +1380,36 @@ def main():
     unary("log_softmax_i8_coarse", OPS.LOG_SOFTMAX, T.INT8, [2, 64], (0.9, -3), (16.0 / 256, 127), ls_opts)
     unary("log_softmax_i8_depth1", OPS.LOG_SOFTMAX, T.INT8, [5, 1], (0.3, 4), (16.0 / 256, 127), ls_opts)
     unary("f32_log_softmax", OPS.LOG_SOFTMAX, T.FLOAT32, [4, 25], options=ls_opts)
+    # BATCH_MATMUL: int8 of a constant rhs (non-zero zero points), batch broadcast with
+    # adj_x and adj_y, an rhs batch of 1 (TFLM's flattened case), 5-D; int16 (zero points 0);
+    # float32 plain and broadcast with both adjoints.
+    batch_matmul("bmm_i8_const_rhs", 100, T.INT8, [2, 3, 5], [2, 5, 4], [2, 3, 4],
+                 q=((0.05, -7), (0.02, 3), (0.09, 10)), const_rhs=True)
+    batch_matmul("bmm_i8_bcast_adj", 101, T.INT8, [2, 1, 6, 3], [3, 4, 6], [2, 3, 3, 4], True, True,
+                 q=((0.03, 20), (0.04, -11), (0.2, -5)))
+    batch_matmul("bmm_i8_rhs_batch1", 102, T.INT8, [3, 2, 7], [1, 7, 5], [3, 2, 5],
+                 q=((0.02, 0), (0.05, -128), (0.15, 4)))
+    batch_matmul("bmm_i8_5d_adj_y", 103, T.INT8, [2, 1, 2, 3, 4], [3, 1, 5, 4], [2, 3, 2, 3, 5],
+                 adj_y=True, q=((0.06, 5), (0.03, 1), (0.3, -2)))
+    batch_matmul("bmm_i16", 104, T.INT16, [2, 3, 8], [8, 5], [2, 3, 5],
+                 q=((0.001, 0), (0.0007, 0), (0.004, 0)), const_rhs=True)
+    batch_matmul("f32_bmm", 105, T.FLOAT32, [2, 3, 5], [2, 5, 4], [2, 3, 4])
+    batch_matmul("f32_bmm_bcast_adj", 106, T.FLOAT32, [1, 4, 3], [2, 2, 5, 4], [2, 2, 3, 5], True, True,
+                 const_rhs=True)
+    # TRANSPOSE_CONV: int8 per-channel SAME stride 2, per-tensor VALID of an odd stride pair
+    # without bias and a RELU, SAME of an output one short of in·stride (padding from the
+    # output's size), 3x3 stride 1; float32 SAME with bias and VALID with RELU6, no bias.
+    transpose_conv("tconv_i8_same_s2_pc", 110, T.INT8, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
+    transpose_conv("tconv_i8_valid_s2x1_pt_relu", 111, T.INT8, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
+                   act=ACT.RELU, per_channel=False, bias=False)
+    transpose_conv("tconv_i8_same_odd_out", 112, T.INT8, [1, 5, 3, 4], 3, 4, 2, (3, 2), PAD.SAME, (14, 5))
+    transpose_conv("tconv_i8_s1_3x3", 113, T.INT8, [1, 6, 6, 8], 5, 3, 3, (1, 1), PAD.SAME, (6, 6))
+    transpose_conv("tconv_i16_same_s2_b64", 116, T.INT16, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
+    transpose_conv("tconv_i16_valid_b16_relu", 117, T.INT16, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
+                   act=ACT.RELU, bias_type=T.INT16)
+    transpose_conv("f32_tconv_same_s2", 114, T.FLOAT32, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
+    transpose_conv("f32_tconv_valid_relu6", 115, T.FLOAT32, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
+                   act=ACT.RELU6, bias=False)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 //! The convolution family: CONV_2D ([`conv_2d`]) and DEPTHWISE_CONV_2D ([`depthwise_conv_2d`]),
 //! int8 (per-channel) and float32, with their windowed access contracts (so an output may
-//! overlap its dying input) and the row kernels' scratch.
+//! overlap its dying input) and the row kernels' scratch; TRANSPOSE_CONV ([`transpose_conv`]),
+//! int8 (per-channel) and float32, TFLM's scatter (no overlap).
 
 pub mod conv_2d;
 pub mod depthwise_conv_2d;
+pub mod transpose_conv;
 
 // The requantization of the whole int8 range in assembly, one file per Thumb-2 ISA (the same
 // names in each; their `unsafe` there).
