@@ -1198,6 +1198,11 @@ def main():
     # LOG: negative inputs give NaN, zero gives -inf.
     relu_f32("f32_log", OPS.LOG, [2, 100], out_scale=0.3)
     relu_f32("f32_log_default", OPS.LOG, [5, 21])
+    # Edges: SIN and COS of arguments up to ±1e8 and ±6e5 (the 192-bit reduction's range),
+    # LOG of subnormal inputs (normalized first).
+    relu_f32("f32_sin_huge", OPS.SIN, [2, 60], out_scale=5e5)
+    relu_f32("f32_cos_huge", OPS.COS, [2, 60], out_scale=3e3)
+    relu_f32("f32_log_subnormal", OPS.LOG, [2, 60], out_scale=1e-40)
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     slice_("f32_slice_5d", T.FLOAT32, [2, 3, 4, 5, 6], [0, 1, 1, 2, 0], [2, 2, -1, 3, 6])
