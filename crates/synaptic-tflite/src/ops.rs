@@ -273,4 +273,8 @@ pub mod code {
     pub const BROADCAST_TO: i32 = 130;
     pub const BROADCAST_ARGS: i32 = 145;
     pub const DYNAMIC_UPDATE_SLICE: i32 = 151;
+    pub const L2_POOL_2D: i32 = 12;
+    pub const SIN: i32 = 66;
+    pub const LOG: i32 = 73;
+    pub const COS: i32 = 108;
 }

@@ -1718,15 +1718,16 @@ fn an_unsupported_operator_is_named_with_its_tensor_and_data_type() {
         };
         build(&[code], &[sg], &[vec![]])
     };
-    const SIN: i32 = 66;
+    // An operator TFLM has no kernel for (so it stays unimplemented here).
+    const LSH_PROJECTION: i32 = 15;
     const INT16: i8 = 7;
     let out = tmp("unsupported_out.raw");
     for (file, bytes, want) in [
         (
-            "sin_int8.tflite",
-            one(SIN, tflite::INT8, vec![0]),
-            "operator 0 (SIN): unsupported: operator not implemented: tensor 0 \"x\" is int8; \
-             synaptic-run does not run SIN yet (synmem ops)",
+            "lsh_projection_int8.tflite",
+            one(LSH_PROJECTION, tflite::INT8, vec![0]),
+            "operator 0 (LSH_PROJECTION): unsupported: operator not implemented: tensor 0 \"x\" \
+             is int8; synaptic-run does not run LSH_PROJECTION yet (synmem ops)",
         ),
         (
             "add_int16.tflite",

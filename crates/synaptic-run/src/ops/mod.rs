@@ -8,7 +8,7 @@
 //! | [`kernel`] | the plumbing, no operator: the kernel traits, element traits and shapes, float32 arithmetic, overlapped execution, operands, preparation, tables, paths |
 //! | [`conv`] | CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV |
 //! | [`matmul`] | FULLY_CONNECTED, BATCH_MATMUL |
-//! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D |
+//! | [`pooling`] | AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D |
 //! | [`elementwise`] | ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MINIMUM, MAXIMUM, FLOOR_DIV, FLOOR_MOD, LOGISTIC, RELU, RELU6, LEAKY_RELU, ELU, HARD_SWISH, PRELU, TANH, ADD_N, SELECT_V2, ABS, RSQRT, NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, the comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL), LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, QUANTIZE, DEQUANTIZE, CAST |
 //! | [`reduction`] | MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL, SOFTMAX, LOG_SOFTMAX, ARG_MAX, ARG_MIN, CUMSUM, L2_NORMALIZATION |
 //! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER, GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, SPLIT, SPLIT_V, UNPACK, BROADCAST_TO, BROADCAST_ARGS, SHAPE, FILL, ZEROS_LIKE |
@@ -278,6 +278,7 @@ pub(crate) const WINDOW_KINDS: Kinds = Kinds::of(&[
     <pooling::average_pool_2d::AveragePool2dF32 as Kind>::KIND,
     <pooling::max_pool_2d::MaxPool2d as Kind>::KIND,
     <pooling::max_pool_2d::MaxPool2dF32 as Kind>::KIND,
+    <pooling::l2_pool_2d::L2Pool2dF32 as Kind>::KIND,
 ]);
 
 /// The tensor of operator `op` of `sg` that holds its kernel's own state ([`state_output`]),
@@ -674,9 +675,10 @@ operators! {
     conv::transpose_conv { 136 => TransposeConv(int8, int16, float32) },
     pooling::average_pool_2d { 4 => AveragePool2d(int8), 21 => AveragePool2dF32(float32) if "float32" },
     pooling::max_pool_2d { 5 => MaxPool2d(int8), 22 => MaxPool2dF32(float32) if "float32" },
+    pooling::l2_pool_2d { 149 => L2Pool2dF32(float32) if "float32" },
     reduction::softmax { 6 => Softmax(int8), 23 => SoftmaxF32(float32) if "float32", 31 => SoftmaxI16(int8) },
     elementwise::logistic { 7 => Logistic(int8), 24 => LogisticF32(float32) if "float32" },
-    elementwise::float_unary { 56 => NegF32(float32) if "float32", 57 => FloorF32(float32) if "float32", 58 => CeilF32(float32) if "float32", 59 => SquareF32(float32) if "float32", 70 => SqrtF32(float32) if "float32", 71 => RoundF32(float32) if "float32", 72 => ExpF32(float32) if "float32" },
+    elementwise::float_unary { 56 => NegF32(float32) if "float32", 57 => FloorF32(float32) if "float32", 58 => CeilF32(float32) if "float32", 59 => SquareF32(float32) if "float32", 70 => SqrtF32(float32) if "float32", 71 => RoundF32(float32) if "float32", 72 => ExpF32(float32) if "float32", 146 => SinF32(float32) if "float32", 147 => CosF32(float32) if "float32", 148 => LogF32(float32) if "float32" },
     elementwise::abs_rsqrt { 73 => Abs(int8), 74 => AbsI16(int16), 75 => AbsF32(float32) if "float32", 76 => Rsqrt(int8), 77 => RsqrtF32(float32) if "float32" },
     elementwise::comparisons { 78 => CompareI8(int8), 79 => CompareF32(float32) if "float32", 80 => CompareI32(int32), 81 => CompareI64(int64), 82 => CompareBool(bool) },
     elementwise::logical { 83 => Logical(bool), 84 => LogicalNot(bool) },

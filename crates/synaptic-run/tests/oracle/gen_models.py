@@ -550,7 +550,7 @@ def logistic_f32(name, shape):
 
 def relu_f32(name, opcode, shape, out_scale=None):
     """A float32 operator of one input and no options (RELU, RELU6, NEG, FLOOR, CEIL, SQUARE,
-    ABS, SQRT, RSQRT, ROUND, EXP). `out_scale` on the output (TFLM ignores it on a float
+    ABS, SQRT, RSQRT, ROUND, EXP, SIN, COS, LOG). `out_scale` on the output (TFLM ignores it on a float
     tensor) sets the test inputs' range and step: 200 steps of it either side of 0, every
     seventh input halfway between two steps (ROUND's ties at a scale of 1)."""
     b = Builder()
@@ -1238,6 +1238,9 @@ def main():
     fully_connected_f32("f32_fc_none_nobias_3d", 37, [2, 1, 16], 5, ACT.NONE, bias=False)
     pool_f32("f32_avgpool_3x3_s2_same_relu6", OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
     pool_f32("f32_avgpool_2x3_s1_valid_none", OPS.AVERAGE_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID, ACT.NONE)
+    pool_f32("f32_l2pool_3x3_s2_same_relu6", OPS.L2_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
+    pool_f32("f32_l2pool_2x3_s1_valid_none", OPS.L2_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID, ACT.NONE)
+    pool_f32("f32_l2pool_4x2_s3x1_same_relun1", OPS.L2_POOL_2D, [1, 10, 5, 4], (4, 2), (3, 1), PAD.SAME, ACT.RELU_N1_TO_1)
     pool_f32("f32_maxpool_3x3_s2_same_relu", OPS.MAX_POOL_2D, [1, 9, 10, 4], (3, 3), (2, 2), PAD.SAME, ACT.RELU)
     softmax_f32("f32_softmax_beta07", [3, 10], 0.7)
     softmax_f32("f32_softmax_4d_wide", [1, 2, 3, 40], 1.0)
@@ -1255,6 +1258,19 @@ def main():
     relu_f32("f32_rsqrt", OPS.RSQRT, [2, 100], out_scale=0.3)
     relu_f32("f32_round", OPS.ROUND, [4, 70], out_scale=1.0)
     relu_f32("f32_exp", OPS.EXP, [3, 90])
+    # SIN, COS: out_scale 1 reaches ±200 (glibc's large-argument reduction above 120).
+    relu_f32("f32_sin", OPS.SIN, [3, 50])
+    relu_f32("f32_sin_wide", OPS.SIN, [2, 3, 40], out_scale=1.0)
+    relu_f32("f32_cos", OPS.COS, [4, 30], out_scale=0.05)
+    relu_f32("f32_cos_wide", OPS.COS, [1, 250], out_scale=1.0)
+    # LOG: negative inputs give NaN, zero gives -inf.
+    relu_f32("f32_log", OPS.LOG, [2, 100], out_scale=0.3)
+    relu_f32("f32_log_default", OPS.LOG, [5, 21])
+    # Edges: SIN and COS of arguments up to ±1e8 and ±6e5 (the 192-bit reduction's range),
+    # LOG of subnormal inputs (normalized first).
+    relu_f32("f32_sin_huge", OPS.SIN, [2, 60], out_scale=5e5)
+    relu_f32("f32_cos_huge", OPS.COS, [2, 60], out_scale=3e3)
+    relu_f32("f32_log_subnormal", OPS.LOG, [2, 60], out_scale=1e-40)
     expand_dims("f32_expand_dims_0", T.FLOAT32, [3, 7], 0)
     shape_of("f32_shape_2d", T.FLOAT32, [11, 13])
     slice_("f32_slice_5d", T.FLOAT32, [2, 3, 4, 5, 6], [0, 1, 1, 2, 0], [2, 2, -1, 3, 6])

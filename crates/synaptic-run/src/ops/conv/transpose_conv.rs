@@ -12,7 +12,7 @@
 //! - float32: the sums accumulate in the output itself (zeroed first), in single precision
 //!   in TFLM's order; then `+ bias` (nothing without one) and the activation's clamp.
 //! - int8: the sums `(input − input_zero_point) · filter` accumulate in an `int32` buffer of
-//!   the output's size (TFLM's scratch buffer: the kernel's scratch, [`Kernel::scratch_bytes`])
+//!   the output's size (TFLM's scratch buffer: the kernel's scratch, `Kernel::scratch_bytes`)
 //!   wrapping as the x86-64 build does; then `+ bias` (int32), `MultiplyByQuantizedMultiplier`
 //!   by the output channel's multiplier (per-channel or per-tensor filter scales, TFLM's
 //!   `PopulateConvolutionQuantizationParams`), `+ output_zero_point`, clamped to the fused

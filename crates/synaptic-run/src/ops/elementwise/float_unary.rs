@@ -1,16 +1,18 @@
-//! NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND and EXP, float32 (TFLM runs them on float32 only):
-//! `reference_ops::Negate` (`-x`), `Floor` (`std::floor`), `Ceil` (`std::ceil`),
-//! `elementwise.cc`'s `SquareEval` (`x * x`) and `SqrtEval` (`std::sqrt`, correctly rounded:
-//! [`sqrtf`]), `reference_ops::Round` (`RoundToNearest`: halves to the even neighbour) and
-//! `exp.cc` (`std::exp`: glibc's `expf`, [`expf`]) — the same bits as TFLM's in the wheel on
-//! every target (FLOOR and CEIL written here, `core` having neither: −0 and a NaN kept,
-//! halves going the C library's way). Element-wise: in place where the plan overlaps them.
-
+//! NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, SIN, COS and LOG, float32 (TFLM runs them on
+//! float32 only): `reference_ops::Negate` (`-x`), `Floor` (`std::floor`), `Ceil`
+//! (`std::ceil`), `elementwise.cc`'s `SquareEval` (`x * x`) and `SqrtEval` (`std::sqrt`,
+//! correctly rounded: [`sqrtf`]), `reference_ops::Round` (`RoundToNearest`: halves to the even
+//! neighbour), `exp.cc` (`std::exp`: glibc's `expf`, [`expf`]) and `elementwise.cc`'s
+//! `SinEval`, `CosEval`, `LogEval` (`std::sin`, `std::cos`, `std::log`: glibc's `sinf`,
+//! `cosf`, `logf`, ported in [`sinf`], [`cosf`], [`logf`] and tested against the host's C
+//! library) — the same bits as TFLM's in the wheel on every target (FLOOR and CEIL written
+//! here, `core` having neither: −0 and a NaN kept, halves going the C library's way).
+//! Element-wise: in place where the plan overlaps them.
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault};
-use crate::ops::float::{expf, sqrtf, F32s, LeF32};
+use crate::ops::float::{cosf, expf, logf, sinf, sqrtf, F32s, LeF32};
 use crate::ops::in_place::{check, drive};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
@@ -23,6 +25,9 @@ pub const BUILTINS: &[i32] = &[
     code::SQRT,
     code::ROUND,
     code::EXP,
+    code::SIN,
+    code::COS,
+    code::LOG,
 ];
 
 /// `x` with its fraction dropped, toward zero, its sign kept (−0.5 → −0); a NaN, an
@@ -89,7 +94,7 @@ pub fn round_f32(x: f32) -> f32 {
     }
 }
 
-/// Prepares NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND or EXP: float32 input and output of one
+/// Prepares NEG, FLOOR, CEIL, SQUARE, SQRT, ROUND, EXP, SIN, COS or LOG: float32 input and output of one
 /// size.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
@@ -106,6 +111,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         code::SQRT => Prepared::of::<SqrtF32>(cx, ()),
         code::ROUND => Prepared::of::<RoundF32>(cx, ()),
         code::EXP => Prepared::of::<ExpF32>(cx, ()),
+        code::SIN => Prepared::of::<SinF32>(cx, ()),
+        code::COS => Prepared::of::<CosF32>(cx, ()),
+        code::LOG => Prepared::of::<LogF32>(cx, ()),
         _ => Prepared::of::<SquareF32>(cx, ()),
     }
 }
@@ -117,6 +125,9 @@ f32_unary_kernel!("SQUARE", SquareF32, square_f32);
 f32_unary_kernel!("SQRT", SqrtF32, sqrtf);
 f32_unary_kernel!("ROUND", RoundF32, round_f32);
 f32_unary_kernel!("EXP", ExpF32, expf);
+f32_unary_kernel!("SIN", SinF32, sinf);
+f32_unary_kernel!("COS", CosF32, cosf);
+f32_unary_kernel!("LOG", LogF32, logf);
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //! over what they share ([`binary`]), the activations LOGISTIC, RELU, RELU6, LEAKY_RELU,
 //! ELU ([`elu`]), HARD_SWISH ([`hard_swish`]), PRELU ([`prelu`]) and TANH ([`tanh`]), ABS and
 //! RSQRT ([`abs_rsqrt`]), float32's FLOOR_DIV and FLOOR_MOD ([`floor_div_mod`]), NEG, FLOOR,
-//! CEIL, SQUARE, SQRT, ROUND and EXP ([`float_unary`]),
+//! CEIL, SQUARE, SQRT, ROUND, EXP, SIN, COS and LOG ([`float_unary`]),
 //! the comparisons EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL ([`comparisons`]),
 //! LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT ([`logical`]), ADD_N ([`add_n`]: any number of
 //! inputs), SELECT_V2 ([`select_v2`]: a three-way broadcast), and the conversions QUANTIZE,

@@ -27,6 +27,12 @@
 //!   `SQRTSS` and glibc's `sqrtf` give), computed here with integers (`core` has no float
 //!   square root): the same bits on every target; the NaN of a negative input is x86-64's
 //!   default NaN (`0xFFC0_0000`), as the wheel's.
+//! * **`log`, `sin`, `cos`** ([`logf`], [`sinf`], [`cosf`]): the wheel's `std::log`,
+//!   `std::sin`, `std::cos` of a float (LOG_SOFTMAX, LOG, SIN, COS) are glibc 2.36's `logf`,
+//!   `sinf`, `cosf` (ARM's optimized routines: a table and a polynomial in double precision;
+//!   `sinf`/`cosf` reduce by `π/2`, with a 192-bit `4/π` above 120), in the `-mfma` builds
+//!   x86-64 selects, whose fused multiply-adds are computed here with [`fma`]; each equals
+//!   the host's on a sweep of bit patterns of both signs and the special values (tests).
 //! * **Reading in place**: float weights and constants stay in the model bytes, read as
 //!   little-endian words ([`LeF32`]; a flatbuffer does not promise their alignment), and the
 //!   arena's float tensors are `[f32]` slices ([`F32s`] covers both).
@@ -530,6 +536,284 @@ pub fn sqrtf(x: f32) -> f32 {
     f32::from_bits((((e / 2 + 126) as u32) << 23).wrapping_add(q as u32))
 }
 
+/// `1/c` and `log(c)` of glibc's `logf` table (`__logf_data.tab`, ARM's optimized routines).
+const LOGF_TAB: [(f64, f64); 16] = [
+    (
+        f64::from_bits(0x3FF6_61EC_79F8_F3BE),
+        f64::from_bits(0xBFD5_7BF7_808C_AADE),
+    ),
+    (
+        f64::from_bits(0x3FF5_71ED_4AAF_883D),
+        f64::from_bits(0xBFD2_BEF0_A7C0_6DDB),
+    ),
+    (
+        f64::from_bits(0x3FF4_9539_F0F0_10B0),
+        f64::from_bits(0xBFD0_1EAE_7F51_3A67),
+    ),
+    (
+        f64::from_bits(0x3FF3_C995_B0B8_0385),
+        f64::from_bits(0xBFCB_31D8_A682_24E9),
+    ),
+    (
+        f64::from_bits(0x3FF3_0D19_0C88_64A5),
+        f64::from_bits(0xBFC6_574F_0AC0_7758),
+    ),
+    (
+        f64::from_bits(0x3FF2_5E22_7B0B_8EA0),
+        f64::from_bits(0xBFC1_AA2B_C79C_8100),
+    ),
+    (
+        f64::from_bits(0x3FF1_BB4A_4A1A_343F),
+        f64::from_bits(0xBFBA_4E76_CE8C_0E5E),
+    ),
+    (
+        f64::from_bits(0x3FF1_2358_F08A_E5BA),
+        f64::from_bits(0xBFB1_973C_5A61_1CCC),
+    ),
+    (
+        f64::from_bits(0x3FF0_953F_4199_00A7),
+        f64::from_bits(0xBFA2_52F4_38E1_0C1E),
+    ),
+    (f64::from_bits(0x3FF0_0000_0000_0000), 0.0),
+    (
+        f64::from_bits(0x3FEE_608C_FD9A_47AC),
+        f64::from_bits(0x3FAA_A5AA_5DF2_5984),
+    ),
+    (
+        f64::from_bits(0x3FEC_A4B3_1F02_6AA0),
+        f64::from_bits(0x3FBC_5E53_AA36_2EB4),
+    ),
+    (
+        f64::from_bits(0x3FEB_2036_576A_FCE6),
+        f64::from_bits(0x3FC5_26E5_7720_DB08),
+    ),
+    (
+        f64::from_bits(0x3FE9_C2D1_63A1_AA2D),
+        f64::from_bits(0x3FCB_C286_0D22_4770),
+    ),
+    (
+        f64::from_bits(0x3FE8_86E6_0378_41ED),
+        f64::from_bits(0x3FD1_058B_C8A0_7EE1),
+    ),
+    (
+        f64::from_bits(0x3FE7_67DC_F553_4862),
+        f64::from_bits(0x3FD4_0430_57B6_EE09),
+    ),
+];
+/// `ln 2` (`__logf_data.ln2`).
+const LOGF_LN2: f64 = f64::from_bits(0x3FE6_2E42_FEFA_39EF);
+/// The polynomial's coefficients `A[0..3]` (`__logf_data.poly`).
+const LOGF_A: [f64; 3] = [
+    f64::from_bits(0xBFD0_0EA3_48B8_8334),
+    f64::from_bits(0x3FD5_575B_0BE0_0B6A),
+    f64::from_bits(0xBFDF_FFFE_F20A_4123),
+];
+
+/// `log x` in single precision, equal to glibc's `logf` as the TFLM wheel calls it
+/// (`std::log(float)`): glibc 2.36's ARM algorithm (`sysdeps/ieee754/flt-32/e_logf.c`),
+/// `x = 2^k·z`, `log x = log1p(z/c − 1) + log c + k·ln 2` with `c` from a 16-entry table and a
+/// degree-3 polynomial, in double precision; x86-64 glibc runs its `-mfma` build there, where
+/// GCC fuses five multiply-adds, computed here with the exact software [`fma`]. NaN for a
+/// negative input (x86-64's default NaN), −∞ for ±0.
+pub fn logf(x: f32) -> f32 {
+    let mut ix = x.to_bits();
+    if ix == 0x3F80_0000 {
+        return 0.0;
+    }
+    if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
+        // Zero, subnormal, negative, infinite or NaN.
+        if ix << 1 == 0 {
+            return f32::NEG_INFINITY;
+        }
+        if ix == 0x7F80_0000 {
+            return x;
+        }
+        if ix >> 31 != 0 || ix << 1 >= 0xFF00_0000 {
+            // (x − x) / (x − x): a NaN's quieted self, else the default NaN.
+            return if x.is_nan() {
+                f32::from_bits(ix | 0x0040_0000)
+            } else {
+                f32::from_bits(0xFFC0_0000)
+            };
+        }
+        // Subnormal: normalized.
+        ix = (x * f32::from_bits(0x4B00_0000)).to_bits();
+        ix = ix.wrapping_sub(23 << 23);
+    }
+    const OFF: u32 = 0x3F33_0000;
+    let tmp = ix.wrapping_sub(OFF);
+    let i = ((tmp >> (23 - 4)) % 16) as usize;
+    let k = (tmp as i32) >> 23;
+    let iz = ix.wrapping_sub(tmp & (0x1FF << 23));
+    let (invc, logc) = LOGF_TAB[i];
+    let z = f64::from(f32::from_bits(iz));
+    let r = fma(z, invc, -1.0);
+    let y0 = fma(f64::from(k), LOGF_LN2, logc);
+    let r2 = r * r;
+    let y = fma(LOGF_A[1], r, LOGF_A[2]);
+    let y = fma(LOGF_A[0], r2, y);
+    let y = fma(y, r2, y0 + r);
+    y as f32
+}
+
+/// One of glibc's two `sincosf` coefficient sets (`__sincosf_table`, ARM's optimized
+/// routines): the cosine polynomial `c0..c4` (negated in the second set, used in quadrants
+/// 2 and 3) and the sine polynomial `s1..s3`.
+struct SinCos {
+    c: [f64; 5],
+    s: [f64; 3],
+}
+
+/// `__sincosf_table[0]` and `[1]` (the second computes `−cos`).
+const SINCOSF: [SinCos; 2] = {
+    const C: [u64; 5] = [
+        0x3FF0_0000_0000_0000,
+        0xBFDF_FFFF_FD0C_621C,
+        0x3FA5_5553_E106_8F19,
+        0xBF56_C087_E89A_359D,
+        0x3EF9_9343_027B_F8C3,
+    ];
+    const S: [f64; 3] = [
+        f64::from_bits(0xBFC5_5554_5995_A603),
+        f64::from_bits(0x3F81_1076_0523_0BC4),
+        f64::from_bits(0xBF29_94EB_3774_CF24),
+    ];
+    [
+        SinCos {
+            c: [
+                f64::from_bits(C[0]),
+                f64::from_bits(C[1]),
+                f64::from_bits(C[2]),
+                f64::from_bits(C[3]),
+                f64::from_bits(C[4]),
+            ],
+            s: S,
+        },
+        SinCos {
+            c: [
+                f64::from_bits(C[0] ^ 1 << 63),
+                f64::from_bits(C[1] ^ 1 << 63),
+                f64::from_bits(C[2] ^ 1 << 63),
+                f64::from_bits(C[3] ^ 1 << 63),
+                f64::from_bits(C[4] ^ 1 << 63),
+            ],
+            s: S,
+        },
+    ]
+};
+/// `2/π · 2^24` (`hpi_inv`, prescaled: the quadrant lands in bits 24..31).
+const HPI_INV: f64 = f64::from_bits(0x4164_5F30_6DC9_C883);
+/// `π/2` (`hpi`).
+const HPI: f64 = f64::from_bits(0x3FF9_21FB_5444_2D18);
+/// `2π · 2^-64` (`pi63`).
+const PI63: f64 = f64::from_bits(0x3C19_21FB_5444_2D18);
+/// `4/π` to 192 bits, 8 new bits an entry (`__inv_pio4`).
+const INV_PIO4: [u32; 24] = [
+    0xa2, 0xa2f9, 0xa2f983, 0xa2f9836e, 0xf9836e4e, 0x836e4e44, 0x6e4e4415, 0x4e441529, 0x441529fc,
+    0x1529fc27, 0x29fc2757, 0xfc2757d1, 0x2757d1f5, 0x57d1f534, 0xd1f534dd, 0xf534ddc0, 0x34ddc0db,
+    0xddc0db62, 0xc0db6295, 0xdb629599, 0x6295993c, 0x95993c43, 0x993c4390, 0x3c439041,
+];
+
+/// The top 12 bits of `x` without its sign (`abstop12`).
+#[inline]
+fn abstop12(x: f32) -> u32 {
+    (x.to_bits() >> 20) & 0x7ff
+}
+
+/// `sinf_poly`: the sine polynomial of `x` (`x2 = x²`) in an even quadrant `n`, the cosine
+/// polynomial in an odd one, rounded to single precision; every `a + b·c` fused.
+fn sincos_poly(x: f64, x2: f64, p: &SinCos, n: i32) -> f32 {
+    if n & 1 == 0 {
+        let x3 = x * x2;
+        let s1 = fma(x2, p.s[2], p.s[1]);
+        let x7 = x3 * x2;
+        let s = fma(x3, p.s[0], x);
+        fma(x7, s1, s) as f32
+    } else {
+        let x4 = x2 * x2;
+        let c2 = fma(x2, p.c[4], p.c[3]);
+        let c1 = fma(x2, p.c[1], p.c[0]);
+        let x6 = x4 * x2;
+        let c = fma(x4, p.c[2], c1);
+        fma(x6, c2, c) as f32
+    }
+}
+
+/// `reduce_fast` for `|x| < 120`: `x − n·π/2` in `[−π/4, π/4]` and the quadrant `n`.
+fn reduce_fast(x: f64) -> (f64, i32) {
+    let r = x * HPI_INV;
+    // `((int32_t) r + 0x800000) >> 24`: |r| < 2^31 here.
+    let n = (r as i32).wrapping_add(0x80_0000) >> 24;
+    (fma(-f64::from(n), HPI, x), n)
+}
+
+/// `reduce_large` for `2^7 <= |x| < ∞` (`xi` its bits): the exact 2.62 fixed-point
+/// `x·4/π mod 4` from the 192-bit table, its remainder times `π/2` and the quadrant.
+fn reduce_large(xi: u32) -> (f64, i32) {
+    let at = ((xi >> 26) & 15) as usize;
+    let shift = (xi >> 23) & 7;
+    let m = ((xi & 0xff_ffff) | 0x80_0000) << shift;
+    let res0 = u64::from(m.wrapping_mul(INV_PIO4[at]));
+    let res1 = u64::from(m) * u64::from(INV_PIO4[at + 4]);
+    let res2 = u64::from(m) * u64::from(INV_PIO4[at + 8]);
+    let res0 = ((res2 >> 32) | (res0 << 32)).wrapping_add(res1);
+    let n = res0.wrapping_add(1 << 61) >> 62;
+    let res0 = res0.wrapping_sub(n << 62);
+    ((res0 as i64) as f64 * PI63, n as i32)
+}
+
+/// `(x − x) / (x − x)` of an infinity or a NaN (`__math_invalidf`): a NaN's quieted self,
+/// else x86-64's default NaN.
+fn invalid(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::from_bits(x.to_bits() | 0x0040_0000)
+    } else {
+        f32::from_bits(0xFFC0_0000)
+    }
+}
+
+/// `sin x` (`cos x` when `cos`) in single precision, equal to glibc 2.36's `sinf`/`cosf`
+/// (ARM's optimized routines, `sysdeps/ieee754/flt-32/s_sinf.c`, `s_cosf.c`, `s_sincosf.h`)
+/// in its `-mfma` build that x86-64 selects: `x` reduced to `[−π/4, π/4]` and a quadrant
+/// (one fused multiply-subtract below 120, the 192-bit `4/π` above), then an odd or even
+/// polynomial in double precision with fused multiply-adds ([`fma`]).
+fn sin_or_cos(y: f32, cos: bool) -> f32 {
+    let x = f64::from(y);
+    let top = abstop12(y);
+    let (x, n, sign) = if top < abstop12(f32::from_bits(0x3F49_0FDB)) {
+        // |y| < π/4.
+        if top < abstop12(f32::from_bits(0x3980_0000)) {
+            // |y| < 2^-12.
+            return if cos { 1.0 } else { y };
+        }
+        return sincos_poly(x, x * x, &SINCOSF[0], i32::from(cos));
+    } else if top < abstop12(120.0) {
+        let (r, n) = reduce_fast(x);
+        (r, n, n)
+    } else if top < abstop12(f32::INFINITY) {
+        let xi = y.to_bits();
+        let (r, n) = reduce_large(xi);
+        (r, n, n.wrapping_add((xi >> 31) as i32))
+    } else {
+        return invalid(y);
+    };
+    let s = if matches!(sign & 3, 1 | 2) { -1.0 } else { 1.0 };
+    let p = &SINCOSF[usize::from(sign & 2 != 0)];
+    sincos_poly(x * s, x * x, p, n ^ i32::from(cos))
+}
+
+/// `sin x` in single precision: glibc's `sinf` as the TFLM wheel calls it (`std::sin(float)`,
+/// see `sin_or_cos`).
+pub fn sinf(x: f32) -> f32 {
+    sin_or_cos(x, false)
+}
+
+/// `cos x` in single precision: glibc's `cosf` as the TFLM wheel calls it (`std::cos(float)`,
+/// see `sin_or_cos`).
+pub fn cosf(x: f32) -> f32 {
+    sin_or_cos(x, true)
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -794,5 +1078,40 @@ mod tests {
         assert_eq!(sqrtf(-0.0).to_bits(), 0x8000_0000);
         assert_eq!(sqrtf(-1.0).to_bits(), 0xFFC0_0000);
         assert_eq!(sqrtf(f32::NEG_INFINITY).to_bits(), 0xFFC0_0000);
+    }
+
+    /// `logf` equals the host's (glibc's `logf`, the wheel's `std::log(float)`) on every
+    /// 31st float from the smallest subnormal to infinity, and on the special values.
+    #[test]
+    fn logf_equals_the_host() {
+        let mut b = 1u32;
+        while b < 0x7F80_0000 {
+            let x = f32::from_bits(b);
+            assert_eq!(logf(x).to_bits(), x.ln().to_bits(), "{x:e}");
+            b += 31;
+        }
+        for x in [0.0f32, -0.0, 1.0, f32::INFINITY] {
+            assert_eq!(logf(x).to_bits(), x.ln().to_bits(), "{x:e}");
+        }
+        assert!(logf(-1.0).is_nan() && logf(f32::NAN).is_nan());
+    }
+
+    /// `sinf` and `cosf` equal the host's (glibc's, the wheel's `std::sin`/`std::cos`) on
+    /// every 211th float of both signs (all three reductions, tiny and huge values) and on
+    /// the special values.
+    #[test]
+    fn sinf_cosf_equal_the_host() {
+        let mut b = 0u32;
+        while b < 0x7F80_0000 {
+            for x in [f32::from_bits(b), -f32::from_bits(b)] {
+                assert_eq!(sinf(x).to_bits(), x.sin().to_bits(), "sin {x:e}");
+                assert_eq!(cosf(x).to_bits(), x.cos().to_bits(), "cos {x:e}");
+            }
+            b += 211;
+        }
+        for x in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            assert_eq!(sinf(x).to_bits(), x.sin().to_bits(), "sin {x:e}");
+            assert_eq!(cosf(x).to_bits(), x.cos().to_bits(), "cos {x:e}");
+        }
     }
 }

@@ -30,7 +30,7 @@ use crate::math::{
     calculate_input_radius, multiply_by_quantized_multiplier,
     quantize_multiplier_smaller_than_one_exp, softmax_scaling,
 };
-use crate::ops::float::{expf, fma, F32s, LeF32};
+use crate::ops::float::{expf, logf, F32s, LeF32};
 use crate::ops::in_place::{check, drive, x8};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
@@ -41,126 +41,6 @@ const OP: &str = "LOG_SOFTMAX";
 
 /// The longest int8 row (TFLM's Q12 sum of exponentials holds 2^12 of them).
 const MAX_DEPTH_I8: usize = 4096;
-
-/// `1/c` and `log(c)` of glibc's `logf` table (`__logf_data.tab`, ARM's optimized routines).
-const LOGF_TAB: [(f64, f64); 16] = [
-    (
-        f64::from_bits(0x3FF6_61EC_79F8_F3BE),
-        f64::from_bits(0xBFD5_7BF7_808C_AADE),
-    ),
-    (
-        f64::from_bits(0x3FF5_71ED_4AAF_883D),
-        f64::from_bits(0xBFD2_BEF0_A7C0_6DDB),
-    ),
-    (
-        f64::from_bits(0x3FF4_9539_F0F0_10B0),
-        f64::from_bits(0xBFD0_1EAE_7F51_3A67),
-    ),
-    (
-        f64::from_bits(0x3FF3_C995_B0B8_0385),
-        f64::from_bits(0xBFCB_31D8_A682_24E9),
-    ),
-    (
-        f64::from_bits(0x3FF3_0D19_0C88_64A5),
-        f64::from_bits(0xBFC6_574F_0AC0_7758),
-    ),
-    (
-        f64::from_bits(0x3FF2_5E22_7B0B_8EA0),
-        f64::from_bits(0xBFC1_AA2B_C79C_8100),
-    ),
-    (
-        f64::from_bits(0x3FF1_BB4A_4A1A_343F),
-        f64::from_bits(0xBFBA_4E76_CE8C_0E5E),
-    ),
-    (
-        f64::from_bits(0x3FF1_2358_F08A_E5BA),
-        f64::from_bits(0xBFB1_973C_5A61_1CCC),
-    ),
-    (
-        f64::from_bits(0x3FF0_953F_4199_00A7),
-        f64::from_bits(0xBFA2_52F4_38E1_0C1E),
-    ),
-    (f64::from_bits(0x3FF0_0000_0000_0000), 0.0),
-    (
-        f64::from_bits(0x3FEE_608C_FD9A_47AC),
-        f64::from_bits(0x3FAA_A5AA_5DF2_5984),
-    ),
-    (
-        f64::from_bits(0x3FEC_A4B3_1F02_6AA0),
-        f64::from_bits(0x3FBC_5E53_AA36_2EB4),
-    ),
-    (
-        f64::from_bits(0x3FEB_2036_576A_FCE6),
-        f64::from_bits(0x3FC5_26E5_7720_DB08),
-    ),
-    (
-        f64::from_bits(0x3FE9_C2D1_63A1_AA2D),
-        f64::from_bits(0x3FCB_C286_0D22_4770),
-    ),
-    (
-        f64::from_bits(0x3FE8_86E6_0378_41ED),
-        f64::from_bits(0x3FD1_058B_C8A0_7EE1),
-    ),
-    (
-        f64::from_bits(0x3FE7_67DC_F553_4862),
-        f64::from_bits(0x3FD4_0430_57B6_EE09),
-    ),
-];
-/// `ln 2` (`__logf_data.ln2`).
-const LOGF_LN2: f64 = f64::from_bits(0x3FE6_2E42_FEFA_39EF);
-/// The polynomial's coefficients `A[0..3]` (`__logf_data.poly`).
-const LOGF_A: [f64; 3] = [
-    f64::from_bits(0xBFD0_0EA3_48B8_8334),
-    f64::from_bits(0x3FD5_575B_0BE0_0B6A),
-    f64::from_bits(0xBFDF_FFFE_F20A_4123),
-];
-
-/// `log x` in single precision, equal to glibc's `logf` as the TFLM wheel calls it
-/// (`std::log(float)`): glibc 2.36's ARM algorithm (`sysdeps/ieee754/flt-32/e_logf.c`),
-/// `x = 2^k·z`, `log x = log1p(z/c − 1) + log c + k·ln 2` with `c` from a 16-entry table and a
-/// degree-3 polynomial, in double precision; x86-64 glibc runs its `-mfma` build there, where
-/// GCC fuses five multiply-adds, computed here with the exact software [`fma`]. NaN for a
-/// negative input (x86-64's default NaN), −∞ for ±0.
-pub fn logf(x: f32) -> f32 {
-    let mut ix = x.to_bits();
-    if ix == 0x3F80_0000 {
-        return 0.0;
-    }
-    if ix.wrapping_sub(0x0080_0000) >= 0x7F80_0000 - 0x0080_0000 {
-        // Zero, subnormal, negative, infinite or NaN.
-        if ix << 1 == 0 {
-            return f32::NEG_INFINITY;
-        }
-        if ix == 0x7F80_0000 {
-            return x;
-        }
-        if ix >> 31 != 0 || ix << 1 >= 0xFF00_0000 {
-            // (x − x) / (x − x): a NaN's quieted self, else the default NaN.
-            return if x.is_nan() {
-                f32::from_bits(ix | 0x0040_0000)
-            } else {
-                f32::from_bits(0xFFC0_0000)
-            };
-        }
-        // Subnormal: normalized.
-        ix = (x * f32::from_bits(0x4B00_0000)).to_bits();
-        ix = ix.wrapping_sub(23 << 23);
-    }
-    const OFF: u32 = 0x3F33_0000;
-    let tmp = ix.wrapping_sub(OFF);
-    let i = ((tmp >> (23 - 4)) % 16) as usize;
-    let k = (tmp as i32) >> 23;
-    let iz = ix.wrapping_sub(tmp & (0x1FF << 23));
-    let (invc, logc) = LOGF_TAB[i];
-    let z = f64::from(f32::from_bits(iz));
-    let r = fma(z, invc, -1.0);
-    let y0 = fma(f64::from(k), LOGF_LN2, logc);
-    let r2 = r * r;
-    let y = fma(LOGF_A[1], r, LOGF_A[2]);
-    let y = fma(LOGF_A[0], r2, y);
-    let y = fma(y, r2, y0 + r);
-    y as f32
-}
 
 /// `SaturatingRoundingMultiplyByPOTParam` for `0 <= exponent <= 31` (a left shift that
 /// saturates); any other exponent leaves `x` (never reached for a prepared operator).
@@ -470,22 +350,6 @@ crate::format::codec::words!(LogSoftmaxParams {
 mod tests {
     extern crate std;
     use super::*;
-
-    /// `logf` equals the host's (glibc's `logf`, the wheel's `std::log(float)`) on every
-    /// 31st float from the smallest subnormal to infinity, and on the special values.
-    #[test]
-    fn logf_equals_the_host() {
-        let mut b = 1u32;
-        while b < 0x7F80_0000 {
-            let x = f32::from_bits(b);
-            assert_eq!(logf(x).to_bits(), x.ln().to_bits(), "{x:e}");
-            b += 31;
-        }
-        for x in [0.0f32, -0.0, 1.0, f32::INFINITY] {
-            assert_eq!(logf(x).to_bits(), x.ln().to_bits(), "{x:e}");
-        }
-        assert!(logf(-1.0).is_nan() && logf(f32::NAN).is_nan());
-    }
 
     /// The fixed-point log of Q12 values against `ln`: within 2^-20.
     #[test]
