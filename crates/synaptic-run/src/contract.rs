@@ -462,6 +462,20 @@ impl Contract {
         }
     }
 
+    /// A kernel over `rows` rows of `depth` elements, `bytes` each, in and out, whose first
+    /// element of a row reads the whole row and the others their own element, forward only
+    /// (SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION).
+    pub fn row_then_element(rows: usize, depth: usize, bytes: usize) -> Contract {
+        Contract {
+            access: Access::RowThenElement { depth },
+            in_elems: rows * depth,
+            out_elems: rows * depth,
+            in_elem_bytes: bytes,
+            out_elem_bytes: bytes,
+            backward: false,
+        }
+    }
+
     /// The same access over elements of another size: a float32 kernel whose loops are its
     /// int8 twin's (same window, same order) has the int8 contract over 4-byte elements.
     pub fn with_elem_bytes(self, in_elem_bytes: usize, out_elem_bytes: usize) -> Contract {

@@ -13,7 +13,7 @@
 //! Both kernels are element-wise: the output may overlap the dying input (in place). Zero
 //! points outside int8 are refused at load.
 
-use synaptic_tflite::{code, TensorType};
+use synaptic_tflite::code;
 
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault};
@@ -138,16 +138,7 @@ f32_unary_kernel!("ELU", EluF32, elu_f32_value);
 /// Prepares ELU: input and output of one type (int8 or float32) and size; the int8 table's
 /// parameters.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(1, 1)?;
-    let (x, out) = (cx.input(0)?, cx.output()?);
-    let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
-    let ty = if float {
-        TensorType::Float32
-    } else {
-        TensorType::Int8
-    };
-    cx.activation_of(&x, Operand::Input(0), ty)?;
-    cx.activation_of(&out, Operand::Output, ty)?;
+    let (x, out, float) = cx.unary_int8_or_f32()?;
     if x.bytes != out.bytes {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }

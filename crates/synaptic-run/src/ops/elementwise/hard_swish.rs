@@ -18,7 +18,7 @@
 //! `output_multiplier_exponent <= 0`), and a relu-ish exponent outside `[-31, 31]`
 //! (gemmlowp's shift bound). Both kernels are element-wise (in place).
 
-use synaptic_tflite::{code, TensorType};
+use synaptic_tflite::code;
 
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
@@ -173,16 +173,7 @@ f32_unary_kernel!("HARD_SWISH", HardSwishF32, hard_swish_f32_value);
 
 /// Prepares HARD_SWISH: input and output of one type (int8 or float32) and size.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(1, 1)?;
-    let (x, out) = (cx.input(0)?, cx.output()?);
-    let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
-    let ty = if float {
-        TensorType::Float32
-    } else {
-        TensorType::Int8
-    };
-    cx.activation_of(&x, Operand::Input(0), ty)?;
-    cx.activation_of(&out, Operand::Output, ty)?;
+    let (x, out, float) = cx.unary_int8_or_f32()?;
     if x.bytes != out.bytes {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }

@@ -426,6 +426,23 @@ impl<'a, 'm> Prep<'a, 'm> {
         Ok(())
     }
 
+    /// The one input and the output of an element-wise or row kernel of int8 and float32:
+    /// both activations of one type, float32 where this build has the float kernels, else
+    /// int8 (another type refused as not that). Returns them and whether float32.
+    pub(crate) fn unary_int8_or_f32(&self) -> Result<(TInfo<'m>, TInfo<'m>, bool), LoadError> {
+        self.inputs(1, 1)?;
+        let (x, out) = (self.input(0)?, self.output()?);
+        let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
+        let ty = if float {
+            TensorType::Float32
+        } else {
+            TensorType::Int8
+        };
+        self.activation_of(&x, Operand::Input(0), ty)?;
+        self.activation_of(&out, Operand::Output, ty)?;
+        Ok((x, out, float))
+    }
+
     /// Refused unless `t` (the operator's `operand`) is an int8 activation (not a constant).
     pub(crate) fn int8_activation(&self, t: &TInfo<'_>, operand: Operand) -> Result<(), LoadError> {
         self.activation_of(t, operand, TensorType::Int8)

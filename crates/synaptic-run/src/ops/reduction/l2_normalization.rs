@@ -13,9 +13,9 @@
 //! The output may overlap the input (in place, forward): a row's first element reads the
 //! whole row, the others their own element.
 
-use synaptic_tflite::{code, TensorType};
+use synaptic_tflite::code;
 
-use crate::contract::{Access, Contract, Direction};
+use crate::contract::{Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::multiply_by_quantized_multiplier;
 use crate::ops::elementwise::abs_rsqrt::inv_sqrt_multiplier_exp;
@@ -78,15 +78,7 @@ fn row_f32(row: impl Iterator<Item = f32>) -> f32 {
 
 /// The access contract (rows of `depth`, `bytes` an element).
 fn contract(p: &L2NormParams) -> Contract {
-    let n = if p.float { 4 } else { 1 };
-    Contract {
-        access: Access::RowThenElement { depth: p.depth },
-        in_elems: p.outer * p.depth,
-        out_elems: p.outer * p.depth,
-        in_elem_bytes: n,
-        out_elem_bytes: n,
-        backward: false,
-    }
+    Contract::row_then_element(p.outer, p.depth, if p.float { 4 } else { 1 })
 }
 
 /// The L2_NORMALIZATION kernel, int8 and float32.
@@ -167,16 +159,7 @@ impl Kernel for L2Norm {
 /// Prepares L2_NORMALIZATION: input and output of one type (int8 or float32) and shape, at
 /// most 4 dimensions, no fused activation.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(1, 1)?;
-    let (x, out) = (cx.input(0)?, cx.output()?);
-    let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
-    let ty = if float {
-        TensorType::Float32
-    } else {
-        TensorType::Int8
-    };
-    cx.activation_of(&x, Operand::Input(0), ty)?;
-    cx.activation_of(&out, Operand::Output, ty)?;
+    let (x, out, float) = cx.unary_int8_or_f32()?;
     if x.rank == 0 || x.rank > 4 {
         return Err(cx.unsupported(Unsupported::Rank));
     }

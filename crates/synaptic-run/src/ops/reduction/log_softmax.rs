@@ -18,9 +18,9 @@
 //! The output may overlap the input (in place, forward): a row's first element reads the
 //! whole row, the others their own element.
 
-use synaptic_tflite::{code, TensorType};
+use synaptic_tflite::code;
 
-use crate::contract::{Access, Contract, Direction};
+use crate::contract::{Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{
     exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1, rescale, rounding_divide_by_pot,
@@ -190,15 +190,7 @@ fn row_f32<I: Iterator<Item = f32>>(row: impl Fn() -> I) -> (f32, f32) {
 
 /// The access contract (rows of `depth`).
 fn contract(p: &LogSoftmaxParams) -> Contract {
-    let n = if p.float { 4 } else { 1 };
-    Contract {
-        access: Access::RowThenElement { depth: p.depth },
-        in_elems: p.outer * p.depth,
-        out_elems: p.outer * p.depth,
-        in_elem_bytes: n,
-        out_elem_bytes: n,
-        backward: false,
-    }
+    Contract::row_then_element(p.outer, p.depth, if p.float { 4 } else { 1 })
 }
 
 /// The LOG_SOFTMAX kernel, int8 and float32.
@@ -284,16 +276,7 @@ impl Kernel for LogSoftmax {
 /// Prepares LOG_SOFTMAX: input and output of one type (int8 or float32) and shape; int8's
 /// output quantization TFLM's, its scaling.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(1, 1)?;
-    let (x, out) = (cx.input(0)?, cx.output()?);
-    let float = crate::ops::float::BUILT && x.ty == TensorType::Float32;
-    let ty = if float {
-        TensorType::Float32
-    } else {
-        TensorType::Int8
-    };
-    cx.activation_of(&x, Operand::Input(0), ty)?;
-    cx.activation_of(&out, Operand::Output, ty)?;
+    let (x, out, float) = cx.unary_int8_or_f32()?;
     if x.rank == 0 {
         return Err(cx.unsupported(Unsupported::Rank));
     }

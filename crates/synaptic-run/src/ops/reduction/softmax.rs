@@ -14,7 +14,7 @@ use synaptic_tflite::{code, TensorType};
 use crate::ops::common::QInt;
 use crate::ops::float::expf;
 
-use crate::contract::{Access, Contract, Direction};
+use crate::contract::{Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{exp_on_negative_values, rescale};
 use crate::fixedpoint::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
@@ -296,14 +296,7 @@ pub fn softmax_in_place(p: &SoftmaxParams, buf: &mut [u8], at: InPlace) -> Resul
 /// SOFTMAX's access contract: the first element of a row reads the whole row, the others
 /// their own element (forward only).
 pub fn contract(p: &SoftmaxParams) -> Contract {
-    Contract {
-        access: Access::RowThenElement { depth: p.depth },
-        in_elems: p.outer * p.depth,
-        out_elems: p.outer * p.depth,
-        in_elem_bytes: 1,
-        out_elem_bytes: 1,
-        backward: false,
-    }
+    Contract::row_then_element(p.outer, p.depth, 1)
 }
 
 /// Prepares SOFTMAX.
