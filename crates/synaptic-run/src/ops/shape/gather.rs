@@ -10,6 +10,7 @@
 use synaptic_tflite::{code, TensorType};
 
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
+use crate::model::TInfo;
 use crate::ops::common::MAX_DIMS;
 use crate::ops::prep::element_bytes;
 use crate::ops::{Kernel, Operands, Prep, Prepared};
@@ -73,8 +74,11 @@ impl Kernel for Gather {
     }
 }
 
-/// Prepares GATHER (`GatherPrepare`).
-pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+/// The operands of a gathering (GATHER, GATHER_ND): int8 or float32 data (an activation or a
+/// whole constant), int32 indices (the same), an output activation of the data's type.
+pub(crate) fn gathering<'m>(
+    cx: &Prep<'_, 'm>,
+) -> Result<(TInfo<'m>, TInfo<'m>, TInfo<'m>, TensorType), LoadError> {
     cx.inputs(2, 2)?;
     let (x, idx, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
     let ty = match x.ty {
@@ -95,6 +99,12 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         cx.constant(&idx, Operand::Input(1))?;
     }
     cx.activation_of(&out, Operand::Output, ty)?;
+    Ok((x, idx, out, ty))
+}
+
+/// Prepares GATHER (`GatherPrepare`).
+pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (x, idx, out, ty) = gathering(cx)?;
     let (axis, batch_dims) = cx.op().gather_options()?;
     let (xs, is) = (x.shape(), idx.shape());
     let (rank, irank) = (xs.len() as i32, is.len() as i32);

@@ -9,9 +9,9 @@
 //! The output has the shape TFLM sets (the indices' dimensions but the last, then the params'
 //! after the first `nd`), or the model is refused.
 
-use synaptic_tflite::{code, TensorType};
+use synaptic_tflite::code;
 
-use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
+use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::ops::common::MAX_DIMS;
 use crate::ops::prep::element_bytes;
 use crate::ops::{Kernel, Operands, Prep, Prepared};
@@ -108,26 +108,7 @@ impl Kernel for GatherNd {
 
 /// Prepares GATHER_ND (`GatherNdPrepare`).
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
-    cx.inputs(2, 2)?;
-    let (x, idx, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    let ty = match x.ty {
-        TensorType::Float32 if crate::ops::float::BUILT => TensorType::Float32,
-        _ => TensorType::Int8,
-    };
-    cx.type_of(&x, Operand::Input(0), ty, TensorTypes::Int8OrFloat32)?;
-    if !x.data.is_empty() {
-        cx.constant(&x, Operand::Input(0))?;
-    }
-    cx.type_of(
-        &idx,
-        Operand::Input(1),
-        TensorType::Int32,
-        TensorTypes::Int32,
-    )?;
-    if !idx.data.is_empty() {
-        cx.constant(&idx, Operand::Input(1))?;
-    }
-    cx.activation_of(&out, Operand::Output, ty)?;
+    let (x, idx, out, ty) = super::gather::gathering(cx)?;
     let (xs, is) = (x.shape(), idx.shape());
     let Some((&nd, lead)) = is.split_last() else {
         return Err(cx.shape(ShapeFault::TooFewDimensions {
