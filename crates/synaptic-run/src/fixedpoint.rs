@@ -139,9 +139,9 @@ pub fn exp_on_negative_values(a: i32, integer_bits: i32) -> i32 {
     result
 }
 
-/// `one_over_one_plus_x_for_x_in_0_1` (Q0 in, Q0 out): Newton-Raphson division, three
-/// iterations, in Q2.
-pub fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+/// The Newton-Raphson reciprocal both divisions below share: `1 / (1 + a)` of `a` in Q0 (in
+/// [0, 1)), three iterations, in Q2 (gemmlowp's body of `one_over_one_plus_x_for_x_in_0_1`).
+fn reciprocal_one_plus_x_q2(a: i32) -> i32 {
     const CONSTANT_48_OVER_17: i32 = 1_515_870_810; // Q2
     const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540; // Q2
     const ONE_Q2: i32 = 1 << 29;
@@ -160,8 +160,21 @@ pub fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
             2,
         ));
     }
+    x
+}
+
+/// `one_over_one_plus_x_for_x_in_0_1` (Q0 in, Q0 out): Newton-Raphson division, three
+/// iterations, in Q2.
+pub fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     // ExactMulByPot<-1> makes x a Q1 value; Rescale<0> from Q1.
-    rescale(x, 1, 0)
+    rescale(reciprocal_one_plus_x_q2(a), 1, 0)
+}
+
+/// gemmlowp's `one_minus_x_over_one_plus_x_for_x_in_0_1` (Q0 in, Q0 out): the same division
+/// (`x` the half reciprocal in Q2), then `x − 1` rescaled to Q0.
+pub fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    const ONE_Q2: i32 = 1 << 29;
+    rescale(reciprocal_one_plus_x_q2(a).wrapping_sub(ONE_Q2), 2, 0)
 }
 
 /// gemmlowp's `logistic` for a value with `integer_bits` integer bits, result in Q0.

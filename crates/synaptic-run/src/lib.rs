@@ -35,7 +35,7 @@
 //! | module | mirrors (tflite-micro, `tensorflow/lite/...`) |
 //! |---|---|
 //! | [`math`] | `kernels/internal/quantization_util.cc` (`QuantizeMultiplier`, `PreprocessSoftmaxScaling`, `CalculateInputRadius`), `kernels/internal/common.{h,cc}` (`MultiplyByQuantizedMultiplier*`, `GetReciprocal`), `kernels/kernel_util.cc` (`CalculateActivationRangeQuantized`), `cppmath.h` (`TfLiteRound`) |
-//! | [`fixedpoint`] | gemmlowp's `fixedpoint/fixedpoint.h` for `int32` (`SaturatingRoundingDoublingHighMul`, `RoundingDivideByPOT`, `exp_on_negative_values`, `one_over_one_plus_x_for_x_in_0_1`, `logistic`) |
+//! | [`fixedpoint`] | gemmlowp's `fixedpoint/fixedpoint.h` for `int32` (`SaturatingRoundingDoublingHighMul`, `RoundingDivideByPOT`, `exp_on_negative_values`, `one_over_one_plus_x_for_x_in_0_1`, `one_minus_x_over_one_plus_x_for_x_in_0_1`, `logistic`) |
 //! | [`ops`] | `kernels/internal/reference/integer_ops/*.h` and `reference/*.h`, with the parameter preparation of `micro/kernels/*_common.cc` and `micro/kernels/*.cc` (`Prepare`) |
 //!
 //! The rounding variant is TFLM's default (`TFLITE_SINGLE_ROUNDING` off): a saturating rounding

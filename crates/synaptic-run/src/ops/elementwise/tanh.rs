@@ -23,8 +23,7 @@ use synaptic_tflite::{code, TensorType};
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::fixedpoint::{
-    exp_on_negative_values, rescale, rounding_divide_by_pot, rounding_half_sum,
-    saturating_rounding_doubling_high_mul, ONE_Q0,
+    exp_on_negative_values, one_minus_x_over_one_plus_x_for_x_in_0_1, rounding_divide_by_pot,
 };
 use crate::math::{frexp, multiply_by_quantized_multiplier};
 use crate::ops::elementwise::logistic::LogisticParams;
@@ -37,29 +36,6 @@ use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 pub const BUILTINS: &[i32] = &[code::TANH];
 
 const OP: &str = "TANH";
-
-/// gemmlowp's `one_minus_x_over_one_plus_x_for_x_in_0_1` (Q0 in, Q0 out): Newton-Raphson
-/// division in Q2, three iterations, then `x − 1` rescaled to Q0.
-fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
-    const CONSTANT_48_OVER_17: i32 = 1_515_870_810; // Q2
-    const CONSTANT_NEG_32_OVER_17: i32 = -1_010_580_540; // Q2
-    const ONE_Q2: i32 = 1 << 29;
-    let half_denominator = rounding_half_sum(a, ONE_Q0);
-    let mut x = CONSTANT_48_OVER_17.wrapping_add(saturating_rounding_doubling_high_mul(
-        half_denominator,
-        CONSTANT_NEG_32_OVER_17,
-    ));
-    for _ in 0..3 {
-        let half_denominator_times_x = saturating_rounding_doubling_high_mul(half_denominator, x);
-        let one_minus_half_denominator_times_x = ONE_Q2.wrapping_sub(half_denominator_times_x);
-        x = x.wrapping_add(rescale(
-            saturating_rounding_doubling_high_mul(x, one_minus_half_denominator_times_x),
-            4,
-            2,
-        ));
-    }
-    rescale(x.wrapping_sub(ONE_Q2), 2, 0)
-}
 
 /// gemmlowp's `tanh` of a Q4.27 value, Q0 out: `−tanh(−|a|)` from `exp(2·(−|a|))` (the same
 /// raw value read with 5 integer bits: `ExactMulByPot<1>`), its sign restored, 0 at 0.
