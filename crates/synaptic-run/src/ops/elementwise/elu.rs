@@ -168,7 +168,10 @@ mod tests {
 
     /// `expm1f` equals the host's (glibc's `expm1f`, what the wheel's float ELU calls) on
     /// every 61st negative float (every float that ELU passes to it is negative).
+    /// Only on x86-64, the wheel's platform: 32-bit x86 glibc has its own `expm1f` (x87),
+    /// which this port is not.
     #[test]
+    #[cfg_attr(not(target_arch = "x86_64"), ignore)]
     fn expm1f_equals_the_host_on_negatives() {
         let mut b = 0x8000_0000u32;
         while b < 0xFF80_0000 {
