@@ -58,6 +58,8 @@ class Builder:
         return len(self.tensors) - 1
 
     def write(self, name, opcode, inputs, outputs, options_type=0, options=None):
+        """A model of one operator: `opcode` a builtin code, or a custom operator's name (a
+        string) whose `options` are then its FlexBuffer bytes (`flex`)."""
         graph_inputs = [i for i in inputs if i >= 0 and self.tensors[i].buffer == 0]
         self.write_ops(name, [(opcode, inputs, outputs, options_type, options)], graph_inputs,
                        outputs)
@@ -70,13 +72,23 @@ class Builder:
                 codes.append(opcode)
             op = s.OperatorT()
             op.opcodeIndex, op.inputs, op.outputs = codes.index(opcode), inputs, outputs
-            op.builtinOptionsType, op.builtinOptions = options_type, options
+            if isinstance(opcode, str):
+                # A custom operator: its options are a FlexBuffer (`custom_options`).
+                op.customOptions = list(bytes(options or b""))
+                op.customOptionsFormat = s.CustomOptionsFormat.FLEXBUFFERS
+            else:
+                op.builtinOptionsType, op.builtinOptions = options_type, options
             operators.append(op)
         op_codes = []
         for opcode in codes:
             code = s.OperatorCodeT()
-            code.builtinCode = opcode
-            code.deprecatedBuiltinCode = min(opcode, 127)
+            if isinstance(opcode, str):
+                # A custom operator's code is its name (`custom_code`).
+                code.builtinCode = code.deprecatedBuiltinCode = OPS.CUSTOM
+                code.customCode = opcode
+            else:
+                code.builtinCode = opcode
+                code.deprecatedBuiltinCode = min(opcode, 127)
             code.version = 1
             op_codes.append(code)
         sg = s.SubGraphT()
@@ -92,6 +104,13 @@ class Builder:
             f.write(fb.Output())
         if not name.startswith("rand_"):
             print(name)
+
+
+def flex(options):
+    """A custom operator's options: `options` (a dict) as a FlexBuffer map, its keys sorted
+    (as TFLM's generated `*_flexbuffers_generated_data` and the converter write them)."""
+    from flatbuffers import flexbuffers
+    return bytes(flexbuffers.Dumps(options))
 
 
 def rng(seed):
