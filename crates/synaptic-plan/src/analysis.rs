@@ -171,7 +171,8 @@ pub struct PersistentBreakdown {
     pub weights_data: u64,
     /// Weight descriptors ([`DESC_SPAN`] = 32 bytes each).
     pub weights_descriptors: u64,
-    /// Variable tensors (LSTM/SVDF state): descriptor + data each.
+    /// Variable tensors (LSTM/SVDF state) and kernels' private states (a signal library
+    /// delay line's): descriptor + data each.
     pub variables: u64,
     /// Descriptors of planned activations ([`DESC_SPAN`] each; 0 with the bump strategy).
     pub activation_descriptors: u64,
@@ -412,6 +413,13 @@ impl Analysis {
                 }
                 TensorKind::Variable => p.variables += block_span(t.bytes),
                 _ => {}
+            }
+        }
+        // The kernels' private states (synaptic-run allocates each as a variable tensor, of
+        // one byte at least).
+        for op in &model.operators {
+            if op.kernel_state > 0 {
+                p.variables += block_span(op.kernel_state as u64);
             }
         }
         let bump_ephemeral: u64 = eph_items.iter().map(|i| block_span(i.bytes)).sum();

@@ -174,6 +174,11 @@ pub struct Operator {
     /// takes none or does not load. Not serialized.
     #[serde(skip)]
     pub kernel_scratch: usize,
+    /// The bytes of the private state synaptic-run's kernel for this operator keeps across
+    /// invocations ([`synaptic_run::ops::private_state_of`]: a signal library delay line's),
+    /// 0 if it keeps none or does not load: persistent, as a variable tensor. Not serialized.
+    #[serde(skip)]
+    pub kernel_state: usize,
 }
 
 /// Output elements whose contracts one import may derive in total (each derivation is O(n) in
@@ -436,6 +441,7 @@ impl Model {
                 intermediates: inter,
                 overlaps,
                 kernel_scratch: synaptic_run::ops::scratch_of(fbm, o),
+                kernel_state: synaptic_run::ops::private_state_of(fbm, o),
             });
         }
 

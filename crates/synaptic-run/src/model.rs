@@ -450,7 +450,8 @@ pub(crate) struct Graph<'m> {
     pub(crate) n_inputs: usize,
     pub(crate) n_outputs: usize,
     /// The variable tensors (state across invocations), in tensor order: state `k` is
-    /// `states[k]`.
+    /// `states[k]`; then the kernels' private states ([`PRIVATE_STATE`], of the operator
+    /// `state_owner[k]`).
     pub(crate) states: [u16; MAX_STATE],
     pub(crate) n_states: usize,
     /// The operator whose kernel keeps state `k` in its own output ([`crate::ops::state_output`]),
@@ -464,6 +465,10 @@ pub(crate) struct Graph<'m> {
 /// Tensors whose constancy [`Graph::open`] records (two bits each: 32 bytes of the graph);
 /// a tensor past them is read again where it is asked about.
 pub(crate) const KNOWN_TENSORS: usize = 128;
+
+/// The tensor word of a kernel's private state among a graph's states ([`Graph::states`]):
+/// no tensor (every tensor index is below 32768).
+pub(crate) const PRIVATE_STATE: u16 = u16::MAX;
 
 /// Bit `t` of `known`: tensor `t` was read without a fault, and bit `t` of `constant` says
 /// whether it holds data. A tensor whose read failed stays unknown, so that the fault is
@@ -625,6 +630,28 @@ impl<'m> Graph<'m> {
             state_owner[at] = i as u16;
             n_states += 1;
         }
+        // The kernels' private states (`ops::private_state`: the signal library's delay
+        // lines, …), after the tensors', in operator order: no tensor ([`PRIVATE_STATE`]).
+        let private = kinds.intersects(crate::ops::PRIVATE_STATE_KINDS)
+            && (0..m.operator_codes_len()?).any(|c| {
+                m.operator_code(c).map_or(true, |c| {
+                    crate::ops::private_state(crate::ops::identify(c.builtin, c.custom).0)
+                })
+            });
+        for i in 0..if private { n_ops } else { 0 } {
+            if !op_code(&m, &sg, i).is_ok_and(|(c, _)| crate::ops::private_state(c)) {
+                continue;
+            }
+            if n_states == MAX_STATE {
+                return Err(LoadError::Unsupported {
+                    what: "more than 8 variable tensors",
+                });
+            }
+            states[n_states] = PRIVATE_STATE;
+            // Below 65535 operators (checked above).
+            state_owner[n_states] = i as u16;
+            n_states += 1;
+        }
         Ok(Graph {
             model: m,
             sg,
@@ -643,10 +670,16 @@ impl<'m> Graph<'m> {
     /// The output of operator `op` that holds its kernel's own state, if it has one
     /// ([`crate::ops::state_output_in`], found once by [`Graph::open`]).
     pub(crate) fn own_state(&self, op: usize) -> Option<usize> {
-        let k = self.state_owner[..self.n_states]
-            .iter()
-            .position(|&o| usize::from(o) == op)?;
+        let k = (0..self.n_states)
+            .find(|&k| usize::from(self.state_owner[k]) == op && self.states[k] != PRIVATE_STATE)?;
         Some(usize::from(self.states[k]))
+    }
+
+    /// The state of operator `op`'s kernel's private state ([`crate::ops::private_state`]),
+    /// if it keeps one: its position among the states.
+    pub(crate) fn private_state(&self, op: usize) -> Option<usize> {
+        (0..self.n_states)
+            .find(|&k| self.states[k] == PRIVATE_STATE && usize::from(self.state_owner[k]) == op)
     }
 
     /// Position of tensor `t` among the variable tensors ([`Graph::states`]).

@@ -1,5 +1,6 @@
 //! State across invocations (issue 20): the variable tensors of a streaming model (the SVDF
-//! memories of `keyword_scrambled`, the hidden and cell state of the LSTMs) are PERSISTENT tensors set to their reset value at load,
+//! memories of `keyword_scrambled`, the hidden and cell state of the LSTMs) and the kernels'
+//! private states (SignalDelay's delay lines) are PERSISTENT tensors set to their reset value at load,
 //! carried from one inference to the next, and set back by `Interpreter::reset_state`, after
 //! which the interpreter gives exactly what a freshly loaded one gives. Equality with TFLM over
 //! 30 consecutive invocations is the oracle's (`tests/oracle.rs`, and without Python the golden
@@ -12,11 +13,15 @@ use common::Rng;
 use synaptic_mem::{Arena, ArenaBuffer};
 use synaptic_run::IoPlacement;
 
+/// A shared model, or one of this crate's single-operator models (`signal_*`: the signal
+/// library's stateful operators).
 fn model(name: &str) -> Option<Vec<u8>> {
-    let p = common::shared()
-        .join("models")
-        .join(format!("{name}.tflite"));
-    std::fs::read(p).ok()
+    let dir = if name.starts_with("signal_") {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models")
+    } else {
+        common::shared().join("models")
+    };
+    std::fs::read(dir.join(format!("{name}.tflite"))).ok()
 }
 
 /// Ten seeded inputs of the model's input size.
@@ -41,8 +46,12 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
         // The audio front end: the spectral subtraction's noise estimate (kernel state).
         ("audio_preprocessor_int8", 1),
         ("audio_preprocessor_float", 1),
+        // A kernel's private state (no tensor): SignalDelay's delay lines.
+        ("signal_delay_7_rows", 1),
+        ("signal_delay_3_of_8", 1),
     ] {
         let Some(bytes) = model(name) else { return };
+        let private = name.starts_with("signal_delay");
         let io = IoPlacement::Plan;
         let words = arena::compiled(&bytes, io);
         let a = arena::analysis(&bytes, io);
@@ -55,7 +64,10 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
             a.report.ram.arena_bytes,
             "{name}"
         );
-        assert!(want.state > 0 && want.scratch > 0, "{name}: {want:?}");
+        assert!(
+            want.state > 0 && (want.scratch > 0 || private),
+            "{name}: {want:?}"
+        );
         let mut buf = Box::new(ArenaBuffer::<65536>::new());
         // Poisoned: nothing may depend on what the arena held.
         let mut rng = Rng::new(7);
@@ -81,6 +93,14 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
             .map(|k| net.state(k).unwrap().1.to_vec())
             .collect();
         assert!(net.state(net.states()).is_none());
+        // A private state is no tensor; a variable tensor is one.
+        for k in 0..net.states() {
+            assert_eq!(
+                net.state(k).unwrap().0.is_none(),
+                private,
+                "{name}: state {k}"
+            );
+        }
         let mut out = vec![0u8; net.output_bytes()];
         // Every operator output of an inference, in order.
         type Seen = Vec<(usize, usize, Vec<u8>)>;

@@ -220,13 +220,20 @@ mod tests {
             .unwrap();
         assert_eq!(fc.ours, ["float32", "int8"]);
         assert!(fc.missing.contains(&"int16".to_string()));
-        // SignalDelay: its state is a persistent buffer of its own (not yet run).
+        // SignalDelay: int16, its state a persistent buffer of its own; TFLM_DECODE (its
+        // compressed tensors) not run.
         let delay = t
             .operators
             .iter()
             .find(|r| r.name == "SignalDelay")
             .unwrap();
-        assert!(delay.ours.is_empty() && delay.missing == delay.tflm);
+        assert!(delay.ours == ["int16"] && delay.missing.is_empty());
+        let decode = t
+            .operators
+            .iter()
+            .find(|r| r.name == "TFLM_DECODE")
+            .unwrap();
+        assert!(decode.ours.is_empty() && decode.missing == decode.tflm);
         let greater = t.operators.iter().find(|r| r.name == "GREATER").unwrap();
         assert!(!greater.ours.contains(&"bool".to_string()));
     }

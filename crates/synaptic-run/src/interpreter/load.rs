@@ -150,10 +150,16 @@ fn too_small_compiling<O: OpSet>(
         let opened = Graph::open_for(model, O::KINDS);
         let g = opened.as_ref().ok()?;
         let words = crate::program::compiled_len_in::<O>(model, g, placement, crate::Isa::NATIVE);
-        let state = g.states[..g.n_states]
-            .iter()
-            .filter_map(|&t| crate::model::tinfo(&g.model, &g.sg, usize::from(t)).ok())
-            .map(|i| synaptic_mem::block_span(i.bytes as u64) as usize)
+        let state = (0..g.n_states)
+            .map(|k| match g.states[k] {
+                crate::model::PRIVATE_STATE => crate::ops::private_state_in::<O>(
+                    &g.model,
+                    &g.sg,
+                    usize::from(g.state_owner[k]),
+                ),
+                t => crate::model::tinfo(&g.model, &g.sg, usize::from(t)).map_or(0, |i| i.bytes),
+            })
+            .map(|b| synaptic_mem::block_span(b as u64) as usize)
             .sum();
         Some(Needs {
             program: synaptic_mem::block_span(4 * words.ok()? as u64) as usize,

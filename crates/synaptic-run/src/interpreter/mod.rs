@@ -379,19 +379,25 @@ impl<'m, 'a, 'p, O: OpSet> Interpreter<'m, 'a, 'p, O> {
         }
     }
 
-    /// Number of variable tensors (the model's state).
+    /// Number of states (the model's state across invocations): its variable tensors, then
+    /// its kernels' private states (a signal library delay line's, …).
     pub fn states(&self) -> usize {
         self.n_state
     }
 
-    /// Variable tensor `k` (in tensor order): its tensor index in the model and its bytes
-    /// now (after the last inference).
-    pub fn state(&self, k: usize) -> Option<(usize, &[u8])> {
+    /// State `k`: a variable tensor's index in the model (in tensor order), `None` for a
+    /// kernel's private state (after the tensors'), and its bytes now (after the last
+    /// inference).
+    pub fn state(&self, k: usize) -> Option<(Option<usize>, &[u8])> {
         if k >= self.n_state {
             return None;
         }
         let t = self.state.get(k)?.as_ref()?;
-        Some((usize::from(self.state_of.get(k)?.0), t.bytes()))
+        let index = self.state_of.get(k)?.0;
+        Some((
+            (index != crate::model::PRIVATE_STATE).then_some(usize::from(index)),
+            t.bytes(),
+        ))
     }
 
     /// Number of graph inputs.

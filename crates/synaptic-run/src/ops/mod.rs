@@ -136,6 +136,39 @@ pub fn scratch_of(model: &synaptic_tflite::Model<'_>, op: usize) -> usize {
     scratch_in::<AllOps>(model, &sg, op)
 }
 
+/// The bytes of the private state operator `op` of `model`'s main subgraph keeps across
+/// invocations (the kernel's `private_state_bytes` for the parameters the runtime prepares: the
+/// PERSISTENT buffer a load allocates for it, as a variable tensor's); 0 if it keeps none or
+/// does not load.
+///
+/// ```
+/// let model = synaptic_tflite::Model::new(synaptic_tflite::tests_support::tiny_model()).unwrap();
+/// assert_eq!(synaptic_run::ops::private_state_of(&model, 0), 0); // ADD keeps none
+/// ```
+pub fn private_state_of(model: &synaptic_tflite::Model<'_>, op: usize) -> usize {
+    let Ok(sg) = model.subgraph(0) else {
+        return 0;
+    };
+    private_state_in::<AllOps>(model, &sg, op)
+}
+
+/// [`private_state_of`] with only the kernels of `O` (an operator of another is 0).
+pub(crate) fn private_state_in<O: OpSet>(
+    model: &synaptic_tflite::Model<'_>,
+    sg: &synaptic_tflite::SubGraph<'_>,
+    op: usize,
+) -> usize {
+    match crate::model::op_code(model, sg, op) {
+        Ok((code, _)) if private_state(code) => {}
+        _ => return 0,
+    }
+    with_prepared::<O, _>(model, sg, op, |_, p| {
+        private_state_bytes::<O>(p.kind, p.words())
+    })
+    .flatten()
+    .unwrap_or(0)
+}
+
 /// [`scratch_of`] with only the kernels of `O` (an operator of another is 0).
 fn scratch_in<O: OpSet>(
     model: &synaptic_tflite::Model<'_>,
@@ -199,6 +232,7 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalFilterBankSpectralSubtraction",
     "SignalPCAN",
     "SignalFilterBankLog",
+    "SignalDelay",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -259,6 +293,13 @@ pub(crate) const fn custom_code(name: &str) -> i32 {
 pub(crate) fn state_output(code: i32) -> Option<usize> {
     (code == signal::spectral_subtraction::CODE)
         .then_some(signal::spectral_subtraction::STATE_OUTPUT)
+}
+
+/// Whether operator code `code`'s kernel keeps a private state ([`Kernel::PRIVATE_STATE`]:
+/// TFLM's persistent buffers of the signal library's Delay, …): the load allocates it per
+/// operator, a state like a variable tensor's without a tensor.
+pub(crate) fn private_state(code: i32) -> bool {
+    code == signal::delay::CODE
 }
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
@@ -355,6 +396,9 @@ macro_rules! operators {
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
         pub(crate) const STATE_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::STATE { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
+
+        /// The kernels with a private state ([`Kernel::PRIVATE_STATE`]).
+        pub(crate) const PRIVATE_STATE_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::PRIVATE_STATE { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
 
         /// The most planned tensors one operator of the kernels `kinds` views at once (its
         /// inputs and outputs, [`Kernel::MAX_INPUTS`] + [`Kernel::OUTPUTS`], at most
@@ -632,6 +676,20 @@ macro_rules! operators {
             }
         }
 
+        /// The private state bytes of kernel `kind` (parameters `words`,
+        /// [`Kernel::private_state_bytes`]): `None` for a kernel without one, one `O` does not
+        /// link, or words that do not decode.
+        #[inline]
+        pub(crate) fn private_state_bytes<O: OpSet>(kind: u32, words: &[u32]) -> Option<usize> {
+            match kind {
+                $( $( $kind if <$family::$module::$kernel as Kernel>::PRIVATE_STATE
+                    && <$family::$module::$kernel as Kind>::BUILT
+                    && linked(O::KINDS, $kind) => params::<$family::$module::$kernel>(words)
+                    .ok().map(|p| <$family::$module::$kernel as Kernel>::private_state_bytes(&p)), )+ )+
+                _ => None,
+            }
+        }
+
         /// Every kind code of the list this build has (tests).
         #[cfg(test)]
         pub(crate) fn kinds() -> impl Iterator<Item = u32> {
@@ -740,6 +798,7 @@ operators! {
     signal::spectral_subtraction { 47 => SpectralSubtraction(uint32) if "signal" },
     signal::pcan { 48 => Pcan(uint32) if "signal" },
     signal::filter_bank_log { 49 => FilterBankLog(uint32) if "signal" },
+    signal::delay { 160 => Delay(int16) if "signal" },
 }
 
 #[cfg(test)]

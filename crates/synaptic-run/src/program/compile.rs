@@ -719,7 +719,7 @@ fn run_checked<'m, O: OpSet, S: Sink>(
             what: "a graph output neither a graph input nor written by an operator",
         });
     }
-    tail(g, e)?;
+    tail::<O, _>(g, e)?;
     e.patch(h::OUTPUT_BYTES, e.out_bytes)?;
     if let Some(given) = e.sink.given_len() {
         if given != e.pos {
@@ -732,9 +732,11 @@ fn run_checked<'m, O: OpSet, S: Sink>(
 /// The program's tail, after the records: each graph input's and output's core allocation
 /// request (what a load in the SHARED region allocates; zeros for one the arena cannot hold),
 /// then each variable tensor's index, reset byte and request, so that a load of a program
-/// given reads no part of the model's flatbuffer. Not inlined: its locals are its own.
+/// given reads no part of the model's flatbuffer; a kernel's private state
+/// ([`crate::ops::private_state`]) is no tensor ([`crate::model::PRIVATE_STATE`]), reset to 0,
+/// a request of its bytes. Not inlined: its locals are its own.
 #[inline(never)]
-fn tail<S: Sink>(g: &Graph<'_>, e: &mut Emit<S>) -> Result<(), LoadError> {
+fn tail<O: OpSet, S: Sink>(g: &Graph<'_>, e: &mut Emit<S>) -> Result<(), LoadError> {
     e.op = usize::MAX;
     e.name = "";
     e.what = What::Tail;
@@ -747,6 +749,23 @@ fn tail<S: Sink>(g: &Graph<'_>, e: &mut Emit<S>) -> Result<(), LoadError> {
         } else {
             g.states[k - n_io]
         };
+        if k >= n_io && t == crate::model::PRIVATE_STATE {
+            let op = usize::from(g.state_owner[k - n_io]);
+            let bytes = crate::ops::private_state_in::<O>(&g.model, &g.sg, op);
+            let bytes = u32::try_from(bytes.max(1)).map_err(|_| LoadError::Unsupported {
+                what: "a kernel's private state over 32 bits",
+            })?;
+            e.push_all(&[
+                u32::from(t),
+                0,
+                bytes,
+                1,
+                1,
+                1,
+                1 | (synaptic_mem::DType::UInt8 as u32) << 8,
+            ])?;
+            continue;
+        }
         let info = tinfo(&g.model, &g.sg, usize::from(t))?;
         let r = core_request(&info);
         if k >= n_io {
@@ -1188,9 +1207,12 @@ fn record_words<'m, S: Sink>(
                 what: "an operator code over 12 bits",
             })?;
     let n_extra = v.n_out - 1;
-    e.push(kind | (v.n_in as u32) << 8 | code << 16 | (n_extra as u32) << 28)?;
+    // A kernel's private state: one more input, its location the last ([`Loc::State`]).
+    let private = g.private_state(i);
+    let n_in = v.n_in + usize::from(private.is_some());
+    e.push(kind | (n_in as u32) << 8 | code << 16 | (n_extra as u32) << 28)?;
     e.push_usize(
-        OP_HEAD_WORDS + v.n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
+        OP_HEAD_WORDS + n_in * LOC_WORDS + n_extra * OUT_WORDS + pw + 2 * n + constants.len(),
     )?;
     e.push_usize(v.output)?;
     let (out_data, out_bytes) = cx.data_of(v.output)?;
@@ -1258,6 +1280,9 @@ fn record_words<'m, S: Sink>(
             }
         }
         push_loc(e, l)?;
+    }
+    if let Some(k) = private {
+        push_loc(e, Loc::State(k))?;
     }
     // The further outputs: planned, or the kernel's own state; graph I/O in the SHARED
     // region only for a kernel run once per output (the interpreter splits that region

@@ -173,8 +173,10 @@ pub fn observe<'a, O: synaptic_run::ops::OpSet>(
     .unwrap_or_else(|e| panic!("invoke: {e}"));
     // The state after the inference (the variable tensors, which no operator outputs).
     for k in 0..net.states() {
-        let (t, b) = net.state(k).expect("a state of the model");
-        tensors[t] = Some(b.to_vec());
+        // (A kernel's private state is no tensor.)
+        if let (Some(t), b) = net.state(k).expect("a state of the model") {
+            tensors[t] = Some(b.to_vec());
+        }
     }
     RunResult { tensors, output }
 }

@@ -1445,6 +1445,26 @@ def main():
     transpose_conv("f32_tconv_same_s2", 114, T.FLOAT32, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
     transpose_conv("f32_tconv_valid_relu6", 115, T.FLOAT32, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
                    act=ACT.RELU6, bias=False)
+    signal_state_models()
+
+
+def signal_delay(name, shape, delay_length):
+    """SignalDelay (int16): each row of `shape` delayed by `delay_length` samples across the
+    test's runs (its state: zeros before the first)."""
+    b = Builder()
+    x = b.tensor("x", shape, T.INT16)
+    y = b.tensor("y", shape, T.INT16)
+    b.write(name, "SignalDelay", [x], [y], options=flex({"delay_length": delay_length}))
+
+
+def signal_state_models():
+    """The signal library's stateful operators: their state carried across the test's runs
+    (one interpreter, no reset between them, on both sides)."""
+    # Delay shorter than a frame, longer than one (across two runs), equal to one, none.
+    signal_delay("signal_delay_3_of_8", [1, 8], 3)
+    signal_delay("signal_delay_7_rows", [2, 3, 5], 7)
+    signal_delay("signal_delay_frame", [2, 6], 6)
+    signal_delay("signal_delay_0", [4], 0)
 
 
 if __name__ == "__main__":

@@ -163,6 +163,19 @@ pub(crate) trait Kernel {
     /// such a tensor is refused at load (the kernel would find no view of it).
     const STATE_INPUTS: u32 = 0;
 
+    /// Whether the kernel keeps a private state across invocations (TFLM's persistent buffer
+    /// of a signal library kernel: a delay line, a frame stacker's frames): a PERSISTENT
+    /// buffer of [`Kernel::private_state_bytes`] the load allocates, zeroed at load and by a
+    /// state reset, handed to each run as the last of `Operands::states`. All-zero bytes are
+    /// the kernel's initial state (its positions and counts included). Only read for an
+    /// operator code of [`crate::ops::private_state`].
+    const PRIVATE_STATE: bool = false;
+
+    /// The bytes of the kernel's private state ([`Kernel::PRIVATE_STATE`]) for parameters `p`.
+    fn private_state_bytes(_p: &Self::Params) -> usize {
+        0
+    }
+
     /// Whether the kernel takes scratch ([`Kernel::scratch_bytes`]); false: the interpreter
     /// opens no block for it and decodes nothing to ask.
     const SCRATCH: bool = false;

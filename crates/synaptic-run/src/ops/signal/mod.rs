@@ -4,6 +4,7 @@
 //! their int16 tables). Each operator is its own module here ([`window`], [`rfft`], …),
 //! matched by its custom code ([`super::CUSTOM_OPS`]).
 
+pub mod delay;
 pub mod energy;
 pub mod fft_auto_scale;
 pub mod filter_bank;
