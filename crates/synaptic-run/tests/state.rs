@@ -1,6 +1,6 @@
 //! State across invocations (issue 20): the variable tensors of a streaming model (the SVDF
 //! memories of `keyword_scrambled`, the hidden and cell state of the LSTMs) and the kernels'
-//! private states (SignalDelay's delay lines) are PERSISTENT tensors set to their reset value at load,
+//! private states (the signal library's delay lines, stacks, frames, sums) are PERSISTENT tensors set to their reset value at load,
 //! carried from one inference to the next, and set back by `Interpreter::reset_state`, after
 //! which the interpreter gives exactly what a freshly loaded one gives. Equality with TFLM over
 //! 30 consecutive invocations is the oracle's (`tests/oracle.rs`, and without Python the golden
@@ -46,12 +46,18 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
         // The audio front end: the spectral subtraction's noise estimate (kernel state).
         ("audio_preprocessor_int8", 1),
         ("audio_preprocessor_float", 1),
-        // A kernel's private state (no tensor): SignalDelay's delay lines.
+        // A kernel's private state (no tensor): SignalDelay's delay lines, SignalStacker's
+        // stack, SignalFramer's buffers, SignalOverlapAdd's running sums.
         ("signal_delay_7_rows", 1),
         ("signal_delay_3_of_8", 1),
+        ("signal_stacker_l1_r1_step2", 1),
+        ("signal_framer_no_prefill", 1),
+        ("signal_framer_prefill", 1),
+        ("signal_overlap_add_f32", 1),
+        ("signal_overlap_add_i16", 1),
     ] {
         let Some(bytes) = model(name) else { return };
-        let private = name.starts_with("signal_delay");
+        let private = name.starts_with("signal_");
         let io = IoPlacement::Plan;
         let words = arena::compiled(&bytes, io);
         let a = arena::analysis(&bytes, io);

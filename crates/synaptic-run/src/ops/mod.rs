@@ -233,6 +233,9 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalPCAN",
     "SignalFilterBankLog",
     "SignalDelay",
+    "SignalStacker",
+    "SignalFramer",
+    "SignalOverlapAdd",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -299,7 +302,13 @@ pub(crate) fn state_output(code: i32) -> Option<usize> {
 /// TFLM's persistent buffers of the signal library's Delay, …): the load allocates it per
 /// operator, a state like a variable tensor's without a tensor.
 pub(crate) fn private_state(code: i32) -> bool {
-    code == signal::delay::CODE
+    matches!(
+        code,
+        signal::delay::CODE
+            | signal::stacker::CODE
+            | signal::framer::CODE
+            | signal::overlap_add::CODE
+    )
 }
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
@@ -799,6 +808,9 @@ operators! {
     signal::pcan { 48 => Pcan(uint32) if "signal" },
     signal::filter_bank_log { 49 => FilterBankLog(uint32) if "signal" },
     signal::delay { 160 => Delay(int16) if "signal" },
+    signal::stacker { 161 => Stacker(int16) if "signal" },
+    signal::framer { 162 => Framer(int16) if "signal" },
+    signal::overlap_add { 163 => OverlapAdd(int16, float32) if "signal" },
 }
 
 #[cfg(test)]

@@ -1457,6 +1457,38 @@ def signal_delay(name, shape, delay_length):
     b.write(name, "SignalDelay", [x], [y], options=flex({"delay_length": delay_length}))
 
 
+def signal_stacker(name, channels, left, right, step):
+    """SignalStacker (int16): frames of `channels` stacked with `left` and `right` context
+    frames, `step` frames on after each stack; its `valid` flag an intermediate (a second
+    output the runtime plans)."""
+    b = Builder()
+    x = b.tensor("x", [channels], T.INT16)
+    y = b.tensor("stack", [channels * (left + right + 1)], T.INT16)
+    v = b.tensor("valid", [], T.BOOL)
+    opts = flex({"num_channels": channels, "stacker_left_context": left,
+                 "stacker_right_context": right, "stacker_step": step})
+    b.write_ops(name, [("SignalStacker", [x], [y, v], 0, opts)], [x], [y])
+
+
+def signal_framer(name, shape, size, step, prefill):
+    """SignalFramer (int16): each row of `shape` cut into frames of `size`, `step` apart."""
+    b = Builder()
+    x = b.tensor("x", shape, T.INT16)
+    y = b.tensor("frames", shape[:-1] + [shape[-1] // step, size], T.INT16)
+    v = b.tensor("valid", [], T.BOOL)
+    opts = flex({"frame_size": size, "frame_step": step, "prefill": prefill})
+    b.write_ops(name, [("SignalFramer", [x], [y, v], 0, opts)], [x], [y])
+
+
+def signal_overlap_add(name, shape, step, ttype):
+    """SignalOverlapAdd (int16 or float32): frames of `shape` (…, frames, size) added, `step`
+    apart, into a running buffer a row."""
+    b = Builder()
+    x = b.tensor("x", shape, ttype)
+    y = b.tensor("y", shape[:-2] + [shape[-2] * step], ttype)
+    b.write(name, "SignalOverlapAdd", [x], [y], options=flex({"T": ttype, "frame_step": step}))
+
+
 def signal_state_models():
     """The signal library's stateful operators: their state carried across the test's runs
     (one interpreter, no reset between them, on both sides)."""
@@ -1465,6 +1497,19 @@ def signal_state_models():
     signal_delay("signal_delay_7_rows", [2, 3, 5], 7)
     signal_delay("signal_delay_frame", [2, 6], 6)
     signal_delay("signal_delay_0", [4], 0)
+    # A stack every run, one every other (step 2: a run of zeros and valid false between),
+    # and one after three runs (two frames of right context).
+    signal_stacker("signal_stacker_l2_r0", 5, 2, 0, 1)
+    signal_stacker("signal_stacker_l1_r1_step2", 4, 1, 1, 2)
+    signal_stacker("signal_stacker_l0_r2", 3, 0, 2, 1)
+    # Prefilled; not prefilled, whole frames only from the second run; a step over the frame.
+    signal_framer("signal_framer_prefill", [2, 8], 6, 2, True)
+    signal_framer("signal_framer_no_prefill", [1, 4], 10, 4, False)
+    signal_framer("signal_framer_step_over_size", [3, 6], 2, 3, False)
+    # int16 (saturating: random samples overflow), float32, a step equal to the frame.
+    signal_overlap_add("signal_overlap_add_i16", [2, 3, 8], 4, T.INT16)
+    signal_overlap_add("signal_overlap_add_f32", [4, 6], 2, T.FLOAT32)
+    signal_overlap_add("signal_overlap_add_i16_step_size", [2, 5], 5, T.INT16)
 
 
 if __name__ == "__main__":

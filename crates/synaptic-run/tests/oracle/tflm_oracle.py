@@ -60,6 +60,60 @@ def unwritten(model_bytes):
     return spans
 
 
+def invalid_unwritten(model_bytes):
+    """[(output, valid)] tensor pairs of the operators that leave their output unwritten when
+    their `valid` output is false (SignalStacker: its output then keeps the tensor's earlier
+    bytes). The dump records such an output as 0, what synaptic-run writes there."""
+    model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    sg = model.Subgraphs(0)
+    pairs = []
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        if code.CustomCode() == b"SignalStacker" and op.OutputsLength() == 2:
+            pairs.append((int(op.Outputs(0)), int(op.Outputs(1))))
+    return pairs
+
+
+class FramerFrames:
+    """The frames a SignalFramer leaves unwritten (not yet whole: they keep the tensor's
+    earlier bytes), run after run: its buffer's count as TFLM's `CircularBuffer` keeps it
+    (every row advances alike). The dump records such a frame as 0, what synaptic-run writes."""
+
+    def __init__(self, model_bytes):
+        from flatbuffers import flexbuffers
+        model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+        sg = model.Subgraphs(0)
+        self.ops = []
+        for i in range(sg.OperatorsLength()):
+            op = sg.Operators(i)
+            code = model.OperatorCodes(op.OpcodeIndex())
+            if code.CustomCode() == b"SignalFramer" and op.CustomOptionsLength():
+                o = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
+                x = sg.Tensors(int(op.Inputs(0)))
+                row = int(x.ShapeAsNumpy()[-1])
+                held = o["frame_size"] - o["frame_step"] if o["prefill"] else 0
+                self.ops.append([int(op.Outputs(0)), o["frame_size"], o["frame_step"],
+                                 row // o["frame_step"], held])
+
+    def mask(self):
+        """{output tensor: [frame k unwritten in this run]}, advancing each buffer a run."""
+        out = {}
+        for entry in self.ops:
+            t, size, step, frames, held = entry
+            unwritten = []
+            for _ in range(frames):
+                held += step
+                if held >= size:
+                    held -= step
+                    unwritten.append(False)
+                else:
+                    unwritten.append(True)
+            entry[4] = held
+            out[t] = unwritten
+        return out
+
+
 def stale_read(model_bytes):
     """Why TFLM's result depends on bytes it never wrote (None if it does not): an operator
     other than CAST reads elements of an `unwritten` span (a STRIDED_SLICE of one dimension,
@@ -111,6 +165,8 @@ def dump(model_path, out_path, runs):
     model = open(model_path, "rb").read()
     n_tensors, n_inputs = tensor_count(model)
     spans = unwritten(model)
+    invalid_pairs = invalid_unwritten(model)
+    framer = FramerFrames(model)
     # The wheel's default arena (10x the model) is too small for tiny single-op models.
     it = runtime.Interpreter.from_bytes(
         model, arena_size=max(10 * len(model), 4 << 20),
@@ -130,8 +186,18 @@ def dump(model_path, out_path, runs):
             if pos != len(raw):
                 sys.exit(f"{run}: {len(raw)} bytes, the inputs take {pos}")
             it.invoke()
+            invalid = {o for o, v in invalid_pairs
+                       if not np.array(it.GetTensor(v, 0)["tensor_data"]).reshape(-1)[0]}
+            frames_unwritten = framer.mask()
             for t in range(n_tensors):
                 value = np.array(it.GetTensor(t, 0)["tensor_data"])
+                if t in invalid:
+                    value = np.zeros_like(value)
+                if t in frames_unwritten:
+                    # (..., frames, frame_size): the frames not yet whole, in every row.
+                    mask = frames_unwritten[t]
+                    value = value.copy()
+                    value.reshape(-1, len(mask), value.shape[-1])[:, mask, :] = 0
                 if t in spans:
                     lo, hi = spans[t]
                     flat = value.reshape(-1)

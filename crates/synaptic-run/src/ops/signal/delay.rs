@@ -56,12 +56,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     let rows = n / frame;
     let p = DelayParams { frame, rows, delay };
-    // The state within the runtime's size bound (no product wraps on 32 bits).
-    rows.checked_mul(delay)
-        .and_then(|s| s.checked_mul(2))
-        .and_then(|s| s.checked_add(POSITION))
-        .filter(|&s| s <= crate::limits::MAX_TENSOR_SIZE)
-        .ok_or_else(|| cx.shape(ShapeFault::SizeDiffers))?;
+    signal::state_bytes(1, &[rows, delay], 2).ok_or_else(|| cx.shape(ShapeFault::SizeDiffers))?;
     Prepared::of::<Delay>(cx, p)
 }
 
@@ -100,7 +95,7 @@ impl Kernel for Delay {
             return Ok(());
         }
         // The oldest sample's slot: the same in every row.
-        let at = u32::from_ne_bytes([pos[0], pos[1], pos[2], pos[3]]) as usize % d;
+        let at = signal::word(pos, 0) as usize % d;
         for ((x, y), line) in x
             .chunks_exact(p.frame)
             .zip(out.chunks_exact_mut(p.frame))
@@ -115,7 +110,7 @@ impl Kernel for Delay {
             }
         }
         let next = ((at + p.frame % d) % d) as u32;
-        pos.copy_from_slice(&next.to_ne_bytes());
+        signal::set_word(pos, 0, next);
         Ok(())
     }
 }

@@ -10,11 +10,14 @@ pub mod fft_auto_scale;
 pub mod filter_bank;
 pub mod filter_bank_log;
 pub mod filter_bank_square_root;
+pub mod framer;
 pub mod kissfft;
 pub mod math;
+pub mod overlap_add;
 pub mod pcan;
 pub mod rfft;
 pub mod spectral_subtraction;
+pub mod stacker;
 pub mod window;
 
 use synaptic_mem::Scratch;
@@ -105,4 +108,29 @@ pub(crate) fn u32s<'s>(
 /// program that loaded, whose preparation checked them).
 pub(crate) fn failed(op: &'static str) -> KernelError {
     KernelError::unsupported(op, Unsupported::SignalParams)
+}
+
+/// Word `k` of a kernel's private state (`state`, native-endian `u32`s first): a count or a
+/// flag the kernel keeps there (0 when the state is fresh or reset); 0 past its end.
+pub(crate) fn word(state: &[u8], k: usize) -> u32 {
+    state
+        .get(4 * k..4 * k + 4)
+        .map_or(0, |b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Sets word `k` of a kernel's private state ([`word`]; nothing past its end).
+pub(crate) fn set_word(state: &mut [u8], k: usize, v: u32) {
+    if let Some(b) = state.get_mut(4 * k..4 * k + 4) {
+        b.copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
+/// The bytes of a kernel's private state of `words` words then `samples` samples of
+/// `sample` bytes each, if within the runtime's size bound (no product wraps on 32 bits).
+pub(crate) fn state_bytes(words: usize, samples: &[usize], sample: usize) -> Option<usize> {
+    samples
+        .iter()
+        .try_fold(sample, |n, &s| n.checked_mul(s))?
+        .checked_add(4 * words)
+        .filter(|&n| n <= crate::limits::MAX_TENSOR_SIZE)
 }
