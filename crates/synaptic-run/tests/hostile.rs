@@ -716,3 +716,79 @@ fn activation_operators_refuse_what_tflm_asserts() {
         Unsupported::DivisionByZero,
     );
 }
+
+/// `model` (a SignalRfft or SignalIrfft single-operator model of one-byte options) with its
+/// options' `T` and `fft_length` set: the two values follow the FlexBuffer map's keys (the
+/// keys vector: its length and two offsets; the map's prefix: keys, byte width, length), as
+/// gen_models.py's `flex({"T": …, "fft_length": …})` writes them.
+fn with_fft_options(model: &[u8], t: u8, fft_length: u8) -> Vec<u8> {
+    let key = b"fft_length\0";
+    let at = model.windows(key.len()).position(|w| w == key).unwrap() + key.len();
+    let mut m = model.to_vec();
+    assert_eq!(m[at..at + 6], [2, 0x0e, 0x0d, 2, 1, 2]);
+    m[at + 6] = t;
+    m[at + 7] = fft_length;
+    m
+}
+
+/// What TFLM only asserts (or never checks) in the signal library's FFTs, each an edit of a
+/// single-operator model's options: a `T` TFLM builds no FFT of (its `Init` returns no state,
+/// which its `Prepare` reads), a `T` other than the tensors' type, a length kissfft's patched
+/// build cannot transform (its generic butterfly's buffer is a null pointer), rows of another
+/// length than `fft_length` gives (TFLM writes or reads past them). Refused at load, naming the
+/// operator.
+#[test]
+fn signal_ffts_refuse_what_tflm_only_asserts() {
+    for (model, name, t, n) in [
+        ("rfft_i32_64", "SignalRfft", 2, 64),
+        ("irfft_i16_64", "SignalIrfft", 7, 64),
+    ] {
+        let m = single_op_model(model);
+        assert!(program::compiled_len(&with_fft_options(&m, t, n), IoPlacement::Plan).is_ok());
+        let unsupported = |e: LoadError, why: Unsupported| {
+            assert_eq!(
+                e,
+                LoadError::Operator {
+                    op: 0,
+                    name,
+                    error: KernelError::unsupported(name, why),
+                },
+                "{model}: {e}"
+            );
+        };
+        // int8: no FFT of it.
+        unsupported(
+            refusal(&with_fft_options(&m, 9, n)),
+            Unsupported::SignalParams,
+        );
+        // 14 (7 = 7: the generic butterfly), 2 (1 = 1: the same), 126 (63 = 3 · 3 · 7).
+        for bad in [14, 2, 126] {
+            unsupported(
+                refusal(&with_fft_options(&m, t, bad)),
+                Unsupported::SignalParams,
+            );
+        }
+        // Another supported length: the rows are no longer the tensors'.
+        match refusal(&with_fft_options(&m, t, 32)) {
+            LoadError::Operator {
+                op: 0,
+                name: n,
+                error: KernelError::Shape { reason, .. },
+            } if n == name => assert_eq!(reason, ShapeFault::SizeDiffers),
+            e => panic!("{model}: {e:?}"),
+        }
+        // The other integer type than the tensors'.
+        let other = if t == 2 { 7 } else { 2 };
+        match refusal(&with_fft_options(&m, other, n)) {
+            LoadError::Operator {
+                op: 0,
+                error: KernelError::Unsupported { reason, .. },
+                ..
+            } => assert!(
+                matches!(reason, Unsupported::TensorType { .. }),
+                "{reason:?}"
+            ),
+            e => panic!("{model}: {e:?}"),
+        }
+    }
+}

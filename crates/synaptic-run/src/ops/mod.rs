@@ -236,6 +236,7 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalStacker",
     "SignalFramer",
     "SignalOverlapAdd",
+    "SignalIrfft",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -800,7 +801,8 @@ operators! {
     recurrent::lstm { 32 => Lstm(int8) if "lstm", 33 => LstmF32(float32) if "lstm" & "float32" },
     signal::window { 41 => Window(int16) if "signal" },
     signal::fft_auto_scale { 42 => FftAutoScale(int16) if "signal" },
-    signal::rfft { 43 => Rfft(int16) if "signal" },
+    signal::rfft { 43 => Rfft(int16) if "signal", 150 => RfftI32(int32) if "signal", 151 => RfftF32(float32) if "signal" & "float32" },
+    signal::irfft { 152 => Irfft(int16, int32) if "signal", 153 => IrfftF32(float32) if "signal" & "float32" },
     signal::energy { 44 => Energy(int16) if "signal" },
     signal::filter_bank { 45 => FilterBank(uint32) if "signal" },
     signal::filter_bank_square_root { 46 => SquareRoot(uint64) if "signal" },

@@ -113,6 +113,18 @@ def flex(options):
     return bytes(flexbuffers.Dumps(options))
 
 
+def signal_fft(name, op, ttype, fft_length, in_shape, in_last=None):
+    """The signal library's SignalRfft or SignalIrfft of `ttype` (its options' `T`, a TFLite
+    type code, as the converter writes it) over the last dimension of `in_shape`: RFFT's
+    output rows `fft_length / 2 + 1` complex values, IRFFT's `fft_length` samples."""
+    b = Builder()
+    code = {T.INT16: 7, T.INT32: 2, T.FLOAT32: 0}[ttype]
+    last = (fft_length // 2 + 1) * 2 if op == "SignalRfft" else fft_length
+    i = b.tensor("input", in_shape, ttype)
+    o = b.tensor("output", list(in_shape[:-1]) + [last], ttype)
+    b.write(name, op, [i], [o], options=flex({"T": code, "fft_length": fft_length}))
+
+
 def rng(seed):
     return np.random.default_rng(seed)
 
@@ -1510,6 +1522,26 @@ def signal_state_models():
     signal_overlap_add("signal_overlap_add_i16", [2, 3, 8], 4, T.INT16)
     signal_overlap_add("signal_overlap_add_f32", [4, 6], 2, T.FLOAT32)
     signal_overlap_add("signal_overlap_add_i16_step_size", [2, 5], 5, T.INT16)
+
+    # The signal library's FFTs: several lengths (radices 4, 2, 3, 5), rows of a few frames,
+    # input rows shorter than fft_length (zero-padded), an IRFFT row longer than its bins.
+    signal_fft("rfft_i16_48_pad", "SignalRfft", T.INT16, 48, [2, 40])
+    signal_fft("rfft_i32_64", "SignalRfft", T.INT32, 64, [3, 64])
+    signal_fft("rfft_i32_30_pad", "SignalRfft", T.INT32, 30, [2, 1, 25])
+    signal_fft("f32_rfft_512", "SignalRfft", T.FLOAT32, 512, [2, 400])
+    signal_fft("f32_rfft_40", "SignalRfft", T.FLOAT32, 40, [3, 40])
+    signal_fft("f32_rfft_6", "SignalRfft", T.FLOAT32, 6, [1, 2, 6])
+    signal_fft("irfft_i16_64", "SignalIrfft", T.INT16, 64, [2, 66])
+    signal_fft("irfft_i16_12", "SignalIrfft", T.INT16, 12, [3, 14])
+    signal_fft("irfft_i32_30", "SignalIrfft", T.INT32, 30, [3, 32])
+    signal_fft("irfft_i32_32_long_row", "SignalIrfft", T.INT32, 32, [2, 40])
+    signal_fft("f32_irfft_512", "SignalIrfft", T.FLOAT32, 512, [1, 514])
+    signal_fft("f32_irfft_40", "SignalIrfft", T.FLOAT32, 40, [2, 2, 42])
+    signal_fft("f32_irfft_12", "SignalIrfft", T.FLOAT32, 12, [3, 14])
+    # Longer lengths (the largest tables of these goldens; 4096, the longest, in kissfft's
+    # unit tests).
+    signal_fft("rfft_i32_1024", "SignalRfft", T.INT32, 1024, [1, 1000])
+    signal_fft("f32_irfft_1024", "SignalIrfft", T.FLOAT32, 1024, [1, 1026])
 
 
 if __name__ == "__main__":

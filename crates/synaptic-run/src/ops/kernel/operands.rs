@@ -291,6 +291,15 @@ impl<'x, 't> Operands<'x, 't, '_> {
         }
     }
 
+    /// Input `k` as an int32 activation of the arena.
+    #[inline]
+    pub(crate) fn i32s(&self, k: usize) -> Result<&'x [i32], KernelError> {
+        match self.ins.get(k) {
+            In::Arena(t) => t.as_slice::<i32>().map_err(|_| differs(self.name)),
+            _ => Err(differs(self.name)),
+        }
+    }
+
     /// The output as uint32.
     #[inline]
     pub(crate) fn out_u32(&mut self) -> Result<&mut [u32], KernelError> {

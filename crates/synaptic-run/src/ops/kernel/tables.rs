@@ -104,8 +104,9 @@ pub(crate) enum Constants<'m> {
         /// Entries.
         len: usize,
     },
-    /// Words computed one at a time by the kernel's own function (SignalRfft's kissfft
-    /// tables: `word(arg, c)` is `kissfft::rfft_table_word(fft_length, c)`; ELU's int8
+    /// Words computed one at a time by the kernel's own function (SignalRfft's and
+    /// SignalIrfft's kissfft tables: `word(arg, c)` is `kissfft::table_word` of the sample
+    /// type for `fft_length` and the direction; ELU's int8
     /// lookup table from its tensors' quantizations). A function pointer set by the
     /// operator's `prepare`, so that an image without that kernel links none of its code.
     Computed {

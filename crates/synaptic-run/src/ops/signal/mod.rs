@@ -1,8 +1,8 @@
 //! TFLM's signal library, the audio front end's custom operators (`signal/src/`,
-//! `signal/micro/kernels/`): its integer arithmetic ([`math`], and kissfft's fixed-point real
-//! FFT in [`kissfft`]) and what the operators' preparations share (their FlexBuffer options,
-//! their int16 tables). Each operator is its own module here ([`window`], [`rfft`], …),
-//! matched by its custom code ([`super::CUSTOM_OPS`]).
+//! `signal/micro/kernels/`): its integer arithmetic ([`math`], and kissfft's real FFTs,
+//! fixed point and float, in [`kissfft`]) and what the operators' preparations share (their
+//! FlexBuffer options, their int16 tables). Each operator is its own module here
+//! ([`window`], [`rfft`], [`irfft`], …), matched by its custom code ([`super::CUSTOM_OPS`]).
 
 pub mod delay;
 pub mod energy;
@@ -11,6 +11,7 @@ pub mod filter_bank;
 pub mod filter_bank_log;
 pub mod filter_bank_square_root;
 pub mod framer;
+pub mod irfft;
 pub mod kissfft;
 pub mod math;
 pub mod overlap_add;
