@@ -18,6 +18,11 @@
 //!   (`cargo test --release -p synaptic-run -- --ignored expf_every_float`). glibc's build
 //!   without FMA differs from it on 2 inputs (both above 32, never a softmax or logistic
 //!   argument of the exp-of-negative kind); the sampled test accepts either.
+//! * **`exp` in double precision** ([`exp`]): TFLite_Detection_PostProcess's box sizes take
+//!   `std::exp(double)`, glibc's `exp` (ARM's optimized routines, a 128-entry table and a
+//!   degree-5 polynomial) in its `-mfma` build, whose fused multiply-adds are computed with
+//!   [`fma`] (below the normal range, where GCC fuses none, plainly); it equals the host's
+//!   `exp` on a sample of every range (test).
 //! * **`tanh`** ([`tanhf`]): the wheel's `std::tanh(float)` (float TANH, LSTM) is glibc's
 //!   `tanhf`, fdlibm's float `tanh` over its `expm1f`, all in single precision; x86-64 glibc
 //!   has no FMA variant of either, so this plain-arithmetic port equals the host's `tanhf` on
