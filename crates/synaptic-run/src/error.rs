@@ -428,6 +428,13 @@ pub enum Unsupported {
     SpaceToBatchPadding,
     /// A GATHER_ND index depth (the indices' last dimension) over the params' rank or 5.
     IndexDepth,
+    /// TFLite_Detection_PostProcess options or shapes TFLM's kernel does not compute with (no
+    /// class or box, `max_detections` below 1, an IoU threshold outside `(0, 1]`, more than
+    /// one class per fast detection, buffers TFLM's candidates outgrow).
+    DetectionParams,
+    /// A decoded box with `ymin ≥ ymax` or `xmin ≥ xmax` (TFLite_Detection_PostProcess: TFLM's
+    /// kernel fails the run).
+    InvalidBoxes,
 }
 
 impl Unsupported {
@@ -523,6 +530,12 @@ impl Unsupported {
                 "a SPACE_TO_BATCH_ND padding (TFLM pads with a value it never sets)"
             }
             Unsupported::IndexDepth => "an index depth over the params' rank or 5",
+            Unsupported::DetectionParams => {
+                "detection options or shapes outside what TFLM's kernel computes with"
+            }
+            Unsupported::InvalidBoxes => {
+                "a decoded box with ymin >= ymax or xmin >= xmax (TFLM fails the run)"
+            }
             _ => "",
         }
     }

@@ -294,6 +294,8 @@ fn every_reason_displays_one_line_with_the_key_fact() {
         (u(U::MirrorPadding), "mirror padding wider"),
         (u(U::SpaceToBatchPadding), "never sets"),
         (u(U::IndexDepth), "index depth"),
+        (u(U::DetectionParams), "detection options or shapes"),
+        (u(U::InvalidBoxes), "ymin >= ymax"),
         (
             u(U::TensorType {
                 operand: O::Paddings,

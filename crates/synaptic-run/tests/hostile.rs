@@ -792,3 +792,61 @@ fn signal_ffts_refuse_what_tflm_only_asserts() {
         }
     }
 }
+
+/// TFLite_Detection_PostProcess: an IoU threshold outside `(0, 1]` (TFLM's `Eval` asserts it)
+/// refused at load; a decoded box of no height (`exp(-1000 / h_scale)` is 0) fails the run,
+/// as TFLM's `ValidateBoxes` fails `Eval`, where boxes of any size run.
+#[test]
+fn detection_refuses_what_tflm_asserts_and_fails_on_empty_boxes() {
+    use common::arena::{analysis_with, run_plan};
+    let model = single_op_model("f32_det_fast_bg");
+    // `nms_iou_threshold` 0.5 (the map's floats are 4 bytes wide), the model's one float of
+    // that value, made 1.5.
+    let half = 0.5f32.to_le_bytes();
+    let at: Vec<usize> = (0..model.len() - 4)
+        .filter(|&i| model[i..i + 4] == half)
+        .collect();
+    assert_eq!(at.len(), 1);
+    let mut wide = model.clone();
+    wide[at[0]..at[0] + 4].copy_from_slice(&1.5f32.to_le_bytes());
+    assert_eq!(
+        refusal(&wide),
+        LoadError::Operator {
+            op: 0,
+            name: "TFLite_Detection_PostProcess",
+            error: KernelError::unsupported(
+                "TFLite_Detection_PostProcess",
+                Unsupported::DetectionParams
+            ),
+        }
+    );
+    // 24 boxes of 4 values, 24 rows of 4 scores; 10 detections.
+    let a = analysis_with(&model, IoPlacement::Plan, true);
+    let mut buf = ArenaBuffer::<32768>::new();
+    let mut shared = ArenaBuffer::<1024>::new();
+    let mut arena = Arena::with_scratch(buf.as_mut_slice(), 8192).unwrap();
+    arena.set_shared_region(shared.as_mut_slice()).unwrap();
+    let (loader, mut runner) = arena.split();
+    let mut net = Interpreter::new(&model, loader, run_plan(&a), IoPlacement::Plan).unwrap();
+    // Box encodings of height `h` (0: the anchor's; -1000: none), scores rising.
+    let input = |h: f32| {
+        let mut input = Vec::new();
+        for _ in 0..24 {
+            for v in [0.0f32, 0.0, h, 0.0] {
+                input.extend_from_slice(&v.to_ne_bytes());
+            }
+        }
+        for s in 0..24 * 4 {
+            input.extend_from_slice(&(s as f32 / 10.0).to_ne_bytes());
+        }
+        input
+    };
+    let mut out = vec![0u8; (40 + 10 + 10 + 1) * 4];
+    net.invoke(&mut runner, &input(0.0), &mut out).unwrap();
+    let count = f32::from_ne_bytes(out[240..244].try_into().unwrap());
+    assert!(count >= 1.0, "{count}");
+    match net.invoke(&mut runner, &input(-1000.0), &mut out) {
+        Err(e) => assert!(format!("{e:?}").contains("InvalidBoxes"), "{e:?}"),
+        Ok(()) => panic!("boxes of no height ran"),
+    }
+}

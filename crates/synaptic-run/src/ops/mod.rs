@@ -14,6 +14,7 @@
 //! | [`shape`] | RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD, PADV2, MIRROR_PAD, STRIDED_SLICE, SLICE, PACK, TRANSPOSE, SPACE_TO_DEPTH, DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER, GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE, REVERSE_V2, RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, SPLIT, SPLIT_V, UNPACK, BROADCAST_TO, BROADCAST_ARGS, SHAPE, FILL, ZEROS_LIKE |
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
+//! | [`detection`] | TFLite_Detection_PostProcess (a custom operator) |
 //!
 //! This file: the list and the dispatch it generates (the kernel traits, [`OpSet`], `Kernel`
 //! and `Kind`, are the plumbing's). An operator module reaches the plumbing as
@@ -237,6 +238,7 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalFramer",
     "SignalOverlapAdd",
     "SignalIrfft",
+    "TFLite_Detection_PostProcess",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -727,6 +729,7 @@ macro_rules! operators {
 // The operator modules (declared here, not by the list's macro, so that rustfmt and every
 // tool finds them).
 pub mod conv;
+pub mod detection;
 pub mod elementwise;
 pub mod matmul;
 pub mod pooling;
@@ -813,6 +816,7 @@ operators! {
     signal::stacker { 161 => Stacker(int16) if "signal" },
     signal::framer { 162 => Framer(int16) if "signal" },
     signal::overlap_add { 163 => OverlapAdd(int16, float32) if "signal" },
+    detection::postprocess { 155 => DetectionPostProcess(float32) if "float32" },
 }
 
 #[cfg(test)]

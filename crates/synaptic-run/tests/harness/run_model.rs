@@ -301,7 +301,8 @@ fn cases(
                     reason:
                         Unsupported::DivisionByZero
                         | Unsupported::NegativeInput
-                        | Unsupported::IndexOutOfRange,
+                        | Unsupported::IndexOutOfRange
+                        | Unsupported::InvalidBoxes,
                     ..
                 }
                 | KernelError::Shape {

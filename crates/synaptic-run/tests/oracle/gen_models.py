@@ -1014,6 +1014,35 @@ def transpose_conv(name, seed, ttype, in_shape, out_c, kh, kw, stride, padding, 
     b.write(name, OPS.TRANSPOSE_CONV, ins, [o], OPT.TransposeConvOptions, opt)
 
 
+def detection(name, seed, boxes, classes, background, options, stride=4, floor_scores=False):
+    """TFLite_Detection_PostProcess (float32): the box encodings [1, boxes, stride] and class
+    predictions [1, boxes, classes + background] graph inputs (random ±8: boxes overlapping,
+    scores on both sides of the thresholds), constant anchors (centres in [0, 1], sizes in
+    [0.1, 0.5]); `floor_scores`: the predictions a FLOOR of the input (integers: many ties in
+    the scores). `options` the FlexBuffer map's entries."""
+    r = rng(seed)
+    row = classes + background
+    b = Builder()
+    anchors = np.concatenate([r.uniform(0, 1, (boxes, 2)), r.uniform(0.1, 0.5, (boxes, 2))],
+                             axis=1).astype(np.float32)
+    enc = b.tensor("box_encodings", [1, boxes, stride], T.FLOAT32)
+    cls = b.tensor("class_predictions", [1, boxes, row], T.FLOAT32)
+    anc = b.tensor("anchors", [boxes, 4], T.FLOAT32, data=anchors)
+    md = options["max_detections"]
+    outs = [b.tensor("detection_boxes", [1, md, 4], T.FLOAT32),
+            b.tensor("detection_classes", [1, md], T.FLOAT32),
+            b.tensor("detection_scores", [1, md], T.FLOAT32),
+            b.tensor("num_detections", [1], T.FLOAT32)]
+    ops = []
+    inputs = [enc, cls]
+    if floor_scores:
+        raw = b.tensor("raw_scores", [1, boxes, row], T.FLOAT32)
+        ops.append((OPS.FLOOR, [raw], [cls], 0, None))
+        inputs = [enc, raw]
+    ops.append(("TFLite_Detection_PostProcess", [enc, cls, anc], outs, 0, flex(options)))
+    b.write_ops(name, ops, inputs, outs)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -1455,6 +1484,35 @@ def main():
     transpose_conv("tconv_i16_valid_b16_relu", 117, T.INT16, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
                    act=ACT.RELU, bias_type=T.INT16)
     transpose_conv("f32_tconv_same_s2", 114, T.FLOAT32, [1, 4, 5, 3], 6, 3, 3, (2, 2), PAD.SAME, (8, 10))
+    # TFLite_Detection_PostProcess: fast (one class per detection) and regular suppression,
+    # with and without a background class, thresholds that keep some and drop some, scores
+    # with many ties (a FLOOR before), over 20 kept scores (the merge sort's merging), a box
+    # encoding of 5 values, detections_per_class missing (TFLM's 100), one class with more
+    # classes per detection asked.
+    scales = {"y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0}
+    detection("f32_det_fast_bg", 120, 24, 3, 1, dict(
+        max_detections=10, max_classes_per_detection=1, detections_per_class=100,
+        use_regular_nms=False, nms_score_threshold=0.0, nms_iou_threshold=0.5, num_classes=3,
+        **scales))
+    detection("f32_det_regular", 121, 30, 4, 0, dict(
+        max_detections=12, max_classes_per_detection=1, detections_per_class=5,
+        use_regular_nms=True, nms_score_threshold=1.0, nms_iou_threshold=0.4, num_classes=4,
+        **scales))
+    detection("f32_det_fast_ties", 122, 40, 5, 1, dict(
+        max_detections=16, max_classes_per_detection=1, use_regular_nms=False,
+        nms_score_threshold=2.0, nms_iou_threshold=0.6, num_classes=5, **scales),
+        floor_scores=True)
+    detection("f32_det_regular_ties", 123, 20, 3, 1, dict(
+        max_detections=8, max_classes_per_detection=1, detections_per_class=4,
+        use_regular_nms=True, nms_score_threshold=0.0, nms_iou_threshold=0.5, num_classes=3,
+        **scales), floor_scores=True)
+    detection("f32_det_regular_many", 124, 50, 3, 0, dict(
+        max_detections=20, max_classes_per_detection=1, use_regular_nms=True,
+        nms_score_threshold=-1.0, nms_iou_threshold=0.7, num_classes=3, y_scale=8.0,
+        x_scale=12.0, h_scale=4.0, w_scale=6.0), stride=5)
+    detection("f32_det_fast_one_class", 125, 36, 1, 1, dict(
+        max_detections=30, max_classes_per_detection=3, nms_score_threshold=-2.0,
+        nms_iou_threshold=1.0, num_classes=1, **scales))
     transpose_conv("f32_tconv_valid_relu6", 115, T.FLOAT32, [2, 3, 4, 5], 4, 2, 3, (2, 1), PAD.VALID, (6, 6),
                    act=ACT.RELU6, bias=False)
     signal_state_models()

@@ -112,6 +112,25 @@ class FramerFrames:
             entry[4] = held
             out[t] = unwritten
         return out
+def detection_rows(model_bytes):
+    """TFLite_Detection_PostProcess's outputs whose rows past the detections TFLM never writes:
+    [(boxes, classes, scores, num_detections)], one per such operator of fast (not regular)
+    suppression, which writes only the rows it detects (regular writes every row). The dump
+    records the others as 0, what synaptic-run writes there, so that every element compared
+    is one TFLM computed."""
+    from flatbuffers import flexbuffers
+    model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    sg = model.Subgraphs(0)
+    found = []
+    for i in range(sg.OperatorsLength()):
+        op = sg.Operators(i)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        if code.CustomCode() != b"TFLite_Detection_PostProcess" or op.OutputsLength() != 4:
+            continue
+        o = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes()) if op.CustomOptionsLength() else {}
+        if not o.get("use_regular_nms", False):
+            found.append(tuple(int(op.Outputs(k)) for k in range(4)))
+    return found
 
 
 def stale_read(model_bytes):
@@ -167,6 +186,7 @@ def dump(model_path, out_path, runs):
     spans = unwritten(model)
     invalid_pairs = invalid_unwritten(model)
     framer = FramerFrames(model)
+    detections = detection_rows(model)
     # The wheel's default arena (10x the model) is too small for tiny single-op models.
     it = runtime.Interpreter.from_bytes(
         model, arena_size=max(10 * len(model), 4 << 20),
@@ -189,6 +209,10 @@ def dump(model_path, out_path, runs):
             invalid = {o for o, v in invalid_pairs
                        if not np.array(it.GetTensor(v, 0)["tensor_data"]).reshape(-1)[0]}
             frames_unwritten = framer.mask()
+            rows = {}
+            for boxes, classes, scores, num in detections:
+                n = int(np.array(it.GetTensor(num, 0)["tensor_data"]).reshape(-1)[0])
+                rows.update({boxes: 4 * n, classes: n, scores: n})
             for t in range(n_tensors):
                 value = np.array(it.GetTensor(t, 0)["tensor_data"])
                 if t in invalid:
@@ -203,6 +227,8 @@ def dump(model_path, out_path, runs):
                     flat = value.reshape(-1)
                     flat[:lo] = 0
                     flat[hi:] = 0
+                if t in rows:
+                    value.reshape(-1)[rows[t]:] = 0
                 data = np.ascontiguousarray(value).tobytes()
                 out.write(struct.pack("<I", len(data)))
                 out.write(data)
