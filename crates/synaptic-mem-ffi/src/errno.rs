@@ -9,9 +9,10 @@
 //! | `-ENODEV`    | not initialised; `SYN_MEM_SHARED` before `syn_mem_shared_init`            |
 //! | `-EALREADY`  | `syn_mem_shared_init` while a shared region is registered                 |
 //! | `-ENOTSUP`   | (the runtime's C API, `syn_run_*`) a model, operator or option not supported |
+//! | `-EAGAIN`    | (`syn_run_invoke*`) an operator stopped the inference: not due this time    |
 //!
 //! The values are those of the target's C library: EINVAL, ENOMEM, EBUSY and ENODEV are the
-//! same everywhere; EOVERFLOW, EALREADY and ENOTSUP follow Linux on Linux/Android, the BSD numbering on
+//! same everywhere, EAGAIN everywhere but Apple and the BSDs; EOVERFLOW, EALREADY and ENOTSUP follow Linux on Linux/Android, the BSD numbering on
 //! Apple and BSD targets, the MSVC CRT on Windows, and newlib/picolibc/Zephyr elsewhere (bare
 //! metal `*-none-*` targets).
 
@@ -26,6 +27,24 @@ pub const EBUSY: c_int = 16;
 pub const ENODEV: c_int = 19;
 /// Invalid argument (`EINVAL`).
 pub const EINVAL: c_int = 22;
+/// Resource temporarily unavailable (`EAGAIN`: 35 on Apple and the BSDs, 11 elsewhere).
+#[cfg(any(
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+pub const EAGAIN: c_int = 35;
+/// Resource temporarily unavailable (`EAGAIN`: 35 on Apple and the BSDs, 11 elsewhere).
+#[cfg(not(any(
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)))]
+pub const EAGAIN: c_int = 11;
 
 /// Value too large for defined data type (`EOVERFLOW`).
 #[cfg(any(target_os = "linux", target_os = "android", target_os = "emscripten"))]

@@ -8,7 +8,7 @@ use core::fmt::{self, Write};
 
 use critical_section::Mutex;
 use synaptic_mem::PlanLoadError;
-use synaptic_mem_ffi::errno::{self, EINVAL, ENOMEM, ENOTSUP};
+use synaptic_mem_ffi::errno::{self, EAGAIN, EINVAL, ENOMEM, ENOTSUP};
 use synaptic_run::{KernelError, LoadError, RunError};
 
 use crate::types::SYN_RUN_MESSAGE_MAX;
@@ -130,7 +130,9 @@ pub fn load(e: &LoadError) -> Failure {
         LoadError::Unsupported { .. } => -ENOTSUP,
         LoadError::Operator { error, .. } => match error {
             KernelError::Unsupported { .. } => -ENOTSUP,
-            KernelError::Shape { .. } | KernelError::Length { .. } => -EINVAL,
+            KernelError::Shape { .. } | KernelError::Length { .. } | KernelError::Abort { .. } => {
+                -EINVAL
+            }
         },
         LoadError::CustomOperator { .. } => -ENOTSUP,
         LoadError::Plan { .. } => -EINVAL,
@@ -156,6 +158,8 @@ pub fn load(e: &LoadError) -> Failure {
 pub fn run(e: &RunError) -> Failure {
     let err = match e {
         RunError::Alloc(a) => errno::from_kind(a.kind),
+        // Not a failure: the graph stopped early as an operator asked (try again next time).
+        RunError::Aborted { .. } => -EAGAIN,
         RunError::Kernel { .. }
         | RunError::Model(_)
         | RunError::Program { .. }

@@ -742,7 +742,9 @@ fn shared_only(placement: IoPlacement, call: &str) -> Result<(), Failure> {
 /// SYN_RUN_IO_SHARED: runs one inference on the inputs in the shared region (syn_run_input);
 /// the outputs stay there (syn_run_output).
 ///
-/// Returns 0, -EINVAL (I/O in the plan), -ENODEV (no model loaded) or -EBUSY.
+/// Returns 0, -EINVAL (I/O in the plan), -ENODEV (no model loaded), -EBUSY, or -EAGAIN: an
+/// operator stopped the inference (a CIRCULAR_BUFFER not due this invocation, TFLM's
+/// `kTfLiteAbort`): the operators before it ran, the outputs are not this inference's.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t.
@@ -785,7 +787,9 @@ pub unsafe extern "C" fn syn_run_reset_state(model: *mut SynRunModel) -> c_int {
 /// Returns 0, or (with `output` untouched and the model as it was): -EINVAL (NULL `input` or
 /// `output` with a size above 0, a size that is not the model's, buffers overlapping each other
 /// or the model's memory — the input may overlap what is only read: the model bytes, the slots,
-/// the program —: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded), -EBUSY.
+/// the program —: use syn_run_invoke() for I/O in place), -ENODEV (no model loaded), -EBUSY;
+/// or -EAGAIN (`output` untouched): an operator stopped the inference (a CIRCULAR_BUFFER not
+/// due this invocation, TFLM's `kTfLiteAbort`), the operators before it ran.
 ///
 /// # Safety
 /// `model` must be NULL or point to a syn_run_model_t; `input` (`output`) NULL or readable

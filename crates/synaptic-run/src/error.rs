@@ -38,6 +38,13 @@ pub enum KernelError {
         /// Elements given.
         got: usize,
     },
+    /// Not an error: the kernel ran and stops the inference after it (TFLM's
+    /// `kTfLiteAbort`: CIRCULAR_BUFFER on an invocation it is not due). The interpreter
+    /// returns [`RunError::Aborted`].
+    Abort {
+        /// The operator.
+        op: &'static str,
+    },
 }
 
 impl KernelError {
@@ -91,6 +98,7 @@ impl KernelError {
                 f,
                 "{operand} has {got} elements, its shape needs {expected}"
             ),
+            KernelError::Abort { .. } => f.write_str("stops the inference after it"),
         }
     }
 }
@@ -99,7 +107,8 @@ impl fmt::Display for KernelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (KernelError::Unsupported { op, .. }
         | KernelError::Shape { op, .. }
-        | KernelError::Length { op, .. }) = self;
+        | KernelError::Length { op, .. }
+        | KernelError::Abort { op }) = self;
         f.write_str(op)?;
         f.write_str(": ")?;
         self.fmt_reason(f)
@@ -1115,6 +1124,14 @@ pub enum RunError {
         /// Word index.
         at: usize,
     },
+    /// The inference stopped after operator `op`, as its kernel asked (TFLM's
+    /// `kTfLiteAbort`: a CIRCULAR_BUFFER not due this invocation). Not a failure: the
+    /// operators up to `op` ran (their state moved on); the later ones did not and the graph
+    /// outputs were not copied out (the caller's output buffer is as it was).
+    Aborted {
+        /// Operator index.
+        op: usize,
+    },
     /// The caller's input or output buffer has the wrong length.
     Io {
         /// Which buffer.
@@ -1145,6 +1162,10 @@ impl fmt::Display for RunError {
             RunError::Kernel { op, error } => write!(f, "operator {op}: {error}"),
             RunError::Model(e) => write!(f, "{e}"),
             RunError::Program { at } => write!(f, "program: cannot decode word {at}"),
+            RunError::Aborted { op } => write!(
+                f,
+                "operator {op} stopped the inference (not due this invocation); no output"
+            ),
             RunError::Io {
                 what,
                 expected,

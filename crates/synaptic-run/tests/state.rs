@@ -170,3 +170,50 @@ fn state_is_carried_reset_and_counted_in_the_persistent_region() {
         }
     }
 }
+
+/// CIRCULAR_BUFFER (a private state: its window and the invocations since the last complete
+/// one): due every other invocation, it stops the others after writing its window
+/// (`RunError::Aborted`, TFLM's `kTfLiteAbort`: the wheel's `invoke()` returns 15, 0, 15, 0,
+/// 15 on this model), the caller's output buffer then as it was; the window slides one row an
+/// invocation either way; a state reset starts the count and the window again.
+#[test]
+fn circular_buffer_stops_the_inferences_it_is_not_due() {
+    let Some(bytes) = model("circular_buffer_every_other") else {
+        return;
+    };
+    let io = IoPlacement::Plan;
+    let a = arena::analysis(&bytes, io);
+    let want = arena::probe(&bytes, io, OpData::Ram);
+    assert_eq!(want.state as u64, a.report.ram.state_bytes);
+    let mut buf = Box::new(ArenaBuffer::<16384>::new());
+    let mut arena = Arena::exact(&mut buf.as_mut_slice()[..want.arena_bytes()], 0).unwrap();
+    let (loader, mut runner) = arena.split();
+    let mut net = synaptic_run::Interpreter::new(&bytes, loader, arena::run_plan(&a), io).unwrap();
+    // Input [1, 1, 2, 3], window [1, 2, 2, 3]: rows of 6 bytes.
+    let row = |k: u8| [k; 6];
+    macro_rules! run {
+        ($net:expr, $k:expr) => {{
+            let mut out = [0xA5u8; 12];
+            let r = $net.invoke(&mut runner, &row($k), &mut out);
+            (r, out)
+        }};
+    }
+    for pass in 0..2 {
+        let (r, out) = run!(net, 1);
+        assert!(
+            matches!(r, Err(synaptic_run::RunError::Aborted { op: 0 })),
+            "{pass}: {r:?}"
+        );
+        assert_eq!(out, [0xA5; 12], "an aborted inference writes no output");
+        let (r, out) = run!(net, 2);
+        assert_eq!(r, Ok(()));
+        assert_eq!(out, [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+        let (r, _) = run!(net, 3);
+        assert!(matches!(r, Err(synaptic_run::RunError::Aborted { op: 0 })));
+        let (r, out) = run!(net, 4);
+        assert_eq!(r, Ok(()));
+        assert_eq!(out, [3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4]);
+        // Back to the state at load: aborting first again, the window from zeros.
+        net.reset_state();
+    }
+}

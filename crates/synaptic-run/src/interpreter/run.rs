@@ -10,7 +10,7 @@ use synaptic_mem::plan::{OverlapPair, PlanSlot};
 use synaptic_mem::{AllocError, PlannedInference, Runner, Scratch, Tensor};
 
 use super::{overlap, Interpreter, IoPlacement, Store};
-use crate::error::RunError;
+use crate::error::{KernelError, RunError};
 use crate::format::{self as program, Loc, OpRecord, Program};
 use crate::limits::{MAX_OP_INPUTS, MAX_OP_TENSORS};
 
@@ -516,11 +516,15 @@ fn call<O: OpSet>(
     observe: Observer<'_, '_>,
     io: &mut Operands<'_, '_, '_>,
 ) -> Result<(), RunError> {
-    ops::run::<O>(rec.kind, rec.params, io).map_err(|error| RunError::Kernel { op: i, error })?;
-    if let Some(observe) = observe {
+    let r = ops::run::<O>(rec.kind, rec.params, io);
+    // (An abort: the kernel ran, its outputs written.)
+    if let (Some(observe), Ok(()) | Err(KernelError::Abort { .. })) = (observe, &r) {
         observe_outputs(rec, i, observe, io);
     }
-    Ok(())
+    r.map_err(|error| match error {
+        KernelError::Abort { .. } => RunError::Aborted { op: i },
+        error => RunError::Kernel { op: i, error },
+    })
 }
 
 /// [`call`]'s observer: `observe(op, tensor, bytes)` gets operator `i`'s output and second

@@ -239,6 +239,7 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalOverlapAdd",
     "SignalIrfft",
     "TFLite_Detection_PostProcess",
+    "CIRCULAR_BUFFER",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -299,19 +300,6 @@ pub(crate) const fn custom_code(name: &str) -> i32 {
 pub(crate) fn state_output(code: i32) -> Option<usize> {
     (code == signal::spectral_subtraction::CODE)
         .then_some(signal::spectral_subtraction::STATE_OUTPUT)
-}
-
-/// Whether operator code `code`'s kernel keeps a private state ([`Kernel::PRIVATE_STATE`]:
-/// TFLM's persistent buffers of the signal library's Delay, …): the load allocates it per
-/// operator, a state like a variable tensor's without a tensor.
-pub(crate) fn private_state(code: i32) -> bool {
-    matches!(
-        code,
-        signal::delay::CODE
-            | signal::stacker::CODE
-            | signal::framer::CODE
-            | signal::overlap_add::CODE
-    )
 }
 
 /// The kernels that keep their own state in an output ([`state_output`]'s operator's).
@@ -475,6 +463,15 @@ macro_rules! operators {
                     !(0..k).any(|j| linked(kinds, j) && param_words(j).is_some() && kernel_name(j) == name)
                 })
                 .map(kernel_name)
+        }
+
+        /// Whether operator code `code`'s kernel keeps a private state
+        /// ([`Kernel::PRIVATE_STATE`]: TFLM's persistent buffers of the signal library's
+        /// Delay, Stacker, Framer, OverlapAdd, of CIRCULAR_BUFFER): the load allocates it per
+        /// operator, a state like a variable tensor's without a tensor.
+        pub(crate) fn private_state(code: i32) -> bool {
+            false $( || ($family::$module::BUILTINS.contains(&code)
+                && (false $( || <$family::$module::$kernel as Kernel>::PRIVATE_STATE )+)) )+
         }
 
         /// Whether the runtime implements TFLite builtin `code`.
@@ -816,6 +813,7 @@ operators! {
     signal::stacker { 161 => Stacker(int16) if "signal" },
     signal::framer { 162 => Framer(int16) if "signal" },
     signal::overlap_add { 163 => OverlapAdd(int16, float32) if "signal" },
+    recurrent::circular_buffer { 164 => CircularBuffer(int8) },
     detection::postprocess { 155 => DetectionPostProcess(float32) if "float32" },
 }
 

@@ -47,6 +47,9 @@ const MAX_ARENA: usize = 524_288;
 pub struct RunResult {
     pub tensors: Vec<Option<Vec<u8>>>,
     pub output: Vec<u8>,
+    /// The operator that stopped the inference (`RunError::Aborted`: a CIRCULAR_BUFFER not
+    /// due), if one did: the later operators did not run, the outputs were not copied out.
+    pub aborted: Option<usize>,
 }
 
 /// The plan of `bytes` for `io`, from synaptic-plan (the same call `synmem` makes): overlapped
@@ -167,10 +170,14 @@ pub fn observe<'a, O: synaptic_run::ops::OpSet>(
     let n_tensors = super::tflite::Model::parse(bytes).tensors.len();
     let mut tensors: Vec<Option<Vec<u8>>> = vec![None; n_tensors];
     let mut output = vec![0u8; net.output_bytes()];
-    net.invoke_observed(runner, Some(input), Some(&mut output), &mut |_, t, b| {
-        tensors[t] = Some(b.to_vec())
-    })
-    .unwrap_or_else(|e| panic!("invoke: {e}"));
+    let aborted =
+        match net.invoke_observed(runner, Some(input), Some(&mut output), &mut |_, t, b| {
+            tensors[t] = Some(b.to_vec())
+        }) {
+            Ok(()) => None,
+            Err(synaptic_run::RunError::Aborted { op }) => Some(op),
+            Err(e) => panic!("invoke: {e}"),
+        };
     // The state after the inference (the variable tensors, which no operator outputs).
     for k in 0..net.states() {
         // (A kernel's private state is no tensor.)
@@ -178,5 +185,9 @@ pub fn observe<'a, O: synaptic_run::ops::OpSet>(
             tensors[t] = Some(b.to_vec());
         }
     }
-    RunResult { tensors, output }
+    RunResult {
+        tensors,
+        output,
+        aborted,
+    }
 }

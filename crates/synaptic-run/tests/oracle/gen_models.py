@@ -1559,6 +1559,18 @@ def signal_overlap_add(name, shape, step, ttype):
     b.write(name, "SignalOverlapAdd", [x], [y], options=flex({"T": ttype, "frame_step": step}))
 
 
+def circular_buffer(name, depth_hw, slots, cycles_max):
+    """CIRCULAR_BUFFER (int8): a window of `slots` rows of `depth_hw` (h, w); `cycles_max`
+    None: no options (TFLM picks it from the shape)."""
+    b = Builder()
+    h, w = depth_hw
+    q = quant(0.05, -3)
+    x = b.tensor("x", [1, 1, h, w], T.INT8, q)
+    y = b.tensor("window", [1, slots, h, w], T.INT8, q)
+    opts = flex({"cycles_max": cycles_max}) if cycles_max is not None else b""
+    b.write(name, "CIRCULAR_BUFFER", [x], [y], options=opts)
+
+
 def signal_state_models():
     """The signal library's stateful operators: their state carried across the test's runs
     (one interpreter, no reset between them, on both sides)."""
@@ -1580,6 +1592,12 @@ def signal_state_models():
     signal_overlap_add("signal_overlap_add_i16", [2, 3, 8], 4, T.INT16)
     signal_overlap_add("signal_overlap_add_f32", [4, 6], 2, T.FLOAT32)
     signal_overlap_add("signal_overlap_add_i16_step_size", [2, 5], 5, T.INT16)
+    # CIRCULAR_BUFFER: due every invocation, every other one (it stops the others), by the
+    # shape without options (5 slots: every one; 3: every other).
+    circular_buffer("circular_buffer_every", (1, 4), 3, 1)
+    circular_buffer("circular_buffer_every_other", (2, 3), 2, 2)
+    circular_buffer("circular_buffer_default_5", (1, 6), 5, None)
+    circular_buffer("circular_buffer_default_3", (3, 2), 3, None)
 
     # The signal library's FFTs: several lengths (radices 4, 2, 3, 5), rows of a few frames,
     # input rows shorter than fft_length (zero-padded), an IRFFT row longer than its bins.

@@ -78,16 +78,21 @@ def invalid_unwritten(model_bytes):
 class FramerFrames:
     """The frames a SignalFramer leaves unwritten (not yet whole: they keep the tensor's
     earlier bytes), run after run: its buffer's count as TFLM's `CircularBuffer` keeps it
-    (every row advances alike). The dump records such a frame as 0, what synaptic-run writes."""
+    (every row advances alike). The dump records such a frame as 0, what synaptic-run writes.
+    Likewise the rows of a CIRCULAR_BUFFER's window not yet written (`windows`)."""
 
     def __init__(self, model_bytes):
         from flatbuffers import flexbuffers
         model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
         sg = model.Subgraphs(0)
         self.ops = []
+        self.buffers = []
         for i in range(sg.OperatorsLength()):
             op = sg.Operators(i)
             code = model.OperatorCodes(op.OpcodeIndex())
+            if code.CustomCode() == b"CIRCULAR_BUFFER" and op.OutputsLength() == 1:
+                y = sg.Tensors(int(op.Outputs(0)))
+                self.buffers.append([int(op.Outputs(0)), int(y.ShapeAsNumpy()[1]), 0])
             if code.CustomCode() == b"SignalFramer" and op.CustomOptionsLength():
                 o = flexbuffers.Loads(op.CustomOptionsAsNumpy().tobytes())
                 x = sg.Tensors(int(op.Inputs(0)))
@@ -95,6 +100,18 @@ class FramerFrames:
                 held = o["frame_size"] - o["frame_step"] if o["prefill"] else 0
                 self.ops.append([int(op.Outputs(0)), o["frame_size"], o["frame_step"],
                                  row // o["frame_step"], held])
+
+    def windows(self):
+        """{output tensor: rows} of each CIRCULAR_BUFFER's window TFLM has not yet written (its
+        output tensor is the window: rows before the first `num_slots` invocations hold
+        whatever the arena held), advancing each a run. The dump records them as 0, what
+        synaptic-run's window starts as."""
+        out = {}
+        for entry in self.buffers:
+            t, slots, calls = entry
+            entry[2] = calls + 1
+            out[t] = max(slots - entry[2], 0)
+        return out
 
     def mask(self):
         """{output tensor: [frame k unwritten in this run]}, advancing each buffer a run."""
@@ -209,6 +226,7 @@ def dump(model_path, out_path, runs):
             invalid = {o for o, v in invalid_pairs
                        if not np.array(it.GetTensor(v, 0)["tensor_data"]).reshape(-1)[0]}
             frames_unwritten = framer.mask()
+            windows = framer.windows()
             rows = {}
             for boxes, classes, scores, num in detections:
                 n = int(np.array(it.GetTensor(num, 0)["tensor_data"]).reshape(-1)[0])
@@ -222,6 +240,9 @@ def dump(model_path, out_path, runs):
                     mask = frames_unwritten[t]
                     value = value.copy()
                     value.reshape(-1, len(mask), value.shape[-1])[:, mask, :] = 0
+                if windows.get(t):
+                    value = value.copy()
+                    value[:, :windows[t]] = 0
                 if t in spans:
                     lo, hi = spans[t]
                     flat = value.reshape(-1)
