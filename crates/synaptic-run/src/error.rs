@@ -235,6 +235,8 @@ pub enum TensorTypes {
     Int8Int16Int32OrFloat32,
     /// `INT32` or `INT64`.
     Int32OrInt64,
+    /// What CONCATENATION takes: `BOOL`, `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
+    Concatenable,
 }
 
 impl TensorTypes {
@@ -260,6 +262,7 @@ impl TensorTypes {
             TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
             TensorTypes::Int8Int16Int32OrFloat32 => "int8, int16, int32 or float32",
             TensorTypes::Int32OrInt64 => "int32 or int64",
+            TensorTypes::Concatenable => "bool, int8, int16, int32, int64 or float32",
         }
     }
 }

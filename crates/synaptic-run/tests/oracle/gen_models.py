@@ -437,12 +437,12 @@ def concat(name, shapes, axis):
     b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
 
 
-def transpose(name, in_shape, perm):
+def transpose(name, in_shape, perm, ttype=T.INT8):
     b = Builder()
-    q = quant(0.1, 4)
-    i = b.tensor("input", in_shape, T.INT8, q)
+    q = {T.INT8: quant(0.1, 4), T.INT16: quant(0.01, 0)}.get(ttype)
+    i = b.tensor("input", in_shape, ttype, q)
     p = b.tensor("perm", [len(perm)], T.INT32, None, np.array(perm, dtype=np.int32))
-    o = b.tensor("output", [in_shape[k] for k in perm], T.INT8, q)
+    o = b.tensor("output", [in_shape[k] for k in perm], ttype, q)
     b.write(name, OPS.TRANSPOSE, [i, p], [o], OPT.TransposeOptions, s.TransposeOptionsT())
 
 
@@ -712,6 +712,29 @@ def concat_f32(name, shapes, axis):
     out = list(shapes[0])
     out[ax] = sum(sh[ax] for sh in shapes)
     o = b.tensor("output", out, T.FLOAT32)
+    opt = s.ConcatenationOptionsT()
+    opt.axis = axis
+    b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
+
+
+def concat_typed(name, ttype, shapes, axis, scales=None, const=()):
+    """CONCATENATION of `ttype` (bool, int16, int64: unquantized, or int16 of zero point 0 and
+    the input `scales`); the inputs at positions `const` constants."""
+    b = Builder()
+    r = rng(len(name))
+    q = (lambda k: quant(scales[k], 0)) if scales else (lambda k: None)
+    dt = {T.BOOL: np.bool_, T.INT16: np.int16, T.INT64: np.int64}[ttype]
+    ins = []
+    for k, sh in enumerate(shapes):
+        data = None
+        if k in const:
+            data = (r.integers(0, 2, sh) if ttype == T.BOOL else r.integers(-3000, 3000, sh)).astype(dt)
+        ins.append(b.tensor(f"in{k}", sh, ttype, q(k), data))
+    rank = len(shapes[0])
+    ax = (axis + rank) % rank
+    out = list(shapes[0])
+    out[ax] = sum(sh[ax] for sh in shapes)
+    o = b.tensor("output", out, ttype, quant(scales[-1], 0) if scales else None)
     opt = s.ConcatenationOptionsT()
     opt.axis = axis
     b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
@@ -1241,8 +1264,17 @@ def main():
     unpack_pack("unpack_16_pack_i32", T.INT32, [16, 3])
     concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
     concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
+    concat_typed("concat_bool_axis0", T.BOOL, [[2, 3], [1, 3], [3, 3]], 0, const=(1,))
+    concat_typed("concat_i16_axis_last_scales", T.INT16, [[2, 3, 4], [2, 3, 1]], -1, scales=[0.01, 0.5, 0.02])
+    concat_typed("concat_i16_axis1", T.INT16, [[1, 2, 5], [1, 4, 5], [1, 1, 5]], 1)
+    concat_typed("concat_i64_axis1", T.INT64, [[2, 2, 3], [2, 1, 3]], 1, const=(1,))
+    concat_typed("concat_i64_axis_last", T.INT64, [[3, 2], [3, 5]], -1)
     transpose("transpose_0231", [2, 3, 4, 5], [0, 2, 3, 1])
     transpose("transpose_3d", [4, 6, 3], [2, 0, 1])
+    transpose("transpose_i16_0231", [2, 3, 4, 5], [0, 2, 3, 1], T.INT16)
+    transpose("transpose_i16_5d", [2, 1, 3, 2, 4], [4, 2, 0, 3, 1], T.INT16)
+    transpose("f32_transpose_3d", [4, 6, 3], [2, 0, 1], T.FLOAT32)
+    transpose("f32_transpose_2d", [7, 5], [1, 0], T.FLOAT32)
     quantize_f32("quantize_f32_i8", [1, 200], 0.031, -7)
     requantize("requantize_i8_i8", [1, 256], (0.05, 10), (0.13, -20))
     dequantize("dequantize_i8_f32", [1, 256], 0.037, -3)
