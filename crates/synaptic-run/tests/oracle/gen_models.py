@@ -467,6 +467,22 @@ def dequantize(name, shape, scale, zp):
     b.write(name, OPS.DEQUANTIZE, [i], [o])
 
 
+def quantize_typed(name, shape, in_type, out_type, q_in, q_out):
+    """QUANTIZE from `in_type` (float32: unquantized) to `out_type`, quantized `q_in`, `q_out`."""
+    b = Builder()
+    i = b.tensor("input", shape, in_type, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, out_type, quant(*q_out))
+    b.write(name, OPS.QUANTIZE, [i], [o])
+
+
+def dequantize_typed(name, shape, in_type, scale, zp):
+    """DEQUANTIZE from `in_type` (int16, uint8) to float32."""
+    b = Builder()
+    i = b.tensor("input", shape, in_type, quant(scale, zp))
+    o = b.tensor("output", shape, T.FLOAT32)
+    b.write(name, OPS.DEQUANTIZE, [i], [o])
+
+
 def reshape(name, in_shape, out_shape):
     b = Builder()
     q = quant(0.1, 1)
@@ -1264,6 +1280,21 @@ def main():
     unpack_pack("unpack_16_pack_i32", T.INT32, [16, 3])
     concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
     concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
+    quantize_typed("f32_quantize_i16", [3, 41], T.FLOAT32, T.INT16, None, (0.0013, 0))
+    quantize_typed("f32_quantize_i16_zp_clamp", [2, 37], T.FLOAT32, T.INT16, None, (0.07, 32700))
+    quantize_typed("quantize_i8_u8_shift128", [4, 33], T.INT8, T.UINT8, (0.03, -5), (0.03, 123))
+    quantize_typed("quantize_i8_u8_rescale", [4, 33], T.INT8, T.UINT8, (0.03, -5), (0.011, 130))
+    quantize_typed("quantize_i8_i16", [5, 21], T.INT8, T.INT16, (0.05, 3), (0.0007, 0))
+    quantize_typed("quantize_i8_i32_up", [5, 21], T.INT8, T.INT32, (0.5, -7), (0.001, 11))
+    quantize_typed("quantize_i16_i16_down", [3, 50], T.INT16, T.INT16, (0.0011, 0), (0.003, 0))
+    quantize_typed("quantize_i16_i16_up", [3, 50], T.INT16, T.INT16, (0.0031, 0), (0.001, 0))
+    quantize_typed("quantize_i32_i8", [6, 17], T.INT32, T.INT8, (1.5e-9, 3), (0.05, -2))
+    quantize_typed("quantize_i32_i16", [6, 17], T.INT32, T.INT16, (2.5e-10, -9), (0.00005, 0))
+    quantize_typed("quantize_u8_i8_shift128", [4, 29], T.UINT8, T.INT8, (0.02, 130), (0.02, 2))
+    quantize_typed("quantize_u8_i8_rescale", [4, 29], T.UINT8, T.INT8, (0.02, 130), (0.047, -3))
+    dequantize_typed("dequantize_i16", [3, 44], T.INT16, 0.0009, 0)
+    dequantize_typed("dequantize_i16_zp", [2, 31], T.INT16, 0.13, -300)
+    dequantize_typed("dequantize_u8", [3, 44], T.UINT8, 0.021, 128)
     concat_typed("concat_bool_axis0", T.BOOL, [[2, 3], [1, 3], [3, 3]], 0, const=(1,))
     concat_typed("concat_i16_axis_last_scales", T.INT16, [[2, 3, 4], [2, 3, 1]], -1, scales=[0.01, 0.5, 0.02])
     concat_typed("concat_i16_axis1", T.INT16, [[1, 2, 5], [1, 4, 5], [1, 1, 5]], 1)

@@ -1,6 +1,8 @@
-//! DEQUANTIZE int8 → float32: `reference_ops::Dequantize`, `float(double(scale) * (q -
-//! zero_point))`.
+//! DEQUANTIZE int8, int16, uint8 → float32 (the types TFLM's `dequantize.cc` runs):
+//! `reference_ops::Dequantize`, `float(double(scale) * (q - zero_point))`. int8 by its own
+//! kernel (and in place), int16 and uint8 by one kernel (the type from its input's).
 
+use synaptic_mem::DType;
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
@@ -57,7 +59,11 @@ pub fn dequantize_i8_in_place(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x, Operand::Input(0))?;
+    if !matches!(x.ty, TensorType::Int16 | TensorType::UInt8) {
+        cx.int8_activation(&x, Operand::Input(0))?;
+    } else if !x.data.is_empty() {
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
+    }
     if out.ty != TensorType::Float32 {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Output,
@@ -65,10 +71,34 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }));
     }
     cx.quantized(&[&x])?;
-    if x.bytes.checked_mul(4) != Some(out.bytes) {
+    let width = crate::ops::prep::element_bytes(x.ty);
+    if x.bytes.checked_mul(4) != out.bytes.checked_mul(width) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
-    Prepared::of::<Dequantize>(cx, x.q)
+    if x.ty == TensorType::Int8 {
+        Prepared::of::<Dequantize>(cx, x.q)
+    } else {
+        Prepared::of::<DequantizeWide>(cx, x.q)
+    }
+}
+
+/// DEQUANTIZE int16 or uint8 → float32 (the type the input's).
+pub struct DequantizeWide;
+
+impl Kernel for DequantizeWide {
+    const NAME: &'static str = "DEQUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = QuantParams;
+
+    fn run(q: &QuantParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        if io.dtype(0) == Some(DType::Int16) {
+            let x = io.i16(0)?;
+            dequantize(*q, x, io.out_f32()?)
+        } else {
+            let x = io.slice::<u8>(0)?;
+            dequantize(*q, x, io.out_f32()?)
+        }
+    }
 }
 
 /// DEQUANTIZE int8 → float32.

@@ -1,4 +1,7 @@
-//! QUANTIZE: float → int and int → int (requantization).
+//! QUANTIZE: float → int and int → int (requantization), every pair TFLM's
+//! `micro/kernels/quantize_common.cc` runs: float32 → int8, int16; int8 → int8, uint8, int16,
+//! int32; int16 → int8, int16, int32; int32 → int8, int16; uint8 → int8 (any other pair,
+//! which TFLM's `Prepare` passes and its `Eval` fails, refused at load).
 //!
 //! Mirrors `micro/kernels/quantize_common.cc`: float input uses `reference_ops::AffineQuantize`
 //! (`round(x / float(scale)) + zero_point` in `float`, ties away from zero, clamped); integer
@@ -10,6 +13,7 @@
 //! One platform difference: a float whose quotient does not fit `int32` (or NaN) converts with
 //! Rust's saturating `as`, like Arm's `VCVT`; TFLM on an x86 host gets `INT32_MIN` there.
 
+use synaptic_mem::DType;
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
@@ -138,39 +142,45 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if elems(&x).is_none() || elems(&x) != elems(&out) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
-    // int16 → int8 or int32 (`Requantize<int16_t, ...>`; the keyword models' first and
-    // last operators).
-    if x.ty == TensorType::Int16 {
-        cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
-        if !out.data.is_empty() {
-            return Err(cx.unsupported(Unsupported::Constant(Operand::Output)));
+    if !out.data.is_empty() {
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Output)));
+    }
+    use TensorType::{Float32, Int16, Int32, Int8, UInt8};
+    // The pairs TFLM runs (its `Eval`'s switches); another is refused for the output's type.
+    let runs = match x.ty {
+        Float32 => matches!(out.ty, Int8 | Int16),
+        Int8 => matches!(out.ty, Int8 | UInt8 | Int16 | Int32),
+        Int16 => matches!(out.ty, Int8 | Int16 | Int32),
+        Int32 => matches!(out.ty, Int8 | Int16),
+        UInt8 => out.ty == Int8,
+        _ => {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(0),
+                expected: TensorTypes::Quantizable,
+            }))
         }
-        cx.quantized(&[&x, &out])?;
-        let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
+    };
+    if !runs {
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Output,
+            expected: TensorTypes::QuantizePair,
+        }));
+    }
+    if x.ty == Float32 {
+        cx.quantized(&[&out])?;
         return match out.ty {
-            TensorType::Int8 => Prepared::of::<RequantizeI16>(cx, p),
-            TensorType::Int32 => Prepared::of::<RequantizeI16I32>(cx, p),
-            _ => Err(cx.unsupported(Unsupported::TensorType {
-                operand: Operand::Output,
-                expected: TensorTypes::Int8,
-            })),
+            Int8 => Prepared::of::<FromFloat>(cx, out.q),
+            _ => Prepared::of::<FromFloatI16>(cx, out.q),
         };
     }
-    cx.int8_activation(&out, Operand::Output)?;
-    match x.ty {
-        TensorType::Float32 => {
-            cx.quantized(&[&out])?;
-            Prepared::of::<FromFloat>(cx, out.q)
-        }
-        TensorType::Int8 => {
-            cx.quantized(&[&x, &out])?;
-            let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
-            Prepared::of::<Requantize>(cx, p)
-        }
-        _ => Err(cx.unsupported(Unsupported::TensorType {
-            operand: Operand::Input(0),
-            expected: TensorTypes::Int8OrFloat32,
-        })),
+    cx.quantized(&[&x, &out])?;
+    let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
+    match (x.ty, out.ty) {
+        (Int8, Int8) => Prepared::of::<Requantize>(cx, p),
+        // The keyword models' first and last operators.
+        (Int16, Int8) => Prepared::of::<RequantizeI16>(cx, p),
+        (Int16, Int32) => Prepared::of::<RequantizeI16I32>(cx, p),
+        _ => Prepared::of::<RequantizeInt>(cx, p),
     }
 }
 
@@ -199,6 +209,60 @@ impl Kernel for FromFloat {
         let n = io.out()?.elems;
         quantize_f32_i8_in_place(*q, n, io.buf, io.at)?;
         Ok(n)
+    }
+}
+
+/// QUANTIZE float32 → int16 (`AffineQuantize<int16_t>`).
+pub struct FromFloatI16;
+
+impl Kernel for FromFloatI16 {
+    const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = QuantParams;
+
+    #[inline]
+    fn run(q: &QuantParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        quantize_f32(*q, x, io.out_i16()?)
+    }
+}
+
+/// QUANTIZE between integer types, TFLM's pairs the kernels beside it do not run: int8 →
+/// uint8, int16, int32; int16 → int16; int32 → int8, int16; uint8 → int8 (`Requantize`, the
+/// pair from its operands' types; its int8 ↔ uint8 shortcut of a same scale is the general
+/// path's bytes).
+pub struct RequantizeInt;
+
+impl Kernel for RequantizeInt {
+    const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = RequantizeParams;
+
+    fn run(p: &RequantizeParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        match (io.dtype(0), io.out_dtype()) {
+            (Some(DType::Int8), DType::UInt8) => {
+                requantize::<i8, u8>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::Int8), DType::Int16) => {
+                requantize::<i8, i16>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::Int8), DType::Int32) => {
+                requantize::<i8, i32>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::Int16), DType::Int16) => {
+                requantize::<i16, i16>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::Int32), DType::Int8) => {
+                requantize::<i32, i8>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::Int32), DType::Int16) => {
+                requantize::<i32, i16>(p, io.slice(0)?, io.out_slice()?)
+            }
+            (Some(DType::UInt8), DType::Int8) => {
+                requantize::<u8, i8>(p, io.slice(0)?, io.out_slice()?)
+            }
+            _ => Err(crate::ops::operands::differs(Self::NAME)),
+        }
     }
 }
 
