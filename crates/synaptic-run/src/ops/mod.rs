@@ -697,7 +697,7 @@ operators! {
     elementwise::sub { 60 => Sub(int8), 61 => SubF32(float32) if "float32", 62 => SubI32(int32) },
     elementwise::squared_difference { 65 => SquaredDifference(int8), 66 => SquaredDifferenceF32(float32) if "float32", 67 => SquaredDifferenceI32(int32) },
     elementwise::mul { 9 => Mul(int8), 26 => MulF32(float32) if "float32", 35 => MulI32(int32) },
-    elementwise::div { 36 => DivI32(int32), 89 => DivF32(float32) if "float32" },
+    elementwise::div { 36 => DivI32(int32), 89 => DivF32(float32) if "float32", 141 => Div(int8) },
     elementwise::minimum_maximum { 37 => MinimumI32(int32), 38 => MaximumI32(int32), 85 => MinMaxI8(int8), 86 => MinMaxI16(int16), 87 => MinMaxI64(int64), 88 => MinMaxF32(float32) if "float32" },
     elementwise::cast { 39 => Cast(bool, int8, int16, int32, uint32, float32) },
     shape::strided_slice { 40 => StridedSlice(bool, int8, uint8, int16, int32, int64, float32) },

@@ -387,6 +387,16 @@ def squared_difference(name, seed, a_shape, b_shape, out_shape):
     b.write(name, OPS.SQUARED_DIFFERENCE, [x, y], [o], *arithmetic_options(OPS.SQUARED_DIFFERENCE, 0))
 
 
+def div_i8(name, a_shape, b_shape, out_shape, qa, qb, qo, act, const_b=None):
+    """int8 DIV of the quantizations given (`const_b`: the divisor a constant)."""
+    b = Builder()
+    x = b.tensor("a", a_shape, T.INT8, quant(*qa))
+    y = b.tensor("b", b_shape, T.INT8, quant(*qb),
+                 None if const_b is None else np.array(const_b, dtype=np.int8).reshape(b_shape))
+    o = b.tensor("output", out_shape, T.INT8, quant(*qo))
+    b.write(name, OPS.DIV, [x, y], [o], *arithmetic_options(OPS.DIV, act))
+
+
 def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
     b = Builder()
     x = b.tensor("a", a_shape, T.INT32)
@@ -1334,6 +1344,14 @@ def main():
     relu_f32("f32_ceil", OPS.CEIL, [200])
     relu_f32("f32_square", OPS.SQUARE, [5, 31])
     relu_f32("f32_abs", OPS.ABS, [3, 40])
+    div_i8("div_i8_same_none", [3, 40], [3, 40], [3, 40], (0.05, 3), (0.04, -7), (0.1, 2), ACT.NONE)
+    div_i8("div_i8_bcast_relu6", [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], (0.1, -20), (0.03, 10), (0.05, -128),
+           ACT.RELU6)
+    div_i8("div_i8_small_out_scale", [2, 33], [2, 33], [2, 33], (0.003, 0), (0.5, -1), (0.00002, 5), ACT.NONE)
+    div_i8("div_i8_const_divisor_relun1", [4, 6], [6], [4, 6], (0.02, 1), (0.02, -3), (0.01, 0), ACT.RELU_N1_TO_1,
+           const_b=[-128, -50, -4, 5, 60, 127])
+    div_i8("div_i8_multiplier_below_one", [5, 26], [5, 26], [5, 26], (0.01, 0), (0.2, 0), (0.16, -1), ACT.NONE)
+    binary("div_i8_random_q", 75, OPS.DIV, [2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4, 5], ACT.NONE)
     binary_f32("f32_div_bcast_relu", 73, OPS.DIV, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_div_same_none", 74, OPS.DIV, [3, 40], [3, 40], [3, 40], ACT.NONE)
     relu_f32("f32_sqrt", OPS.SQRT, [2, 100], out_scale=0.3)
