@@ -729,7 +729,7 @@ operators! {
     shape::shape_of { 55 => Shape(bool, int8, uint8, int16, int32, int64, float32) },
     elementwise::quantize { 15 => FromFloat(float32), 16 => Requantize(int8), 29 => RequantizeI16(int16), 30 => RequantizeI16I32(int16), 138 => FromFloatI16(float32), 139 => RequantizeInt(int8, int16, int32, uint8) },
     elementwise::dequantize { 17 => Dequantize(int8), 140 => DequantizeWide(int16, uint8) },
-    recurrent::svdf { 27 => Svdf(int8), 28 => SvdfI8(int8) },
+    recurrent::svdf { 27 => Svdf(int8), 28 => SvdfI8(int8), 142 => SvdfF32(float32) if "float32" },
     recurrent::lstm { 32 => Lstm(int8) if "lstm", 33 => LstmF32(float32) if "lstm" & "float32" },
     signal::window { 41 => Window(int16) if "signal" },
     signal::fft_auto_scale { 42 => FftAutoScale(int16) if "signal" },

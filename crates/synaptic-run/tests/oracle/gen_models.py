@@ -397,6 +397,26 @@ def div_i8(name, a_shape, b_shape, out_shape, qa, qb, qo, act, const_b=None):
     b.write(name, OPS.DIV, [x, y], [o], *arithmetic_options(OPS.DIV, act))
 
 
+def svdf_f32(name, seed, batches, input_size, units, rank, memory, act, bias=True):
+    """float32 SVDF: constant feature and time weights (and bias), its state a variable
+    tensor (not a graph input)."""
+    r = rng(seed)
+    b = Builder()
+    filters = units * rank
+    x = b.tensor("input", [batches, input_size], T.FLOAT32)
+    wf = b.tensor("weights_feature", [filters, input_size], T.FLOAT32, None,
+                  r.normal(0, 0.5, [filters, input_size]).astype(np.float32))
+    wt = b.tensor("weights_time", [filters, memory], T.FLOAT32, None,
+                  r.normal(0, 0.5, [filters, memory]).astype(np.float32))
+    bi = b.tensor("bias", [units], T.FLOAT32, None, r.normal(0, 1, [units]).astype(np.float32)) if bias else -1
+    st = b.tensor("state", [batches, memory * filters], T.FLOAT32)
+    b.tensors[st].isVariable = True
+    o = b.tensor("output", [batches, units], T.FLOAT32)
+    opt = s.SVDFOptionsT()
+    opt.rank, opt.fusedActivationFunction = rank, act
+    b.write_ops(name, [(OPS.SVDF, [x, wf, wt, bi, st], [o], OPT.SVDFOptions, opt)], [x], [o])
+
+
 def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
     b = Builder()
     x = b.tensor("a", a_shape, T.INT32)
@@ -1352,6 +1372,10 @@ def main():
            const_b=[-128, -50, -4, 5, 60, 127])
     div_i8("div_i8_multiplier_below_one", [5, 26], [5, 26], [5, 26], (0.01, 0), (0.2, 0), (0.16, -1), ACT.NONE)
     binary("div_i8_random_q", 75, OPS.DIV, [2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4, 5], ACT.NONE)
+    svdf_f32("f32_svdf_rank1_none", 120, 2, 7, 4, 1, 5, ACT.NONE)
+    svdf_f32("f32_svdf_rank2_relu", 121, 1, 10, 3, 2, 8, ACT.RELU)
+    svdf_f32("f32_svdf_rank3_relu6", 122, 3, 4, 2, 3, 3, ACT.RELU6)
+    svdf_f32("f32_svdf_tanh_mem1", 123, 2, 5, 3, 1, 1, ACT.TANH)
     binary_f32("f32_div_bcast_relu", 73, OPS.DIV, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_div_same_none", 74, OPS.DIV, [3, 40], [3, 40], [3, 40], ACT.NONE)
     relu_f32("f32_sqrt", OPS.SQRT, [2, 100], out_scale=0.3)
