@@ -255,16 +255,6 @@ impl<'x, 't> Operands<'x, 't, '_> {
         self.out.dtype()
     }
 
-    /// Input `k`'s element type if it is an activation of the arena (`None`: a constant or
-    /// absent).
-    #[inline]
-    pub(crate) fn dtype(&self, k: usize) -> Option<DType> {
-        match self.ins.get(k) {
-            In::Arena(t) => Some(t.dtype()),
-            _ => None,
-        }
-    }
-
     /// Input `k` as an activation of the arena of element type `T` (its data type's).
     #[inline]
     pub(crate) fn slice<T: Element>(&self, k: usize) -> Result<&'x [T], KernelError> {
