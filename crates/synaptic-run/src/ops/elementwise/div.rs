@@ -3,8 +3,9 @@
 //! - int8 (quantized): both inputs offset; a negative divisor negates both; the dividend
 //!   shifted left by its headroom (`CountLeadingSignBits`) times the divisor's reciprocal
 //!   (`GetReciprocal(divisor, 31)`, `MultiplyByQuantizedMultiplierGreaterThanOne`), then the
-//!   output multiplier of `s1 / (s2 · so)` (in double: the wheel's multiplier, which exact
-//!   ties tell from the float quotient `div.cc` writes) by
+//!   output multiplier of `double(s1) / (double(s2) · double(so))` (the wheel's, as its other
+//!   scale products: docs/runtime.md, "Scale products in double"; exact ties of the quotient
+//!   tell it from the float quotient `div.cc` writes) by
 //!   `MultiplyByQuantizedMultiplierSmallerThanOneExp` with the total shift (`output_shift - recip_shift - headroom`), offset and clamped to the
 //!   fused activation's range. A total shift past 31 (a small dividend over a large divisor)
 //!   divides as TFLM's compiled gemmlowp does on the wheel's x86-64: its mask all ones, the
