@@ -244,6 +244,14 @@ pub enum TensorTypes {
     Int8Int16Int32OrFloat32,
     /// `INT32` or `INT64`.
     Int32OrInt64,
+    /// What CONCATENATION takes: `BOOL`, `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
+    Concatenable,
+    /// What QUANTIZE takes: `FLOAT32`, `INT8`, `UINT8`, `INT16`, `INT32`.
+    Quantizable,
+    /// An output type QUANTIZE makes of its input's: from `FLOAT32` `INT8` or `INT16`;
+    /// from `INT8` `INT8`, `UINT8`, `INT16` or `INT32`; from `INT16` `INT8`, `INT16` or
+    /// `INT32`; from `INT32` `INT8` or `INT16`; from `UINT8` `INT8`.
+    QuantizePair,
 }
 
 impl TensorTypes {
@@ -269,6 +277,12 @@ impl TensorTypes {
             TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
             TensorTypes::Int8Int16Int32OrFloat32 => "int8, int16, int32 or float32",
             TensorTypes::Int32OrInt64 => "int32 or int64",
+            TensorTypes::Concatenable => "bool, int8, int16, int32, int64 or float32",
+            TensorTypes::Quantizable => "float32, int8, uint8, int16 or int32",
+            TensorTypes::QuantizePair => {
+                "a QUANTIZE pair (float32 to int8, int16; int8 to int8, uint8, int16, int32; \
+                 int16 to int8, int16, int32; int32 to int8, int16; uint8 to int8)"
+            }
         }
     }
 }

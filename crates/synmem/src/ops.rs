@@ -236,5 +236,7 @@ mod tests {
         assert!(decode.ours.is_empty() && decode.missing == decode.tflm);
         let greater = t.operators.iter().find(|r| r.name == "GREATER").unwrap();
         assert!(!greater.ours.contains(&"bool".to_string()));
+        // TFLM's int16 GREATER compares with parameters its Prepare never writes: not run.
+        assert!(!greater.tflm.contains(&"int16".to_string()));
     }
 }

@@ -399,6 +399,36 @@ def squared_difference(name, seed, a_shape, b_shape, out_shape):
     b.write(name, OPS.SQUARED_DIFFERENCE, [x, y], [o], *arithmetic_options(OPS.SQUARED_DIFFERENCE, 0))
 
 
+def div_i8(name, a_shape, b_shape, out_shape, qa, qb, qo, act, const_b=None):
+    """int8 DIV of the quantizations given (`const_b`: the divisor a constant)."""
+    b = Builder()
+    x = b.tensor("a", a_shape, T.INT8, quant(*qa))
+    y = b.tensor("b", b_shape, T.INT8, quant(*qb),
+                 None if const_b is None else np.array(const_b, dtype=np.int8).reshape(b_shape))
+    o = b.tensor("output", out_shape, T.INT8, quant(*qo))
+    b.write(name, OPS.DIV, [x, y], [o], *arithmetic_options(OPS.DIV, act))
+
+
+def svdf_f32(name, seed, batches, input_size, units, rank, memory, act, bias=True):
+    """float32 SVDF: constant feature and time weights (and bias), its state a variable
+    tensor (not a graph input)."""
+    r = rng(seed)
+    b = Builder()
+    filters = units * rank
+    x = b.tensor("input", [batches, input_size], T.FLOAT32)
+    wf = b.tensor("weights_feature", [filters, input_size], T.FLOAT32, None,
+                  r.normal(0, 0.5, [filters, input_size]).astype(np.float32))
+    wt = b.tensor("weights_time", [filters, memory], T.FLOAT32, None,
+                  r.normal(0, 0.5, [filters, memory]).astype(np.float32))
+    bi = b.tensor("bias", [units], T.FLOAT32, None, r.normal(0, 1, [units]).astype(np.float32)) if bias else -1
+    st = b.tensor("state", [batches, memory * filters], T.FLOAT32)
+    b.tensors[st].isVariable = True
+    o = b.tensor("output", [batches, units], T.FLOAT32)
+    opt = s.SVDFOptionsT()
+    opt.rank, opt.fusedActivationFunction = rank, act
+    b.write_ops(name, [(OPS.SVDF, [x, wf, wt, bi, st], [o], OPT.SVDFOptions, opt)], [x], [o])
+
+
 def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
     b = Builder()
     x = b.tensor("a", a_shape, T.INT32)
@@ -449,12 +479,12 @@ def concat(name, shapes, axis):
     b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
 
 
-def transpose(name, in_shape, perm):
+def transpose(name, in_shape, perm, ttype=T.INT8):
     b = Builder()
-    q = quant(0.1, 4)
-    i = b.tensor("input", in_shape, T.INT8, q)
+    q = {T.INT8: quant(0.1, 4), T.INT16: quant(0.01, 0)}.get(ttype)
+    i = b.tensor("input", in_shape, ttype, q)
     p = b.tensor("perm", [len(perm)], T.INT32, None, np.array(perm, dtype=np.int32))
-    o = b.tensor("output", [in_shape[k] for k in perm], T.INT8, q)
+    o = b.tensor("output", [in_shape[k] for k in perm], ttype, q)
     b.write(name, OPS.TRANSPOSE, [i, p], [o], OPT.TransposeOptions, s.TransposeOptionsT())
 
 
@@ -475,6 +505,22 @@ def requantize(name, shape, q_in, q_out):
 def dequantize(name, shape, scale, zp):
     b = Builder()
     i = b.tensor("input", shape, T.INT8, quant(scale, zp))
+    o = b.tensor("output", shape, T.FLOAT32)
+    b.write(name, OPS.DEQUANTIZE, [i], [o])
+
+
+def quantize_typed(name, shape, in_type, out_type, q_in, q_out):
+    """QUANTIZE from `in_type` (float32: unquantized) to `out_type`, quantized `q_in`, `q_out`."""
+    b = Builder()
+    i = b.tensor("input", shape, in_type, None if q_in is None else quant(*q_in))
+    o = b.tensor("output", shape, out_type, quant(*q_out))
+    b.write(name, OPS.QUANTIZE, [i], [o])
+
+
+def dequantize_typed(name, shape, in_type, scale, zp):
+    """DEQUANTIZE from `in_type` (int16, uint8) to float32."""
+    b = Builder()
+    i = b.tensor("input", shape, in_type, quant(scale, zp))
     o = b.tensor("output", shape, T.FLOAT32)
     b.write(name, OPS.DEQUANTIZE, [i], [o])
 
@@ -724,6 +770,29 @@ def concat_f32(name, shapes, axis):
     out = list(shapes[0])
     out[ax] = sum(sh[ax] for sh in shapes)
     o = b.tensor("output", out, T.FLOAT32)
+    opt = s.ConcatenationOptionsT()
+    opt.axis = axis
+    b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
+
+
+def concat_typed(name, ttype, shapes, axis, scales=None, const=()):
+    """CONCATENATION of `ttype` (bool, int16, int64: unquantized, or int16 of zero point 0 and
+    the input `scales`); the inputs at positions `const` constants."""
+    b = Builder()
+    r = rng(len(name))
+    q = (lambda k: quant(scales[k], 0)) if scales else (lambda k: None)
+    dt = {T.BOOL: np.bool_, T.INT16: np.int16, T.INT64: np.int64}[ttype]
+    ins = []
+    for k, sh in enumerate(shapes):
+        data = None
+        if k in const:
+            data = (r.integers(0, 2, sh) if ttype == T.BOOL else r.integers(-3000, 3000, sh)).astype(dt)
+        ins.append(b.tensor(f"in{k}", sh, ttype, q(k), data))
+    rank = len(shapes[0])
+    ax = (axis + rank) % rank
+    out = list(shapes[0])
+    out[ax] = sum(sh[ax] for sh in shapes)
+    o = b.tensor("output", out, ttype, quant(scales[-1], 0) if scales else None)
     opt = s.ConcatenationOptionsT()
     opt.axis = axis
     b.write(name, OPS.CONCATENATION, ins, [o], OPT.ConcatenationOptions, opt)
@@ -1282,8 +1351,32 @@ def main():
     unpack_pack("unpack_16_pack_i32", T.INT32, [16, 3])
     concat("concat_axis_last", [[1, 4, 4, 2], [1, 4, 4, 3], [1, 4, 4, 1]], -1)
     concat("concat_axis1", [[2, 3, 5], [2, 1, 5]], 1)
+    quantize_typed("f32_quantize_i16", [3, 41], T.FLOAT32, T.INT16, None, (0.0013, 0))
+    quantize_typed("f32_quantize_i16_zp_clamp", [2, 37], T.FLOAT32, T.INT16, None, (0.07, 32700))
+    quantize_typed("quantize_i8_u8_shift128", [4, 33], T.INT8, T.UINT8, (0.03, -5), (0.03, 123))
+    quantize_typed("quantize_i8_u8_rescale", [4, 33], T.INT8, T.UINT8, (0.03, -5), (0.011, 130))
+    quantize_typed("quantize_i8_i16", [5, 21], T.INT8, T.INT16, (0.05, 3), (0.0007, 0))
+    quantize_typed("quantize_i8_i32_up", [5, 21], T.INT8, T.INT32, (0.5, -7), (0.001, 11))
+    quantize_typed("quantize_i16_i16_down", [3, 50], T.INT16, T.INT16, (0.0011, 0), (0.003, 0))
+    quantize_typed("quantize_i16_i16_up", [3, 50], T.INT16, T.INT16, (0.0031, 0), (0.001, 0))
+    quantize_typed("quantize_i32_i8", [6, 17], T.INT32, T.INT8, (1.5e-9, 3), (0.05, -2))
+    quantize_typed("quantize_i32_i16", [6, 17], T.INT32, T.INT16, (2.5e-10, -9), (0.00005, 0))
+    quantize_typed("quantize_u8_i8_shift128", [4, 29], T.UINT8, T.INT8, (0.02, 130), (0.02, 2))
+    quantize_typed("quantize_u8_i8_rescale", [4, 29], T.UINT8, T.INT8, (0.02, 130), (0.047, -3))
+    dequantize_typed("dequantize_i16", [3, 44], T.INT16, 0.0009, 0)
+    dequantize_typed("dequantize_i16_zp", [2, 31], T.INT16, 0.13, -300)
+    dequantize_typed("dequantize_u8", [3, 44], T.UINT8, 0.021, 128)
+    concat_typed("concat_bool_axis0", T.BOOL, [[2, 3], [1, 3], [3, 3]], 0, const=(1,))
+    concat_typed("concat_i16_axis_last_scales", T.INT16, [[2, 3, 4], [2, 3, 1]], -1, scales=[0.01, 0.5, 0.02])
+    concat_typed("concat_i16_axis1", T.INT16, [[1, 2, 5], [1, 4, 5], [1, 1, 5]], 1)
+    concat_typed("concat_i64_axis1", T.INT64, [[2, 2, 3], [2, 1, 3]], 1, const=(1,))
+    concat_typed("concat_i64_axis_last", T.INT64, [[3, 2], [3, 5]], -1)
     transpose("transpose_0231", [2, 3, 4, 5], [0, 2, 3, 1])
     transpose("transpose_3d", [4, 6, 3], [2, 0, 1])
+    transpose("transpose_i16_0231", [2, 3, 4, 5], [0, 2, 3, 1], T.INT16)
+    transpose("transpose_i16_5d", [2, 1, 3, 2, 4], [4, 2, 0, 3, 1], T.INT16)
+    transpose("f32_transpose_3d", [4, 6, 3], [2, 0, 1], T.FLOAT32)
+    transpose("f32_transpose_2d", [7, 5], [1, 0], T.FLOAT32)
     quantize_f32("quantize_f32_i8", [1, 200], 0.031, -7)
     requantize("requantize_i8_i8", [1, 256], (0.05, 10), (0.13, -20))
     dequantize("dequantize_i8_f32", [1, 256], 0.037, -3)
@@ -1312,6 +1405,18 @@ def main():
     relu_f32("f32_ceil", OPS.CEIL, [200])
     relu_f32("f32_square", OPS.SQUARE, [5, 31])
     relu_f32("f32_abs", OPS.ABS, [3, 40])
+    div_i8("div_i8_same_none", [3, 40], [3, 40], [3, 40], (0.05, 3), (0.04, -7), (0.1, 2), ACT.NONE)
+    div_i8("div_i8_bcast_relu6", [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], (0.1, -20), (0.03, 10), (0.05, -128),
+           ACT.RELU6)
+    div_i8("div_i8_small_out_scale", [2, 33], [2, 33], [2, 33], (0.003, 0), (0.5, -1), (0.00002, 5), ACT.NONE)
+    div_i8("div_i8_const_divisor_relun1", [4, 6], [6], [4, 6], (0.02, 1), (0.02, -3), (0.01, 0), ACT.RELU_N1_TO_1,
+           const_b=[-128, -50, -4, 5, 60, 127])
+    div_i8("div_i8_multiplier_below_one", [5, 26], [5, 26], [5, 26], (0.01, 0), (0.2, 0), (0.16, -1), ACT.NONE)
+    binary("div_i8_random_q", 75, OPS.DIV, [2, 3, 4, 5], [2, 3, 4, 5], [2, 3, 4, 5], ACT.NONE)
+    svdf_f32("f32_svdf_rank1_none", 120, 2, 7, 4, 1, 5, ACT.NONE)
+    svdf_f32("f32_svdf_rank2_relu", 121, 1, 10, 3, 2, 8, ACT.RELU)
+    svdf_f32("f32_svdf_rank3_relu6", 122, 3, 4, 2, 3, 3, ACT.RELU6)
+    svdf_f32("f32_svdf_tanh_mem1", 123, 2, 5, 3, 1, 1, ACT.TANH)
     binary_f32("f32_div_bcast_relu", 73, OPS.DIV, [1, 4, 5, 3], [1, 1, 5, 1], [1, 4, 5, 3], ACT.RELU)
     binary_f32("f32_div_same_none", 74, OPS.DIV, [3, 40], [3, 40], [3, 40], ACT.NONE)
     relu_f32("f32_sqrt", OPS.SQRT, [2, 100], out_scale=0.3)

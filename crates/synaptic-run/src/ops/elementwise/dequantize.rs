@@ -1,5 +1,6 @@
-//! DEQUANTIZE int8 → float32: `reference_ops::Dequantize`, `float(double(scale) * (q -
-//! zero_point))`.
+//! DEQUANTIZE int8, int16, uint8 → float32 (the types TFLM's `dequantize.cc` runs):
+//! `reference_ops::Dequantize`, `float(double(scale) * (q - zero_point))`. int8 by its own
+//! kernel, int16 and uint8 by one kernel (the type from its parameters); each in place.
 
 use synaptic_tflite::{code, TensorType};
 
@@ -57,7 +58,11 @@ pub fn dequantize_i8_in_place(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(1, 1)?;
     let (x, out) = (cx.input(0)?, cx.output()?);
-    cx.int8_activation(&x, Operand::Input(0))?;
+    if !matches!(x.ty, TensorType::Int16 | TensorType::UInt8) {
+        cx.int8_activation(&x, Operand::Input(0))?;
+    } else if !x.data.is_empty() {
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Input(0))));
+    }
     if out.ty != TensorType::Float32 {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Output,
@@ -65,11 +70,96 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }));
     }
     cx.quantized(&[&x])?;
-    if x.bytes.checked_mul(4) != Some(out.bytes) {
+    let width = crate::ops::prep::element_bytes(x.ty);
+    if x.bytes.checked_mul(4) != out.bytes.checked_mul(width) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
-    Prepared::of::<Dequantize>(cx, x.q)
+    if x.ty == TensorType::Int8 {
+        Prepared::of::<Dequantize>(cx, x.q)
+    } else {
+        let p = DequantizeWideParams {
+            input: x.q,
+            int16: x.ty == TensorType::Int16,
+        };
+        Prepared::of::<DequantizeWide>(cx, p)
+    }
 }
+
+/// A prepared DEQUANTIZE of int16 or uint8: the input's quantization and type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DequantizeWideParams {
+    /// The input's quantization.
+    pub(crate) input: QuantParams,
+    /// int16 (else uint8).
+    pub(crate) int16: bool,
+}
+
+/// DEQUANTIZE int16 or uint8 → float32 ([`dequantize`]) of `elems` elements in `buf`
+/// (little-endian, as in the arena).
+pub fn dequantize_wide_in_place(
+    p: &DequantizeWideParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    let w = 1 + usize::from(p.int16);
+    check(
+        "DEQUANTIZE",
+        || Contract::elementwise(elems, w, 4),
+        buf,
+        &at,
+    )?;
+    let (scale, zp) = (f64::from(p.input.scale), p.input.zero_point);
+    drive::<4>(buf, at.output, elems, at.direction, |buf, j| {
+        let x = if p.int16 {
+            i32::from(i16::from_le_bytes([
+                buf[at.input + 2 * j],
+                buf[at.input + 2 * j + 1],
+            ]))
+        } else {
+            i32::from(buf[at.input + j])
+        };
+        Ok(dequantize_value(scale, zp, x).to_le_bytes())
+    })
+}
+
+/// DEQUANTIZE int16 or uint8 → float32 (the type from its parameters).
+pub struct DequantizeWide;
+
+impl Kernel for DequantizeWide {
+    const NAME: &'static str = "DEQUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = DequantizeWideParams;
+
+    fn run(p: &DequantizeWideParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        if p.int16 {
+            let x = io.i16(0)?;
+            dequantize(p.input, x, io.out_f32()?)
+        } else {
+            let x = io.slice::<u8>(0)?;
+            dequantize(p.input, x, io.out_f32()?)
+        }
+    }
+
+    fn contract(p: &DequantizeWideParams, k: usize, out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| Contract::elementwise(out.elems, 1 + usize::from(p.int16), 4))
+    }
+
+    fn run_in_place(
+        p: &DequantizeWideParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let n = io.out()?.elems;
+        dequantize_wide_in_place(p, n, io.buf, io.at)?;
+        Ok(4 * n)
+    }
+}
+
+// The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(DequantizeWideParams {
+    input: QuantParams,
+    int16: bool,
+});
 
 /// DEQUANTIZE int8 → float32.
 pub struct Dequantize;

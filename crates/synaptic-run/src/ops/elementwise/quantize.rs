@@ -1,4 +1,7 @@
-//! QUANTIZE: float → int and int → int (requantization).
+//! QUANTIZE: float → int and int → int (requantization), every pair TFLM's
+//! `micro/kernels/quantize_common.cc` runs: float32 → int8, int16; int8 → int8, uint8, int16,
+//! int32; int16 → int8, int16, int32; int32 → int8, int16; uint8 → int8 (any other pair,
+//! which TFLM's `Prepare` passes and its `Eval` fails, refused at load).
 //!
 //! Mirrors `micro/kernels/quantize_common.cc`: float input uses `reference_ops::AffineQuantize`
 //! (`round(x / float(scale)) + zero_point` in `float`, ties away from zero, clamped); integer
@@ -18,7 +21,7 @@ use crate::math::{
     multiply_by_quantized_multiplier, requantization_multiplier, round_f32, QuantParams,
 };
 use crate::ops::common::QInt;
-use crate::ops::in_place::{check, drive, x8, InPlace};
+use crate::ops::in_place::{check, drive, x32, x8, InPlace};
 use crate::ops::prep::element_bytes;
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
 
@@ -138,40 +141,110 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if elems(&x).is_none() || elems(&x) != elems(&out) {
         return Err(cx.shape(ShapeFault::SizeDiffers));
     }
-    // int16 → int8 or int32 (`Requantize<int16_t, ...>`; the keyword models' first and
-    // last operators).
-    if x.ty == TensorType::Int16 {
-        cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
-        if !out.data.is_empty() {
-            return Err(cx.unsupported(Unsupported::Constant(Operand::Output)));
+    if !out.data.is_empty() {
+        return Err(cx.unsupported(Unsupported::Constant(Operand::Output)));
+    }
+    use TensorType::{Float32, Int16, Int32, Int8, UInt8};
+    // The pairs TFLM runs (its `Eval`'s switches); another is refused for the output's type.
+    let runs = match x.ty {
+        Float32 => matches!(out.ty, Int8 | Int16),
+        Int8 => matches!(out.ty, Int8 | UInt8 | Int16 | Int32),
+        Int16 => matches!(out.ty, Int8 | Int16 | Int32),
+        Int32 => matches!(out.ty, Int8 | Int16),
+        UInt8 => out.ty == Int8,
+        _ => {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(0),
+                expected: TensorTypes::Quantizable,
+            }))
         }
-        cx.quantized(&[&x, &out])?;
-        let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
+    };
+    if !runs {
+        return Err(cx.unsupported(Unsupported::TensorType {
+            operand: Operand::Output,
+            expected: TensorTypes::QuantizePair,
+        }));
+    }
+    if x.ty == Float32 {
+        cx.quantized(&[&out])?;
         return match out.ty {
-            TensorType::Int8 => Prepared::of::<RequantizeI16>(cx, p),
-            TensorType::Int32 => Prepared::of::<RequantizeI16I32>(cx, p),
-            _ => Err(cx.unsupported(Unsupported::TensorType {
-                operand: Operand::Output,
-                expected: TensorTypes::Int8,
-            })),
+            Int8 => Prepared::of::<FromFloat>(cx, out.q),
+            _ => Prepared::of::<FromFloatI16>(cx, out.q),
         };
     }
-    cx.int8_activation(&out, Operand::Output)?;
-    match x.ty {
-        TensorType::Float32 => {
-            cx.quantized(&[&out])?;
-            Prepared::of::<FromFloat>(cx, out.q)
+    cx.quantized(&[&x, &out])?;
+    let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
+    match (x.ty, out.ty) {
+        (Int8, Int8) => Prepared::of::<Requantize>(cx, p),
+        // The keyword models' first and last operators.
+        (Int16, Int8) => Prepared::of::<RequantizeI16>(cx, p),
+        (Int16, Int32) => Prepared::of::<RequantizeI16I32>(cx, p),
+        (from, to) => {
+            let code = |t| match t {
+                Int8 => IntType::I8,
+                UInt8 => IntType::U8,
+                Int16 => IntType::I16,
+                _ => IntType::I32,
+            } as u32;
+            let p = RequantizeIntParams {
+                requantize: p,
+                from: code(from),
+                to: code(to),
+            };
+            Prepared::of::<RequantizeInt>(cx, p)
         }
-        TensorType::Int8 => {
-            cx.quantized(&[&x, &out])?;
-            let p = RequantizeParams::new(x.q, out.q).map_err(|e| cx.err(e))?;
-            Prepared::of::<Requantize>(cx, p)
-        }
-        _ => Err(cx.unsupported(Unsupported::TensorType {
-            operand: Operand::Input(0),
-            expected: TensorTypes::Int8OrFloat32,
-        })),
     }
+}
+
+/// An integer element type of [`RequantizeInt`]'s operands (its parameters' codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum IntType {
+    /// int8.
+    I8 = 0,
+    /// uint8.
+    U8 = 1,
+    /// int16.
+    I16 = 2,
+    /// int32.
+    I32 = 3,
+}
+
+/// The bytes of an element of type code `t` (`IntType`).
+#[inline(always)]
+fn int_bytes(t: u32) -> usize {
+    match t {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    }
+}
+
+/// Element `j` (type code `t`, little-endian) of the operand at `at` in `buf` (in bounds: the
+/// in-place check bounds the input first).
+#[inline(always)]
+fn read_int(buf: &[u8], at: usize, j: usize, t: u32) -> i32 {
+    match t {
+        0 => i32::from(buf[at + j] as i8),
+        1 => i32::from(buf[at + j]),
+        2 => i32::from(i16::from_le_bytes([buf[at + 2 * j], buf[at + 2 * j + 1]])),
+        _ => {
+            let b = &buf[at + 4 * j..at + 4 * j + 4];
+            i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        }
+    }
+}
+
+/// A prepared QUANTIZE between integer types of [`RequantizeInt`]: the requantization and the
+/// operands' type codes (int8 0, uint8 1, int16 2, int32 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequantizeIntParams {
+    /// The requantization.
+    pub(crate) requantize: RequantizeParams,
+    /// The input's type code.
+    pub(crate) from: u32,
+    /// The output's type code.
+    pub(crate) to: u32,
 }
 
 /// QUANTIZE float32 → int8.
@@ -199,6 +272,126 @@ impl Kernel for FromFloat {
         let n = io.out()?.elems;
         quantize_f32_i8_in_place(*q, n, io.buf, io.at)?;
         Ok(n)
+    }
+}
+
+/// QUANTIZE between integer types ([`RequantizeInt`]'s pairs) of `elems` elements in `buf`
+/// (little-endian, as in the arena).
+pub fn requantize_int_in_place(
+    q: &RequantizeIntParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    let n = elems;
+    let (wi, wo) = (int_bytes(q.from), int_bytes(q.to));
+    let p = &q.requantize;
+    check("QUANTIZE", || Contract::elementwise(n, wi, wo), buf, &at)?;
+    let (lo, hi) = match q.to {
+        0 => (i32::from(i8::MIN), i32::from(i8::MAX)),
+        1 => (0, i32::from(u8::MAX)),
+        2 => (i32::from(i16::MIN), i32::from(i16::MAX)),
+        _ => (i32::MIN, i32::MAX),
+    };
+    // `requantize_value` of the input element as `i32`, clamped to the output's range.
+    let v = |buf: &[u8], j: usize| {
+        let x = read_int(buf, at.input, j, q.from).wrapping_sub(p.input_zero_point);
+        multiply_by_quantized_multiplier(x, p.multiplier, p.shift)
+            .wrapping_add(p.output_zero_point)
+            .clamp(lo, hi)
+    };
+    let dir = at.direction;
+    match wo {
+        1 => drive::<1>(buf, at.output, n, dir, |b, j| Ok([v(b, j) as u8])),
+        2 => drive::<2>(buf, at.output, n, dir, |b, j| {
+            Ok((v(b, j) as i16).to_le_bytes())
+        }),
+        _ => drive::<4>(buf, at.output, n, dir, |b, j| Ok(v(b, j).to_le_bytes())),
+    }
+}
+
+/// QUANTIZE float32 → int16 ([`quantize_f32`]) of `elems` elements in `buf` (little-endian,
+/// as in the arena).
+pub fn quantize_f32_i16_in_place(
+    output_q: QuantParams,
+    elems: usize,
+    buf: &mut [u8],
+    at: InPlace,
+) -> Result<(), KernelError> {
+    check("QUANTIZE", || Contract::elementwise(elems, 4, 2), buf, &at)?;
+    drive::<2>(buf, at.output, elems, at.direction, |buf, j| {
+        Ok(quantize_value::<i16>(output_q, x32(buf, at.input, j)).to_le_bytes())
+    })
+}
+
+/// QUANTIZE float32 → int16 (`AffineQuantize<int16_t>`).
+pub struct FromFloatI16;
+
+impl Kernel for FromFloatI16 {
+    const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = QuantParams;
+
+    #[inline]
+    fn run(q: &QuantParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        quantize_f32(*q, x, io.out_i16()?)
+    }
+
+    fn contract(_q: &QuantParams, k: usize, out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| Contract::elementwise(out.elems, 4, 2))
+    }
+
+    fn run_in_place(
+        q: &QuantParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let n = io.out()?.elems;
+        quantize_f32_i16_in_place(*q, n, io.buf, io.at)?;
+        Ok(2 * n)
+    }
+}
+
+/// QUANTIZE between integer types, TFLM's pairs the kernels beside it do not run: int8 →
+/// uint8, int16, int32; int16 → int16; int32 → int8, int16; uint8 → int8 (`Requantize`, the
+/// pair from its parameters; its int8 ↔ uint8 shortcut of a same scale is the general
+/// path's bytes).
+pub struct RequantizeInt;
+
+impl Kernel for RequantizeInt {
+    const NAME: &'static str = "QUANTIZE";
+    const MAX_INPUTS: usize = 1;
+    type Params = RequantizeIntParams;
+
+    fn run(q: &RequantizeIntParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let p = &q.requantize;
+        const I8: u32 = IntType::I8 as u32;
+        const U8: u32 = IntType::U8 as u32;
+        const I16: u32 = IntType::I16 as u32;
+        const I32: u32 = IntType::I32 as u32;
+        match (q.from, q.to) {
+            (I8, U8) => requantize::<i8, u8>(p, io.slice(0)?, io.out_slice()?),
+            (I8, I16) => requantize::<i8, i16>(p, io.slice(0)?, io.out_slice()?),
+            (I8, I32) => requantize::<i8, i32>(p, io.slice(0)?, io.out_slice()?),
+            (I16, I16) => requantize::<i16, i16>(p, io.slice(0)?, io.out_slice()?),
+            (I32, I8) => requantize::<i32, i8>(p, io.slice(0)?, io.out_slice()?),
+            (I32, I16) => requantize::<i32, i16>(p, io.slice(0)?, io.out_slice()?),
+            (U8, I8) => requantize::<u8, i8>(p, io.slice(0)?, io.out_slice()?),
+            _ => Err(crate::ops::operands::differs(Self::NAME)),
+        }
+    }
+
+    fn contract(q: &RequantizeIntParams, k: usize, out: Geometry) -> Option<Contract> {
+        (k == 0).then(|| Contract::elementwise(out.elems, int_bytes(q.from), int_bytes(q.to)))
+    }
+
+    fn run_in_place(
+        q: &RequantizeIntParams,
+        io: &mut InPlaceOperands<'_, '_>,
+    ) -> Result<usize, KernelError> {
+        let n = io.out()?.elems;
+        requantize_int_in_place(q, n, io.buf, io.at)?;
+        Ok(n * int_bytes(q.to))
     }
 }
 
@@ -261,6 +454,12 @@ impl Kernel for Requantize {
 }
 
 // The program's word codec of the parameters (`crate::format::codec`).
+crate::format::codec::words!(RequantizeIntParams {
+    requantize: RequantizeParams,
+    from: u32,
+    to: u32,
+});
+
 crate::format::codec::words!(RequantizeParams {
     multiplier: i32,
     shift: i32,

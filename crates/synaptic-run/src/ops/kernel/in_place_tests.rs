@@ -18,11 +18,15 @@ use crate::ops::conv::depthwise_conv_2d::{
 };
 use crate::ops::elementwise::add::{add, AddParams};
 use crate::ops::elementwise::binary;
-use crate::ops::elementwise::dequantize::{dequantize, dequantize_i8_in_place};
+use crate::ops::elementwise::dequantize::{
+    dequantize, dequantize_i8_in_place, dequantize_wide_in_place, DequantizeWideParams,
+};
 use crate::ops::elementwise::logistic::{logistic, logistic_in_place, LogisticParams};
 use crate::ops::elementwise::mul::{mul, MulParams};
 use crate::ops::elementwise::quantize::{
-    quantize_f32, quantize_f32_i8_in_place, requantize, requantize_i8_in_place, RequantizeParams,
+    quantize_f32, quantize_f32_i16_in_place, quantize_f32_i8_in_place, requantize,
+    requantize_i8_in_place, requantize_int_in_place, requantize_value, RequantizeIntParams,
+    RequantizeParams,
 };
 use crate::ops::float::FloatRange;
 use crate::ops::matmul::fully_connected::FC_ROW_BUFFER;
@@ -724,7 +728,7 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
     ];
     let n: usize = shape.iter().product();
     let input = rng.i8s(n);
-    let kind = rng.range(0, 6);
+    let kind = rng.range(0, 9);
     let mut expected = vec![0i8; n];
     let (contract, expected_bytes): (Contract, Vec<u8>);
     let run: std::boxed::Box<Run<'static>>;
@@ -801,6 +805,83 @@ fn elementwise_property(seed: u64) -> Result<usize, TestCaseError> {
             let c = Contract::elementwise(n, 4, 1);
             let run = move |buf: &mut [u8], at: InPlace| quantize_f32_i8_in_place(q, n, buf, at);
             return case(&c, &bytes, &as_u8(&expected), &mut rng, &run);
+        }
+        6 => {
+            // QUANTIZE between integer types (1-, 2- and 4-byte elements either side): int8 →
+            // uint8, int16, int32; int16 → int16; int32 → int8, int16; uint8 → int8.
+            let pairs = [(0u32, 1u32), (0, 2), (0, 3), (2, 2), (3, 0), (3, 2), (1, 0)];
+            let (from, to) = pairs[rng.range(0, 6)];
+            let p = RequantizeIntParams {
+                requantize: RequantizeParams::new(rng.quant(), rng.quant()).unwrap(),
+                from,
+                to,
+            };
+            let xs: Vec<i32> = input
+                .iter()
+                .map(|&x| match from {
+                    0 => i32::from(x),
+                    1 => i32::from(x as u8),
+                    _ => i32::from(x) * 131,
+                })
+                .collect();
+            let bytes: Vec<u8> = xs
+                .iter()
+                .flat_map(|&x| match from {
+                    0 | 1 => vec![x as u8],
+                    2 => (x as i16).to_le_bytes().to_vec(),
+                    _ => x.to_le_bytes().to_vec(),
+                })
+                .collect();
+            let want: Vec<u8> = xs
+                .iter()
+                .flat_map(|&x| match to {
+                    0 => vec![requantize_value::<i32, i8>(&p.requantize, x) as u8],
+                    1 => vec![requantize_value::<i32, u8>(&p.requantize, x)],
+                    2 => requantize_value::<i32, i16>(&p.requantize, x)
+                        .to_le_bytes()
+                        .to_vec(),
+                    _ => requantize_value::<i32, i32>(&p.requantize, x)
+                        .to_le_bytes()
+                        .to_vec(),
+                })
+                .collect();
+            let w = |t: u32| [1, 1, 2, 4][t as usize];
+            let c = Contract::elementwise(n, w(from), w(to));
+            let run = move |buf: &mut [u8], at: InPlace| requantize_int_in_place(&p, n, buf, at);
+            return case(&c, &bytes, &want, &mut rng, &run);
+        }
+        7 => {
+            // DEQUANTIZE int16 or uint8 → float32.
+            let p = DequantizeWideParams {
+                input: rng.quant(),
+                int16: rng.next() & 1 == 0,
+            };
+            let mut out = vec![0f32; n];
+            let bytes: Vec<u8> = if p.int16 {
+                let xs: Vec<i16> = input.iter().map(|&x| i16::from(x) * 199).collect();
+                dequantize(p.input, &xs, &mut out).unwrap();
+                xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+            } else {
+                let xs: Vec<u8> = input.iter().map(|&x| x as u8).collect();
+                dequantize(p.input, &xs, &mut out).unwrap();
+                xs
+            };
+            let c = Contract::elementwise(n, 1 + usize::from(p.int16), 4);
+            let want: Vec<u8> = out.iter().flat_map(|f| f.to_le_bytes()).collect();
+            let run = move |buf: &mut [u8], at: InPlace| dequantize_wide_in_place(&p, n, buf, at);
+            return case(&c, &bytes, &want, &mut rng, &run);
+        }
+        8 => {
+            // QUANTIZE float32 → int16.
+            let floats: Vec<f32> = input.iter().map(|&x| f32::from(x) * 7.3).collect();
+            let q = rng.quant();
+            let mut out = vec![0i16; n];
+            quantize_f32(q, &floats, &mut out).unwrap();
+            let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+            let want: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let c = Contract::elementwise(n, 4, 2);
+            let run = move |buf: &mut [u8], at: InPlace| quantize_f32_i16_in_place(q, n, buf, at);
+            return case(&c, &bytes, &want, &mut rng, &run);
         }
         _ => {
             // RESHAPE / SQUEEZE: a byte copy (nothing at delta 0).

@@ -3,7 +3,7 @@
 //! tables ([`Operands`]); for an overlapped run, the one buffer holding the pair's input and
 //! output instead ([`InPlaceOperands`]).
 
-use synaptic_mem::{DType, Scratch, Tensor};
+use synaptic_mem::{DType, Element, Scratch, Tensor};
 
 use crate::error::{KernelError, Unsupported};
 use crate::format::{Loc, OpRecord, Program};
@@ -253,6 +253,22 @@ impl<'x, 't> Operands<'x, 't, '_> {
     #[inline]
     pub(crate) fn out_dtype(&self) -> DType {
         self.out.dtype()
+    }
+
+    /// Input `k` as an activation of the arena of element type `T` (its data type's).
+    #[inline]
+    pub(crate) fn slice<T: Element>(&self, k: usize) -> Result<&'x [T], KernelError> {
+        match self.ins.get(k) {
+            In::Arena(t) => t.as_slice::<T>().map_err(|_| differs(self.name)),
+            _ => Err(differs(self.name)),
+        }
+    }
+
+    /// The output as element type `T` (its data type's).
+    #[inline]
+    pub(crate) fn out_slice<T: Element>(&mut self) -> Result<&mut [T], KernelError> {
+        let name = self.name;
+        self.out.as_mut_slice::<T>().map_err(|_| differs(name))
     }
 
     /// The output as int8.

@@ -586,6 +586,7 @@ fn expected(ty: TensorType) -> TensorTypes {
     match ty {
         TensorType::Float32 => TensorTypes::Float32,
         TensorType::Int32 => TensorTypes::Int32,
+        TensorType::Int16 => TensorTypes::Int16,
         _ => TensorTypes::Int8,
     }
 }

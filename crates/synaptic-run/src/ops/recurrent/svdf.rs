@@ -12,6 +12,15 @@
 //! computed in `float` and widened to `double`, as TFLM's. The two int32 buffers TFLM takes
 //! from its arena (`scratch_tensor`, `scratch_output_tensor`) come from the operator's scratch
 //! block ([`svdf_scratch_bytes`]).
+//!
+//! float32 (`EvalFloatSvdfReference`, [`svdf_f32`]): the same state shift, each filter's
+//! feature dot product (`dot += w · x` in input order, single precision) its newest frame, the
+//! time dot products into TFLM's one float scratch buffer, the output the bias plus each
+//! unit's `rank` sums in order, then the fused
+//! activation as TFLM's `ActivationValFloat` (`fmax`/`fmin` for the RELUs, glibc's `tanhf`,
+//! the sign bit). Refused at load: an activation code outside the schema's (TFLM: none), and
+//! an absent bias (TFLM's `Prepare` allows it, its `Eval` reads the bias regardless: the
+//! wheel crashes).
 
 use synaptic_mem::Scratch;
 use synaptic_tflite::{code, TensorType};
@@ -215,8 +224,11 @@ pub fn svdf<T: StateInt>(
     Ok(())
 }
 
-/// Prepares SVDF (`PrepareSvdf`, int8 input).
+/// Prepares SVDF (`PrepareSvdf`, int8 input; float32: [`prepare_f32`]).
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if crate::ops::float::BUILT && cx.input_ty(0) == Some(TensorType::Float32) {
+        return prepare_f32(cx);
+    }
     // TFLM requires all five inputs (its prepare reads the bias's scale).
     cx.inputs(5, 5)?;
     let (x, feature, time, bias, state) = (
@@ -321,6 +333,242 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         Prepared::of::<SvdfI8>(cx, p)
     }
 }
+
+/// A prepared float32 SVDF: made only by the operator's preparation (TFLM's `PrepareSvdf`
+/// checks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SvdfF32Params {
+    /// Batches (the input's first dimension).
+    pub(crate) batches: usize,
+    /// Input features a batch.
+    pub(crate) input_size: usize,
+    /// Filters (`units × rank`).
+    pub(crate) filters: usize,
+    /// Filters a unit.
+    pub(crate) rank: usize,
+    /// Frames each filter remembers (at least 1).
+    pub(crate) memory: usize,
+    /// The fused activation, the schema's code (0 to 5).
+    pub(crate) activation: i32,
+}
+
+/// The scratch bytes [`svdf_f32`] takes for `p`: TFLM's float buffer, one value per filter a
+/// batch.
+pub fn svdf_f32_scratch_bytes(p: &SvdfF32Params) -> usize {
+    Scratch::span::<f32>(p.batches.saturating_mul(p.filters))
+}
+
+/// TFLM's `ActivationValFloat` of the schema's activation code `act` (0 to 5; any other
+/// refused at load): `fmax`/`fmin` (a NaN operand ignored), glibc's `tanhf`, the sign bit.
+#[inline]
+fn activation_val_f32(act: i32, a: f32) -> f32 {
+    match act {
+        1 => 0.0f32.max(a),
+        2 => (-1.0f32).max(a.min(1.0)),
+        3 => 0.0f32.max(a.min(6.0)),
+        4 => crate::ops::float::tanhf(a),
+        5 => f32::from(u8::from(a.is_sign_negative())),
+        _ => a,
+    }
+}
+
+/// Reads little-endian float `i` of `b` (0 past its end: the kernel checks the lengths first).
+#[inline(always)]
+fn le_f32(b: &[u8], i: usize) -> f32 {
+    b.get(4 * i..4 * i + 4)
+        .map_or(0.0, |w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+/// SVDF, float32 (`EvalFloatSvdfReference`): `state` is the variable tensor's bytes (updated,
+/// little-endian floats), `feature`, `time`, `bias` the constants' bytes; `scratch` holds at least [`svdf_f32_scratch_bytes`].
+#[allow(clippy::too_many_arguments)]
+pub fn svdf_f32(
+    p: &SvdfF32Params,
+    input: &[f32],
+    feature: &[u8],
+    time: &[u8],
+    bias: &[u8],
+    state: &mut [u8],
+    output: &mut [f32],
+    scratch: &mut Scratch<'_>,
+) -> Result<(), KernelError> {
+    let (b_n, n_in, n_f, n_m, rank) = (p.batches, p.input_size, p.filters, p.memory, p.rank);
+    let units = n_f.checked_div(rank).unwrap_or(0);
+    let len = |a: usize, b: usize| {
+        a.checked_mul(b)
+            .ok_or(KernelError::shape(OP, ShapeFault::Overflow))
+    };
+    let frames = len(len(b_n, n_f)?, n_m)?;
+    KernelError::check_len(OP, Operand::Input(0), len(b_n, n_in)?, input.len())?;
+    KernelError::check_len(
+        OP,
+        Operand::Input(1),
+        len(len(n_f, n_in)?, 4)?,
+        feature.len(),
+    )?;
+    KernelError::check_len(OP, Operand::Input(2), len(len(n_f, n_m)?, 4)?, time.len())?;
+    KernelError::check_len(OP, Operand::Bias, len(units, 4)?, bias.len())?;
+    KernelError::check_len(OP, Operand::Input(4), len(frames, 4)?, state.len())?;
+    KernelError::check_len(OP, Operand::Output, len(b_n, units)?, output.len())?;
+    if rank == 0 || n_m == 0 {
+        return Err(KernelError::shape(OP, ShapeFault::SvdfRank));
+    }
+    let Some(acc) = scratch.take::<f32>(b_n * n_f) else {
+        return Err(KernelError::unsupported(OP, Unsupported::Scratch));
+    };
+    // Left shift of the whole state by one float (the newest frame overwritten below).
+    if frames > 0 {
+        state.copy_within(4.., 0);
+    }
+    // Feature dot products: each filter's newest frame (`state[(b·filters + r)·memory +
+    // memory − 1]`).
+    for b in 0..b_n {
+        let x = &input[b * n_in..(b + 1) * n_in];
+        for r in 0..n_f {
+            let mut dot = 0.0f32;
+            for (k, &x) in x.iter().enumerate() {
+                dot += le_f32(feature, r * n_in + k) * x;
+            }
+            let at = 4 * ((b * n_f + r) * n_m + n_m - 1);
+            state[at..at + 4].copy_from_slice(&dot.to_le_bytes());
+        }
+    }
+    // Time dot products, one per filter and batch.
+    for b in 0..b_n {
+        for i in 0..n_f {
+            let mut sum = 0.0f32;
+            for j in 0..n_m {
+                sum += le_f32(time, i * n_m + j) * le_f32(state, (b * n_f + i) * n_m + j);
+            }
+            acc[b * n_f + i] = sum;
+        }
+    }
+    // The bias, each unit's `rank` sums in order, the activation.
+    for b in 0..b_n {
+        for i in 0..units {
+            let mut o = le_f32(bias, i);
+            for j in 0..rank {
+                o += acc[b * n_f + i * rank + j];
+            }
+            output[b * units + i] = activation_val_f32(p.activation, o);
+        }
+    }
+    Ok(())
+}
+
+/// Prepares a float32 SVDF (`PrepareSvdf`'s float branch): float feature and time weights
+/// and bias, a float variable state and output, TFLM's shapes.
+#[cold]
+#[inline(never)]
+fn prepare_f32<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    cx.inputs(5, 5)?;
+    let (x, feature, time, state) = (cx.input(0)?, cx.input(1)?, cx.input(2)?, cx.input(4)?);
+    // Required: TFLM's float `Eval` reads it even where its `Prepare` let it be absent.
+    let bias = cx.input(3)?;
+    let out = cx.output()?;
+    let (rank, activation) = cx.op().svdf_options()?.unwrap_or((0, 0));
+    cx.activation_of(&x, Operand::Input(0), TensorType::Float32)?;
+    cx.activation_of(&out, Operand::Output, TensorType::Float32)?;
+    for (t, k) in [
+        (&feature, Operand::Input(1)),
+        (&time, Operand::Input(2)),
+        (&bias, Operand::Bias),
+    ] {
+        cx.type_of(t, k, TensorType::Float32, TensorTypes::Float32)?;
+        cx.constant(t, k)?;
+    }
+    cx.type_of(
+        &state,
+        Operand::Input(4),
+        TensorType::Float32,
+        TensorTypes::Float32,
+    )?;
+    let state_index = cx.v.inputs[4] as usize;
+    if !cx.sg.tensor(state_index)?.is_variable()? {
+        return Err(cx.unsupported(Unsupported::NotVariable));
+    }
+    if !(0..=5).contains(&activation) {
+        return Err(cx.unsupported(Unsupported::FusedActivation(activation)));
+    }
+    let dims2 = |t: &crate::model::TInfo<'_>| (t.rank == 2).then(|| (t.dims[0], t.dims[1]));
+    let (Some((batches, input_size)), Some((filters, f_in)), Some((t_f, memory))) =
+        (dims2(&x), dims2(&feature), dims2(&time))
+    else {
+        return Err(cx.shape(ShapeFault::TooFewDimensions {
+            operand: Operand::Input(0),
+            min: 2,
+        }));
+    };
+    let rank = usize::try_from(rank)
+        .ok()
+        .filter(|&r| r > 0 && filters % r == 0 && memory > 0);
+    let Some(rank) = rank else {
+        return Err(cx.shape(ShapeFault::SvdfRank));
+    };
+    let units = filters / rank;
+    let ok = f_in == input_size
+        && t_f == filters
+        && bias.rank == 1
+        && bias.dims[0] == units
+        && dims2(&state) == memory.checked_mul(filters).map(|m| (batches, m))
+        && dims2(&out) == Some((batches, units));
+    if !ok {
+        return Err(cx.shape(ShapeFault::SizeDiffers));
+    }
+    let p = SvdfF32Params {
+        batches,
+        input_size,
+        filters,
+        rank,
+        memory,
+        activation: i32::from(activation),
+    };
+    Prepared::of::<SvdfF32>(cx, p)
+}
+
+/// The SVDF kernel, float32.
+pub struct SvdfF32;
+
+impl Kernel for SvdfF32 {
+    const NAME: &'static str = OP;
+    type Params = SvdfF32Params;
+    const SCRATCH: bool = true;
+    const STATE: bool = true;
+    // Its activation state.
+    const STATE_INPUTS: u32 = 1 << 4;
+
+    fn run(p: &SvdfF32Params, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.f32(0)?;
+        let (feature, time, bias) = (io.bytes(1), io.bytes(2), io.bytes(3));
+        let Operands {
+            out,
+            states,
+            scratch,
+            ..
+        } = io;
+        let out = out
+            .as_mut_slice::<f32>()
+            .map_err(|_| KernelError::unsupported(OP, Unsupported::ProgramMismatch))?;
+        let state = match states.first_mut() {
+            Some(Some(s)) => &mut **s,
+            _ => return Err(KernelError::unsupported(OP, Unsupported::ProgramMismatch)),
+        };
+        svdf_f32(p, x, feature, time, bias, state, out, scratch)
+    }
+
+    fn scratch_bytes(p: &SvdfF32Params) -> usize {
+        svdf_f32_scratch_bytes(p)
+    }
+}
+
+crate::format::codec::words!(SvdfF32Params {
+    batches: usize,
+    input_size: usize,
+    filters: usize,
+    rank: usize,
+    memory: usize,
+    activation: i32,
+});
 
 /// The SVDF kernel with int16 time weights and state.
 pub struct Svdf;

@@ -1,6 +1,9 @@
-//! CONCATENATION (int8, int32, float32; any input may be a constant): `reference_ops::Concatenation`; TFLM requires equal
-//! quantizations and no fused activation for int8 (checked here). No arithmetic: the kernel
-//! moves bytes, the element size folded into the inner dimension.
+//! CONCATENATION (bool, int8, int16, int32, int64, float32: the types TFLM's
+//! `concatenation.cc` runs; any input may be a constant): `reference_ops::Concatenation`.
+//! TFLM requires no fused activation, equal quantizations for int8 and zero points of 0 for
+//! int16 (its scales may differ: the values are moved, not rescaled, as TFLM moves them;
+//! checked here). No arithmetic: one kernel moves bytes, the element size folded into the
+//! inner dimension (an int64 element is two int32 words: its inner dimension doubled at load).
 
 use synaptic_mem::DType;
 use synaptic_tflite::{code, TensorType};
@@ -188,11 +191,30 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         refs[k] = &shapes[k][..ranks[k]];
     }
     let quantized = out.ty == TensorType::Int8;
-    if !quantized && out.ty != TensorType::Float32 && out.ty != TensorType::Int32 {
+    if !matches!(
+        out.ty,
+        TensorType::Bool
+            | TensorType::Int8
+            | TensorType::Int16
+            | TensorType::Int32
+            | TensorType::Int64
+            | TensorType::Float32
+    ) {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Output,
-            expected: TensorTypes::Int8Int32OrFloat32,
+            expected: TensorTypes::Concatenable,
         }));
+    }
+    if out.ty == TensorType::Int16 {
+        // TFLM: every int16 input's zero point and the output's 0.
+        if let Some(z) = quants[..n]
+            .iter()
+            .map(|q| q.zero_point)
+            .chain([out.q.zero_point])
+            .find(|&z| z != 0)
+        {
+            return Err(cx.unsupported(Unsupported::ZeroPoint(z)));
+        }
     }
     let p = ConcatParams::new(
         axis,
@@ -203,6 +225,13 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         quantized.then_some(out.q),
     )
     .map_err(|e| cx.err(e))?;
+    // An int64 element: two int32 words (the arena's int64 tensors are int32 of twice the
+    // elements, as the kernel sees their type).
+    let p = if out.ty == TensorType::Int64 {
+        p.with_element_bytes(2).map_err(|e| cx.err(e))?
+    } else {
+        p
+    };
     Prepared::of::<Concatenation>(cx, p)
 }
 

@@ -1,5 +1,9 @@
-//! TRANSPOSE (any element type): `reference_ops::Transpose` (`transpose.h`). No arithmetic.
+//! TRANSPOSE (int8, int16, float32: the types TFLM's `transpose.cc` runs):
+//! `reference_ops::Transpose` (`transpose.h`). No arithmetic: int8 by its own kernel, int16
+//! and float32 by one of 2- and 4-byte elements (the type from the output's); the
+//! permutation a constant, as TFLM requires.
 
+use synaptic_mem::DType;
 use synaptic_tflite::{code, TensorType};
 
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
@@ -90,8 +94,20 @@ pub fn transpose<T: Copy>(
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     cx.inputs(2, 2)?;
     let (x, perm, out) = (cx.input(0)?, cx.input(1)?, cx.output()?);
-    cx.int8_activation(&x, Operand::Input(0))?;
-    cx.int8_activation(&out, Operand::Output)?;
+    // int8, int16, float32 (float32 where this build has the float kernels), output of the
+    // input's type.
+    let ty = match x.ty {
+        TensorType::Int8 | TensorType::Int16 => x.ty,
+        TensorType::Float32 if crate::ops::float::BUILT => x.ty,
+        _ => {
+            return Err(cx.unsupported(Unsupported::TensorType {
+                operand: Operand::Input(0),
+                expected: TensorTypes::Int8Int16OrFloat32,
+            }))
+        }
+    };
+    cx.activation_of(&x, Operand::Input(0), ty)?;
+    cx.activation_of(&out, Operand::Output, ty)?;
     cx.constant(&perm, Operand::Permutation)?;
     if perm.ty != TensorType::Int32 {
         return Err(cx.unsupported(Unsupported::TensorType {
@@ -102,7 +118,11 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let (pm, n) = small_i32s::<MAX_DIMS>(&perm.data[..perm.bytes])
         .ok_or(cx.unsupported(Unsupported::TooManyValues(Operand::Permutation)))?;
     let p = TransposeParams::new(x.shape(), &pm[..n], out.shape()).map_err(|e| cx.err(e))?;
-    Prepared::of::<Transpose>(cx, p)
+    if ty == TensorType::Int8 {
+        Prepared::of::<Transpose>(cx, p)
+    } else {
+        Prepared::of::<TransposeWide>(cx, p)
+    }
 }
 
 /// The TRANSPOSE kernel, int8.
@@ -117,6 +137,25 @@ impl Kernel for Transpose {
     fn run(p: &TransposeParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let x = io.i8(0)?;
         transpose(p, x, io.out_i8()?)
+    }
+}
+
+/// The TRANSPOSE kernel, int16 and float32 (the element type the output's).
+pub struct TransposeWide;
+
+impl Kernel for TransposeWide {
+    const NAME: &'static str = "TRANSPOSE";
+    const MAX_INPUTS: usize = 2;
+    type Params = TransposeParams;
+
+    fn run(p: &TransposeParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        if io.out_dtype() == DType::Int16 {
+            let x = io.i16(0)?;
+            transpose(p, x, io.out_i16()?)
+        } else {
+            let x = io.f32(0)?;
+            transpose(p, x, io.out_f32()?)
+        }
     }
 }
 
