@@ -26,10 +26,11 @@
 //! the number found) are written 0 here, where TFLM leaves whatever its arena held there (the
 //! oracle compares the rows TFLM writes, and the count).
 //!
-//! The kernel has four outputs and the runtime writes one per run (`Kernel::PER_OUTPUT`):
-//! each run recomputes the whole detection from the inputs in its scratch (the decoded boxes,
-//! the kept scores and their orders, the candidates) and writes its output. (A later change
-//! may keep the result in a kernel state buffer between the four runs.)
+//! The kernel has four outputs and the runtime writes one per run (`Kernel::PER_OUTPUT`, in
+//! output order): the first run computes the detection from the inputs in its scratch (the
+//! decoded boxes, the kept scores and their orders, the candidates), writes the boxes and
+//! keeps the count, classes and scores in its private state (`Kernel::PRIVATE_STATE`,
+//! `4 + 8 · max_detections` bytes); the three others copy them out of it.
 //!
 //! Refused at load, where TFLM asserts at `Eval` or computes with undefined behaviour: box or
 //! class inputs of another type than float32 (TFLM's `Eval` fails on them), anchors that are
@@ -589,37 +590,68 @@ impl Kernel for DetectionPostProcess {
     const NAME: &'static str = OP;
     const MAX_INPUTS: usize = 3;
     const PER_OUTPUT: bool = true;
+    const STATE: bool = true;
+    const PRIVATE_STATE: bool = true;
     type Params = DetectionParams;
+
+    /// The count, then each detection's class (`u32`) and score (`f32`), native-endian.
+    fn private_state_bytes(p: &DetectionParams) -> usize {
+        4 + 8 * p.max_detections
+    }
 
     fn run(p: &DetectionParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
         let part = io.part();
-        let (enc, scores, anchors) = (LeF32(io.bytes(0)), LeF32(io.bytes(1)), LeF32(io.bytes(2)));
-        let mut scratch = core::mem::replace(&mut io.scratch, Scratch::empty());
-        let mut b = Buffers::take(p, &mut scratch)
-            .ok_or(KernelError::unsupported(OP, Unsupported::Scratch))?;
-        let n = detect(p, &enc, &scores, &anchors, &mut b)?;
         let d = p.max_detections;
-        let out = io.out_f32()?;
         let want = match part {
             0 => 4 * d,
             1 | 2 => d,
             3 => 1,
             _ => return Err(KernelError::unsupported(OP, Unsupported::OutputCount)),
         };
+        let (enc, scores, anchors) = (LeF32(io.bytes(0)), LeF32(io.bytes(1)), LeF32(io.bytes(2)));
+        let mut scratch = core::mem::replace(&mut io.scratch, Scratch::empty());
+        let Operands { states, out, .. } = io;
+        let kept = states[0]
+            .as_deref_mut()
+            .filter(|s| s.len() == 4 + 8 * d)
+            .ok_or(KernelError::unsupported(OP, Unsupported::ProgramMismatch))?;
+        let out = out
+            .as_mut_slice::<f32>()
+            .map_err(|_| KernelError::unsupported(OP, Unsupported::ProgramMismatch))?;
         KernelError::check_len(OP, Operand::Output, want, out.len())?;
         out.fill(0.0);
+        let (count, rows) = kept.split_at_mut(4);
+        let (classes, kept_scores) = rows.split_at_mut(4 * d);
+        if part == 0 {
+            let mut b = Buffers::take(p, &mut scratch)
+                .ok_or(KernelError::unsupported(OP, Unsupported::Scratch))?;
+            let n = detect(p, &enc, &scores, &anchors, &mut b)?;
+            for (o, &a) in out.chunks_exact_mut(4).zip(&b.det_anchor[..n]) {
+                o.copy_from_slice(&corners(b.decoded, a as usize));
+            }
+            count.copy_from_slice(&(n as u32).to_ne_bytes());
+            for (c, &v) in classes.chunks_exact_mut(4).zip(&b.det_class[..n]) {
+                c.copy_from_slice(&(v as u32).to_ne_bytes());
+            }
+            for (c, &v) in kept_scores.chunks_exact_mut(4).zip(&b.det_score[..n]) {
+                c.copy_from_slice(&v.to_ne_bytes());
+            }
+            return Ok(());
+        }
+        // The first run's (the runs go in output order).
+        let word = |b: &[u8]| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+        let n = (word(count) as usize).min(d);
         match part {
-            0 => {
-                for (o, &a) in out.chunks_exact_mut(4).zip(&b.det_anchor[..n]) {
-                    o.copy_from_slice(&corners(b.decoded, a as usize));
-                }
-            }
             1 => {
-                for (o, &c) in out.iter_mut().zip(&b.det_class[..n]) {
-                    *o = c as f32;
+                for (o, c) in out.iter_mut().zip(classes.chunks_exact(4)).take(n) {
+                    *o = word(c) as f32;
                 }
             }
-            2 => out[..n].copy_from_slice(&b.det_score[..n]),
+            2 => {
+                for (o, c) in out.iter_mut().zip(kept_scores.chunks_exact(4)).take(n) {
+                    *o = f32::from_bits(word(c));
+                }
+            }
             _ => out[0] = n as f32,
         }
         Ok(())
