@@ -631,7 +631,7 @@ impl Kernel for DetectionPostProcess {
             }
             count.copy_from_slice(&(n as u32).to_ne_bytes());
             for (c, &v) in classes.chunks_exact_mut(4).zip(&b.det_class[..n]) {
-                c.copy_from_slice(&(v as u32).to_ne_bytes());
+                c.copy_from_slice(&v.to_ne_bytes());
             }
             for (c, &v) in kept_scores.chunks_exact_mut(4).zip(&b.det_score[..n]) {
                 c.copy_from_slice(&v.to_ne_bytes());
