@@ -1138,14 +1138,6 @@ pub enum RunError {
         /// Word index.
         at: usize,
     },
-    /// The inference stopped after operator `op`, as its kernel asked (TFLM's
-    /// `kTfLiteAbort`: a CIRCULAR_BUFFER not due this invocation). Not a failure: the
-    /// operators up to `op` ran (their state moved on); the later ones did not and the graph
-    /// outputs were not copied out (the caller's output buffer is as it was).
-    Aborted {
-        /// Operator index.
-        op: usize,
-    },
     /// The caller's input or output buffer has the wrong length.
     Io {
         /// Which buffer.
@@ -1154,6 +1146,14 @@ pub enum RunError {
         expected: usize,
         /// Bytes given.
         got: usize,
+    },
+    /// The inference stopped after operator `op`, as its kernel asked (TFLM's
+    /// `kTfLiteAbort`: a CIRCULAR_BUFFER not due this invocation). Not a failure: the
+    /// operators up to `op` ran (their state moved on); the later ones did not and the graph
+    /// outputs were not copied out (the caller's output buffer is as it was).
+    Aborted {
+        /// Operator index.
+        op: usize,
     },
 }
 

@@ -517,12 +517,15 @@ fn call<O: OpSet>(
     io: &mut Operands<'_, '_, '_>,
 ) -> Result<(), RunError> {
     let r = ops::run::<O>(rec.kind, rec.params, io);
+    // Constant-false in an image without a kernel that may stop the inference.
+    let aborts = O::KINDS.intersects(ops::ABORT_KINDS);
     // (An abort: the kernel ran, its outputs written.)
-    if let (Some(observe), Ok(()) | Err(KernelError::Abort { .. })) = (observe, &r) {
+    if let (Some(observe), Ok(())) | (Some(observe), Err(KernelError::Abort { .. })) = (observe, &r)
+    {
         observe_outputs(rec, i, observe, io);
     }
     r.map_err(|error| match error {
-        KernelError::Abort { .. } => RunError::Aborted { op: i },
+        KernelError::Abort { .. } if aborts => RunError::Aborted { op: i },
         error => RunError::Kernel { op: i, error },
     })
 }

@@ -357,6 +357,16 @@ fn params<K: Kernel>(words: &[u32]) -> Result<K::Params, KernelError> {
     <K::Params as Words>::get(words).ok_or_else(bad)
 }
 
+/// A kernel's parameters from its record's words, if they decode ([`params`] without an
+/// error to build: what asks only a size of them).
+#[inline(always)]
+fn params_of<K: Kernel>(words: &[u32]) -> Option<K::Params> {
+    if words.len() != <K::Params as Words>::N {
+        return None;
+    }
+    <K::Params as Words>::get(words)
+}
+
 // Not inlined into the dispatch: the stack under a kernel holds its own parameters, not a
 // frame the size of the largest kernel's (on Armv6-M, whose parts have the least flash,
 // inlined: one function, not one per kernel).
@@ -396,6 +406,12 @@ macro_rules! operators {
         /// interpreter whose [`OpSet`] links none has no state to allocate or hand out (that
         /// code is constant-false there).
         pub(crate) const STATE_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::STATE { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
+
+        /// The kernels that may stop an inference ([`Kernel::ABORTS`]).
+        pub(crate) const ABORT_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::ABORTS { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
+
+        /// The kernels that take scratch ([`Kernel::SCRATCH`]).
+        pub(crate) const SCRATCH_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::SCRATCH { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
 
         /// The kernels with a private state ([`Kernel::PRIVATE_STATE`]).
         pub(crate) const PRIVATE_STATE_KINDS: Kinds = Kinds::NONE $( $( .union(if <$family::$module::$kernel as Kernel>::PRIVATE_STATE { Kinds::of(&[$kind]) } else { Kinds::NONE }) )+ )+;
@@ -673,13 +689,25 @@ macro_rules! operators {
         }
 
         /// Scratch bytes kernel `kind` (parameters `words`) takes per call: 0 without decoding
-        /// anything for a kernel that takes none ([`Kernel::SCRATCH`]).
+        /// anything for a kernel that takes none ([`Kernel::SCRATCH`]), or for every kernel of
+        /// an `O` without one (inlined there: nothing; else one function, not a copy in each
+        /// caller).
         #[inline]
         pub(crate) fn scratch_bytes<O: OpSet>(kind: u32, words: &[u32]) -> usize {
+            if O::KINDS.intersects(SCRATCH_KINDS) {
+                scratch_bytes_of::<O>(kind, words)
+            } else {
+                0
+            }
+        }
+
+        /// [`scratch_bytes`] of an `O` with a kernel that takes scratch.
+        #[inline(never)]
+        fn scratch_bytes_of<O: OpSet>(kind: u32, words: &[u32]) -> usize {
             match kind {
                 $( $( $kind if <$family::$module::$kernel as Kernel>::SCRATCH
                     && <$family::$module::$kernel as Kind>::BUILT
-                    && linked(O::KINDS, $kind) => params::<$family::$module::$kernel>(words)
+                    && linked(O::KINDS, $kind) => params_of::<$family::$module::$kernel>(words)
                     .map_or(0, |p| <$family::$module::$kernel as Kernel>::scratch_bytes(&p)), )+ )+
                 _ => 0,
             }

@@ -163,6 +163,10 @@ pub(crate) trait Kernel {
     /// such a tensor is refused at load (the kernel would find no view of it).
     const STATE_INPUTS: u32 = 0;
 
+    /// Whether the kernel may stop the inference after it (`KernelError::Abort`, TFLM's
+    /// `kTfLiteAbort`: CIRCULAR_BUFFER); an interpreter linking none has no code for it.
+    const ABORTS: bool = false;
+
     /// Whether the kernel keeps a private state across invocations (TFLM's persistent buffer
     /// of a signal library kernel: a delay line, a frame stacker's frames): a PERSISTENT
     /// buffer of [`Kernel::private_state_bytes`] the load allocates, zeroed at load and by a

@@ -90,6 +90,7 @@ impl Kernel for CircularBuffer {
     const MAX_INPUTS: usize = 1;
     const STATE: bool = true;
     const PRIVATE_STATE: bool = true;
+    const ABORTS: bool = true;
 
     fn private_state_bytes(p: &CircularBufferParams) -> usize {
         4 + p.slots * p.depth
