@@ -296,6 +296,9 @@ fn every_reason_displays_one_line_with_the_key_fact() {
         (u(U::IndexDepth), "index depth"),
         (u(U::DetectionParams), "detection options or shapes"),
         (u(U::InvalidBoxes), "ymin >= ymax"),
+        (u(U::DecodeData), "TFLM_DECODE encoded or ancillary"),
+        (u(U::DecodeType(1)), "decode type 1 (only"),
+        (u(U::DecodePairs), "one input pair"),
         (
             u(U::TensorType {
                 operand: O::Paddings,

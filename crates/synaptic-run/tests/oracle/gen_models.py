@@ -125,6 +125,41 @@ def signal_fft(name, op, ttype, fft_length, in_shape, in_last=None):
     b.write(name, op, [i], [o], options=flex({"T": code, "fft_length": fft_length}))
 
 
+def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0):
+    """TFLM_DECODE's lookup table (decode type 0): an encoded tensor of `width`-bit indices
+    (most significant bit first) and its ancillary tensor (the 16-byte DCM, then `channels`
+    value tables of `stride` elements of `ttype`), decoded into the graph's output (no graph
+    input). `channels` > 1: the output per-channel quantized along `axis` (0 or the last)."""
+    r = rng(seed)
+    b = Builder()
+    np_ty = {T.BOOL: np.bool_, T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32,
+             T.INT64: np.int64, T.FLOAT32: np.float32}[ttype]
+    count = int(np.prod(shape))
+    if ttype == T.BOOL:
+        tables = np.tile(np.array([False, True] + [False] * (stride - 2))[:stride], channels)
+    elif ttype == T.FLOAT32:
+        tables = (r.standard_normal(channels * stride) * 3).astype(np.float32)
+    else:
+        info = np.iinfo(np_ty)
+        tables = r.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), channels * stride,
+                            dtype=np.int64, endpoint=True).astype(np_ty)
+    indices = r.integers(0, min(stride, 1 << width), count)
+    bits = []
+    for i in indices:
+        bits.extend((int(i) >> k) & 1 for k in range(width - 1, -1, -1))
+    bits += [0] * (-len(bits) % 8)
+    enc = np.packbits(np.array(bits, dtype=np.uint8))
+    dcm = bytes([0, 1, 0, 0, 1, width, stride]) + bytes(9)
+    anc = np.frombuffer(dcm + np.ascontiguousarray(tables).tobytes(), dtype=np.uint8)
+    q = None
+    if channels > 1:
+        q = quant(0.01 + r.random(channels) * 0.1, np.zeros(channels, dtype=int), axis)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    o = b.tensor("output", shape, ttype, q)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
 def rng(seed):
     return np.random.default_rng(seed)
 
@@ -1697,6 +1732,20 @@ def signal_state_models():
     signal_overlap_add("signal_overlap_add_i16", [2, 3, 8], 4, T.INT16)
     signal_overlap_add("signal_overlap_add_f32", [4, 6], 2, T.FLOAT32)
     signal_overlap_add("signal_overlap_add_i16_step_size", [2, 5], 5, T.INT16)
+    # TFLM_DECODE's lookup table: every bit width, TFLM's int8 paths of widths 2, 3, 4 (16 or
+    # 32 indices a word) across channel boundaries, channels along the first and the last
+    # axis, tables shorter than 2^width, every output type.
+    decode_lut("decode_lut_i8_w4", 1, [4, 8], T.INT8, 4, 16)
+    decode_lut("decode_lut_i8_w3_pc", 2, [3, 40], T.INT8, 3, 8, channels=3)
+    decode_lut("decode_lut_i8_w2_pc", 3, [2, 37], T.INT8, 2, 4, channels=2)
+    decode_lut("decode_lut_i8_w2_last", 4, [2, 5, 4], T.INT8, 2, 3, channels=4, axis=2)
+    decode_lut("decode_lut_i16_w5", 5, [6, 7], T.INT16, 5, 20)
+    decode_lut("decode_lut_i16_w4_last", 6, [5, 3], T.INT16, 4, 16, channels=3, axis=1)
+    decode_lut("decode_lut_i32_w7", 7, [130], T.INT32, 7, 100)
+    decode_lut("decode_lut_i64_w6_pc", 8, [2, 3, 10], T.INT64, 6, 40, channels=2)
+    decode_lut("f32_decode_lut_w1", 9, [9], T.FLOAT32, 1, 2)
+    decode_lut("f32_decode_lut_w3", 10, [4, 6], T.FLOAT32, 3, 7)
+    decode_lut("decode_lut_bool_w1", 11, [3, 5], T.BOOL, 1, 2)
     # CIRCULAR_BUFFER: due every invocation, every other one (it stops the others), by the
     # shape without options (5 slots: every one; 3: every other).
     circular_buffer("circular_buffer_every", (1, 4), 3, 1)
