@@ -468,6 +468,9 @@ pub enum Unsupported {
     /// A TFLM_DECODE of other than one pair of inputs (an encoded and an ancillary tensor) and
     /// one output.
     DecodePairs,
+    /// A pruned int8 TFLM_DECODE output whose channels' zero points differ (TFLM's per-channel
+    /// path, not implemented).
+    DecodePerChannelZeroPoints,
 }
 
 impl Unsupported {
@@ -573,6 +576,9 @@ impl Unsupported {
                 "a TFLM_DECODE encoded or ancillary tensor malformed or that TFLM would read past"
             }
             Unsupported::DecodePairs => "a TFLM_DECODE of other than one input pair and output",
+            Unsupported::DecodePerChannelZeroPoints => {
+                "a pruned TFLM_DECODE output whose channels' zero points differ"
+            }
             _ => "",
         }
     }

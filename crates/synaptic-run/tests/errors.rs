@@ -299,6 +299,7 @@ fn every_reason_displays_one_line_with_the_key_fact() {
         (u(U::DecodeData), "TFLM_DECODE encoded or ancillary"),
         (u(U::DecodeType(1)), "decode type 1 (only"),
         (u(U::DecodePairs), "one input pair"),
+        (u(U::DecodePerChannelZeroPoints), "zero points differ"),
         (
             u(U::TensorType {
                 operand: O::Paddings,

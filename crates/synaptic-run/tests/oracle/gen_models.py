@@ -160,6 +160,38 @@ def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0):
     b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
 
 
+def decode_prune(name, seed, shape, ttype, keep, zero_point=0, channels=1, axis=0):
+    """TFLM_DECODE's pruning (decode type 2): a bitmap of the output's elements (most
+    significant bit first, a fraction `keep` of them 1) and its ancillary tensor (the 16-byte
+    DCM, then the kept values of `ttype` in order), decoded into the graph's output (no graph
+    input); the others the output's zero point (`zero_point`, quantized when not None)."""
+    r = rng(seed)
+    b = Builder()
+    np_ty = {T.BOOL: np.bool_, T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32,
+             T.INT64: np.int64, T.FLOAT32: np.float32}[ttype]
+    count = int(np.prod(shape))
+    bits = (r.random(count) < keep).astype(np.uint8)
+    kept = int(bits.sum())
+    if ttype == T.BOOL:
+        values = r.integers(0, 2, kept).astype(np.bool_)
+    elif ttype == T.FLOAT32:
+        values = (r.standard_normal(kept) * 3).astype(np.float32)
+    else:
+        info = np.iinfo(np_ty)
+        values = r.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), kept,
+                            dtype=np.int64, endpoint=True).astype(np_ty)
+    enc = np.packbits(bits)
+    dcm = bytes([2, 1, 0, 0, 1]) + bytes(11)
+    anc = np.frombuffer(dcm + np.ascontiguousarray(values).tobytes(), dtype=np.uint8)
+    q = None
+    if zero_point is not None:
+        q = quant(0.01 + r.random(channels) * 0.1, np.full(channels, zero_point), axis)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    o = b.tensor("output", shape, ttype, q)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
 def rng(seed):
     return np.random.default_rng(seed)
 
@@ -1746,6 +1778,16 @@ def signal_state_models():
     decode_lut("f32_decode_lut_w1", 9, [9], T.FLOAT32, 1, 2)
     decode_lut("f32_decode_lut_w3", 10, [4, 6], T.FLOAT32, 3, 7)
     decode_lut("decode_lut_bool_w1", 11, [3, 5], T.BOOL, 1, 2)
+    # TFLM_DECODE's pruning: every output type, int8 zero points (one, or one a channel all
+    # equal), none pruned, all pruned, counts not a multiple of 8.
+    decode_prune("decode_prune_i8_zp", 21, [5, 7], T.INT8, 0.4, zero_point=-13)
+    decode_prune("decode_prune_i8_pc", 22, [3, 4, 4], T.INT8, 0.6, zero_point=7, channels=4, axis=2)
+    decode_prune("decode_prune_i8_plain", 23, [19], T.INT8, 0.5, zero_point=None)
+    decode_prune("decode_prune_i16_all_kept", 24, [4, 6], T.INT16, 1.0)
+    decode_prune("decode_prune_i32_none_kept", 25, [3, 3], T.INT32, 0.0, channels=3)
+    decode_prune("decode_prune_i64", 26, [2, 9], T.INT64, 0.3, zero_point=None)
+    decode_prune("f32_decode_prune", 27, [4, 5], T.FLOAT32, 0.5, zero_point=None)
+    decode_prune("decode_prune_bool", 28, [13], T.BOOL, 0.5, zero_point=None)
     # CIRCULAR_BUFFER: due every invocation, every other one (it stops the others), by the
     # shape without options (5 slots: every one; 3: every other).
     circular_buffer("circular_buffer_every", (1, 4), 3, 1)

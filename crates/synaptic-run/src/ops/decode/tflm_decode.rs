@@ -29,8 +29,9 @@
 //! past the last); elements not a multiple of the channels (TFLM leaves the rest unwritten,
 //! or along the last axis never ends); a per-channel axis other than the first or the last
 //! (TFLM refuses it); encoded or ancillary tensors that are not constants (TFLM refuses them).
-//! TFLM's Huffman (1) and Prune (2) decoders are not implemented here (refused by type), nor
-//! its custom types (which TFLM refuses too); nor a DECODE of more than one pair of inputs.
+//! TFLM's Huffman decoder (1) is not implemented here (refused by type; Prune, 2, is
+//! [`super::prune`]), nor its custom types (which TFLM refuses too); nor a DECODE of more
+//! than one pair of inputs.
 
 use synaptic_tflite::TensorType;
 
@@ -39,11 +40,13 @@ use crate::ops::operands::differs;
 use crate::ops::prep::element_bytes;
 use crate::ops::{custom_code, Kernel, Operands, Prep, Prepared};
 
+pub use super::prune::DecodePrune;
+
 /// The custom operator this module prepares.
 pub const BUILTINS: &[i32] = &[custom_code("TFLM_DECODE")];
 
 /// Bytes of the DECODE Common Metadata, before a TFLM decode type's data (`kDcmSizeInBytes`).
-const DCM_BYTES: usize = 16;
+pub(crate) const DCM_BYTES: usize = 16;
 
 /// The DCM's decode type of the lookup-table decoder (`kDcmTypeLUT`).
 const TYPE_LUT: u8 = 0;
@@ -63,7 +66,31 @@ pub struct DecodeLutParams {
     pub(crate) element: u32,
 }
 
-/// Prepares TFLM_DECODE.
+/// The DCM's decode type of the pruning decoder (`kDcmTypePrune`).
+const TYPE_PRUNE: u8 = 2;
+
+/// One pair of TFLM_DECODE as its decoders read it, checked as TFLM's `Prepare` and the
+/// decoders' `Setup` check it in common.
+pub(crate) struct Pair<'a, 'm> {
+    /// The encoded tensor's bytes.
+    pub(crate) enc: &'m [u8],
+    /// The ancillary tensor's bytes (at least the DCM).
+    pub(crate) anc: &'m [u8],
+    /// The output.
+    pub(crate) out: crate::model::TInfo<'m>,
+    /// Its elements.
+    pub(crate) count: usize,
+    /// Bytes of one of them.
+    pub(crate) element: usize,
+    /// Its channels (the per-channel scales' count, else 1).
+    pub(crate) channels: usize,
+    /// Whether they run along the last dimension (more than one there), else the first.
+    pub(crate) last_axis: bool,
+    /// The operator.
+    pub(crate) cx: &'a Prep<'a, 'm>,
+}
+
+/// Prepares TFLM_DECODE: the lookup table here, the pruning decoder in [`super::prune`].
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
     // TFLM: at least one output and two inputs an output; one pair here.
     if cx.v.n_out != 1 || cx.n_inputs() != 2 {
@@ -92,14 +119,14 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if dcm[1] != 1 {
         return Err(bad());
     }
-    if dcm[0] != TYPE_LUT {
+    if dcm[0] != TYPE_LUT && dcm[0] != TYPE_PRUNE {
         return Err(cx.unsupported(Unsupported::DecodeType(dcm[0])));
     }
-    let (width, stride) = (u32::from(dcm[5] & 0x07), usize::from(dcm[6]));
-    if dcm[4] != 1 || width == 0 {
+    // The decoder's own version (byte 4), then the channels as both decoders' Setup resolve
+    // them from the output's quantization.
+    if dcm[4] != 1 {
         return Err(bad());
     }
-    // The channels as TFLM's Setup resolves them from the output's quantization.
     let (mut channels, mut last_axis) = (1usize, false);
     if out.quantized {
         channels = out.scale_count;
@@ -110,25 +137,50 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }
     }
     let count: usize = out.shape().iter().product();
-    if channels == 0 || count % channels != 0 || out.bytes != count * element {
+    if channels == 0 || out.bytes != count * element {
+        return Err(bad());
+    }
+    let pair = Pair {
+        enc,
+        anc,
+        out,
+        count,
+        element,
+        channels,
+        last_axis,
+        cx,
+    };
+    if dcm[0] == TYPE_PRUNE {
+        return super::prune::prepare(&pair);
+    }
+    prepare_lut(&pair)
+}
+
+/// Prepares the lookup-table decoder of `pair`.
+fn prepare_lut<'m>(pair: &Pair<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let cx = pair.cx;
+    let bad = || cx.unsupported(Unsupported::DecodeData);
+    let (width, stride) = (u32::from(pair.anc[5] & 0x07), usize::from(pair.anc[6]));
+    let (count, channels, element) = (pair.count, pair.channels, pair.element);
+    if width == 0 || count % channels != 0 {
         return Err(bad());
     }
     let tables = channels
         .checked_mul(stride)
         .and_then(|n| n.checked_mul(element))
         .and_then(|n| n.checked_add(DCM_BYTES));
-    if tables.is_none_or(|n| anc.len() < n) {
+    if tables.is_none_or(|n| pair.anc.len() < n) {
         return Err(bad());
     }
     let p = DecodeLutParams {
         width,
         stride: stride as u32,
         channels: channels as u32,
-        last_axis,
+        last_axis: pair.last_axis,
         element: element as u32,
     };
     // Every index in its bits and below the stride (no read past a table).
-    if indices(&p, enc, count, |_, i| i < stride).is_none() {
+    if indices(&p, pair.enc, count, |_, i| i < stride).is_none() {
         return Err(bad());
     }
     Prepared::of::<DecodeLut>(cx, p)
