@@ -463,7 +463,8 @@ pub enum Unsupported {
     /// index at or past its table's stride, indices short of the output's elements, channels
     /// that do not divide them or along a middle axis).
     DecodeData,
-    /// A TFLM_DECODE decode type (this DCM byte 0) the runtime does not decode.
+    /// A TFLM_DECODE decode type (this DCM byte 0) the runtime does not decode (TFLM's
+    /// custom types and unknown ones, which TFLM refuses too).
     DecodeType(u8),
     /// A TFLM_DECODE of other than one pair of inputs (an encoded and an ancillary tensor) and
     /// one output.
@@ -620,7 +621,7 @@ impl fmt::Display for Unsupported {
             Unsupported::DecodeType(t) => (
                 "TFLM_DECODE decode type ",
                 Int(t.into()),
-                " (only the lookup table, 0, is decoded)",
+                " (decoded: 0 lookup table, 1 Huffman, 2 prune)",
             ),
             Unsupported::ZeroPoint(z) => (
                 "zero point ",

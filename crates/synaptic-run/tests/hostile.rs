@@ -878,7 +878,7 @@ fn decode_malformed_dcm_is_refused() {
         (5, 7, "DecodeData"),        // 7-bit indices: past the encoded tensor
         (6, 15, "DecodeData"),       // an index at the stride
         (6, 200, "DecodeData"),      // tables past the ancillary tensor
-        (0, 1, "DecodeType(1)"),     // Huffman
+        (0, 3, "DecodeType(3)"),     // reserved
         (0, 127, "DecodeType(127)"), // custom
     ] {
         let e = refusal(&with(k, v));
@@ -887,4 +887,17 @@ fn decode_malformed_dcm_is_refused() {
     // Unchanged, it loads (and width 4's ignored high bits change nothing).
     let _ = program::compiled_len(&bytes, IoPlacement::Plan).expect("the model loads");
     let _ = program::compiled_len(&with(5, 0xfc), IoPlacement::Plan).expect("bits ignored");
+    // A Huffman model whose first lookup is made 16 bits: its indices pass its tables.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/models/decode_huffman_i8_t16_k3.tflite"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let dcm = [1u8, 1, 0, 0, 1, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let at = bytes.windows(16).position(|w| w == dcm).expect("its DCM");
+    let _ = program::compiled_len(&bytes, IoPlacement::Plan).expect("the model loads");
+    let mut m = bytes.clone();
+    m[at + 5] = 0xf0;
+    let e = refusal(&m);
+    assert!(format!("{e:?}").contains("DecodeData"), "{e:?}");
 }

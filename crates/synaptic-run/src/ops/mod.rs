@@ -818,7 +818,7 @@ operators! {
     signal::overlap_add { 163 => OverlapAdd(int16, float32) if "signal" },
     recurrent::circular_buffer { 164 => CircularBuffer(int8) },
     detection::postprocess { 155 => DetectionPostProcess(float32) if "float32" },
-    decode::tflm_decode { 165 => DecodeLut(bool, int8, int16, int32, int64, float32), 166 => DecodePrune(bool, int8, int16, int32, int64, float32) },
+    decode::tflm_decode { 165 => DecodeLut(bool, int8, int16, int32, int64, float32), 166 => DecodePrune(bool, int8, int16, int32, int64, float32), 167 => DecodeHuffman(int8, int16) },
 }
 
 #[cfg(test)]

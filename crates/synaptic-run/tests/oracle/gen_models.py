@@ -192,6 +192,79 @@ def decode_prune(name, seed, shape, ttype, keep, zero_point=0, channels=1, axis=
     b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
 
 
+def decode_huffman(name, seed, shape, ttype, n_symbols, first, wide):
+    """TFLM_DECODE's Huffman (decode type 1): a Huffman code of `n_symbols` values of random
+    frequencies, its codewords most significant bit first in 32-bit big-endian words (one
+    zero word after), and its Xtensa-format tables (16- or 32-bit elements, `wide`) after the
+    16-byte DCM: a first lookup of `first` bits, one table a longer prefix (links)."""
+    import heapq
+    r = rng(seed)
+    b = Builder()
+    count = int(np.prod(shape))
+    if ttype == T.INT8:
+        symbols = r.permutation(256)[:n_symbols] - 128
+    else:
+        symbols = r.choice(65536, n_symbols, replace=False) - 32768
+    freq = r.random(n_symbols) ** 3 + 0.01
+    heap = [(f, k, [k]) for k, f in enumerate(freq)]
+    heapq.heapify(heap)
+    length = [0] * n_symbols
+    tie = n_symbols
+    while len(heap) > 1:
+        f1, _, a = heapq.heappop(heap)
+        f2, _, c = heapq.heappop(heap)
+        for k in a + c:
+            length[k] += 1
+        heapq.heappush(heap, (f1 + f2, tie, a + c))
+        tie += 1
+    assert max(length) <= first + 16
+    code, nxt, prev = {}, 0, 0
+    for k in sorted(range(n_symbols), key=lambda k: (length[k], k)):
+        nxt <<= length[k] - prev
+        prev = length[k]
+        code[k] = nxt
+        nxt += 1
+    shift, vmask = (27, 0x07FFFFFF) if wide else (11, 0x07FF)
+    found = 1 << (31 if wide else 15)
+    low = 0xFF if ttype == T.INT8 else 0xFFFF
+
+    def symbol(k, used):
+        return found | (used << shift) | (int(symbols[k]) & low)
+
+    table = [0] * (1 << first)
+    for idx in range(1 << first):
+        short = [k for k in code if length[k] <= first and code[k] == idx >> (first - length[k])]
+        if short:
+            table[idx] = symbol(short[0], length[k := short[0]])
+            continue
+        group = [k for k in code if length[k] > first and code[k] >> (length[k] - first) == idx]
+        m = max(length[k] - first for k in group)
+        start = len(table)
+        assert start - idx <= vmask
+        table[idx] = ((m - 1) << shift) | (start - idx)
+        sub = [0] * (1 << m)
+        for j in range(1 << m):
+            for k in group:
+                rest = length[k] - first
+                if code[k] & ((1 << rest) - 1) == j >> (m - rest):
+                    sub[j] = symbol(k, rest)
+                    break
+        table += sub
+    picks = r.choice(n_symbols, count, p=freq / freq.sum())
+    bits = []
+    for k in picks:
+        bits.extend((code[k] >> i) & 1 for i in range(length[k] - 1, -1, -1))
+    bits += [0] * (-len(bits) % 32 + 32)
+    enc = np.packbits(np.array(bits, dtype=np.uint8))
+    dcm = bytes([1, 1, 0, 0, 1, ((first - 1) << 4) | (1 if wide else 0)]) + bytes(10)
+    tables = np.array(table, dtype=np.uint32 if wide else np.uint16).astype("<u4" if wide else "<u2")
+    anc = np.frombuffer(dcm + tables.tobytes(), dtype=np.uint8)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    o = b.tensor("output", shape, ttype)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
 def rng(seed):
     return np.random.default_rng(seed)
 
@@ -1788,6 +1861,12 @@ def signal_state_models():
     decode_prune("decode_prune_i64", 26, [2, 9], T.INT64, 0.3, zero_point=None)
     decode_prune("f32_decode_prune", 27, [4, 5], T.FLOAT32, 0.5, zero_point=None)
     decode_prune("decode_prune_bool", 28, [13], T.BOOL, 0.5, zero_point=None)
+    # TFLM_DECODE's Huffman: 16- and 32-bit tables, int8 and int16, first lookups of 3 to 8
+    # bits (links to longer codes' tables; none with 8).
+    decode_huffman("decode_huffman_i8_t16_k3", 31, [64], T.INT8, 12, 3, False)
+    decode_huffman("decode_huffman_i8_t32_k4", 32, [5, 20], T.INT8, 30, 4, True)
+    decode_huffman("decode_huffman_i16_k5", 33, [3, 33], T.INT16, 40, 5, True)
+    decode_huffman("decode_huffman_i8_t16_k8_flat", 34, [50], T.INT8, 9, 8, False)
     # CIRCULAR_BUFFER: due every invocation, every other one (it stops the others), by the
     # shape without options (5 slots: every one; 3: every other).
     circular_buffer("circular_buffer_every", (1, 4), 3, 1)

@@ -8,12 +8,13 @@
 //!
 //! | byte | what |
 //! |---|---|
-//! | 0 | the decode type: 0 LUT ([`tflm_decode::DecodeLut`]), 1 Huffman, 2 Prune ([`prune::DecodePrune`]), 127 custom |
+//! | 0 | the decode type: 0 LUT ([`tflm_decode::DecodeLut`]), 1 Huffman ([`huffman::DecodeHuffman`]), 2 Prune ([`prune::DecodePrune`]), 127 custom |
 //! | 1 | the DCM version (1) |
 //! | 2–3 | reserved |
-//! | 4–15 | the decode type's own (LUT: its version, bit width, value table stride; Prune: its version) |
+//! | 4–15 | the decode type's own (LUT: its version, bit width, value table stride; Prune: its version; Huffman: its version, table element size, first lookup) |
 //!
 //! the decode type's data after it.
 
+pub mod huffman;
 pub mod prune;
 pub mod tflm_decode;

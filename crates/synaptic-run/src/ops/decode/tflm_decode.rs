@@ -29,9 +29,9 @@
 //! past the last); elements not a multiple of the channels (TFLM leaves the rest unwritten,
 //! or along the last axis never ends); a per-channel axis other than the first or the last
 //! (TFLM refuses it); encoded or ancillary tensors that are not constants (TFLM refuses them).
-//! TFLM's Huffman decoder (1) is not implemented here (refused by type; Prune, 2, is
-//! [`super::prune`]), nor its custom types (which TFLM refuses too); nor a DECODE of more
-//! than one pair of inputs.
+//! TFLM's other decoders are modules beside this one (Huffman, 1: [`super::huffman`]; Prune,
+//! 2: [`super::prune`]); its custom types are not decoded (TFLM refuses them too), nor a
+//! DECODE of more than one pair of inputs.
 
 use synaptic_tflite::TensorType;
 
@@ -40,6 +40,7 @@ use crate::ops::operands::differs;
 use crate::ops::prep::element_bytes;
 use crate::ops::{custom_code, Kernel, Operands, Prep, Prepared};
 
+pub use super::huffman::DecodeHuffman;
 pub use super::prune::DecodePrune;
 
 /// The custom operator this module prepares.
@@ -68,6 +69,9 @@ pub struct DecodeLutParams {
 
 /// The DCM's decode type of the pruning decoder (`kDcmTypePrune`).
 const TYPE_PRUNE: u8 = 2;
+
+/// The DCM's decode type of the Huffman decoder (`kDcmTypeHuffman`).
+const TYPE_HUFFMAN: u8 = 1;
 
 /// One pair of TFLM_DECODE as its decoders read it, checked as TFLM's `Prepare` and the
 /// decoders' `Setup` check it in common.
@@ -119,7 +123,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if dcm[1] != 1 {
         return Err(bad());
     }
-    if dcm[0] != TYPE_LUT && dcm[0] != TYPE_PRUNE {
+    if !matches!(dcm[0], TYPE_LUT | TYPE_HUFFMAN | TYPE_PRUNE) {
         return Err(cx.unsupported(Unsupported::DecodeType(dcm[0])));
     }
     // The decoder's own version (byte 4), then the channels as both decoders' Setup resolve
@@ -152,6 +156,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     };
     if dcm[0] == TYPE_PRUNE {
         return super::prune::prepare(&pair);
+    }
+    if dcm[0] == TYPE_HUFFMAN {
+        return super::huffman::prepare(&pair);
     }
     prepare_lut(&pair)
 }
