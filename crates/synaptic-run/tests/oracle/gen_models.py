@@ -125,11 +125,12 @@ def signal_fft(name, op, ttype, fft_length, in_shape, in_last=None):
     b.write(name, op, [i], [o], options=flex({"T": code, "fft_length": fft_length}))
 
 
-def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0):
+def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0, add=False):
     """TFLM_DECODE's lookup table (decode type 0): an encoded tensor of `width`-bit indices
     (most significant bit first) and its ancillary tensor (the 16-byte DCM, then `channels`
     value tables of `stride` elements of `ttype`), decoded into the graph's output (no graph
-    input). `channels` > 1: the output per-channel quantized along `axis` (0 or the last)."""
+    input). `channels` > 1: the output per-channel quantized along `axis` (0 or the last).
+    `add`: the int8 decoded tensor an activation of an ADD with the graph's input after it."""
     r = rng(seed)
     b = Builder()
     np_ty = {T.BOOL: np.bool_, T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32,
@@ -156,6 +157,14 @@ def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0):
         q = quant(0.01 + r.random(channels) * 0.1, np.zeros(channels, dtype=int), axis)
     e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
     a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    if add:
+        d = b.tensor("decoded", shape, ttype, quant(0.05, 3))
+        x = b.tensor("input", shape, T.INT8, quant(0.07, -5))
+        o = b.tensor("output", shape, T.INT8, quant(0.1, 2))
+        b.write_ops(name, [("TFLM_DECODE", [e, a], [d], 0, None),
+                           (OPS.ADD, [x, d], [o], *arithmetic_options(OPS.ADD, ACT.NONE))],
+                    [x], [o])
+        return
     o = b.tensor("output", shape, ttype, q)
     b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
 
@@ -1851,6 +1860,8 @@ def signal_state_models():
     decode_lut("f32_decode_lut_w1", 9, [9], T.FLOAT32, 1, 2)
     decode_lut("f32_decode_lut_w3", 10, [4, 6], T.FLOAT32, 3, 7)
     decode_lut("decode_lut_bool_w1", 11, [3, 5], T.BOOL, 1, 2)
+    # A decoded tensor read by a later operator (an activation of the plan).
+    decode_lut("decode_lut_i8_w4_then_add", 12, [2, 3, 6], T.INT8, 4, 11, add=True)
     # TFLM_DECODE's pruning: every output type, int8 zero points (one, or one a channel all
     # equal), none pruned, all pruned, counts not a multiple of 8.
     decode_prune("decode_prune_i8_zp", 21, [5, 7], T.INT8, 0.4, zero_point=-13)
