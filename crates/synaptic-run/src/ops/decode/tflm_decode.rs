@@ -141,7 +141,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }
     }
     let count: usize = out.shape().iter().product();
-    if channels == 0 || out.bytes != count * element {
+    if channels == 0 || count.checked_mul(element) != Some(out.bytes) {
         return Err(bad());
     }
     let pair = Pair {
@@ -258,8 +258,12 @@ impl Kernel for DecodeLut {
         let (count, stride) = (out.len() / e, p.stride as usize);
         let mut chunks = out.chunks_exact_mut(e);
         indices(p, enc, count, |channel, index| {
-            let at = (channel * stride + index) * e;
-            match (tables.get(at..at + e), chunks.next()) {
+            let at = channel
+                .checked_mul(stride)
+                .and_then(|n| n.checked_add(index))
+                .and_then(|n| n.checked_mul(e))
+                .unwrap_or(usize::MAX);
+            match (tables.get(at..at.saturating_add(e)), chunks.next()) {
                 (Some(v), Some(o)) if index < stride => {
                     o.copy_from_slice(v);
                     true
