@@ -458,6 +458,20 @@ pub enum Unsupported {
     /// A decoded box with `ymin ≥ ymax` or `xmin ≥ xmax` (TFLite_Detection_PostProcess: TFLM's
     /// kernel fails the run).
     InvalidBoxes,
+    /// A TFLM_DECODE encoded or ancillary tensor that is malformed or that TFLM's decoder would
+    /// read past (a short DCM or value table, a version other than 1, a bit width of 0, an
+    /// index at or past its table's stride, indices short of the output's elements, channels
+    /// that do not divide them or along a middle axis).
+    DecodeData,
+    /// A TFLM_DECODE decode type (this DCM byte 0) the runtime does not decode (TFLM's
+    /// custom types and unknown ones, which TFLM refuses too).
+    DecodeType(u8),
+    /// A TFLM_DECODE of other than one pair of inputs (an encoded and an ancillary tensor) and
+    /// one output.
+    DecodePairs,
+    /// A pruned int8 TFLM_DECODE output whose channels' zero points differ (TFLM's per-channel
+    /// path, not implemented).
+    DecodePerChannelZeroPoints,
 }
 
 impl Unsupported {
@@ -559,6 +573,13 @@ impl Unsupported {
             Unsupported::InvalidBoxes => {
                 "a decoded box with ymin >= ymax or xmin >= xmax (TFLM fails the run)"
             }
+            Unsupported::DecodeData => {
+                "a TFLM_DECODE encoded or ancillary tensor malformed or that TFLM would read past"
+            }
+            Unsupported::DecodePairs => "a TFLM_DECODE of other than one input pair and output",
+            Unsupported::DecodePerChannelZeroPoints => {
+                "a pruned TFLM_DECODE output whose channels' zero points differ"
+            }
             _ => "",
         }
     }
@@ -597,6 +618,11 @@ impl fmt::Display for Unsupported {
                 return f.write_str("shuffled weights format (SHUFFLED4x16INT8)")
             }
             Unsupported::WeightsFormat(w) => ("weights format ", Int(w.into()), " (unknown)"),
+            Unsupported::DecodeType(t) => (
+                "TFLM_DECODE decode type ",
+                Int(t.into()),
+                " (decoded: 0 lookup table, 1 Huffman, 2 prune)",
+            ),
             Unsupported::ZeroPoint(z) => (
                 "zero point ",
                 Int(z),

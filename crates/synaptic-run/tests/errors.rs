@@ -296,6 +296,10 @@ fn every_reason_displays_one_line_with_the_key_fact() {
         (u(U::IndexDepth), "index depth"),
         (u(U::DetectionParams), "detection options or shapes"),
         (u(U::InvalidBoxes), "ymin >= ymax"),
+        (u(U::DecodeData), "TFLM_DECODE encoded or ancillary"),
+        (u(U::DecodeType(127)), "decode type 127 (decoded"),
+        (u(U::DecodePairs), "one input pair"),
+        (u(U::DecodePerChannelZeroPoints), "zero points differ"),
         (
             u(U::TensorType {
                 operand: O::Paddings,

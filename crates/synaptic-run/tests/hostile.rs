@@ -850,3 +850,54 @@ fn detection_refuses_what_tflm_asserts_and_fails_on_empty_boxes() {
         Ok(()) => panic!("boxes of no height ran"),
     }
 }
+
+/// TFLM_DECODE's DCM edited in a lookup-table model (the 16 bytes found in the file): every
+/// malformed header, or one whose tables or indices TFLM would read past, is refused at load.
+#[test]
+fn decode_malformed_dcm_is_refused() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/models/decode_lut_i8_w4.tflite"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let dcm = [0u8, 1, 0, 0, 1, 4, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let at = bytes
+        .windows(dcm.len())
+        .position(|w| w == dcm)
+        .expect("the model's DCM");
+    let with = |k: usize, v: u8| {
+        let mut m = bytes.clone();
+        m[at + k] = v;
+        m
+    };
+    for (k, v, reason) in [
+        (1, 2, "DecodeData"),        // DCM version
+        (4, 0, "DecodeData"),        // LUT version
+        (5, 0, "DecodeData"),        // bit width 0
+        (5, 0xf8, "DecodeData"),     // bit width 0, the ignored bits set
+        (5, 7, "DecodeData"),        // 7-bit indices: past the encoded tensor
+        (6, 15, "DecodeData"),       // an index at the stride
+        (6, 200, "DecodeData"),      // tables past the ancillary tensor
+        (0, 3, "DecodeType(3)"),     // reserved
+        (0, 127, "DecodeType(127)"), // custom
+    ] {
+        let e = refusal(&with(k, v));
+        assert!(format!("{e:?}").contains(reason), "byte {k} = {v}: {e:?}");
+    }
+    // Unchanged, it loads (and width 4's ignored high bits change nothing).
+    let _ = program::compiled_len(&bytes, IoPlacement::Plan).expect("the model loads");
+    let _ = program::compiled_len(&with(5, 0xfc), IoPlacement::Plan).expect("bits ignored");
+    // A Huffman model whose first lookup is made 16 bits: its indices pass its tables.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/models/decode_huffman_i8_t16_k3.tflite"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let dcm = [1u8, 1, 0, 0, 1, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let at = bytes.windows(16).position(|w| w == dcm).expect("its DCM");
+    let _ = program::compiled_len(&bytes, IoPlacement::Plan).expect("the model loads");
+    let mut m = bytes.clone();
+    m[at + 5] = 0xf0;
+    let e = refusal(&m);
+    assert!(format!("{e:?}").contains("DecodeData"), "{e:?}");
+}

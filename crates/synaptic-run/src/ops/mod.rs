@@ -15,6 +15,7 @@
 //! | [`recurrent`] | SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM |
 //! | [`signal`] | TFLM's signal library's custom operators (the audio front end) |
 //! | [`detection`] | TFLite_Detection_PostProcess (a custom operator) |
+//! | [`decode`] | TFLM_DECODE (a custom operator: a compressed model's tensors decoded) |
 //!
 //! This file: the list and the dispatch it generates (the kernel traits, [`OpSet`], `Kernel`
 //! and `Kind`, are the plumbing's). An operator module reaches the plumbing as
@@ -240,6 +241,7 @@ pub const CUSTOM_OPS: &[&str] = &[
     "SignalIrfft",
     "TFLite_Detection_PostProcess",
     "CIRCULAR_BUFFER",
+    "TFLM_DECODE",
 ];
 
 /// The code of the first custom operator of [`CUSTOM_OPS`] (above every builtin code; below
@@ -754,6 +756,7 @@ macro_rules! operators {
 // The operator modules (declared here, not by the list's macro, so that rustfmt and every
 // tool finds them).
 pub mod conv;
+pub mod decode;
 pub mod detection;
 pub mod elementwise;
 pub mod matmul;
@@ -843,6 +846,7 @@ operators! {
     signal::overlap_add { 163 => OverlapAdd(int16, float32) if "signal" },
     recurrent::circular_buffer { 164 => CircularBuffer(int8) },
     detection::postprocess { 155 => DetectionPostProcess(float32) if "float32" },
+    decode::tflm_decode { 165 => DecodeLut(bool, int8, int16, int32, int64, float32), 166 => DecodePrune(bool, int8, int16, int32, int64, float32), 167 => DecodeHuffman(int8, int16) },
 }
 
 #[cfg(test)]

@@ -125,6 +125,155 @@ def signal_fft(name, op, ttype, fft_length, in_shape, in_last=None):
     b.write(name, op, [i], [o], options=flex({"T": code, "fft_length": fft_length}))
 
 
+def decode_lut(name, seed, shape, ttype, width, stride, channels=1, axis=0, add=False):
+    """TFLM_DECODE's lookup table (decode type 0): an encoded tensor of `width`-bit indices
+    (most significant bit first) and its ancillary tensor (the 16-byte DCM, then `channels`
+    value tables of `stride` elements of `ttype`), decoded into the graph's output (no graph
+    input). `channels` > 1: the output per-channel quantized along `axis` (0 or the last).
+    `add`: the int8 decoded tensor an activation of an ADD with the graph's input after it."""
+    r = rng(seed)
+    b = Builder()
+    np_ty = {T.BOOL: np.bool_, T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32,
+             T.INT64: np.int64, T.FLOAT32: np.float32}[ttype]
+    count = int(np.prod(shape))
+    if ttype == T.BOOL:
+        tables = np.tile(np.array([False, True] + [False] * (stride - 2))[:stride], channels)
+    elif ttype == T.FLOAT32:
+        tables = (r.standard_normal(channels * stride) * 3).astype(np.float32)
+    else:
+        info = np.iinfo(np_ty)
+        tables = r.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), channels * stride,
+                            dtype=np.int64, endpoint=True).astype(np_ty)
+    indices = r.integers(0, min(stride, 1 << width), count)
+    bits = []
+    for i in indices:
+        bits.extend((int(i) >> k) & 1 for k in range(width - 1, -1, -1))
+    bits += [0] * (-len(bits) % 8)
+    enc = np.packbits(np.array(bits, dtype=np.uint8))
+    dcm = bytes([0, 1, 0, 0, 1, width, stride]) + bytes(9)
+    anc = np.frombuffer(dcm + np.ascontiguousarray(tables).tobytes(), dtype=np.uint8)
+    q = None
+    if channels > 1:
+        q = quant(0.01 + r.random(channels) * 0.1, np.zeros(channels, dtype=int), axis)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    if add:
+        d = b.tensor("decoded", shape, ttype, quant(0.05, 3))
+        x = b.tensor("input", shape, T.INT8, quant(0.07, -5))
+        o = b.tensor("output", shape, T.INT8, quant(0.1, 2))
+        b.write_ops(name, [("TFLM_DECODE", [e, a], [d], 0, None),
+                           (OPS.ADD, [x, d], [o], *arithmetic_options(OPS.ADD, ACT.NONE))],
+                    [x], [o])
+        return
+    o = b.tensor("output", shape, ttype, q)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
+def decode_prune(name, seed, shape, ttype, keep, zero_point=0, channels=1, axis=0):
+    """TFLM_DECODE's pruning (decode type 2): a bitmap of the output's elements (most
+    significant bit first, a fraction `keep` of them 1) and its ancillary tensor (the 16-byte
+    DCM, then the kept values of `ttype` in order), decoded into the graph's output (no graph
+    input); the others the output's zero point (`zero_point`, quantized when not None)."""
+    r = rng(seed)
+    b = Builder()
+    np_ty = {T.BOOL: np.bool_, T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32,
+             T.INT64: np.int64, T.FLOAT32: np.float32}[ttype]
+    count = int(np.prod(shape))
+    bits = (r.random(count) < keep).astype(np.uint8)
+    kept = int(bits.sum())
+    if ttype == T.BOOL:
+        values = r.integers(0, 2, kept).astype(np.bool_)
+    elif ttype == T.FLOAT32:
+        values = (r.standard_normal(kept) * 3).astype(np.float32)
+    else:
+        info = np.iinfo(np_ty)
+        values = r.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), kept,
+                            dtype=np.int64, endpoint=True).astype(np_ty)
+    enc = np.packbits(bits)
+    dcm = bytes([2, 1, 0, 0, 1]) + bytes(11)
+    anc = np.frombuffer(dcm + np.ascontiguousarray(values).tobytes(), dtype=np.uint8)
+    q = None
+    if zero_point is not None:
+        q = quant(0.01 + r.random(channels) * 0.1, np.full(channels, zero_point), axis)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    o = b.tensor("output", shape, ttype, q)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
+def decode_huffman(name, seed, shape, ttype, n_symbols, first, wide):
+    """TFLM_DECODE's Huffman (decode type 1): a Huffman code of `n_symbols` values of random
+    frequencies, its codewords most significant bit first in 32-bit big-endian words (one
+    zero word after), and its Xtensa-format tables (16- or 32-bit elements, `wide`) after the
+    16-byte DCM: a first lookup of `first` bits, one table a longer prefix (links)."""
+    import heapq
+    r = rng(seed)
+    b = Builder()
+    count = int(np.prod(shape))
+    if ttype == T.INT8:
+        symbols = r.permutation(256)[:n_symbols] - 128
+    else:
+        symbols = r.choice(65536, n_symbols, replace=False) - 32768
+    freq = r.random(n_symbols) ** 3 + 0.01
+    heap = [(f, k, [k]) for k, f in enumerate(freq)]
+    heapq.heapify(heap)
+    length = [0] * n_symbols
+    tie = n_symbols
+    while len(heap) > 1:
+        f1, _, a = heapq.heappop(heap)
+        f2, _, c = heapq.heappop(heap)
+        for k in a + c:
+            length[k] += 1
+        heapq.heappush(heap, (f1 + f2, tie, a + c))
+        tie += 1
+    assert max(length) <= first + 16
+    code, nxt, prev = {}, 0, 0
+    for k in sorted(range(n_symbols), key=lambda k: (length[k], k)):
+        nxt <<= length[k] - prev
+        prev = length[k]
+        code[k] = nxt
+        nxt += 1
+    shift, vmask = (27, 0x07FFFFFF) if wide else (11, 0x07FF)
+    found = 1 << (31 if wide else 15)
+    low = 0xFF if ttype == T.INT8 else 0xFFFF
+
+    def symbol(k, used):
+        return found | (used << shift) | (int(symbols[k]) & low)
+
+    table = [0] * (1 << first)
+    for idx in range(1 << first):
+        short = [k for k in code if length[k] <= first and code[k] == idx >> (first - length[k])]
+        if short:
+            table[idx] = symbol(short[0], length[k := short[0]])
+            continue
+        group = [k for k in code if length[k] > first and code[k] >> (length[k] - first) == idx]
+        m = max(length[k] - first for k in group)
+        start = len(table)
+        assert start - idx <= vmask
+        table[idx] = ((m - 1) << shift) | (start - idx)
+        sub = [0] * (1 << m)
+        for j in range(1 << m):
+            for k in group:
+                rest = length[k] - first
+                if code[k] & ((1 << rest) - 1) == j >> (m - rest):
+                    sub[j] = symbol(k, rest)
+                    break
+        table += sub
+    picks = r.choice(n_symbols, count, p=freq / freq.sum())
+    bits = []
+    for k in picks:
+        bits.extend((code[k] >> i) & 1 for i in range(length[k] - 1, -1, -1))
+    bits += [0] * (-len(bits) % 32 + 32)
+    enc = np.packbits(np.array(bits, dtype=np.uint8))
+    dcm = bytes([1, 1, 0, 0, 1, ((first - 1) << 4) | (1 if wide else 0)]) + bytes(10)
+    tables = np.array(table, dtype=np.uint32 if wide else np.uint16).astype("<u4" if wide else "<u2")
+    anc = np.frombuffer(dcm + tables.tobytes(), dtype=np.uint8)
+    e = b.tensor("encoded", [len(enc)], T.UINT8, data=enc)
+    a = b.tensor("ancillary", [len(anc)], T.UINT8, data=anc)
+    o = b.tensor("output", shape, ttype)
+    b.write_ops(name, [("TFLM_DECODE", [e, a], [o], 0, None)], [], [o])
+
+
 def rng(seed):
     return np.random.default_rng(seed)
 
@@ -1697,6 +1846,38 @@ def signal_state_models():
     signal_overlap_add("signal_overlap_add_i16", [2, 3, 8], 4, T.INT16)
     signal_overlap_add("signal_overlap_add_f32", [4, 6], 2, T.FLOAT32)
     signal_overlap_add("signal_overlap_add_i16_step_size", [2, 5], 5, T.INT16)
+    # TFLM_DECODE's lookup table: every bit width, TFLM's int8 paths of widths 2, 3, 4 (16 or
+    # 32 indices a word) across channel boundaries, channels along the first and the last
+    # axis, tables shorter than 2^width, every output type.
+    decode_lut("decode_lut_i8_w4", 1, [4, 8], T.INT8, 4, 16)
+    decode_lut("decode_lut_i8_w3_pc", 2, [3, 40], T.INT8, 3, 8, channels=3)
+    decode_lut("decode_lut_i8_w2_pc", 3, [2, 37], T.INT8, 2, 4, channels=2)
+    decode_lut("decode_lut_i8_w2_last", 4, [2, 5, 4], T.INT8, 2, 3, channels=4, axis=2)
+    decode_lut("decode_lut_i16_w5", 5, [6, 7], T.INT16, 5, 20)
+    decode_lut("decode_lut_i16_w4_last", 6, [5, 3], T.INT16, 4, 16, channels=3, axis=1)
+    decode_lut("decode_lut_i32_w7", 7, [130], T.INT32, 7, 100)
+    decode_lut("decode_lut_i64_w6_pc", 8, [2, 3, 10], T.INT64, 6, 40, channels=2)
+    decode_lut("f32_decode_lut_w1", 9, [9], T.FLOAT32, 1, 2)
+    decode_lut("f32_decode_lut_w3", 10, [4, 6], T.FLOAT32, 3, 7)
+    decode_lut("decode_lut_bool_w1", 11, [3, 5], T.BOOL, 1, 2)
+    # A decoded tensor read by a later operator (an activation of the plan).
+    decode_lut("decode_lut_i8_w4_then_add", 12, [2, 3, 6], T.INT8, 4, 11, add=True)
+    # TFLM_DECODE's pruning: every output type, int8 zero points (one, or one a channel all
+    # equal), none pruned, all pruned, counts not a multiple of 8.
+    decode_prune("decode_prune_i8_zp", 21, [5, 7], T.INT8, 0.4, zero_point=-13)
+    decode_prune("decode_prune_i8_pc", 22, [3, 4, 4], T.INT8, 0.6, zero_point=7, channels=4, axis=2)
+    decode_prune("decode_prune_i8_plain", 23, [19], T.INT8, 0.5, zero_point=None)
+    decode_prune("decode_prune_i16_all_kept", 24, [4, 6], T.INT16, 1.0)
+    decode_prune("decode_prune_i32_none_kept", 25, [3, 3], T.INT32, 0.0, channels=3)
+    decode_prune("decode_prune_i64", 26, [2, 9], T.INT64, 0.3, zero_point=None)
+    decode_prune("f32_decode_prune", 27, [4, 5], T.FLOAT32, 0.5, zero_point=None)
+    decode_prune("decode_prune_bool", 28, [13], T.BOOL, 0.5, zero_point=None)
+    # TFLM_DECODE's Huffman: 16- and 32-bit tables, int8 and int16, first lookups of 3 to 8
+    # bits (links to longer codes' tables; none with 8).
+    decode_huffman("decode_huffman_i8_t16_k3", 31, [64], T.INT8, 12, 3, False)
+    decode_huffman("decode_huffman_i8_t32_k4", 32, [5, 20], T.INT8, 30, 4, True)
+    decode_huffman("decode_huffman_i16_k5", 33, [3, 33], T.INT16, 40, 5, True)
+    decode_huffman("decode_huffman_i8_t16_k8_flat", 34, [50], T.INT8, 9, 8, False)
     # CIRCULAR_BUFFER: due every invocation, every other one (it stops the others), by the
     # shape without options (5 slots: every one; 3: every other).
     circular_buffer("circular_buffer_every", (1, 4), 3, 1)
