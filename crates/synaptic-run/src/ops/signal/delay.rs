@@ -44,8 +44,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let (x, out) = (cx.input(0)?, cx.output()?);
     cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
     cx.activation_of(&out, Operand::Output, TensorType::Int16)?;
-    let delay = signal::int(cx, &signal::options(cx)?, 0, "delay_length")?;
-    let delay = usize::try_from(delay).map_err(|_| cx.unsupported(Unsupported::SignalParams))?;
+    let delay = signal::count(cx, &signal::options(cx)?, 0, "delay_length")?;
     let frame = x.shape().last().copied().unwrap_or(0);
     if x.rank == 0 {
         return Err(cx.unsupported(Unsupported::Rank));

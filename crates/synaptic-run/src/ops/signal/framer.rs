@@ -56,10 +56,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         return Err(cx.unsupported(Unsupported::Rank));
     }
     let m = signal::options(cx)?;
-    let count = |k, key| {
-        let v = signal::int(cx, &m, k, key)?;
-        usize::try_from(v).map_err(|_| cx.unsupported(Unsupported::SignalParams))
-    };
+    let count = |k, key| signal::count(cx, &m, k, key);
     let size = count(0, "frame_size")?;
     let step = count(1, "frame_step")?;
     let prefill = match signal::entry(cx, &m, 2, "prefill")? {

@@ -61,6 +61,17 @@ pub(crate) fn int(
     }
 }
 
+/// A count or length entry `index` (`key`) of the options ([`int`]), not negative: refused
+/// as the kernel's parameters otherwise (TFLM's would size or index its buffers by it).
+pub(crate) fn count(
+    cx: &Prep<'_, '_>,
+    m: &FlexMap<'_>,
+    index: usize,
+    key: &str,
+) -> Result<usize, LoadError> {
+    usize::try_from(int(cx, m, index, key)?).map_err(|_| cx.unsupported(Unsupported::SignalParams))
+}
+
 /// A parameter check of the kernel's ([`math`]'s `*_check`): refused unless it holds.
 pub(crate) fn param(cx: &Prep<'_, '_>, ok: bool) -> Result<(), LoadError> {
     if ok {

@@ -51,7 +51,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         7 => TensorType::Int16,
         _ => return Err(cx.unsupported(Unsupported::SignalParams)),
     };
-    let step = signal::int(cx, &m, 1, "frame_step")?;
+    let step = signal::count(cx, &m, 1, "frame_step")?;
     cx.activation_of(&x, Operand::Input(0), ty)?;
     cx.activation_of(&out, Operand::Output, ty)?;
     if x.rank < 2 || out.rank + 1 != x.rank {
@@ -59,7 +59,6 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     let s = x.shape();
     let (size, frames) = (s[x.rank - 1], s[x.rank - 2]);
-    let step = usize::try_from(step).map_err(|_| cx.unsupported(Unsupported::SignalParams))?;
     signal::param(cx, (1..=size).contains(&step) && frames >= 1)?;
     let bytes = if ty == TensorType::Float32 { 4 } else { 2 };
     let rows = x.bytes / bytes / (size * frames);

@@ -88,8 +88,7 @@ pub(crate) fn fft_options(cx: &Prep<'_, '_>) -> Result<(TensorType, usize), Load
         FLOAT32 => return Err(cx.unsupported(Unsupported::NotBuilt)),
         _ => return Err(cx.unsupported(Unsupported::SignalParams)),
     };
-    let n = signal::int(cx, &m, 1, "fft_length")?;
-    let fft_length = usize::try_from(n).map_err(|_| cx.unsupported(Unsupported::SignalParams))?;
+    let fft_length = signal::count(cx, &m, 1, "fft_length")?;
     signal::param(cx, kissfft::rfft_supported(fft_length))?;
     Ok((ty, fft_length))
 }

@@ -53,10 +53,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         return Err(cx.unsupported(Unsupported::Rank));
     }
     let m = signal::options(cx)?;
-    let count = |k, key| {
-        let v = signal::int(cx, &m, k, key)?;
-        usize::try_from(v).map_err(|_| cx.unsupported(Unsupported::SignalParams))
-    };
+    let count = |k, key| signal::count(cx, &m, k, key);
     let channels = count(0, "num_channels")?;
     let left = count(1, "stacker_left_context")?;
     let right = count(2, "stacker_right_context")?;
