@@ -517,15 +517,22 @@ fn call<O: OpSet>(
     io: &mut Operands<'_, '_, '_>,
 ) -> Result<(), RunError> {
     let r = ops::run::<O>(rec.kind, rec.params, io);
-    // Constant-false in an image without a kernel that may stop the inference.
-    let aborts = O::KINDS.intersects(ops::ABORT_KINDS);
+    // Constant-false in an image without a kernel that may stop the inference: that image's
+    // code is the plain one.
+    if !O::KINDS.intersects(ops::ABORT_KINDS) {
+        r.map_err(|error| RunError::Kernel { op: i, error })?;
+        if let Some(observe) = observe {
+            observe_outputs(rec, i, observe, io);
+        }
+        return Ok(());
+    }
     // (An abort: the kernel ran, its outputs written.)
     if let (Some(observe), Ok(())) | (Some(observe), Err(KernelError::Abort { .. })) = (observe, &r)
     {
         observe_outputs(rec, i, observe, io);
     }
     r.map_err(|error| match error {
-        KernelError::Abort { .. } if aborts => RunError::Aborted { op: i },
+        KernelError::Abort { .. } => RunError::Aborted { op: i },
         error => RunError::Kernel { op: i, error },
     })
 }
