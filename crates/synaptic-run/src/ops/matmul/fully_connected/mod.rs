@@ -340,9 +340,11 @@ const QUAD_DEPTH: usize = 32;
 /// scales, a filter offset, a negative multiplier (`i32::MIN`, the one that can saturate,
 /// among them) or a shift that is not right, an
 /// activation range short of all of int8, a bias word missing, or rows that are neither one
-/// input nor at most [`thumb2::CHUNK`] inputs (longer rows cost the blocks' setup more than
-/// they save: measured, pretrainedResnet_quant's 10 × 64 layer 141 instructions slower), for
-/// four filters or more without the DSP extension.
+/// input nor at most [`thumb2::CHUNK`] inputs nor, with the DSP extension, whole pairs of
+/// words (four filters a pass by `quad_dot`: kws_ref_model's 12 × 64 layer 2,785 → 2,180
+/// instructions, pretrainedResnet_quant's 10 × 64 2,547 → 2,064, in place; by pairs, as
+/// before, such rows cost the blocks' setup more than they saved), for four filters or more
+/// without the DSP extension.
 #[cfg(any(synaptic_dsp, synaptic_mla))]
 #[inline(always)]
 fn dsp_rows(
@@ -355,7 +357,9 @@ fn dsp_rows(
     // Fewer than four filters only with `SMLAD` (measured, hello_world_int8's 16 × 1 layer:
     // M4 31 instructions faster, M3 33 slower).
     let fewest = if cfg!(synaptic_dsp) { 1 } else { 4 };
-    let shape = depth == 1 || od >= fewest && depth > 0 && depth <= thumb2::CHUNK;
+    // Longer rows with the DSP extension when whole pairs of words (four filters a pass).
+    let long = cfg!(synaptic_dsp) && depth % 8 == 0;
+    let shape = depth == 1 || od >= fewest && depth > 0 && (depth <= thumb2::CHUNK || long);
     let full = p.act_min == -128 && p.act_max == 127;
     if p.per_channel || filter_offset != 0 || !shape || !full || bias?.len() < od {
         return None;
@@ -1085,7 +1089,14 @@ fn short_row_thumb2<O: OpSet>(
 ) -> Option<usize> {
     let c = io.constants();
     let (&m0, &s0) = (io.multipliers().first()?, io.shifts().first()?);
-    if c.is_empty() || p.batches != 1 || p.accum_depth > SHORT_ROW || !has::<O>(paths::FC_FOLDED) {
+    // A row longer than a copy's takes one block's way, which only the DSP extension's
+    // longer rows reach ([`dsp_rows`]): without it, such a row leaves first (measured: the
+    // M4's tests in this order, its hello_world_int8 ~10 instructions an operator fewer).
+    let long = p.accum_depth > SHORT_ROW;
+    if c.is_empty() || p.batches != 1 || !cfg!(synaptic_dsp) && long {
+        return None;
+    }
+    if !has::<O>(paths::FC_FOLDED) {
         return None;
     }
     let (m0, s0) = (m0 as i32, s0 as i32);
@@ -1093,6 +1104,26 @@ fn short_row_thumb2<O: OpSet>(
     let (ad, od) = (p.accum_depth, p.output_depth);
     let filter = p.filter_of(io.bytes(1))?;
     let (buf, at) = (&mut *io.buf, io.at);
+    if ad >= 2 && od <= thumb2::BLOCK {
+        // One block of outputs: every dot product made before any output is written, the
+        // row read in place (kws_ref_model's 64 × 12 layer: no copy of the row).
+        let bias = c.get(..od)?;
+        let zp = p.output_offset;
+        return thumb2::one_block_in_place(
+            filter,
+            buf,
+            (at.input, at.output),
+            ad,
+            0,
+            bias,
+            f,
+            (m0, s0),
+            zp,
+        );
+    }
+    if long {
+        return None;
+    }
     let fits = |start: usize, n: usize| start.checked_add(n).filter(|&e| e <= buf.len());
     let (in_end, out_end) = (fits(at.input, ad)?, fits(at.output, od)?);
     let mut x = [0i8; SHORT_ROW];

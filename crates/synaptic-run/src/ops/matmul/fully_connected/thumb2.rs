@@ -6,7 +6,10 @@
 //! here 14; `SMMULR` there, `SMULL` and a carry on the M3), fused with the product for a row of
 //! one input (15 an output); otherwise the dot products of a block of output channels first,
 //! into accumulators on the stack: on the DSP extension four filters a pass over the input
-//! (its words split once for the four: CONV_2D's `dot4_quads`), on the M3 two.
+//! (its words split once for the four: CONV_2D's `dot4_quads` for rows of at most [`CHUNK`],
+//! [`quad_dot`] for longer ones), on the M3 two. One block of outputs in place
+//! ([`one_block_in_place`]) reads its row where it lies: every product is made before any
+//! output is written, so no copy of the row is needed whatever the overlap.
 //!
 //! ## Guarantees
 //!
@@ -30,7 +33,7 @@ use crate::{
 };
 
 /// The output channels a block: their accumulators on the stack (64 bytes).
-const BLOCK: usize = 16;
+pub(super) const BLOCK: usize = 16;
 /// The accumulators' first value (see [`rows_right`]).
 const ACC_INIT: i32 = 0x0102_0304;
 /// The longest row whose filters [`dots`] takes four at a time, its values split into words
@@ -120,16 +123,74 @@ pub(super) fn row_right<W: Int8, O: Int8Out>(
         let n = (od - at).min(BLOCK);
         let (acc, o, b) = (&mut acc[..n], &mut out[at..at + n], &bias[at..at + n]);
         dots(&filter[at * depth..(at + n) * depth], row, io, acc);
-        let mut done = 0;
-        while done < n {
-            done += with_bias(&acc[done..], &b[done..], &mut o[done..], parts, zp);
-            if let (Some(&a), Some(&b), Some(o)) = (acc.get(done), b.get(done), o.get_mut(done)) {
-                *o = wide(a.wrapping_add(b as i32));
-                done += 1;
-            }
-        }
+        block_out(acc, b, o, f, (m, s), zp);
         at += n;
     }
+}
+
+/// `out[j] = requantize(acc[j] + bias[j])` plus `zp`, saturated to int8, for the shortest's
+/// length: [`with_bias`], and the general requantization for an accumulator whose double
+/// does not fit in 32 bits.
+#[inline(always)]
+fn block_out<O: Int8Out>(
+    acc: &[i32],
+    bias: &[u32],
+    out: &mut [O],
+    f: RightRequantizer,
+    (m, s): (i32, i32),
+    zp: i32,
+) {
+    let n = acc.len().min(bias.len()).min(out.len());
+    let parts = f.parts();
+    let mut done = 0;
+    while done < n {
+        done += with_bias(&acc[done..], &bias[done..], &mut out[done..], parts, zp);
+        if let (Some(&a), Some(&b), Some(o)) = (acc.get(done), bias.get(done), out.get_mut(done)) {
+            let v = requantize_wide(a.wrapping_add(b as i32), m, s).wrapping_add(zp);
+            *o = O::from_i8(v.clamp(-128, 127) as i8);
+            done += 1;
+        }
+    }
+}
+
+/// [`row_right`] of the one row of `buf[input..]` (`depth` values, at least two, offset by
+/// `io`) into
+/// `buf[output..]` (`bias.len()` values, at most [`BLOCK`]: one block), wherever the two lie in
+/// `buf`: every accumulator is made ([`dots`]) before any output is written, so the row is
+/// read in place, not copied first; `None` (nothing written) where the bounds or the shape
+/// do not hold.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub(super) fn one_block_in_place<W: Int8>(
+    filter: &[W],
+    buf: &mut [u8],
+    (input, output): (usize, usize),
+    depth: usize,
+    io: i32,
+    bias: &[u32],
+    f: RightRequantizer,
+    (m, s): (i32, i32),
+    zp: i32,
+) -> Option<usize> {
+    let od = bias.len();
+    if depth < 2 || od == 0 || od > BLOCK {
+        return None;
+    }
+    let filter = filter.get(..od.checked_mul(depth)?)?;
+    let mut acc = [ACC_INIT; BLOCK];
+    let row = buf.get(input..input.checked_add(depth)?)?;
+    dots(filter, signed(row), io, &mut acc[..od]);
+    let out = buf.get_mut(output..output.checked_add(od)?)?;
+    block_out(&acc[..od], bias, out, f, (m, s), zp);
+    Some(od)
+}
+
+/// `bytes` as the int8 values they hold.
+#[inline(always)]
+fn signed(bytes: &[u8]) -> &[i8] {
+    // SAFETY: `i8` has `u8`'s size and alignment and every byte is an `i8`; the slice borrows
+    // `bytes` for its lifetime, shared, its length the same.
+    unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) }
 }
 
 /// Values `x` (at most [`CHUNK`]) offset by `io`, split as [`dot4_quads`] takes them: per
@@ -184,6 +245,18 @@ fn dots<W: Int8>(filter: &[W], row: &[i8], io: i32, acc: &mut [i32]) {
         }
     }
     let mut k = quads;
+    // A longer row whose length is whole pairs of words: four filters a pass
+    // ([`quad_dot`]), its input words split once for the four.
+    #[cfg(synaptic_dsp)]
+    if depth > CHUNK {
+        for (a, w) in acc.chunks_exact_mut(4).zip(filter.chunks_exact(4 * depth)) {
+            let Some(sums) = quad_dot(row, w, io) else {
+                break;
+            };
+            a.copy_from_slice(&sums);
+            k += 4;
+        }
+    }
     // On the M3, a row of at most `CHUNK` values: offset once, each filter a word at a time.
     #[cfg(not(synaptic_dsp))]
     if depth <= CHUNK {
