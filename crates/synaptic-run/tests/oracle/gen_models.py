@@ -358,14 +358,20 @@ def _i16_out_scale(r, in_scale, f_scales, taps, gain=1.0):
     return float(in_scale * np.mean(f_scales) * np.sqrt(taps) * (200 + 100 * r.random()) / gain)
 
 
-def _i16_bias(b, r, in_q, f_scales, n, bias_type):
-    """A 16x8 kernel's bias of `bias_type` (int64, int32; None: no bias), scale input x filter."""
+def _i16_bias(b, r, in_q, f_scales, n, bias_type, bias_edge=None):
+    """A 16x8 kernel's bias of `bias_type` (int64, int32; None: no bias), scale input x filter;
+    `bias_edge` (a magnitude): biases of about that size, of alternating signs (sums that wrap
+    an int32 accumulator, or leave the 64-bit requantization's int32 result)."""
     if bias_type is None:
         return -1
     bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
     bnp = np.int64 if bias_type == T.INT64 else np.int32
+    if bias_edge is None:
+        values = r.integers(-3_000_000, 3_000_000, n).astype(bnp)
+    else:
+        values = np.array([(bias_edge - k) * (-1) ** k for k in range(n)], dtype=bnp)
     return b.tensor("bias", [n], bias_type, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
-                    r.integers(-3_000_000, 3_000_000, n).astype(bnp))
+                    values)
 
 
 def conv_i16(name, seed, in_shape, out_c, kh, kw, stride, dilation, padding, act, per_channel,
@@ -421,7 +427,7 @@ def depthwise_i16(name, seed, in_shape, mult, kh, kw, stride, dilation, padding,
 
 
 def fully_connected_i16(name, seed, in_shape, units, act, per_channel, bias_type=T.INT64,
-                        qbt=None, zero_points=(0, 0)):
+                        qbt=None, zero_points=(0, 0), bias_edge=None):
     """FULLY_CONNECTED 16x8: int16 input and output (zero points `zero_points`, 0 as the
     converter writes them unless given), an int8 filter, a `bias_type` bias (None: none; `qbt`
     the options' quantized_bias_type)."""
@@ -435,7 +441,7 @@ def fully_connected_i16(name, seed, in_shape, units, act, per_channel, bias_type
     i = b.tensor("input", in_shape, T.INT16, in_q)
     f = b.tensor("filter", [units, depth], T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
                  r.integers(-127, 128, [units, depth], dtype=np.int8))
-    bi = _i16_bias(b, r, in_q, f_scales, units, bias_type)
+    bi = _i16_bias(b, r, in_q, f_scales, units, bias_type, bias_edge)
     o = b.tensor("output", [batches, units], T.INT16, out_q)
     opt = s.FullyConnectedOptionsT()
     opt.fusedActivationFunction = act
@@ -1475,6 +1481,11 @@ def main():
     fully_connected_i16("fc_i16_pc_nobias_qbt32", 182, [4, 12], 3, ACT.NONE, True, bias_type=None, qbt=T.INT32)
     fully_connected_i16("fc_i16_pt_zp_relu6", 183, [2, 9], 4, ACT.RELU6, False, zero_points=(17, -5))
     fully_connected_i16("fc_i16_pc_nobias_1unit", 184, [5, 7], 1, ACT.RELU_N1_TO_1, True, bias_type=None)
+    # Biases at int32's edge (the 32-bit sum wraps, as TFLM's on x86-64) and far past 2^47
+    # (the 64-bit requantization's product wraps and its int32 result truncates, as TFLM's).
+    fully_connected_i16("fc_i16_pt_b32_wrap", 185, [6, 24], 4, ACT.NONE, False, bias_type=T.INT32,
+                        bias_edge=2**31 - 1)
+    fully_connected_i16("fc_i16_pc_b64_huge", 186, [6, 24], 4, ACT.NONE, True, bias_edge=2**47 + 12345)
     fully_connected("fc_pt_relun1_3d", 9, [2, 1, 16], 5, ACT.RELU_N1_TO_1, False)
     fully_connected("fc_pt_relu6_nobias", 10, [1, 40], 9, ACT.RELU6, False, bias=False)
     pool("avgpool_3x3_s2_same_relu6", 11, OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
