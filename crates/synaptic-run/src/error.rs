@@ -244,6 +244,8 @@ pub enum TensorTypes {
     Int8Int16Int32OrFloat32,
     /// `INT32` or `INT64`.
     Int32OrInt64,
+    /// `INT64` only.
+    Int64,
     /// What CONCATENATION takes: `BOOL`, `INT8`, `INT16`, `INT32`, `INT64`, `FLOAT32`.
     Concatenable,
     /// What QUANTIZE takes: `FLOAT32`, `INT8`, `UINT8`, `INT16`, `INT32`.
@@ -277,6 +279,7 @@ impl TensorTypes {
             TensorTypes::Int8Int16OrFloat32 => "int8, int16 or float32",
             TensorTypes::Int8Int16Int32OrFloat32 => "int8, int16, int32 or float32",
             TensorTypes::Int32OrInt64 => "int32 or int64",
+            TensorTypes::Int64 => "int64",
             TensorTypes::Concatenable => "bool, int8, int16, int32, int64 or float32",
             TensorTypes::Quantizable => "float32, int8, uint8, int16 or int32",
             TensorTypes::QuantizePair => {

@@ -717,6 +717,63 @@ fn activation_operators_refuse_what_tflm_asserts() {
     );
 }
 
+/// What the 16x8 convolutions and FULLY_CONNECTED refuse where TFLM would misread or overflow,
+/// each a one-field edit of its single-operator model: a bias of a type TFLM's kernel does not
+/// read as (DEPTHWISE_CONV_2D reads any bias as int64; CONV_2D takes int32 or int64), a
+/// channel shift the 64-bit `MultiplyByQuantizedMultiplier` cannot apply (over 14).
+#[test]
+fn wide_kernels_refuse_what_tflm_misreads() {
+    let refused = |model: &str, bytes: Vec<u8>, name: &'static str, why: Unsupported| {
+        assert!(program::compiled_len(&single_op_model(model), IoPlacement::Plan).is_ok());
+        let e = refusal(&bytes);
+        assert_eq!(
+            e,
+            LoadError::Operator {
+                op: 0,
+                name,
+                error: KernelError::unsupported(name, why),
+            },
+            "{model}: {e}"
+        );
+    };
+    let bias = |expected| Unsupported::TensorType {
+        operand: synaptic_run::Operand::Bias,
+        expected,
+    };
+    // Tensor 2, the bias: int32 (2), int16 (7).
+    let m = single_op_model("dw_i16_m1_same_pc_relu");
+    let e = edited(&m, "tensor.type", 2, 0, 2);
+    refused(
+        "dw_i16_m1_same_pc_relu",
+        e,
+        "DEPTHWISE_CONV_2D",
+        bias(synaptic_run::TensorTypes::Int64),
+    );
+    let m = single_op_model("conv_i16_same_pc_b64_relu");
+    let e = edited(&m, "tensor.type", 2, 0, 7);
+    refused(
+        "conv_i16_same_pc_b64_relu",
+        e,
+        "CONV_2D",
+        bias(synaptic_run::TensorTypes::Int32OrInt64),
+    );
+    // Tensor 3, the output: a scale making every multiplier about 2^16 (shift 17).
+    let m = single_op_model("fc_i16_pc_b64_relu");
+    let e = edited(
+        &m,
+        "quantization.scale",
+        3,
+        0,
+        i64::from(1e-10f32.to_bits()),
+    );
+    refused(
+        "fc_i16_pc_b64_relu",
+        e,
+        "FULLY_CONNECTED",
+        Unsupported::Multiplier,
+    );
+}
+
 /// `model` (a SignalRfft or SignalIrfft single-operator model of one-byte options) with its
 /// options' `T` and `fft_length` set: the two values follow the FlexBuffer map's keys (the
 /// keys vector: its length and two offsets; the map's prefix: keys, byte width, length), as

@@ -922,6 +922,22 @@ impl<'m> Operator<'m> {
         }
     }
 
+    /// The `quantized_bias_type` of a CONV_2D's `Conv2DOptions` (field 6) or a
+    /// FULLY_CONNECTED's `FullyConnectedOptions` (field 4), a `TensorType` (0, `FLOAT32`, if
+    /// absent): TFLM's 16x8 kernels accumulate in 32 bits when it is `INT32` and the operator
+    /// has no bias. 0 for an operator with other options.
+    pub fn quantized_bias_type(&self) -> Result<i8, Error> {
+        let field = match self.builtin_options_type()? {
+            options_type::CONV_2D => 6,
+            options_type::FULLY_CONNECTED => 4,
+            _ => return Ok(0),
+        };
+        match self.builtin_options()? {
+            Some(t) => t.i8_or(field, 0),
+            None => Ok(0),
+        }
+    }
+
     /// `ReducerOptions.keep_dims`.
     pub fn reducer_keep_dims(&self) -> Result<bool, Error> {
         match self.options(options_type::REDUCER)? {

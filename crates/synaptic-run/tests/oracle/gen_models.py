@@ -352,6 +352,104 @@ def fully_connected(name, seed, in_shape, units, act, per_channel, bias=True):
     b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
 
 
+def _i16_out_scale(r, in_scale, f_scales, taps, gain=1.0):
+    """An int16 output scale that keeps most sums of `taps` random int16 x int8 products inside
+    int16's range (some saturate), `gain` times smaller."""
+    return float(in_scale * np.mean(f_scales) * np.sqrt(taps) * (200 + 100 * r.random()) / gain)
+
+
+def _i16_bias(b, r, in_q, f_scales, n, bias_type, bias_edge=None):
+    """A 16x8 kernel's bias of `bias_type` (int64, int32; None: no bias), scale input x filter;
+    `bias_edge` (a magnitude): biases of about that size, of alternating signs (sums that wrap
+    an int32 accumulator, or leave the 64-bit requantization's int32 result)."""
+    if bias_type is None:
+        return -1
+    bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+    bnp = np.int64 if bias_type == T.INT64 else np.int32
+    if bias_edge is None:
+        values = r.integers(-3_000_000, 3_000_000, n).astype(bnp)
+    else:
+        values = np.array([(bias_edge - k) * (-1) ** k for k in range(n)], dtype=bnp)
+    return b.tensor("bias", [n], bias_type, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                    values)
+
+
+def conv_i16(name, seed, in_shape, out_c, kh, kw, stride, dilation, padding, act, per_channel,
+             bias_type=T.INT64, groups=1, qbt=None, gain=1.0):
+    """CONV_2D 16x8: int16 input and output of zero point 0, an int8 filter (per-channel or
+    per-tensor scales), a `bias_type` bias (None: none; `qbt` the options' quantized_bias_type)."""
+    r = rng(seed)
+    b = Builder()
+    in_c = in_shape[3]
+    f_shape = [out_c, kh, kw, in_c // groups]
+    in_q = quant(0.0005 + r.random() * 0.001, 0)
+    f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.01 + r.random() * 0.01
+    out_q = quant(_i16_out_scale(r, in_q.scale[0], f_scales, kh * kw * f_shape[3], gain), 0)
+    i = b.tensor("input", in_shape, T.INT16, in_q)
+    f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                 r.integers(-127, 128, f_shape, dtype=np.int8))
+    bi = _i16_bias(b, r, in_q, f_scales, out_c, bias_type)
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT16, out_q)
+    opt = s.Conv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    if qbt is not None:
+        opt.quantizedBiasType = qbt
+    b.write(name, OPS.CONV_2D, [i, f, bi], [o], OPT.Conv2DOptions, opt)
+
+
+def depthwise_i16(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act, per_channel,
+                  bias=True):
+    """DEPTHWISE_CONV_2D 16x8: int16 input and output of zero point 0, an int8 filter, an int64
+    bias (or none)."""
+    r = rng(seed)
+    b = Builder()
+    out_c = in_shape[3] * mult
+    f_shape = [1, kh, kw, out_c]
+    in_q = quant(0.0005 + r.random() * 0.001, 0)
+    f_scales = (0.002 + r.random(out_c) * 0.02) if per_channel else 0.015
+    out_q = quant(_i16_out_scale(r, in_q.scale[0], f_scales, kh * kw), 0)
+    i = b.tensor("input", in_shape, T.INT16, in_q)
+    f = b.tensor("filter", f_shape, T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int), dim=3),
+                 r.integers(-127, 128, f_shape, dtype=np.int8))
+    bi = _i16_bias(b, r, in_q, f_scales, out_c, T.INT64 if bias else None)
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT16, out_q)
+    opt = s.DepthwiseConv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.depthMultiplier = padding, stride[0], stride[1], mult
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    # Without a bias two inputs: TFLM's Prepare frees an absent third one (-1) and crashes.
+    ins = [i, f, bi] if bias else [i, f]
+    b.write(name, OPS.DEPTHWISE_CONV_2D, ins, [o], OPT.DepthwiseConv2DOptions, opt)
+
+
+def fully_connected_i16(name, seed, in_shape, units, act, per_channel, bias_type=T.INT64,
+                        qbt=None, zero_points=(0, 0), bias_edge=None):
+    """FULLY_CONNECTED 16x8: int16 input and output (zero points `zero_points`, 0 as the
+    converter writes them unless given), an int8 filter, a `bias_type` bias (None: none; `qbt`
+    the options' quantized_bias_type)."""
+    r = rng(seed)
+    b = Builder()
+    depth = in_shape[-1]
+    batches = int(np.prod(in_shape)) // depth
+    in_q = quant(0.0005 + r.random() * 0.001, zero_points[0])
+    f_scales = (0.001 + r.random(units) * 0.01) if per_channel else 0.004 + r.random() * 0.01
+    out_q = quant(_i16_out_scale(r, in_q.scale[0], f_scales, depth), zero_points[1])
+    i = b.tensor("input", in_shape, T.INT16, in_q)
+    f = b.tensor("filter", [units, depth], T.INT8, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                 r.integers(-127, 128, [units, depth], dtype=np.int8))
+    bi = _i16_bias(b, r, in_q, f_scales, units, bias_type, bias_edge)
+    o = b.tensor("output", [batches, units], T.INT16, out_q)
+    opt = s.FullyConnectedOptionsT()
+    opt.fusedActivationFunction = act
+    if qbt is not None:
+        opt.quantizedBiasType = qbt
+    b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
+
+
 def pool(name, seed, opcode, in_shape, k, stride, padding, act):
     r = rng(seed)
     b = Builder()
@@ -1358,6 +1456,36 @@ def main():
     depthwise("dw_m16_in1_valid_none_pt", 41, [2, 8, 9, 1], 16, 5, 6, (1, 1), (1, 1), PAD.VALID, ACT.NONE, False)
     depthwise("dw_m8_in1_same_gain_pc", 42, [1, 7, 9, 1], 8, 6, 5, (1, 1), (1, 1), PAD.SAME, ACT.NONE, True, gain=400.0)
     fully_connected("fc_pc_relu", 8, [3, 20], 7, ACT.RELU, True)
+    # 16x8 (int16 activations, int8 weights): int64 and int32 biases, none (int64, or int32
+    # by the options' quantized_bias_type), per-channel and per-tensor filters.
+    conv_i16("conv_i16_same_pc_b64_relu", 170, [1, 5, 6, 3], 4, 3, 3, (1, 1), (1, 1), PAD.SAME, ACT.RELU, True)
+    conv_i16("conv_i16_valid_s2x1_pt_b32_relu6", 171, [2, 7, 6, 4], 5, 3, 2, (2, 1), (1, 1), PAD.VALID,
+             ACT.RELU6, False, bias_type=T.INT32)
+    conv_i16("conv_i16_dil2_same_nobias", 172, [1, 8, 8, 2], 3, 3, 3, (1, 1), (2, 2), PAD.SAME, ACT.NONE, True,
+             bias_type=None)
+    conv_i16("conv_i16_nobias_qbt32_s2", 173, [1, 7, 9, 5], 6, 2, 3, (2, 2), (1, 1), PAD.SAME, ACT.NONE, True,
+             bias_type=None, qbt=T.INT32)
+    conv_i16("conv_i16_grouped_relun1", 174, [1, 6, 6, 4], 6, 3, 3, (1, 1), (1, 1), PAD.SAME, ACT.RELU_N1_TO_1,
+             True, groups=2)
+    conv_i16("conv_i16_1x1_gain_b32", 175, [2, 3, 4, 8], 7, 1, 1, (1, 1), (1, 1), PAD.VALID, ACT.NONE, True,
+             bias_type=T.INT32, gain=3000.0)
+    conv_i16("conv_i16_1x1_gain_b64", 176, [2, 3, 4, 8], 7, 1, 1, (1, 1), (1, 1), PAD.VALID, ACT.NONE, False,
+             gain=3000.0)
+    depthwise_i16("dw_i16_m1_same_pc_relu", 177, [1, 6, 5, 4], 1, 3, 3, (1, 1), (1, 1), PAD.SAME, ACT.RELU, True)
+    depthwise_i16("dw_i16_m2_s2_valid_pt_relu6", 178, [2, 7, 7, 3], 2, 3, 3, (2, 2), (1, 1), PAD.VALID, ACT.RELU6,
+                  False)
+    depthwise_i16("dw_i16_m3_dil2x1_same_nobias", 179, [1, 9, 8, 2], 3, 2, 3, (1, 1), (2, 1), PAD.SAME, ACT.NONE,
+                  True, bias=False)
+    fully_connected_i16("fc_i16_pc_b64_relu", 180, [3, 10], 6, ACT.RELU, True)
+    fully_connected_i16("fc_i16_pt_b32", 181, [2, 2, 16], 5, ACT.NONE, False, bias_type=T.INT32)
+    fully_connected_i16("fc_i16_pc_nobias_qbt32", 182, [4, 12], 3, ACT.NONE, True, bias_type=None, qbt=T.INT32)
+    fully_connected_i16("fc_i16_pt_zp_relu6", 183, [2, 9], 4, ACT.RELU6, False, zero_points=(17, -5))
+    fully_connected_i16("fc_i16_pc_nobias_1unit", 184, [5, 7], 1, ACT.RELU_N1_TO_1, True, bias_type=None)
+    # Biases at int32's edge (the 32-bit sum wraps, as TFLM's on x86-64) and far past 2^47
+    # (the 64-bit requantization's product wraps and its int32 result truncates, as TFLM's).
+    fully_connected_i16("fc_i16_pt_b32_wrap", 185, [6, 24], 4, ACT.NONE, False, bias_type=T.INT32,
+                        bias_edge=2**31 - 1)
+    fully_connected_i16("fc_i16_pc_b64_huge", 186, [6, 24], 4, ACT.NONE, True, bias_edge=2**47 + 12345)
     fully_connected("fc_pt_relun1_3d", 9, [2, 1, 16], 5, ACT.RELU_N1_TO_1, False)
     fully_connected("fc_pt_relu6_nobias", 10, [1, 40], 9, ACT.RELU6, False, bias=False)
     pool("avgpool_3x3_s2_same_relu6", 11, OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)

@@ -1,5 +1,6 @@
 //! CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32 bias; and
-//! float32 ([`Conv2dF32`]: `reference_ops::Conv`, float).
+//! float32 ([`Conv2dF32`]: `reference_ops::Conv`, float); int16 activations ([`Conv2dI16`],
+//! 16x8: [`crate::ops::conv::conv_i16`]).
 //!
 //! Mirrors `reference_integer_ops::ConvPerChannel` with the preparation of
 //! `micro/kernels/conv_common.cc`: padding from `ComputePaddingHeightWidth`, the per-channel
@@ -38,6 +39,8 @@ use core::marker::PhantomData;
 #[cfg(synaptic_dsp)]
 #[allow(unsafe_code)]
 pub(crate) mod dsp;
+
+pub use super::conv_i16::Conv2dI16;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];
@@ -2226,6 +2229,9 @@ pub fn conv2d_f32_in_place(
 
 /// Prepares CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if cx.input_ty(0) == Some(TensorType::Int16) {
+        return super::conv_i16::prepare::<Conv2dI16>(cx, false, conv2d_params);
+    }
     if is_float(cx) {
         return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false, conv2d_params)?);
     }

@@ -1,5 +1,6 @@
 //! DEPTHWISE_CONV_2D, int8 activations, int8 per-channel (or per-tensor) weights, int32
-//! bias, any depth multiplier; and float32 ([`DepthwiseConv2dF32`]).
+//! bias, any depth multiplier; and float32 ([`DepthwiseConv2dF32`]); int16 activations
+//! ([`DepthwiseConv2dI16`], 16x8: [`crate::ops::conv::conv_i16`]).
 //!
 //! Mirrors `reference_integer_ops::DepthwiseConvPerChannel` with the preparation of
 //! `micro/kernels/depthwise_conv_common.cc`; its parameters, window taps and output stage are
@@ -15,7 +16,7 @@
 //! before its writes.
 
 use synaptic_mem::Scratch;
-use synaptic_tflite::code;
+use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
 use crate::contract::Direction;
@@ -44,6 +45,8 @@ mod mac;
 mod mac_dsp;
 #[cfg(not(synaptic_dsp))]
 use mac::*;
+
+pub use super::conv_i16::DepthwiseConv2dI16;
 #[cfg(synaptic_dsp)]
 use mac_dsp::*;
 
@@ -538,6 +541,9 @@ impl<'a, W: Int8, B: Int32s + ?Sized, T: Int32s + ?Sized, L: OpSet> Channels<'a,
 
 /// Prepares DEPTHWISE_CONV_2D.
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if cx.input_ty(0) == Some(TensorType::Int16) {
+        return super::conv_i16::prepare::<DepthwiseConv2dI16>(cx, true, depthwise_params);
+    }
     if is_float(cx) {
         return Prepared::of::<DepthwiseConv2dF32>(
             cx,

@@ -1,5 +1,6 @@
 //! FULLY_CONNECTED, int8 activations and weights, int32 bias, per-tensor or per-channel; and
-//! float32 ([`FullyConnectedF32`]: `reference_ops::FullyConnected`, float).
+//! float32 ([`FullyConnectedF32`]: `reference_ops::FullyConnected`, float); int16 activations
+//! ([`FullyConnectedI16`], 16x8: its own file, `i16.rs`).
 //!
 //! Mirrors `reference_integer_ops::FullyConnected` (per-tensor, with the filter offset) and
 //! `FullyConnectedPerChannel` (TFLM supports per-channel FC since 2023: chosen when the filter
@@ -35,6 +36,9 @@ use crate::ops::{paths, Geometry, InPlaceOperands, Kernel, OpSet, Operands, Prep
 #[allow(unsafe_code)]
 mod thumb2;
 
+mod i16;
+pub use i16::{FullyConnectedI16, FullyConnectedI16Params};
+
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
 
@@ -42,7 +46,7 @@ pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
 /// computing the row's outputs, so that they may overwrite it.
 pub const FC_ROW_BUFFER: usize = 64;
 
-const OP: &str = "FULLY_CONNECTED";
+pub(crate) const OP: &str = "FULLY_CONNECTED";
 
 /// The options of a FULLY_CONNECTED (`FullyConnectedOptions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,7 +198,7 @@ impl FullyConnectedParams {
 
 /// The shapes of a FULLY_CONNECTED (any data type): `(batches, accum_depth, output_depth)`,
 /// the filter `[..., output_depth, accum_depth]`, the input `batches × accum_depth` elements.
-fn geometry(
+pub(crate) fn geometry(
     opts: &FullyConnectedOptions,
     input_shape: &[usize],
     filter_shape: &[usize],
@@ -934,6 +938,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     let (x, w, out) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
     if crate::ops::float::BUILT && x.ty == TensorType::Float32 {
         return prepare_f32(cx, x, w, out);
+    }
+    if x.ty == TensorType::Int16 {
+        return i16::prepare(cx, x, w, out);
     }
     cx.int8_activation(x, Operand::Input(0))?;
     cx.int8_activation(out, Operand::Output)?;
