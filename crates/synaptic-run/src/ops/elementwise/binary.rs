@@ -759,3 +759,66 @@ pub(crate) fn prepare_i16(
 pub(crate) fn is_i16(cx: &Prep<'_, '_>) -> bool {
     cx.input_ty(0) == Some(TensorType::Int16)
 }
+
+#[cfg(test)]
+mod i16_tests {
+    use super::*;
+    use crate::ops::elementwise::add::AddI16Params;
+    use crate::ops::elementwise::mul::MulI16Params;
+    use crate::ops::elementwise::squared_difference::SquaredDifferenceI16Params;
+    use crate::ops::elementwise::sub::SubI16Params;
+
+    fn bc(a: &[usize], b: &[usize], out: &[usize]) -> Broadcast {
+        Broadcast::new("ADD", a, b, out).unwrap()
+    }
+
+    fn le(v: &[i16]) -> std::vec::Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    extern crate std;
+
+    /// What TFLM's int16 kernels only assert (ADD's input offsets strictly within ±32767,
+    /// SUB's input zero points 0) or refuse (MUL's and SQUARED_DIFFERENCE's zero points 0)
+    /// is refused here.
+    #[test]
+    fn int16_zero_points_as_tflm() {
+        let q = |zp| QuantParams::new(0.001, zp);
+        let b = bc(&[4], &[4], &[4]);
+        let none = Activation::None;
+        assert!(AddI16Params::new(none, b, [q(-32766), q(32766), q(-32768)]).is_ok());
+        assert!(AddI16Params::new(none, b, [q(32767), q(0), q(0)]).is_err());
+        assert!(AddI16Params::new(none, b, [q(0), q(-32767), q(0)]).is_err());
+        assert!(SubI16Params::new(none, b, [q(0), q(0), q(7)]).is_ok());
+        assert!(SubI16Params::new(none, b, [q(1), q(0), q(0)]).is_err());
+        assert!(MulI16Params::new(none, b, [q(0), q(0), q(1)]).is_err());
+        assert!(SquaredDifferenceI16Params::new(b, [q(0), q(3), q(0)]).is_err());
+    }
+
+    /// int16 ADD and SUB of one scale, the output's twice it: `(x ± y) / 2` rounded, the
+    /// extremes clamped; MUL of scales whose product is the output's: `x · y` saturated.
+    #[test]
+    fn int16_values() {
+        let b = bc(&[5], &[1], &[5]);
+        let (q, q2) = (QuantParams::new(0.001, 0), QuantParams::new(0.002, 0));
+        let add = AddI16Params::new(Activation::None, b, [q, q, q2]).unwrap();
+        let sub = SubI16Params::new(Activation::None, b, [q, q, q2]).unwrap();
+        let x = le(&[-32768, -3, 0, 10, 32767]);
+        let y = le(&[32767]);
+        let mut o = [0i16; 5];
+        run_i16(&add, &x, &y, &mut o).unwrap();
+        assert_eq!(o, [-1, 16382, 16384, 16389, 32767]); // -0.5: away from zero
+        run_i16(&sub, &x, &y, &mut o).unwrap();
+        assert_eq!(o, [-32768, -16385, -16384, -16379, 0]);
+        let m = QuantParams::new(0.5, 0);
+        let mul = MulI16Params::new(Activation::Relu, b, [m, m, QuantParams::new(0.25, 0)]);
+        run_i16(
+            &mul.unwrap(),
+            &le(&[-2, 3, 200, 0, 181]),
+            &le(&[181]),
+            &mut o,
+        )
+        .unwrap();
+        assert_eq!(o, [0, 543, 32767, 0, 32761]);
+    }
+}

@@ -339,4 +339,23 @@ mod tests {
         assert!(relu_f32_value(f32::NAN).is_nan());
         assert_eq!(relu6_f32_value(7.5), 6.0);
     }
+
+    /// int16 RELU: zero points 0 (else refused), clamped to `[0, 32767]`; RELU6: any zero
+    /// point, six clamped to int16.
+    #[test]
+    fn int16_relu() {
+        let q = |zp| QuantParams::new(0.001, zp);
+        assert!(ReluParams::new_i16(q(1), q(0)).is_err());
+        assert!(ReluParams::new_i16(q(0), q(-1)).is_err());
+        let p = ReluParams::new_i16(q(0), QuantParams::new(0.0005, 0)).unwrap();
+        assert_eq!(
+            [p.value_i16(-5), p.value_i16(7), p.value_i16(20000)],
+            [0, 14, 32767]
+        );
+        let p = Relu6Params::new_i16(QuantParams::new(0.0001, -100)).unwrap();
+        assert_eq!((p.zero, p.six), (-100, 32767));
+        assert_eq!([p.value_i16(-101), p.value_i16(5)], [-100, 5]);
+        let p = Relu6Params::new_i16(QuantParams::new(0.001, 0)).unwrap();
+        assert_eq!([p.six, i32::from(p.value_i16(i16::MAX))], [6000, 6000]);
+    }
 }
