@@ -1359,6 +1359,47 @@ def detection(name, seed, boxes, classes, background, options, stride=4, floor_s
     b.write_ops(name, ops, inputs, outs)
 
 
+def binary_i16(name, seed, opcode, a_shape, b_shape, out_shape, act, zps=(0, 0, 0), const_b=False,
+               scales=None):
+    """An int16 ADD, SUB, MUL or SQUARED_DIFFERENCE (TFLM's 16x8 quantization: zero points 0
+    unless `zps` says otherwise), random scales near the converter's unless `scales` gives
+    them; `const_b`: the second operand a constant."""
+    r = rng(seed)
+    b = Builder()
+    if scales is None:
+        sa, sb = 0.0005 + r.random() * 0.001, 0.0005 + r.random() * 0.002
+        so = {OPS.MUL: sa * sb * 32768 * (0.3 + r.random()),
+              OPS.SQUARED_DIFFERENCE: (2 * max(sa, sb)) ** 2 * 16384 * (0.2 + r.random())}.get(
+                  opcode, (sa + sb) * (0.8 + r.random()))
+        scales = (sa, sb, so)
+    x = b.tensor("a", a_shape, T.INT16, quant(scales[0], zps[0]))
+    data = r.integers(-32768, 32768, b_shape).astype(np.int16) if const_b else None
+    y = b.tensor("b", b_shape, T.INT16, quant(scales[1], zps[1]), data)
+    o = b.tensor("output", out_shape, T.INT16, quant(scales[2], zps[2]))
+    b.write(name, opcode, [x, y], [o], *arithmetic_options(opcode, act))
+
+
+def relu_i16(name, opcode, shape, in_q, out_q):
+    """int16 RELU (zero points 0, a requantization) or RELU6 (the input's values clamped)."""
+    b = Builder()
+    i = b.tensor("input", shape, T.INT16, quant(*in_q))
+    o = b.tensor("output", shape, T.INT16, quant(*out_q))
+    b.write(name, opcode, [i], [o])
+
+
+def pool_i16(name, opcode, in_shape, k, stride, padding, act, q=(0.0007, 0)):
+    """int16 AVERAGE_POOL_2D or MAX_POOL_2D, input and output of quantization `q`."""
+    b = Builder()
+    i = b.tensor("input", in_shape, T.INT16, quant(*q))
+    oh = _out(in_shape[1], k[0], stride[0], 1, padding)
+    ow = _out(in_shape[2], k[1], stride[1], 1, padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, in_shape[3]], T.INT16, quant(*q))
+    opt = s.Pool2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.filterHeight, opt.filterWidth, opt.fusedActivationFunction = k[0], k[1], act
+    b.write(name, opcode, [i], [o], OPT.Pool2DOptions, opt)
+
+
 def sweep(seed, count):
     """`count` single-operator models with random structure (shapes, strides, dilation,
     padding, activation, broadcasting, axes) and random quantization, named rand_NNN_OP."""
@@ -1798,6 +1839,44 @@ def main():
     prelu("prelu_i16_channel", 82, T.INT16, [2, 3, 8], [8], [2, 3, 8], (0.001, 0), (0.008, 0), (0.0009, 0))
     prelu("f32_prelu_channel", 83, T.FLOAT32, [1, 3, 4, 5], [1, 1, 5], [1, 3, 4, 5])
     prelu("f32_prelu_input_alpha", 84, T.FLOAT32, [4, 30], [4, 30], [4, 30], const_alpha=False)
+    # int16 (16x8) ADD, SUB, MUL, SQUARED_DIFFERENCE: same shapes, broadcasts, a constant
+    # operand, every fused activation; ADD of non-zero zero points (TFLM accepts them for
+    # ADD only); MUL of a multiplier above one (mostly saturating: random inputs).
+    binary_i16("add_i16_same_relu6", 180, OPS.ADD, [2, 3, 40], [2, 3, 40], [2, 3, 40], ACT.RELU6)
+    binary_i16("add_i16_bcast", 181, OPS.ADD, [2, 1, 5, 6], [3, 1, 6], [2, 3, 5, 6], ACT.NONE)
+    binary_i16("add_i16_scalar_const_relu", 182, OPS.ADD, [4, 25], [1], [4, 25], ACT.RELU, const_b=True)
+    binary_i16("add_i16_zero_points", 183, OPS.ADD, [3, 30], [3, 30], [3, 30], ACT.RELU_N1_TO_1,
+               zps=(-300, 1200, 25))
+    binary_i16("sub_i16_same_relu_n1", 184, OPS.SUB, [3, 50], [3, 50], [3, 50], ACT.RELU_N1_TO_1)
+    binary_i16("sub_i16_bcast_first", 185, OPS.SUB, [1, 7], [4, 3, 7], [4, 3, 7], ACT.NONE)
+    binary_i16("sub_i16_const_relu6", 186, OPS.SUB, [2, 4, 6], [6], [2, 4, 6], ACT.RELU6, const_b=True)
+    binary_i16("mul_i16_same", 187, OPS.MUL, [2, 3, 30], [2, 3, 30], [2, 3, 30], ACT.NONE)
+    binary_i16("mul_i16_bcast_relu", 188, OPS.MUL, [3, 1, 8], [5, 1], [3, 5, 8], ACT.RELU)
+    binary_i16("mul_i16_const_relu6", 189, OPS.MUL, [4, 20], [20], [4, 20], ACT.RELU6, const_b=True,
+               scales=(0.0001, 0.0001, 0.0002))
+    binary_i16("mul_i16_gain", 192, OPS.MUL, [3, 30], [3, 30], [3, 30], ACT.NONE,
+               scales=(0.002, 0.003, 0.000004))
+    binary_i16("squared_difference_i16_same", 190, OPS.SQUARED_DIFFERENCE, [3, 40], [3, 40], [3, 40], ACT.NONE)
+    binary_i16("squared_difference_i16_bcast", 191, OPS.SQUARED_DIFFERENCE, [2, 1, 9], [3, 9], [2, 3, 9],
+               ACT.NONE)
+    # int16 RELU (a scale ratio below and above one), RELU6 (six inside int16, a zero point,
+    # six clamped to 32767).
+    relu_i16("relu_i16_down", OPS.RELU, [2, 3, 40], (0.0006, 0), (0.0011, 0))
+    relu_i16("relu_i16_up", OPS.RELU, [1, 300], (0.0013, 0), (0.0004, 0))
+    relu_i16("relu6_i16", OPS.RELU6, [3, 50], (0.0004, 0), (0.0004, 0))
+    relu_i16("relu6_i16_zero_point", OPS.RELU6, [2, 60], (0.0005, -2000), (0.0005, -2000))
+    relu_i16("relu6_i16_six_clamped", OPS.RELU6, [1, 4, 4, 8], (0.0001, 0), (0.0001, 0))
+    # int16 pooling: SAME and VALID, strides, a window larger than the input, activations.
+    pool_i16("avgpool_i16_3x3_s2_same_relu6", OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME,
+             ACT.RELU6, (0.0003, 0))
+    pool_i16("avgpool_i16_2x3_s1_valid_none", OPS.AVERAGE_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID,
+             ACT.NONE)
+    pool_i16("avgpool_i16_global_same_relu", OPS.AVERAGE_POOL_2D, [1, 5, 4, 10], (6, 6), (1, 1), PAD.SAME,
+             ACT.RELU, (0.0009, 0))
+    pool_i16("maxpool_i16_2x3_s2_valid_none", OPS.MAX_POOL_2D, [2, 8, 7, 3], (2, 3), (2, 2), PAD.VALID,
+             ACT.NONE)
+    pool_i16("maxpool_i16_3x3_s2_same_relu_n1", OPS.MAX_POOL_2D, [1, 9, 10, 4], (3, 3), (2, 2), PAD.SAME,
+             ACT.RELU_N1_TO_1, (0.00005, 0))
     # TANH: int8 (its output 1/128, 0), int16 of power-of-two scales (the table's own
     # scale, shifts 0 and 1) and of another scale (a multiplier), float32.
     unary("tanh_i8", OPS.TANH, T.INT8, [2, 3, 50], (0.05, -7), (1.0 / 128, 0))

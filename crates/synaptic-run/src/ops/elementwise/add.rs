@@ -2,7 +2,10 @@
 //! prepared by `CalculateOpDataAdd` (`micro/kernels/add_common.cc`): both inputs are shifted
 //! left by 20 bits, scaled by `input_scale / (2 * max_input_scale)` (multipliers smaller than
 //! one), summed, and scaled by `2 * max_input_scale / (2^20 * output_scale)`, all with the
-//! `SmallerThanOneExp` multiply. Float32: [`AddF32`] (`x + y`, clamped).
+//! `SmallerThanOneExp` multiply. Float32: [`AddF32`] (`x + y`, clamped). int32 (unquantized):
+//! [`AddI32`] (wrapping, no clamp, as TFLM). int16 (16x8 quantization): [`AddI16`], the same
+//! arithmetic with a left shift of 15 and the int16 clamp ([`AddI16Params`]), its own kernel
+//! (element-wise, in place where an input has the output's shape).
 
 use core::cell::Cell;
 
@@ -10,12 +13,15 @@ use synaptic_tflite::code;
 
 use crate::error::{KernelError, LoadError};
 use crate::math::{
-    activation_range_i8, int8_zero_point, quantize_multiplier_smaller_than_one_exp, Activation,
-    Doubled, QuantParams, Requantizer,
+    activation_range, activation_range_i8, int8_zero_point,
+    quantize_multiplier_smaller_than_one_exp, zero_point_in, Activation, Doubled, QuantParams,
+    Requantizer,
 };
 use crate::ops::common::Int8;
 use crate::ops::elementwise::binary::I32Params;
-use crate::ops::elementwise::binary::{Binary, BinaryF32, Broadcast, Elementwise};
+use crate::ops::elementwise::binary::{
+    Binary, BinaryF32, BinaryI16, Broadcast, Elementwise, ElementwiseI16,
+};
 use crate::ops::{Prep, Prepared};
 
 /// The builtins this module prepares.
@@ -355,6 +361,9 @@ impl AddParams {
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if crate::ops::elementwise::binary::is_i16(cx) {
+        return prepare_i16(cx);
+    }
     let i32 = crate::ops::elementwise::binary::is_i32(cx);
     if i32 || crate::ops::elementwise::binary::is_float(cx) {
         return prepare_wide(cx, i32);
@@ -421,3 +430,138 @@ impl crate::ops::elementwise::binary::OpI32 for AddOp {
 
 /// The ADD kernel, int32.
 pub type AddI32 = crate::ops::elementwise::binary::BinaryI32<AddOp>;
+
+/// A prepared int16 ADD or SUB (TFLM's 16x8 quantization): the int8 arithmetic with a left
+/// shift of 15 (`CalculateOpDataAdd`, `CalculateOpDataSub`: `left_shift` 15 for an int16
+/// output) and the int16 clamp, the general path (`AddGeneralParamScale`, `SubElementwise`,
+/// `BroadcastAdd6DSlow`, `BroadcastQuantSubSlow`; TFLM micro never takes the power-of-two
+/// path `pot_scale`). Made only by [`AddI16Params::new`] and [`SubI16Params::new`](crate::ops::elementwise::sub::SubI16Params::new).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddI16Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// `-input1_zero_point`.
+    pub(crate) input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub(crate) input2_offset: i32,
+    /// `output_zero_point`.
+    pub(crate) output_offset: i32,
+    /// Input 1 multiplier and shift.
+    pub(crate) input1: (i32, i32),
+    /// Input 2 multiplier and shift.
+    pub(crate) input2: (i32, i32),
+    /// Output multiplier and shift.
+    pub(crate) output: (i32, i32),
+    /// Activation clamp minimum.
+    pub(crate) act_min: i32,
+    /// Activation clamp maximum.
+    pub(crate) act_max: i32,
+}
+
+/// The left shift of int16 ADD and SUB's inputs: `65535 · 2^15` fits an `int32`.
+pub(crate) const LEFT_SHIFT_I16: i32 = 15;
+
+impl AddI16Params {
+    /// Prepares an int16 ADD: the multipliers in double, as [`AddParams::new`]. Refused: an
+    /// input zero point outside `-32766..=32766` (TFLM asserts `input_offset` strictly within
+    /// ±32767), an output zero point outside int16.
+    pub fn new(
+        activation: Activation,
+        broadcast: Broadcast,
+        [input1, input2, output]: [QuantParams; 3],
+    ) -> Result<Self, KernelError> {
+        let twice_max_input_scale = 2.0 * f64::from(input1.scale.max(input2.scale));
+        let real1 = f64::from(input1.scale) / twice_max_input_scale;
+        let real2 = f64::from(input2.scale) / twice_max_input_scale;
+        let real_out =
+            twice_max_input_scale / (f64::from(1i32 << LEFT_SHIFT_I16) * f64::from(output.scale));
+        let zp = |q| zero_point_in("ADD", q, -32766, 32766);
+        let offsets = [-zp(input1)?, -zp(input2)?];
+        Self::with_multipliers(
+            "ADD",
+            activation,
+            broadcast,
+            offsets,
+            output,
+            [real1, real2, real_out],
+        )
+    }
+
+    /// The parameters of int16 ADD or SUB (operator `op`) from the input offsets, the output
+    /// quantization and the three real multipliers (inputs 1 and 2, output).
+    pub(crate) fn with_multipliers(
+        op: &'static str,
+        activation: Activation,
+        broadcast: Broadcast,
+        [input1_offset, input2_offset]: [i32; 2],
+        output: QuantParams,
+        [real1, real2, real_out]: [f64; 3],
+    ) -> Result<Self, KernelError> {
+        let (lo, hi) = (i32::from(i16::MIN), i32::from(i16::MAX));
+        let output_offset = zero_point_in(op, output, lo, hi)?;
+        let (act_min, act_max) = activation_range(op, activation, output, lo, hi)?;
+        Ok(AddI16Params {
+            broadcast,
+            input1_offset,
+            input2_offset,
+            output_offset,
+            input1: quantize_multiplier_smaller_than_one_exp(op, real1)?,
+            input2: quantize_multiplier_smaller_than_one_exp(op, real2)?,
+            output: quantize_multiplier_smaller_than_one_exp(op, real_out)?,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// One output of ADD or SUB (`SUB`) as a function of the two input values: each offset
+    /// input shifted left by 15 and scaled (`MultiplyByQuantizedMultiplierSmallerThanOneExp`),
+    /// summed or subtracted (wrapping, as C's), scaled to the output, offset and clamped.
+    #[inline(always)]
+    pub(crate) fn values_of<const SUB: bool>(&self) -> impl Fn(i32, i32) -> i16 + '_ {
+        let r = [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s));
+        move |x, y| {
+            let shift = |v: i32| v.wrapping_mul(1 << LEFT_SHIFT_I16);
+            let a = r[0].apply(shift(self.input1_offset + x));
+            let b = r[1].apply(shift(self.input2_offset + y));
+            let raw = r[2]
+                .apply(combine::<SUB>(a, b))
+                .wrapping_add(self.output_offset);
+            raw.clamp(self.act_min, self.act_max) as i16
+        }
+    }
+}
+
+impl ElementwiseI16 for AddI16Params {
+    const NAME: &'static str = "ADD";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    fn values(&self) -> impl Fn(i32, i32) -> i16 + '_ {
+        self.values_of::<false>()
+    }
+}
+
+/// Prepares an int16 ADD, in a frame of its own (as the wide types').
+#[cold]
+#[inline(never)]
+fn prepare_i16<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (ac, bc, q) = crate::ops::elementwise::binary::prepare_i16(cx, true)?;
+    Prepared::of::<AddI16>(cx, AddI16Params::new(ac, bc, q).map_err(|e| cx.err(e))?)
+}
+
+/// The ADD kernel, int16.
+pub type AddI16 = BinaryI16<AddI16Params>;
+
+crate::format::codec::words!(AddI16Params {
+    broadcast: Broadcast,
+    input1_offset: i32,
+    input2_offset: i32,
+    output_offset: i32,
+    input1: (i32, i32),
+    input2: (i32, i32),
+    output: (i32, i32),
+    act_min: i32,
+    act_max: i32,
+});

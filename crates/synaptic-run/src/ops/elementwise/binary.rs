@@ -15,7 +15,7 @@ use core::marker::PhantomData;
 use crate::contract::{Contract, Direction};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, TensorTypes, Unsupported};
 use crate::format::codec::Words;
-use crate::math::Activation;
+use crate::math::{Activation, QuantParams};
 use crate::model::TInfo;
 use crate::ops::common::{Int8, MAX_DIMS};
 use crate::ops::float::{F32s, FloatRange, LeF32};
@@ -641,3 +641,184 @@ crate::format::codec::words!(I32Params {
     min: i32,
     max: i32,
 });
+
+/// An element-wise int16 operator of two (possibly broadcast) operands (ADD, SUB, MUL,
+/// SQUARED_DIFFERENCE of TFLM's 16x8 quantization): how one output comes from two input
+/// values. Its kernel is [`BinaryI16`]; the int8 kernels ([`Elementwise`]) are apart.
+pub trait ElementwiseI16: Copy {
+    /// The operator, as TFLite names it.
+    const NAME: &'static str;
+    /// The element pairing.
+    fn broadcast(&self) -> &Broadcast;
+    /// One output from the two input values (input 1's, input 2's), what depends only on the
+    /// parameters made once (the kernels call this, then the function per element).
+    fn values(&self) -> impl Fn(i32, i32) -> i16 + '_;
+}
+
+/// Element `i` of little-endian int16 bytes `b` (0 past their end: the lengths are checked
+/// before).
+#[inline(always)]
+fn le16(b: &[u8], i: usize) -> i32 {
+    match b.get(2 * i..2 * i + 2) {
+        Some(&[x, y]) => i32::from(i16::from_le_bytes([x, y])),
+        _ => 0,
+    }
+}
+
+/// Runs int16 element-wise operator `p` on its operands' little-endian int16 bytes
+/// (activations or constants) into `output`.
+pub fn run_i16<P: ElementwiseI16>(
+    p: &P,
+    in1: &[u8],
+    in2: &[u8],
+    output: &mut [i16],
+) -> Result<(), KernelError> {
+    let bc = p.broadcast();
+    let [n1, n2, n] = bc.sizes();
+    KernelError::check_len(P::NAME, Operand::Input(0), n1, in1.len() / 2)?;
+    KernelError::check_len(P::NAME, Operand::Input(1), n2, in2.len() / 2)?;
+    KernelError::check_len(P::NAME, Operand::Output, n, output.len())?;
+    let f = p.values();
+    bc.for_each_pair(|j, i1, i2| output[j] = f(le16(in1, i1), le16(in2, i2)));
+    Ok(())
+}
+
+/// The kernel of int16 element-wise operator `P` (int16 ADD is `BinaryI16<AddI16Params>`):
+/// either operand may be overlapped by the output where it has the output's shape.
+pub struct BinaryI16<P>(PhantomData<P>);
+
+impl<P: ElementwiseI16 + Words> Kernel for BinaryI16<P> {
+    const NAME: &'static str = P::NAME;
+    const MAX_INPUTS: usize = 2;
+    type Params = P;
+    const PAIR_INPUT: Option<usize> = None;
+
+    fn run(p: &P, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let (a, b) = (io.bytes(0), io.bytes(1));
+        run_i16(p, a, b, io.out_i16()?)
+    }
+
+    fn contract(p: &P, k: usize, _out: Geometry) -> Option<Contract> {
+        let bc = p.broadcast();
+        (k < 2 && bc.full(k)).then(|| Contract::elementwise(bc.sizes()[2], 2, 2))
+    }
+
+    fn run_in_place(p: &P, io: &mut InPlaceOperands<'_, '_>) -> Result<usize, KernelError> {
+        let (k, bc) = (io.k, p.broadcast());
+        if k > 1 || !bc.full(k) {
+            return Err(KernelError::unsupported(
+                P::NAME,
+                Unsupported::BroadcastOverlap,
+            ));
+        }
+        let theirs = io.bytes(1 - k);
+        let [n1, n2, n] = bc.sizes();
+        KernelError::check_len(
+            P::NAME,
+            Operand::Input(1 - k as u8),
+            if k == 0 { n2 } else { n1 },
+            theirs.len() / 2,
+        )?;
+        let at = io.at;
+        check(P::NAME, || Contract::elementwise(n, 2, 2), io.buf, &at)?;
+        let f = p.values();
+        drive::<2>(io.buf, at.output, n, at.direction, |buf, j| {
+            let mine = le16(&buf[at.input..], j);
+            let other = le16(theirs, bc.index(1 - k, j));
+            let v = if k == 0 {
+                f(mine, other)
+            } else {
+                f(other, mine)
+            };
+            Ok(v.to_le_bytes())
+        })?;
+        Ok(2 * n)
+    }
+}
+
+/// Prepares an int16 binary operator (ADD, SUB, MUL, SQUARED_DIFFERENCE): two int16 operands
+/// (activations or constants), an int16 output, all quantized; returns the fused activation
+/// (`None` without options: SQUARED_DIFFERENCE), the pairing and the three quantizations.
+pub(crate) fn prepare_i16(
+    cx: &Prep<'_, '_>,
+    with_activation: bool,
+) -> Result<(Activation, Broadcast, [QuantParams; 3]), LoadError> {
+    let ty = TensorType::Int16;
+    let bc = prepare_pairing(cx, ty, TensorTypes::Int16, ty, None)?;
+    let (a, b, o) = (cx.input_ref(0)?, cx.input_ref(1)?, cx.output_ref()?);
+    cx.quantized(&[a, b, o])?;
+    let ac = if with_activation {
+        cx.activation(cx.op().arithmetic_activation(cx.code())?)?
+    } else {
+        Activation::None
+    };
+    Ok((ac, bc, [a.q, b.q, o.q]))
+}
+
+/// Whether the operator's first input is int16 (the int16 kernel then prepares it).
+pub(crate) fn is_i16(cx: &Prep<'_, '_>) -> bool {
+    cx.input_ty(0) == Some(TensorType::Int16)
+}
+
+#[cfg(test)]
+mod i16_tests {
+    use super::*;
+    use crate::ops::elementwise::add::AddI16Params;
+    use crate::ops::elementwise::mul::MulI16Params;
+    use crate::ops::elementwise::squared_difference::SquaredDifferenceI16Params;
+    use crate::ops::elementwise::sub::SubI16Params;
+
+    fn bc(a: &[usize], b: &[usize], out: &[usize]) -> Broadcast {
+        Broadcast::new("ADD", a, b, out).unwrap()
+    }
+
+    fn le(v: &[i16]) -> std::vec::Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    extern crate std;
+
+    /// What TFLM's int16 kernels only assert (ADD's input offsets strictly within ±32767,
+    /// SUB's input zero points 0) or refuse (MUL's and SQUARED_DIFFERENCE's zero points 0)
+    /// is refused here.
+    #[test]
+    fn int16_zero_points_as_tflm() {
+        let q = |zp| QuantParams::new(0.001, zp);
+        let b = bc(&[4], &[4], &[4]);
+        let none = Activation::None;
+        assert!(AddI16Params::new(none, b, [q(-32766), q(32766), q(-32768)]).is_ok());
+        assert!(AddI16Params::new(none, b, [q(32767), q(0), q(0)]).is_err());
+        assert!(AddI16Params::new(none, b, [q(0), q(-32767), q(0)]).is_err());
+        assert!(SubI16Params::new(none, b, [q(0), q(0), q(7)]).is_ok());
+        assert!(SubI16Params::new(none, b, [q(1), q(0), q(0)]).is_err());
+        assert!(MulI16Params::new(none, b, [q(0), q(0), q(1)]).is_err());
+        assert!(SquaredDifferenceI16Params::new(b, [q(0), q(3), q(0)]).is_err());
+    }
+
+    /// int16 ADD and SUB of one scale, the output's twice it: `(x ± y) / 2` rounded, the
+    /// extremes clamped; MUL of scales whose product is the output's: `x · y` saturated.
+    #[test]
+    fn int16_values() {
+        let b = bc(&[5], &[1], &[5]);
+        let (q, q2) = (QuantParams::new(0.001, 0), QuantParams::new(0.002, 0));
+        let add = AddI16Params::new(Activation::None, b, [q, q, q2]).unwrap();
+        let sub = SubI16Params::new(Activation::None, b, [q, q, q2]).unwrap();
+        let x = le(&[-32768, -3, 0, 10, 32767]);
+        let y = le(&[32767]);
+        let mut o = [0i16; 5];
+        run_i16(&add, &x, &y, &mut o).unwrap();
+        assert_eq!(o, [-1, 16382, 16384, 16389, 32767]); // -0.5: away from zero
+        run_i16(&sub, &x, &y, &mut o).unwrap();
+        assert_eq!(o, [-32768, -16385, -16384, -16379, 0]);
+        let m = QuantParams::new(0.5, 0);
+        let mul = MulI16Params::new(Activation::Relu, b, [m, m, QuantParams::new(0.25, 0)]);
+        run_i16(
+            &mul.unwrap(),
+            &le(&[-2, 3, 200, 0, 181]),
+            &le(&[181]),
+            &mut o,
+        )
+        .unwrap();
+        assert_eq!(o, [0, 543, 32767, 0, 32761]);
+    }
+}

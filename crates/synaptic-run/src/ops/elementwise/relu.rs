@@ -1,4 +1,4 @@
-//! RELU and RELU6, int8 and float32: TFLM's `micro/kernels/activations.cc`.
+//! RELU and RELU6, int8, int16 and float32: TFLM's `micro/kernels/activations.cc`.
 //!
 //! - RELU int8 (`ReluQuantized<int8_t>`, prepared by `CalculateReluOpData<int8_t>`): each
 //!   value requantized from the input's scale to the output's (`MultiplyByQuantizedMultiplier`
@@ -12,13 +12,20 @@
 //! - float32 (`ReluFloat`, `Relu6Float`): `x < 0 ? 0 : x`, `x > 6 ? 6 : x < 0 ? 0 : x` (a NaN
 //!   and −0 pass through, as there).
 //!
+//! - RELU int16 ([`ReluI16`], `ReluQuantized<int16_t>`): RELU int8's requantization with both
+//!   zero points 0 (TFLM's `ReluPrepare` requires them), clamped to `[0, 32767]`.
+//! - RELU6 int16 ([`Relu6I16`], `Relu6Quantized<int16_t>`): RELU6 int8's clamp, `six` =
+//!   `FloatToQuantizedType<int16_t>(6.0f, ...)` clamped to int16, the zero point any int16.
+//!
 //! Every kernel is element-wise: its output may overlap its dying input (in place).
 
 use synaptic_tflite::{code, TensorType};
 
 use crate::contract::Contract;
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
-use crate::math::{int8_zero_point, multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::math::{
+    int8_zero_point, multiply_by_quantized_multiplier, quantize_multiplier, zero_point_in,
+};
 use crate::math::{round_f64, QuantParams};
 use crate::ops::float::{F32s, LeF32};
 use crate::ops::in_place::{check, drive, x8};
@@ -121,6 +128,70 @@ impl Relu6Params {
     }
 }
 
+impl ReluParams {
+    /// Prepares an int16 RELU (`CalculateReluOpData<int16_t>`): both zero points 0, so the
+    /// clamp's low end is 0 (`max(-32768, 0 + roundf(0.0f / scale))`).
+    pub fn new_i16(input: QuantParams, output: QuantParams) -> Result<Self, KernelError> {
+        for q in [input, output] {
+            zero_point_in(RELU, q, 0, 0)?;
+        }
+        let real = f64::from(input.scale / output.scale);
+        if !real.is_finite() || real <= 0.0 {
+            return Err(KernelError::unsupported(RELU, Unsupported::InputScale));
+        }
+        let (multiplier, shift) = quantize_multiplier(real);
+        Ok(ReluParams {
+            input_offset: 0,
+            output_offset: 0,
+            multiplier,
+            shift,
+            act_min: 0,
+        })
+    }
+
+    /// One int16 output value: `ReluQuantized<int16_t>`, clamped to `[act_min, 32767]`.
+    #[inline]
+    fn value_i16(&self, x: i16) -> i16 {
+        let v = self
+            .output_offset
+            .wrapping_add(multiply_by_quantized_multiplier(
+                i32::from(x) - self.input_offset,
+                self.multiplier,
+                self.shift,
+            ));
+        v.max(self.act_min).min(i32::from(i16::MAX)) as i16
+    }
+}
+
+impl Relu6Params {
+    /// Prepares an int16 RELU6 (`Relu6Prepare`): `six` = `round(6.0f / scale)` plus the zero
+    /// point, clamped to int16; the zero point any int16.
+    pub fn new_i16(input: QuantParams) -> Result<Self, KernelError> {
+        let zero = zero_point_in(RELU6, input, i32::from(i16::MIN), i32::from(i16::MAX))?;
+        let q = 6.0f32 / input.scale;
+        if !q.is_finite() || input.scale <= 0.0 {
+            return Err(KernelError::unsupported(RELU6, Unsupported::InputScale));
+        }
+        let six = (round_f64(f64::from(q)) as i64)
+            .saturating_add(i64::from(zero))
+            .clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i32;
+        Ok(Relu6Params { zero, six })
+    }
+
+    /// One int16 output value: `x > six ? six : x < zero ? zero : x`.
+    #[inline]
+    fn value_i16(&self, x: i16) -> i16 {
+        let v = i32::from(x);
+        (if v > self.six {
+            self.six
+        } else if v < self.zero {
+            self.zero
+        } else {
+            v
+        }) as i16
+    }
+}
+
 /// RELU, int8 in and out.
 pub fn relu(p: &ReluParams, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
     KernelError::check_len(RELU, Operand::Output, input.len(), output.len())?;
@@ -179,6 +250,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             Prepared::of::<ReluF32>(cx, ())
         };
     }
+    if x.ty == TensorType::Int16 {
+        return prepare_i16(cx, six);
+    }
     cx.int8_activation(&x, Operand::Input(0))?;
     cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
@@ -193,7 +267,28 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
 }
 
+/// Prepares RELU or RELU6 (`six`), int16, in a frame of its own.
+#[cold]
+#[inline(never)]
+fn prepare_i16<'m>(cx: &Prep<'_, 'm>, six: bool) -> Result<Prepared<'m>, LoadError> {
+    let (x, out) = (cx.input(0)?, cx.output()?);
+    cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
+    cx.activation_of(&out, Operand::Output, TensorType::Int16)?;
+    if x.bytes != out.bytes {
+        return Err(cx.shape(ShapeFault::SizeDiffers));
+    }
+    if six {
+        cx.quantized(&[&x])?;
+        Prepared::of::<Relu6I16>(cx, Relu6Params::new_i16(x.q).map_err(|e| cx.err(e))?)
+    } else {
+        cx.quantized(&[&x, &out])?;
+        Prepared::of::<ReluI16>(cx, ReluParams::new_i16(x.q, out.q).map_err(|e| cx.err(e))?)
+    }
+}
+
 i8_unary_kernel!("RELU", Relu, ReluParams);
+i16_unary_kernel!("RELU", ReluI16, ReluParams, &[code::RELU]);
+i16_unary_kernel!("RELU6", Relu6I16, Relu6Params, &[code::RELU6]);
 i8_unary_kernel!("RELU6", Relu6, Relu6Params);
 f32_unary_kernel!("RELU", ReluF32, relu_f32_value);
 f32_unary_kernel!("RELU6", Relu6F32, relu6_f32_value);
@@ -243,5 +338,24 @@ mod tests {
         assert!(relu_f32_value(-0.0).is_sign_negative());
         assert!(relu_f32_value(f32::NAN).is_nan());
         assert_eq!(relu6_f32_value(7.5), 6.0);
+    }
+
+    /// int16 RELU: zero points 0 (else refused), clamped to `[0, 32767]`; RELU6: any zero
+    /// point, six clamped to int16.
+    #[test]
+    fn int16_relu() {
+        let q = |zp| QuantParams::new(0.001, zp);
+        assert!(ReluParams::new_i16(q(1), q(0)).is_err());
+        assert!(ReluParams::new_i16(q(0), q(-1)).is_err());
+        let p = ReluParams::new_i16(q(0), QuantParams::new(0.0005, 0)).unwrap();
+        assert_eq!(
+            [p.value_i16(-5), p.value_i16(7), p.value_i16(20000)],
+            [0, 14, 32767]
+        );
+        let p = Relu6Params::new_i16(QuantParams::new(0.0001, -100)).unwrap();
+        assert_eq!((p.zero, p.six), (-100, 32767));
+        assert_eq!([p.value_i16(-101), p.value_i16(5)], [-100, 5]);
+        let p = Relu6Params::new_i16(QuantParams::new(0.001, 0)).unwrap();
+        assert_eq!([p.six, i32::from(p.value_i16(i16::MAX))], [6000, 6000]);
     }
 }

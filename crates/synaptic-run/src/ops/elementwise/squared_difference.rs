@@ -6,19 +6,22 @@
 //!   with the general `MultiplyByQuantizedMultiplier`, offset and clamped to int8's range (no
 //!   fused activation).
 //! - float32 and int32: `(x - y)^2` (int32 wrapping, as C's two's complement gives).
-//!
-//! int16 is not built: such a model is refused at load.
+//! - int16 (16x8 quantization, [`SquaredDifferenceI16`]): the int8 arithmetic with a left shift
+//!   of 0, zero points 0 (TFLM requires them), clamped to int16's range
+//!   ([`SquaredDifferenceI16Params`]); element-wise, in place where an input has the output's
+//!   shape.
 
 use synaptic_tflite::code;
 
 use crate::error::{KernelError, LoadError};
 use crate::math::{
-    int8_zero_point, quantize_multiplier, quantize_multiplier_smaller_than_one_exp, QuantParams,
-    Requantizer,
+    int8_zero_point, quantize_multiplier, quantize_multiplier_smaller_than_one_exp,
+    requantization_multiplier, zero_point_in, QuantParams, Requantizer,
 };
 use crate::ops::common::Int8;
 use crate::ops::elementwise::binary::{
-    self, Binary, BinaryF32, BinaryI32, Broadcast, Elementwise, I32Params, OpF32, OpI32,
+    self, Binary, BinaryF32, BinaryI16, BinaryI32, Broadcast, Elementwise, ElementwiseI16,
+    I32Params, OpF32, OpI32,
 };
 use crate::ops::{Prep, Prepared};
 
@@ -117,6 +120,9 @@ pub fn squared_difference<A: Int8, B: Int8>(
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if binary::is_i16(cx) {
+        return prepare_i16(cx);
+    }
     let i32 = binary::is_i32(cx);
     if i32 || binary::is_float(cx) {
         return prepare_wide(cx, i32);
@@ -180,3 +186,84 @@ impl OpI32 for SquaredDifferenceOp {
 pub type SquaredDifferenceF32 = BinaryF32<SquaredDifferenceOp>;
 /// The SQUARED_DIFFERENCE kernel, int32.
 pub type SquaredDifferenceI32 = BinaryI32<SquaredDifferenceOp>;
+
+/// A prepared int16 SQUARED_DIFFERENCE (`PrepareQuantized` with `left_shift` 0): the inputs
+/// (zero points 0, TFLM requires them) scaled by `SmallerThanOneExp` multipliers
+/// (`scale / (2 · max_scale)`, in double), their difference squared (at most `2^30`), scaled by
+/// `(2 · max_scale)^2 / output_scale` with the general `MultiplyByQuantizedMultiplier` and
+/// clamped to int16 (no fused activation). Made only by [`SquaredDifferenceI16Params::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SquaredDifferenceI16Params {
+    /// The element pairing.
+    pub(crate) broadcast: Broadcast,
+    /// Input 1 multiplier and shift (`SmallerThanOneExp`).
+    pub(crate) input1: (i32, i32),
+    /// Input 2 multiplier and shift (`SmallerThanOneExp`).
+    pub(crate) input2: (i32, i32),
+    /// Output multiplier and shift (`QuantizeMultiplier`).
+    pub(crate) output: (i32, i32),
+}
+
+impl SquaredDifferenceI16Params {
+    /// Prepares an int16 SQUARED_DIFFERENCE. Refused: a zero point other than 0, an output
+    /// multiplier that is not finite or of a shift over 31.
+    pub fn new(
+        broadcast: Broadcast,
+        [input1, input2, output]: [QuantParams; 3],
+    ) -> Result<Self, KernelError> {
+        const OP: &str = "SQUARED_DIFFERENCE";
+        for q in [input1, input2, output] {
+            zero_point_in(OP, q, 0, 0)?;
+        }
+        let twice_max_input_scale = 2.0 * f64::from(input1.scale.max(input2.scale));
+        let real1 = f64::from(input1.scale) / twice_max_input_scale;
+        let real2 = f64::from(input2.scale) / twice_max_input_scale;
+        // `(1 << 0) * output_scale`: the output scale itself, widened.
+        let real_out = twice_max_input_scale * twice_max_input_scale / f64::from(output.scale);
+        Ok(SquaredDifferenceI16Params {
+            broadcast,
+            input1: quantize_multiplier_smaller_than_one_exp(OP, real1)?,
+            input2: quantize_multiplier_smaller_than_one_exp(OP, real2)?,
+            output: requantization_multiplier(OP, real_out)?,
+        })
+    }
+}
+
+impl ElementwiseI16 for SquaredDifferenceI16Params {
+    const NAME: &'static str = "SQUARED_DIFFERENCE";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.broadcast
+    }
+
+    /// TFLM's `SquaredDifference<int16_t>` with `ArithmeticParams`: the three requantizers
+    /// made once.
+    fn values(&self) -> impl Fn(i32, i32) -> i16 + '_ {
+        let [r1, r2, ro] =
+            [self.input1, self.input2, self.output].map(|(m, s)| Requantizer::new(m, s));
+        move |x, y| {
+            let d = r1.apply(x).wrapping_sub(r2.apply(y));
+            ro.apply(d.wrapping_mul(d))
+                .clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
+        }
+    }
+}
+
+/// Prepares an int16 SQUARED_DIFFERENCE, in a frame of its own.
+#[cold]
+#[inline(never)]
+fn prepare_i16<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (_, bc, q) = binary::prepare_i16(cx, false)?;
+    let p = SquaredDifferenceI16Params::new(bc, q).map_err(|e| cx.err(e))?;
+    Prepared::of::<SquaredDifferenceI16>(cx, p)
+}
+
+/// The SQUARED_DIFFERENCE kernel, int16.
+pub type SquaredDifferenceI16 = BinaryI16<SquaredDifferenceI16Params>;
+
+crate::format::codec::words!(SquaredDifferenceI16Params {
+    broadcast: Broadcast,
+    input1: (i32, i32),
+    input2: (i32, i32),
+    output: (i32, i32),
+});

@@ -7,19 +7,22 @@
 //! - float32: `x - y`, clamped to the fused activation's range.
 //! - int32 (unquantized): `x - y` wrapping, clamped to the fused activation's range
 //!   (`SubWithActivation`: unlike ADD int32, SUB int32 applies its activation).
-//!
-//! int16 is not built: such a model is refused at load.
+//! - int16 (16x8 quantization, [`SubI16`]): int16 ADD's arithmetic ([`AddI16Params`]: a
+//!   left shift of 15, the int16 clamp) with the scaled inputs subtracted, the multipliers as
+//!   the int8 SUB's; input zero points 0 (TFLM asserts it). Element-wise, in place where an
+//!   input has the output's shape.
 
 use core::cell::Cell;
 
 use synaptic_tflite::code;
 
-use crate::error::{KernelError, LoadError};
+use crate::error::{KernelError, LoadError, Unsupported};
 use crate::math::{Activation, QuantParams};
 use crate::ops::common::Int8;
-use crate::ops::elementwise::add::{AddParams, LEFT_SHIFT};
+use crate::ops::elementwise::add::{AddI16Params, AddParams, LEFT_SHIFT, LEFT_SHIFT_I16};
 use crate::ops::elementwise::binary::{
-    self, Binary, BinaryF32, BinaryI32, Broadcast, Elementwise, I32Params, OpI32,
+    self, Binary, BinaryF32, BinaryI16, BinaryI32, Broadcast, Elementwise, ElementwiseI16,
+    I32Params, OpI32,
 };
 use crate::ops::{Prep, Prepared};
 
@@ -102,6 +105,9 @@ pub fn sub<A: Int8, B: Int8>(
 }
 
 pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    if binary::is_i16(cx) {
+        return prepare_i16(cx);
+    }
     let i32 = binary::is_i32(cx);
     if i32 || binary::is_float(cx) {
         return prepare_wide(cx, i32);
@@ -155,3 +161,65 @@ impl OpI32 for SubOp {
 
 /// The SUB kernel, int32.
 pub type SubI32 = BinaryI32<SubOp>;
+
+/// A prepared int16 SUB: int16 ADD's parameters ([`AddI16Params`]), the scaled inputs
+/// subtracted. Made only by [`SubI16Params::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubI16Params {
+    /// The offsets (0), multipliers and clamp (computed as `CalculateOpDataSub` does).
+    pub(crate) add: AddI16Params,
+}
+
+impl SubI16Params {
+    /// Prepares an int16 SUB (`input1 - input2`): the multipliers in single precision before
+    /// the widening, as the int8 SUB's. Refused: an input zero point other than 0 (TFLM's
+    /// int16 `Sub` asserts both input offsets 0), an output zero point outside int16.
+    pub fn new(
+        activation: Activation,
+        broadcast: Broadcast,
+        [input1, input2, output]: [QuantParams; 3],
+    ) -> Result<Self, KernelError> {
+        for q in [input1, input2] {
+            if q.zero_point != 0 {
+                return Err(KernelError::unsupported(
+                    "SUB",
+                    Unsupported::ZeroPoint(q.zero_point),
+                ));
+            }
+        }
+        let twice_max_input_scale = 2.0 * input1.scale.max(input2.scale);
+        let real1 = f64::from(input1.scale / twice_max_input_scale);
+        let real2 = f64::from(input2.scale / twice_max_input_scale);
+        let real_out =
+            f64::from(twice_max_input_scale / ((1i32 << LEFT_SHIFT_I16) as f32 * output.scale));
+        let reals = [real1, real2, real_out];
+        let add =
+            AddI16Params::with_multipliers("SUB", activation, broadcast, [0, 0], output, reals)?;
+        Ok(SubI16Params { add })
+    }
+}
+
+impl ElementwiseI16 for SubI16Params {
+    const NAME: &'static str = "SUB";
+
+    fn broadcast(&self) -> &Broadcast {
+        &self.add.broadcast
+    }
+
+    fn values(&self) -> impl Fn(i32, i32) -> i16 + '_ {
+        self.add.values_of::<true>()
+    }
+}
+
+/// Prepares an int16 SUB, in a frame of its own.
+#[cold]
+#[inline(never)]
+fn prepare_i16<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> {
+    let (ac, bc, q) = binary::prepare_i16(cx, true)?;
+    Prepared::of::<SubI16>(cx, SubI16Params::new(ac, bc, q).map_err(|e| cx.err(e))?)
+}
+
+/// The SUB kernel, int16.
+pub type SubI16 = BinaryI16<SubI16Params>;
+
+crate::format::codec::words!(SubI16Params { add: AddI16Params });

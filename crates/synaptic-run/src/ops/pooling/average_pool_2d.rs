@@ -1,6 +1,7 @@
 //! AVERAGE_POOL_2D, int8: `reference_integer_ops::AveragePool` (the window clipped to the
 //! input, the average rounded half away from zero); parameters and window shared with
-//! MAX_POOL_2D ([`crate::ops::pooling::pool_2d`]); and float32 ([`AveragePool2dF32`]).
+//! MAX_POOL_2D ([`crate::ops::pooling::pool_2d`]); and float32 ([`AveragePool2dF32`]); int16
+//! ([`AveragePool2dI16`]: the same arithmetic on `int16_t`, the int16 clamp).
 
 use synaptic_tflite::code;
 
@@ -263,6 +264,12 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             crate::ops::pooling::pool_2d::prepare_f32(cx)?,
         );
     }
+    if crate::ops::pooling::pool_2d::is_i16(cx) {
+        return Prepared::of::<AveragePool2dI16>(
+            cx,
+            crate::ops::pooling::pool_2d::prepare_i16(cx)?,
+        );
+    }
     Prepared::of::<AveragePool2d>(cx, crate::ops::pooling::pool_2d::prepare(cx)?)
 }
 
@@ -317,6 +324,60 @@ impl Kernel for AveragePool2dF32 {
     ) -> Result<usize, KernelError> {
         average_pool_f32_in_place(p, io.buf, io.at)?;
         Ok(4 * p.pool.output_shape.iter().product::<usize>())
+    }
+}
+
+/// AVERAGE_POOL_2D, int16 (`reference_integer_ops::AveragePool` on `int16_t`): per output, the
+/// `int32` sum of the clipped window (at most 2^16 inputs: no overflow) divided by its count,
+/// rounded half away from zero, clamped. A window entirely in the padding is an error (TFLM
+/// returns an error for it too).
+pub fn average_pool_i16(
+    p: &PoolParams,
+    input: &[i16],
+    output: &mut [i16],
+) -> Result<(), KernelError> {
+    const OP: &str = "AVERAGE_POOL_2D";
+    p.check_i16(OP, input, output)?;
+    let depth = p.input_shape[3];
+    let mut empty = false;
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        let count = (ys.len() * xs.len()) as i32;
+        if count == 0 {
+            empty |= depth > 0;
+            return;
+        }
+        for c in 0..depth {
+            let mut acc = 0i32;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    acc += i32::from(input[offset4(&p.input_shape, b, y, x, c)]);
+                }
+            }
+            let avg = if acc > 0 {
+                (acc + count / 2) / count
+            } else {
+                (acc - count / 2) / count
+            };
+            output[offset4(&p.output_shape, b, oy, ox, c)] = avg.clamp(p.act_min, p.act_max) as i16;
+        }
+    });
+    if empty {
+        return Err(KernelError::shape(OP, ShapeFault::EmptyWindow));
+    }
+    Ok(())
+}
+
+/// The AVERAGE_POOL_2D kernel, int16 (no in-place run: its output has its own place).
+pub struct AveragePool2dI16;
+
+impl Kernel for AveragePool2dI16 {
+    const NAME: &'static str = "AVERAGE_POOL_2D";
+    const MAX_INPUTS: usize = 1;
+    type Params = PoolParams;
+
+    fn run(p: &PoolParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i16(0)?;
+        average_pool_i16(p, x, io.out_i16()?)
     }
 }
 

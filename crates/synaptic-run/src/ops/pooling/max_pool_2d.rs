@@ -1,6 +1,6 @@
 //! MAX_POOL_2D, int8: `reference_integer_ops::MaxPool` (the window clipped to the input);
 //! parameters and window shared with AVERAGE_POOL_2D ([`crate::ops::pooling::pool_2d`]); and float32
-//! ([`MaxPool2dF32`]).
+//! ([`MaxPool2dF32`]); int16 ([`MaxPool2dI16`], the int8 geometry and checks, the int16 clamp).
 
 use synaptic_tflite::code;
 
@@ -114,6 +114,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     if crate::ops::pooling::pool_2d::is_float(cx) {
         return Prepared::of::<MaxPool2dF32>(cx, crate::ops::pooling::pool_2d::prepare_f32(cx)?);
     }
+    if crate::ops::pooling::pool_2d::is_i16(cx) {
+        return Prepared::of::<MaxPool2dI16>(cx, crate::ops::pooling::pool_2d::prepare_i16(cx)?);
+    }
     Prepared::of::<MaxPool2d>(cx, crate::ops::pooling::pool_2d::prepare(cx)?)
 }
 
@@ -168,5 +171,39 @@ impl Kernel for MaxPool2dF32 {
     ) -> Result<usize, KernelError> {
         max_pool_f32_in_place(p, io.buf, io.at)?;
         Ok(4 * p.pool.output_shape.iter().product::<usize>())
+    }
+}
+
+/// MAX_POOL_2D, int16 (`reference_integer_ops::MaxPool` on `int16_t`): per output, the
+/// maximum of the clipped window from `int16` min, clamped to the activation's range.
+pub fn max_pool_i16(p: &PoolParams, input: &[i16], output: &mut [i16]) -> Result<(), KernelError> {
+    p.check_i16("MAX_POOL_2D", input, output)?;
+    let depth = p.input_shape[3];
+    p.for_each_window(|b, ys, xs, oy, ox| {
+        for c in 0..depth {
+            let mut max = i16::MIN;
+            for y in ys.clone() {
+                for x in xs.clone() {
+                    max = max.max(input[offset4(&p.input_shape, b, y, x, c)]);
+                }
+            }
+            output[offset4(&p.output_shape, b, oy, ox, c)] =
+                i32::from(max).clamp(p.act_min, p.act_max) as i16;
+        }
+    });
+    Ok(())
+}
+
+/// The MAX_POOL_2D kernel, int16 (no in-place run: its output has its own place).
+pub struct MaxPool2dI16;
+
+impl Kernel for MaxPool2dI16 {
+    const NAME: &'static str = "MAX_POOL_2D";
+    const MAX_INPUTS: usize = 1;
+    type Params = PoolParams;
+
+    fn run(p: &PoolParams, io: &mut Operands<'_, '_, '_>) -> Result<(), KernelError> {
+        let x = io.i16(0)?;
+        max_pool_i16(p, x, io.out_i16()?)
     }
 }

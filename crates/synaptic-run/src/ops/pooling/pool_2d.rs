@@ -5,14 +5,16 @@
 //! Mirrors `micro/kernels/pooling_common.cc`: no requantization (TFLM requires the input and
 //! output quantizations to be equal: scales within 1e-6, same zero point), padding from
 //! `ComputePaddingHeightWidth` with dilation 1, the window clipped to the input (padding cells
-//! are not counted in the average), the average rounded half away from zero.
+//! are not counted in the average), the average rounded half away from zero. int16
+//! (`prepare_i16`): the same geometry and checks, the int16 clamp.
 
 use synaptic_tflite::TensorType;
 
 use crate::contract::{Access, Channels, Contract, Window};
 use crate::error::{KernelError, LoadError, Operand, ShapeFault, Unsupported};
 use crate::math::{
-    activation_range_i8, compute_padding, int8_zero_point, Activation, Padding, QuantParams,
+    activation_range, activation_range_i8, compute_padding, int8_zero_point, zero_point_in,
+    Activation, Padding, QuantParams,
 };
 use crate::ops::common::{check_nhwc_io, nhwc, size};
 use crate::ops::float::FloatRange;
@@ -338,3 +340,58 @@ crate::format::codec::words!(PoolF32Params {
     pool: PoolParams,
     range: FloatRange,
 });
+
+/// Most inputs an int16 pooling window may cover (clipped to the input): `2^16 · 32768 ≤
+/// 2^31`, the `int32` sum of TFLM's int16 `AveragePool` cannot overflow.
+pub const MAX_WINDOW_I16: usize = 1 << 16;
+
+/// Prepares AVERAGE_POOL_2D or MAX_POOL_2D, int16 (TFLM's `PoolingPrepare`: the input and
+/// output quantizations equal, scales within 1e-6, one zero point, in int16's range): the
+/// int8 kernels' geometry, the activation's int16 range, a window of at most
+/// [`MAX_WINDOW_I16`] inputs.
+pub(crate) fn prepare_i16(cx: &Prep<'_, '_>) -> Result<PoolParams, LoadError> {
+    cx.inputs(1, 1)?;
+    let (x, out) = (cx.input_ref(0)?, cx.output_ref()?);
+    cx.activation_of(x, Operand::Input(0), TensorType::Int16)?;
+    cx.activation_of(out, Operand::Output, TensorType::Int16)?;
+    cx.quantized(&[x, out])?;
+    let (po, activation) = options(cx)?;
+    let op = cx.name();
+    // The geometry checks of the int8 kernels, with a unit quantization (unused).
+    let unit = QuantParams::new(1.0, 0);
+    let mut p =
+        PoolParams::new(op, &po, x.shape(), out.shape(), unit, unit).map_err(|e| cx.err(e))?;
+    let window = po.filter_h.min(p.input_shape[1]) * po.filter_w.min(p.input_shape[2]);
+    if window > MAX_WINDOW_I16 {
+        return Err(cx.unsupported(Unsupported::PoolingWindow));
+    }
+    let (lo, hi) = (i32::from(i16::MIN), i32::from(i16::MAX));
+    zero_point_in(op, x.q, lo, hi).map_err(|e| cx.err(e))?;
+    if (x.q.scale - out.q.scale).abs() > SCALE_TOLERANCE || x.q.zero_point != out.q.zero_point {
+        return Err(cx.unsupported(Unsupported::QuantizationDiffers));
+    }
+    (p.act_min, p.act_max) =
+        activation_range(op, activation, out.q, lo, hi).map_err(|e| cx.err(e))?;
+    Ok(p)
+}
+
+/// Whether the operator's input is int16 (the int16 kernel then prepares it).
+pub(crate) fn is_i16(cx: &Prep<'_, '_>) -> bool {
+    cx.input(0).is_ok_and(|x| x.ty == TensorType::Int16)
+}
+
+impl PoolParams {
+    /// Checks int16 slices against the shapes.
+    pub(crate) fn check_i16(
+        &self,
+        op: &'static str,
+        input: &[i16],
+        output: &[i16],
+    ) -> Result<(), KernelError> {
+        check_nhwc_io(
+            op,
+            (&self.input_shape, input.len()),
+            (&self.output_shape, output.len()),
+        )
+    }
+}
