@@ -1678,6 +1678,23 @@ def main():
     unary("tanh_i16_pot_shift1", OPS.TANH, T.INT16, [2, 100], (2.0 ** -11, 0), (2.0 ** -15, 0))
     unary("tanh_i16_scale", OPS.TANH, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
     unary("f32_tanh", OPS.TANH, T.FLOAT32, [3, 70])
+    # LOGISTIC int16: the table's own scale 2^-12, another power of two (the multiplier path),
+    # a general scale and a coarse one.
+    unary("logistic_i16_pot", OPS.LOGISTIC, T.INT16, [4, 64], (2.0 ** -12, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_pot_m10", OPS.LOGISTIC, T.INT16, [2, 100], (2.0 ** -10, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_scale", OPS.LOGISTIC, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_coarse", OPS.LOGISTIC, T.INT16, [1, 2, 3, 50], (0.002, 0), (2.0 ** -15, 0))
+    # SOFTMAX int16 -> int16 (its output 1/32768, 0): several betas and input scales, rows of
+    # one, an output scale within TFLM's 0.1 % of 1/32768.
+    def sm_opts(beta):
+        o = s.SoftmaxOptionsT()
+        o.beta = beta
+        return (OPT.SoftmaxOptions, o)
+    unary("softmax_i16", OPS.SOFTMAX, T.INT16, [3, 10], (0.0005, 0), (1.0 / 32768, 0), sm_opts(1.0))
+    unary("softmax_i16_4d_beta05", OPS.SOFTMAX, T.INT16, [1, 2, 3, 40], (0.001, 0), (1.0 / 32768, 0), sm_opts(0.5))
+    unary("softmax_i16_fine", OPS.SOFTMAX, T.INT16, [4, 64], (2.0 ** -15, 0), (1.0 / 32768, 0), sm_opts(1.0))
+    unary("softmax_i16_coarse", OPS.SOFTMAX, T.INT16, [2, 33], (0.01, 0), (1.0005 / 32768, 0), sm_opts(2.0))
+    unary("softmax_i16_depth1", OPS.SOFTMAX, T.INT16, [5, 1], (0.0003, 0), (1.0 / 32768, 0), sm_opts(1.0))
     # FLOOR_DIV / FLOOR_MOD (float32 only in TFLM): same shapes, a broadcast constant divisor
     # of either sign, a broadcast of both.
     binary_plain("f32_floor_div_same", OPS.FLOOR_DIV, T.FLOAT32, [3, 40], [3, 40], [3, 40])

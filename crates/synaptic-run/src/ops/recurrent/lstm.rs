@@ -239,7 +239,7 @@ pub(crate) const SIGMOID_TABLE: [u16; 256] = [
 /// The table's interpolation at `abs >> bits` with the low `bits` bits as the fraction (the
 /// saturated `max` past the table): TFLM's `(ua << bits) + ut * (ub - ua)` in `uint32`.
 #[inline(always)]
-fn interpolate(abs: u32, bits: u32, max: u32) -> u32 {
+pub(crate) fn interpolate(abs: u32, bits: u32, max: u32) -> u32 {
     let uh = (abs >> bits) as usize;
     match (SIGMOID_TABLE.get(uh), SIGMOID_TABLE.get(uh + 1)) {
         (Some(&a), Some(&b)) if uh < 255 => {
