@@ -252,6 +252,8 @@ pub enum TensorTypes {
     /// from `INT8` `INT8`, `UINT8`, `INT16` or `INT32`; from `INT16` `INT8`, `INT16` or
     /// `INT32`; from `INT32` `INT8` or `INT16`; from `UINT8` `INT8`.
     QuantizePair,
+    /// `INT64` only.
+    Int64,
 }
 
 impl TensorTypes {
@@ -279,6 +281,7 @@ impl TensorTypes {
             TensorTypes::Int32OrInt64 => "int32 or int64",
             TensorTypes::Concatenable => "bool, int8, int16, int32, int64 or float32",
             TensorTypes::Quantizable => "float32, int8, uint8, int16 or int32",
+            TensorTypes::Int64 => "int64",
             TensorTypes::QuantizePair => {
                 "a QUANTIZE pair (float32 to int8, int16; int8 to int8, uint8, int16, int32; \
                  int16 to int8, int16, int32; int32 to int8, int16; uint8 to int8)"

@@ -829,7 +829,7 @@ operators! {
     elementwise::quantize { 15 => FromFloat(float32), 16 => Requantize(int8), 29 => RequantizeI16(int16), 30 => RequantizeI16I32(int16), 138 => FromFloatI16(float32), 139 => RequantizeInt(int8, int16, int32, uint8) },
     elementwise::dequantize { 17 => Dequantize(int8), 140 => DequantizeWide(int16, uint8) },
     recurrent::svdf { 27 => Svdf(int8), 28 => SvdfI8(int8), 142 => SvdfF32(float32) if "float32" },
-    recurrent::lstm { 32 => Lstm(int8) if "lstm", 33 => LstmF32(float32) if "lstm" & "float32" },
+    recurrent::lstm { 32 => Lstm(int8) if "lstm", 33 => LstmF32(float32) if "lstm" & "float32", 198 => LstmI16(int16) if "lstm" },
     signal::window { 41 => Window(int16) if "signal" },
     signal::fft_auto_scale { 42 => FftAutoScale(int16) if "signal" },
     signal::rfft { 43 => Rfft(int16) if "signal", 150 => RfftI32(int32) if "signal", 151 => RfftF32(float32) if "signal" & "float32" },
