@@ -676,6 +676,45 @@ def svdf_f32(name, seed, batches, input_size, units, rank, memory, act, bias=Tru
     b.write_ops(name, [(OPS.SVDF, [x, wf, wt, bi, st], [o], OPT.SVDFOptions, opt)], [x], [o])
 
 
+def lstm_16x8(name, seed, batches, time_steps, input_size, state, time_major, in_scale, h_scale,
+              cell_scale, cell_clip=0.0):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM 16x8 (the standard LSTM TFLM runs): an int16 input, hidden
+    state and output (zero points 0), int8 weights of one scale each (zero point 0), int64
+    biases of scale input · weight, an int16 cell state; hidden and cell state variable
+    tensors (not graph inputs), carried over the oracle's consecutive runs."""
+    r = rng(seed)
+    b = Builder()
+    seq = [time_steps, batches] if time_major else [batches, time_steps]
+    x = b.tensor("input", seq + [input_size], T.INT16, quant(in_scale, 0))
+    ins = [x]
+    w_scales = []
+    for g in range(8):
+        cols = input_size if g < 4 else state
+        # Pre-activations of a few units either way (neither saturated nor flat): a
+        # product's spread is about sqrt(n)·range·127·scale/3.
+        reach = 32768 * (in_scale if g < 4 else h_scale)
+        ws = float(np.float32(6.0 / (np.sqrt(cols) * reach * 127) * (0.7 + 0.6 * r.random())))
+        w_scales.append(ws)
+        ins.append(b.tensor(f"w{g}", [state, cols], T.INT8, quant(ws, 0),
+                            r.integers(-127, 128, [state, cols]).astype(np.int8)))
+    ins += [-1, -1, -1]  # no peephole
+    for g in range(4):
+        bs = in_scale * w_scales[g]
+        ins.append(b.tensor(f"bias{g}", [state], T.INT64, quant(bs, 0),
+                            np.round(r.uniform(-1.5, 1.5, [state]) / bs).astype(np.int64)))
+    ins += [-1, -1]  # no projection
+    h = b.tensor("hidden", [batches, state], T.INT16, quant(h_scale, 0))
+    c = b.tensor("cell", [batches, state], T.INT16, quant(cell_scale, 0))
+    b.tensors[h].isVariable = True
+    b.tensors[c].isVariable = True
+    ins += [h, c, -1, -1, -1, -1]
+    o = b.tensor("output", seq + [state], T.INT16, quant(h_scale, 0))
+    opt = s.UnidirectionalSequenceLSTMOptionsT()
+    opt.fusedActivationFunction, opt.cellClip, opt.timeMajor = ACT.TANH, cell_clip, time_major
+    b.write_ops(name, [(OPS.UNIDIRECTIONAL_SEQUENCE_LSTM, ins, [o],
+                        OPT.UnidirectionalSequenceLSTMOptions, opt)], [x], [o])
+
+
 def binary_i32(name, opcode, a_shape, b_shape, out_shape, act):
     b = Builder()
     x = b.tensor("a", a_shape, T.INT32)
@@ -1885,6 +1924,28 @@ def main():
     unary("tanh_i16_pot_shift1", OPS.TANH, T.INT16, [2, 100], (2.0 ** -11, 0), (2.0 ** -15, 0))
     unary("tanh_i16_scale", OPS.TANH, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
     unary("f32_tanh", OPS.TANH, T.FLOAT32, [3, 70])
+    # LOGISTIC int16: the table's own scale 2^-12, another power of two (the multiplier path),
+    # a general scale and a coarse one.
+    unary("logistic_i16_pot", OPS.LOGISTIC, T.INT16, [4, 64], (2.0 ** -12, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_pot_m10", OPS.LOGISTIC, T.INT16, [2, 100], (2.0 ** -10, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_scale", OPS.LOGISTIC, T.INT16, [3, 70], (0.0003, 0), (2.0 ** -15, 0))
+    unary("logistic_i16_coarse", OPS.LOGISTIC, T.INT16, [1, 2, 3, 50], (0.002, 0), (2.0 ** -15, 0))
+    # SOFTMAX int16 -> int16 (its output 1/32768, 0): several betas and input scales, rows of
+    # one, an output scale within TFLM's 0.1 % of 1/32768.
+    def sm_opts(beta):
+        o = s.SoftmaxOptionsT()
+        o.beta = beta
+        return (OPT.SoftmaxOptions, o)
+    unary("softmax_i16", OPS.SOFTMAX, T.INT16, [3, 10], (0.0005, 0), (1.0 / 32768, 0), sm_opts(1.0))
+    unary("softmax_i16_4d_beta05", OPS.SOFTMAX, T.INT16, [1, 2, 3, 40], (0.001, 0), (1.0 / 32768, 0), sm_opts(0.5))
+    unary("softmax_i16_fine", OPS.SOFTMAX, T.INT16, [4, 64], (2.0 ** -15, 0), (1.0 / 32768, 0), sm_opts(1.0))
+    unary("softmax_i16_coarse", OPS.SOFTMAX, T.INT16, [2, 33], (0.01, 0), (1.0005 / 32768, 0), sm_opts(2.0))
+    unary("softmax_i16_depth1", OPS.SOFTMAX, T.INT16, [5, 1], (0.0003, 0), (1.0 / 32768, 0), sm_opts(1.0))
+    # UNIDIRECTIONAL_SEQUENCE_LSTM 16x8: batch-major and time-major, cell scales of a left
+    # and a right tanh shift, a cell clip, one batch; state over the oracle's runs.
+    lstm_16x8("lstm_16x8", 4201, 2, 3, 5, 4, False, 2.0 ** -12, 2.0 ** -15, 2.0 ** -11)
+    lstm_16x8("lstm_16x8_time_major_clip", 4202, 3, 4, 3, 6, True, 0.0003, 2.0 ** -15, 2.0 ** -14, 0.8)
+    lstm_16x8("lstm_16x8_b1_wide", 4203, 1, 5, 8, 8, False, 2.0 ** -10, 1.0 / 30000, 2.0 ** -10, 6.0)
     # FLOOR_DIV / FLOOR_MOD (float32 only in TFLM): same shapes, a broadcast constant divisor
     # of either sign, a broadcast of both.
     binary_plain("f32_floor_div_same", OPS.FLOOR_DIV, T.FLOAT32, [3, 40], [3, 40], [3, 40])

@@ -1,11 +1,21 @@
-//! LOGISTIC, int8, in TFLM's fixed-point arithmetic; and float32 ([`LogisticF32`]).
+//! LOGISTIC: int8 and int16 in TFLM's fixed-point arithmetic; and float32 ([`LogisticF32`]).
 //!
 //! LOGISTIC mirrors `reference_integer_ops::Logistic(int8)` prepared by
 //! `CalculateArithmeticOpDataLogistic` (`micro/kernels/logistic_common.cc`): the input is
 //! scaled into Q4.27 (`frexp` of `input_scale * 2^27`, with no renormalisation of a mantissa
 //! that rounds to 2^31, exactly as TFLM), saturated beyond the input radius, and gemmlowp's
 //! `logistic` gives a Q0 result scaled to 1/256 with zero point -128.
-
+//!
+//! The int16 kernel ([`LogisticI16`]) mirrors `reference_integer_ops::Logistic(int16)`: the
+//! input times a multiplier, rounded right by a shift, into the scale `1/(3·4096)`, then the
+//! 256-entry sigmoid table (the LSTM's, `lstm::SIGMOID_TABLE`) interpolated over the low 9
+//! bits, out in Q0.15. TFLM's preparation is followed exactly: zero points 0 (its
+//! `TF_LITE_ENSURE_EQ`); an input scale within `2^±0.001` of `2^-12` (its `CheckedLog2`) takes
+//! the table's own scale (multiplier 3, no shift), any other the multiplier `scale · 4096 · 3`
+//! doubled (at most 31 times) up to above 16383.5 and truncated; refused when that is above
+//! 32767 or below 1 (TFLM's `DCHECK`: its int32 product would overflow, or its kernel would
+//! take the multiplier 0 for the power-of-two case and shift 3 by 31); the output scale must
+//! be `2^-15` (`CheckedLog2`). Both are element-wise: the output may overlap the dying input.
 use synaptic_tflite::{code, TensorType};
 
 use crate::ops::float::{expf, F32s, LeF32};
@@ -17,6 +27,9 @@ use crate::math::{calculate_input_radius, frexp, int8_zero_point, round_f64};
 use crate::math::{multiply_by_quantized_multiplier, QuantParams};
 use crate::ops::in_place::{check, drive, x8, InPlace};
 use crate::ops::{Geometry, InPlaceOperands, Kernel, Operands, Prep, Prepared};
+
+use crate::ops::elementwise::tanh::checked_log2;
+use crate::ops::recurrent::lstm::interpolate;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::LOGISTIC];
@@ -121,6 +134,21 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         }
         return Prepared::of::<LogisticF32>(cx, ());
     }
+    if x.ty == TensorType::Int16 {
+        cx.activation_of(&x, Operand::Input(0), TensorType::Int16)?;
+        cx.activation_of(&out, Operand::Output, TensorType::Int16)?;
+        if x.bytes != out.bytes {
+            return Err(cx.shape(ShapeFault::SizeDiffers));
+        }
+        cx.quantized(&[&x, &out])?;
+        for z in [x.q.zero_point, out.q.zero_point] {
+            if z != 0 {
+                return Err(cx.unsupported(Unsupported::ZeroPoint(z)));
+            }
+        }
+        let p = LogisticI16Params::new(x.q.scale, out.q.scale).map_err(|e| cx.err(e))?;
+        return Prepared::of::<LogisticI16>(cx, p);
+    }
     cx.int8_activation(&x, Operand::Input(0))?;
     cx.int8_activation(&out, Operand::Output)?;
     if x.bytes != out.bytes {
@@ -166,6 +194,82 @@ crate::format::codec::words!(LogisticParams {
     input_left_shift: i32,
 });
 
+/// A prepared int16 LOGISTIC: made only by [`LogisticI16Params::new`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogisticI16Params {
+    /// The input multiplier into the table's scale `1/(3·4096)` (1..=32767).
+    pub(crate) multiplier: i32,
+    /// Its rounding right shift (0..=31).
+    pub(crate) shift: i32,
+}
+
+impl LogisticI16Params {
+    /// TFLM's int16 preparation for input scale `input` and output scale `output` (zero
+    /// points checked by the caller). The power-of-two case (TFLM's multiplier 0, which its
+    /// kernel turns into `3 << 0`) is kept as multiplier 3 and shift 0.
+    pub fn new(input: f32, output: f32) -> Result<Self, KernelError> {
+        const OP: &str = "LOGISTIC";
+        if checked_log2(output) != Some(-15) {
+            return Err(KernelError::unsupported(OP, Unsupported::OutputScale));
+        }
+        if !(input.is_finite() && input > 0.0) {
+            return Err(KernelError::unsupported(OP, Unsupported::InputScale));
+        }
+        if checked_log2(input) == Some(-12) {
+            return Ok(LogisticI16Params {
+                multiplier: 3,
+                shift: 0,
+            });
+        }
+        let mut multiplier = f64::from(input) * 4096.0 * 3.0;
+        let mut shift = 0;
+        while multiplier <= 32767.0 / 2.0 && shift <= 30 {
+            shift += 1;
+            multiplier *= 2.0;
+        }
+        if !(1.0..=32767.0).contains(&multiplier) {
+            return Err(KernelError::unsupported(OP, Unsupported::InputScale));
+        }
+        Ok(LogisticI16Params {
+            multiplier: multiplier as i32,
+            shift,
+        })
+    }
+
+    /// One int16 output.
+    #[inline]
+    fn value_i16(&self, x: i16) -> i16 {
+        logistic_i16(x, self.multiplier, self.shift)
+    }
+}
+
+/// TFLM's int16 LOGISTIC of `x` with input `multiplier` (1..=32767) and rounding right
+/// `shift` (0..=31), Q0.15 out: `(x·multiplier + round) >> shift`, the sigmoid table
+/// interpolated at its magnitude over the low 9 bits (saturated past the table), mirrored for a
+/// negative input.
+#[inline]
+pub fn logistic_i16(x: i16, multiplier: i32, shift: i32) -> i16 {
+    // The prepared range computes without overflow (|x·multiplier| + round < 2^31); the
+    // wrapping forms only keep any other value from panicking.
+    let s = shift.clamp(0, 31) as u32;
+    let round = if s > 0 { 1i32 << (s - 1) } else { 0 };
+    let v = i32::from(x).wrapping_mul(multiplier).wrapping_add(round) >> s;
+    let r = interpolate(v.unsigned_abs(), 9, 0x7FFF << 10);
+    let r = if v >= 0 {
+        r.wrapping_add(1 << 9)
+    } else {
+        (1u32 << 25).wrapping_sub(r).wrapping_add((1 << 9) - 1)
+    };
+    (r >> 10) as i16
+}
+
+i16_unary_kernel!("LOGISTIC", LogisticI16, LogisticI16Params);
+
+crate::format::codec::words!(LogisticI16Params {
+    multiplier: i32,
+    shift: i32,
+});
+
 /// One float32 LOGISTIC output, as `reference_ops::Logistic` (float): `1` above
 /// 16.619047164916992188, `exp(x)` below −9, else `1 / (1 + exp(−x))` (glibc's `expf`,
 /// [`expf`]).
@@ -184,3 +288,28 @@ pub fn logistic_f32_value(x: f32) -> f32 {
 }
 
 f32_unary_kernel!("LOGISTIC", LogisticF32, logistic_f32_value);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::recurrent::lstm::sigmoid_i16;
+
+    /// The power-of-two preparation is the LSTM's sigmoid; other scales take TFLM's doubled
+    /// multiplier; out-of-range scales are refused.
+    #[test]
+    fn int16_preparation() {
+        let out = 1.0 / 32768.0;
+        let p = LogisticI16Params::new(1.0 / 4096.0, out).unwrap();
+        assert_eq!((p.multiplier, p.shift), (3, 0));
+        for x in [i16::MIN, -4097, -1, 0, 1, 300, 4096, i16::MAX] {
+            assert_eq!(p.value_i16(x), sigmoid_i16(x));
+        }
+        // 2^-11: not the table's scale; 2^-11 · 12288 = 6 doubled 12 times: 24576.
+        let p = LogisticI16Params::new(1.0 / 2048.0, out).unwrap();
+        assert_eq!((p.multiplier, p.shift), (24576, 12));
+        assert_eq!(p.value_i16(0), 16384);
+        assert!(LogisticI16Params::new(4.0, out).is_err());
+        assert!(LogisticI16Params::new(1e-15, out).is_err());
+        assert!(LogisticI16Params::new(1.0 / 4096.0, 1.0 / 256.0).is_err());
+    }
+}

@@ -133,7 +133,7 @@ impl TanhI16Params {
 
 /// TFLM's `CheckedLog2` of a scale: `round(log2(x))` if `x` is within `2^±0.001` of that power
 /// of two, else `None` (computed exactly from the binary exponent).
-fn checked_log2(x: f32) -> Option<i32> {
+pub(crate) fn checked_log2(x: f32) -> Option<i32> {
     if !(x.is_finite() && x > 0.0) {
         return None;
     }

@@ -24,6 +24,9 @@
 //! ([`crate::ops::float`]), as the TFLM wheel does. The four gate buffers TFLM takes from its arena
 //! (`batch × state` of the cell type each) come from the operator's scratch block
 //! ([`lstm_scratch_bytes`]).
+//!
+//! The 16x8 kernel (int16 activations, int64 biases: [`LstmI16`]) is
+//! [`crate::ops::recurrent::lstm_16x8`]'s; this module prepares it.
 
 use synaptic_mem::Scratch;
 use synaptic_tflite::{code, TensorType};
@@ -37,13 +40,15 @@ use crate::ops::float::{tanhf, F32s, LeF32};
 use crate::ops::recurrent::svdf::StateInt;
 use crate::ops::{Kernel, Operands, Prep, Prepared};
 
+pub use super::lstm_16x8::LstmI16;
+
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::UNIDIRECTIONAL_SEQUENCE_LSTM];
 
-const OP: &str = "UNIDIRECTIONAL_SEQUENCE_LSTM";
+pub(crate) const OP: &str = "UNIDIRECTIONAL_SEQUENCE_LSTM";
 
 /// The input positions (TFLite's, `lstm_shared.h`).
-mod at {
+pub(crate) mod at {
     /// The input sequence.
     pub const INPUT: usize = 0;
     /// Input-to-gate weights of gate `g` (input, forget, cell, output): `INPUT_WEIGHTS + g`.
@@ -67,10 +72,10 @@ mod at {
 }
 
 /// The gates, in TFLite's tensor order (weights, biases).
-const INPUT_GATE: usize = 0;
-const FORGET_GATE: usize = 1;
-const CELL_GATE: usize = 2;
-const OUTPUT_GATE: usize = 3;
+pub(crate) const INPUT_GATE: usize = 0;
+pub(crate) const FORGET_GATE: usize = 1;
+pub(crate) const CELL_GATE: usize = 2;
+pub(crate) const OUTPUT_GATE: usize = 3;
 
 /// The sizes of an LSTM (TFLM's `LstmSizeInfo`), for either data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,7 +94,7 @@ pub struct LstmShape {
 
 impl LstmShape {
     /// Batches one step computes at once (all when time is major, else one).
-    fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         if self.time_major {
             self.batches
         } else {
@@ -99,7 +104,7 @@ impl LstmShape {
 
     /// The steps of one invocation, in TFLM's order: `(input offset, output offset, state
     /// offset)` in elements, each step covering [`LstmShape::rows`] batches.
-    fn steps(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    pub(crate) fn steps(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
         let (outer, inner) = if self.time_major {
             (1, self.time_steps)
         } else {
@@ -129,7 +134,8 @@ impl LstmShape {
     }
 }
 
-/// A prepared int8 LSTM with an int16 cell: made only by the operator's preparation.
+/// A prepared integer LSTM with an int16 cell (int8, or 16x8: [`LstmI16`]): made only by the
+/// operator's preparation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LstmParams {
     pub(crate) shape: LstmShape,
@@ -182,7 +188,7 @@ pub fn lstm_f32_scratch_bytes(p: &LstmF32Params) -> usize {
 /// the output's elements and the hidden and cell state's bytes (`state_units`: bytes per
 /// state element); `gates` each gate's input weights, recurrent weights and bias
 /// (`bias_unit` per bias element).
-fn check_lengths(
+pub(crate) fn check_lengths(
     sh: &LstmShape,
     [x, out, hidden, cell]: [usize; 4],
     (hidden_unit, cell_unit): (usize, usize),
@@ -239,7 +245,7 @@ pub(crate) const SIGMOID_TABLE: [u16; 256] = [
 /// The table's interpolation at `abs >> bits` with the low `bits` bits as the fraction (the
 /// saturated `max` past the table): TFLM's `(ua << bits) + ut * (ub - ua)` in `uint32`.
 #[inline(always)]
-fn interpolate(abs: u32, bits: u32, max: u32) -> u32 {
+pub(crate) fn interpolate(abs: u32, bits: u32, max: u32) -> u32 {
     let uh = (abs >> bits) as usize;
     match (SIGMOID_TABLE.get(uh), SIGMOID_TABLE.get(uh + 1)) {
         (Some(&a), Some(&b)) if uh < 255 => {
@@ -290,14 +296,14 @@ pub(crate) fn tanh_i16(x: i16, multiplier: i32, shift: i32) -> i16 {
 /// Reads little-endian int16 element `i` of `b` (0 past its end: the kernel checked lengths),
 /// with SVDF's state codec.
 #[inline(always)]
-fn get16(b: &[u8], i: usize) -> i16 {
+pub(crate) fn get16(b: &[u8], i: usize) -> i16 {
     b.get(2 * i..)
         .map_or(0, |e| <i16 as StateInt>::read(e) as i16)
 }
 
 /// Writes little-endian int16 element `i` of `b` (SVDF's state codec).
 #[inline(always)]
-fn set16(b: &mut [u8], i: usize, v: i16) {
+pub(crate) fn set16(b: &mut [u8], i: usize, v: i16) {
     if let Some(e) = b.get_mut(2 * i..) {
         <i16 as StateInt>::write(e, v.into());
     }
@@ -364,13 +370,13 @@ fn gate_i16(
 
 /// `a + b`, saturated to int16 (TFLM's `AddElementWise`).
 #[inline(always)]
-fn sat_add(a: i16, b: i16) -> i16 {
+pub(crate) fn sat_add(a: i16, b: i16) -> i16 {
     (i32::from(a) + i32::from(b)).clamp(i16::MIN.into(), i16::MAX.into()) as i16
 }
 
 /// `clamp(zp + MBQM(a·b), lo, hi)` (TFLM's `MulElementwise` with zero input offsets).
 #[inline(always)]
-fn mul(a: i16, b: i16, (m, s): (i32, i32), zp: i32, (lo, hi): (i32, i32)) -> i32 {
+pub(crate) fn mul(a: i16, b: i16, (m, s): (i32, i32), zp: i32, (lo, hi): (i32, i32)) -> i32 {
     zp.wrapping_add(multiply_by_quantized_multiplier(
         i32::from(a) * i32::from(b),
         m,
@@ -618,7 +624,7 @@ pub fn lstm_f32(
 /// standard LSTM's tensors present and the variants' absent, the states distinct variable
 /// tensors, the shapes (`ValidateTensorSize`), the cell activation TANH; returns the shape
 /// and the options' cell clip.
-fn prepare_shape(cx: &Prep<'_, '_>) -> Result<(LstmShape, f32), LoadError> {
+pub(crate) fn prepare_shape(cx: &Prep<'_, '_>) -> Result<(LstmShape, f32), LoadError> {
     cx.inputs(at::COUNT, at::COUNT)?;
     let variant = (at::PEEPHOLE..at::PEEPHOLE + 3)
         .chain(at::PROJECTION..at::PROJECTION + 2)
@@ -699,7 +705,7 @@ fn prepare_shape(cx: &Prep<'_, '_>) -> Result<(LstmShape, f32), LoadError> {
 }
 
 /// Refused unless every tensor of `ks` is a constant of type `ty`.
-fn constants(
+pub(crate) fn constants(
     cx: &Prep<'_, '_>,
     ks: &[usize],
     ty: TensorType,
@@ -720,8 +726,8 @@ fn constants(
 }
 
 /// The weight inputs (1 to 8) and the bias inputs (12 to 15).
-const WEIGHTS: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
-const BIASES: [usize; 4] = [12, 13, 14, 15];
+pub(crate) const WEIGHTS: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+pub(crate) const BIASES: [usize; 4] = [12, 13, 14, 15];
 
 /// `round(log2(scale))` as TFLM's `CheckedLog2` computes it (its result used whether or not
 /// the scale is a power of two): from the binary exponent, rounding at `√2`.
@@ -762,6 +768,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         let p = LstmF32Params { shape, cell_clip };
         return Prepared::of::<LstmF32>(cx, p);
     }
+    if x.ty == TensorType::Int16 {
+        return super::lstm_16x8::prepare(cx, shape, cell_clip);
+    }
     cx.int8_activation(&x, Operand::Input(0))?;
     cx.int8_activation(&out, Operand::Output)?;
     if h.ty != TensorType::Int8 {
@@ -796,7 +805,24 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     tensors[9] = &c;
     tensors[10] = &out;
     cx.quantized(&tensors)?;
-    for w in &weights {
+    check_weights(cx, &weights)?;
+    let zp = |t: &TInfo<'_>| crate::math::int8_zero_point(OP, t.q).map_err(|e| cx.err(e));
+    let (input_zero_point, hidden_zero_point) = (zp(&x)?, zp(&h)?);
+    zp(&out)?;
+    let p = integer_params(
+        cx,
+        shape,
+        cell_clip,
+        (&x, &h, &c),
+        (input_zero_point, hidden_zero_point),
+    )?;
+    Prepared::of::<Lstm>(cx, p)
+}
+
+/// Refused unless every weight tensor has one scale and zero point 0 (TFLM reads one
+/// multiplier per product and assumes symmetric weights).
+pub(crate) fn check_weights(cx: &Prep<'_, '_>, weights: &[TInfo<'_>; 8]) -> Result<(), LoadError> {
+    for w in weights {
         if w.scale_count > 1 {
             return Err(cx.fault(
                 w,
@@ -810,9 +836,29 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             return Err(cx.unsupported(Unsupported::WeightZeroPoint(w.q.zero_point)));
         }
     }
-    let zp = |t: &TInfo<'_>| crate::math::int8_zero_point(OP, t.q).map_err(|e| cx.err(e));
-    let (input_zero_point, hidden_zero_point) = (zp(&x)?, zp(&h)?);
-    zp(&out)?;
+    Ok(())
+}
+
+/// The integer LSTM's requantizations (`PrepareGateParametersInteger`,
+/// `CreateLstmCellStateInfo`) from the input `x`, hidden state `h` and cell state `c` and the
+/// weights (inputs 1 to 8), with the input's and hidden state's zero points.
+pub(crate) fn integer_params(
+    cx: &Prep<'_, '_>,
+    shape: LstmShape,
+    cell_clip: f32,
+    (x, h, c): (&TInfo<'_>, &TInfo<'_>, &TInfo<'_>),
+    (input_zero_point, hidden_zero_point): (i32, i32),
+) -> Result<LstmParams, LoadError> {
+    let weights: [TInfo<'_>; 8] = [
+        cx.input(1)?,
+        cx.input(2)?,
+        cx.input(3)?,
+        cx.input(4)?,
+        cx.input(5)?,
+        cx.input(6)?,
+        cx.input(7)?,
+        cx.input(8)?,
+    ];
     let mult = |real: f64| requantization_multiplier(OP, real).map_err(|e| cx.err(e));
     // The gates' products into Q3.12 (`PrepareGateParametersInteger`): the input's with the
     // input's scale, the recurrent ones with the hidden state's, as the oracle wheel's
@@ -865,7 +911,7 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
         tanh_multiplier,
         tanh_shift,
     };
-    Prepared::of::<Lstm>(cx, p)
+    Ok(p)
 }
 
 /// The int8 LSTM kernel (int16 cell).
@@ -875,7 +921,7 @@ pub struct Lstm;
 pub struct LstmF32;
 
 /// The four gates' operands at `base + g`.
-fn four<'x>(io: &Operands<'x, '_, '_>, base: usize) -> [&'x [u8]; 4] {
+pub(crate) fn four<'x>(io: &Operands<'x, '_, '_>, base: usize) -> [&'x [u8]; 4] {
     core::array::from_fn(|g| io.bytes(base + g))
 }
 
@@ -885,7 +931,7 @@ fn le(b: [&[u8]; 4]) -> [LeF32<'_>; 4] {
 }
 
 /// The hidden and cell states' bytes of `states` (TFLite's input order: hidden first).
-fn two_states<'s>(
+pub(crate) fn two_states<'s>(
     states: &'s mut [Option<&mut [u8]>; crate::ops::operands::MAX_OP_STATES],
 ) -> Result<(&'s mut [u8], &'s mut [u8]), KernelError> {
     match states {
