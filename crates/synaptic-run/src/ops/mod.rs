@@ -767,8 +767,8 @@ pub mod shape;
 pub mod signal;
 
 operators! {
-    conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32", 168 => Conv2dI16(int16) },
-    conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32", 169 => DepthwiseConv2dI16(int16) },
+    conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32", 168 => Conv2dI16(int16), 209 => Conv2dI4(int8) },
+    conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32", 169 => DepthwiseConv2dI16(int16), 210 => DepthwiseConv2dI4(int8) },
     matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32", 170 => FullyConnectedI16(int16), 208 => FullyConnectedI4(int8) },
     matmul::batch_matmul { 135 => BatchMatMul(int8, int16, float32) },
     conv::transpose_conv { 136 => TransposeConv(int8, int16, float32) },
