@@ -444,7 +444,7 @@ macro_rules! operators {
         ///
         /// ```
         /// let fc = synaptic_run::ops::kinds_of("FULLY_CONNECTED").unwrap();
-        /// assert_eq!(fc.count(), 3); // int8, float32 and int16
+        /// assert_eq!(fc.count(), 4); // int8, float32, int16 and int8 with int4 weights
         /// assert!(synaptic_run::ops::kinds_of("SignalRfft").is_some());
         /// assert_eq!(synaptic_run::ops::kinds_of("WHILE"), None);
         /// ```
@@ -767,9 +767,9 @@ pub mod shape;
 pub mod signal;
 
 operators! {
-    conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32", 168 => Conv2dI16(int16) },
-    conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32", 169 => DepthwiseConv2dI16(int16) },
-    matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32", 170 => FullyConnectedI16(int16) },
+    conv::conv_2d { 1 => Conv2d(int8), 19 => Conv2dF32(float32) if "float32", 168 => Conv2dI16(int16), 209 => Conv2dI4(int8) },
+    conv::depthwise_conv_2d { 2 => DepthwiseConv2d(int8), 20 => DepthwiseConv2dF32(float32) if "float32", 169 => DepthwiseConv2dI16(int16), 210 => DepthwiseConv2dI4(int8) },
+    matmul::fully_connected { 3 => FullyConnected(int8), 18 => FullyConnectedF32(float32) if "float32", 170 => FullyConnectedI16(int16), 208 => FullyConnectedI4(int8) },
     matmul::batch_matmul { 135 => BatchMatMul(int8, int16, float32) },
     conv::transpose_conv { 136 => TransposeConv(int8, int16, float32) },
     pooling::average_pool_2d { 4 => AveragePool2d(int8), 21 => AveragePool2dF32(float32) if "float32", 186 => AveragePool2dI16(int16) },

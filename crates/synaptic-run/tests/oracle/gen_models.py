@@ -352,6 +352,88 @@ def fully_connected(name, seed, in_shape, units, act, per_channel, bias=True):
     b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
 
 
+def pack_int4(values):
+    """Packs int4 values (-8..7) two a byte as TFLite's INT4 buffers: element 2k in the low
+    nibble, 2k+1 in the high one; an odd count leaves the last high nibble 0."""
+    v = (np.asarray(values, dtype=np.int8).reshape(-1) & 0xF).astype(np.uint8)
+    if v.size % 2:
+        v = np.append(v, np.uint8(0))
+    return (v[0::2] | (v[1::2] << 4)).astype(np.uint8)
+
+
+def fully_connected_i4(name, seed, in_shape, units, act, bias=True, filter_zp=0):
+    """FULLY_CONNECTED with a packed INT4 constant filter (per-tensor: TFLM refuses per-channel
+    int4 FC), int8 activations."""
+    r = rng(seed)
+    b = Builder()
+    depth = in_shape[-1]
+    batches = int(np.prod(in_shape)) // depth
+    in_q = quant(0.02 + r.random() * 0.1, r.integers(-50, 50))
+    f_scale = 0.05 + r.random() * 0.1
+    out_q = quant(0.05 + r.random() * 0.3, r.integers(-40, 40))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", [units, depth], T.INT4, quant(f_scale, filter_zp),
+                 pack_int4(r.integers(-8, 8, [units, depth])))
+    bi = -1
+    if bias:
+        bi = b.tensor("bias", [units], T.INT32, quant(in_q.scale[0] * f_scale, 0),
+                      r.integers(-500, 500, units, dtype=np.int32))
+    o = b.tensor("output", [batches, units], T.INT8, out_q)
+    opt = s.FullyConnectedOptionsT()
+    opt.fusedActivationFunction = act
+    b.write(name, OPS.FULLY_CONNECTED, [i, f, bi], [o], OPT.FullyConnectedOptions, opt)
+
+
+def conv_i4(name, seed, in_shape, out_c, kh, kw, stride, dilation, padding, act, per_channel,
+            groups=1, bias=True):
+    """CONV_2D with a packed INT4 constant filter (`pack_int4`), int8 activations."""
+    r = rng(seed)
+    b = Builder()
+    in_c = in_shape[3]
+    f_shape = [out_c, kh, kw, in_c // groups]
+    in_q = quant(0.05 + r.random() * 0.1, r.integers(-20, 20))
+    f_scales = (0.02 + r.random(out_c) * 0.2) if per_channel else 0.1 + r.random() * 0.1
+    out_q = quant(0.08 + r.random() * 0.2, r.integers(-30, 30))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", f_shape, T.INT4, quant(f_scales, np.zeros(np.size(f_scales), int)),
+                 pack_int4(r.integers(-8, 8, f_shape)))
+    bi = -1
+    if bias:
+        bias_scale = in_q.scale[0] * np.atleast_1d(f_scales)
+        bi = b.tensor("bias", [out_c], T.INT32, quant(bias_scale, np.zeros(np.size(bias_scale), int)),
+                      r.integers(-300, 300, out_c, dtype=np.int32))
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT8, out_q)
+    opt = s.Conv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW = padding, stride[0], stride[1]
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.CONV_2D, [i, f, bi], [o], OPT.Conv2DOptions, opt)
+
+
+def depthwise_i4(name, seed, in_shape, mult, kh, kw, stride, dilation, padding, act, per_channel):
+    """DEPTHWISE_CONV_2D with a packed INT4 constant filter (`pack_int4`), int8 activations."""
+    r = rng(seed)
+    b = Builder()
+    out_c = in_shape[3] * mult
+    f_shape = [1, kh, kw, out_c]
+    in_q = quant(0.03 + r.random() * 0.1, r.integers(-20, 20))
+    f_scales = (0.02 + r.random(out_c) * 0.2) if per_channel else 0.15
+    out_q = quant(0.05 + r.random() * 0.1, r.integers(-30, 30))
+    i = b.tensor("input", in_shape, T.INT8, in_q)
+    f = b.tensor("filter", f_shape, T.INT4, quant(f_scales, np.zeros(np.size(f_scales), int), dim=3),
+                 pack_int4(r.integers(-8, 8, f_shape)))
+    bias = b.tensor("bias", [out_c], T.INT32, quant(in_q.scale[0] * np.atleast_1d(f_scales), np.zeros(np.size(f_scales), int)),
+                    r.integers(-200, 200, out_c, dtype=np.int32))
+    oh = _out(in_shape[1], kh, stride[0], dilation[0], padding)
+    ow = _out(in_shape[2], kw, stride[1], dilation[1], padding)
+    o = b.tensor("output", [in_shape[0], oh, ow, out_c], T.INT8, out_q)
+    opt = s.DepthwiseConv2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.depthMultiplier = padding, stride[0], stride[1], mult
+    opt.dilationHFactor, opt.dilationWFactor, opt.fusedActivationFunction = dilation[0], dilation[1], act
+    b.write(name, OPS.DEPTHWISE_CONV_2D, [i, f, bias], [o], OPT.DepthwiseConv2DOptions, opt)
+
+
 def _i16_out_scale(r, in_scale, f_scales, taps, gain=1.0):
     """An int16 output scale that keeps most sums of `taps` random int16 x int8 products inside
     int16's range (some saturate), `gain` times smaller."""
@@ -1568,6 +1650,16 @@ def main():
     fully_connected_i16("fc_i16_pc_b64_huge", 186, [6, 24], 4, ACT.NONE, True, bias_edge=2**47 + 12345)
     fully_connected("fc_pt_relun1_3d", 9, [2, 1, 16], 5, ACT.RELU_N1_TO_1, False)
     fully_connected("fc_pt_relu6_nobias", 10, [1, 40], 9, ACT.RELU6, False, bias=False)
+    fully_connected_i4("fc_i4_none", 300, [2, 7], 5, ACT.NONE)
+    fully_connected_i4("fc_i4_relu_odd_nobias", 301, [3, 5], 3, ACT.RELU, bias=False)
+    fully_connected_i4("fc_i4_zp_relu6_3d", 302, [2, 2, 12], 6, ACT.RELU6, filter_zp=3)
+    conv_i4("conv_i4_same_pc_relu6", 303, [1, 6, 5, 3], 4, 3, 3, (1, 1), (1, 1), PAD.SAME, ACT.RELU6, True)
+    conv_i4("conv_i4_valid_s2_dil_pt_odd", 304, [2, 7, 7, 3], 3, 3, 1, (2, 1), (1, 2), PAD.VALID, ACT.NONE, False)
+    conv_i4("conv_i4_1x1_nobias_relu", 305, [1, 4, 4, 5], 7, 1, 1, (1, 1), (1, 1), PAD.VALID, ACT.RELU, True, bias=False)
+    conv_i4("conv_i4_grouped", 306, [1, 5, 5, 4], 6, 2, 2, (1, 1), (1, 1), PAD.SAME, ACT.NONE, True, groups=2)
+    depthwise_i4("dw_i4_m1_same_pc_relu", 307, [1, 6, 6, 5], 1, 3, 3, (1, 1), (1, 1), PAD.SAME, ACT.RELU, True)
+    depthwise_i4("dw_i4_m3_s2_valid_pt_odd", 308, [1, 7, 5, 1], 3, 3, 3, (2, 2), (1, 1), PAD.VALID, ACT.NONE, False)
+    depthwise_i4("dw_i4_m2_dil2_same_relu6", 309, [2, 6, 6, 3], 2, 2, 3, (1, 1), (2, 1), PAD.SAME, ACT.RELU6, True)
     pool("avgpool_3x3_s2_same_relu6", 11, OPS.AVERAGE_POOL_2D, [1, 9, 9, 6], (3, 3), (2, 2), PAD.SAME, ACT.RELU6)
     pool("avgpool_2x3_s1_valid_none", 12, OPS.AVERAGE_POOL_2D, [2, 6, 7, 3], (2, 3), (1, 1), PAD.VALID, ACT.NONE)
     pool("maxpool_2x3_s2_valid_none", 13, OPS.MAX_POOL_2D, [2, 8, 7, 3], (2, 3), (2, 2), PAD.VALID, ACT.NONE)

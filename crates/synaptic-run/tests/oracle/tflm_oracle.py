@@ -37,6 +37,21 @@ def tensor_count(model_bytes):
     return sg.TensorsLength(), sg.InputsLength()
 
 
+def packed_int4(model_bytes):
+    """The INT4 tensors' byte sizes, per tensor index: {tensor: ceil(elements / 2)}. The wheel
+    hands an INT4 tensor out as one int8 per element, the packed bytes then whatever memory
+    follows them; the dump keeps the packed bytes only (the model's buffer)."""
+    model = runtime.schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    sg = model.Subgraphs(0)
+    sizes = {}
+    for t in range(sg.TensorsLength()):
+        tensor = sg.Tensors(t)
+        if tensor.Type() == runtime.schema_fb.TensorType.INT4:
+            n = int(np.prod(tensor.ShapeAsNumpy())) if tensor.ShapeLength() else 1
+            sizes[t] = (n + 1) // 2
+    return sizes
+
+
 def unwritten(model_bytes):
     """The elements TFLM never writes, per tensor index: {tensor: (lo, hi)}, the elements
     outside lo..hi. SignalEnergy writes only the bins start_index..end_index of its output (the
@@ -201,6 +216,7 @@ def dump(model_path, out_path, runs):
     model = open(model_path, "rb").read()
     n_tensors, n_inputs = tensor_count(model)
     spans = unwritten(model)
+    int4 = packed_int4(model)
     invalid_pairs = invalid_unwritten(model)
     framer = FramerFrames(model)
     detections = detection_rows(model)
@@ -251,6 +267,8 @@ def dump(model_path, out_path, runs):
                 if t in rows:
                     value.reshape(-1)[rows[t]:] = 0
                 data = np.ascontiguousarray(value).tobytes()
+                if t in int4:
+                    data = data[:int4[t]]
                 out.write(struct.pack("<I", len(data)))
                 out.write(data)
 

@@ -1,11 +1,13 @@
 //! The convolution family: CONV_2D ([`conv_2d`]) and DEPTHWISE_CONV_2D ([`depthwise_conv_2d`]),
 //! int8 (per-channel) and float32, with their windowed access contracts (so an output may
 //! overlap its dying input) and the row kernels' scratch, and int16 ([`conv_i16`]: 16x8, no
+//! overlap), and int8 with a packed INT4 filter ([`conv_i4`]: unpacked to scratch, no
 //! overlap); TRANSPOSE_CONV ([`transpose_conv`]), int8 (per-channel), int16 and float32, TFLM's
 //! scatter (no overlap).
 
 pub mod conv_2d;
 pub mod conv_i16;
+pub mod conv_i4;
 pub mod depthwise_conv_2d;
 pub mod transpose_conv;
 

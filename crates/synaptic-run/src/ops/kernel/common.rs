@@ -559,3 +559,36 @@ mod tests {
         }
     }
 }
+
+/// Unpacks `out.len()` int4 values from `packed` (TFLite's INT4 tensor: two a byte, element
+/// `2k` in the low nibble, `2k + 1` in the high one, each sign-extended), as TFLM's
+/// `tensor_utils::UnpackDenseInt4IntoInt8`: an odd count takes the last byte's low nibble
+/// only. `None` (nothing written) if `packed` holds fewer than `⌈out.len() / 2⌉` bytes.
+pub(crate) fn unpack_int4(packed: &[u8], out: &mut [i8]) -> Option<()> {
+    let packed = packed.get(..out.len().div_ceil(2))?;
+    for (pair, &b) in out.chunks_mut(2).zip(packed) {
+        // Shifted left first, so that the right shift extends the low nibble's sign.
+        let low = ((b << 4) as i8) >> 4;
+        let high = (b as i8) >> 4;
+        if let Some(v) = pair.first_mut() {
+            *v = low;
+        }
+        if let Some(v) = pair.get_mut(1) {
+            *v = high;
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod int4_tests {
+    use super::unpack_int4;
+
+    #[test]
+    fn nibble_order_and_sign() {
+        let mut out = [0i8; 5];
+        assert_eq!(unpack_int4(&[0x8F, 0x70, 0xF9], &mut out), Some(()));
+        assert_eq!(out, [-1, -8, 0, 7, -7]);
+        assert_eq!(unpack_int4(&[0x8F, 0x70], &mut out), None);
+    }
+}

@@ -41,6 +41,7 @@ use core::marker::PhantomData;
 pub(crate) mod dsp;
 
 pub use super::conv_i16::Conv2dI16;
+pub use super::conv_i4::Conv2dI4;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::CONV_2D];
@@ -2234,6 +2235,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     if is_float(cx) {
         return Prepared::of::<Conv2dF32>(cx, prepare_conv_f32(cx, false, conv2d_params)?);
+    }
+    if cx.input_ty(1) == Some(TensorType::Int4) {
+        return super::conv_i4::prepare_i4::<Conv2dI4>(cx, conv2d_params);
     }
     prepare_conv::<Conv2d>(cx, conv2d_params, |_| Ok(Constants::None))
 }

@@ -47,6 +47,7 @@ mod mac_dsp;
 use mac::*;
 
 pub use super::conv_i16::DepthwiseConv2dI16;
+pub use super::conv_i4::DepthwiseConv2dI4;
 #[cfg(synaptic_dsp)]
 use mac_dsp::*;
 
@@ -549,6 +550,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
             cx,
             prepare_conv_f32(cx, true, depthwise_params)?,
         );
+    }
+    if cx.input_ty(1) == Some(TensorType::Int4) {
+        return super::conv_i4::prepare_i4::<DepthwiseConv2dI4>(cx, depthwise_params);
     }
     prepare_conv::<DepthwiseConv2d>(cx, depthwise_params, |p| tap_pairs(cx, p))
 }

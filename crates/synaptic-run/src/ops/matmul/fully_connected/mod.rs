@@ -1,6 +1,7 @@
 //! FULLY_CONNECTED, int8 activations and weights, int32 bias, per-tensor or per-channel; and
 //! float32 ([`FullyConnectedF32`]: `reference_ops::FullyConnected`, float); int16 activations
-//! ([`FullyConnectedI16`], 16x8: its own file, `i16.rs`).
+//! ([`FullyConnectedI16`], 16x8: its own file, `i16.rs`); a packed INT4 filter with int8
+//! activations ([`FullyConnectedI4`], `i4.rs`: unpacked to scratch, then this kernel).
 //!
 //! Mirrors `reference_integer_ops::FullyConnected` (per-tensor, with the filter offset) and
 //! `FullyConnectedPerChannel` (TFLM supports per-channel FC since 2023: chosen when the filter
@@ -38,6 +39,8 @@ mod thumb2;
 
 mod i16;
 pub use i16::{FullyConnectedI16, FullyConnectedI16Params};
+mod i4;
+pub use i4::FullyConnectedI4;
 
 /// The builtins this module prepares.
 pub const BUILTINS: &[i32] = &[code::FULLY_CONNECTED];
@@ -944,6 +947,9 @@ pub(crate) fn prepare<'m>(cx: &Prep<'_, 'm>) -> Result<Prepared<'m>, LoadError> 
     }
     cx.int8_activation(x, Operand::Input(0))?;
     cx.int8_activation(out, Operand::Output)?;
+    if w.ty == TensorType::Int4 {
+        return i4::prepare(cx, x, w, out);
+    }
     if w.ty != TensorType::Int8 {
         return Err(cx.unsupported(Unsupported::TensorType {
             operand: Operand::Filter,
